@@ -1,0 +1,77 @@
+"""Ranking primitives: reciprocal rank fusion and helpers. Pure Python, deterministic."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+RRF_K = 60
+
+
+def rrf(
+    rankings: Sequence[Sequence[str]],
+    k: int = RRF_K,
+    weights: Sequence[float] | None = None,
+) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion: score(d) = sum_i w_i / (k + rank_i(d)), rank starting at 1.
+
+    Each ranking lists keys best first; a key repeated within one ranking counts at its best
+    rank only. Results are sorted by score (descending), ties broken by key (ascending), so the
+    output is deterministic whatever the input order of equal-scored keys.
+    """
+    if k < 0:
+        raise ValueError(f"rrf k must be >= 0, got {k}")
+    if weights is None:
+        weights = [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise ValueError(f"rrf got {len(rankings)} rankings but {len(weights)} weights")
+    scores: dict[str, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        seen: set[str] = set()
+        for rank, key in enumerate(ranking, start=1):
+            if key in seen:
+                continue
+            seen.add(key)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+    return sort_scored(scores.items())
+
+
+def sort_scored(items: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Sort (key, score) pairs by score descending, then key ascending."""
+    return sorted(items, key=lambda kv: (-kv[1], kv[0]))
+
+
+def rank_by(
+    rows: Iterable[Mapping[str, object]],
+    score_key: str,
+    *,
+    higher_is_better: bool = True,
+    key: str = "path",
+) -> list[str]:
+    """Keys of `rows` ordered by `rows[score_key]` (best first), ties by key.
+
+    LanceDB FTS rows carry `_score` (higher is better); vector rows carry `_distance`
+    (lower is better): `rank_by(rows, "_distance", higher_is_better=False)`.
+    """
+    pairs = []
+    for row in rows:
+        raw = row.get(score_key)
+        value = float(raw) if isinstance(raw, int | float) else 0.0
+        pairs.append((str(row[key]), value if higher_is_better else -value))
+    return [k for k, _ in sort_scored(pairs)]
+
+
+def top(scored: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+    """The first `limit` items; a negative limit raises."""
+    if limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    return list(scored[:limit])
+
+
+def normalize_scores(scored: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Scale scores into [0, 1] by the best score (for display); order is kept."""
+    if not scored:
+        return []
+    best = max(s for _, s in scored)
+    if best <= 0:
+        return [(key, 0.0) for key, _ in scored]
+    return [(key, s / best) for key, s in scored]
