@@ -342,7 +342,9 @@ def _run(
 
     if bwrap is not None:
         statuses = _read_status_fd(status_r)
-        if not any("child-pid" in s for s in statuses) and not timed_out:
+        # bwrap reports "child-pid" before setting up mounts, but "exit-code" only when the
+        # command itself ran; without it (and without our own kill) the sandbox never started.
+        if not any("exit-code" in s for s in statuses) and not (timed_out or flooded):
             first = output.strip().splitlines()[:1]
             detail = f": {first[0]}" if first else ""
             return res("error", f"sandbox failed: bwrap could not set up the sandbox{detail}")
