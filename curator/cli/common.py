@@ -1,0 +1,54 @@
+"""What every subcommand shares: finding the palace, printing, JSON, errors and exit codes.
+
+Exit codes: 0 done; 1 the check found errors (or INDEX.md is out of date); 2 the command
+could not be done (bad input, no palace, refused action).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from curator.errors import CuratorError
+from curator.model.palace import Palace, find_palace
+from curator.model.text import clean
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def open_palace(args: argparse.Namespace, *, cache: bool = True) -> Palace:
+    return Palace.open(find_palace(getattr(args, "palace", None)), cache=cache)
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+def out(text: str = "") -> None:
+    """Print untrusted text to stdout with escape sequences and control characters removed."""
+    sys.stdout.write(clean(text) + "\n")
+
+
+def err(text: str) -> None:
+    sys.stderr.write(clean(text) + "\n")
+
+
+def run_handler(args: argparse.Namespace) -> int:
+    try:
+        return int(args.handler(args))
+    except CuratorError as exc:
+        err(f"curator: error: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        err("curator: interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0

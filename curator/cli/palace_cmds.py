@@ -1,0 +1,238 @@
+"""init, list, show, check, index: reading the palace and keeping INDEX.md current."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from curator.cli.common import add_json, err, open_palace, out, print_json
+from curator.config import TAXONOMIES
+from curator.model.check import run_checks
+from curator.model.finding import Finding
+from curator.model.index_md import index_is_current
+from curator.model.note import Note
+from curator.model.palace import Palace
+from curator.model.text import one_line
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("init", help="create a new palace (palace.toml, notes/, inbox/, INDEX.md)")
+    p.add_argument("path", nargs="?", default=".", help="folder for the palace (default: here)")
+    p.add_argument("--taxonomy", default="palace", choices=sorted(TAXONOMIES), help="type preset")
+    p.add_argument("--name", help="palace name (default: the folder name)")
+    p.set_defaults(handler=cmd_init)
+
+    p = sub.add_parser("list", help="list notes with their flags")
+    p.add_argument("--type", dest="types", action="append", help="only this type (repeatable)")
+    p.add_argument("--status", choices=["active", "superseded", "draft"], help="only this status")
+    p.add_argument("--scope", help="only this scope")
+    p.add_argument("--stale", action="store_true", help="only stale notes")
+    p.add_argument("--due", action="store_true", help="only notes due for review or expired")
+    p.add_argument("--drafts", action="store_true", help="include inbox drafts")
+    add_json(p)
+    p.set_defaults(handler=cmd_list)
+
+    p = sub.add_parser("show", help="show one note: header, body, links, backlinks, chain")
+    p.add_argument("note", help="path, slug or name of a note or draft")
+    add_json(p)
+    p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("check", help="lint the palace; exit 1 on errors (fits a pre-commit hook)")
+    add_json(p)
+    p.add_argument("--quiet", "-q", action="store_true", help="print errors only")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("index", help="regenerate INDEX.md (one commit)")
+    p.add_argument("--check", action="store_true", help="exit 1 when INDEX.md is out of date")
+    p.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="(accepted for symmetry; index never asks)"
+    )
+    add_json(p)
+    p.set_defaults(handler=cmd_index)
+
+
+# -- init --------------------------------------------------------------------------------
+def cmd_init(args: argparse.Namespace) -> int:
+    from curator.writer.init import init_palace
+
+    result = init_palace(Path(args.path), taxonomy=args.taxonomy, name=args.name)
+    out(f"Created palace {result.root} ({args.taxonomy} taxonomy)")
+    if result.commit:
+        out(f"Committed {result.commit[:10]}")
+    return 0
+
+
+# -- list --------------------------------------------------------------------------------
+def note_summary(palace: Palace, note: Note, today: date) -> dict[str, Any]:
+    return {
+        "path": note.rel,
+        "slug": note.slug,
+        "name": note.name,
+        "description": note.description,
+        "type": note.type,
+        "status": note.status,
+        "scope": note.scope,
+        "confidence": palace.confidence(note) if note.ok else None,
+        "flags": palace.flags(note, today),
+        "stale": note.stale,
+        "created": note.created,
+        "reviewed": note.reviewed,
+        "ok": note.ok,
+    }
+
+
+def _selected(palace: Palace, args: argparse.Namespace, today: date) -> list[Note]:
+    pool = palace.all() if args.drafts or args.status == "draft" else list(palace.notes)
+    chosen = []
+    for note in pool:
+        if args.types and note.type not in args.types:
+            continue
+        if args.status and note.status != args.status:
+            continue
+        if args.scope and note.scope != args.scope:
+            continue
+        if args.stale and not note.stale:
+            continue
+        flags = palace.flags(note, today)
+        if args.due and not ({"due", "expired"} & set(flags)):
+            continue
+        chosen.append(note)
+    return chosen
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    palace = open_palace(args)
+    today = date.today()
+    notes = _selected(palace, args, today)
+    problems = _load_errors(palace)
+    if args.json:
+        print_json(
+            {
+                "notes": [note_summary(palace, n, today) for n in notes],
+                "problems": [f.to_json() for f in problems],
+            }
+        )
+        return 0
+    for note in notes:
+        flags = ",".join(palace.flags(note, today))
+        conf = f"{palace.confidence(note):.2f}" if note.ok else "  ? "
+        name = one_line(note.name, 60) if note.ok else "(unreadable header)"
+        out(
+            f"{note.type or '?':<10} {conf} {name:<60} {note.rel}"
+            + (f"  [{flags}]" if flags else "")
+        )
+    for finding in problems:
+        err(finding.format())
+    if not args.json:
+        err(f"{len(notes)} notes" + (f", {len(problems)} unreadable" if problems else ""))
+    return 0
+
+
+def _load_errors(palace: Palace) -> list[Finding]:
+    found = list(palace.problems)
+    for note in palace.all():
+        found.extend(f for f in note.problems if f.severity == "error")
+    return found
+
+
+# -- show --------------------------------------------------------------------------------
+def cmd_show(args: argparse.Namespace) -> int:
+    palace = open_palace(args)
+    note = palace.find(args.note)
+    today = date.today()
+    links = [
+        {"target": link.raw.target, "resolved": link.target, "line": link.raw.line}
+        for link in palace.outgoing(note)
+    ]
+    backlinks = [{"source": link.source, "line": link.raw.line} for link in palace.backlinks(note)]
+    chain = [n.rel for n in palace.chain(note)] if note.kind == "note" else []
+    if args.json:
+        data = note_summary(palace, note, today)
+        data.update(
+            header=note.header,
+            body=note.body,
+            links=links,
+            backlinks=backlinks,
+            chain=chain,
+            problems=[f.to_json() for f in note.problems],
+        )
+        print_json(data)
+        return 0
+    out(f"{note.rel}")
+    for finding in note.problems:
+        out(f"  ! {finding.format()}")
+    flags = palace.flags(note, today)
+    if flags:
+        out(f"  flags: {', '.join(flags)}")
+    out(note.text.rstrip())
+    out()
+    if links:
+        out("Links:")
+        for link in links:
+            out(f"  -> {link['resolved'] or 'BROKEN: ' + link['target']}  (line {link['line']})")
+    if backlinks:
+        out("Backlinks:")
+        for back in backlinks:
+            out(f"  <- {back['source']}  (line {back['line']})")
+    if len(chain) > 1:
+        out("Supersede chain (oldest first):")
+        for rel in chain:
+            out(f"  {'*' if rel == note.rel else ' '} {rel}")
+    return 0
+
+
+# -- check -------------------------------------------------------------------------------
+def cmd_check(args: argparse.Namespace) -> int:
+    palace = open_palace(args)
+    findings = run_checks(palace)
+    errors = [f for f in findings if f.severity == "error"]
+    warnings = [f for f in findings if f.severity == "warning"]
+    if args.json:
+        print_json(
+            {
+                "ok": not errors,
+                "errors": len(errors),
+                "warnings": len(warnings),
+                "notes": len(palace.notes),
+                "drafts": len(palace.drafts),
+                "findings": [f.to_json() for f in findings],
+            }
+        )
+    else:
+        for finding in errors if args.quiet else findings:
+            out(finding.format())
+        out(
+            f"{len(palace.notes)} notes, {len(palace.drafts)} drafts: "
+            f"{len(errors)} errors, {len(warnings)} warnings"
+        )
+    return 1 if errors else 0
+
+
+# -- index -------------------------------------------------------------------------------
+def cmd_index(args: argparse.Namespace) -> int:
+    palace = open_palace(args)
+    current, rendered = index_is_current(palace)
+    if args.check:
+        if args.json:
+            print_json({"current": current})
+        else:
+            out(
+                "INDEX.md is up to date"
+                if current
+                else "INDEX.md is out of date: run 'curator index'"
+            )
+        return 0 if current else 1
+    if current:
+        if args.json:
+            print_json({"changed": False})
+        else:
+            out("INDEX.md is up to date")
+        return 0
+    from curator.cli.common import apply_or_show
+    from curator.writer.planners import plan_index
+
+    plan = plan_index(palace)
+    return apply_or_show(args, palace, plan, confirm=False)

@@ -1,0 +1,247 @@
+"""YAML headers: a safe parser and byte-preserving field edits.
+
+The parser refuses aliases (alias bombs), merge keys, duplicate keys and non-string keys such
+as `on:` or `1:`, and keeps dates as written (as strings). Most headers are flat `key: value`
+lines, so those take a fast path that resolves scalars with YAML's own rules; anything else
+goes through the C-accelerated YAML composer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_STR = "tag:yaml.org,2002:str"
+
+try:
+    _BaseLoader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loader that reads dates as the strings they were written as."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != _TIMESTAMP]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe dumper that writes date strings plainly (they read back as strings)."""
+
+
+_Dumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+
+class HeaderError(Exception):
+    """A header that cannot be read; `line` is 1-based within the header text (0: unknown)."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+DELETE: Any = object()
+"""Pass as a value to `edit_fields` to remove a key."""
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_TOP_KEY = re.compile(r"""^(?:"([^"]*)"|'([^']*)'|([^\s#'"\-?:][^:]*?))[ \t]*:(?:[ \t]|$)""")
+_SIMPLE_DQ = re.compile(r'^"([^"\\]*)"$')
+_SIMPLE_SQ = re.compile(r"^'([^']*)'$")
+_FLOW_LIST = re.compile(r"^\[([^\[\]{}\"'&*!|>%@`#]*)\]$")
+_PLAIN_BAD_START = set("[]{}&*!|>'\"%@`#,?:-")
+_constructor = SafeConstructor()
+
+
+class _Resolver(yaml.resolver.Resolver):
+    pass
+
+
+_Resolver.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+_resolver = _Resolver()
+
+
+def _resolve_plain(value: str) -> tuple[bool, Any]:
+    """Resolve a plain scalar as YAML would; (False, None) when the fast path must give up."""
+    if not value or value[0] in _PLAIN_BAD_START or ": " in value or " #" in value:
+        return False, None
+    if value.endswith(":") or "\t" in value:
+        return False, None
+    tag = _resolver.resolve(ScalarNode, value, (True, False))
+    if tag == _STR:
+        return True, value
+    if tag in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"):
+        return False, None
+    node = ScalarNode(tag, value)
+    try:
+        return True, _constructor.construct_object(node, deep=True)
+    except yaml.YAMLError:
+        return False, None
+
+
+def _fast_parse(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
+    data: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            if line[:1] in (" ", "\t") and line.strip():
+                return None
+            continue
+        match = _KEY_LINE.match(line)
+        if not match:
+            return None
+        key, raw = match.group(1), match.group(2)
+        ok, resolved_key = _resolve_plain(key)
+        if not ok or not isinstance(resolved_key, str) or key in data or raw is None:
+            return None
+        if (m := _SIMPLE_DQ.match(raw)) or (m := _SIMPLE_SQ.match(raw)):
+            data[key] = m.group(1)
+        elif m := _FLOW_LIST.match(raw):
+            items = [item.strip() for item in m.group(1).split(",")] if m.group(1).strip() else []
+            values = []
+            for item in items:
+                ok, value = _resolve_plain(item)
+                if not ok:
+                    return None
+                values.append(value)
+            data[key] = values
+        else:
+            ok, value = _resolve_plain(raw)
+            if not ok:
+                return None
+            data[key] = value
+        lines[key] = number
+    return data, lines
+
+
+def _check_node(node: Node, seen: set[int]) -> None:
+    if id(node) in seen:
+        raise HeaderError("YAML aliases are not allowed in a header", node.start_mark.line + 1)
+    seen.add(id(node))
+    if isinstance(node, MappingNode):
+        keys: set[str] = set()
+        for key_node, value_node in node.value:
+            line = key_node.start_mark.line + 1
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise HeaderError("YAML merge keys (<<) are not allowed in a header", line)
+            if not isinstance(key_node, ScalarNode) or key_node.tag != _STR:
+                shown = key_node.value if isinstance(key_node, ScalarNode) else "?"
+                reads_as = key_node.tag.rsplit(":", 1)[-1]
+                raise HeaderError(
+                    f"key {shown!r} is not a string (YAML reads it as {reads_as}); quote it",
+                    line,
+                )
+            if key_node.value in keys:
+                raise HeaderError(f"duplicate key {key_node.value!r}", line)
+            keys.add(key_node.value)
+            _check_node(key_node, seen)
+            _check_node(value_node, seen)
+    elif isinstance(node, SequenceNode):
+        for item in node.value:
+            _check_node(item, seen)
+
+
+def parse_header(text: str) -> tuple[dict[str, Any], dict[str, int]]:
+    """Parse header text into (fields, line of each top-level key, 1-based within the header)."""
+    fast = _fast_parse(text)
+    if fast is not None:
+        return fast
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or "malformed YAML"
+        raise HeaderError(f"malformed YAML: {problem}", mark.line + 1 if mark else 0) from None
+    except yaml.YAMLError as exc:
+        raise HeaderError(f"malformed YAML: {exc}") from None
+    if node is None:
+        return {}, {}
+    if not isinstance(node, MappingNode):
+        kind = "a list" if isinstance(node, SequenceNode) else "a single value"
+        raise HeaderError(f"the header is {kind}, not a set of key: value fields", 1)
+    _check_node(node, set())
+    try:
+        data = SafeConstructor().construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else 0
+        raise HeaderError(f"unreadable YAML value: {exc.problem}", line) from None
+    except yaml.YAMLError as exc:
+        raise HeaderError(f"unreadable YAML value: {exc}") from None
+    lines = {key.value: key.start_mark.line + 1 for key, _ in node.value}
+    return data, lines
+
+
+def dump_field(key: str, value: Any, newline: str = "\n") -> str:
+    """One top-level field as YAML lines: flat lists in flow style, mappings as blocks."""
+    if isinstance(value, list) and all(not isinstance(v, (list, dict)) for v in value):
+        rendered = yaml.dump(
+            {key: value},
+            Dumper=_Dumper,
+            default_flow_style=None,
+            allow_unicode=True,
+            sort_keys=False,
+            width=10**6,
+        )
+    else:
+        rendered = yaml.dump(
+            {key: value},
+            Dumper=_Dumper,
+            default_flow_style=False,
+            allow_unicode=True,
+            sort_keys=False,
+            width=10**6,
+            indent=2,
+        )
+    if rendered.endswith("...\n"):
+        rendered = rendered[: -len("...\n")]
+    return rendered.replace("\n", newline)
+
+
+def dump_header(fields: Mapping[str, Any], newline: str = "\n") -> str:
+    """A whole header body (without the --- fences) in the given key order."""
+    return "".join(dump_field(key, value, newline) for key, value in fields.items())
+
+
+def _key_of(line: str) -> str | None:
+    if not line or line[0] in " \t#-":
+        return None
+    match = _TOP_KEY.match(line)
+    if not match:
+        return None
+    return next(g for g in match.groups() if g is not None).strip()
+
+
+def edit_fields(header_lines: list[str], updates: Mapping[str, Any], newline: str) -> list[str]:
+    """Replace, add or remove top-level fields; every other line stays as it was."""
+    blocks: list[tuple[str | None, list[str]]] = []
+    for line in header_lines:
+        key = _key_of(line)
+        if key is not None or not blocks:
+            blocks.append((key, [line]))
+        else:
+            blocks[-1][1].append(line)
+    remaining = dict(updates)
+    out: list[str] = []
+    for key, lines in blocks:
+        if key is not None and key in remaining:
+            value = remaining.pop(key)
+            if value is not DELETE:
+                out.extend(dump_field(key, value, newline).splitlines(keepends=True))
+        else:
+            out.extend(lines)
+    if out and not out[-1].endswith(("\n", "\r")):
+        out[-1] += newline
+    for key, value in remaining.items():
+        if value is not DELETE:
+            out.extend(dump_field(key, value, newline).splitlines(keepends=True))
+    return out

@@ -1,0 +1,135 @@
+"""INDEX.md: a hand-written preamble, a marker, then one room per type and the superseded.
+
+The generator refuses to write an index that lists fewer notes than the palace holds, or that
+would replace a non-empty generated section with an empty one: a generator that can silently
+produce nothing has the same defect as a test that cannot fail.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from curator.errors import CuratorError
+from curator.model.note import Note
+from curator.model.palace import INDEX_NAME, Palace
+from curator.model.text import one_line
+
+MARKER = "<!-- curator:generated — do not hand-edit below this line -->"
+_MARKER_RE = re.compile(r"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)
+_ENTRY_RE = re.compile(r"^- \[", re.MULTILINE)
+_FLAG_TEXT = {
+    "stale": "stale",
+    "due": "due for review",
+    "expired": "expired",
+    "low-confidence": "low confidence",
+}
+
+
+class IndexRefused(CuratorError):
+    """The rendered index would lose notes; nothing was written."""
+
+
+def default_preamble(palace: Palace) -> str:
+    title = one_line(palace.config.name) or "Memory palace"
+    return (
+        f"# {title}\n\n"
+        "One line per note, grouped into rooms by type. Read the room that matches your task,\n"
+        "then open the notes. Drafts in inbox/ are not listed: they are not rules.\n\n"
+    )
+
+
+def split_index(text: str) -> tuple[str, str | None]:
+    """(preamble, generated section or None when the file has no marker)."""
+    match = _MARKER_RE.search(text)
+    if not match:
+        return text, None
+    return text[: match.start()], text[match.end() :]
+
+
+def _link_text(text: str) -> str:
+    return one_line(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _entry(palace: Palace, note: Note, today: date) -> str:
+    if not note.ok:
+        problem = note.problems[0].message if note.problems else "unreadable header"
+        return f"- [{_link_text(note.slug)}]({note.rel}) — needs repair: {one_line(problem, 120)}"
+    line = f"- [{_link_text(note.name)}]({note.rel})"
+    if note.description:
+        line += f" — {one_line(note.description, 200)}"
+    flags = [_FLAG_TEXT[f] for f in palace.flags(note, today) if f in _FLAG_TEXT]
+    if note.superseded:
+        successor = palace.successor(note)
+        if successor is not None:
+            flags.append(f"superseded by [{_link_text(successor.name)}]({successor.rel})")
+        else:
+            flags.append("retired")
+    if flags:
+        line += " · " + " · ".join(flags)
+    return line
+
+
+def render_generated(palace: Palace, today: date | None = None) -> str:
+    today = today or date.today()
+    out: list[str] = []
+    listed: set[str] = set()
+    for room in palace.rooms():
+        out.append(f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n")
+        if room.spec.purpose:
+            out.append(f"_{one_line(room.spec.purpose)}_\n")
+        out.extend(_entry(palace, n, today) + "\n" for n in sorted(room.notes, key=_sort_key))
+        listed.update(n.rel for n in room.notes)
+    superseded = palace.superseded_notes()
+    listed.update(n.rel for n in superseded)
+    rest = [n for n in palace.notes if n.rel not in listed]
+    if rest:
+        out.append(f"\n## Unfiled (unknown type or unreadable header) — {len(rest)}\n")
+        out.extend(_entry(palace, n, today) + "\n" for n in sorted(rest, key=lambda n: n.rel))
+    out.append(f"\n## Superseded — {len(superseded)}\n")
+    out.extend(_entry(palace, n, today) + "\n" for n in sorted(superseded, key=_sort_key))
+    return "".join(out)
+
+
+def _sort_key(note: Note) -> tuple[str, str]:
+    return (note.name.casefold(), note.rel)
+
+
+def render_index(palace: Palace, existing: str | None, today: date | None = None) -> str:
+    """The whole INDEX.md, checked by the guard; raises IndexRefused instead of losing notes."""
+    preamble, old_generated = (
+        split_index(existing) if existing else (default_preamble(palace), None)
+    )
+    if not preamble.endswith("\n"):
+        preamble += "\n"
+    generated = render_generated(palace, today)
+    listed = len(_ENTRY_RE.findall(generated))
+    if listed < len(palace.notes):
+        raise IndexRefused(
+            f"refusing to write: the index would list {listed} notes but the palace holds "
+            f"{len(palace.notes)}",
+            path=INDEX_NAME,
+        )
+    if old_generated and _ENTRY_RE.search(old_generated) and listed == 0:
+        old = len(_ENTRY_RE.findall(old_generated))
+        raise IndexRefused(
+            f"refusing to replace an index of {old} notes with an empty one: no notes were found "
+            f"under {palace.root / 'notes'} (is the palace path right?)",
+            path=INDEX_NAME,
+        )
+    return preamble + MARKER + "\n" + generated
+
+
+def read_index(palace: Palace) -> str | None:
+    path = palace.root / INDEX_NAME
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+
+
+def index_is_current(palace: Palace, today: date | None = None) -> tuple[bool, str]:
+    """(INDEX.md on disk equals what would be generated, the rendered text)."""
+    existing = read_index(palace)
+    rendered = render_index(palace, existing, today)
+    return existing == rendered, rendered

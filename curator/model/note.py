@@ -1,0 +1,255 @@
+"""Note: one markdown file with a YAML header. Parsing never raises; edits keep bytes.
+
+A file that fails to parse is reported (a `Finding` in `problems`) and is never rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from curator.model.finding import Finding
+from curator.model.header import DELETE, HeaderError, dump_header, edit_fields, parse_header
+from curator.model.links import RawLink, extract_links
+
+MAX_BYTES = 1 << 20
+BOM = b"\xef\xbb\xbf"
+DRAFT_BANNER = "> DRAFT — unreviewed, NOT a rule until a reviewer promotes it."
+_FENCE = re.compile(r"^---[ \t]*(\r\n|\n|\r)")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+
+Kind = Literal["note", "draft"]
+
+__all__ = [
+    "BOM",
+    "DELETE",
+    "DRAFT_BANNER",
+    "MAX_BYTES",
+    "Note",
+    "edit_header",
+    "new_note_text",
+    "parse_note",
+]
+
+
+class NoteEditError(Exception):
+    """A note that did not parse cannot be edited (it would be rewritten blind)."""
+
+
+@dataclass(slots=True)
+class Note:
+    rel: str  # posix path from the palace root
+    kind: Kind
+    header: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    text: str = ""  # decoded file text without BOM; line ends as on disk
+    bom: bool = False
+    newline: str = "\n"
+    key_lines: dict[str, int] = field(default_factory=dict)  # 1-based file lines
+    header_end: int = 0  # index into text where the body starts
+    body_line: int = 1
+    sha: str = ""
+    size: int = 0
+    mtime_ns: int = 0
+    ok: bool = False  # the header parsed
+    problems: list[Finding] = field(default_factory=list)
+    links: list[RawLink] = field(default_factory=list)
+
+    @property
+    def slug(self) -> str:
+        name = self.rel.rsplit("/", 1)[-1]
+        return name[:-3] if name.endswith(".md") else name
+
+    def _str(self, key: str) -> str:
+        value = self.header.get(key)
+        return value if isinstance(value, str) else ""
+
+    @property
+    def name(self) -> str:
+        return self._str("name") or self.slug
+
+    @property
+    def description(self) -> str:
+        return self._str("description")
+
+    @property
+    def type(self) -> str:
+        return self._str("type")
+
+    @property
+    def status(self) -> str:
+        if self.kind == "draft":
+            return "draft"
+        return self._str("status") or "active"
+
+    @property
+    def scope(self) -> str:
+        return self._str("scope") or "_global"
+
+    @property
+    def created(self) -> str:
+        return _date_str(self.header.get("created"))
+
+    @property
+    def reviewed(self) -> str:
+        return _date_str(self.header.get("reviewed"))
+
+    @property
+    def expires(self) -> str:
+        return _date_str(self.header.get("expires"))
+
+    @property
+    def confidence(self) -> float | None:
+        value = self.header.get("confidence")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return None
+
+    @property
+    def tags(self) -> list[str]:
+        value = self.header.get("tags")
+        if isinstance(value, list):
+            return [str(t) for t in value if isinstance(t, (str, int, float))]
+        return []
+
+    @property
+    def superseded_by(self) -> str:
+        return self._str("superseded_by")
+
+    @property
+    def supersedes(self) -> list[str]:
+        return _str_list(self.header.get("supersedes"))
+
+    @property
+    def merged_from(self) -> list[str]:
+        return _str_list(self.header.get("merged_from"))
+
+    @property
+    def stale(self) -> dict[str, str] | None:
+        value = self.header.get("stale")
+        if isinstance(value, dict):
+            return {"reason": str(value.get("reason", "")), "since": _date_str(value.get("since"))}
+        if isinstance(value, str) and value:
+            return {"reason": value, "since": ""}
+        return None
+
+    @property
+    def sensitive(self) -> bool:
+        return self.header.get("sensitive") is True
+
+    @property
+    def verify(self) -> dict[str, Any] | None:
+        value = self.header.get("verify")
+        return value if isinstance(value, dict) else None
+
+    @property
+    def superseded(self) -> bool:
+        return self.status in ("superseded", "retired")
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, 1)
+
+
+def _date_str(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def _str_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, str) and v]
+    return []
+
+
+def _problem(note: Note, message: str, code: str, line: int = 0) -> Note:
+    note.problems.append(Finding(note.rel, line, "error", code, message))
+    return note
+
+
+def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0) -> Note:
+    """Parse one file's bytes. Problems are recorded on the note; nothing raises."""
+    note = Note(rel=rel, kind=kind, size=len(data), mtime_ns=mtime_ns)
+    note.sha = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if not data.strip():
+        return _problem(note, "empty file: a note needs a YAML header", "file.empty")
+    if len(data) > MAX_BYTES:
+        return _problem(
+            note, f"file is {len(data)} bytes, over the 1 MiB limit for a note", "file.too-large"
+        )
+    if b"\x00" in data[:8192]:
+        return _problem(note, "binary file (NUL bytes), not a markdown note", "file.binary")
+    if data.startswith(BOM):
+        note.bom = True
+        data = data[len(BOM) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        byte = data[exc.start : exc.start + 1].hex()
+        return _problem(note, f"not UTF-8: byte 0x{byte} cannot be decoded", "file.encoding", line)
+    note.text = text
+    fence = _FENCE.match(text)
+    if not fence:
+        return _problem(
+            note, "no YAML header: the file must start with a '---' line", "header.missing", 1
+        )
+    note.newline = fence.group(1)
+    lines = text.splitlines(keepends=True)
+    close = next((i for i in range(1, len(lines)) if _CLOSE.match(lines[i].rstrip("\r\n"))), None)
+    if close is None:
+        return _problem(note, "the YAML header is not closed by a '---' line", "header.unclosed", 1)
+    header_text = "".join(lines[1:close])
+    note.header_end = sum(len(ln) for ln in lines[: close + 1])
+    note.body = text[note.header_end :]
+    note.body_line = close + 2
+    try:
+        header, key_lines = parse_header(header_text)
+    except HeaderError as exc:
+        line = exc.line + 1 if exc.line else 1
+        return _problem(note, exc.message, "header.yaml", line)
+    note.header = header
+    note.key_lines = {key: line + 1 for key, line in key_lines.items()}
+    note.ok = True
+    note.links = extract_links(note.body, note.body_line)
+    if note.bom:
+        note.problems.append(
+            Finding(
+                rel,
+                1,
+                "warning",
+                "file.bom",
+                "file starts with a UTF-8 byte order mark; kept as is",
+            )
+        )
+    return note
+
+
+def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
+    """The note's bytes with only the named header fields changed (DELETE removes one)."""
+    if not note.ok:
+        raise NoteEditError(f"{note.rel}: cannot edit a note whose header did not parse")
+    lines = note.text[: note.header_end].splitlines(keepends=True)
+    header_lines = edit_fields(lines[1:-1], updates, note.newline)
+    text = lines[0] + "".join(header_lines) + lines[-1] + note.body
+    return (BOM if note.bom else b"") + text.encode("utf-8")
+
+
+def replace_body(note: Note, body: str) -> bytes:
+    """The note's bytes with a new body and the header untouched."""
+    if not note.ok:
+        raise NoteEditError(f"{note.rel}: cannot edit a note whose header did not parse")
+    text = note.text[: note.header_end] + body
+    return (BOM if note.bom else b"") + text.encode("utf-8")
+
+
+def new_note_text(header: Mapping[str, Any], body: str, newline: str = "\n") -> str:
+    """A fresh note: header fields in the given order, then the body."""
+    fields = {k: v for k, v in header.items() if v is not DELETE and v is not None and v != ""}
+    body = body if body.endswith("\n") or not body else body + "\n"
+    return f"---{newline}{dump_header(fields, newline)}---{newline}{body}"

@@ -1,0 +1,477 @@
+"""Palace: every note and draft, the problems found while loading, links and rooms.
+
+Loading is cached in `.curator/cache/` by path, size, mtime and content hash. The cache is a
+pickle, so it is signed with a key kept in the user's own cache folder: a palace cloned from
+someone else's repository cannot smuggle a pickle in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import pickle
+import posixpath
+import secrets
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from curator.config import CONFIG_NAME, Config, TypeSpec, load_config
+from curator.errors import NoteNotFound, PalaceNotFound
+from curator.model.finding import Finding
+from curator.model.links import RawLink, md_target
+from curator.model.note import MAX_BYTES, Kind, Note, parse_note
+
+NOTES_DIR = "notes"
+INBOX_DIR = "inbox"
+STATE_DIR = ".curator"
+INDEX_NAME = "INDEX.md"
+_CACHE_VERSION = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    source: str  # rel of the note the link is in
+    raw: RawLink
+    target: str | None  # rel of the note it resolves to, None when broken
+
+
+@dataclass(frozen=True)
+class Room:
+    spec: TypeSpec
+    notes: list[Note]
+
+
+def find_palace(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    """--palace PATH, else CURATOR_PALACE, else walk up from cwd to a palace.toml."""
+    for source, value in (
+        ("--palace", explicit),
+        ("CURATOR_PALACE", os.environ.get("CURATOR_PALACE")),
+    ):
+        if value:
+            path = Path(value).expanduser()
+            if not path.is_dir():
+                raise PalaceNotFound(f"{source} points at {path}, which is not a folder")
+            if not (path / CONFIG_NAME).is_file() and not (path / NOTES_DIR).is_dir():
+                raise PalaceNotFound(
+                    f"{source}: {path} is not a palace (no palace.toml and no notes/ folder)"
+                )
+            return path.resolve()
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    raise PalaceNotFound(
+        f"no palace found: no {CONFIG_NAME} in {here} or above it. "
+        "Use --palace PATH, set CURATOR_PALACE, or run 'curator init'."
+    )
+
+
+def _parse_date(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value[:10]) if value else None
+    except ValueError:
+        return None
+
+
+class Palace:
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        notes: Iterable[Note],
+        drafts: Iterable[Note],
+        problems: Iterable[Finding] = (),
+    ) -> None:
+        self.root = Path(root)
+        self.config = config
+        self.notes = sorted(notes, key=lambda n: n.rel)
+        self.drafts = sorted(drafts, key=lambda n: n.rel)
+        self.problems = list(problems)
+        self.by_rel: dict[str, Note] = {n.rel: n for n in (*self.notes, *self.drafts)}
+        self._by_slug: dict[str, list[Note]] = {}
+        self._by_name: dict[str, list[Note]] = {}
+        for note in self.notes:
+            self._by_slug.setdefault(note.slug.casefold(), []).append(note)
+            if note.ok:
+                self._by_name.setdefault(note.name.casefold(), []).append(note)
+        self._outgoing: dict[str, list[Link]] | None = None
+        self._backlinks: dict[str, list[Link]] | None = None
+
+    # -- loading -----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, root: str | os.PathLike[str], *, cache: bool = True) -> Palace:
+        root = Path(root).resolve()
+        config = load_config(root)
+        return _Loader(root, use_cache=cache).load(config)
+
+    def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
+        """The palace as it would be with `changes` applied ({rel: new bytes, or None: gone})."""
+        notes = {n.rel: n for n in self.notes}
+        drafts = {n.rel: n for n in self.drafts}
+        for rel, data in changes.items():
+            notes.pop(rel, None)
+            drafts.pop(rel, None)
+            kind = _kind_of(rel)
+            if data is None or kind is None:
+                continue
+            (notes if kind == "note" else drafts)[rel] = parse_note(rel, data, kind)
+        return Palace(self.root, self.config, notes.values(), drafts.values(), self.problems)
+
+    # -- lookups ------------------------------------------------------------------------------
+    def all(self) -> list[Note]:
+        return [*self.notes, *self.drafts]
+
+    def find(self, ref: str, kinds: tuple[Kind, ...] = ("note", "draft")) -> Note:
+        """A note or draft by path, slug or name (case-insensitive); one match or an error."""
+        ref = ref.strip()
+        candidates: list[Note] = []
+        as_path = self._rel_of_path(ref)
+        if as_path and as_path in self.by_rel:
+            candidates = [self.by_rel[as_path]]
+        if not candidates:
+            key = ref.casefold().removesuffix(".md")
+            pool = [n for n in self.all() if n.kind in kinds]
+            candidates = [n for n in pool if n.slug.casefold() == key]
+            if not candidates:
+                candidates = [n for n in pool if n.ok and n.name.casefold() == ref.casefold()]
+        candidates = [n for n in candidates if n.kind in kinds]
+        what = " or ".join(kinds)
+        if not candidates:
+            raise NoteNotFound(f"no {what} matches {ref!r} (give a path, a slug or a name)")
+        if len(candidates) > 1:
+            paths = ", ".join(n.rel for n in candidates)
+            raise NoteNotFound(f"{ref!r} matches more than one {what}: {paths}; give the path")
+        return candidates[0]
+
+    def _rel_of_path(self, ref: str) -> str | None:
+        path = Path(ref)
+        if path.is_absolute():
+            try:
+                return path.resolve().relative_to(self.root).as_posix()
+            except ValueError:
+                return None
+        if "/" in ref or ref.endswith(".md"):
+            candidate = (Path.cwd() / path).resolve()
+            try:
+                return candidate.relative_to(self.root).as_posix()
+            except ValueError:
+                return posixpath.normpath(ref)
+        return None
+
+    # -- links --------------------------------------------------------------------------------
+    def resolve(self, source_rel: str, link: RawLink) -> str | None:
+        if link.kind == "md":
+            target = md_target(source_rel, link.target)
+            note = self.by_rel.get(target)
+            return note.rel if note is not None and note.kind == "note" else None
+        key = link.target.casefold().removesuffix(".md")
+        if "/" in key:
+            matches = [n for n in self.notes if n.rel.casefold().removesuffix(".md").endswith(key)]
+        else:
+            matches = self._by_slug.get(key) or self._by_name.get(link.target.casefold()) or []
+        return matches[0].rel if len(matches) == 1 else None
+
+    def _graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:
+        if self._outgoing is None or self._backlinks is None:
+            outgoing: dict[str, list[Link]] = {}
+            backlinks: dict[str, list[Link]] = {}
+            for note in self.all():
+                links = [Link(note.rel, raw, self.resolve(note.rel, raw)) for raw in note.links]
+                outgoing[note.rel] = links
+                if note.kind != "note":
+                    continue
+                for link in links:
+                    if link.target is not None and link.target != note.rel:
+                        backlinks.setdefault(link.target, []).append(link)
+            self._outgoing, self._backlinks = outgoing, backlinks
+        return self._outgoing, self._backlinks
+
+    def outgoing(self, note: Note) -> list[Link]:
+        return self._graph()[0].get(note.rel, [])
+
+    def backlinks(self, note: Note) -> list[Link]:
+        return self._graph()[1].get(note.rel, [])
+
+    def note_by_slug(self, slug: str) -> Note | None:
+        matches = self._by_slug.get(slug.casefold().removesuffix(".md"), [])
+        return matches[0] if len(matches) == 1 else None
+
+    # -- rooms and flags ----------------------------------------------------------------------
+    def rooms(self) -> list[Room]:
+        """Active notes grouped by type, in taxonomy order (only types the palace knows)."""
+        by_type: dict[str, list[Note]] = {name: [] for name in self.config.types}
+        for note in self.notes:
+            if note.ok and not note.superseded and note.type in by_type:
+                by_type[note.type].append(note)
+        return [Room(self.config.types[name], notes) for name, notes in by_type.items()]
+
+    def superseded_notes(self) -> list[Note]:
+        return [n for n in self.notes if n.ok and n.superseded]
+
+    def chain(self, note: Note) -> list[Note]:
+        """The supersede chain through `note`, oldest first."""
+        seen = {note.rel}
+        older: list[Note] = []
+        current = note
+        while True:
+            prev = next(
+                (self.note_by_slug(s) for s in current.supersedes if self.note_by_slug(s)),
+                None,
+            )
+            if prev is None:
+                prev = next(
+                    (
+                        n
+                        for n in self.notes
+                        if n.superseded_by and self.note_by_slug(n.superseded_by) is current
+                    ),
+                    None,
+                )
+            if prev is None or prev.rel in seen:
+                break
+            seen.add(prev.rel)
+            older.insert(0, prev)
+            current = prev
+        newer: list[Note] = []
+        current = note
+        while current.superseded_by:
+            nxt = self.note_by_slug(current.superseded_by)
+            if nxt is None or nxt.rel in seen:
+                break
+            seen.add(nxt.rel)
+            newer.append(nxt)
+            current = nxt
+        return [*older, note, *newer]
+
+    def successor(self, note: Note) -> Note | None:
+        """The active end of a note's supersede chain (None when retired without successor)."""
+        chain = self.chain(note)
+        last = chain[-1]
+        return last if last is not note and not last.superseded else None
+
+    def confidence(self, note: Note) -> float:
+        """The note's confidence, or its type's default."""
+        if note.confidence is not None:
+            return note.confidence
+        spec = self.config.type_spec(note.type)
+        return spec.default_confidence if spec else 0.0
+
+    def flags(self, note: Note, today: date | None = None) -> list[str]:
+        """stale, due, expired, low-confidence, superseded — in that order."""
+        today = today or date.today()
+        out: list[str] = []
+        if note.stale:
+            out.append("stale")
+        if self.is_due(note, today):
+            out.append("due")
+        expires = _parse_date(note.expires)
+        if expires and expires < today:
+            out.append("expired")
+        if note.ok and self.confidence(note) < self.config.index.low_confidence:
+            out.append("low-confidence")
+        if note.superseded:
+            out.append("superseded")
+        return out
+
+    def is_due(self, note: Note, today: date | None = None) -> bool:
+        if note.kind != "note" or note.superseded:
+            return False
+        spec = self.config.type_spec(note.type)
+        if spec is None:
+            return False
+        dates = [
+            d
+            for d in (
+                _parse_date(note.reviewed),
+                _parse_date(_verified(note)),
+                _parse_date(note.created),
+            )
+            if d
+        ]
+        if not dates:
+            return False
+        return ((today or date.today()) - max(dates)).days > spec.review_after_days
+
+
+def _verified(note: Note) -> str:
+    value = note.header.get("verified")
+    return value if isinstance(value, str) else ""
+
+
+def _kind_of(rel: str) -> Kind | None:
+    if not rel.endswith(".md"):
+        return None
+    if rel.startswith(NOTES_DIR + "/"):
+        return "note"
+    if rel.startswith(INBOX_DIR + "/"):
+        return "draft"
+    return None
+
+
+class _Loader:
+    def __init__(self, root: Path, use_cache: bool) -> None:
+        self.root = root
+        self.use_cache = use_cache
+        self.problems: list[Finding] = []
+
+    def load(self, config: Config) -> Palace:
+        cached = self._read_cache() if self.use_cache else {}
+        fresh: dict[str, Note] = {}
+        changed = False
+        for rel, path, kind in self._walk():
+            try:
+                stat = path.stat()
+            except OSError as exc:
+                self.problems.append(
+                    Finding(rel, 0, "error", "file.unreadable", f"cannot read: {exc.strerror}")
+                )
+                continue
+            old = cached.get(rel)
+            if (
+                old is not None
+                and old.size == stat.st_size
+                and old.mtime_ns == stat.st_mtime_ns
+                and old.kind == kind
+            ):
+                fresh[rel] = old
+                continue
+            try:
+                with path.open("rb") as handle:  # never more than the limit plus one byte
+                    data = handle.read(MAX_BYTES + 1)
+            except OSError as exc:
+                self.problems.append(
+                    Finding(rel, 0, "error", "file.unreadable", f"cannot read: {exc.strerror}")
+                )
+                continue
+            note = parse_note(rel, data, kind, mtime_ns=stat.st_mtime_ns)
+            if old is not None and old.sha == note.sha:
+                old.mtime_ns = stat.st_mtime_ns
+                note = old
+            fresh[rel] = note
+            changed = True
+        if self.use_cache and (changed or set(fresh) != set(cached)):
+            self._write_cache(fresh)
+        notes = [n for n in fresh.values() if n.kind == "note"]
+        drafts = [n for n in fresh.values() if n.kind == "draft"]
+        return Palace(self.root, config, notes, drafts, self.problems)
+
+    def _walk(self) -> Iterable[tuple[str, Path, Kind]]:
+        for folder, kind in ((NOTES_DIR, "note"), (INBOX_DIR, "draft")):
+            base = self.root / folder
+            if base.is_dir():
+                yield from self._walk_dir(base, folder, kind)  # type: ignore[arg-type]
+
+    def _walk_dir(self, base: Path, rel: str, kind: Kind) -> Iterable[tuple[str, Path, Kind]]:
+        try:
+            entries = sorted(os.scandir(base), key=lambda e: e.name)
+        except OSError as exc:
+            self.problems.append(
+                Finding(rel, 0, "error", "file.unreadable", f"cannot list folder: {exc.strerror}")
+            )
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            entry_rel = f"{rel}/{entry.name}"
+            if entry.is_symlink():
+                target = Path(os.path.realpath(entry.path))
+                if not target.is_relative_to(self.root):
+                    self.problems.append(
+                        Finding(
+                            entry_rel,
+                            0,
+                            "error",
+                            "file.symlink-outside",
+                            f"symlink leads outside the palace (to {target}); not read",
+                        )
+                    )
+                    continue
+                if target.is_dir():
+                    self.problems.append(
+                        Finding(
+                            entry_rel,
+                            0,
+                            "warning",
+                            "file.symlink-dir",
+                            "symlinked folder not followed",
+                        )
+                    )
+                    continue
+            if entry.is_dir(follow_symlinks=False):
+                yield from self._walk_dir(Path(entry.path), entry_rel, kind)
+            elif entry.name.endswith(".md") and entry.is_file():
+                yield entry_rel, Path(entry.path), kind
+
+    # -- cache --------------------------------------------------------------------------------
+    def _cache_file(self) -> Path:
+        return self.root / STATE_DIR / "cache" / "notes.pickle"
+
+    def _read_cache(self) -> dict[str, Note]:
+        key = _cache_key()
+        path = self._cache_file()
+        if key is None or not path.is_file():
+            return {}
+        try:
+            blob = path.read_bytes()
+            mac, payload = blob[:32], blob[32:]
+            if not hmac.compare_digest(mac, hmac.new(key, payload, hashlib.sha256).digest()):
+                return {}
+            version, root, notes = pickle.loads(payload)
+        except Exception:  # a damaged cache is only a slower start
+            return {}
+        if version != _CACHE_VERSION or root != str(self.root):
+            return {}
+        return notes if isinstance(notes, dict) else {}
+
+    def _write_cache(self, notes: dict[str, Note]) -> None:
+        key = _cache_key()
+        if key is None:
+            return
+        path = self._cache_file()
+        try:
+            ensure_state_dir(self.root)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            payload = pickle.dumps(
+                (_CACHE_VERSION, str(self.root), notes), protocol=pickle.HIGHEST_PROTOCOL
+            )
+            blob = hmac.new(key, payload, hashlib.sha256).digest() + payload
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".notes.", suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(blob)
+            os.replace(tmp, path)
+        except OSError:
+            return
+
+
+def ensure_state_dir(root: Path) -> Path:
+    """.curator/ with a .gitignore of its own, so machine state never enters history."""
+    state = Path(root) / STATE_DIR
+    state.mkdir(exist_ok=True)
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# curator machine state: caches, index, journal. Never committed.\n*\n")
+    return state
+
+
+def _cache_key() -> bytes | None:
+    from platformdirs import user_cache_dir
+
+    folder = Path(os.environ.get("CURATOR_CACHE_HOME") or user_cache_dir("curator"))
+    path = folder / "cache.key"
+    try:
+        if path.is_file():
+            key = path.read_bytes()
+            if len(key) >= 32:
+                return key
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            key = secrets.token_bytes(32)
+            handle.write(key)
+        return key
+    except OSError:
+        return None
