@@ -6,8 +6,10 @@ rlimits, clean environment and process-group kill must hold on their own.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
+import subprocess
 import threading
 import time
 import uuid
@@ -253,12 +255,43 @@ def test_environment_does_not_leak_secrets(
     names.discard("PWD")  # bwrap --chdir sets it; harmless
     assert names == {
         "PATH", "HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_TERMINAL_PROMPT", "LC_ALL",
+        "GIT_OPTIONAL_LOCKS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0",
     }  # fmt: skip
     home = next(line for line in result.output.splitlines() if line.startswith("HOME="))[5:]
     assert not Path(home).exists()  # the temporary HOME is removed afterwards
     leak = run_command(["printenv", "OPENAI_API_KEY"], tmp_path, allow=["printenv"])
     assert leak.status == "fail"
     assert "sk-test" not in leak.output
+
+
+def test_repo_config_cannot_make_git_run_programs(tmp_path: Path) -> None:
+    """A hostile .git/config (fsmonitor, external diff, textconv) must not run anything."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    marker = tmp_path / "pwned"
+    evil = f"touch {marker}; false"
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x")
+    (repo / "a.txt").write_text("one\n")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a")
+    (repo / "a.txt").write_text("two\n")
+    (repo / ".gitattributes").write_text("*.txt diff=evil\n")
+    git("config", "core.fsmonitor", evil)
+    git("config", "diff.external", evil)
+    git("config", "diff.evil.textconv", evil)
+    argvs = (["git", "status"], ["git", "diff"], ["git", "log", "-p"], ["git", "show"])
+    for argv, sandbox in itertools.product(argvs, SANDBOXES):
+        result = run_command(argv, repo, allow=DEFAULT_ALLOW, sandbox=sandbox)
+        assert result.status == "pass", (argv, result)
+        assert not marker.exists(), argv
+    shown = run_command(["git", "diff"], repo, allow=DEFAULT_ALLOW, sandbox="none")
+    assert "+two" in shown.output
+    assert shown.argv == ["git", "diff"]  # the report shows the note's command as written
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)

@@ -219,6 +219,23 @@ def _result(
 # --- the runner --------------------------------------------------------------------------------
 
 
+def _harden_args(argv: list[str]) -> list[str]:
+    """argv[1:], with git's diff machinery kept from running configured external programs.
+
+    A repository's .git/config and .gitattributes can name `diff.external` or textconv drivers
+    that `git diff`/`log`/`show` would run; `--no-ext-diff --no-textconv` switch them off.
+    """
+    args = argv[1:]
+    if argv[0] != "git":
+        return args
+    for i, arg in enumerate(args):
+        if not arg.startswith("-"):
+            if arg in ("diff", "log", "show"):
+                return [*args[: i + 1], "--no-ext-diff", "--no-textconv", *args[i + 1 :]]
+            break
+    return args
+
+
 def _bwrap_args(bwrap: str, cwd: Path, root: Path, home: str, status_fd: int) -> list[str]:
     args = [bwrap, *_BWRAP_BASE_ARGS]
     # --tmpfs /tmp hides anything under /tmp: bring back what the command needs.
@@ -289,6 +306,14 @@ def _run(
         "GIT_CONFIG_GLOBAL": "/dev/null",
         "GIT_TERMINAL_PROMPT": "0",
         "LC_ALL": "C",
+        # `git status` would otherwise rewrite .git/index to refresh stat data: a write that
+        # RLIMIT_FSIZE kills (and a read-only check should not make anyway).
+        "GIT_OPTIONAL_LOCKS": "0",
+        # The repository's own .git/config is not ours to trust: core.fsmonitor would run a
+        # program on `git status`. Command-line-level config (highest priority) turns it off.
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_0": "false",
     }
     helper = [
         sys.executable, "-I", "-S", _HELPER,
@@ -297,7 +322,7 @@ def _run(
         "--core", "0",
         "--nproc", str(_user_task_count() + limits.extra_processes),
         "--as", str(limits.memory_bytes),
-        "--", program, *argv[1:],
+        "--", program, *_harden_args(argv),
     ]  # fmt: skip
     status_r = status_w = -1
     command = helper
