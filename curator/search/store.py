@@ -1,0 +1,673 @@
+"""The derived search index: one LanceDB table of notes and drafts under `.curator/index/`.
+
+Files are the truth; this index can always be rebuilt from them. Layout of `index_dir`:
+
+- `state.json`   which table is current, and the embedder, dim, git commit and doc count it
+                 reflects; rewritten atomically (temp file, fsync, os.replace). Readers follow it.
+- `docs_*.lance` LanceDB tables; only the one named in state.json is live.
+- `.gitignore`   "*", so the index never ends up in the palace's git history.
+
+`sync()` is incremental (only docs whose content_hash changed are re-embedded; one merge_insert
+transaction; one FTS refresh). `rebuild()` builds a new table, switches state.json to it and drops
+the old one. An index that cannot be read (zero-byte state.json, truncated Lance manifest,
+garbage) is moved aside to `<index_dir>.corrupt-<timestamp>/` and rebuilt by the next sync; queries
+on a missing index raise `IndexUnavailable` instead of crashing.
+
+One writer at a time is enforced by the curator writer lock; within a process, an RLock keeps a
+UI worker thread and the main thread from tripping over each other. lancedb is imported lazily.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import os
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from curator.search.docs import DOC_COLUMNS, IndexDoc
+from curator.search.embed import Embedder
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+log = logging.getLogger(__name__)
+
+STATE_FILE = "state.json"
+SCHEMA_VERSION = 1
+TABLE_PREFIX = "docs_"
+# Columns returned by queries unless asked otherwise (the vector and FTS text are left out).
+RESULT_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("text",))
+META_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("text", "body"))
+# Fold rows added since the last FTS build into the index once this many are pending (until then
+# LanceDB searches them by a flat scan, which is exact but slower).
+FTS_REFRESH_PENDING = 256
+_OLD_VERSIONS_KEEP = timedelta(minutes=10)
+
+T = TypeVar("T")
+
+
+class SearchIndexError(RuntimeError):
+    """Base class of search-index errors."""
+
+
+class IndexUnavailable(SearchIndexError):
+    """There is no usable index (never built, or moved aside as corrupt): run sync()."""
+
+
+class EmptyIndexRefused(SearchIndexError):
+    """Refusing to replace a non-empty index with an empty one (pass allow_empty=True)."""
+
+
+@dataclass(frozen=True)
+class SyncStats:
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+    seconds: float
+    rebuilt: bool = False
+    reason: str = ""  # why a rebuild happened ("" for an incremental sync)
+
+
+@dataclass(frozen=True)
+class IndexState:
+    table: str
+    embedder: str
+    dim: int
+    commit: str | None
+    doc_count: int
+    updated: str
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> IndexState:
+        data = json.loads(raw.decode("utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("state.json is not an object")
+        table, embedder, dim = data.get("table"), data.get("embedder"), data.get("dim")
+        commit, count, updated = data.get("commit"), data.get("doc_count"), data.get("updated")
+        version = data.get("schema_version")
+        if not (isinstance(table, str) and re.fullmatch(rf"{TABLE_PREFIX}[A-Za-z0-9_]+", table)):
+            raise ValueError(f"state.json: bad table name {table!r}")
+        if not isinstance(embedder, str) or not embedder:
+            raise ValueError("state.json: missing embedder")
+        if not isinstance(dim, int) or isinstance(dim, bool) or dim <= 0:
+            raise ValueError(f"state.json: bad dim {dim!r}")
+        if commit is not None and not isinstance(commit, str):
+            raise ValueError("state.json: bad commit")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ValueError("state.json: bad doc_count")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise ValueError("state.json: bad schema_version")
+        return cls(table, embedder, dim, commit, count, str(updated or ""), version)
+
+
+# --------------------------------------------------------------------------- filters (SQL)
+
+
+def sql_str(value: str) -> str:
+    """A SQL string literal: single quotes doubled; NUL refused."""
+    text = str(value)
+    if "\x00" in text:
+        raise ValueError("filter values may not contain NUL characters")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sql_in(column: str, values: Sequence[str]) -> str:
+    assert column in _FILTER_COLUMNS, column  # allow-listed names only
+    if len(values) == 1:
+        return f"{column} = {sql_str(values[0])}"
+    return f"{column} IN ({', '.join(sql_str(v) for v in values)})"
+
+
+_FILTER_COLUMNS = frozenset({"type", "scope", "status", "kind", "path", "slug"})
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Structured search filters; every value is quoted by `where_sql`, never spliced raw.
+
+    A sequence means "any of"; an empty sequence means "no constraint". `tags_all` requires
+    every listed tag. Sensitive docs are excluded unless `include_sensitive` is set.
+    """
+
+    types: Sequence[str] = ()
+    scopes: Sequence[str] = ()
+    statuses: Sequence[str] = ()
+    kinds: Sequence[str] = ()
+    stale: bool | None = None
+    min_confidence: float | None = None
+    include_sensitive: bool = False
+    tags_all: Sequence[str] = ()
+    paths: Sequence[str] = ()
+
+
+def _as_values(value: str | Sequence[str]) -> list[str]:
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def where_sql(filters: Filters | None = None) -> str | None:
+    """A LanceDB (DataFusion SQL) prefilter for `filters`, or None when nothing is filtered."""
+    f = filters or Filters()
+    clauses: list[str] = []
+    for column, values in (
+        ("type", f.types),
+        ("scope", f.scopes),
+        ("status", f.statuses),
+        ("kind", f.kinds),
+        ("path", f.paths),
+    ):
+        vals = _as_values(values)
+        if vals:
+            clauses.append(_sql_in(column, vals))
+    if f.stale is not None:
+        clauses.append("stale = true" if f.stale else "stale = false")
+    if f.min_confidence is not None:
+        floor = float(f.min_confidence)
+        if not math.isfinite(floor):
+            raise ValueError(f"min_confidence must be a finite number, got {f.min_confidence!r}")
+        clauses.append(f"confidence >= {floor!r}")
+    if not f.include_sensitive:
+        clauses.append("sensitive = false")
+    for tag in _as_values(f.tags_all):
+        clauses.append(f"array_has(tags, {sql_str(tag)})")
+    return " AND ".join(f"({c})" for c in clauses) if clauses else None
+
+
+# --------------------------------------------------------------------------- arrow
+
+
+def doc_schema(dim: int) -> pa.Schema:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            pa.field("path", pa.string(), nullable=False),
+            pa.field("slug", pa.string()),
+            pa.field("name", pa.string()),
+            pa.field("description", pa.string()),
+            pa.field("type", pa.string()),
+            pa.field("scope", pa.string()),
+            pa.field("status", pa.string()),
+            pa.field("confidence", pa.float64()),
+            pa.field("stale", pa.bool_()),
+            pa.field("stale_reason", pa.string()),
+            pa.field("sensitive", pa.bool_()),
+            pa.field("tags", pa.list_(pa.string())),
+            pa.field("created", pa.string()),
+            pa.field("reviewed", pa.string()),
+            pa.field("kind", pa.string()),
+            pa.field("content_hash", pa.string()),
+            pa.field("text", pa.string()),
+            pa.field("body", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def _to_arrow(docs: Sequence[IndexDoc], vectors: np.ndarray, dim: int) -> pa.Table:
+    import pyarrow as pa
+
+    schema = doc_schema(dim)
+    columns: dict[str, Any] = {
+        name: [list(getattr(d, name)) if name == "tags" else getattr(d, name) for d in docs]
+        for name in DOC_COLUMNS
+    }
+    flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
+    arrays = [pa.array(columns[n], type=schema.field(n).type) for n in DOC_COLUMNS]
+    arrays.append(pa.FixedSizeListArray.from_arrays(flat, dim))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------- store
+
+
+@dataclass
+class _Live:
+    state: IndexState
+    table: Any  # lancedb Table
+
+
+@dataclass
+class IndexStore:
+    """The search index of one palace. Create with `IndexStore.open(index_dir, embedder)`."""
+
+    index_dir: Path
+    embedder: Embedder
+    recovered: list[Path] = field(default_factory=list)  # dirs moved aside as corrupt
+    _live: _Live | None = None
+    _db: Any = None
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+
+    # ---- opening
+
+    @classmethod
+    def open(cls, index_dir: Path | str, embedder: Embedder) -> IndexStore:
+        """Open (or prepare) the index in `index_dir`. Never raises for a corrupt index: it is
+        moved aside (see `recovered`) and the store reports `ready == False` until synced."""
+        store = cls(Path(index_dir), embedder)
+        with store._lock:
+            store._prepare_dir()
+            store._load()
+        return store
+
+    @property
+    def ready(self) -> bool:
+        """True when a table is open and was built with this store's embedder."""
+        live = self._live
+        return live is not None and self._matches_embedder(live.state)
+
+    @property
+    def state(self) -> IndexState | None:
+        live = self._live
+        return live.state if live else None
+
+    def _matches_embedder(self, state: IndexState) -> bool:
+        return (
+            state.embedder == self.embedder.name
+            and state.dim == self.embedder.dim
+            and state.schema_version == SCHEMA_VERSION
+        )
+
+    def _prepare_dir(self) -> None:
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        ignore = self.index_dir / ".gitignore"
+        if not ignore.exists():
+            _write_atomic(ignore, b"# derived search index: never commit\n*\n")
+
+    def _connect(self) -> Any:
+        if self._db is None:
+            import lancedb
+
+            self._db = lancedb.connect(str(self.index_dir))
+        return self._db
+
+    def _read_state(self) -> IndexState | None:
+        """The state file, None when absent. Raises ValueError/OSError when unreadable."""
+        path = self.index_dir / STATE_FILE
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        if not raw:
+            raise ValueError("state.json is empty (zero bytes)")
+        return IndexState.from_json(raw)
+
+    def _load(self) -> None:
+        """(Re)open the table named by state.json; quarantine the index if it is unreadable."""
+        self._live = None
+        try:
+            state = self._read_state()
+        except (ValueError, OSError, UnicodeDecodeError) as exc:
+            self._quarantine(f"unreadable {STATE_FILE}: {exc}")
+            return
+        if state is None:
+            return
+        try:
+            table = self._open_table(state)
+        except Exception as exc:  # lance raises RuntimeError/OSError/ValueError for bad files
+            self._quarantine(f"table {state.table} unreadable: {exc}")
+            return
+        self._live = _Live(state, table)
+
+    def _open_table(self, state: IndexState) -> Any:
+        table = self._connect().open_table(state.table)
+        schema = table.schema
+        names = [f.name for f in schema]
+        if names != [*DOC_COLUMNS, "vector"]:
+            raise ValueError(f"unexpected columns {names}")
+        if schema.field("vector").type.list_size != state.dim:
+            raise ValueError("vector width does not match state.json dim")
+        table.search().select(["path"]).limit(1).to_arrow()  # probe: reads a data file
+        return table
+
+    def _quarantine(self, reason: str) -> Path | None:
+        """Move the whole index dir aside and start an empty one. Never raises for I/O."""
+        self._live = None
+        self._db = None
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        target = self.index_dir.with_name(f"{self.index_dir.name}.corrupt-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.index_dir.with_name(f"{self.index_dir.name}.corrupt-{stamp}-{n}")
+        log.warning("search index unreadable (%s); moving it aside to %s", reason, target)
+        try:
+            os.replace(self.index_dir, target)
+            with contextlib.suppress(OSError):
+                (target / "REASON.txt").write_text(f"{_now()} {reason}\n", encoding="utf-8")
+        except OSError as exc:
+            log.error("could not move the corrupt index aside: %s", exc)
+            return None
+        finally:
+            self._prepare_dir()
+        self.recovered.append(target)
+        return target
+
+    # ---- reading
+
+    def _with_table(self, fn: Callable[[Any], T]) -> T:
+        """Run fn(table); on a read failure follow a switched state.json once, else quarantine."""
+        with self._lock:
+            live = self._live
+            if live is None:
+                raise IndexUnavailable(f"no search index in {self.index_dir}: run sync")
+            try:
+                return fn(live.table)
+            except SearchIndexError:
+                raise
+            except Exception as exc:
+                error: Exception = exc
+            # Another process may have rebuilt and dropped our table: follow state.json once.
+            self._load()
+            if self._live is not None and self._live.state.table != live.state.table:
+                try:
+                    return fn(self._live.table)
+                except SearchIndexError:
+                    raise
+                except Exception as exc:
+                    error = exc
+            if self._live is not None:
+                self._quarantine(f"query failed on {self._live.state.table}: {error}")
+            raise IndexUnavailable(
+                f"search index was unreadable and moved aside ({error}); run sync"
+            ) from error
+
+    def count(self) -> int:
+        return int(self._with_table(lambda t: t.count_rows()))
+
+    def fts(
+        self,
+        query: str,
+        limit: int = 20,
+        where: str | None = None,
+        columns: Sequence[str] = RESULT_COLUMNS,
+    ) -> list[dict[str, Any]]:
+        """Full-text (BM25) matches of `query`, best first; rows carry `_score` (higher=better)."""
+        words = _fts_words(query)
+        if not words or limit <= 0:
+            return []
+        cols = _checked_columns(columns)
+
+        def run(table: Any) -> list[dict[str, Any]]:
+            q = table.search(" ".join(words), query_type="fts")
+            if where:
+                q = q.where(where, prefilter=True)
+            return list(q.select([*cols, "_score"]).limit(limit).to_list())
+
+        return self._with_table(run)
+
+    def vector(
+        self,
+        vec: Sequence[float] | np.ndarray,
+        limit: int = 20,
+        where: str | None = None,
+        columns: Sequence[str] = RESULT_COLUMNS,
+    ) -> list[dict[str, Any]]:
+        """Nearest docs by cosine distance, best first; rows carry `_distance` (lower=better)
+        and `similarity` = 1 - distance. A zero vector matches nothing."""
+        arr = np.asarray(vec, dtype=np.float32).reshape(-1)
+        if limit <= 0 or not np.any(arr):
+            return []
+        if arr.shape[0] != self.embedder.dim:
+            raise ValueError(f"query vector has {arr.shape[0]} dims, index has {self.embedder.dim}")
+        cols = _checked_columns(columns)
+
+        def run(table: Any) -> list[dict[str, Any]]:
+            q = table.search(arr, vector_column_name="vector").distance_type("cosine")
+            if where:
+                q = q.where(where, prefilter=True)
+            rows = list(q.select([*cols, "_distance"]).limit(limit).to_list())
+            for row in rows:
+                row["similarity"] = 1.0 - float(row["_distance"])
+            return rows
+
+        return self._with_table(run)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The embedding of a query text with this index's embedder."""
+        return self.embedder.embed([text])[0]
+
+    def all_docs_meta(self, where: str | None = None) -> list[dict[str, Any]]:
+        """Every row's header fields (no body, text or vector), sorted by path."""
+
+        def run(table: Any) -> list[dict[str, Any]]:
+            q = table.search().select(list(META_COLUMNS))
+            if where:
+                q = q.where(where)
+            rows = q.limit(None).to_arrow().sort_by("path").to_pylist()
+            return list(rows)
+
+        return self._with_table(run)
+
+    # ---- writing
+
+    def sync(
+        self, docs: Sequence[IndexDoc], commit: str | None, *, allow_empty: bool = False
+    ) -> SyncStats:
+        """Bring the index in line with `docs`: re-embed only changed docs, drop removed ones.
+        Rebuilds from scratch when there is no usable index or the embedder changed."""
+        t0 = time.perf_counter()
+        by_path = _unique(docs)
+        with self._lock:
+            live = self._live
+            if live is None:
+                why = "recovered from a corrupt index" if self.recovered else "no index yet"
+                return self._rebuild(by_path, commit, t0, why, allow_empty)
+            if not self._matches_embedder(live.state):
+                why = (
+                    f"embedder changed ({live.state.embedder}/{live.state.dim} -> "
+                    f"{self.embedder.name}/{self.embedder.dim})"
+                )
+                return self._rebuild(by_path, commit, t0, why, allow_empty)
+            try:
+                return self._sync_incremental(live, by_path, commit, t0, allow_empty)
+            except SearchIndexError:
+                raise
+            except Exception as exc:  # unreadable table: move aside, build anew
+                self._quarantine(f"sync failed on {live.state.table}: {exc}")
+                return self._rebuild(by_path, commit, t0, f"index unreadable: {exc}", allow_empty)
+
+    def rebuild(
+        self, docs: Sequence[IndexDoc], commit: str | None, *, allow_empty: bool = False
+    ) -> SyncStats:
+        """Build a new table from `docs`, switch state.json to it, drop the old table."""
+        t0 = time.perf_counter()
+        with self._lock:
+            return self._rebuild(_unique(docs), commit, t0, "requested", allow_empty)
+
+    def _refuse_empty(self, by_path: dict[str, IndexDoc], allow_empty: bool) -> None:
+        live = self._live
+        if not by_path and not allow_empty and live is not None and live.state.doc_count > 0:
+            raise EmptyIndexRefused(
+                f"refusing to replace a search index of {live.state.doc_count} docs with an "
+                "empty one (the caller found no notes?); pass allow_empty=True if intended"
+            )
+
+    def _sync_incremental(
+        self,
+        live: _Live,
+        by_path: dict[str, IndexDoc],
+        commit: str | None,
+        t0: float,
+        allow_empty: bool,
+    ) -> SyncStats:
+        self._refuse_empty(by_path, allow_empty)
+        table = live.table
+        current = table.search().select(["path", "content_hash"]).limit(None).to_arrow()
+        old = dict(
+            zip(
+                current.column("path").to_pylist(),
+                current.column("content_hash").to_pylist(),
+                strict=True,
+            )
+        )
+        changed = [d for p, d in by_path.items() if old.get(p) != d.content_hash]
+        added = sum(1 for d in changed if d.path not in old)
+        removed = sorted(p for p in old if p not in by_path)
+        if changed or removed:
+            self._write_changes(table, changed, removed)
+            self._refresh_fts(table)
+        count = len(by_path)
+        if changed or removed or live.state.commit != commit or live.state.doc_count != count:
+            state = IndexState(
+                live.state.table, self.embedder.name, self.embedder.dim, commit, count, _now()
+            )
+            self._write_state(state)
+            self._live = _Live(state, table)
+        return SyncStats(
+            added=added,
+            updated=len(changed) - added,
+            removed=len(removed),
+            unchanged=len(by_path) - len(changed),
+            seconds=time.perf_counter() - t0,
+        )
+
+    def _write_changes(self, table: Any, changed: list[IndexDoc], removed: list[str]) -> None:
+        gone = f"path IN ({', '.join(sql_str(p) for p in removed)})" if removed else None
+        if not changed:
+            assert gone is not None
+            table.delete(gone)
+            return
+        data = _to_arrow(changed, self._embed(changed), self.embedder.dim)
+        merge = table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all()
+        if gone is not None:
+            merge = merge.when_not_matched_by_source_delete(gone)
+        merge.execute(data)
+
+    def _refresh_fts(self, table: Any) -> None:
+        """Fold pending rows into the FTS index once enough are pending; prune old versions."""
+        stats = table.index_stats("text_idx")
+        pending = stats.num_unindexed_rows if stats is not None else 0
+        if stats is None:
+            _create_fts(table)
+        elif pending >= FTS_REFRESH_PENDING:
+            table.optimize(cleanup_older_than=_OLD_VERSIONS_KEEP)
+
+    def _embed(self, docs: Sequence[IndexDoc]) -> np.ndarray:
+        vectors = self.embedder.embed([d.text for d in docs])
+        if vectors.shape != (len(docs), self.embedder.dim):
+            raise ValueError(
+                f"embedder {self.embedder.name} returned shape {vectors.shape}, "
+                f"expected {(len(docs), self.embedder.dim)}"
+            )
+        return vectors
+
+    def _rebuild(
+        self,
+        by_path: dict[str, IndexDoc],
+        commit: str | None,
+        t0: float,
+        reason: str,
+        allow_empty: bool,
+    ) -> SyncStats:
+        self._refuse_empty(by_path, allow_empty)
+        docs = [by_path[p] for p in sorted(by_path)]
+        data = _to_arrow(docs, self._embed(docs), self.embedder.dim)
+        db = self._connect()
+        name = f"{TABLE_PREFIX}{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:8]}"
+        table = db.create_table(name, data=data, schema=data.schema, mode="create")
+        _create_fts(table)
+        state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(docs), _now())
+        self._write_state(state)  # the switch-over: readers now follow the new table
+        self._live = _Live(state, table)
+        self._drop_tables_except(name)
+        return SyncStats(
+            added=len(docs),
+            updated=0,
+            removed=0,
+            unchanged=0,
+            seconds=time.perf_counter() - t0,
+            rebuilt=True,
+            reason=reason,
+        )
+
+    def _drop_tables_except(self, keep: str) -> None:
+        for entry in self.index_dir.glob(f"{TABLE_PREFIX}*.lance"):
+            name = entry.name.removesuffix(".lance")
+            if name == keep:
+                continue
+            try:
+                self._connect().drop_table(name)
+            except Exception as exc:  # a half-written table lance cannot open: remove the dir
+                log.info("dropping old index table %s failed (%s); removing files", name, exc)
+                _rmtree(entry)
+
+    def _write_state(self, state: IndexState) -> None:
+        raw = json.dumps(asdict(state), indent=2, sort_keys=True).encode("utf-8") + b"\n"
+        _write_atomic(self.index_dir / STATE_FILE, raw)
+
+
+def _create_fts(table: Any) -> None:
+    from lancedb.index import FTS
+
+    table.create_index("text", config=FTS(with_position=False), replace=True, name="text_idx")
+
+
+def _unique(docs: Iterable[IndexDoc]) -> dict[str, IndexDoc]:
+    by_path: dict[str, IndexDoc] = {}
+    for doc in docs:
+        if doc.path in by_path:
+            raise ValueError(f"two index docs share the path {doc.path!r}")
+        by_path[doc.path] = doc
+    return by_path
+
+
+_FTS_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _fts_words(query: str) -> list[str]:
+    """The plain words of a user query: FTS receives words only, never query syntax."""
+    return _FTS_WORD.findall(query or "")
+
+
+def _checked_columns(columns: Sequence[str]) -> list[str]:
+    allowed = set(DOC_COLUMNS) | {"vector"}
+    bad = [c for c in columns if c not in allowed]
+    if bad:
+        raise ValueError(f"unknown index columns {bad}")
+    return list(columns)
+
+
+def _rmtree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
