@@ -1,0 +1,210 @@
+"""A thin wrapper around the ``git`` command line.
+
+Every call is an argument list (never a shell), with ``GIT_TERMINAL_PROMPT=0`` (never ask for a
+password), ``LC_ALL=C`` (stable messages) and ``GIT_LITERAL_PATHSPECS=1`` (a note named ``*.md``
+or ``:(top)x`` is a file name, not a pattern). Callers put ``--`` before paths; note-derived
+text never becomes an option, a ref or a config value.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from curator.writer.plan import WriterError
+
+__all__ = [
+    "DEFAULT_EMAIL",
+    "DEFAULT_NAME",
+    "GitError",
+    "IndexLockError",
+    "NotARepositoryError",
+    "Repo",
+    "discover",
+    "discover_with_head",
+    "git_env",
+    "run_git",
+]
+
+# The identity used when git has none configured (CI: HOME without .gitconfig). Constants.
+DEFAULT_NAME = "curator"
+DEFAULT_EMAIL = "curator@localhost"
+
+
+class GitError(WriterError):
+    """A git command failed; the message names the command and quotes git's own words."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
+        self.git_args = list(args)
+        self.returncode = returncode
+        self.stderr = stderr
+        shown = " ".join(self.git_args[:4]) + (" ..." if len(self.git_args) > 4 else "")
+        said = stderr.strip().splitlines()
+        detail = f": {' | '.join(said[-3:])}" if said else ""
+        super().__init__(f"git {shown} failed (exit {returncode}){detail}")
+
+
+class NotARepositoryError(WriterError):
+    pass
+
+
+class IndexLockError(WriterError):
+    """git's index.lock exists: another git process is running, or one died and left it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(
+            f"git's index.lock exists at {path}; another git command may be running. "
+            f"If no git process is running, a crashed one left it behind: remove it with "
+            f"`rm {path}` and retry."
+        )
+
+
+def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        LC_ALL="C",
+        LANGUAGE="C",
+        GIT_LITERAL_PATHSPECS="1",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        GIT_EDITOR=":",
+    )
+    # Never inherit an index from a calling git hook; apply chooses its own index.
+    env.pop("GIT_INDEX_FILE", None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_git(
+    cwd: Path,
+    args: Sequence[str],
+    *,
+    input: bytes | None = None,
+    check: bool = True,
+    config: Sequence[tuple[str, str]] = (),
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git [-c k=v ...] ARGS`` in ``cwd`` and return the completed process (bytes).
+
+    ``config`` pairs become ``-c key=value``; they must be constants, never note-derived text.
+    With ``check`` a non-zero exit raises GitError (IndexLockError when git says index.lock).
+    """
+    argv = ["git"]
+    for key, value in config:
+        argv += ["-c", f"{key}={value}"]
+    argv += list(args)
+    proc = subprocess.run(
+        argv,
+        cwd=str(cwd),
+        input=input if input is not None else b"",
+        capture_output=True,
+        env=git_env(env),
+        check=False,
+    )
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace")
+        if "index.lock" in err and "File exists" in err:
+            for line in err.splitlines():
+                if "index.lock" in line and "'" in line:
+                    raise IndexLockError(Path(line.split("'")[1]))
+        raise GitError(list(args), proc.returncode, err)
+    return proc
+
+
+@dataclass(frozen=True)
+class Repo:
+    """Where a palace sits in its git repository.
+
+    ``top`` is the work tree root, ``git_dir`` the (absolute) git directory, ``prefix`` the
+    palace's folder relative to ``top`` in posix form with a trailing slash ("" at the root).
+    """
+
+    top: Path
+    git_dir: Path
+    prefix: str
+
+    def to_repo(self, rel: str) -> str:
+        """Palace-relative path -> repo-relative path."""
+        return self.prefix + rel
+
+    def to_palace(self, repo_rel: str) -> str | None:
+        """Repo-relative path -> palace-relative path, or None when outside the palace."""
+        if repo_rel.startswith(self.prefix):
+            return repo_rel[len(self.prefix) :]
+        return None
+
+    @property
+    def index_lock(self) -> Path:
+        return self.git_dir / "index.lock"
+
+    def check_index_lock(self) -> None:
+        """Raise IndexLockError if git's index.lock exists (never deletes it)."""
+        if self.index_lock.exists():
+            raise IndexLockError(self.index_lock)
+
+    def git(
+        self,
+        *args: str,
+        input: bytes | None = None,
+        check: bool = True,
+        config: Sequence[tuple[str, str]] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run git at the top of the work tree (paths given to it are repo-relative)."""
+        return run_git(self.top, args, input=input, check=check, config=config, env=env)
+
+    def head(self) -> str | None:
+        """The commit HEAD points at, or None on an unborn branch."""
+        proc = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        out = proc.stdout.decode().strip()
+        return out if proc.returncode == 0 and out else None
+
+    def identity_config(self) -> list[tuple[str, str]]:
+        """``-c`` pairs for the default identity, only for the parts git config lacks."""
+        proc = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False)
+        have = {
+            line.split(" ", 1)[0].lower()
+            for line in proc.stdout.decode("utf-8", "replace").splitlines()
+            if " " in line and line.split(" ", 1)[1].strip()
+        }
+        out: list[tuple[str, str]] = []
+        if "user.name" not in have:
+            out.append(("user.name", DEFAULT_NAME))
+        if "user.email" not in have:
+            out.append(("user.email", DEFAULT_EMAIL))
+        return out
+
+
+def discover(palace_root: Path) -> Repo:
+    """Find the git repository holding ``palace_root`` (its own root or a folder inside)."""
+    return discover_with_head(palace_root)[0]
+
+
+def discover_with_head(palace_root: Path) -> tuple[Repo, str | None]:
+    """:func:`discover` plus the commit HEAD points at (None on an unborn branch), one git call."""
+    root = Path(palace_root)
+    if not root.is_dir():
+        raise NotARepositoryError(f"palace folder {root} does not exist")
+    proc = run_git(
+        root,
+        ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix",
+         "--verify", "-q", "HEAD^{commit}"],
+        check=False,
+    )
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if proc.returncode not in (0, 1) or len(lines) < 3 or not lines[0]:
+        raise NotARepositoryError(
+            f"{root} is not inside a git work tree (curator keeps every change as a git commit; "
+            f"run `git init` there first)"
+        )
+    top, git_dir, prefix = lines[0], lines[1], lines[2]
+    if prefix and not prefix.endswith("/"):
+        prefix += "/"
+    head = lines[3].strip() if proc.returncode == 0 and len(lines) > 3 and lines[3] else None
+    return Repo(Path(top), Path(git_dir), prefix), head
