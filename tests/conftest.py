@@ -1,0 +1,128 @@
+"""Shared fixtures: an isolated environment, real palaces in tmp_path, an in-process CLI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).parent.parent / "sample_palace"
+
+DEFAULT_TOML = '[palace]\nname = "test palace"\ntaxonomy = "palace"\n'
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test sees the real home, caches, git config or CURATOR_PALACE."""
+    base = tmp_path_factory.mktemp("env")
+    home = base / "home"
+    for sub in ("home", "cache", "xdg-config", "xdg-cache"):
+        (base / sub).mkdir()
+    gitconfig = base / "gitconfig"
+    gitconfig.write_text(
+        "[user]\n\tname = Test\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CURATOR_CACHE_HOME", str(base / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "xdg-config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))
+    monkeypatch.delenv("CURATOR_PALACE", raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    return base
+
+
+def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def git_init_commit(root: Path, message: str = "initial") -> None:
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", message)
+
+
+@pytest.fixture
+def sample_palace(tmp_path: Path) -> Path:
+    """A git-initialised copy of sample_palace/ (tests never touch the original)."""
+    root = tmp_path / "palace"
+    shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
+    git_init_commit(root)
+    return root
+
+
+def note_text(
+    name: str,
+    *,
+    type: str = "project",
+    description: str | None = None,
+    body: str = "Body.\n",
+    extra: str = "",
+) -> str:
+    """A valid note's text; `extra` is raw header lines added after the type."""
+    desc = description if description is not None else f"About {name.lower()}."
+    return f"---\nname: {name}\ndescription: {desc}\ntype: {type}\n{extra}---\n{body}"
+
+
+MakePalace = Callable[..., Path]
+
+
+@pytest.fixture
+def make_palace(tmp_path: Path) -> MakePalace:
+    """Factory: make_palace({rel: text | bytes}, toml=..., commit=True) -> git-initialised root."""
+    counter = iter(range(1000))
+
+    def make(
+        files: Mapping[str, str | bytes],
+        *,
+        toml: str | None = DEFAULT_TOML,
+        commit: bool = True,
+        name: str | None = None,
+    ) -> Path:
+        root = tmp_path / (name or f"palace{next(counter)}")
+        root.mkdir()
+        (root / "notes").mkdir()
+        (root / "inbox").mkdir()
+        if toml is not None:
+            (root / "palace.toml").write_text(toml)
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_bytes(content.encode("utf-8"))
+        if commit:
+            git_init_commit(root)
+        return root
+
+    return make
+
+
+RunCli = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> RunCli:
+    """run_cli(*args, cwd=None) -> (exit code, stdout, stderr), running main() in-process."""
+    from curator.cli import main
+
+    def run(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
+        capsys.readouterr()
+        with monkeypatch.context() as m:
+            if cwd is not None:
+                m.chdir(cwd)
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:  # argparse errors
+                code = exc.code if isinstance(exc.code, int) else 2
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run

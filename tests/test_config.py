@@ -1,0 +1,108 @@
+"""palace.toml: optional, validated, every bad key or value named with its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from curator.config import TAXONOMIES, load_config, render_config
+from curator.errors import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "palace.toml").write_text(text)
+    return tmp_path
+
+
+def test_no_palace_toml_gives_defaults(tmp_path: Path) -> None:
+    config = load_config(tmp_path)
+    assert config.taxonomy == "palace"
+    assert list(config.types) == ["user", "feedback", "project", "reference"]
+    assert config.authority == ("user", "feedback", "project", "reference")
+    assert config.name == tmp_path.name
+    assert "_global" in config.scopes
+    assert config.audit.jobs == 4
+
+
+def test_five_types_taxonomy(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[palace]\ntaxonomy = "five-types"\n'))
+    ranges = {name: spec.confidence for name, spec in config.types.items()}
+    assert ranges == {
+        "principle": (1.0, 1.0),
+        "semantic": (0.7, 0.95),
+        "procedural": (0.6, 0.9),
+        "episodic": (1.0, 1.0),
+        "reflective": (0.7, 0.95),
+    }
+    for spec in config.types.values():
+        lo, hi = spec.confidence
+        assert lo <= spec.default_confidence <= hi
+
+
+def test_palace_taxonomy_has_four_types_in_order(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[palace]\ntaxonomy = "palace"\n'))
+    assert list(config.types) == ["user", "feedback", "project", "reference"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ('[palace]\nname = "x"\n\n[bogus]\nkey = 1\n', 4, "bogus"),
+        ('[palace]\nname = "x"\n\n[audit]\njobs = 2\ncolour = "red"\n', 6, "colour"),
+        ('# comment\n[palace]\nname = "x"\ntaxonomy = "seven-types"\n', 4, "taxonomy"),
+        ("[palace]\n\n[types.project]\nroom = 'Facts'\nconfidence = [0.5]\n", 5, "confidence"),
+        ("[types.project]\nconfidence = 0.5\n", 2, "confidence"),
+        ("[types.project]\nconfidence = [0.9, 0.5]\n", 2, "confidence"),
+        ('[scopes.app]\nroot = "app"\nsensitive = "yes"\n', 3, "sensitive"),
+        ("[audit]\njobs = 0\n", 2, "jobs"),
+        ('[audit]\nallow = ["/bin/sh"]\n', 2, "allow"),
+        ('[audit]\nsandbox = "docker"\n', 2, "sandbox"),
+        ("[index]\nlow_confidence = 2\n", 2, "low_confidence"),
+        ('[palace]\nauthority = ["user", "nope"]\n', 2, "nope"),
+        ("[palace]\nname = 3\n", 2, "name"),
+        ('[types.project]\nroom = "R"\nshape = 1\n', 3, "shape"),
+    ],
+)
+def test_bad_config_names_the_line(tmp_path: Path, text: str, line: int, words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    err = info.value
+    assert err.line == line, str(err)
+    assert words in err.message
+    assert err.path is not None and err.path.endswith("palace.toml")
+    assert f"palace.toml:{line}:" in str(err)
+
+
+def test_invalid_toml_syntax_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, '[palace]\nname = "x"\ntaxonomy = \n'))
+    assert info.value.line == 3
+
+
+def test_overrides_and_new_types(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path,
+            "[types.project]\nconfidence = [0.6, 0.9]\nreview_after_days = 30\n"
+            '[types.decision]\nroom = "Decisions"\n'
+            '[scopes.app]\nroot = "app"\nsensitive = true\n'
+            '[audit]\njobs = 2\nallow = ["git", "test"]\n',
+        )
+    )
+    assert config.types["project"].confidence == (0.6, 0.9)
+    assert config.types["project"].default_confidence == 0.8
+    assert config.types["project"].review_after_days == 30
+    assert list(config.types)[-1] == "decision"
+    assert config.authority[-1] == "decision"
+    assert config.is_sensitive_scope("app") and not config.is_sensitive_scope("_global")
+    assert config.scope_root("app") == (tmp_path / "app").resolve()
+    assert config.audit.allow == ("git", "test")
+
+
+@pytest.mark.parametrize("taxonomy", sorted(TAXONOMIES))
+def test_rendered_config_loads_back(tmp_path: Path, taxonomy: str) -> None:
+    config = load_config(write(tmp_path, render_config('my "palace"', taxonomy)))
+    assert config.name == 'my "palace"'
+    assert config.taxonomy == taxonomy
+    assert list(config.types) == [t.name for t in TAXONOMIES[taxonomy]]
