@@ -14,9 +14,9 @@ def rrf(
 ) -> list[tuple[str, float]]:
     """Reciprocal rank fusion: score(d) = sum_i w_i / (k + rank_i(d)), rank starting at 1.
 
-    Each ranking lists keys best first; a key repeated within one ranking counts at its best
-    rank only. Results are sorted by score (descending), ties broken by key (ascending), so the
-    output is deterministic whatever the input order of equal-scored keys.
+    Each ranking lists keys best first; repeats within one ranking are ignored (rank counts
+    distinct keys). Results are sorted by score (descending), ties broken by key (ascending),
+    so the output is deterministic whatever the input order of equal-scored keys.
     """
     if k < 0:
         raise ValueError(f"rrf k must be >= 0, got {k}")
@@ -27,11 +27,11 @@ def rrf(
     scores: dict[str, float] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
         seen: set[str] = set()
-        for rank, key in enumerate(ranking, start=1):
+        for key in ranking:
             if key in seen:
                 continue
-            seen.add(key)
-            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+            seen.add(key)  # rank = position among distinct keys, starting at 1
+            scores[key] = scores.get(key, 0.0) + weight / (k + len(seen))
     return sort_scored(scores.items())
 
 

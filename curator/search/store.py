@@ -392,8 +392,8 @@ class IndexStore:
                 raise IndexUnavailable(f"no search index in {self.index_dir}: run sync")
             try:
                 return fn(live.table)
-            except SearchIndexError:
-                raise
+            except (SearchIndexError, ValueError):
+                raise  # lance reports a bad query (e.g. where clause) as ValueError
             except Exception as exc:
                 error: Exception = exc
             # Another process may have rebuilt and dropped our table: follow state.json once.

@@ -1,0 +1,118 @@
+"""Embedders: WordLlama loads offline from the wheel's bundled files; hash is deterministic."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from curator.search.embed import (
+    Embedder,
+    HashEmbedder,
+    WordLlamaEmbedder,
+    get_embedder,
+    wordllama_files,
+)
+
+
+def test_wordllama_loads_and_embeds_with_network_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_network(self: socket.socket, *args: object) -> None:
+        raise OSError("network blocked by test")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    emb = WordLlamaEmbedder()
+    vecs = emb.embed(["git hooks run before commit", "the user prefers short answers", ""])
+    assert vecs.shape == (3, 256) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs[:2], axis=1), 1.0, atol=1e-5)
+    assert not vecs[2].any()  # nothing to embed: a zero row, not NaN
+
+
+@pytest.mark.slow
+def test_wordllama_fresh_process_offline_never_imports_the_package() -> None:
+    # A fresh interpreter proves nothing was cached: load with sockets disabled, and check that
+    # the wordllama package (which downloads and configures root logging) was never imported.
+    code = textwrap.dedent(
+        """
+        import logging, socket, sys
+        def blocked(*a, **k):
+            raise OSError("network blocked")
+        socket.socket.connect = blocked
+        socket.create_connection = blocked
+        from curator.search.embed import WordLlamaEmbedder
+        v = WordLlamaEmbedder().embed(["offline embedding works"])
+        assert v.shape == (1, 256)
+        assert "wordllama" not in sys.modules, "wordllama package was imported"
+        assert not logging.getLogger().handlers, "root logger was configured"
+        print("ok")
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+@pytest.mark.slow
+def test_wordllama_matches_reference_inference() -> None:
+    # Our pooling must give the same vectors as WordLlamaInference.embed(norm=True).
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+    from wordllama.inference import WordLlamaInference
+
+    weights, tokenizer = wordllama_files()
+    ref = WordLlamaInference(
+        load_file(str(weights))["embedding.weight"], Tokenizer.from_file(str(tokenizer))
+    )
+    texts = ["Use ruff before committing", "café naïve résumé", "a " * 500 + "tail"]
+    ours = WordLlamaEmbedder().embed(texts)
+    assert np.abs(ours - ref.embed(texts, norm=True)).max() < 1e-4
+
+
+def test_wordllama_similarity_is_meaningful() -> None:
+    emb = WordLlamaEmbedder()
+    a, b, c = emb.embed(
+        ["run the test suite before pushing", "execute tests prior to a push", "banana bread"]
+    )
+    assert float(a @ b) > float(a @ c)
+
+
+def test_wordllama_truncated_dims_and_bad_dim() -> None:
+    v = WordLlamaEmbedder(64).embed(["hello world"])
+    assert v.shape == (1, 64)
+    assert np.isclose(np.linalg.norm(v), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="dim must be one of"):
+        WordLlamaEmbedder(100)
+
+
+def test_hash_embedder_deterministic_and_normalized() -> None:
+    emb = HashEmbedder(32)
+    a = emb.embed(["alpha beta gamma", "alpha beta gamma", "delta"])
+    assert a.shape == (3, 32)
+    assert np.array_equal(a[0], a[1])
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert HashEmbedder(32).embed([""]).any() == np.False_
+    with pytest.raises(ValueError):
+        HashEmbedder(2)
+
+
+def test_get_embedder_from_config_names() -> None:
+    assert isinstance(get_embedder("wordllama", None), WordLlamaEmbedder)
+    hashed = get_embedder("hash", 48)
+    assert isinstance(hashed, HashEmbedder) and hashed.dim == 48
+    assert isinstance(hashed, Embedder)  # satisfies the protocol
+    with pytest.raises(ValueError, match=r"unknown embedder 'bert'.*wordllama, hash"):
+        get_embedder("bert", None)

@@ -1,0 +1,286 @@
+"""The LanceDB search index: real tables in tmp_path, real embedders (counted, not mocked)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from curator.search.docs import IndexDoc
+from curator.search.embed import HashEmbedder, Vectors, WordLlamaEmbedder
+from curator.search.fuse import rank_by, rrf
+from curator.search.store import (
+    STATE_FILE,
+    EmptyIndexRefused,
+    Filters,
+    IndexStore,
+    IndexUnavailable,
+    sql_str,
+    where_sql,
+)
+
+HOSTILE = "x' OR 1=1 --"
+
+
+class CountingEmbedder:
+    """A real HashEmbedder that records how many texts it embedded."""
+
+    def __init__(self, dim: int = 32, name: str = "hash") -> None:
+        self.inner = HashEmbedder(dim)
+        self.name = name
+        self.dim = dim
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> Vectors:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+TOPICS = ["git hooks", "python packaging", "user preferences", "database backups", "ci caching"]
+
+
+def make_docs(n: int = 30) -> list[IndexDoc]:
+    types = ["feedback", "project", "reference", "user"]
+    return [
+        IndexDoc(
+            path=f"{'inbox' if i % 10 == 9 else 'notes'}/n{i:03d}.md",
+            slug=f"n{i:03d}",
+            name=f"Note {i} about {TOPICS[i % 5]}",
+            description=f"one line on {TOPICS[i % 5]}",
+            type=types[i % 4],
+            scope="global" if i % 2 else "repo",
+            status="active",
+            confidence=0.5 + (i % 5) / 10,
+            stale=i % 7 == 0,
+            stale_reason="flag renamed" if i % 7 == 0 else "",
+            sensitive=i % 11 == 0,
+            tags=["t1", TOPICS[i % 5].split()[0]],
+            created="2025-01-01",
+            kind="draft" if i % 10 == 9 else "note",
+            body=f"Body {i}: remember {TOPICS[i % 5]} details number{i}.",
+        )
+        for i in range(n)
+    ]
+
+
+def edit(doc: IndexDoc, **changes: object) -> IndexDoc:
+    fields = {k: getattr(doc, k) for k in doc.__dataclass_fields__}
+    fields.update(changes, content_hash="", text="")
+    return IndexDoc(**fields)
+
+
+@pytest.fixture
+def index_dir(tmp_path: Path) -> Path:
+    return tmp_path / ".curator" / "index"
+
+
+def paths(rows: list[dict[str, object]]) -> list[str]:
+    return [str(r["path"]) for r in rows]
+
+
+@pytest.mark.slow
+def test_incremental_sync_reembeds_only_changed_and_removes_deleted(index_dir: Path) -> None:
+    emb = CountingEmbedder()
+    docs = make_docs()
+    store = IndexStore.open(index_dir, emb)
+    assert not store.ready
+    first = store.sync(docs, "c1")
+    assert first.rebuilt and first.added == 30 and len(emb.texts) == 30
+    assert store.count() == 30
+
+    emb.texts.clear()
+    again = store.sync(docs, "c1")
+    assert (again.added, again.updated, again.removed, again.unchanged) == (0, 0, 0, 30)
+    assert emb.texts == []
+
+    docs[3] = edit(docs[3], body="completely rewritten: zeppelin maintenance")
+    docs[4] = edit(docs[4], stale=True, stale_reason="path gone")  # header-only change counts
+    removed = docs.pop(5)
+    new = IndexDoc(path="notes/new.md", slug="new", name="New note", body="quokka facts")
+    docs.append(new)
+    stats = store.sync(docs, "c2")
+    assert (stats.added, stats.updated, stats.removed, stats.unchanged) == (1, 2, 1, 27)
+    assert not stats.rebuilt
+    assert sorted(emb.texts) == sorted([docs[3].text, docs[4].text, new.text])
+    assert store.count() == 30
+    assert paths(store.fts("zeppelin", 5)) == ["notes/n003.md"]
+    assert paths(store.fts("quokka", 5)) == ["notes/new.md"]
+    assert removed.path not in paths(store.all_docs_meta())
+    meta = {m["path"]: m for m in store.all_docs_meta()}
+    assert meta["notes/n004.md"]["stale"] is True
+    assert meta["notes/n004.md"]["stale_reason"] == "path gone"
+    state = json.loads((index_dir / STATE_FILE).read_text())
+    assert state["commit"] == "c2" and state["doc_count"] == 30 and state["embedder"] == "hash"
+
+    # a fresh store (another process) sees the same index and syncs nothing
+    emb2 = CountingEmbedder()
+    other = IndexStore.open(index_dir, emb2)
+    assert other.ready and other.sync(docs, "c2").unchanged == 30 and emb2.texts == []
+
+
+@pytest.mark.slow
+def test_rebuild_switches_to_a_new_table_and_drops_the_old(index_dir: Path) -> None:
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    store.sync(make_docs(), "c1")
+    old_table = json.loads((index_dir / STATE_FILE).read_text())["table"]
+    reader = IndexStore.open(index_dir, CountingEmbedder())  # holds the old table open
+
+    stats = store.rebuild(make_docs(12), "c2")
+    new_table = json.loads((index_dir / STATE_FILE).read_text())["table"]
+    assert stats.rebuilt and new_table != old_table
+    assert not (index_dir / f"{old_table}.lance").exists()
+    assert (index_dir / f"{new_table}.lance").is_dir()
+    assert store.count() == 12
+    # the reader's table was dropped under it: it follows state.json instead of crashing
+    assert len(reader.all_docs_meta()) == 12
+    assert reader.recovered == []
+
+
+@pytest.mark.slow
+def test_embedder_change_triggers_full_rebuild(index_dir: Path) -> None:
+    IndexStore.open(index_dir, CountingEmbedder(32)).sync(make_docs(), "c1")
+    wider = CountingEmbedder(64)
+    store = IndexStore.open(index_dir, wider)
+    assert not store.ready
+    stats = store.sync(make_docs(), "c1")
+    assert stats.rebuilt and "embedder changed" in stats.reason and len(wider.texts) == 30
+    assert json.loads((index_dir / STATE_FILE).read_text())["dim"] == 64
+    assert len(store.vector(wider.embed(["git hooks"])[0], 3)) == 3
+
+    renamed = CountingEmbedder(64, name="other")
+    assert IndexStore.open(index_dir, renamed).sync(make_docs(), "c1").rebuilt
+
+
+@pytest.mark.slow
+def test_zero_byte_state_json_is_moved_aside_and_rebuilt(index_dir: Path) -> None:
+    IndexStore.open(index_dir, CountingEmbedder()).sync(make_docs(), "c1")
+    (index_dir / STATE_FILE).write_bytes(b"")  # power cut after truncate, before write
+
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    assert not store.ready and len(store.recovered) == 1
+    aside = store.recovered[0]
+    assert aside.name.startswith("index.corrupt-") and aside.parent == index_dir.parent
+    assert "zero bytes" in (aside / "REASON.txt").read_text()
+    with pytest.raises(IndexUnavailable):
+        store.fts("git", 5)
+    stats = store.sync(make_docs(), "c1")
+    assert stats.rebuilt and store.count() == 30
+    assert (index_dir / ".gitignore").read_text().strip().endswith("*")
+
+
+@pytest.mark.slow
+def test_truncated_lance_manifest_is_moved_aside_and_rebuilt(index_dir: Path) -> None:
+    IndexStore.open(index_dir, CountingEmbedder()).sync(make_docs(), "c1")
+    table = json.loads((index_dir / STATE_FILE).read_text())["table"]
+    manifests = list((index_dir / f"{table}.lance" / "_versions").glob("*.manifest"))
+    assert manifests
+    for m in manifests:  # truncate every version: nothing to fall back to
+        m.write_bytes(m.read_bytes()[:10])
+
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    assert not store.ready and len(store.recovered) == 1
+    assert store.sync(make_docs(), "c1").rebuilt
+    assert paths(store.fts("zeppelin", 5)) == []
+    assert len(store.fts("git hooks", 50)) >= 6
+
+
+@pytest.mark.slow
+def test_garbage_state_and_truncated_data_files_never_crash(index_dir: Path) -> None:
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    store.sync(make_docs(), "c1")
+    table = json.loads((index_dir / STATE_FILE).read_text())["table"]
+    for data in (index_dir / f"{table}.lance" / "data").glob("*.lance"):
+        data.write_bytes(data.read_bytes()[:20])
+    # a store opened before the damage finds out at query time
+    with pytest.raises(IndexUnavailable, match="moved aside"):
+        store.fts("git", 5)
+    assert len(store.recovered) == 1
+    assert store.sync(make_docs(), "c1").rebuilt and len(store.fts("git", 5)) == 5
+
+    (index_dir / STATE_FILE).write_bytes(b"\x00\xffnot json{")
+    (index_dir / "junk.lance").mkdir()
+    fresh = IndexStore.open(index_dir, CountingEmbedder())
+    assert not fresh.ready and len(fresh.recovered) == 1
+    assert fresh.sync(make_docs(), "c1").rebuilt
+
+
+@pytest.mark.slow
+def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
+    docs = make_docs()
+    docs.append(IndexDoc(path="notes/evil.md", slug="evil", name="evil", scope=HOSTILE, body="git"))
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    store.sync(docs, "c1")
+
+    hostile = where_sql(Filters(scopes=[HOSTILE], include_sensitive=True))
+    assert hostile == "(scope = 'x'' OR 1=1 --')"
+    assert paths(store.fts("git", 50, hostile)) == ["notes/evil.md"]
+    assert store.fts("git", 50, where_sql(Filters(types=[HOSTILE]))) == []
+    assert store.vector(np.ones(32, np.float32), 50, where_sql(Filters(tags_all=[HOSTILE]))) == []
+
+    w = where_sql(Filters(types=["feedback", "user"], kinds=["note"], min_confidence=0.7))
+    rows = store.all_docs_meta(w)
+    assert rows and all(
+        r["type"] in ("feedback", "user")
+        and r["kind"] == "note"
+        and r["confidence"] >= 0.7
+        and not r["sensitive"]
+        for r in rows
+    )
+    stale = store.all_docs_meta(where_sql(Filters(stale=True, include_sensitive=True)))
+    assert {r["path"] for r in stale} == {d.path for d in docs if d.stale}
+    assert all(not r["sensitive"] for r in store.all_docs_meta(where_sql(Filters())))
+    tagged = store.all_docs_meta(where_sql(Filters(tags_all=["git"], include_sensitive=True)))
+    assert len(tagged) == 6
+    with pytest.raises(ValueError):
+        where_sql(Filters(min_confidence=float("nan")))
+    with pytest.raises(ValueError):
+        sql_str("a\x00b")
+    # FTS receives words only: query syntax and quotes in user input are harmless
+    assert store.fts(HOSTILE + ' "unbalanced (', 5) is not None
+    assert store.fts("   ", 5) == []
+
+
+@pytest.mark.slow
+def test_refuses_to_empty_a_good_index(index_dir: Path) -> None:
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    store.sync(make_docs(), "c1")
+    with pytest.raises(EmptyIndexRefused):
+        store.sync([], "c2")
+    with pytest.raises(EmptyIndexRefused):
+        store.rebuild([], "c2")
+    assert store.count() == 30
+    assert store.sync([], "c2", allow_empty=True).removed == 30
+    assert store.count() == 0 and store.fts("git", 5) == []
+
+
+@pytest.mark.slow
+def test_wordllama_index_vector_and_fts_rank_fusion(index_dir: Path) -> None:
+    emb = WordLlamaEmbedder()
+    store = IndexStore.open(index_dir, emb)
+    store.sync(make_docs(), "c1")
+    vec_rows = store.vector(store.embed_query("database backups"), 5)
+    assert vec_rows[0]["similarity"] > 0.5
+    assert all("vector" not in r and "text" not in r for r in vec_rows)
+    fts_rows = store.fts("backups", 5)
+    fused = rrf(
+        [rank_by(fts_rows, "_score"), rank_by(vec_rows, "_distance", higher_is_better=False)]
+    )
+    assert "backups" in str(next(r for r in vec_rows if r["path"] == fused[0][0])["name"])
+
+
+def test_duplicate_paths_are_rejected(index_dir: Path) -> None:
+    doc = make_docs(1)[0]
+    with pytest.raises(ValueError, match="share the path"):
+        IndexStore.open(index_dir, CountingEmbedder()).sync([doc, doc], None)
+
+
+def test_rrf_is_deterministic_and_weighted() -> None:
+    both = 1 / 61 + 1 / 62
+    assert rrf([["a", "b"], ["b", "a"]]) == [("a", both), ("b", both)]
+    assert rrf([["b", "a"], ["a", "b"]]) == rrf([["a", "b"], ["b", "a"]])
+    assert rrf([["a", "a", "b"]], k=0) == [("a", 1.0), ("b", 0.5)]
+    assert rrf([["a"], ["b"]], weights=[1.0, 2.0])[0][0] == "b"
+    with pytest.raises(ValueError):
+        rrf([["a"]], weights=[1.0, 2.0])
