@@ -213,6 +213,7 @@ def dump_header(fields: Mapping[str, Any], newline: str = "\n") -> str:
 
 
 def _key_of(line: str) -> str | None:
+    line = line.rstrip("\r\n")  # `$` in _TOP_KEY does not match before "\r" (CRLF files)
     if not line or line[0] in " \t#-":
         return None
     match = _TOP_KEY.match(line)
