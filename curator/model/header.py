@@ -124,9 +124,12 @@ def _fast_parse(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
     return data, lines
 
 
-def _check_node(node: Node, seen: set[int]) -> None:
+def _check_node(node: Node, seen: set[int], used_at: int = 0) -> None:
+    # An alias is the anchored node met a second time; its own mark is the anchor's line,
+    # so report the line where it is used (the key or the list holding it).
     if id(node) in seen:
-        raise HeaderError("YAML aliases are not allowed in a header", node.start_mark.line + 1)
+        line = used_at or node.start_mark.line + 1
+        raise HeaderError("YAML aliases are not allowed in a header", line)
     seen.add(id(node))
     if isinstance(node, MappingNode):
         keys: set[str] = set()
@@ -145,10 +148,10 @@ def _check_node(node: Node, seen: set[int]) -> None:
                 raise HeaderError(f"duplicate key {key_node.value!r}", line)
             keys.add(key_node.value)
             _check_node(key_node, seen)
-            _check_node(value_node, seen)
+            _check_node(value_node, seen, line)
     elif isinstance(node, SequenceNode):
         for item in node.value:
-            _check_node(item, seen)
+            _check_node(item, seen, node.start_mark.line + 1)
 
 
 def parse_header(text: str) -> tuple[dict[str, Any], dict[str, int]]:
