@@ -1,0 +1,209 @@
+"""Palace discovery (--palace, CURATOR_PALACE, walking up) and the signed loading cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import MakePalace, RunCli, note_text
+
+from curator.errors import PalaceNotFound
+from curator.model.palace import Palace, find_palace
+
+FILES = {
+    "notes/project/alpha.md": note_text("Alpha", description="AAAA", body="[[beta]]\n"),
+    "notes/project/beta.md": note_text("Beta", body="[[alpha]]\n"),
+    "inbox/idea.md": note_text("Idea", body="maybe\n"),
+}
+
+
+# -- discovery ------------------------------------------------------------------------------
+def test_explicit_path_wins_over_env(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one = make_palace(FILES, commit=False)
+    two = make_palace(FILES, commit=False)
+    monkeypatch.setenv("CURATOR_PALACE", str(two))
+    assert find_palace(str(one)) == one.resolve()
+    assert find_palace(None) == two.resolve()
+
+
+def test_walks_up_from_the_working_directory(make_palace: MakePalace, tmp_path: Path) -> None:
+    root = make_palace(FILES, commit=False)
+    deep = root / "notes" / "project"
+    assert find_palace(None, cwd=deep) == root.resolve()
+    assert find_palace(None, cwd=root) == root.resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pytest.raises(PalaceNotFound, match="no palace found"):
+        find_palace(None, cwd=elsewhere)
+
+
+def test_bad_explicit_paths_are_clear_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(PalaceNotFound, match="not a folder"):
+        find_palace(str(tmp_path / "missing"))
+    with pytest.raises(PalaceNotFound, match="not a palace"):
+        find_palace(str(tmp_path))
+    monkeypatch.setenv("CURATOR_PALACE", str(tmp_path / "gone"))
+    with pytest.raises(PalaceNotFound, match="CURATOR_PALACE"):
+        find_palace(None)
+
+
+def test_cli_discovery_three_ways(
+    make_palace: MakePalace, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root = make_palace(FILES)
+    rc, out, _ = run_cli("list", cwd=root / "notes" / "project")
+    assert rc == 0 and "notes/project/alpha.md" in out
+    rc, out, _ = run_cli("--palace", root, "list", cwd=tmp_path)
+    assert rc == 0 and "notes/project/alpha.md" in out
+    monkeypatch.setenv("CURATOR_PALACE", str(root))
+    rc, out, _ = run_cli("list", cwd=tmp_path)
+    assert rc == 0 and "notes/project/alpha.md" in out
+    monkeypatch.delenv("CURATOR_PALACE")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    rc, out, err = run_cli("list", cwd=empty)
+    assert rc == 2 and out == ""
+    assert err.startswith("curator: error: no palace found") and "Traceback" not in err
+
+
+def test_palace_without_toml_is_found_by_flag_and_uses_defaults(make_palace: MakePalace) -> None:
+    root = make_palace(FILES, toml=None, commit=False)
+    palace = Palace.open(find_palace(str(root)))
+    assert list(palace.config.types) == ["user", "feedback", "project", "reference"]
+    assert [n.rel for n in palace.notes] == ["notes/project/alpha.md", "notes/project/beta.md"]
+    assert [n.rel for n in palace.drafts] == ["inbox/idea.md"]
+
+
+def test_bad_palace_toml_is_a_cli_error_with_line(make_palace: MakePalace, run_cli: RunCli) -> None:
+    root = make_palace(FILES, toml="[palace]\nname = 'x'\n[audit]\nbogus = 1\n", commit=False)
+    rc, _out, err = run_cli("--palace", root, "check")
+    assert rc == 2
+    assert "palace.toml:4:" in err and "bogus" in err
+
+
+# -- cache ----------------------------------------------------------------------------------
+def same_size_edit(path: Path, old: str, new: str) -> None:
+    """Change the content but keep size and mtime (what the cache keys on)."""
+    assert len(old) == len(new)
+    stat = path.stat()
+    path.write_text(path.read_text().replace(old, new))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+
+
+def cache_file(root: Path) -> Path:
+    return root / ".curator" / "cache" / "notes.pickle"
+
+
+def test_second_open_uses_the_cache(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    first = Palace.open(root)
+    assert first.find("alpha").description == "AAAA"
+    assert cache_file(root).is_file()
+    assert (root / ".curator" / ".gitignore").read_text().strip().endswith("*")
+
+    path = root / "notes/project/alpha.md"
+    same_size_edit(path, "AAAA", "BBBB")
+    cached = Palace.open(root)
+    assert cached.find("alpha").description == "AAAA"  # not re-read: served from the cache
+    assert Palace.open(root, cache=False).find("alpha").description == "BBBB"
+
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert Palace.open(root).find("alpha").description == "BBBB"  # mtime changed: re-read
+
+
+def test_size_change_is_reread(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    Palace.open(root)
+    path = root / "notes/project/alpha.md"
+    stat = path.stat()
+    path.write_text(path.read_text().replace("AAAA", "AAAAA"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert Palace.open(root).find("alpha").description == "AAAAA"
+
+
+def test_added_and_removed_files_are_seen(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    Palace.open(root)
+    (root / "notes/project/beta.md").unlink()
+    (root / "notes/project/gamma.md").write_text(note_text("Gamma"))
+    palace = Palace.open(root)
+    assert [n.rel for n in palace.notes] == ["notes/project/alpha.md", "notes/project/gamma.md"]
+
+
+def test_tampered_cache_is_ignored(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    Palace.open(root)
+    path = root / "notes/project/alpha.md"
+    same_size_edit(path, "AAAA", "CCCC")
+    blob = bytearray(cache_file(root).read_bytes())
+    index = blob.find(b"AAAA")
+    assert index > 32
+    blob[index : index + 4] = b"EVIL"
+    cache_file(root).write_bytes(bytes(blob))
+    palace = Palace.open(root)
+    assert palace.find("alpha").description == "CCCC"  # read from disk, not the forged cache
+
+
+def test_cache_signed_by_another_key_is_ignored(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root = make_palace(FILES)
+    Palace.open(root)
+    same_size_edit(root / "notes/project/alpha.md", "AAAA", "DDDD")
+    monkeypatch.setenv("CURATOR_CACHE_HOME", str(tmp_path / "other-user-cache"))
+    assert Palace.open(root).find("alpha").description == "DDDD"
+    assert (tmp_path / "other-user-cache" / "cache.key").stat().st_mode & 0o077 == 0
+
+
+def test_garbage_cache_is_only_a_slower_start(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    Palace.open(root)
+    cache_file(root).write_bytes(b"not a pickle")
+    assert Palace.open(root).find("alpha").description == "AAAA"
+
+
+def test_replaced_is_a_what_if_view(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    palace = Palace.open(root)
+    after = palace.replaced(
+        {
+            "notes/project/beta.md": None,
+            "notes/user/new.md": note_text("New", type="user").encode(),
+            "inbox/idea.md": None,
+        }
+    )
+    assert [n.rel for n in after.notes] == ["notes/project/alpha.md", "notes/user/new.md"]
+    assert after.drafts == []
+    assert [n.rel for n in palace.notes] == ["notes/project/alpha.md", "notes/project/beta.md"]
+    assert (root / "notes/project/beta.md").exists() and not (root / "notes/user").exists()
+
+
+def test_find_by_slug_name_and_path(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_palace(
+        {
+            **FILES,
+            "notes/user/beta.md": note_text("Other Beta", type="user", body="[[alpha]]\n"),
+        }
+    )
+    palace = Palace.open(root)
+    assert palace.find("alpha").rel == "notes/project/alpha.md"
+    assert palace.find("ALPHA").rel == "notes/project/alpha.md"
+    assert palace.find("Other Beta").rel == "notes/user/beta.md"
+    assert palace.find("notes/user/beta.md").rel == "notes/user/beta.md"
+    assert palace.find(str(root / "notes/project/beta.md")).rel == "notes/project/beta.md"
+    monkeypatch.chdir(root / "notes")
+    assert palace.find("project/beta.md").rel == "notes/project/beta.md"
+    with pytest.raises(Exception, match="more than one"):
+        palace.find("beta")
+    with pytest.raises(Exception, match="no note or draft matches"):
+        palace.find("nothing-here")
+    assert palace.find("idea").kind == "draft"
