@@ -1,0 +1,206 @@
+"""INDEX.md: preamble kept, marker, rooms in taxonomy order, flags, superseded last,
+deterministic, and a guard that refuses to lose notes."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+from conftest import MakePalace, RunCli, note_text
+
+from curator.model.index_md import (
+    MARKER,
+    IndexRefused,
+    index_is_current,
+    render_index,
+    split_index,
+)
+from curator.model.note import Note
+from curator.model.palace import Palace
+
+TODAY = date(2026, 11, 30)
+PREAMBLE = "# My palace\n\nHand-written words   \nwith trailing spaces.\n\n"
+
+FILES = {
+    "notes/project/zed.md": note_text(
+        "Zed fact",
+        description="Z is a fact.",
+        extra="confidence: 0.55\nstale:\n  reason: moved\n  since: 2026-01-01\n",
+        body="[[me]]\n",
+    ),
+    "notes/project/able.md": note_text("Able fact", description="A is first.", body="[[zed]]\n"),
+    "notes/user/me.md": note_text(
+        "Me", type="user", description="Who I am.", extra="created: 2020-01-01\n"
+    ),
+    "notes/reference/docs.md": note_text("Docs", type="reference", description="Where docs are."),
+    "notes/project/old.md": note_text(
+        "Old fact", extra="status: superseded\nsuperseded_by: zed\n", body="[[zed]]\n"
+    ),
+    "notes/project/gone.md": note_text("Gone fact", extra="status: superseded\n"),
+    "inbox/draft.md": note_text("A draft"),
+}
+
+
+@pytest.fixture
+def palace(make_palace: MakePalace) -> Palace:
+    return Palace.open(make_palace(FILES))
+
+
+def test_layout_sections_entries_and_flags(palace: Palace) -> None:
+    text = render_index(palace, PREAMBLE + MARKER + "\nold generated stuff\n", TODAY)
+    preamble, generated = split_index(text)
+    assert preamble == PREAMBLE
+    assert generated is not None
+    assert text.count(MARKER) == 1
+    headings = [ln for ln in generated.splitlines() if ln.startswith("## ")]
+    assert headings == [
+        "## Who you work for (user) — 1",
+        "## Rules (feedback) — 0",
+        "## Project facts (project) — 2",
+        "## References (reference) — 1",
+        "## Superseded — 2",
+    ]
+    entries = [ln for ln in generated.splitlines() if ln.startswith("- [")]
+    assert entries == [
+        "- [Me](notes/user/me.md) — Who I am. · due for review",
+        "- [Able fact](notes/project/able.md) — A is first.",
+        "- [Zed fact](notes/project/zed.md) — Z is a fact. · stale · low confidence",
+        "- [Docs](notes/reference/docs.md) — Where docs are.",
+        "- [Gone fact](notes/project/gone.md) — About gone fact. · retired",
+        "- [Old fact](notes/project/old.md) — About old fact. · superseded by "
+        "[Zed fact](notes/project/zed.md)",
+    ]
+    assert "draft" not in generated.lower().replace("drafts in inbox", "")
+    assert "old generated stuff" not in text
+
+
+def test_default_preamble_when_there_is_no_index(palace: Palace) -> None:
+    text = render_index(palace, None, TODAY)
+    preamble, generated = split_index(text)
+    assert preamble.startswith("# test palace\n")
+    assert generated is not None and "- [Me](notes/user/me.md)" in generated
+
+
+def test_preamble_without_marker_is_kept_whole(palace: Palace) -> None:
+    text = render_index(palace, "# Mine\nno marker yet", TODAY)
+    assert text.startswith("# Mine\nno marker yet\n" + MARKER + "\n")
+
+
+def test_rerun_is_byte_identical(palace: Palace, make_palace: MakePalace) -> None:
+    first = render_index(palace, PREAMBLE, TODAY)
+    assert render_index(palace, first, TODAY) == first
+    again = Palace.open(palace.root)
+    assert render_index(again, first, TODAY) == first
+    other = Palace.open(make_palace(dict(reversed(list(FILES.items())))))
+    assert render_index(other, first, TODAY) == first
+
+
+def test_untrusted_names_cannot_break_the_index(make_palace: MakePalace) -> None:
+    evil = (
+        "---\n"
+        'name: "Evil] (x) \\e[31m[link"\n'
+        'description: "Line one\\nline two\\e]0;title\\a"\n'
+        "type: project\n---\n"
+    )
+    root = make_palace({"notes/project/evil.md": evil})
+    note = Palace.open(root).find("evil")
+    assert note.ok and "\x1b" in note.name
+    text = render_index(Palace.open(root), None, TODAY)
+    assert "\x1b" not in text and "\x07" not in text
+    entry = next(ln for ln in text.splitlines() if ln.startswith("- ["))
+    assert entry == "- [Evil\\] (x) \\[link](notes/project/evil.md) — Line one line two"
+
+
+def test_refuses_to_list_fewer_notes(palace: Palace, monkeypatch: pytest.MonkeyPatch) -> None:
+    import curator.model.index_md as index_md
+
+    real = index_md._entry
+
+    def buggy(palace: Palace, note: Note, today: date) -> str:  # a renderer bug drops one
+        line = real(palace, note, today)
+        return "  " + line if note.slug == "docs" else line
+
+    monkeypatch.setattr(index_md, "_entry", buggy)
+    with pytest.raises(IndexRefused) as info:
+        render_index(palace, PREAMBLE, TODAY)
+    assert "would list 5 notes but the palace holds 6" in info.value.message
+    assert info.value.path == "INDEX.md"
+
+
+def test_refuses_to_empty_a_filled_index(make_palace: MakePalace, run_cli: RunCli) -> None:
+    root = make_palace(FILES)
+    (root / "INDEX.md").write_text(render_index(Palace.open(root), PREAMBLE, TODAY))
+    shutil.move(root / "notes", root.parent / "notes-moved-away")
+    palace = Palace.open(root)
+    assert palace.notes == []
+    with pytest.raises(IndexRefused, match="refusing to replace an index of 6 notes"):
+        index_is_current(palace, TODAY)
+    before = (root / "INDEX.md").read_bytes()
+    rc, out, err = run_cli("--palace", root, "index", "--check")
+    assert rc == 2 and "refusing to replace an index of 6 notes" in err
+    rc, out, err = run_cli("--palace", root, "index")
+    assert rc == 2 and "refusing" in err
+    rc, out, _ = run_cli("--palace", root, "check")
+    assert rc == 1 and "[index.refused]" in out
+    assert (root / "INDEX.md").read_bytes() == before
+
+
+def test_empty_palace_with_empty_index_is_fine(make_palace: MakePalace) -> None:
+    palace = Palace.open(make_palace({}))
+    text = render_index(palace, PREAMBLE + MARKER + "\n", TODAY)
+    assert "## Superseded — 0" in text
+
+
+def write_current_index(root: Path) -> None:
+    palace = Palace.open(root)
+    (root / "INDEX.md").write_text(render_index(palace, PREAMBLE, date.today()))
+
+
+def test_index_check_exit_codes(make_palace: MakePalace, run_cli: RunCli) -> None:
+    root = make_palace(FILES)
+    rc, out, _ = run_cli("--palace", root, "index", "--check")
+    assert rc == 1 and "out of date" in out
+    write_current_index(root)
+    rc, out, _ = run_cli("--palace", root, "index", "--check")
+    assert (rc, out) == (0, "INDEX.md is up to date\n")
+    rc, out, _ = run_cli("--palace", root, "index", "--check", "--json")
+    assert (rc, out.replace(" ", "").replace("\n", "")) == (0, '{"current":true}')
+
+    note = root / "notes/project/able.md"
+    note.write_text(note.read_text().replace("A is first.", "A is first, now."))
+    rc, out, _ = run_cli("--palace", root, "index", "--check")
+    assert rc == 1 and "out of date" in out
+    rc, out, _ = run_cli("--palace", root, "index", "--check", "--json")
+    assert rc == 1 and '"current": false' in out
+
+    # a hand edit to the preamble is not "out of date": only the generated part is checked
+    write_current_index(root)
+    index = root / "INDEX.md"
+    index.write_text(index.read_text().replace("Hand-written", "Hand-edited"))
+    rc, _, _ = run_cli("--palace", root, "index", "--check")
+    assert rc == 0
+    # but a hand edit below the marker is
+    index.write_text(index.read_text() + "- [sneaky](notes/x.md)\n")
+    rc, _, _ = run_cli("--palace", root, "index", "--check")
+    assert rc == 1
+
+
+def test_index_when_current_writes_nothing(make_palace: MakePalace, run_cli: RunCli) -> None:
+    root = make_palace(FILES)
+    write_current_index(root)
+    before = (root / "INDEX.md").stat().st_mtime_ns
+    rc, out, _ = run_cli("--palace", root, "index")
+    assert (rc, out) == (0, "INDEX.md is up to date\n")
+    assert (root / "INDEX.md").stat().st_mtime_ns == before
+
+
+def test_curator_index_writes_a_current_index(make_palace: MakePalace, run_cli: RunCli) -> None:
+    pytest.importorskip("curator.writer.planners")
+    root = make_palace(FILES)
+    (root / "INDEX.md").write_text(PREAMBLE + MARKER + "\n")
+    rc, _, err = run_cli("--palace", root, "index", "--yes")
+    assert rc == 0, err
+    assert (root / "INDEX.md").read_text().startswith(PREAMBLE + MARKER)
+    assert run_cli("--palace", root, "index", "--check")[0] == 0
