@@ -10,9 +10,10 @@ Order of work in :func:`apply_plan` (all under ``.curator/writer.lock``):
    every touched path kept as files in ``.curator/journal/<id>/``;
 4. write every new file atomically (temp file in the same folder, fsync, ``os.replace``, fsync of
    the folder), then delete what goes away (so a moved note always exists somewhere);
-5. stage only the plan's paths (``git update-index --add --remove -- PATHS``) and commit only
-   them (``git commit --only -- PATHS``: the user's other staged changes stay staged and out of
-   the commit);
+5. commit only the plan's paths (``git commit --only -- PATHS``, after
+   ``git update-index --add -- NEW_PATHS`` for files git does not know yet): the user's other
+   staged changes stay staged and out of the commit; git-ignored paths (inbox drafts,
+   ``.curator/rejected``) change on disk but are not committed;
 6. remove the journal, then call ``on_commit(sha)`` while still holding the lock.
 
 A crash anywhere leaves either nothing or a journal; the next writer (or :func:`recover`)
@@ -378,11 +379,20 @@ def _ignored(repo: Repo, repo_paths: Sequence[str]) -> set[str]:
     return {p.removeprefix("./") for p in out if p}
 
 
-def _stage_and_commit(repo: Repo, commit_paths: Sequence[str], message: str) -> str:
-    """Stage exactly ``commit_paths`` (palace-relative) and commit only them. Returns the sha."""
+def _stage_and_commit(
+    repo: Repo, commit_paths: Sequence[str], message: str, untracked: Sequence[str] | None = None
+) -> str:
+    """Commit exactly ``commit_paths`` (palace-relative) and return the new commit's sha.
+
+    ``git commit --only -- PATHS`` commits those paths as they are in the work tree on top of
+    HEAD through a temporary index (the user's other staged changes stay staged and out of the
+    commit) and updates the real index for them. Paths git does not know yet (``untracked``;
+    None: all of them, to be safe) are first added to the index, as ``--only`` requires.
+    """
     rp = [repo.to_repo(p) for p in commit_paths]
-    if rp:
-        repo.git("update-index", "--add", "--remove", "--", *rp)
+    to_add = rp if untracked is None else [repo.to_repo(p) for p in untracked]
+    if to_add:
+        repo.git("update-index", "--add", "--remove", "--", *to_add)
     args = ["commit", "--only", "--allow-empty", "--no-edit", "--cleanup=whitespace",
             "--quiet", "-F", "-"]
     if rp:
@@ -499,6 +509,7 @@ def apply_plan(
                      if pre[p] is None and rp not in status]
         ignored_new = _ignored(repo, new_paths)
         commit_paths: list[str] = []
+        untracked: list[str] = []  # committed paths git does not know yet
         for p, rp in zip(paths, repo_paths, strict=True):
             code = status.get(rp)
             if code == "!!" or rp in ignored_new:
@@ -508,6 +519,8 @@ def apply_plan(
             if pre[p] is None and post[p] is None:
                 continue
             commit_paths.append(p)
+            if pre[p] is None or code == "??":
+                untracked.append(p)
 
         # ---- journal
         jid = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{os.getpid()}-{secrets.token_hex(3)}"
@@ -545,9 +558,9 @@ def apply_plan(
 
         # ---- git
         try:
-            sha = _stage_and_commit(repo, commit_paths, plan.message)
+            sha = _stage_and_commit(repo, commit_paths, plan.message, untracked)
         except WriterError as exc:
-            _unstage(repo, commit_paths, head)
+            _unstage(repo, untracked, head)
             _rollback_files(root, journal)
             journal.remove()
             raise CommitFailedError(
