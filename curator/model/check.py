@@ -7,8 +7,8 @@ drafts are untracked and unreviewed, so they must never block a commit.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -260,7 +260,7 @@ class _Checker:
             if note.superseded_by and raw != "superseded":
                 self.add(
                     note,
-                    "status",
+                    "status" if "status" in note.header else "superseded_by",
                     "warning",
                     "supersede.status",
                     "has superseded_by but status is not superseded",
