@@ -63,12 +63,7 @@ _PLAIN_BAD_START = set("[]{}&*!|>'\"%@`#,?:-")
 _constructor = SafeConstructor()
 
 
-class _Resolver(yaml.resolver.Resolver):
-    pass
-
-
-_Resolver.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
-_resolver = _Resolver()
+_IMPLICIT = _Loader.yaml_implicit_resolvers  # first character -> [(tag, regexp)]
 
 
 def _resolve_plain(value: str) -> tuple[bool, Any]:
@@ -77,7 +72,11 @@ def _resolve_plain(value: str) -> tuple[bool, Any]:
         return False, None
     if value.endswith(":") or "\t" in value:
         return False, None
-    tag = _resolver.resolve(ScalarNode, value, (True, False))
+    tag = _STR
+    for candidate, regexp in _IMPLICIT.get(value[0], ()):
+        if regexp.match(value):
+            tag = candidate
+            break
     if tag == _STR:
         return True, value
     if tag in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"):
@@ -89,38 +88,95 @@ def _resolve_plain(value: str) -> tuple[bool, Any]:
         return False, None
 
 
+_FLOW_MAP = re.compile(r"^\{([^\[\]{}\"'&*!|>%@`#]*)\}$")
+
+
+def _fast_value(raw: str) -> tuple[bool, Any]:
+    """A one-line value: quoted string without escapes, flat flow list or map, plain scalar."""
+    if (m := _SIMPLE_DQ.match(raw)) or (m := _SIMPLE_SQ.match(raw)):
+        return True, m.group(1)
+    if m := _FLOW_LIST.match(raw):
+        values = []
+        for item in m.group(1).split(",") if m.group(1).strip() else []:
+            ok, value = _resolve_plain(item.strip())
+            if not ok:
+                return False, None
+            values.append(value)
+        return True, values
+    if m := _FLOW_MAP.match(raw):
+        mapping: dict[str, Any] = {}
+        for item in m.group(1).split(",") if m.group(1).strip() else []:
+            key, sep, rest = item.strip().partition(": ")
+            ok_key, resolved = _resolve_plain(key)
+            ok, value = _resolve_plain(rest.strip())
+            if not sep or not ok_key or not ok or not isinstance(resolved, str) or key in mapping:
+                return False, None
+            mapping[key] = value
+        return True, mapping
+    return _resolve_plain(raw)
+
+
+def _fast_block(lines: list[str]) -> tuple[bool, Any]:
+    """One level of indented `- item` or `key: value` lines under a key."""
+    indent = len(lines[0]) - len(lines[0].lstrip(" "))
+    if indent == 0 or any(len(ln) - len(ln.lstrip(" ")) != indent or "\t" in ln for ln in lines):
+        return False, None
+    stripped = [ln[indent:] for ln in lines]
+    if all(ln.startswith("- ") for ln in stripped):
+        items = []
+        for ln in stripped:
+            ok, value = _fast_value(ln[2:].strip())
+            if not ok:
+                return False, None
+            items.append(value)
+        return True, items
+    mapping: dict[str, Any] = {}
+    for ln in stripped:
+        match = _KEY_LINE.match(ln)
+        if not match or match.group(2) is None or match.group(1) in mapping:
+            return False, None
+        ok_key, resolved = _resolve_plain(match.group(1))
+        ok, value = _fast_value(match.group(2))
+        if not ok_key or not ok or not isinstance(resolved, str):
+            return False, None
+        mapping[match.group(1)] = value
+    return True, mapping
+
+
 def _fast_parse(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """Flat headers without YAML's rarer features; None sends the header to the full parser."""
     data: dict[str, Any] = {}
     lines: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            if line[:1] in (" ", "\t") and line.strip():
-                return None
+    all_lines = text.splitlines()
+    i, count = 0, len(all_lines)
+    while i < count:
+        line = all_lines[i]
+        if not line.strip() or line.startswith("#"):
+            i += 1
             continue
         match = _KEY_LINE.match(line)
         if not match:
             return None
         key, raw = match.group(1), match.group(2)
         ok, resolved_key = _resolve_plain(key)
-        if not ok or not isinstance(resolved_key, str) or key in data or raw is None:
+        if not ok or not isinstance(resolved_key, str) or key in data:
             return None
-        if (m := _SIMPLE_DQ.match(raw)) or (m := _SIMPLE_SQ.match(raw)):
-            data[key] = m.group(1)
-        elif m := _FLOW_LIST.match(raw):
-            items = [item.strip() for item in m.group(1).split(",")] if m.group(1).strip() else []
-            values = []
-            for item in items:
-                ok, value = _resolve_plain(item)
-                if not ok:
-                    return None
-                values.append(value)
-            data[key] = values
+        lines[key] = i + 1
+        i += 1
+        if raw is None:
+            block = []
+            while i < count and (all_lines[i][:1] in (" ", "\t") or not all_lines[i].strip()):
+                if all_lines[i].strip():
+                    block.append(all_lines[i])
+                i += 1
+            if not block:
+                return None  # an empty value: let YAML decide what it means
+            ok, value = _fast_block(block)
         else:
-            ok, value = _resolve_plain(raw)
-            if not ok:
-                return None
-            data[key] = value
-        lines[key] = number
+            ok, value = _fast_value(raw)
+        if not ok:
+            return None
+        data[key] = value
     return data, lines
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 _WIKI = re.compile(r"\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _MD = re.compile(r"(?<!!)\[([^\]\n]*)\]\(<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\)")
@@ -16,8 +15,9 @@ _INLINE_CODE = re.compile(r"(`+)[^`].*?\1|`[^`]*`", re.DOTALL)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-@dataclass(frozen=True, slots=True)
-class RawLink:
+class RawLink(NamedTuple):
+    """A link as written (a tuple: cheap to cache for thousands of notes)."""
+
     target: str  # slug, name or relative path, as written
     kind: Literal["wiki", "md"]
     line: int  # 1-based line in the file
@@ -27,6 +27,8 @@ class RawLink:
 
 def _masked(body: str) -> str:
     """The body with fenced code and inline code blanked out (same length, same lines)."""
+    if "`" not in body and "~~~" not in body:
+        return body
     out: list[str] = []
     fence: str | None = None
     for line in body.splitlines(keepends=True):

@@ -29,7 +29,7 @@ NOTES_DIR = "notes"
 INBOX_DIR = "inbox"
 STATE_DIR = ".curator"
 INDEX_NAME = "INDEX.md"
-_CACHE_VERSION = 3
+_CACHE_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +324,7 @@ class _Loader:
         changed = False
         for rel, path, kind in self._walk():
             try:
-                stat = path.stat()
+                stat = os.stat(path)
             except OSError as exc:
                 self.problems.append(
                     Finding(rel, 0, "error", "file.unreadable", f"cannot read: {exc.strerror}")
@@ -340,7 +340,7 @@ class _Loader:
                 fresh[rel] = old
                 continue
             try:
-                with path.open("rb") as handle:  # never more than the limit plus one byte
+                with open(path, "rb") as handle:  # never more than the limit plus one byte
                     data = handle.read(MAX_BYTES + 1)
             except OSError as exc:
                 self.problems.append(
@@ -359,13 +359,13 @@ class _Loader:
         drafts = [n for n in fresh.values() if n.kind == "draft"]
         return Palace(self.root, config, notes, drafts, self.problems)
 
-    def _walk(self) -> Iterable[tuple[str, Path, Kind]]:
+    def _walk(self) -> Iterable[tuple[str, str, Kind]]:
         for folder, kind in ((NOTES_DIR, "note"), (INBOX_DIR, "draft")):
             base = self.root / folder
             if base.is_dir():
                 yield from self._walk_dir(base, folder, kind)  # type: ignore[arg-type]
 
-    def _walk_dir(self, base: Path, rel: str, kind: Kind) -> Iterable[tuple[str, Path, Kind]]:
+    def _walk_dir(self, base: str | Path, rel: str, kind: Kind) -> Iterable[tuple[str, str, Kind]]:
         try:
             entries = sorted(os.scandir(base), key=lambda e: e.name)
         except OSError as exc:
@@ -402,9 +402,9 @@ class _Loader:
                     )
                     continue
             if entry.is_dir(follow_symlinks=False):
-                yield from self._walk_dir(Path(entry.path), entry_rel, kind)
+                yield from self._walk_dir(entry.path, entry_rel, kind)
             elif entry.name.endswith(".md") and entry.is_file():
-                yield entry_rel, Path(entry.path), kind
+                yield entry_rel, entry.path, kind
 
     # -- cache --------------------------------------------------------------------------------
     def _cache_file(self) -> Path:
