@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -27,9 +28,14 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
+# json.dump escapes C0 controls (ESC included) but passes C1 controls (U+0080-U+009F, e.g.
+# the 8-bit CSI U+009B) and bidi overrides through; escape those too (only strings hold them).
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def print_json(value: Any) -> None:
-    json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
-    sys.stdout.write("\n")
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def out(text: str = "") -> None:
