@@ -1,0 +1,91 @@
+"""`curator` (no command) and `curator demo`: open the app. Textual is imported only here,
+inside the handlers."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from curator.cli.common import out
+from curator.errors import CuratorError
+from curator.model.palace import find_palace
+
+DEMO_AUTHOR = ("curator demo", "demo@localhost")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("app", help="open the app on the palace (the same as no command)")
+    p.set_defaults(handler=open_app)
+    p = sub.add_parser(
+        "demo", help="open the app on a scratch copy of the sample palace (a temporary git repo)"
+    )
+    p.add_argument("--path", help="make the scratch palace here instead of a temporary folder")
+    p.set_defaults(handler=cmd_demo)
+
+
+def open_app(args: argparse.Namespace) -> int:
+    root = find_palace(getattr(args, "palace", None))
+    _run(root)
+    return 0
+
+
+def _run(root: Path) -> None:
+    from curator.ui.app import CuratorApp
+
+    CuratorApp(root).run()
+
+
+def sample_source() -> Path:
+    """The packaged sample palace, else the repo's sample_palace/ when running from source."""
+    try:
+        from importlib.resources import files
+
+        folder = Path(str(files("curator.sample_palace")))
+        if (folder / "palace.toml").is_file():
+            return folder
+    except (ModuleNotFoundError, TypeError):
+        pass
+    import curator
+
+    folder = Path(curator.__file__).resolve().parent.parent / "sample_palace"
+    if not (folder / "palace.toml").is_file():
+        raise CuratorError("the sample palace is not installed with this copy of curator")
+    return folder
+
+
+def make_demo(target: Path | None = None) -> Path:
+    """Copy the sample palace into a fresh git repository and commit it."""
+    root = target if target is not None else Path(tempfile.mkdtemp(prefix="curator-demo-"))
+    if target is not None and target.exists() and any(target.iterdir()):
+        raise CuratorError(f"{target} is not empty; give an empty or new folder")
+    shutil.copytree(
+        sample_source(),
+        root,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns(".curator", "__pycache__", "__init__.py"),
+    )
+    name, email = DEMO_AUTHOR
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "config", "user.name", name],
+        ["git", "config", "user.email", email],
+        ["git", "config", "commit.gpgsign", "false"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-q", "--no-verify", "-m", "curator demo: sample palace"],
+    ):
+        done = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise CuratorError(f"could not set up the demo palace: {done.stderr.strip()}")
+    return root
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    root = make_demo(Path(args.path) if args.path else None)
+    try:
+        _run(root)
+    finally:
+        out(f"The demo palace is in {root}")
+    return 0

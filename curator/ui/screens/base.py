@@ -1,0 +1,45 @@
+"""What every screen shares: the palace from the app, refreshed when it reloads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from textual.screen import Screen
+
+from curator.model.note import Note
+from curator.model.palace import Palace
+
+if TYPE_CHECKING:
+    from curator.ui.app import CuratorApp
+
+
+class PalaceScreen(Screen[None]):
+    _seen_version = 0
+
+    @property
+    def curator(self) -> CuratorApp:
+        return cast("CuratorApp", self.app)
+
+    @property
+    def palace(self) -> Palace | None:
+        return self.curator.palace
+
+    def sync(self) -> None:
+        """Redraw from the app's palace when it changed since this screen last drew."""
+        if self.palace is None or not self.is_mounted:
+            return
+        if self._seen_version == self.curator.palace_version:
+            return
+        self._seen_version = self.curator.palace_version
+        self.palace_changed(self.palace)
+
+    def on_screen_resume(self) -> None:
+        self.call_after_refresh(self.sync)
+
+    def palace_changed(self, palace: Palace) -> None:
+        """Redraw from `palace`."""
+
+    def find(self, rel: str | None) -> Note | None:
+        if rel is None or self.palace is None:
+            return None
+        return self.palace.by_rel.get(rel)

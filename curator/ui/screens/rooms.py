@@ -1,0 +1,146 @@
+"""Rooms: the taxonomy with counts, each room's notes with confidence and badges, one note."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, OptionList
+from textual.widgets.option_list import Option
+
+from curator.model.note import Note
+from curator.model.palace import Palace
+from curator.ui.safe import badges, bar, plain
+from curator.ui.screens.base import PalaceScreen
+from curator.ui.widgets.note_view import NoteView
+
+SUPERSEDED = "_superseded"
+
+
+class RoomsScreen(PalaceScreen):
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="rooms.open", tooltip="Open the room or note"),
+        Binding("backspace", "back", "Back", id="rooms.back", tooltip="Back to the list"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.room: str | None = None
+        self.notes: list[Note] = []
+        self.history: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="rooms-main"):
+            yield OptionList(id="rooms-list")
+            table: DataTable[Any] = DataTable(id="rooms-notes", cursor_type="row")
+            yield table
+            yield NoteView(id="rooms-note", today=self.curator.today)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#rooms-list").border_title = "Rooms"
+        table = self.query_one("#rooms-notes", DataTable)
+        table.border_title = "Notes"
+        table.add_column("Confidence", key="conf", width=13)
+        table.add_column("Note", key="name")
+        table.add_column("Flags", key="flags")
+        self.sync()
+
+    def palace_changed(self, palace: Palace) -> None:
+        rooms = self.query_one("#rooms-list", OptionList)
+        keep = self.room
+        rooms.clear_options()
+        for room in palace.rooms():
+            label = plain(f"{room.spec.room or room.spec.name}", "bold")
+            label.append(f"  {len(room.notes)}", style="cyan")
+            rooms.add_option(Option(label, id=room.spec.name))
+        superseded = palace.superseded_notes()
+        rooms.add_option(
+            Option(Text("Superseded", style="dim").append(f"  {len(superseded)}"), id=SUPERSEDED)
+        )
+        ids = [SUPERSEDED, *(r.spec.name for r in palace.rooms())]
+        self.show_room(keep if keep in ids else ids[1] if len(ids) > 1 else SUPERSEDED)
+        view = self.query_one(NoteView)
+        if view.note is not None:
+            view.show(palace, palace.by_rel.get(view.note.rel))
+
+    def show_room(self, name: str) -> None:
+        palace = self.palace
+        if palace is None:
+            return
+        self.room = name
+        rooms = self.query_one("#rooms-list", OptionList)
+        index = rooms.get_option_index(name)
+        if rooms.highlighted != index:
+            rooms.highlighted = index
+        if name == SUPERSEDED:
+            self.notes = palace.superseded_notes()
+        else:
+            self.notes = next((r.notes for r in palace.rooms() if r.spec.name == name), [])
+        table = self.query_one("#rooms-notes", DataTable)
+        table.clear()
+        today = self.curator.today
+        for note in self.notes:
+            table.add_row(
+                bar(palace.confidence(note), 6),
+                plain(note.name or note.rel),
+                badges(palace.flags(note, today)),
+                key=note.rel,
+            )
+
+    @on(OptionList.OptionHighlighted, "#rooms-list")
+    def _room(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id and event.option.id != self.room:
+            self.show_room(event.option.id)
+
+    @on(OptionList.OptionSelected, "#rooms-list")
+    def _room_chosen(self, _event: OptionList.OptionSelected) -> None:
+        self.query_one("#rooms-notes").focus()
+
+    @on(DataTable.RowHighlighted, "#rooms-notes")
+    def _note(self, event: DataTable.RowHighlighted) -> None:
+        if self.palace is not None and event.row_key.value:
+            self.query_one(NoteView).show(self.palace, self.palace.by_rel.get(event.row_key.value))
+
+    @on(DataTable.RowSelected, "#rooms-notes")
+    def _note_chosen(self, _event: DataTable.RowSelected) -> None:
+        self.query_one("#note-links").focus()
+
+    @on(NoteView.Navigate)
+    def _navigate(self, event: NoteView.Navigate) -> None:
+        current = self.query_one(NoteView).note
+        if current is not None:
+            self.history.append(current.rel)
+        self.open_note(event.rel)
+
+    def open_note(self, rel: str) -> None:
+        palace = self.palace
+        note = palace.by_rel.get(rel) if palace else None
+        if palace is None or note is None:
+            self.notify(f"No such note: {rel}", severity="warning", markup=False)
+            return
+        room = SUPERSEDED if note.superseded else note.type
+        if room != self.room:
+            self.show_room(room)
+        table = self.query_one("#rooms-notes", DataTable)
+        rels = [n.rel for n in self.notes]
+        if rel in rels:
+            table.move_cursor(row=rels.index(rel), animate=False)
+        self.query_one(NoteView).show(palace, note)
+
+    def action_open(self) -> None:
+        focused = self.focused
+        if isinstance(focused, OptionList) and focused.id == "rooms-list":
+            self.query_one("#rooms-notes").focus()
+        elif isinstance(focused, DataTable):
+            self.query_one("#note-links").focus()
+
+    def action_back(self) -> None:
+        if self.history:
+            self.open_note(self.history.pop())
+        else:
+            self.query_one("#rooms-list").focus()

@@ -1,0 +1,133 @@
+"""One note: header, flags, body as markdown, links, backlinks and supersede chain.
+
+Links are listed in an OptionList; choosing one posts `NoteView.Navigate`. Markdown links
+open nothing by themselves: note links navigate, web links are offered through the allowlist.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from urllib.parse import urlparse
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from curator.model.links import md_target
+from curator.model.note import Note
+from curator.model.palace import Palace
+from curator.model.text import clean
+from curator.ui.safe import badges, bar, plain
+
+SAFE_SCHEMES = ("http", "https")
+
+
+class NoteView(VerticalScroll):
+    class Navigate(Message):
+        def __init__(self, rel: str) -> None:
+            super().__init__()
+            self.rel = rel
+
+    def __init__(self, *, today: date | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.today = today
+        self.note: Note | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("No note selected", style="dim"), id="note-head")
+        yield Markdown("", open_links=False, id="note-body")
+        yield OptionList(id="note-links")
+
+    def show(self, palace: Palace, note: Note | None) -> None:
+        self.note = note
+        head = self.query_one("#note-head", Static)
+        body = self.query_one("#note-body", Markdown)
+        links = self.query_one("#note-links", OptionList)
+        links.clear_options()
+        if note is None:
+            head.update(Text("No note selected", style="dim"))
+            body.update("")
+            return
+        head.update(self._head(palace, note))
+        body.update(clean(note.body))
+        links.add_options(self._link_options(palace, note))
+        self.scroll_home(animate=False)
+
+    def _head(self, palace: Palace, note: Note) -> Text:
+        out = Text()
+        out.append_text(plain(note.name or note.rel, "bold"))
+        out.append("\n")
+        out.append_text(plain(note.rel, "dim"))
+        out.append("\n")
+        if note.description:
+            out.append_text(plain(note.description, "italic"))
+            out.append("\n")
+        fields = [
+            ("type", note.type),
+            ("status", note.status),
+            ("scope", note.scope),
+            ("created", note.created),
+            ("reviewed", note.reviewed),
+        ]
+        out.append_text(
+            plain("  ".join(f"{k}: {v}" for k, v in fields if v), "dim")
+        )
+        out.append("\n")
+        if note.ok:
+            out.append("confidence ")
+            out.append_text(bar(palace.confidence(note)))
+            out.append("  ")
+        out.append_text(badges(palace.flags(note, self.today)))
+        if note.stale:
+            out.append("\n")
+            out.append_text(
+                plain(f"stale since {note.stale.get('since', '?')}: {note.stale.get('reason', '')}",
+                      "red")
+            )
+        for finding in note.problems:
+            out.append("\n")
+            out.append_text(plain(f"! {finding.message}", "yellow"))
+        return out
+
+    def _link_options(self, palace: Palace, note: Note) -> list[Option]:
+        options: list[Option] = []
+        for link in palace.outgoing(note):
+            if link.target:
+                target = palace.by_rel[link.target]
+                prompt = Text("→ ").append_text(plain(target.name or target.rel))
+                options.append(Option(prompt, id=f"go:{link.target}"))
+            else:
+                prompt = Text("→ broken: ", style="red").append_text(plain(link.raw.target))
+                options.append(Option(prompt, disabled=True))
+        for link in palace.backlinks(note):
+            source = palace.by_rel[link.source]
+            prompt = Text("← ").append_text(plain(source.name or source.rel))
+            options.append(Option(prompt, id=f"back:{link.source}"))
+        chain = palace.chain(note) if note.kind == "note" else [note]
+        if len(chain) > 1:
+            for step in chain:
+                mark = "● " if step is note else "○ "
+                prompt = Text("chain " + mark).append_text(plain(step.name or step.rel))
+                options.append(Option(prompt, id=f"chain:{step.rel}", disabled=step is note))
+        return options
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or ""
+        if ":" in option_id:
+            self.post_message(self.Navigate(option_id.split(":", 1)[1]))
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        href = event.href
+        scheme = urlparse(href).scheme.lower()
+        if self.note is not None and not scheme:
+            self.post_message(self.Navigate(md_target(self.note.rel, href)))
+        elif scheme in SAFE_SCHEMES:
+            self.app.open_url(href)
+        else:
+            self.notify(f"Not opened: {clean(href)!r} (only http and https links open)",
+                        severity="warning", markup=False)
