@@ -478,6 +478,25 @@ class IndexStore:
 
         return self._with_table(run)
 
+    def all_vectors(self, where: str | None = None) -> list[dict[str, Any]]:
+        """Every row's fields without `text` but with `vector` (a numpy array), sorted by path."""
+        cols = [*RESULT_COLUMNS, "vector"]
+
+        def run(table: Any) -> list[dict[str, Any]]:
+            q = table.search().select(cols)
+            if where:
+                q = q.where(where)
+            data = q.limit(None).to_arrow().sort_by("path")
+            rows = data.drop_columns(["vector"]).to_pylist()
+            if rows:
+                flat = data.column("vector").combine_chunks().flatten().to_numpy()
+                vectors = np.asarray(flat, dtype=np.float32).reshape(len(rows), -1)
+                for row, vec in zip(rows, vectors, strict=True):
+                    row["vector"] = vec
+            return list(rows)
+
+        return self._with_table(run)
+
     # ---- writing
 
     def sync(

@@ -1,0 +1,293 @@
+"""search, ask, pack, dupes, reindex: queries over the derived LanceDB index.
+
+`curator.search` (and so lancedb, ~1 s to import) is imported inside the handlers only, so other
+commands never pay for it. Every query command syncs the index first (incremental: fast when
+nothing changed; a missing, corrupt or outdated index is rebuilt, never a crash).
+`search --queries FILE` and `ask --queries FILE` read JSONL ({"query": ..., optional filters})
+and write one JSON line per query, so thousands of queries run in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from curator.cli.common import add_json, err, open_palace, out, print_json
+from curator.errors import CuratorError
+from curator.model.text import one_line
+
+if TYPE_CHECKING:
+    from curator.search.query import Searcher
+
+
+def _add_sensitive(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--include-sensitive",
+        action="store_true",
+        help="also show sensitive notes and notes in sensitive scopes",
+    )
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("search", help="hybrid full-text + vector search of notes")
+    p.add_argument("query", nargs="?", help="what to look for")
+    p.add_argument("--type", dest="types", action="append", help="only this type (repeatable)")
+    p.add_argument("--scope", action="append", help="only this scope (repeatable)")
+    p.add_argument("--status", action="append", help="only this status (active, superseded...)")
+    stale = p.add_mutually_exclusive_group()
+    stale.add_argument("--stale", dest="stale", action="store_true", default=None)
+    stale.add_argument("--not-stale", dest="stale", action="store_false")
+    p.add_argument("--min-confidence", type=float, metavar="X", help="confidence at least X")
+    p.add_argument("--drafts", action="store_true", help="include inbox drafts")
+    p.add_argument("--limit", "-n", type=int, default=10, help="number of results (default 10)")
+    p.add_argument("--queries", metavar="FILE", help="JSONL of queries ('-' for stdin)")
+    _add_sensitive(p)
+    add_json(p)
+    p.set_defaults(handler=cmd_search)
+
+    p = sub.add_parser("ask", help="answer a question with sources in order of authority")
+    p.add_argument("question", nargs="?", help="the question")
+    p.add_argument("--limit", "-n", type=int, default=8, help="number of sources (default 8)")
+    p.add_argument("--queries", metavar="FILE", help="JSONL of questions ('-' for stdin)")
+    _add_sensitive(p)
+    add_json(p)
+    p.set_defaults(handler=cmd_ask)
+
+    p = sub.add_parser("pack", help="a markdown memory pack for an agent's context file")
+    p.add_argument("goal", help="what the agent is about to do")
+    p.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
+    p.add_argument("--floor", type=float, default=0.7, help="confidence floor (default 0.7)")
+    _add_sensitive(p)
+    p.set_defaults(handler=cmd_pack)
+
+    p = sub.add_parser("dupes", help="ranked near-duplicate candidates (never merged)")
+    p.add_argument("note", nargs="?", help="path, slug or name of a note or draft")
+    p.add_argument("--all", action="store_true", help="the likeliest pairs in the whole palace")
+    p.add_argument("--limit", "-n", type=int, default=5, help="number of candidates (default 5)")
+    _add_sensitive(p)
+    add_json(p)
+    p.set_defaults(handler=cmd_dupes)
+
+    p = sub.add_parser("reindex", help="rebuild the search index from scratch")
+    add_json(p)
+    p.set_defaults(handler=cmd_reindex)
+
+
+# -- shared --------------------------------------------------------------------------------
+def _searcher(args: argparse.Namespace) -> Searcher:
+    from curator.search.query import Searcher
+
+    searcher = Searcher(open_palace(args))
+    for folder in searcher.recovered:
+        err(f"curator: warning: search index unreadable; moved aside to {folder} and rebuilt")
+    return searcher
+
+
+def _read_queries(path: str) -> list[tuple[int, Any]]:
+    """(line number, parsed JSON or an error string) for each non-blank line."""
+    try:
+        if path == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(path, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CuratorError(f"cannot read queries: {exc}", path=path) from None
+    items: list[tuple[int, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            items.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            items.append((number, f"line {number}: not JSON: {exc.msg}"))
+    return items
+
+
+def _jsonl(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
+
+
+_SEARCH_KEYS = {
+    "types": "types",
+    "type": "types",
+    "scope": "scope",
+    "status": "status",
+    "stale": "stale",
+    "min_confidence": "min_confidence",
+    "drafts": "drafts",
+    "limit": "limit",
+    "include_sensitive": "include_sensitive",
+}
+
+
+def _batch(args: argparse.Namespace, run: Any, keys: dict[str, str]) -> int:
+    searcher = _searcher(args)
+    failed = 0
+    for number, item in _read_queries(args.queries):
+        if isinstance(item, str) or not isinstance(item, dict):
+            failed += 1
+            _jsonl({"line": number, "error": item if isinstance(item, str) else "not an object"})
+            continue
+        query = item.get("query", item.get("question"))
+        unknown = sorted(k for k in item if k not in keys and k not in ("query", "question", "id"))
+        if not isinstance(query, str) or unknown:
+            failed += 1
+            why = f"unknown keys {unknown}" if unknown else "missing string 'query'"
+            _jsonl({"line": number, "id": item.get("id"), "error": why})
+            continue
+        kwargs = {keys[k]: v for k, v in item.items() if k in keys}
+        if args.include_sensitive:
+            kwargs["include_sensitive"] = True
+        try:
+            result = run(searcher, query, kwargs)
+        except (CuratorError, ValueError, TypeError) as exc:
+            failed += 1
+            _jsonl({"line": number, "id": item.get("id"), "query": query, "error": str(exc)})
+            continue
+        _jsonl({"line": number, "id": item.get("id"), "query": query, **result})
+    if failed:
+        err(f"curator: {failed} queries failed (see their 'error' lines)")
+    return 2 if failed else 0
+
+
+# -- search --------------------------------------------------------------------------------
+def cmd_search(args: argparse.Namespace) -> int:
+    if args.queries:
+        if args.query:
+            raise CuratorError("give a QUERY or --queries FILE, not both")
+
+        def run(s: Searcher, query: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+            kwargs.setdefault("limit", args.limit)
+            return {"results": [h.to_json() for h in s.search(query, **kwargs)]}
+
+        return _batch(args, run, _SEARCH_KEYS)
+    if not args.query:
+        raise CuratorError("give a QUERY (or --queries FILE)")
+    searcher = _searcher(args)
+    hits = searcher.search(
+        args.query,
+        types=args.types,
+        scope=args.scope,
+        status=args.status,
+        stale=args.stale,
+        min_confidence=args.min_confidence,
+        drafts=args.drafts,
+        limit=args.limit,
+        include_sensitive=args.include_sensitive,
+    )
+    if args.json:
+        print_json({"query": args.query, "results": [h.to_json() for h in hits]})
+        return 0
+    for h in hits:
+        flags = [f for f, on in (("draft", h.kind == "draft"), ("stale", h.stale)) if on]
+        if h.status not in ("active", "draft", ""):
+            flags.append(h.status + (f" -> {h.successor}" if h.successor else ""))
+        tail = f"  [{', '.join(flags)}]" if flags else ""
+        out(f"{h.score:.3f}  {h.type or '?':<10} {one_line(h.name, 70)}  {h.path}{tail}")
+        if h.snippet:
+            out(f"       {h.snippet}")
+    if not hits:
+        err("no matches")
+    return 0
+
+
+# -- ask -----------------------------------------------------------------------------------
+def cmd_ask(args: argparse.Namespace) -> int:
+    if args.queries:
+        if args.question:
+            raise CuratorError("give a QUESTION or --queries FILE, not both")
+
+        def run(s: Searcher, query: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+            kwargs.setdefault("limit", args.limit)
+            answer = s.ask(query, **kwargs)
+            return {"sources": [x.to_json() for x in answer.sources]}
+
+        return _batch(args, run, {"limit": "limit", "include_sensitive": "include_sensitive"})
+    if not args.question:
+        raise CuratorError("give a QUESTION (or --queries FILE)")
+    answer = _searcher(args).ask(
+        args.question, limit=args.limit, include_sensitive=args.include_sensitive
+    )
+    if args.json:
+        print_json(answer.to_json())
+        return 0
+    if not answer.sources:
+        err("no sources found")
+        return 0
+    for i, s in enumerate(answer.sources, 1):
+        label = f"  [{s.label}]" if s.label else ""
+        out(f"{i}. {s.type or '?'}: {one_line(s.name, 70)}  {s.path}{label}")
+        if s.superseded_from:
+            out(f"   (replaces superseded {', '.join(s.superseded_from)})")
+        if s.snippet:
+            out(f"   {s.snippet}")
+    return 0
+
+
+# -- pack ----------------------------------------------------------------------------------
+def cmd_pack(args: argparse.Namespace) -> int:
+    text = _searcher(args).pack(
+        args.goal,
+        budget=args.budget,
+        floor=args.floor,
+        include_sensitive=args.include_sensitive,
+    )
+    out(text.rstrip("\n"))
+    return 0
+
+
+# -- dupes ---------------------------------------------------------------------------------
+def cmd_dupes(args: argparse.Namespace) -> int:
+    if bool(args.note) == bool(args.all):
+        raise CuratorError("give a NOTE or DRAFT, or --all")
+    searcher = _searcher(args)
+    found = searcher.dupes(
+        args.note, all=args.all, limit=args.limit, include_sensitive=args.include_sensitive
+    )
+    if args.json:
+        print_json({"note": args.note, "candidates": [c.to_json() for c in found]})
+        return 0
+    from curator.search.query import Candidate
+
+    for c in found:
+        if isinstance(c, Candidate):
+            out(
+                f"{c.score:.3f}  (vector {c.vector_sim:.2f}, text {c.fuzz:.2f})  "
+                f"{one_line(c.name, 60)}  {c.path}"
+            )
+        else:
+            out(f"{c.score:.3f}  (vector {c.vector_sim:.2f}, text {c.fuzz:.2f})  {c.a}  <->  {c.b}")
+    if not found:
+        err("no candidates")
+    else:
+        err("candidates only: nothing is merged automatically")
+    return 0
+
+
+# -- reindex -------------------------------------------------------------------------------
+def cmd_reindex(args: argparse.Namespace) -> int:
+    from curator.search.index import open_index, reindex
+
+    palace = open_palace(args)
+    store = open_index(palace)
+    for folder in store.recovered:
+        err(f"curator: warning: the search index was unreadable; moved aside to {folder}")
+    stats = reindex(palace, store=store)
+    if args.json:
+        print_json(
+            {
+                "docs": stats.added,
+                "seconds": round(stats.seconds, 3),
+                "embedder": store.embedder.name,
+                "dim": store.embedder.dim,
+            }
+        )
+        return 0
+    out(
+        f"Rebuilt the search index: {stats.added} docs with {store.embedder.name}/"
+        f"{store.embedder.dim} in {stats.seconds:.1f} s"
+    )
+    return 0

@@ -1,0 +1,168 @@
+"""Keeping the derived LanceDB index in step with the palace files.
+
+- `docs_from_palace(palace)`   one `IndexDoc` per note and draft whose header parsed;
+- `open_index(palace)`         the `IndexStore` at `<palace>/.curator/index` with the embedder
+                               chosen by palace.toml `[index] embedder/dim` (one per process);
+- `sync_index(palace)`         incremental: only docs whose content hash changed are re-embedded,
+                               deleted notes are removed; a changed embedder or dim, a missing or
+                               corrupt index (moved aside first) means a full rebuild;
+- `reindex(palace)`            full rebuild into a new table, switched over atomically;
+- `after_commit(root, sha)`    the writer's on_commit hook: syncs an existing index under the
+                               writer lock, in the same step as the commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from pathlib import Path
+
+from curator.model.note import Note
+from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
+from curator.search.docs import IndexDoc
+from curator.search.embed import get_embedder
+from curator.search.store import STATE_FILE, IndexStore, SyncStats
+
+log = logging.getLogger(__name__)
+
+INDEX_DIR = "index"
+# Bump when the way a note becomes a doc changes, so every row is re-derived on the next sync.
+DOC_VERSION = "1"
+
+_STORES: dict[tuple[str, str, int], IndexStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def index_dir(root: Path) -> Path:
+    return Path(root) / STATE_DIR / INDEX_DIR
+
+
+def doc_from_note(palace: Palace, note: Note) -> IndexDoc:
+    """The index row of one parsed note or draft."""
+    stale = note.stale
+    scope = note.scope
+    sensitive = note.sensitive or palace.config.is_sensitive_scope(scope)
+    confidence = palace.confidence(note)
+    # note.sha covers every byte of the file; the rest is what the config derives from it.
+    key = f"{DOC_VERSION}|{note.sha}|{confidence!r}|{int(sensitive)}|{note.rel}"
+    return IndexDoc(
+        path=note.rel,
+        slug=note.slug,
+        name=note.name,
+        description=note.description,
+        type=note.type,
+        scope=scope,
+        status=note.status,
+        confidence=confidence,
+        stale=stale is not None,
+        stale_reason=(stale or {}).get("reason", ""),
+        sensitive=sensitive,
+        tags=note.tags,
+        created=note.created,
+        reviewed=note.reviewed,
+        kind=note.kind,
+        content_hash=hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest(),
+        body=note.body,
+    )
+
+
+def docs_from_palace(palace: Palace) -> list[IndexDoc]:
+    """Every note and draft whose header parsed, as index docs (sorted by path)."""
+    return [doc_from_note(palace, n) for n in palace.all() if n.ok]
+
+
+def head_commit(root: Path) -> str | None:
+    """The palace's git HEAD commit, read from .git without running git (None if unknown)."""
+    git = Path(root) / ".git"
+    try:
+        if git.is_file():  # a worktree or submodule: "gitdir: <path>"
+            target = git.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
+            git = (Path(root) / target).resolve()
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref:"):
+            return head or None
+        ref = head[4:].strip()
+        common = git
+        if (git / "commondir").is_file():
+            common = (git / (git / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        for base in (git, common):
+            if (base / ref).is_file():
+                return (base / ref).read_text(encoding="utf-8").strip() or None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text(encoding="utf-8").splitlines():
+                parts = line.split()
+                if len(parts) == 2 and parts[1] == ref:
+                    return parts[0]
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def open_index(palace: Palace) -> IndexStore:
+    """The palace's index store (opened once per process and embedder; never raises for a
+    corrupt index: it is moved aside and `store.ready` is False until the next sync)."""
+    settings = palace.config.index
+    embedder = get_embedder(settings.embedder, settings.dim)
+    path = index_dir(palace.root).resolve()
+    key = (str(path), embedder.name, embedder.dim)
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+        if store is None or not path.is_dir():
+            ensure_state_dir(palace.root)
+            store = IndexStore.open(path, embedder)
+            _STORES[key] = store
+        elif store.ready and not (path / STATE_FILE).is_file():
+            store = IndexStore.open(path, embedder)  # the index was removed under us
+            _STORES[key] = store
+    return store
+
+
+def _allow_empty(palace: Palace, docs: list[IndexDoc]) -> bool:
+    """An empty doc list may replace a non-empty index only when the palace really is empty
+    (no files at all and nothing failed to load) — never because parsing found nothing."""
+    return not docs and not palace.all() and not palace.problems
+
+
+def sync_index(
+    palace: Palace, commit: str | None = None, *, store: IndexStore | None = None
+) -> SyncStats:
+    """Bring the index in line with the palace (incremental; rebuilds when it must)."""
+    store = store or open_index(palace)
+    docs = docs_from_palace(palace)
+    commit = commit if commit is not None else head_commit(palace.root)
+    return store.sync(docs, commit, allow_empty=_allow_empty(palace, docs))
+
+
+def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
+    """Rebuild the index from scratch into a new table and switch over atomically."""
+    store = store or open_index(palace)
+    docs = docs_from_palace(palace)
+    return store.rebuild(docs, head_commit(palace.root), allow_empty=_allow_empty(palace, docs))
+
+
+def after_commit(palace_root: Path, sha: str) -> None:
+    """Writer hook (runs under the writer lock right after a commit): sync the index to `sha`
+    if an index already exists. With no index, do nothing — the first search builds it.
+    Never raises: the commit is done and the index is derived; the next search re-syncs."""
+    root = Path(palace_root)
+    if not (index_dir(root) / STATE_FILE).is_file():
+        return
+    try:
+        palace = Palace.open(root)
+        sync_index(palace, sha)
+    except Exception as exc:  # the index can always be rebuilt; never fail a commit over it
+        log.warning("search index not updated after commit %s: %s", sha[:10], exc)
+
+
+__all__ = [
+    "after_commit",
+    "doc_from_note",
+    "docs_from_palace",
+    "head_commit",
+    "index_dir",
+    "open_index",
+    "reindex",
+    "sync_index",
+]

@@ -1,0 +1,852 @@
+"""Queries over the derived index: search, ask, pack and dupes.
+
+Python API (the CLI and the app both use it; `curator.model` never imports this module):
+
+    from curator.model.palace import Palace
+    from curator.search import Searcher
+
+    s = Searcher(Palace.open(path))          # opens .curator/index and syncs it incrementally
+    s.search("stripe webhooks", types=["feedback"], limit=10)  -> list[Hit]
+    s.ask("how do we deploy?")                                 -> Answer (sources by authority)
+    s.pack("fix the invoice pdf worker", budget=2000, floor=0.7) -> str (markdown)
+    s.dupes("inbox/2026-11-24-x.md")                           -> list[Candidate]
+    s.dupes(all=True)                                          -> list[DupePair]
+
+The module functions `search(palace, ...)`, `ask(palace, ...)`, `pack(palace, ...)` and
+`dupes(palace, ...)` do the same through one cached `Searcher` per Palace object.
+
+Ranking: BM25 full text (LanceDB FTS) and vector neighbours (the palace's embedder) are fused by
+reciprocal rank; queries of more than a few words are also run as their key terms (stopwords
+removed) and fused; short queries (up to three words, or an as-you-type prefix) add a rapidfuzz
+ranking over note names. Every result passes `curator.search.visibility.visible`: sensitive notes
+and notes in sensitive scopes appear only with `include_sensitive=True`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from curator.errors import CuratorError
+from curator.model.note import DRAFT_BANNER, Note
+from curator.model.palace import Palace
+from curator.model.text import one_line
+from curator.search.docs import make_text
+from curator.search.fuse import RRF_K, rrf
+from curator.search.index import open_index, sync_index
+from curator.search.store import Filters, IndexStore, SyncStats, where_sql
+from curator.search.visibility import and_where, visible, where_visible
+
+# How many rows each ranking contributes before fusion (per requested result).
+CANDIDATES_PER_RESULT = 4
+MIN_CANDIDATES = 40
+FUZZY_MAX_WORDS = 3
+FUZZY_CUTOFF = 70.0
+FUZZY_WEIGHT = 0.5
+STALE_PENALTY = 0.5
+SNIPPET_CHARS = 220
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#]|\s*\d+\.)")
+
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing done down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    ever also get got let lets may might must shall us whats wheres whos hows
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result. `spans` are (start, end) offsets of query terms in `snippet`."""
+
+    path: str
+    name: str
+    type: str
+    score: float
+    snippet: str
+    spans: tuple[tuple[int, int], ...] = ()
+    kind: str = "note"
+    status: str = ""
+    scope: str = ""
+    stale: bool = False
+    stale_reason: str = ""
+    confidence: float | None = None
+    description: str = ""
+    created: str = ""
+    reviewed: str = ""
+    sensitive: bool = False
+    successor: str | None = None  # for a superseded note: the active end of its chain
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["spans"] = [list(s) for s in self.spans]
+        return data
+
+
+@dataclass(frozen=True)
+class Source:
+    """One source of an answer, in authority order."""
+
+    path: str
+    name: str
+    type: str
+    authority_rank: int  # position of the type in palace.toml authority (drafts: after all)
+    score: float
+    snippet: str
+    spans: tuple[tuple[int, int], ...] = ()
+    stale: bool = False
+    stale_reason: str = ""
+    superseded_from: tuple[str, ...] = ()  # superseded notes this source stands in for
+    draft: bool = False
+    label: str = ""  # "unreviewed draft", "stale: <reason>", or ""
+    scope: str = ""
+    sensitive: bool = False
+    confidence: float | None = None
+    reviewed: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["spans"] = [list(s) for s in self.spans]
+        data["superseded_from"] = list(self.superseded_from)
+        return data
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    phrasings: tuple[str, ...]
+    sources: tuple[Source, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "phrasings": list(self.phrasings),
+            "sources": [s.to_json() for s in self.sources],
+        }
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A near-duplicate candidate: vector neighbour, confirmed by rapidfuzz text overlap."""
+
+    path: str
+    name: str
+    score: float
+    vector_sim: float
+    fuzz: float
+    kind: str = "note"
+    type: str = ""
+    status: str = ""
+    scope: str = ""
+    sensitive: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DupePair:
+    a: str
+    b: str
+    a_name: str
+    b_name: str
+    score: float
+    vector_sim: float
+    fuzz: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class SearchError(CuratorError):
+    """A search request that cannot be answered as asked (bad filter, unknown note...)."""
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def key_terms(text: str) -> list[str]:
+    """The words of `text` without stopwords and one-letter words, in order, unique."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        seen.setdefault(word, None)
+    return list(seen)
+
+
+def phrasings(query: str) -> list[str]:
+    """The whole query, and (when different) its key terms."""
+    whole = " ".join(_WORD.findall(query))
+    out = [whole] if whole else []
+    terms = " ".join(key_terms(query))
+    if terms and terms.lower() != whole.lower():
+        out.append(terms)
+    return out
+
+
+def _term_prefix(term: str) -> str:
+    """A crude stem for highlighting: 'deploying' and 'deploys' both start with 'deploy'."""
+    if len(term) <= 4:
+        return term
+    for suffix in ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
+            return term[: -len(suffix)]
+    return term
+
+
+def _spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
+    """Spans of words in `text` that start with one of `prefixes` (case-insensitive)."""
+    if not prefixes:
+        return []
+    out = []
+    for m in _WORD.finditer(text):
+        low = m.group().lower()
+        if any(low.startswith(p) for p in prefixes):
+            out.append((m.start(), m.end()))
+    return out
+
+
+def make_snippet(
+    body: str, description: str, query: str, limit: int = SNIPPET_CHARS
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The sentence(s) of the note that best match the query, cleaned to one line, with the
+    spans of the query terms in it. Falls back to the description, then the body's start."""
+    prefixes = sorted({_term_prefix(t) for t in key_terms(query)})
+    text = body.replace(DRAFT_BANNER, "")
+    sentences = [one_line(s) for s in _SENTENCE.split(text)]
+    sentences = [s for s in sentences if s]
+    best = ""
+    if prefixes and sentences:
+        scored = []
+        for i, sent in enumerate(sentences):
+            words = {w.lower() for w in _WORD.findall(sent)}
+            hits = {p for p in prefixes for w in words if w.startswith(p)}
+            scored.append((len(hits), -i, i))
+        count, _, idx = max(scored)
+        if count:
+            best = sentences[idx]
+            if len(best) < limit // 2 and idx + 1 < len(sentences):
+                best = f"{best} {sentences[idx + 1]}"
+    if not best:
+        best = one_line(description) or (sentences[0] if sentences else "")
+    if len(best) > limit:
+        first = _spans(best, prefixes)
+        start = 0
+        if first and first[0][0] > limit // 2:
+            start = best.rfind(" ", 0, first[0][0] - limit // 4) + 1
+        best = ("…" if start else "") + best[start:]
+        best = one_line(best, limit)
+    return best, tuple(_spans(best, prefixes))
+
+
+# --------------------------------------------------------------------------- the searcher
+
+
+@dataclass
+class _NameCache:
+    key: tuple[str, str]
+    rows: list[dict[str, Any]]
+    names: list[str]
+
+
+@dataclass
+class Searcher:
+    """Queries over one palace's index. Construction syncs the index (incremental)."""
+
+    palace: Palace
+    sync: bool = True
+    store: IndexStore = field(init=False)
+    sync_stats: SyncStats | None = field(init=False, default=None)
+    _names: _NameCache | None = field(init=False, default=None)
+    _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
+
+    def __post_init__(self) -> None:
+        self.store = open_index(self.palace)
+        if self.sync or not self.store.ready:
+            self.sync_stats = sync_index(self.palace, store=self.store)
+
+    @property
+    def recovered(self) -> list[str]:
+        """Index folders moved aside as corrupt while opening (already rebuilt)."""
+        return [str(p) for p in self.store.recovered]
+
+    # ---- filters
+
+    def _where(
+        self,
+        *,
+        types: str | Sequence[str] | None = None,
+        scope: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        stale: bool | None = None,
+        min_confidence: float | None = None,
+        drafts: bool = False,
+        include_sensitive: bool = False,
+    ) -> str | None:
+        statuses = _values(status)
+        kinds: list[str] = [] if drafts or "draft" in statuses else ["note"]
+        if min_confidence is not None and not 0 <= float(min_confidence) <= 1:
+            raise SearchError(f"min_confidence must be within 0..1, got {min_confidence}")
+        base = where_sql(
+            Filters(
+                types=_values(types),
+                scopes=_values(scope),
+                statuses=statuses,
+                kinds=kinds,
+                stale=stale,
+                min_confidence=min_confidence,
+                include_sensitive=True,  # visibility is applied by where_visible below
+            )
+        )
+        return and_where(base, where_visible(self.palace, include_sensitive=include_sensitive))
+
+    # ---- retrieval core
+
+    def _rankings(
+        self, texts: Sequence[str], where: str | None, n: int
+    ) -> tuple[list[list[str]], dict[str, dict[str, Any]]]:
+        """FTS and vector rankings of each phrasing; rows by path."""
+        rows: dict[str, dict[str, Any]] = {}
+        rankings: list[list[str]] = []
+        vectors = self.store.embedder.embed(list(texts)) if texts else np.zeros((0, 1))
+        for text, vec in zip(texts, vectors, strict=True):
+            fts = self.store.fts(text, limit=n, where=where)
+            vec_rows = self.store.vector(vec, limit=n, where=where)
+            for ranking in (fts, vec_rows):
+                rankings.append([str(r["path"]) for r in ranking])
+                for r in ranking:
+                    rows.setdefault(str(r["path"]), r)
+        return rankings, rows
+
+    def _fuzzy(self, query: str, where_rows: Any, n: int) -> list[str]:
+        """Note names close to a short query (as-you-type), best first."""
+        from rapidfuzz import fuzz, process
+
+        cache = self._name_cache()
+        matches = process.extract(
+            query.lower(),
+            cache.names,
+            scorer=fuzz.WRatio,
+            limit=max(n * 4, 50),
+            score_cutoff=FUZZY_CUTOFF,
+        )
+        out = []
+        for _, _score, idx in sorted(matches, key=lambda m: (-m[1], cache.rows[m[2]]["path"])):
+            row = cache.rows[idx]
+            if where_rows(row):
+                out.append(str(row["path"]))
+            if len(out) >= n:
+                break
+        return out
+
+    def _name_cache(self) -> _NameCache:
+        state = self.store.state
+        key = (state.table, state.updated) if state else ("", "")
+        with self._lock:
+            if self._names is None or self._names.key != key:
+                rows = self.store.all_docs_meta()
+                self._names = _NameCache(key, rows, [str(r["name"]).lower() for r in rows])
+            return self._names
+
+    def _fused(
+        self,
+        query: str,
+        *,
+        where: str | None,
+        row_ok: Any,
+        n: int,
+        fuzzy: bool,
+    ) -> tuple[list[tuple[str, float]], dict[str, dict[str, Any]]]:
+        texts = phrasings(query)
+        rankings, rows = self._rankings(texts, where, n)
+        weights = [1.0] * len(rankings)
+        if fuzzy and _is_short(query):
+            names = self._fuzzy(query, row_ok, n)
+            if names:
+                rankings.append(names)
+                weights.append(FUZZY_WEIGHT)
+                missing = [p for p in names if p not in rows]
+                if missing:
+                    for r in self.store.all_docs_meta(where=_paths_where(missing)):
+                        rows[str(r["path"])] = {**r, "body": ""}
+        fused = rrf(rankings, weights=weights)
+        best = sum(weights) / (RRF_K + 1)
+        scored = [(p, s / best) for p, s in fused if p in rows]
+        return scored, rows
+
+    def _row_filter(self, **filters: Any) -> Any:
+        types = set(_values(filters.get("types")))
+        scopes = set(_values(filters.get("scope")))
+        statuses = set(_values(filters.get("status")))
+        stale = filters.get("stale")
+        floor = filters.get("min_confidence")
+        drafts = bool(filters.get("drafts")) or "draft" in statuses
+        include = bool(filters.get("include_sensitive"))
+        palace = self.palace
+
+        def ok(row: dict[str, Any]) -> bool:
+            return (
+                (not types or row.get("type") in types)
+                and (not scopes or row.get("scope") in scopes)
+                and (not statuses or row.get("status") in statuses)
+                and (drafts or row.get("kind") == "note")
+                and (stale is None or bool(row.get("stale")) == stale)
+                and (floor is None or float(row.get("confidence") or 0.0) >= floor)
+                and visible(palace, row, include_sensitive=include)
+            )
+
+        return ok
+
+    # ---- search
+
+    def search(
+        self,
+        query: str,
+        *,
+        types: str | Sequence[str] | None = None,
+        scope: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        stale: bool | None = None,
+        min_confidence: float | None = None,
+        drafts: bool = False,
+        limit: int = 10,
+        include_sensitive: bool = False,
+    ) -> list[Hit]:
+        """Hybrid search: BM25 + vectors fused by rank, plus fuzzy names for short queries."""
+        if limit <= 0:
+            return []
+        filters: dict[str, Any] = dict(
+            types=types,
+            scope=scope,
+            status=status,
+            stale=stale,
+            min_confidence=min_confidence,
+            drafts=drafts,
+            include_sensitive=include_sensitive,
+        )
+        where = self._where(**filters)
+        row_ok = self._row_filter(**filters)
+        n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
+        scored, rows = self._fused(query, where=where, row_ok=row_ok, n=n, fuzzy=True)
+        hits = []
+        for path, score in scored:
+            row = rows[path]
+            if not row_ok(row):  # the one visibility check, applied to every result
+                continue
+            hits.append(self._hit(row, score, query))
+            if len(hits) >= limit:
+                break
+        return hits
+
+    def _hit(self, row: dict[str, Any], score: float, query: str) -> Hit:
+        snippet, spans = make_snippet(
+            str(row.get("body") or ""), str(row.get("description") or ""), query
+        )
+        successor = None
+        if row.get("status") in ("superseded", "retired"):
+            note = self.palace.by_rel.get(str(row["path"]))
+            nxt = self.palace.successor(note) if note is not None else None
+            successor = nxt.rel if nxt is not None else None
+        return Hit(
+            path=str(row["path"]),
+            name=one_line(str(row.get("name") or "")),
+            type=str(row.get("type") or ""),
+            score=round(float(score), 6),
+            snippet=snippet,
+            spans=spans,
+            kind=str(row.get("kind") or "note"),
+            status=str(row.get("status") or ""),
+            scope=str(row.get("scope") or ""),
+            stale=bool(row.get("stale")),
+            stale_reason=one_line(str(row.get("stale_reason") or "")),
+            confidence=row.get("confidence"),
+            description=one_line(str(row.get("description") or "")),
+            created=str(row.get("created") or ""),
+            reviewed=str(row.get("reviewed") or ""),
+            sensitive=bool(row.get("sensitive")),
+            successor=successor,
+        )
+
+    # ---- ask
+
+    def ask(self, question: str, *, limit: int = 8, include_sensitive: bool = False) -> Answer:
+        """Sources for a question in order of authority: palace.toml authority order, stale
+        notes flagged and ranked down, superseded notes replaced by their successor, drafts
+        last and labelled unreviewed."""
+        if limit <= 0:
+            return Answer(question, tuple(phrasings(question)), ())
+        filters: dict[str, Any] = dict(drafts=True, include_sensitive=include_sensitive)
+        where = self._where(**filters)
+        row_ok = self._row_filter(**filters)
+        n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
+        scored, rows = self._fused(question, where=where, row_ok=row_ok, n=n, fuzzy=False)
+        authority = {t: i for i, t in enumerate(self.palace.config.authority)}
+        last = len(authority)
+        chosen: dict[str, Source] = {}
+        for path, score in scored:
+            row = rows[path]
+            if not row_ok(row):
+                continue
+            superseded_from: tuple[str, ...] = ()
+            if row.get("status") in ("superseded", "retired"):
+                note = self.palace.by_rel.get(path)
+                nxt = self.palace.successor(note) if note is not None else None
+                if nxt is None or not visible(
+                    self.palace, nxt, include_sensitive=include_sensitive
+                ):
+                    continue  # never returned as itself
+                superseded_from = (path,)
+                row = _note_row(self.palace, nxt)
+                path = nxt.rel
+            stale = bool(row.get("stale"))
+            draft = row.get("kind") == "draft"
+            adjusted = score * (STALE_PENALTY if stale else 1.0)
+            prev = chosen.get(path)
+            if prev is not None:
+                merged = tuple(sorted({*prev.superseded_from, *superseded_from}))
+                chosen[path] = _replace_source(prev, max(prev.score, adjusted), merged)
+                continue
+            if len(chosen) >= limit:
+                continue
+            snippet, spans = make_snippet(
+                str(row.get("body") or ""), str(row.get("description") or ""), question
+            )
+            reason = one_line(str(row.get("stale_reason") or ""))
+            label = (
+                "unreviewed draft"
+                if draft
+                else (f"stale: {reason}" if stale and reason else "stale" if stale else "")
+            )
+            chosen[path] = Source(
+                path=path,
+                name=one_line(str(row.get("name") or "")),
+                type=str(row.get("type") or ""),
+                authority_rank=last + 1 if draft else authority.get(str(row.get("type")), last),
+                score=round(adjusted, 6),
+                snippet=snippet,
+                spans=spans,
+                stale=stale,
+                stale_reason=reason,
+                superseded_from=superseded_from,
+                draft=draft,
+                label=label,
+                scope=str(row.get("scope") or ""),
+                sensitive=bool(row.get("sensitive")),
+                confidence=row.get("confidence"),
+                reviewed=str(row.get("reviewed") or row.get("created") or ""),
+            )
+        ordered = sorted(
+            chosen.values(), key=lambda s: (s.draft, s.authority_rank, s.stale, -s.score, s.path)
+        )
+        return Answer(question, tuple(phrasings(question)), tuple(ordered))
+
+    # ---- pack
+
+    def pack(
+        self,
+        goal: str,
+        *,
+        budget: int = 2000,
+        floor: float = 0.7,
+        include_sensitive: bool = False,
+        candidates: int = 30,
+    ) -> str:
+        """A markdown memory pack for `goal`: reviewed, active notes at or above the confidence
+        floor, best first, cut to `budget` tokens (≈ characters / 4). Stale notes are left out
+        and named on one warning line. Deterministic: same palace and goal, same bytes."""
+        if budget <= 0:
+            raise SearchError(f"budget must be a positive number of tokens, got {budget}")
+        if not 0 <= floor <= 1:
+            raise SearchError(f"floor must be within 0..1, got {floor}")
+        filters: dict[str, Any] = dict(
+            status="active", min_confidence=floor, include_sensitive=include_sensitive
+        )
+        where = self._where(**filters)
+        row_ok = self._row_filter(**filters)
+        scored, rows = self._fused(goal, where=where, row_ok=row_ok, n=candidates, fuzzy=False)
+        header = [f"# Memory pack: {one_line(goal, 120)}", ""]
+        entries: list[str] = []
+        stale: list[str] = []
+        used = _tokens("\n".join(header)) + 60  # room for the summary and warning lines
+        for path, _score in scored[:candidates]:
+            row = rows[path]
+            if not row_ok(row):
+                continue
+            if row.get("stale"):
+                stale.append(path)
+                continue
+            for entry in _pack_entries(row):
+                cost = _tokens(entry)
+                if used + cost <= budget:
+                    entries.append(entry)
+                    used += cost
+                    break
+        lines = list(header)
+        lines.append(
+            f"_{len(entries)} notes from memory, confidence ≥ {floor:g}, ~{used} of {budget} "
+            "tokens. Each is a hint, not truth: check it against the repository before acting._"
+        )
+        lines.append("")
+        if stale:
+            lines.append(f"> ⚠ left out as stale (re-verify before use): {', '.join(stale)}")
+            lines.append("")
+        lines.extend(entries)
+        return "\n".join(lines).rstrip() + "\n"
+
+    # ---- dupes
+
+    def dupes(
+        self,
+        ref: str | None = None,
+        *,
+        text: str | None = None,
+        all: bool = False,
+        limit: int = 5,
+        include_sensitive: bool = False,
+    ) -> list[Candidate] | list[DupePair]:
+        """Ranked near-duplicate candidates (never merged): of a note or draft (`ref`), of a
+        text about to be captured (`text`), or every likely pair in the palace (`all=True`)."""
+        if all:
+            return self._all_pairs(limit, include_sensitive)
+        if (ref is None) == (text is None):
+            raise SearchError("dupes needs exactly one of a note, a text or --all")
+        exclude = ""
+        if ref is not None:
+            note = self.palace.find(ref)
+            if not visible(self.palace, note, include_sensitive=include_sensitive):
+                raise SearchError(
+                    f"{note.rel} is sensitive; pass --include-sensitive to look for its dupes"
+                )
+            text = make_text(note.name, note.description, note.tags, note.body)
+            exclude = note.rel
+        assert text is not None
+        where = and_where(
+            "status NOT IN ('superseded', 'retired')",
+            where_visible(self.palace, include_sensitive=include_sensitive),
+        )
+        vec = self.store.embed_query(text)
+        rows = self.store.vector(vec, limit=limit * 4 + 8, where=where)
+        from rapidfuzz import fuzz
+
+        base = _fuzz_text(text)
+        out: list[Candidate] = []
+        for row in rows:
+            if row["path"] == exclude or not visible(
+                self.palace, row, include_sensitive=include_sensitive
+            ):
+                continue
+            other = _fuzz_text(
+                make_text(
+                    str(row.get("name") or ""),
+                    str(row.get("description") or ""),
+                    list(row.get("tags") or []),
+                    str(row.get("body") or ""),
+                )
+            )
+            fz = fuzz.token_set_ratio(base, other) / 100.0
+            sim = max(0.0, float(row["similarity"]))
+            out.append(
+                Candidate(
+                    path=str(row["path"]),
+                    name=one_line(str(row.get("name") or "")),
+                    score=round(0.5 * sim + 0.5 * fz, 6),
+                    vector_sim=round(sim, 6),
+                    fuzz=round(fz, 6),
+                    kind=str(row.get("kind") or ""),
+                    type=str(row.get("type") or ""),
+                    status=str(row.get("status") or ""),
+                    scope=str(row.get("scope") or ""),
+                    sensitive=bool(row.get("sensitive")),
+                )
+            )
+        out.sort(key=lambda c: (-c.score, c.path))
+        return out[:limit]
+
+    def _all_pairs(self, limit: int, include_sensitive: bool) -> list[DupePair]:
+        from rapidfuzz import fuzz
+
+        where = and_where(
+            "status NOT IN ('superseded', 'retired')",
+            where_visible(self.palace, include_sensitive=include_sensitive),
+        )
+        rows = self.store.all_vectors(where=where)
+        rows = [r for r in rows if visible(self.palace, r, include_sensitive=include_sensitive)]
+        if len(rows) < 2:
+            return []
+        mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
+        k = min(3, len(rows) - 1)
+        pairs: dict[tuple[int, int], float] = {}
+        for start in range(0, len(rows), 1024):
+            block = mat[start : start + 1024] @ mat.T
+            for i in range(block.shape[0]):
+                block[i, start + i] = -2.0
+            top = np.argpartition(-block, k - 1, axis=1)[:, :k]
+            for i in range(block.shape[0]):
+                for j in top[i]:
+                    a, b = sorted((start + i, int(j)))
+                    pairs[(a, b)] = float(block[i, j])
+        best = sorted(pairs.items(), key=lambda kv: -kv[1])[: max(limit * 4, 20)]
+        out = []
+        for (a, b), sim in best:
+            ra, rb = rows[a], rows[b]
+            fz = fuzz.token_set_ratio(_fuzz_text(_row_text(ra)), _fuzz_text(_row_text(rb))) / 100.0
+            sim = max(0.0, sim)
+            out.append(
+                DupePair(
+                    a=str(ra["path"]),
+                    b=str(rb["path"]),
+                    a_name=one_line(str(ra.get("name") or "")),
+                    b_name=one_line(str(rb.get("name") or "")),
+                    score=round(0.5 * sim + 0.5 * fz, 6),
+                    vector_sim=round(sim, 6),
+                    fuzz=round(fz, 6),
+                )
+            )
+        out.sort(key=lambda p: (-p.score, p.a, p.b))
+        return out[:limit]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _values(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value else []
+    return [str(v) for v in value if v]
+
+
+def _is_short(query: str) -> bool:
+    words = _WORD.findall(query)
+    return 0 < len(words) <= FUZZY_MAX_WORDS
+
+
+def _paths_where(paths: Sequence[str]) -> str:
+    from curator.search.store import sql_str
+
+    return f"path IN ({', '.join(sql_str(p) for p in paths)})"
+
+
+def _note_row(palace: Palace, note: Note) -> dict[str, Any]:
+    from curator.search.index import doc_from_note
+
+    doc = doc_from_note(palace, note)
+    return {k: getattr(doc, k) for k in doc.__dataclass_fields__}
+
+
+def _replace_source(src: Source, score: float, merged: tuple[str, ...]) -> Source:
+    from dataclasses import replace
+
+    return replace(src, score=round(score, 6), superseded_from=merged)
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    return make_text(
+        str(row.get("name") or ""),
+        str(row.get("description") or ""),
+        list(row.get("tags") or []),
+        str(row.get("body") or ""),
+    )
+
+
+def _fuzz_text(text: str) -> str:
+    return " ".join(_WORD.findall(text.replace(DRAFT_BANNER, "").lower()))[:4000]
+
+
+def _tokens(text: str) -> int:
+    """A deterministic token estimate: one token per four characters, rounded up."""
+    return math.ceil(len(text) / 4)
+
+
+def _pack_entries(row: dict[str, Any]) -> list[str]:
+    """The full entry for a note, then a shorter one (description only) if the full one is big."""
+    name = one_line(str(row.get("name") or ""))
+    date = str(row.get("reviewed") or row.get("created") or "")[:10]
+    when = f" (reviewed {date})" if row.get("reviewed") else (f" (created {date})" if date else "")
+    head = f"## {name}\n> hint, not truth — source: {row['path']}{when}\n"
+    desc = one_line(str(row.get("description") or ""))
+    body = _clean_body(str(row.get("body") or ""))
+    full = f"{head}\n{desc}\n\n{body}\n" if desc else f"{head}\n{body}\n"
+    short = f"{head}\n{desc}\n" if desc else ""
+    return [full, short] if short and short != full else [full]
+
+
+def _clean_body(body: str) -> str:
+    from curator.model.text import clean
+
+    lines = [ln.rstrip() for ln in clean(body).strip().splitlines()]
+    out: list[str] = []
+    for ln in lines:  # collapse runs of blank lines
+        if ln or (out and out[-1]):
+            out.append(ln)
+    return "\n".join(out).strip()
+
+
+# --------------------------------------------------------------------------- module API
+
+_SEARCHERS: weakref.WeakKeyDictionary[Palace, Searcher] = weakref.WeakKeyDictionary()
+_SEARCHERS_LOCK = threading.Lock()
+
+
+def searcher(palace: Palace) -> Searcher:
+    """The cached Searcher of a Palace object (synced once when first made)."""
+    with _SEARCHERS_LOCK:
+        found = _SEARCHERS.get(palace)
+        if found is None:
+            found = Searcher(palace)
+            _SEARCHERS[palace] = found
+        return found
+
+
+def search(palace: Palace, query: str, **kwargs: Any) -> list[Hit]:
+    return searcher(palace).search(query, **kwargs)
+
+
+def ask(palace: Palace, question: str, **kwargs: Any) -> Answer:
+    return searcher(palace).ask(question, **kwargs)
+
+
+def pack(palace: Palace, goal: str, **kwargs: Any) -> str:
+    return searcher(palace).pack(goal, **kwargs)
+
+
+def dupes(palace: Palace, ref: str | None = None, **kwargs: Any) -> list[Any]:
+    return list(searcher(palace).dupes(ref, **kwargs))
+
+
+__all__ = [
+    "Answer",
+    "Candidate",
+    "DupePair",
+    "Hit",
+    "SearchError",
+    "Searcher",
+    "Source",
+    "ask",
+    "dupes",
+    "key_terms",
+    "make_snippet",
+    "pack",
+    "phrasings",
+    "search",
+    "searcher",
+]
