@@ -1,0 +1,131 @@
+"""The wings' import rules (ARCHITECTURE.md), proven in fresh interpreters."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import MakePalace, note_text
+
+import curator
+
+PACKAGE_DIR = Path(curator.__file__).parent
+
+
+def modules(package: str) -> list[str]:
+    folder = PACKAGE_DIR / package.removeprefix("curator.").replace(".", "/")
+    return sorted(f"{package}.{m.name}" for m in pkgutil.iter_modules([str(folder)]))
+
+
+def run_python(code: str, cwd: Path | None = None) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+PROBE = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded_after(name: str) -> list[str]:
+    """Every module loaded by importing `name` alone in a fresh interpreter."""
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, name], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+FORBIDDEN_IN_MODEL = ("git", "lancedb", "textual", "curator.writer", "curator.search")
+FORBIDDEN_IN_MODEL += ("curator.audit", "curator.ui", "curator.cli")
+
+
+def forbidden(loaded: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    return [m for m in loaded if any(m == p or m.startswith(p + ".") for p in prefixes)]
+
+
+def test_probe_sees_what_it_should() -> None:
+    # guards the probe itself: importing the app shell must show up, or the tests are vacuous
+    assert forbidden(loaded_after("curator.cli"), ("curator.model",)) != []
+    assert forbidden(loaded_after("textual.app"), ("textual",)) != []
+
+
+@pytest.mark.parametrize("name", ["curator.config", "curator.errors", *modules("curator.model")])
+def test_model_imports_no_git_lancedb_textual_or_other_wings(name: str) -> None:
+    assert forbidden(loaded_after(name), FORBIDDEN_IN_MODEL) == []
+
+
+def test_core_never_imports_textual() -> None:
+    core = [
+        "curator.cli",
+        "curator.config",
+        "curator.model.palace",
+        "curator.model.check",
+        "curator.writer",
+        *modules("curator.writer"),
+        *modules("curator.search"),
+        *modules("curator.audit"),
+        *modules("curator.cli"),
+    ]
+    code = f"""
+import importlib, json, sys
+failed = {{}}
+for name in {core!r}:
+    try:
+        importlib.import_module(name)
+    except Exception as exc:
+        failed[name] = repr(exc)
+print(json.dumps({{"textual": sorted(m for m in sys.modules if m.split(".")[0] == "textual"),
+                  "failed": failed, "loaded": sorted(sys.modules)}}))
+"""
+    result = run_python(code)
+    assert result["failed"] == {}
+    assert result["textual"] == []
+    assert "curator.model.palace" in result["loaded"]
+
+
+def test_list_and_check_do_not_import_lancedb(make_palace: MakePalace) -> None:
+    root = make_palace(
+        {
+            "notes/project/a.md": note_text("A", body="[[b]]\n"),
+            "notes/project/b.md": note_text("B", body="[[a]]\n"),
+        }
+    )
+    code = f"""
+import contextlib, io, json, sys
+from curator.cli import main
+codes = []
+for argv in (["--palace", {str(root)!r}, "list"], ["--palace", {str(root)!r}, "check"],
+             ["--palace", {str(root)!r}, "show", "a"]):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        codes.append(main(argv))
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("lancedb", "textual", "pyarrow"))
+print(json.dumps({{"codes": codes, "heavy": heavy}}))
+"""
+    result = run_python(code)
+    assert result["codes"] == [0, 1, 0]  # check: INDEX.md is missing, so out of date
+    assert result["heavy"] == []
+
+
+@pytest.mark.parametrize(
+    "package", ["curator.model", "curator.search", "curator.audit", "curator.writer"]
+)
+def test_packages_have_modules(package: str) -> None:
+    # guards the discovery above: an empty list would make the hygiene tests pass vacuously
+    if package == "curator.model":
+        assert "curator.model.note" in modules(package)
+    elif not modules(package):
+        pytest.skip(f"{package} has no modules yet")
