@@ -35,6 +35,7 @@ from curator.audit.runner import KiB, MiB, RunLimits, RunResult, Sandbox, run_co
 from curator.errors import CuratorError
 from curator.model.note import DELETE, Note, edit_header
 from curator.model.palace import INDEX_NAME, STATE_DIR, Palace, ensure_state_dir
+from curator.model.text import one_line
 
 ResultStatus = Literal["pass", "fail", "error", "skipped", "auditor-error"]
 ChangeKind = Literal["stale", "cleared"]
@@ -366,8 +367,10 @@ def check_note(ctx: _Context, note: Note) -> NoteResult:
     def result(
         status: ResultStatus, reason: str, paths: list[PathCheck], cmd: CommandCheck | None = None
     ) -> NoteResult:
+        # the reason may quote note text or command output: one clean line, so the header
+        # it lands in (stale.reason), the report and the terminal all get the same safe text
         return NoteResult(
-            note.rel, note.name, note.scope, status, reason, paths, cmd,
+            note.rel, note.name, note.scope, status, one_line(reason, 300), paths, cmd,
             round(time.monotonic() - start, 4),
         )  # fmt: skip
 
