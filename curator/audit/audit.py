@@ -249,7 +249,8 @@ def select_notes(
     if refs:
         chosen: dict[str, Note] = {}
         for ref in refs:
-            note = palace.find(ref)
+            exact = palace.by_rel.get(ref)  # a palace-relative path: no lookup needed
+            note = exact if exact is not None else palace.find(ref)
             if note.kind == "draft":
                 raise AuditError(
                     f"{note.rel} is an inbox draft; drafts are never audited (promote it first)"
