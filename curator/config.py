@@ -341,7 +341,7 @@ def _audit(table: Any, loc: _Locator, path: Path) -> AuditSettings:
             value = table[key]
             if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
                 raise _fail(loc, path, "audit", key, f"{key} must be an integer from {lo} to {hi}")
-            out = replace(out, **{key: value})
+            out = replace(out, **{key: value})  # type: ignore[arg-type]
     if "timeout" in table:
         if not _number(table["timeout"], 0.1, 3600):
             raise _fail(loc, path, "audit", "timeout", "timeout must be seconds from 0.1 to 3600")

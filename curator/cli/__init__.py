@@ -21,8 +21,8 @@ def _optional_areas() -> list[object]:
     """Command modules of the other wings, registered when present."""
     import importlib
 
-    found = []
-    for name in ("actions_cmds", "search_cmds", "audit_cmds", "app_cmds"):
+    found: list[object] = []
+    for name in ("capture_cmd", "actions_cmds", "search_cmds", "audit_cmds", "app_cmds"):
         try:
             found.append(importlib.import_module(f"curator.cli.{name}"))
         except ModuleNotFoundError as exc:

@@ -53,8 +53,93 @@ def run_handler(args: argparse.Namespace) -> int:
     except CuratorError as exc:
         err(f"curator: error: {exc}")
         return 2
+    except Exception as exc:  # writer errors carry a sentence for a person, not a traceback
+        from curator.writer.plan import WriterError
+
+        if isinstance(exc, WriterError):
+            err(f"curator: error: {exc}")
+            return 2
+        raise
     except KeyboardInterrupt:
         err("curator: interrupted")
         return 130
     except BrokenPipeError:
         return 0
+
+
+def add_apply_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dry-run", action="store_true", help="show the plan and its diff; change nothing"
+    )
+    parser.add_argument(
+        "--yes", "-y", action="store_true", help="apply without asking (for scripts)"
+    )
+    add_json(parser)
+
+
+def plan_text(plan: Any) -> str:
+    lines = [plan.subject, ""]
+    for change in plan.changes:
+        kind = type(change).__name__
+        if kind == "Move":
+            lines.append(f"  rename {change.src} -> {change.dst}")
+        elif kind == "Delete":
+            lines.append(f"  delete {change.path}")
+        else:
+            lines.append(f"  write  {change.path}")
+    return "\n".join(lines)
+
+
+def apply_or_show(
+    args: argparse.Namespace, palace: Palace, plan: Any, *, confirm: bool = True
+) -> int:
+    """--dry-run prints the plan; otherwise confirm (TTY) or require --yes, then commit."""
+    if getattr(args, "dry_run", False):
+        if getattr(args, "json", False):
+            print_json(
+                {
+                    "dry_run": True,
+                    "action": plan.action,
+                    "subject": plan.subject,
+                    "paths": list(plan.paths()),
+                    "message": plan.message,
+                    "diff": plan.diff(),
+                }
+            )
+        else:
+            out(plan_text(plan))
+            out()
+            out(plan.diff())
+        return 0
+    if confirm and not getattr(args, "yes", False):
+        if not sys.stdin.isatty():
+            err(
+                "curator: refusing to apply without confirmation:"
+                " pass --yes, or --dry-run to see the plan"
+            )
+            return 2
+        out(plan_text(plan))
+        out()
+        out(plan.diff())
+        answer = input("Apply this change? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            out("Nothing changed.")
+            return 1
+    from curator.writer.session import commit
+
+    applied = commit(palace.root, plan)
+    if applied.recovered is not None:
+        err(f"curator: {applied.recovered}")
+    if getattr(args, "json", False):
+        print_json(
+            {
+                "action": plan.action,
+                "commit": applied.sha,
+                "subject": plan.subject,
+                "paths": list(applied.paths),
+                "notes": list(plan.notes),
+            }
+        )
+    else:
+        out(f"{plan.subject}\ncommitted {applied.sha[:10]}")
+    return 0

@@ -172,7 +172,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     if links:
         out("Links:")
         for link in links:
-            out(f"  -> {link['resolved'] or 'BROKEN: ' + link['target']}  (line {link['line']})")
+            target = link["resolved"] or f"BROKEN: {link['target']}"
+            out(f"  -> {target}  (line {link['line']})")
     if backlinks:
         out("Backlinks:")
         for back in backlinks:
@@ -214,7 +215,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 # -- index -------------------------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
     palace = open_palace(args)
-    current, rendered = index_is_current(palace)
+    current, _ = index_is_current(palace)
     if args.check:
         if args.json:
             print_json({"current": current})

@@ -25,7 +25,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _BaseLoader = yaml.SafeLoader
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     """Safe loader that reads dates as the strings they were written as."""
 
 

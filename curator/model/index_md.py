@@ -52,6 +52,16 @@ def _link_text(text: str) -> str:
 
 
 def _entry(palace: Palace, note: Note, today: date) -> str:
+    if note.superseded:  # names its successor: depends on other notes, never cached
+        return _render_entry(palace, note, today)
+    key = ("index", note.rel + "\0" + note.sha, today.isoformat())
+    line = palace.render_cache.get(key)
+    if line is None:
+        line = palace.render_cache[key] = _render_entry(palace, note, today)
+    return line
+
+
+def _render_entry(palace: Palace, note: Note, today: date) -> str:
     if not note.ok:
         problem = note.problems[0].message if note.problems else "unreadable header"
         return f"- [{_link_text(note.slug)}]({note.rel}) — needs repair: {one_line(problem, 120)}"
@@ -70,7 +80,8 @@ def _entry(palace: Palace, note: Note, today: date) -> str:
     return line
 
 
-def render_generated(palace: Palace, today: date | None = None) -> str:
+def render_generated(palace: Palace, today: date | None = None) -> tuple[str, int]:
+    """The text below the marker, and how many note lines it holds."""
     today = today or date.today()
     out: list[str] = []
     listed: set[str] = set()
@@ -88,7 +99,8 @@ def render_generated(palace: Palace, today: date | None = None) -> str:
         out.extend(_entry(palace, n, today) + "\n" for n in sorted(rest, key=lambda n: n.rel))
     out.append(f"\n## Superseded — {len(superseded)}\n")
     out.extend(_entry(palace, n, today) + "\n" for n in sorted(superseded, key=_sort_key))
-    return "".join(out)
+    listed_lines = sum(1 for line in out if line.startswith("- ["))
+    return "".join(out), listed_lines
 
 
 def _sort_key(note: Note) -> tuple[str, str]:
@@ -102,8 +114,7 @@ def render_index(palace: Palace, existing: str | None, today: date | None = None
     )
     if not preamble.endswith("\n"):
         preamble += "\n"
-    generated = render_generated(palace, today)
-    listed = len(_ENTRY_RE.findall(generated))
+    generated, listed = render_generated(palace, today)
     if listed < len(palace.notes):
         raise IndexRefused(
             f"refusing to write: the index would list {listed} notes but the palace holds "

@@ -100,6 +100,9 @@ class Palace:
                 self._by_name.setdefault(note.name.casefold(), []).append(note)
         self._outgoing: dict[str, list[Link]] | None = None
         self._backlinks: dict[str, list[Link]] | None = None
+        self._preds: dict[str, list[Note]] | None = None
+        # derived per-note text keyed by content hash, shared with palaces made by replaced()
+        self.render_cache: dict[tuple[str, str, str], str] = {}
 
     # -- loading -----------------------------------------------------------------------------
     @classmethod
@@ -119,7 +122,9 @@ class Palace:
             if data is None or kind is None:
                 continue
             (notes if kind == "note" else drafts)[rel] = parse_note(rel, data, kind)
-        return Palace(self.root, self.config, notes.values(), drafts.values(), self.problems)
+        palace = Palace(self.root, self.config, notes.values(), drafts.values(), self.problems)
+        palace.render_cache = self.render_cache
+        return palace
 
     # -- lookups ------------------------------------------------------------------------------
     def all(self) -> list[Note]:
@@ -205,12 +210,30 @@ class Palace:
         """Active notes grouped by type, in taxonomy order (only types the palace knows)."""
         by_type: dict[str, list[Note]] = {name: [] for name in self.config.types}
         for note in self.notes:
-            if note.ok and not note.superseded and note.type in by_type:
-                by_type[note.type].append(note)
+            header = note.header
+            room = by_type.get(header.get("type"))  # type: ignore[arg-type]
+            if (
+                room is not None
+                and note.ok
+                and header.get("status") not in ("superseded", "retired")
+            ):
+                room.append(note)
         return [Room(self.config.types[name], notes) for name, notes in by_type.items()]
 
     def superseded_notes(self) -> list[Note]:
         return [n for n in self.notes if n.ok and n.superseded]
+
+    def _predecessors(self) -> dict[str, list[Note]]:
+        """rel of a note -> the notes that name it in superseded_by."""
+        if self._preds is None:
+            preds: dict[str, list[Note]] = {}
+            for other in self.notes:
+                if other.superseded_by:
+                    target = self.note_by_slug(other.superseded_by)
+                    if target is not None:
+                        preds.setdefault(target.rel, []).append(other)
+            self._preds = preds
+        return self._preds
 
     def chain(self, note: Note) -> list[Note]:
         """The supersede chain through `note`, oldest first."""
@@ -218,19 +241,9 @@ class Palace:
         older: list[Note] = []
         current = note
         while True:
-            prev = next(
-                (self.note_by_slug(s) for s in current.supersedes if self.note_by_slug(s)),
-                None,
-            )
+            prev = next((p for s in current.supersedes if (p := self.note_by_slug(s))), None)
             if prev is None:
-                prev = next(
-                    (
-                        n
-                        for n in self.notes
-                        if n.superseded_by and self.note_by_slug(n.superseded_by) is current
-                    ),
-                    None,
-                )
+                prev = next(iter(self._predecessors().get(current.rel, [])), None)
             if prev is None or prev.rel in seen:
                 break
             seen.add(prev.rel)

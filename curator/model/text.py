@@ -41,6 +41,8 @@ _BIDI_RE = re.compile("[" + "".join(_BIDI) + "]")
 
 def clean(text: str, *, keep_newlines: bool = True) -> str:
     """Strip escape sequences and control characters; make bidi controls visible."""
+    if text.isprintable():  # no control, format (bidi) or separator characters: nothing to do
+        return text
     text = _ESCAPES.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if keep_newlines:
@@ -52,7 +54,7 @@ def clean(text: str, *, keep_newlines: bool = True) -> str:
 
 def one_line(text: str, limit: int | None = None) -> str:
     """Clean text folded to a single line, optionally cut to `limit` characters."""
-    out = " ".join(clean(text, keep_newlines=False).split())
+    out = " ".join((text if text.isprintable() else clean(text, keep_newlines=False)).split())
     if limit is not None and len(out) > limit:
         out = out[: max(0, limit - 1)] + "…"
     return out
