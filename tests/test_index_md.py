@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import MakePalace, RunCli, note_text
+from conftest import MakePalace, RunCli, git, note_text
 
 from curator.model.index_md import (
     MARKER,
@@ -200,7 +200,16 @@ def test_curator_index_writes_a_current_index(make_palace: MakePalace, run_cli: 
     pytest.importorskip("curator.writer.planners")
     root = make_palace(FILES)
     (root / "INDEX.md").write_text(PREAMBLE + MARKER + "\n")
+    git(root, "add", "INDEX.md")
+    git(root, "commit", "-q", "-m", "empty index")
+    rc, out, err = run_cli("--palace", root, "index", "--dry-run")
+    assert rc == 0, err
+    assert "+- [Me](notes/user/me.md)" in out
+    assert (root / "INDEX.md").read_text() == PREAMBLE + MARKER + "\n"
     rc, _, err = run_cli("--palace", root, "index", "--yes")
     assert rc == 0, err
-    assert (root / "INDEX.md").read_text().startswith(PREAMBLE + MARKER)
+    text = (root / "INDEX.md").read_text()
+    assert text.startswith(PREAMBLE + MARKER) and "- [Me](notes/user/me.md)" in text
     assert run_cli("--palace", root, "index", "--check")[0] == 0
+    log = git(root, "log", "--format=%s", "--name-only", "-1").stdout.split()
+    assert log[-1] == "INDEX.md" and git(root, "status", "--porcelain").stdout == ""
