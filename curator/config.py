@@ -127,15 +127,28 @@ class _Locator:
         self.lines = text.splitlines()
 
     def line(self, section: str, key: str | None = None) -> int:
+        parts = section.split(".")
         header = re.compile(
-            r"^\s*\[+\s*" + re.escape(section).replace(r"\.", r"\s*\.\s*") + r"\s*\]+"
+            r"^\s*\[+\s*"
+            + r"\s*\.\s*".join(r"[\"']?" + re.escape(p) + r"[\"']?" for p in parts)
+            + r"\s*\]+"
         )
         start = next((i for i, ln in enumerate(self.lines) if header.match(ln)), None)
         if start is None:
+            # No [section] header: the table may be written as a value, `section = ...` at
+            # the top level or `leaf = ...` inside its parent table.
+            if len(parts) > 1:
+                return self.line(".".join(parts[:-1]), parts[-1])
+            top = re.compile(r"^\s*[\"']?" + re.escape(section) + r"[\"']?\s*[=.]")
+            for i, ln in enumerate(self.lines):
+                if re.match(r"^\s*\[", ln):
+                    break
+                if top.match(ln):
+                    return i + 1
             return 0
         if key is None:
             return start + 1
-        key_re = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=")
+        key_re = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*[=.]")
         for i in range(start + 1, len(self.lines)):
             if re.match(r"^\s*\[", self.lines[i]):
                 break
@@ -211,7 +224,10 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
         raise _fail(loc, path, "palace", "name", "name must be a string")
 
     types = {spec.name: spec for spec in TAXONOMIES[taxonomy]}
-    type_tables = _check_keys(data.get("types", {}), set(data.get("types", {})), loc, path, "types")
+    raw_types = data.get("types", {})
+    type_tables = _check_keys(
+        raw_types, set(raw_types) if isinstance(raw_types, dict) else set(), loc, path, "types"
+    )
     for tname, table in type_tables.items():
         section = f"types.{tname}"
         if not _NAME.match(tname):

@@ -62,6 +62,16 @@ def test_palace_taxonomy_has_four_types_in_order(tmp_path: Path) -> None:
         ('[palace]\nauthority = ["user", "nope"]\n', 2, "nope"),
         ("[palace]\nname = 3\n", 2, "name"),
         ('[types.project]\nroom = "R"\nshape = 1\n', 3, "shape"),
+        # tables written as values, quoted names, dotted keys
+        ('# palace\nname = "x"\n', 2, "name"),
+        ("[palace]\n\n[index]\n[x]\n", 4, "x"),
+        ("types = 1\n", 1, "[types] must be a table"),
+        ('\nscopes = "app"\n', 2, "[scopes] must be a table"),
+        ("[palace]\nname = 'n'\n[audit]\njobs = 1\n[types]\nproject = 1\n", 6, "types.project"),
+        ('[scopes.ok]\nroot = "x"\n[scopes."ok2"]\nsensitive = 1\n', 4, "sensitive"),
+        ('[scopes."bad name"]\nroot = "x"\n', 1, "plain word"),
+        ('[palace]\nname = "x"\n\nscopes.app.sensitive = "yes"\n', 4, "unknown key 'scopes'"),
+        ('scopes.app.sensitive = "yes"\n', 1, "sensitive must be true or false"),
     ],
 )
 def test_bad_config_names_the_line(tmp_path: Path, text: str, line: int, words: str) -> None:
