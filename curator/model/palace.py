@@ -14,6 +14,7 @@ import pickle
 import posixpath
 import secrets
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -30,6 +31,7 @@ INBOX_DIR = "inbox"
 STATE_DIR = ".curator"
 INDEX_NAME = "INDEX.md"
 _CACHE_VERSION = 4
+_FORK_MIN = 3000  # files to parse before a second process pays off
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,14 +336,12 @@ class _Loader:
     def load(self, config: Config) -> Palace:
         cached = self._read_cache() if self.use_cache else {}
         fresh: dict[str, Note] = {}
-        changed = False
+        todo: list[tuple[str, str, Kind, int]] = []
         for rel, path, kind in self._walk():
             try:
                 stat = os.stat(path)
             except OSError as exc:
-                self.problems.append(
-                    Finding(rel, 0, "error", "file.unreadable", f"cannot read: {exc.strerror}")
-                )
+                self._unreadable(rel, exc)
                 continue
             old = cached.get(rel)
             if (
@@ -351,26 +351,67 @@ class _Loader:
                 and old.kind == kind
             ):
                 fresh[rel] = old
-                continue
-            try:
-                with open(path, "rb") as handle:  # never more than the limit plus one byte
-                    data = handle.read(MAX_BYTES + 1)
-            except OSError as exc:
-                self.problems.append(
-                    Finding(rel, 0, "error", "file.unreadable", f"cannot read: {exc.strerror}")
-                )
-                continue
-            note = parse_note(rel, data, kind, mtime_ns=stat.st_mtime_ns)
+            else:
+                todo.append((rel, path, kind, stat.st_mtime_ns))
+        for note in self._parse_all(todo):
+            old = cached.get(note.rel)
             if old is not None and old.sha == note.sha:
-                old.mtime_ns = stat.st_mtime_ns
+                old.mtime_ns = note.mtime_ns
                 note = old
-            fresh[rel] = note
-            changed = True
-        if self.use_cache and (changed or set(fresh) != set(cached)):
+            fresh[note.rel] = note
+        if self.use_cache and (todo or set(fresh) != set(cached)):
             self._write_cache(fresh)
         notes = [n for n in fresh.values() if n.kind == "note"]
         drafts = [n for n in fresh.values() if n.kind == "draft"]
         return Palace(self.root, config, notes, drafts, self.problems)
+
+    def _unreadable(self, rel: str, exc: OSError) -> None:
+        self.problems.append(
+            Finding(rel, 0, "error", "file.unreadable", f"cannot read: {exc.strerror}")
+        )
+
+    def _parse_files(self, todo: list[tuple[str, str, Kind, int]]) -> list[Note]:
+        out = []
+        for rel, path, kind, mtime_ns in todo:
+            try:
+                with open(path, "rb") as handle:  # never more than the limit plus one byte
+                    data = handle.read(MAX_BYTES + 1)
+            except OSError as exc:
+                self._unreadable(rel, exc)
+                continue
+            out.append(parse_note(rel, data, kind, mtime_ns=mtime_ns))
+        return out
+
+    def _parse_all(self, todo: list[tuple[str, str, Kind, int]]) -> list[Note]:
+        """Parse files; a large cold load splits the work with a forked child on a second
+        core. Forking is skipped whenever other threads run (the app), where it is unsafe."""
+        if len(todo) < _FORK_MIN or not hasattr(os, "fork") or threading.active_count() > 1:
+            return self._parse_files(todo)
+        half = len(todo) // 2
+        known = len(self.problems)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: parse the second half, send it back pickled, exit at once
+            code = 1
+            try:
+                os.close(read_end)
+                notes = self._parse_files(todo[half:])
+                payload = pickle.dumps((notes, self.problems[known:]), protocol=5)
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write(payload)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        mine = self._parse_files(todo[:half])
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        if status != 0 or not payload:
+            return mine + self._parse_files(todo[half:])
+        theirs, problems = pickle.loads(payload)  # from our own forked child
+        self.problems.extend(problems)
+        return mine + theirs
 
     def _walk(self) -> Iterable[tuple[str, str, Kind]]:
         for folder, kind in ((NOTES_DIR, "note"), (INBOX_DIR, "draft")):
