@@ -1,0 +1,38 @@
+"""The forked parse of a large cold load gives the same palace as the sequential one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import curator.model.palace as palace_module
+from curator.model.palace import Palace
+
+
+def _write_palace(root: Path, count: int) -> None:
+    (root / "notes").mkdir(parents=True)
+    for i in range(count):
+        (root / "notes" / f"n{i:03}.md").write_text(
+            f"---\nname: Note {i}\ndescription: d{i}\ntype: project\n---\nSee [[n{(i + 1) % count:03}]].\n"
+        )
+    (root / "notes" / "broken.md").write_bytes(b"\xff\xfe not utf-8")
+    (root / "notes" / "empty.md").write_bytes(b"")
+
+
+def _snapshot(palace: Palace) -> tuple[list[tuple[str, str, dict]], list[str]]:
+    notes = [(n.rel, n.sha, n.header) for n in palace.notes]
+    problems = sorted(f.format() for n in palace.notes for f in n.problems)
+    return notes, problems
+
+
+def test_forked_parse_matches_sequential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write_palace(tmp_path, 40)
+    monkeypatch.setattr(palace_module, "_FORK_MIN", 10**9)
+    sequential = Palace.open(tmp_path, cache=False)
+    monkeypatch.setattr(palace_module, "_FORK_MIN", 2)
+    forked = Palace.open(tmp_path, cache=False)
+    assert len(forked.notes) == 42
+    assert _snapshot(forked) == _snapshot(sequential)
+    assert any("not UTF-8" in p for p in _snapshot(forked)[1])
+    assert len(forked.backlinks(forked.find("n005"))) == 1
