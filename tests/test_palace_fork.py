@@ -13,9 +13,8 @@ from curator.model.palace import Palace
 def _write_palace(root: Path, count: int) -> None:
     (root / "notes").mkdir(parents=True)
     for i in range(count):
-        (root / "notes" / f"n{i:03}.md").write_text(
-            f"---\nname: Note {i}\ndescription: d{i}\ntype: project\n---\nSee [[n{(i + 1) % count:03}]].\n"
-        )
+        header = f"---\nname: Note {i}\ndescription: d{i}\ntype: project\n---\n"
+        (root / "notes" / f"n{i:03}.md").write_text(header + f"See [[n{(i + 1) % count:03}]].\n")
     (root / "notes" / "broken.md").write_bytes(b"\xff\xfe not utf-8")
     (root / "notes" / "empty.md").write_bytes(b"")
 
