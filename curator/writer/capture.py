@@ -1,0 +1,349 @@
+"""Capture: an agent's new memory, written as a draft into inbox/ for a person to review.
+
+`capture()` validates its input, searches for similar notes and drafts, scans for secrets and
+writes `inbox/<date>-<slug>.md` atomically without ever overwriting: the text goes to a temp
+file (created with O_EXCL, fsynced), which is then hard-linked to the first free name (`link`
+fails when the name exists, so a concurrent capture can never clobber another), the temp name
+is removed and the folder fsynced. A reader sees a whole draft or none; a failure leaves
+nothing behind.
+
+A capture makes no git commit: drafts are untracked until a reviewer promotes them, so
+captures never contend with the writer lock or a commit in progress.
+
+This module is on the agent's hot path (hooks call it), so it imports no git library, no
+LanceDB and no Textual, and never loads the whole palace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import secrets as _random
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from curator.config import load_config
+from curator.errors import CuratorError
+from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
+from curator.writer.secrets import SecretHit, scan
+from curator.writer.similar import Similar, similar
+
+__all__ = [
+    "MAX_TAGS",
+    "SECRET_FIELD",
+    "CaptureError",
+    "CaptureResult",
+    "capture",
+    "parse_source",
+    "slugify",
+]
+
+INBOX = "inbox"
+MAX_TAGS = 8
+MAX_NAME = 200
+MAX_SLUG = 60
+MAX_HEADER_SECRETS = 20  # the header lists at most this many; the flag covers the rest
+SECRET_FIELD = "secret"  # `secret: true` in the header: promote refuses it without --allow-secret
+TMP_PREFIX = ".capture-"
+TMP_SUFFIX = ".tmp"
+STALE_TMP_SECONDS = 3600
+_MAX_ATTEMPTS = 10_000
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+class CaptureError(CuratorError):
+    """A capture was refused: bad input, or the draft could not be written."""
+
+
+@dataclass
+class CaptureResult:
+    path: str  # posix path from the palace root
+    similar: list[Similar] = field(default_factory=list)
+    secrets: list[SecretHit] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "similar": [s.to_json() for s in self.similar],
+            "secrets": [s.to_json() for s in self.secrets],
+            "flagged": bool(self.secrets),
+            "warnings": list(self.warnings),
+        }
+
+
+# -- input ---------------------------------------------------------------------------------------
+def slugify(name: str, limit: int = MAX_SLUG) -> str:
+    """ASCII, lower case, words joined by "-", cut at a word boundary; "draft" if empty."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    if len(slug) > limit:
+        cut = slug[:limit]
+        slug = cut.rsplit("-", 1)[0] if "-" in cut else cut
+    return slug or "draft"
+
+
+def parse_source(source: str | None) -> str | dict[str, str] | None:
+    """`key=value,key=value` becomes a mapping; anything without '=' stays a string."""
+    if source is None or not source.strip():
+        return None
+    source = source.strip()
+    if "=" not in source:
+        return source
+    out: dict[str, str] = {}
+    for part in source.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not _KEY.match(key):
+            raise CaptureError(
+                f"bad --source part {part.strip()!r}: use key=value,key=value (plain-word keys)"
+            )
+        out[key] = value.strip()
+    return out or None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _check_text(label: str, value: str) -> None:
+    if "\x00" in value:
+        raise CaptureError(f"{label} contains a NUL byte; refused")
+
+
+def _validate(
+    palace_root: Path,
+    type: str,
+    name: str,
+    body: str,
+    description: str,
+    scope: str | None,
+    tags: list[str] | None,
+) -> tuple[str, str, list[str]]:
+    for label, value in (("name", name), ("description", description), ("body", body)):
+        _check_text(label, value)
+    for tag in tags or ():
+        _check_text("a tag", tag)
+    if "\n" in name or "\r" in name:
+        raise CaptureError("the name must be one line (put details in --description or the body)")
+    name = name.strip()
+    if not name:
+        raise CaptureError("empty name: give --name a short title for the memory")
+    if len(name) > MAX_NAME:
+        raise CaptureError(f"the name is {len(name)} characters; keep it under {MAX_NAME}")
+    if not body.strip():
+        raise CaptureError("empty body: pipe the memory's text on stdin")
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise CaptureError(f"the body is {size} bytes, over the 1 MiB limit")
+    config = load_config(palace_root)
+    if type not in config.types:
+        raise CaptureError(f"unknown type {type!r} (known: {', '.join(config.types)})")
+    if scope is not None and scope not in config.scopes:
+        raise CaptureError(f"unknown scope {scope!r} (known: {', '.join(config.scopes)})")
+    clean_tags: list[str] = []
+    for tag in tags or ():
+        tag = _one_line(tag)
+        if tag and tag not in clean_tags:
+            clean_tags.append(tag)
+    if len(clean_tags) > MAX_TAGS:
+        raise CaptureError(f"{len(clean_tags)} tags; at most {MAX_TAGS} are allowed")
+    return name, _one_line(description), clean_tags
+
+
+# -- the draft -----------------------------------------------------------------------------------
+def _stamp(now: datetime | None) -> datetime:
+    now = now or datetime.now(UTC)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    return now.astimezone(UTC)
+
+
+def _render(header: dict[str, Any], body: str) -> str:
+    return new_note_text(header, f"{DRAFT_BANNER}\n\n{body}")
+
+
+def _build(
+    header: dict[str, Any], body: str, header_hits: list[SecretHit], body_hits: list[SecretHit]
+) -> tuple[str, list[SecretHit]]:
+    """The draft's text, with the secrets (if any) recorded by their line in the file.
+
+    `header_hits` carry file lines already (the scanned fields come first in the header);
+    `body_hits` carry lines within the body and are shifted past the header and the banner.
+    """
+    if not header_hits and not body_hits:
+        return _render(header, body), []
+    # the secrets field takes the same number of lines whatever the line numbers are, so a
+    # header rendered with the unshifted hits tells where the body starts
+    probe = {**header, SECRET_FIELD: True, "secrets": _secret_field(header_hits + body_hits)}
+    header_lines = new_note_text(probe, "").count("\n")  # both fences included
+    shift = header_lines + 2  # the banner and a blank line
+    hits = [*header_hits, *(SecretHit(h.kind, h.line + shift, h.preview) for h in body_hits)]
+    final = {**header, SECRET_FIELD: True, "secrets": _secret_field(hits)}
+    return _render(final, body), hits
+
+
+def _secret_field(hits: list[SecretHit]) -> list[dict[str, Any]]:
+    return [{"kind": h.kind, "line": h.line} for h in hits[:MAX_HEADER_SECRETS]]
+
+
+def capture(
+    palace_root: Path,
+    *,
+    type: str,
+    name: str,
+    body: str,
+    description: str = "",
+    source: str | None = None,
+    scope: str | None = None,
+    tags: list[str] | None = None,
+    now: datetime | None = None,
+) -> CaptureResult:
+    """Write a new draft into inbox/; never overwrites, never leaves a partial file."""
+    root = Path(palace_root)
+    name, description, clean_tags = _validate(root, type, name, body, description, scope, tags)
+    source_value = parse_source(source)
+    stamp = _stamp(now)
+    warnings: list[str] = []
+
+    try:
+        found_similar = similar(root, name, description, body)
+    except Exception as exc:  # the search is advice; it must not stop a capture
+        found_similar = []
+        warnings.append(f"similar-note search failed ({type_name(exc)}: {exc}); none recorded")
+
+    header: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "type": type,
+        "status": "draft",
+        "created": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "source": source_value,
+        "scope": scope,
+        "tags": clean_tags or None,
+    }
+    header_hits = scan(new_note_text(header, ""))  # what the agent wrote in the header
+    if found_similar:
+        header["similar"] = [
+            {"path": s.path, "name": s.name, "score": s.score} for s in found_similar
+        ]
+    text, hits = _build(header, body, header_hits, scan(body))
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) > MAX_BYTES:
+        raise CaptureError(f"the draft would be {len(data)} bytes, over the 1 MiB note limit")
+    if hits:
+        kinds = ", ".join(sorted({h.kind for h in hits}))
+        warnings.append(
+            f"possible secrets ({kinds}): the draft is flagged '{SECRET_FIELD}: true'; "
+            "remove them before it is promoted"
+        )
+    if found_similar and found_similar[0].score >= 90:
+        warnings.append(
+            f"a very similar {found_similar[0].kind} exists: {found_similar[0].path}; "
+            "consider updating it instead"
+        )
+    rel = _write_unique(root, f"{stamp:%Y-%m-%d}-{slugify(name)}", data)
+    return CaptureResult(rel, found_similar, hits, warnings)
+
+
+def type_name(exc: BaseException) -> str:
+    return type(exc).__name__
+
+
+# -- the write -----------------------------------------------------------------------------------
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sweep_stale_temps(inbox: Path) -> None:
+    """Remove temp files a killed capture left behind (they are hidden, but pile up)."""
+    cutoff = time.time() - STALE_TMP_SECONDS
+    with contextlib.suppress(OSError), os.scandir(inbox) as entries:
+        for entry in entries:
+            if entry.name.startswith(TMP_PREFIX) and entry.name.endswith(TMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
+
+
+def _write_unique(root: Path, stem: str, data: bytes) -> str:
+    inbox = root / INBOX
+    if inbox.is_symlink() or (inbox.exists() and not inbox.is_dir()):
+        raise CaptureError(f"{INBOX}/ is not a plain folder; refusing to write a draft there")
+    try:
+        inbox.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise CaptureError(f"cannot create {INBOX}/: {exc.strerror}") from None
+    _sweep_stale_temps(inbox)
+    tmp = inbox / f"{TMP_PREFIX}{os.getpid()}-{_random.token_hex(6)}{TMP_SUFFIX}"
+    try:
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644
+        )
+    except OSError as exc:
+        raise CaptureError(f"cannot write in {INBOX}/: {exc.strerror}") from None
+    linked = False
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        for attempt in range(1, _MAX_ATTEMPTS + 1):
+            final = inbox / (f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md")
+            try:
+                os.link(tmp, final, follow_symlinks=False)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+                    raise
+                if not _claim_and_rename(tmp, final):
+                    continue
+            linked = True
+            break
+        else:
+            raise CaptureError(f"no free draft name for {stem!r} after {_MAX_ATTEMPTS} tries")
+    except OSError as exc:
+        raise CaptureError(f"cannot write the draft: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    if linked:
+        with contextlib.suppress(OSError):
+            _fsync_dir(inbox)
+    return f"{INBOX}/{final.name}"
+
+
+def _claim_and_rename(tmp: Path, final: Path) -> bool:
+    """For file systems without hard links: reserve the name with O_EXCL, then rename onto it.
+
+    The reservation is an empty file for a moment (a reader skips it as an empty note); no
+    other capture can take the name, so nothing is overwritten.
+    """
+    try:
+        fd = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    try:
+        os.replace(tmp, final)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(final)
+        raise
+    return True

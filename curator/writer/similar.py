@@ -1,0 +1,336 @@
+"""Similar notes and drafts for a capture: fuzzy matching of names and descriptions.
+
+`similar(source, name, description, body)` scores every note and draft in the palace against
+the new draft with rapidfuzz and returns the best few above a threshold, best first.
+
+`source` is a loaded `Palace` (the app and tests already have one) or a palace root. Given a
+root, the names and descriptions come from a small catalog of their own, cached in
+`.curator/cache/similar.marshal` and checked file by file against size and mtime, because a
+capture is a whole short process and the full palace load (every note's text) costs more than
+the capture's time budget on a 10k-note palace. The catalog is signed like the palace cache, so
+one cloned from someone else's repository is never read; a damaged catalog is only a slower
+start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import marshal
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rapidfuzz import fuzz, process, utils
+
+from curator.model.note import MAX_BYTES, Kind, parse_note
+from curator.model.palace import _cache_key, ensure_state_dir
+
+if TYPE_CHECKING:
+    from curator.model.palace import Palace
+
+__all__ = ["THRESHOLD", "Catalog", "Similar", "catalog", "normalise", "similar"]
+
+THRESHOLD = 60.0
+CATALOG_REL = ".curator/cache/similar.marshal"
+_CATALOG_VERSION = 2
+_DIRS: tuple[tuple[str, Kind], ...] = (("notes", "note"), ("inbox", "draft"))
+_REWRITE_AFTER = 16  # new files read on every call before the catalog is rewritten
+_DESCRIPTION_CHARS = 300  # enough to tell notes apart; keeps the catalog and scoring small
+
+
+@dataclass(frozen=True, slots=True)
+class Similar:
+    path: str  # posix path from the palace root
+    name: str
+    score: int  # 0-100
+    kind: str  # "note" | "draft"
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "name": self.name, "score": self.score, "kind": self.kind}
+
+
+@dataclass
+class Catalog:
+    """Columns, one row per note or draft: what scoring needs, plus size and mtime to check it."""
+
+    rels: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    descriptions: list[str] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    mtimes: list[int] = field(default_factory=list)
+    norm_names: list[str] = field(default_factory=list)  # normalise(name)
+    norm_fulls: list[str] = field(default_factory=list)  # normalise(name + description)
+
+    def __len__(self) -> int:
+        return len(self.rels)
+
+    def add(
+        self, rel: str, kind: str, name: str, description: str, size: int = 0, mtime_ns: int = 0
+    ) -> None:
+        self.rels.append(rel)
+        self.kinds.append(kind)
+        self.names.append(name)
+        self.descriptions.append(description)
+        self.sizes.append(size)
+        self.mtimes.append(mtime_ns)
+        self.norm_names.append(normalise(name))
+        self.norm_fulls.append(normalise(_text(name, description)))
+
+
+_COLUMNS = (
+    "rels",
+    "kinds",
+    "names",
+    "descriptions",
+    "sizes",
+    "mtimes",
+    "norm_names",
+    "norm_fulls",
+)
+
+
+def _text(name: str, description: str) -> str:
+    return f"{name} {description[:_DESCRIPTION_CHARS]}".strip()
+
+
+def similar(
+    source: Palace | str | os.PathLike[str],
+    name: str,
+    description: str = "",
+    body: str = "",
+    limit: int = 5,
+    *,
+    threshold: float = THRESHOLD,
+) -> list[Similar]:
+    """The notes and drafts most like (name, description), best first, score >= threshold.
+
+    Text is normalised (lower case, no punctuation, common English stop words dropped) and
+    scored with rapidfuzz's `token_set_ratio` (word overlap regardless of order): name against
+    name, and name-plus-description against the same; a note's score is the better of the two.
+    `body` is accepted for the hybrid search that will replace this; it is not scored here.
+    """
+    del body
+    cat = _catalog_of(source)
+    query_name = normalise(name)
+    query_full = normalise(_text(name, description))
+    if not len(cat) or not query_full:
+        return []
+    best: dict[int, float] = {}
+    pool = max(limit * 4, 20)
+    for query, choices in ((query_name, cat.norm_names), (query_full, cat.norm_fulls)):
+        if not query:
+            continue
+        for _, score, index in process.extract(
+            query,
+            choices,
+            scorer=fuzz.token_set_ratio,
+            processor=None,
+            limit=pool,
+            score_cutoff=threshold,
+        ):
+            best[index] = max(best.get(index, 0.0), score)
+    ranked = sorted(best.items(), key=lambda item: (-item[1], cat.rels[item[0]]))
+    return [
+        Similar(cat.rels[i], cat.names[i], round(score), cat.kinds[i])
+        for i, score in ranked[:limit]
+    ]
+
+
+_STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "by",
+        "with",
+        "without",
+        "at",
+        "from",
+        "as",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "not",
+        "no",
+        "never",
+        "into",
+        "via",
+        "up",
+        "out",
+        "so",
+        "than",
+        "then",
+        "when",
+    ]
+)
+
+
+def normalise(text: str) -> str:
+    """Lower case, punctuation gone, stop words dropped (kept when nothing else is left)."""
+    words = utils.default_process(text).split()
+    kept = [w for w in words if w not in _STOP_WORDS]
+    return " ".join(kept or words)
+
+
+def _catalog_of(source: Palace | str | os.PathLike[str]) -> Catalog:
+    if isinstance(source, (str, os.PathLike)):
+        return catalog(Path(source))
+    out = Catalog()
+    for note in source.all():
+        out.add(note.rel, note.kind, note.name, note.description)
+    return out
+
+
+# -- the catalog -------------------------------------------------------------------------------
+def catalog(root: Path) -> Catalog:
+    """Name and description of every note and draft under `root`, from the cache when current.
+
+    A few new or changed files (the drafts captured since the catalog was written) are read and
+    added without rewriting the catalog; it is rewritten when files went away or when more than
+    `_REWRITE_AFTER` are new, so the common capture pays for neither.
+    """
+    root = Path(root)
+    cached = _read_catalog(root)
+    where = dict(zip(cached.rels, range(len(cached)), strict=True))
+    kept: list[int] = []
+    new = Catalog()
+    for rel, path, kind in _walk(root):
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        i = where.get(rel)
+        if (
+            i is not None
+            and cached.sizes[i] == stat.st_size
+            and cached.mtimes[i] == stat.st_mtime_ns
+            and cached.kinds[i] == kind
+        ):
+            kept.append(i)
+        else:
+            _read_into(new, rel, path, kind, stat.st_size, stat.st_mtime_ns)
+    if len(kept) == len(cached):  # nothing went away: the cached rows, plus what is new
+        fresh = cached
+        for column in _COLUMNS:
+            getattr(fresh, column).extend(getattr(new, column))
+        if len(new) > _REWRITE_AFTER or (len(new) and not kept):
+            _write_catalog(root, fresh)
+        return fresh
+    fresh = Catalog()
+    for column in _COLUMNS:
+        old, added = getattr(cached, column), getattr(new, column)
+        getattr(fresh, column).extend([old[i] for i in kept] + added)
+    _write_catalog(root, fresh)
+    return fresh
+
+
+def _walk(root: Path) -> Iterator[tuple[str, str, Kind]]:
+    real_root = os.path.realpath(root)
+    for folder, kind in _DIRS:
+        yield from _walk_dir(os.path.join(root, folder), folder, kind, real_root)
+
+
+def _walk_dir(base: str, rel: str, kind: Kind, real_root: str) -> Iterator[tuple[str, str, Kind]]:
+    try:
+        with os.scandir(base) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        entry_rel = f"{rel}/{entry.name}"
+        try:
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if os.path.commonpath([target, real_root]) != real_root or os.path.isdir(target):
+                    continue  # as the palace loader: never outside, never a folder link
+            if entry.is_dir(follow_symlinks=False):
+                yield from _walk_dir(entry.path, entry_rel, kind, real_root)
+            elif entry.name.endswith(".md") and entry.is_file():
+                yield entry_rel, entry.path, kind
+        except OSError:
+            continue
+
+
+def _read_into(out: Catalog, rel: str, path: str, kind: Kind, size: int, mtime_ns: int) -> None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return
+    note = parse_note(rel, data, kind)
+    out.add(rel, kind, note.name, note.description if note.ok else "", size, mtime_ns)
+
+
+# The catalog is a marshal of its columns, signed (HMAC-SHA256) with the key the palace
+# loader uses for its own cache, kept in the user's cache folder: a catalog that is not ours
+# (copied, cloned, damaged) fails the check and is rebuilt, and is never unmarshalled.
+def _read_catalog(root: Path) -> Catalog:
+    key = _cache_key()
+    try:
+        blob = (root / CATALOG_REL).read_bytes()
+    except OSError:
+        return Catalog()
+    if key is None or len(blob) < 32:
+        return Catalog()
+    mac, payload = blob[:32], blob[32:]
+    if not hmac.compare_digest(mac, hmac.new(key, payload, hashlib.sha256).digest()):
+        return Catalog()
+    try:
+        version, root_str, columns = marshal.loads(payload)
+        if version != _CATALOG_VERSION or root_str != str(root.resolve()):
+            return Catalog()
+        cat = Catalog(*columns)
+    except Exception:  # a damaged catalog is only a slower start
+        return Catalog()
+    lengths = {len(getattr(cat, c)) for c in _COLUMNS}
+    return cat if len(lengths) == 1 else Catalog()
+
+
+def _write_catalog(root: Path, cat: Catalog) -> None:
+    """Best effort: a catalog that cannot be written only makes the next capture slower."""
+    key = _cache_key()
+    if key is None:
+        return
+    path = root / CATALOG_REL
+    columns = tuple(getattr(cat, c) for c in _COLUMNS)
+    payload = marshal.dumps((_CATALOG_VERSION, str(root.resolve()), columns))
+    blob = hmac.new(key, payload, hashlib.sha256).digest() + payload
+    try:
+        ensure_state_dir(root)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".similar.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(blob)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        return
