@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 
-from curator.model.palace import STATE_DIR, Palace
-from curator.writer.apply import Applied, apply_plan
+from curator.model.index_md import read_index, render_index
+from curator.model.palace import INDEX_NAME, STATE_DIR, Palace
+from curator.writer.apply import Applied, ChangedSincePlanError, apply_plan
 from curator.writer.history import plan_undo
-from curator.writer.plan import Plan
+from curator.writer.plan import Change, Plan, Write, file_hash
 from curator.writer.planners import regenerate_index
+
+INDEX_RETRIES = 5
 
 INDEX_STATE = f"{STATE_DIR}/index/state.json"
 
@@ -24,11 +28,38 @@ def _sync_search_index(palace_root: Path, sha: str) -> None:
     after_commit(palace_root, sha)
 
 
+def _with_fresh_index(root: Path, plan: Plan) -> Plan:
+    """`plan` with INDEX.md rendered again for the palace as it is now (another action committed
+    since the plan was made and changed INDEX.md, a derived file)."""
+    palace = Palace.open(root)
+    others = [ch for ch in plan.changes if INDEX_NAME not in ch.touched()]
+    post = {rel: data for rel, data in plan.effects(root).items() if rel != INDEX_NAME}
+    rendered = render_index(palace.replaced(post), read_index(palace)).encode("utf-8")
+    changes: list[Change] = list(others)
+    if file_hash(root, INDEX_NAME) is None or (root / INDEX_NAME).read_bytes() != rendered:
+        changes.append(Write.from_disk(root, INDEX_NAME, rendered))
+    return dataclasses.replace(plan, changes=tuple(changes))
+
+
 def commit(palace_root: Path | str, plan: Plan, *, sync_index: bool = True) -> Applied:
-    """Apply `plan` as one git commit; the search index follows under the same writer lock."""
+    """Apply `plan` as one git commit; the search index follows under the same writer lock.
+
+    INDEX.md is derived: when another action committed since `plan` was made and only INDEX.md
+    differs from what the plan expected, INDEX.md is rendered again and the plan applied (two
+    reviewers promoting different drafts at once both succeed, one after the other).
+    """
     root = Path(palace_root)
     hook = (lambda sha: _sync_search_index(root, sha)) if sync_index else None
-    return apply_plan(root, plan, on_commit=hook)
+    for attempt in range(INDEX_RETRIES):
+        try:
+            return apply_plan(root, plan, on_commit=hook)
+        except ChangedSincePlanError as exc:
+            # apply_plan checks paths in plan order and INDEX.md comes last: every other file
+            # still matched the plan when this was raised.
+            if exc.path != INDEX_NAME or plan.action == "index" or attempt + 1 == INDEX_RETRIES:
+                raise
+            plan = _with_fresh_index(root, plan)
+    raise AssertionError("unreachable")
 
 
 def plan_undo_action(palace: Palace, sha: str | None = None, *, today: date | None = None) -> Plan:
