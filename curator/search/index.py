@@ -30,7 +30,8 @@ INDEX_DIR = "index"
 # Bump when the way a note becomes a doc changes, so every row is re-derived on the next sync.
 DOC_VERSION = "1"
 
-_STORES: dict[tuple[str, str, int], IndexStore] = {}
+# One store per index folder and embedder, with the state.json signature it was opened at.
+_STORES: dict[tuple[str, str, int], tuple[IndexStore, tuple[int, int, int] | None]] = {}
 _STORES_LOCK = threading.Lock()
 
 
@@ -108,15 +109,34 @@ def open_index(palace: Palace) -> IndexStore:
     path = index_dir(palace.root).resolve()
     key = (str(path), embedder.name, embedder.dim)
     with _STORES_LOCK:
-        store = _STORES.get(key)
-        if store is None or not path.is_dir():
-            ensure_state_dir(palace.root)
-            store = IndexStore.open(path, embedder)
-            _STORES[key] = store
-        elif store.ready and not (path / STATE_FILE).is_file():
-            store = IndexStore.open(path, embedder)  # the index was removed under us
-            _STORES[key] = store
+        cached = _STORES.get(key)
+        signature = _state_signature(path)
+        if cached is not None and cached[1] == signature and path.is_dir():
+            return cached[0]
+        # New, or state.json changed since (another process synced, or it was damaged or
+        # removed): open afresh, which re-validates it and quarantines a corrupt index.
+        ensure_state_dir(palace.root)
+        store = IndexStore.open(path, embedder)
+        _STORES[key] = (store, _state_signature(path))
     return store
+
+
+def _state_signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = (path / STATE_FILE).stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _remember(palace: Palace, store: IndexStore) -> None:
+    """Record the state.json this store itself just wrote, so it is not reopened needlessly."""
+    path = store.index_dir.resolve()
+    key = (str(path), store.embedder.name, store.embedder.dim)
+    with _STORES_LOCK:
+        cached = _STORES.get(key)
+        if cached is not None and cached[0] is store:
+            _STORES[key] = (store, _state_signature(path))
 
 
 def _allow_empty(palace: Palace, docs: list[IndexDoc]) -> bool:
@@ -132,14 +152,18 @@ def sync_index(
     store = store or open_index(palace)
     docs = docs_from_palace(palace)
     commit = commit if commit is not None else head_commit(palace.root)
-    return store.sync(docs, commit, allow_empty=_allow_empty(palace, docs))
+    stats = store.sync(docs, commit, allow_empty=_allow_empty(palace, docs))
+    _remember(palace, store)
+    return stats
 
 
 def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     """Rebuild the index from scratch into a new table and switch over atomically."""
     store = store or open_index(palace)
     docs = docs_from_palace(palace)
-    return store.rebuild(docs, head_commit(palace.root), allow_empty=_allow_empty(palace, docs))
+    stats = store.rebuild(docs, head_commit(palace.root), allow_empty=_allow_empty(palace, docs))
+    _remember(palace, store)
+    return stats
 
 
 def after_commit(palace_root: Path, sha: str) -> None:

@@ -39,7 +39,7 @@ from curator.model.note import DRAFT_BANNER, Note
 from curator.model.palace import Palace
 from curator.model.text import one_line
 from curator.search.docs import make_text
-from curator.search.fuse import RRF_K, rrf
+from curator.search.fuse import rrf
 from curator.search.index import open_index, sync_index
 from curator.search.store import Filters, IndexStore, SyncStats, where_sql
 from curator.search.visibility import and_where, visible, where_visible
@@ -50,6 +50,11 @@ MIN_CANDIDATES = 40
 FUZZY_MAX_WORDS = 3
 FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
+# Reciprocal-rank fusion: a small k lets a clear first place count; BM25 leads, vectors add
+# recall (static WordLlama embeddings are a weaker signal than BM25 on most text).
+FUSE_K = 10
+FTS_WEIGHT = 1.0
+VECTOR_WEIGHT = 0.35
 STALE_PENALTY = 0.5
 SNIPPET_CHARS = 220
 
@@ -322,19 +327,25 @@ class Searcher:
 
     def _rankings(
         self, texts: Sequence[str], where: str | None, n: int
-    ) -> tuple[list[list[str]], dict[str, dict[str, Any]]]:
-        """FTS and vector rankings of each phrasing; rows by path."""
+    ) -> tuple[list[list[str]], list[float], dict[str, dict[str, Any]]]:
+        """Rankings to fuse, their weights, and the rows by path: BM25 of the whole query (the
+        FTS analyzer drops stopwords itself, so the key-terms phrasing would repeat it) and the
+        vector neighbours of every phrasing (embeddings do change without stopwords)."""
         rows: dict[str, dict[str, Any]] = {}
         rankings: list[list[str]] = []
-        vectors = self.store.embedder.embed(list(texts)) if texts else np.zeros((0, 1))
-        for text, vec in zip(texts, vectors, strict=True):
-            fts = self.store.fts(text, limit=n, where=where)
-            vec_rows = self.store.vector(vec, limit=n, where=where)
-            for ranking in (fts, vec_rows):
-                rankings.append([str(r["path"]) for r in ranking])
-                for r in ranking:
-                    rows.setdefault(str(r["path"]), r)
-        return rankings, rows
+        weights: list[float] = []
+        if not texts:
+            return rankings, weights, rows
+        results = [(self.store.fts(texts[0], limit=n, where=where), FTS_WEIGHT)]
+        vectors = self.store.embedder.embed(list(texts))
+        for vec in vectors:
+            results.append((self.store.vector(vec, limit=n, where=where), VECTOR_WEIGHT))
+        for ranking, weight in results:
+            rankings.append([str(r["path"]) for r in ranking])
+            weights.append(weight)
+            for r in ranking:
+                rows.setdefault(str(r["path"]), r)
+        return rankings, weights, rows
 
     def _fuzzy(self, query: str, where_rows: Any, n: int) -> list[str]:
         """Note names close to a short query (as-you-type), best first."""
@@ -376,8 +387,7 @@ class Searcher:
         fuzzy: bool,
     ) -> tuple[list[tuple[str, float]], dict[str, dict[str, Any]]]:
         texts = phrasings(query)
-        rankings, rows = self._rankings(texts, where, n)
-        weights = [1.0] * len(rankings)
+        rankings, weights, rows = self._rankings(texts, where, n)
         if fuzzy and _is_short(query):
             names = self._fuzzy(query, row_ok, n)
             if names:
@@ -387,8 +397,8 @@ class Searcher:
                 if missing:
                     for r in self.store.all_docs_meta(where=_paths_where(missing)):
                         rows[str(r["path"])] = {**r, "body": ""}
-        fused = rrf(rankings, weights=weights)
-        best = sum(weights) / (RRF_K + 1)
+        fused = rrf(rankings, k=FUSE_K, weights=weights)
+        best = sum(weights) / (FUSE_K + 1)
         scored = [(p, s / best) for p, s in fused if p in rows]
         return scored, rows
 
