@@ -142,6 +142,9 @@ class CuratorApp(App[None]):
 
     def open_note(self, rel: str) -> None:
         self.action_show_screen("rooms")
+        self.call_after_refresh(self._open_in_rooms, rel)
+
+    def _open_in_rooms(self, rel: str) -> None:
         screen = self.screen
         if isinstance(screen, RoomsScreen):
             screen.open_note(rel)

@@ -94,6 +94,8 @@ class RoomsScreen(PalaceScreen):
 
     @on(OptionList.OptionHighlighted, "#rooms-list")
     def _room(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != event.option_list.highlighted:
+            return  # a highlight from before the room last changed
         if event.option.id and event.option.id != self.room:
             self.show_room(event.option.id)
 
@@ -103,6 +105,8 @@ class RoomsScreen(PalaceScreen):
 
     @on(DataTable.RowHighlighted, "#rooms-notes")
     def _note(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != event.data_table.cursor_row:
+            return  # a highlight from before the cursor last moved
         if self.palace is not None and event.row_key.value:
             self.query_one(NoteView).show(self.palace, self.palace.by_rel.get(event.row_key.value))
 
@@ -118,6 +122,7 @@ class RoomsScreen(PalaceScreen):
         self.open_note(event.rel)
 
     def open_note(self, rel: str) -> None:
+        self.sync()
         palace = self.palace
         note = palace.by_rel.get(rel) if palace else None
         if palace is None or note is None:

@@ -1,0 +1,45 @@
+"""Helpers for the app tests: a fixed 'today', waiting for workers and dialogs, git log."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from curator.ui.app import CuratorApp
+
+TODAY = date(2026, 12, 1)
+
+
+def make_app(root: Path, **kwargs: object) -> CuratorApp:
+    return CuratorApp(root, today=TODAY, **kwargs)  # type: ignore[arg-type]
+
+
+async def wait_until(pilot: Pilot[None], cond: Callable[[], bool], timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {cond}")
+        await pilot.pause(0.05)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait for the palace to load and every running worker to finish."""
+    app = pilot.app
+    assert isinstance(app, CuratorApp)
+    await wait_until(pilot, lambda: app.palace is not None)
+    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: all(w.is_finished for w in app.workers), timeout=30)
+    await pilot.pause(0.1)
+
+
+def git_log(root: Path, fmt: str = "%s") -> list[str]:
+    out = subprocess.run(
+        ["git", "log", f"--format={fmt}"], cwd=root, capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
