@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE))
 
 from gen_palace import generate  # noqa: E402
 
-AREAS = ["core", "writer", "search", "audit", "app"]
+AREAS = ["core", "capture", "writer", "search", "audit", "app"]
 
 
 def palace_for(notes: int) -> Path:
