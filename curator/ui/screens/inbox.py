@@ -255,12 +255,9 @@ class InboxScreen(PalaceScreen):
         if draft is None or candidate is None:
             return
 
-        def named(name: str | None) -> None:
-            if name:
-                refs = [candidate.path, draft.rel]
-                self.curator.run_plan(lambda p: _planners().plan_merge(p, refs, name))
-
-        self.app.push_screen(AskDialog("Merge into a note named:", candidate.name), named)
+        self.curator.run_plan(
+            lambda p: _planners().plan_merge_draft(p, draft.rel, candidate.path)
+        )
 
     def action_supersede(self) -> None:
         draft = self._draft()
