@@ -138,3 +138,10 @@ def test_rewrite_wiki_link_with_alias_and_heading() -> None:
         body, "notes/a/src.md", resolve, "notes/a/old-slug.md", "notes/b/n.md"
     )
     assert (out, count) == ("x [[n#Part two|see here]] y [[n]] z\n", 2)
+
+
+def test_longer_fence_is_not_closed_by_a_shorter_one() -> None:
+    body = (
+        "````md\n```\n[[inside-code]]\n```\n````\n[[outside]]\n~~~~\n~~~\n[[tilde-inside]]\n~~~~\n"
+    )
+    assert [link.target for link in extract_links(body)] == ["outside"]

@@ -34,7 +34,7 @@ def _masked(body: str) -> str:
     for line in body.splitlines(keepends=True):
         match = _FENCE.match(line)
         if fence is None and match:
-            fence = match.group(1)[0] * 3
+            fence = match.group(1)  # closed only by a fence of the same char, at least as long
             out.append(re.sub(r"[^\r\n]", " ", line))
             continue
         if fence is not None:
