@@ -226,3 +226,18 @@ def test_parse_header_fast_and_slow_paths_agree() -> None:
     assert {k: v for k, v in slow.items() if k != "block"} == fast
     assert fast["flag"] is True and fast["confidence"] == 0.8
     assert lines == {"name": 1, "description": 2, "tags": 3, "confidence": 4, "flag": 5}
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_comment_after_a_block_survives_editing_the_block(newline: str) -> None:
+    text = (
+        "---\nname: A\ndescription: d\nstale:\n  reason: r\n  since: 2026-01-01\n"
+        "# why the type is project\ntype: project\n---\nbody\n"
+    ).replace("\n", newline)
+    deleted = edited(text.encode(), {"stale": DELETE}).decode()
+    assert deleted == text.replace(
+        f"stale:{newline}  reason: r{newline}  since: 2026-01-01{newline}", ""
+    )
+    replaced = edited(text.encode(), {"stale": {"reason": "x", "since": "2026-02-02"}}).decode()
+    assert f"# why the type is project{newline}type: project" in replaced
+    assert parse_note("n.md", replaced.encode()).header["stale"]["reason"] == "x"

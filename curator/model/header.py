@@ -286,7 +286,8 @@ def edit_fields(header_lines: list[str], updates: Mapping[str, Any], newline: st
     blocks: list[tuple[str | None, list[str]]] = []
     for line in header_lines:
         key = _key_of(line)
-        if key is not None or not blocks:
+        # a comment at column 0 belongs to no value: editing the key above it keeps it
+        if key is not None or not blocks or line.startswith("#"):
             blocks.append((key, [line]))
         else:
             blocks[-1][1].append(line)
