@@ -88,7 +88,7 @@ def test_first_open_builds_then_syncs_incrementally(palace_root: Path) -> None:
     third = searcher(palace_root)
     assert third.sync_stats is not None
     assert (third.sync_stats.updated, third.sync_stats.unchanged) == (1, 7)
-    assert [h.path for h in third.search("xylophone", limit=3)][0] == "notes/project/celery.md"
+    assert third.search("xylophone", limit=3)[0].path == "notes/project/celery.md"
 
 
 def test_deleted_notes_are_removed(palace_root: Path) -> None:
@@ -262,7 +262,7 @@ def test_dupes_finds_the_near_duplicate_draft_in_the_sample(sample_palace: Path)
     scores = [c.score for c in found]
     assert scores == sorted(scores, reverse=True)
     pairs = s.dupes(all=True, limit=3)
-    assert {pairs[0].a, pairs[0].b} == {  # type: ignore[union-attr]
+    assert {pairs[0].a, pairs[0].b} == {
         "inbox/2026-11-29-always-run-tests-before-finishing.md",
         "notes/feedback/run-make-test-before-saying-done.md",
     }

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def root(make_palace: MakePalace) -> Path:
     )
 
 
-def found(items: list[object]) -> set[str]:
+def found(items: Sequence[object]) -> set[str]:
     out = set()
     for item in items:
         for attr in ("path", "a", "b"):

@@ -30,7 +30,7 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -623,6 +623,39 @@ class Searcher:
 
     # ---- dupes
 
+    @overload
+    def dupes(
+        self,
+        ref: str | None = None,
+        *,
+        text: str | None = None,
+        all: Literal[False] = False,
+        limit: int = 5,
+        include_sensitive: bool = False,
+    ) -> list[Candidate]: ...
+
+    @overload
+    def dupes(
+        self,
+        ref: None = None,
+        *,
+        text: None = None,
+        all: Literal[True],
+        limit: int = 5,
+        include_sensitive: bool = False,
+    ) -> list[DupePair]: ...
+
+    @overload
+    def dupes(
+        self,
+        ref: str | None = None,
+        *,
+        text: str | None = None,
+        all: bool = False,
+        limit: int = 5,
+        include_sensitive: bool = False,
+    ) -> list[Candidate] | list[DupePair]: ...
+
     def dupes(
         self,
         ref: str | None = None,
@@ -633,9 +666,12 @@ class Searcher:
         include_sensitive: bool = False,
     ) -> list[Candidate] | list[DupePair]:
         """Ranked near-duplicate candidates (never merged): of a note or draft (`ref`), of a
-        text about to be captured (`text`), or every likely pair in the palace (`all=True`)."""
+        text about to be captured (`text`, e.g. by capture before it writes a draft), or the
+        likeliest pairs in the whole palace (`all=True`)."""
         if all:
-            return self._all_pairs(limit, include_sensitive)
+            if ref is not None or text is not None:
+                raise SearchError("dupes --all takes no note")
+            return self.dupe_pairs(limit=limit, include_sensitive=include_sensitive)
         if (ref is None) == (text is None):
             raise SearchError("dupes needs exactly one of a note, a text or --all")
         exclude = ""
@@ -690,7 +726,8 @@ class Searcher:
         out.sort(key=lambda c: (-c.score, c.path))
         return out[:limit]
 
-    def _all_pairs(self, limit: int, include_sensitive: bool) -> list[DupePair]:
+    def dupe_pairs(self, *, limit: int = 5, include_sensitive: bool = False) -> list[DupePair]:
+        """The likeliest near-duplicate pairs in the palace, best first (never merged)."""
         from rapidfuzz import fuzz
 
         where = and_where(
