@@ -301,3 +301,29 @@ def test_fast_path_matches_full_yaml() -> None:
             pytest.fail(f"fast path accepted a header YAML refuses: {text!r} ({exc})")
         assert repr(fast[0]) == repr(expected), text
     assert compared > 300  # the generator must exercise the fast path, or this proves nothing
+
+
+@pytest.mark.parametrize("folder", ["notes", "inbox"])
+def test_symlinked_notes_folder_outside_is_not_read(
+    make_palace: MakePalace, run_cli: RunCli, tmp_path: Path, folder: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(note_text("Secret", body="TOP-SECRET-CONTENT\n"))
+    root = make_palace({}, commit=False)
+    (root / folder).rmdir()
+    os.symlink(outside, root / folder)
+    palace = Palace.open(root)
+    assert palace.all() == []
+    assert [(f.path, f.code) for f in palace.problems] == [(folder, "file.symlink-outside")]
+    _, out, err = run_cli("--palace", root, "list", "--drafts")
+    assert "TOP-SECRET" not in out + err and "Secret" not in out
+
+
+def test_symlinked_notes_folder_inside_is_read(make_palace: MakePalace) -> None:
+    root = make_palace({"data/notes/project/a.md": note_text("A")}, commit=False)
+    (root / "notes").rmdir()
+    os.symlink("data/notes", root / "notes")
+    palace = Palace.open(root)
+    assert [n.rel for n in palace.notes] == ["notes/project/a.md"]
+    assert palace.problems == []

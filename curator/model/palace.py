@@ -416,6 +416,19 @@ class _Loader:
     def _walk(self) -> Iterable[tuple[str, str, Kind]]:
         for folder, kind in ((NOTES_DIR, "note"), (INBOX_DIR, "draft")):
             base = self.root / folder
+            if base.is_symlink():  # notes/ or inbox/ itself may not lead out of the palace
+                target = Path(os.path.realpath(base))
+                if not target.is_relative_to(self.root):
+                    self.problems.append(
+                        Finding(
+                            folder,
+                            0,
+                            "error",
+                            "file.symlink-outside",
+                            f"symlink leads outside the palace (to {target}); not read",
+                        )
+                    )
+                    continue
             if base.is_dir():
                 yield from self._walk_dir(base, folder, kind)  # type: ignore[arg-type]
 
