@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -186,3 +187,20 @@ def test_python_dash_m_curator(root: Path, isolated_env: Path) -> None:
         cwd=root,
     )
     assert proc.returncode == 2 and "no note or draft matches" in proc.stderr
+
+
+def test_closed_pipe_is_not_a_traceback(root: Path) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before curator writes a byte (`| head -0`)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "curator", "--palace", str(root), "show", "stale-fact"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -53,6 +54,9 @@ def run_handler(args: argparse.Namespace) -> int:
     except CuratorError as exc:
         err(f"curator: error: {exc}")
         return 2
+    except BrokenPipeError:  # the reader went away (`curator list | head`): not an error
+        _silence_stdout()
+        return 0
     except Exception as exc:  # writer errors carry a sentence for a person, not a traceback
         from curator.writer.plan import WriterError
 
@@ -63,8 +67,16 @@ def run_handler(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         err("curator: interrupted")
         return 130
-    except BrokenPipeError:
-        return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the flush at exit does not raise BrokenPipeError again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def add_apply_options(parser: argparse.ArgumentParser) -> None:
