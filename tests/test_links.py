@@ -145,3 +145,15 @@ def test_longer_fence_is_not_closed_by_a_shorter_one() -> None:
         "````md\n```\n[[inside-code]]\n```\n````\n[[outside]]\n~~~~\n~~~\n[[tilde-inside]]\n~~~~\n"
     )
     assert [link.target for link in extract_links(body)] == ["outside"]
+
+
+def test_path_wikilinks_match_whole_folder_names(make_palace: MakePalace) -> None:
+    root = make_palace(
+        {
+            "notes/myproject/a.md": note_text("A", body="[[project/a]] [[myproject/a]]\n"),
+            "notes/user/b.md": note_text("B", type="user", body="[[notes/user/b]] [[ser/b]]\n"),
+        }
+    )
+    palace = Palace.open(root)
+    targets = [link.target for n in palace.notes for link in palace.outgoing(n)]
+    assert targets == [None, "notes/myproject/a.md", "notes/user/b.md", None]

@@ -177,7 +177,11 @@ class Palace:
             return note.rel if note is not None and note.kind == "note" else None
         key = link.target.casefold().removesuffix(".md")
         if "/" in key:
-            matches = [n for n in self.notes if n.rel.casefold().removesuffix(".md").endswith(key)]
+            matches = [
+                n
+                for n in self.notes
+                if ("/" + n.rel.casefold().removesuffix(".md")).endswith("/" + key.lstrip("/"))
+            ]
         else:
             matches = self._by_slug.get(key) or self._by_name.get(link.target.casefold()) or []
         return matches[0].rel if len(matches) == 1 else None
