@@ -202,6 +202,7 @@ def test_find_by_slug_name_and_path(
     assert palace.find(str(root / "notes/project/beta.md")).rel == "notes/project/beta.md"
     monkeypatch.chdir(root / "notes")
     assert palace.find("project/beta.md").rel == "notes/project/beta.md"
+    assert palace.find("notes/project/beta.md").rel == "notes/project/beta.md"
     with pytest.raises(Exception, match="more than one"):
         palace.find("beta")
     with pytest.raises(Exception, match="no note or draft matches"):

@@ -139,6 +139,8 @@ class Palace:
         as_path = self._rel_of_path(ref)
         if as_path and as_path in self.by_rel:
             candidates = [self.by_rel[as_path]]
+        elif as_path and posixpath.normpath(ref) in self.by_rel:  # palace-relative path
+            candidates = [self.by_rel[posixpath.normpath(ref)]]
         if not candidates:
             key = ref.casefold().removesuffix(".md")
             pool = [n for n in self.all() if n.kind in kinds]
