@@ -108,12 +108,42 @@ def _plan(
 def _errors_for(
     palace: Palace, changes: Mapping[str, bytes | None], rels: Iterable[str]
 ) -> list[str]:
-    """Check errors the changed notes would have (links and index aside)."""
+    """Check errors the changed notes would have (links and index aside).
+
+    Only the notes that can bear on those errors are checked (the changed notes as they would
+    be, the notes sharing a name with one, and the supersede chains they start, with every note
+    sharing a slug on the way): checking the whole palace took ~300 ms at 10,000 notes.
+    """
     after = palace.replaced(changes)
-    wanted = set(rels)
+    wanted = {rel for rel in rels if rel in after.by_rel}
+    related: dict[str, Note] = {}
+    for rel in sorted(wanted):
+        note = after.by_rel[rel]
+        related[rel] = note
+        if not note.ok:
+            continue
+        for other in after._by_name.get(note.name.casefold(), []):
+            related.setdefault(other.rel, other)
+        current, seen = note, {note.rel}
+        while current.ok and current.superseded_by:
+            key = current.superseded_by.casefold().removesuffix(".md")
+            matches = after._by_slug.get(key, [])
+            for match in matches:
+                related.setdefault(match.rel, match)
+            if len(matches) != 1 or matches[0].rel in seen:
+                break
+            current = matches[0]
+            seen.add(current.rel)
+    subset = Palace(
+        after.root,
+        after.config,
+        [n for n in related.values() if n.kind == "note"],
+        [n for n in related.values() if n.kind == "draft"],
+        [f for f in after.problems if f.path in wanted],
+    )
     return [
         f.format()
-        for f in run_checks(after, with_index=False)
+        for f in run_checks(subset, with_index=False)
         if f.path in wanted and f.severity == "error" and not f.code.startswith("link.")
     ]
 
@@ -204,9 +234,7 @@ def validate_promote(palace: Palace, draft_ref: str, fields: Mapping[str, Any]) 
     elif "\n" in name.strip():
         problems.append("name must be one line")
     else:
-        clash = next(
-            (n for n in palace.notes if n.ok and n.name.casefold() == name.strip().casefold()), None
-        )
+        clash = next(iter(palace._by_name.get(name.strip().casefold(), [])), None)
         if clash is not None:
             problems.append(f"a note named {name.strip()!r} already exists: {clash.rel}")
     description = header.get("description")
