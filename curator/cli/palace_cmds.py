@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -132,9 +133,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def _load_errors(palace: Palace) -> list[Finding]:
+    """Files that could not be read: errors for notes, warnings for drafts (as in check)."""
     found = list(palace.problems)
     for note in palace.all():
-        found.extend(f for f in note.problems if f.severity == "error")
+        for finding in note.problems:
+            if finding.severity == "error":
+                found.append(
+                    replace(finding, severity="warning") if note.kind == "draft" else finding
+                )
     return found
 
 

@@ -128,7 +128,10 @@ def render_index(palace: Palace, existing: str | None, today: date | None = None
             f"under {palace.root / 'notes'} (is the palace path right?)",
             path=INDEX_NAME,
         )
-    return preamble + MARKER + "\n" + generated
+    text = preamble + MARKER + "\n" + generated
+    if existing and "\r\n" in existing:  # keep a CRLF file CRLF, like every other rewrite
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return text
 
 
 def read_index(palace: Palace) -> str | None:

@@ -463,6 +463,17 @@ class _Loader:
                         )
                     )
                     continue
+                if not target.exists():
+                    self.problems.append(
+                        Finding(
+                            entry_rel,
+                            0,
+                            "error",
+                            "file.symlink-broken",
+                            f"broken symlink (to {target}); not read",
+                        )
+                    )
+                    continue
                 if target.is_dir():
                     self.problems.append(
                         Finding(

@@ -1,4 +1,4 @@
-"""The forked parse of a large cold load gives the same palace as the sequential one."""
+"""Palace loading beyond the basics: forked cold parse, dangling symlinks, CRLF INDEX.md."""
 
 from __future__ import annotations
 
@@ -35,3 +35,23 @@ def test_forked_parse_matches_sequential(tmp_path: Path, monkeypatch: pytest.Mon
     assert _snapshot(forked) == _snapshot(sequential)
     assert any("not UTF-8" in p for p in _snapshot(forked)[1])
     assert len(forked.backlinks(forked.find("n005"))) == 1
+
+
+def test_dangling_symlink_is_reported(tmp_path: Path) -> None:
+    _write_palace(tmp_path, 2)
+    (tmp_path / "notes" / "gone.md").symlink_to(tmp_path / "notes" / "nowhere.md")
+    palace = Palace.open(tmp_path, cache=False)
+    assert [f.code for f in palace.problems] == ["file.symlink-broken"]
+    assert palace.problems[0].path == "notes/gone.md"
+
+
+def test_crlf_index_stays_crlf_and_current(tmp_path: Path) -> None:
+    from curator.model.index_md import index_is_current, render_index
+
+    _write_palace(tmp_path, 3)
+    palace = Palace.open(tmp_path, cache=False)
+    crlf = render_index(palace, None).replace("\n", "\r\n")
+    (tmp_path / "INDEX.md").write_bytes(crlf.encode())
+    current, rendered = index_is_current(palace)
+    assert current
+    assert rendered == crlf
