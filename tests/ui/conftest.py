@@ -14,12 +14,3 @@ def planners() -> object:
 def anyio_backend() -> str:
     return "asyncio"
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run this folder's async tests on asyncio through anyio's pytest plugin."""
-    for item in items:
-        if "tests/ui/" in str(item.fspath) and getattr(item, "obj", None) is not None:
-            import inspect
-
-            if inspect.iscoroutinefunction(item.obj):
-                item.add_marker(pytest.mark.anyio)

@@ -13,7 +13,7 @@ from curator.ui.widgets.dialogs import AskDialog
 from curator.ui.widgets.plan_dialog import PlanDialog
 from curator.ui.widgets.promote_form import PromoteForm
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 
 async def _confirm(pilot, app) -> None:  # type: ignore[no-untyped-def]

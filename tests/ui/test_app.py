@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Markdown, Static
 from uihelpers import make_app, settle, wait_until
@@ -11,6 +12,8 @@ from uihelpers import make_app, settle, wait_until
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens.rooms import RoomsScreen
 from curator.ui.widgets.note_view import NoteView
+
+pytestmark = pytest.mark.anyio
 
 DRAFT = """---
 name: {name}
