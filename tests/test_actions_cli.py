@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunCli, git, git_init_commit
+from tests.conftest import RunCli, git
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT / "sample_palace"
@@ -57,12 +55,21 @@ def curator_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def curator(root: Path, *args: str, env: dict[str, str] | None = None, stdin: str = "",
-            ) -> subprocess.CompletedProcess[str]:
+def curator(
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stdin: str = "",
+) -> subprocess.CompletedProcess[str]:
     """`curator ARGS` as a separate process (stdin is a pipe, not a TTY)."""
     return subprocess.run(
-        [sys.executable, "-m", "curator", *args], cwd=root, input=stdin, capture_output=True,
-        text=True, timeout=60, env=env or curator_env(),
+        [sys.executable, "-m", "curator", *args],
+        cwd=root,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env or curator_env(),
     )
 
 
@@ -101,15 +108,17 @@ def test_dry_run_prints_the_plan_and_diff_and_changes_nothing(
     palace: Path, run_cli: RunCli
 ) -> None:
     before = state(palace)
-    code, stdout, _ = run_cli("--palace", palace, "promote", STRIPE, "--confidence", "0.8",
-                              "--dry-run")
+    code, stdout, _ = run_cli(
+        "--palace", palace, "promote", STRIPE, "--confidence", "0.8", "--dry-run"
+    )
     assert code == 0
     assert "promote: Stripe keeps retrying" in stdout
     assert f"rename {STRIPE} -> .curator/promoted/" in stdout
     assert "+++ b/notes/reference/stripe-keeps-retrying" in stdout
     assert "INDEX.md" in stdout
-    code, stdout, _ = run_cli("--palace", palace, "retire", DEPLOY, "--reason", "x",
-                              "--dry-run", "--json")
+    code, stdout, _ = run_cli(
+        "--palace", palace, "retire", DEPLOY, "--reason", "x", "--dry-run", "--json"
+    )
     data = json.loads(stdout)
     assert code == 0 and data["dry_run"] is True and data["action"] == "retire"
     assert DEPLOY in data["paths"] and "Curator-Action: retire" in data["message"]
@@ -120,14 +129,27 @@ def test_dry_run_prints_the_plan_and_diff_and_changes_nothing(
 # --------------------------------------------------------------------------- concurrency
 
 
-def test_two_processes_promoting_different_drafts_both_commit(palace: Path,
-                                                               run_cli: RunCli) -> None:
+def test_two_processes_promoting_different_drafts_both_commit(
+    palace: Path, run_cli: RunCli
+) -> None:
     head = git(palace, "rev-parse", "HEAD").stdout.strip()
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "curator", "promote", draft, "--confidence", "0.8", "--yes",
-             "--json"],
-            cwd=palace, env=curator_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-m",
+                "curator",
+                "promote",
+                draft,
+                "--confidence",
+                "0.8",
+                "--yes",
+                "--json",
+            ],
+            cwd=palace,
+            env=curator_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         )
         for draft in (STRIPE, LINT)
@@ -146,3 +168,251 @@ def test_two_processes_promoting_different_drafts_both_commit(palace: Path,
     assert "Stripe keeps retrying" in index and "make lint runs mypy" in index
     check_index(run_cli, palace)
     assert git(palace, "status", "--porcelain").stdout == ""
+
+
+# --------------------------------------------------------------------------- every action
+
+
+def test_every_action_with_yes_and_json_then_history(palace: Path, run_cli: RunCli) -> None:
+    def act(*args: str) -> dict:
+        code, stdout, stderr = run_cli("--palace", palace, *args, "--yes", "--json")
+        assert code == 0, (args, stderr)
+        data = json.loads(stdout)
+        assert data["commit"] == git(palace, "rev-parse", "HEAD").stdout.strip()
+        assert data["action"] == args[0]
+        return data
+
+    promoted = act("promote", STRIPE, "--confidence", "0.8", "--reason", "Seen in prod.")
+    assert committed(palace) == {promoted["notes"][0], "INDEX.md"}
+    act("reject", LINT, "--reason", "Duplicate.")
+    act("merge", VAT, "--into-note", "notes/project/stripe-webhook-handler.md")
+    act(
+        "supersede",
+        "notes/project/deploy-freeze-until-vat-filing.md",
+        "--by",
+        "notes/project/stripe-tax-handles-vat.md",
+        "--relink",
+    )
+    act(
+        "merge",
+        "notes/feedback/never-force-push-main.md",
+        "notes/feedback/one-concern-per-pull-request.md",
+        "--into",
+        "Git hygiene",
+    )
+    act("retire", DEPLOY, "--reason", "Render deploys now.")
+    act("review", "notes/user/maya-works-lisbon-hours.md")
+    act("undo")
+    check_index(run_cli, palace)
+    assert git(palace, "status", "--porcelain").stdout == ""
+
+    code, stdout, _ = run_cli("--palace", palace, "history", "--json")
+    entries = json.loads(stdout)
+    assert code == 0
+    assert [e["action"] for e in entries] == [
+        "undo",
+        "review",
+        "retire",
+        "merge",
+        "supersede",
+        "merge",
+        "reject",
+        "promote",
+        "index",
+    ]
+    first = entries[-2]
+    assert first["notes"] == promoted["notes"] and first["reason"] == "Seen in prod."
+    assert first["author"] == "Test <test@example.com>" and first["commit"] == promoted["commit"]
+    assert {"action", "notes", "reason", "author", "date", "commit"} <= set(first)
+    code, stdout, _ = run_cli("--palace", palace, "history")
+    assert code == 0 and "promote" in stdout and "Seen in prod." in stdout
+
+
+def test_reject_without_reason_is_a_usage_error(palace: Path, run_cli: RunCli) -> None:
+    before = state(palace)
+    code, _, stderr = run_cli("--palace", palace, "reject", LINT, "--yes")
+    assert code == 2 and "--reason" in stderr
+    assert state(palace) == before
+
+
+def test_promote_of_a_secret_needs_allow_secret(palace: Path, run_cli: RunCli) -> None:
+    before = state(palace)
+    code, _, stderr = run_cli("--palace", palace, "promote", SECRET, "--confidence", "0.8", "--yes")
+    assert code == 2 and "--allow-secret" in stderr and SECRET in stderr
+    assert state(palace) == before
+    code, _, stderr = run_cli(
+        "--palace", palace, "promote", SECRET, "--confidence", "0.8", "--yes", "--allow-secret"
+    )
+    assert code == 0, stderr
+
+
+def test_undo_refused_when_a_later_edit_touched_the_file(
+    palace: Path, run_cli: RunCli, tmp_path: Path
+) -> None:
+    text = (palace / DEPLOY).read_text()
+    shas = []
+    for word in ("ship", "publish"):
+        new = tmp_path / f"{word}.md"
+        new.write_text(text.replace("To release:", f"To {word}:"))
+        code, stdout, stderr = run_cli("--palace", palace, "edit", DEPLOY, "--from", new, "--json")
+        assert code == 0, stderr
+        shas.append(json.loads(stdout)["commit"])
+    before = state(palace)
+    code, _, stderr = run_cli("--palace", palace, "undo", shas[0], "--yes")
+    assert code == 2
+    assert "later commits touched the same files" in stderr and DEPLOY in stderr
+    assert state(palace) == before
+
+
+def test_dirty_file_is_named_and_nothing_changes(palace: Path, run_cli: RunCli) -> None:
+    with (palace / DEPLOY).open("a") as handle:
+        handle.write("uncommitted\n")
+    before = state(palace)
+    code, _, stderr = run_cli("--palace", palace, "retire", DEPLOY, "--reason", "x", "--yes")
+    assert code == 2 and DEPLOY in stderr and "uncommitted changes" in stderr
+    assert state(palace) == before
+
+
+# --------------------------------------------------------------------------- $EDITOR
+
+EDITOR = """\
+import sys
+from pathlib import Path
+path = Path(sys.argv[1])
+path.write_text(path.read_text().replace({old!r}, {new!r}))
+"""
+
+
+def editor(tmp_path: Path, old: str, new: str) -> str:
+    script = tmp_path / "editor.py"
+    script.write_text(EDITOR.format(old=old, new=new))
+    return f"{sys.executable} {script}"
+
+
+def test_edit_in_editor_validates_and_commits(
+    palace: Path, run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor(tmp_path, "To release:", "To ship:"))
+    code, stdout, stderr = run_cli(
+        "--palace", palace, "edit", DEPLOY, "--reason", "wording", "--json"
+    )
+    assert code == 0, stderr
+    assert "To ship:" in (palace / DEPLOY).read_text()
+    assert committed(palace) <= {DEPLOY, "INDEX.md"} and DEPLOY in committed(palace)
+    assert json.loads(stdout)["action"] == "edit"
+    check_index(run_cli, palace)
+
+
+def test_edit_that_fails_validation_is_kept_aside(
+    palace: Path, run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor(tmp_path, "type: project", "type: opinion"))
+    before = state(palace)
+    code, _, stderr = run_cli("--palace", palace, "edit", DEPLOY, "--yes")
+    assert code == 2 and "does not validate" in stderr and ".curator/edits/" in stderr
+    kept = list((palace / ".curator/edits").glob("deploy-on-version-tags*.md"))
+    assert any("type: opinion" in p.read_text() for p in kept)
+    files, _, head = state(palace)
+    files = {k: v for k, v in files.items() if not k.startswith(".curator/edits/")}
+    assert (files, head) == (before[0], before[2])
+    assert git(palace, "status", "--porcelain").stdout == ""
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def test_commits_with_a_default_identity_when_git_has_none(palace: Path, tmp_path: Path) -> None:
+    home = tmp_path / "empty-home"
+    home.mkdir()
+    env = curator_env(
+        HOME=str(home),
+        GIT_CONFIG_GLOBAL="/dev/null",
+        GIT_CONFIG_NOSYSTEM="1",
+        XDG_CONFIG_HOME=str(home / ".config"),
+    )
+    for var in (
+        "EMAIL",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+    ):
+        env.pop(var, None)
+    assert (
+        subprocess.run(
+            ["git", "config", "--local", "--get", "user.name"], cwd=palace, capture_output=True
+        ).returncode
+        == 1
+    )  # no repo-level identity
+    proc = curator(palace, "promote", STRIPE, "--confidence", "0.8", "--yes", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert git(palace, "log", "-1", "--format=%an <%ae>").stdout.strip() == (
+        "curator <curator@localhost>"
+    )
+    proc = curator(palace, "history", "--json", env=env)
+    assert json.loads(proc.stdout)[0]["author"] == "curator <curator@localhost>"
+
+
+# --------------------------------------------------------------------------- crash
+
+KILL_PROMOTE = """
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, {repo!r})
+from curator.model.palace import Palace
+from curator.writer.apply import apply_plan
+from curator.writer.planners import plan_promote
+
+root = Path(sys.argv[1])
+plan = plan_promote(Palace.open(root), sys.argv[2], confidence=0.8)
+print(plan.notes[0], flush=True)
+
+def hook(stage: str) -> None:
+    if stage == sys.argv[3]:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+apply_plan(root, plan, stage_hook=hook)
+"""
+
+
+@pytest.mark.parametrize(
+    ("stage", "outcome"), [("files-done", "completed"), ("file-done", "rolled back")]
+)
+def test_promote_killed_mid_apply_is_recovered_and_the_draft_never_lost(
+    palace: Path, run_cli: RunCli, stage: str, outcome: str
+) -> None:
+    draft = (palace / STRIPE).read_bytes()
+    head = git(palace, "rev-parse", "HEAD").stdout.strip()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            KILL_PROMOTE.format(repo=str(REPO_ROOT)),
+            str(palace),
+            STRIPE,
+            stage,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == -9, proc.stderr
+    note = proc.stdout.strip()
+    code, stdout, stderr = run_cli("--palace", palace, "recover")
+    assert code == 0, stderr
+    assert outcome in stdout and "promote" in stdout
+    parked = palace / ".curator/promoted" / Path(STRIPE).name
+    if outcome == "completed":
+        assert parked.read_bytes() == draft and (palace / note).exists()
+        assert not (palace / STRIPE).exists()
+        assert committed(palace) == {note, "INDEX.md"}
+        check_index(run_cli, palace)
+    else:
+        assert (palace / STRIPE).read_bytes() == draft
+        assert not (palace / note).exists() and not parked.exists()
+        assert git(palace, "rev-parse", "HEAD").stdout.strip() == head
+    assert git(palace, "status", "--porcelain").stdout == ""
+    code, stdout, _ = run_cli("--palace", palace, "recover")
+    assert "Nothing to recover" in stdout
