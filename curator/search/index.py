@@ -14,19 +14,23 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import os
 import threading
+import time
 from pathlib import Path
 
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.search.docs import IndexDoc
 from curator.search.embed import get_embedder
-from curator.search.store import STATE_FILE, IndexStore, SyncStats
+from curator.search.store import STATE_FILE, IndexState, IndexStore, SyncStats
 
 log = logging.getLogger(__name__)
 
 INDEX_DIR = "index"
+SYNCED_FILE = "synced.json"  # the palace fingerprint the index reflects (skips no-op syncs)
 # Bump when the way a note becomes a doc changes, so every row is re-derived on the next sync.
 DOC_VERSION = "1"
 
@@ -39,12 +43,28 @@ def index_dir(root: Path) -> Path:
     return Path(root) / STATE_DIR / INDEX_DIR
 
 
+# Docs already derived in this process, by (palace root, path): a sync after one edit rebuilds
+# one doc instead of ten thousand. Keyed by the file's hash and what the config derives from it.
+_DOCS: dict[tuple[str, str], tuple[tuple[str, float, bool], IndexDoc]] = {}
+
+
 def doc_from_note(palace: Palace, note: Note) -> IndexDoc:
     """The index row of one parsed note or draft."""
-    stale = note.stale
     scope = note.scope
     sensitive = note.sensitive or palace.config.is_sensitive_scope(scope)
     confidence = palace.confidence(note)
+    key = (str(palace.root), note.rel)
+    sig = (note.sha, confidence, sensitive)
+    cached = _DOCS.get(key)
+    if cached is not None and cached[0] == sig:
+        return cached[1]
+    doc = _make_doc(note, scope, sensitive, confidence)
+    _DOCS[key] = (sig, doc)
+    return doc
+
+
+def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> IndexDoc:
+    stale = note.stale
     # note.sha covers every byte of the file; the rest is what the config derives from it.
     key = f"{DOC_VERSION}|{note.sha}|{confidence!r}|{int(sensitive)}|{note.rel}"
     return IndexDoc(
@@ -148,13 +168,67 @@ def _allow_empty(palace: Palace, docs: list[IndexDoc]) -> bool:
 def sync_index(
     palace: Palace, commit: str | None = None, *, store: IndexStore | None = None
 ) -> SyncStats:
-    """Bring the index in line with the palace (incremental; rebuilds when it must)."""
+    """Bring the index in line with the palace (incremental; rebuilds when it must).
+
+    When the index already reflects this commit and the palace's fingerprint (every file's
+    hash plus what the config derives from it) matches the one recorded at the last sync,
+    nothing is read from the table at all."""
+    t0 = time.perf_counter()
     store = store or open_index(palace)
-    docs = docs_from_palace(palace)
     commit = commit if commit is not None else head_commit(palace.root)
+    signature = palace_signature(palace)
+    state = store.state
+    if (
+        store.ready
+        and state is not None
+        and state.commit == commit
+        and _read_synced(store) == _synced_record(state, signature)
+    ):
+        return SyncStats(0, 0, 0, state.doc_count, time.perf_counter() - t0)
+    docs = docs_from_palace(palace)
     stats = store.sync(docs, commit, allow_empty=_allow_empty(palace, docs))
+    _write_synced(store, signature)
     _remember(palace, store)
     return stats
+
+
+def palace_signature(palace: Palace) -> str:
+    """A fingerprint of everything the index derives from the palace."""
+    h = hashlib.blake2b(DOC_VERSION.encode(), digest_size=16)
+    is_sensitive_scope = palace.config.is_sensitive_scope
+    for note in palace.all():
+        if note.ok:
+            sensitive = note.sensitive or is_sensitive_scope(note.scope)
+            h.update(
+                f"{note.rel}\0{note.sha}\0{palace.confidence(note)!r}\0{int(sensitive)}\n".encode()
+            )
+    return h.hexdigest()
+
+
+def _synced_record(state: IndexState, signature: str) -> dict[str, str]:
+    return {"table": state.table, "updated": state.updated, "signature": signature}
+
+
+def _read_synced(store: IndexStore) -> dict[str, str] | None:
+    try:
+        data = json.loads((store.index_dir / SYNCED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_synced(store: IndexStore, signature: str) -> None:
+    """Record the palace fingerprint the index now reflects (best effort: it only saves work)."""
+    state = store.state
+    path = store.index_dir / SYNCED_FILE
+    if state is None:
+        return
+    tmp = path.with_name(f".{SYNCED_FILE}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(_synced_record(state, signature)), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.info("could not record the synced palace fingerprint: %s", exc)
 
 
 def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
@@ -162,6 +236,7 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     store = store or open_index(palace)
     docs = docs_from_palace(palace)
     stats = store.rebuild(docs, head_commit(palace.root), allow_empty=_allow_empty(palace, docs))
+    _write_synced(store, palace_signature(palace))
     _remember(palace, store)
     return stats
 

@@ -24,6 +24,8 @@ and notes in sensitive scopes appear only with `include_sensitive=True`.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import re
 import threading
@@ -53,6 +55,9 @@ FUZZY_WEIGHT = 0.5
 # Reciprocal-rank fusion: a small k lets a clear first place count; BM25 leads, vectors add
 # recall (static WordLlama embeddings are a weaker signal than BM25 on most text).
 FUSE_K = 10
+FUZZY_PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
+FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
+VECTOR_CALLS_BEFORE_CACHE = 2  # then vectors are held in memory (one-shot CLI calls skip it)
 FTS_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.35
 STALE_PENALTY = 0.5
@@ -265,11 +270,88 @@ def make_snippet(
 # --------------------------------------------------------------------------- the searcher
 
 
+@dataclass(frozen=True)
+class _Filter:
+    """Structured filters, hashable (masks over the snapshot are cached per filter)."""
+
+    types: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    stale: bool | None = None
+    floor: float | None = None
+    drafts: bool = False
+    include_sensitive: bool = False
+
+    @classmethod
+    def of(cls, **filters: Any) -> _Filter:
+        statuses = tuple(_values(filters.get("status")))
+        floor = filters.get("min_confidence")
+        return cls(
+            types=tuple(_values(filters.get("types"))),
+            scopes=tuple(_values(filters.get("scope"))),
+            statuses=statuses,
+            stale=filters.get("stale"),
+            floor=None if floor is None else float(floor),
+            drafts=bool(filters.get("drafts")) or "draft" in statuses,
+            include_sensitive=bool(filters.get("include_sensitive")),
+        )
+
+    def ok(self, palace: Palace, row: dict[str, Any]) -> bool:
+        return (
+            (not self.types or row.get("type") in self.types)
+            and (not self.scopes or row.get("scope") in self.scopes)
+            and (not self.statuses or row.get("status") in self.statuses)
+            and (self.drafts or row.get("kind") == "note")
+            and (self.stale is None or bool(row.get("stale")) == self.stale)
+            and (self.floor is None or float(row.get("confidence") or 0.0) >= self.floor)
+            and visible(palace, row, include_sensitive=self.include_sensitive)
+        )
+
+
 @dataclass
-class _NameCache:
-    key: tuple[str, str]
+class _Snapshot:
+    """Every row's header fields, its name words and (lazily) its vector, held in memory for
+    as-you-type name matching and brute-force vector search (a matrix product is far faster than
+    a scan through the table). Rebuilt whenever the index state changes."""
+
+    key: tuple[str, str, int]
     rows: list[dict[str, Any]]
     names: list[str]
+    vocab: list[str]  # sorted distinct name words
+    postings: dict[str, list[int]]
+    vectors: np.ndarray | None = None
+    masks: dict[_Filter, np.ndarray] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, store: IndexStore, key: tuple[str, str, int]) -> _Snapshot:
+        rows = store.all_docs_meta()
+        names = [str(r.get("name") or "").lower() for r in rows]
+        postings: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            for word in set(_WORD.findall(name)):
+                postings.setdefault(word, []).append(i)
+        return cls(key, rows, names, sorted(postings), postings)
+
+    def mask(self, palace: Palace, flt: _Filter) -> np.ndarray:
+        found = self.masks.get(flt)
+        if found is None:
+            found = np.fromiter((flt.ok(palace, r) for r in self.rows), bool, len(self.rows))
+            if len(self.masks) > 64:
+                self.masks.clear()
+            self.masks[flt] = found
+        return found
+
+    def load_vectors(self, store: IndexStore) -> np.ndarray:
+        if self.vectors is None:
+            paths, vectors = store.all_vectors_matrix()
+            if paths != [r["path"] for r in self.rows]:  # changed under us: caller reloads
+                raise _StaleSnapshot()
+            self.vectors = vectors
+        return self.vectors
+
+
+class _StaleSnapshot(Exception):
+    pass
 
 
 @dataclass
@@ -280,7 +362,8 @@ class Searcher:
     sync: bool = True
     store: IndexStore = field(init=False)
     sync_stats: SyncStats | None = field(init=False, default=None)
-    _names: _NameCache | None = field(init=False, default=None)
+    _snap: _Snapshot | None = field(init=False, default=None)
+    _vector_calls: int = field(init=False, default=0)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
@@ -325,8 +408,41 @@ class Searcher:
 
     # ---- retrieval core
 
+    def _snapshot(self) -> _Snapshot:
+        state = self.store.state
+        key = (state.table, state.updated, state.doc_count) if state else ("", "", 0)
+        with self._lock:
+            if self._snap is None or self._snap.key != key:
+                self._snap = _Snapshot.load(self.store, key)
+            return self._snap
+
+    def _vector(
+        self, vec: np.ndarray, where: str | None, flt: _Filter, n: int
+    ) -> list[dict[str, Any]]:
+        """Nearest rows by cosine similarity. The first queries of a Searcher go to LanceDB;
+        after that the vectors are held in memory and searched by one matrix product."""
+        self._vector_calls += 1
+        if self._vector_calls <= VECTOR_CALLS_BEFORE_CACHE:
+            return self.store.vector(vec, limit=n, where=where)
+        snap = self._snapshot()
+        try:
+            matrix = snap.load_vectors(self.store)
+        except _StaleSnapshot:
+            return self.store.vector(vec, limit=n, where=where)
+        if not len(snap.rows) or not np.any(vec):
+            return []
+        sims = matrix @ np.asarray(vec, dtype=np.float32)
+        mask = snap.mask(self.palace, flt)
+        sims = np.where(mask, sims, -np.inf)
+        k = min(n, int(mask.sum()))
+        if k <= 0:
+            return []
+        top = np.argpartition(-sims, k - 1)[:k]
+        order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.rows[i]["path"]))
+        return [{**snap.rows[i], "similarity": float(sims[i])} for i in order]
+
     def _rankings(
-        self, texts: Sequence[str], where: str | None, n: int
+        self, texts: Sequence[str], where: str | None, flt: _Filter, n: int
     ) -> tuple[list[list[str]], list[float], dict[str, dict[str, Any]]]:
         """Rankings to fuse, their weights, and the rows by path: BM25 of the whole query (the
         FTS analyzer drops stopwords itself, so the key-terms phrasing would repeat it) and the
@@ -339,7 +455,7 @@ class Searcher:
         results = [(self.store.fts(texts[0], limit=n, where=where), FTS_WEIGHT)]
         vectors = self.store.embedder.embed(list(texts))
         for vec in vectors:
-            results.append((self.store.vector(vec, limit=n, where=where), VECTOR_WEIGHT))
+            results.append((self._vector(vec, where, flt, n), VECTOR_WEIGHT))
         for ranking, weight in results:
             rankings.append([str(r["path"]) for r in ranking])
             weights.append(weight)
@@ -347,83 +463,71 @@ class Searcher:
                 rows.setdefault(str(r["path"]), r)
         return rankings, weights, rows
 
-    def _fuzzy(self, query: str, where_rows: Any, n: int) -> list[str]:
-        """Note names close to a short query (as-you-type), best first."""
+    def _fuzzy(self, query: str, flt: _Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
+        """Note names close to a short query, best first: every query word may be a prefix (as
+        you type) or a near miss (rapidfuzz over the name vocabulary); candidate names are then
+        ranked by rapidfuzz against the whole query."""
         from rapidfuzz import fuzz, process
 
-        cache = self._name_cache()
-        matches = process.extract(
-            query.lower(),
-            cache.names,
-            scorer=fuzz.WRatio,
-            limit=max(n * 4, 50),
-            score_cutoff=FUZZY_CUTOFF,
+        snap = self._snapshot()
+        words = _WORD.findall(query.lower())
+        if not words or not snap.rows:
+            return []
+        counts: dict[int, int] = {}
+        for word in words:
+            near: set[str] = set()
+            lo = bisect.bisect_left(snap.vocab, word)
+            for v in itertools.islice(snap.vocab, lo, lo + FUZZY_PREFIX_WORDS):
+                if not v.startswith(word):
+                    break
+                near.add(v)
+            if len(word) >= 4:
+                for v, _score, _i in process.extract(
+                    word, snap.vocab, scorer=fuzz.ratio, score_cutoff=80, limit=10
+                ):
+                    near.add(v)
+            hit: set[int] = set()
+            for v in near:
+                hit.update(snap.postings[v])
+            for i in hit:
+                counts[i] = counts.get(i, 0) + 1
+        if not counts:
+            return []
+        mask = snap.mask(self.palace, flt)
+        ranked = sorted(
+            (i for i in counts if mask[i]), key=lambda i: (-counts[i], len(snap.names[i]))
         )
-        out = []
-        for _, _score, idx in sorted(matches, key=lambda m: (-m[1], cache.rows[m[2]]["path"])):
-            row = cache.rows[idx]
-            if where_rows(row):
-                out.append(str(row["path"]))
-            if len(out) >= n:
-                break
-        return out
-
-    def _name_cache(self) -> _NameCache:
-        state = self.store.state
-        key = (state.table, state.updated) if state else ("", "")
-        with self._lock:
-            if self._names is None or self._names.key != key:
-                rows = self.store.all_docs_meta()
-                self._names = _NameCache(key, rows, [str(r["name"]).lower() for r in rows])
-            return self._names
+        pool = ranked[:FUZZY_POOL]
+        q = " ".join(words)
+        scored = [
+            (fuzz.WRatio(q, snap.names[i]) + 10.0 * counts[i], snap.rows[i]["path"], i)
+            for i in pool
+        ]
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        return [(str(p), snap.rows[i]) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF]
 
     def _fused(
         self,
         query: str,
         *,
         where: str | None,
-        row_ok: Any,
+        flt: _Filter,
         n: int,
         fuzzy: bool,
     ) -> tuple[list[tuple[str, float]], dict[str, dict[str, Any]]]:
         texts = phrasings(query)
-        rankings, weights, rows = self._rankings(texts, where, n)
+        rankings, weights, rows = self._rankings(texts, where, flt, n)
         if fuzzy and _is_short(query):
-            names = self._fuzzy(query, row_ok, n)
+            names = self._fuzzy(query, flt, n)
             if names:
-                rankings.append(names)
+                rankings.append([p for p, _ in names])
                 weights.append(FUZZY_WEIGHT)
-                missing = [p for p in names if p not in rows]
-                if missing:
-                    for r in self.store.all_docs_meta(where=_paths_where(missing)):
-                        rows[str(r["path"])] = {**r, "body": ""}
+                for p, r in names:
+                    rows.setdefault(p, r)
         fused = rrf(rankings, k=FUSE_K, weights=weights)
         best = sum(weights) / (FUSE_K + 1)
         scored = [(p, s / best) for p, s in fused if p in rows]
         return scored, rows
-
-    def _row_filter(self, **filters: Any) -> Any:
-        types = set(_values(filters.get("types")))
-        scopes = set(_values(filters.get("scope")))
-        statuses = set(_values(filters.get("status")))
-        stale = filters.get("stale")
-        floor = filters.get("min_confidence")
-        drafts = bool(filters.get("drafts")) or "draft" in statuses
-        include = bool(filters.get("include_sensitive"))
-        palace = self.palace
-
-        def ok(row: dict[str, Any]) -> bool:
-            return (
-                (not types or row.get("type") in types)
-                and (not scopes or row.get("scope") in scopes)
-                and (not statuses or row.get("status") in statuses)
-                and (drafts or row.get("kind") == "note")
-                and (stale is None or bool(row.get("stale")) == stale)
-                and (floor is None or float(row.get("confidence") or 0.0) >= floor)
-                and visible(palace, row, include_sensitive=include)
-            )
-
-        return ok
 
     # ---- search
 
@@ -453,13 +557,13 @@ class Searcher:
             include_sensitive=include_sensitive,
         )
         where = self._where(**filters)
-        row_ok = self._row_filter(**filters)
+        flt = _Filter.of(**filters)
         n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
-        scored, rows = self._fused(query, where=where, row_ok=row_ok, n=n, fuzzy=True)
+        scored, rows = self._fused(query, where=where, flt=flt, n=n, fuzzy=True)
         hits = []
         for path, score in scored:
             row = rows[path]
-            if not row_ok(row):  # the one visibility check, applied to every result
+            if not flt.ok(self.palace, row):  # the one visibility check, applied to every result
                 continue
             hits.append(self._hit(row, score, query))
             if len(hits) >= limit:
@@ -505,15 +609,15 @@ class Searcher:
             return Answer(question, tuple(phrasings(question)), ())
         filters: dict[str, Any] = dict(drafts=True, include_sensitive=include_sensitive)
         where = self._where(**filters)
-        row_ok = self._row_filter(**filters)
+        flt = _Filter.of(**filters)
         n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
-        scored, rows = self._fused(question, where=where, row_ok=row_ok, n=n, fuzzy=False)
+        scored, rows = self._fused(question, where=where, flt=flt, n=n, fuzzy=False)
         authority = {t: i for i, t in enumerate(self.palace.config.authority)}
         last = len(authority)
         chosen: dict[str, Source] = {}
         for path, score in scored:
             row = rows[path]
-            if not row_ok(row):
+            if not flt.ok(self.palace, row):
                 continue
             superseded_from: tuple[str, ...] = ()
             if row.get("status") in ("superseded", "retired"):
@@ -590,15 +694,15 @@ class Searcher:
             status="active", min_confidence=floor, include_sensitive=include_sensitive
         )
         where = self._where(**filters)
-        row_ok = self._row_filter(**filters)
-        scored, rows = self._fused(goal, where=where, row_ok=row_ok, n=candidates, fuzzy=False)
+        flt = _Filter.of(**filters)
+        scored, rows = self._fused(goal, where=where, flt=flt, n=candidates, fuzzy=False)
         header = [f"# Memory pack: {one_line(goal, 120)}", ""]
         entries: list[str] = []
         stale: list[str] = []
         used = _tokens("\n".join(header)) + 60  # room for the summary and warning lines
         for path, _score in scored[:candidates]:
             row = rows[path]
-            if not row_ok(row):
+            if not flt.ok(self.palace, row):
                 continue
             if row.get("stale"):
                 stale.append(path)
@@ -785,12 +889,6 @@ def _values(value: str | Sequence[str] | None) -> list[str]:
 def _is_short(query: str) -> bool:
     words = _WORD.findall(query)
     return 0 < len(words) <= FUZZY_MAX_WORDS
-
-
-def _paths_where(paths: Sequence[str]) -> str:
-    from curator.search.store import sql_str
-
-    return f"path IN ({', '.join(sql_str(p) for p in paths)})"
 
 
 def _note_row(palace: Palace, note: Note) -> dict[str, Any]:

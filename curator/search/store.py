@@ -497,6 +497,19 @@ class IndexStore:
 
         return self._with_table(run)
 
+    def all_vectors_matrix(self) -> tuple[list[str], np.ndarray]:
+        """Every row's path and vector as one (n, dim) float32 matrix, sorted by path."""
+
+        def run(table: Any) -> tuple[list[str], np.ndarray]:
+            data = table.search().select(["path", "vector"]).limit(None).to_arrow()
+            data = data.sort_by("path")
+            paths = [str(p) for p in data.column("path").to_pylist()]
+            flat = data.column("vector").combine_chunks().flatten().to_numpy()
+            matrix = np.asarray(flat, dtype=np.float32).reshape(len(paths), self.embedder.dim)
+            return paths, np.ascontiguousarray(matrix)
+
+        return self._with_table(run)
+
     # ---- writing
 
     def sync(

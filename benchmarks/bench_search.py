@@ -1,0 +1,168 @@
+"""Search at N notes: full reindex, incremental sync after one changed note, search latency
+in-process (median and p95 over ~50 keyword queries), ask, a cold `curator search` process, and
+the same keyword queries through a plain ripgrep scan as the baseline."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchutil import Row, percentile, process_times, row, timed
+from gen_palace import COMPONENTS, OBJECTS, TOOLS
+
+
+def keyword_queries(count: int = 50) -> list[str]:
+    """Deterministic keyword queries of one to three words from the generator's vocabulary."""
+    pool = list(itertools.chain(COMPONENTS, OBJECTS, TOOLS))
+    out = []
+    for i in range(count):
+        a = pool[(i * 7) % len(pool)]
+        if i % 3 == 0:
+            out.append(a)
+        elif i % 3 == 1:
+            out.append(f"{a} {pool[(i * 13 + 5) % len(pool)].split()[0]}")
+        else:
+            out.append(a.split()[0])
+    return out
+
+
+def run(palace: Path, notes: int) -> list[Row]:
+    from curator.model.palace import Palace
+    from curator.search.index import docs_from_palace, open_index, reindex, sync_index
+    from curator.search.query import Searcher
+
+    big = notes > 20_000
+    rows: list[Row] = []
+    loaded = Palace.open(palace)
+    store = open_index(loaded)
+    docs_t = timed(lambda: docs_from_palace(loaded), 3)
+    rebuild = timed(lambda: reindex(loaded, store=store), 1 if big else 3)
+    rows.append(
+        row(
+            "search",
+            "full reindex (embed + new table + FTS + switch)",
+            rebuild,
+            target_ms=5000 if not big else None,
+            note=f"{len(docs_from_palace(loaded))} docs; building the docs alone "
+            f"{sorted(docs_t)[1] * 1000:.0f} ms",
+        )
+    )
+
+    target = sorted((palace / "notes").rglob("*.md"))[len(loaded.notes) // 2]
+    original = target.read_bytes()
+    counter = itertools.count()
+
+    def touch() -> None:
+        target.write_bytes(original + f"\nEdited {next(counter)}.\n".encode())
+
+    state: dict[str, Palace] = {}
+
+    def reload() -> None:
+        touch()
+        state["p"] = Palace.open(palace)
+
+    sync_only = timed(lambda: sync_index(state["p"], store=store), 5, setup=reload)
+    whole = timed(lambda: sync_index(Palace.open(palace), store=store), 5, setup=touch)
+    target.write_bytes(original)
+    rows.append(
+        row(
+            "search",
+            "incremental sync, one changed note",
+            sync_only,
+            target_ms=100,
+            note="docs from the loaded palace + diff by content hash + re-embed 1 + merge; "
+            f"with the palace reload (cached) too: {sorted(whole)[2] * 1000:.0f} ms median",
+        )
+    )
+
+    searcher = Searcher(Palace.open(palace))
+    queries = keyword_queries()
+    for q in queries[:5]:  # warm-up: model load, name cache, page cache
+        searcher.search(q)
+    lat: list[float] = []
+    for _ in range(3):
+        for q in queries:
+            start = time.perf_counter()
+            searcher.search(q, limit=10)
+            lat.append(time.perf_counter() - start)
+    rg = shutil.which("rg")
+    rg_times: list[float] = []
+    if rg:
+        for q in queries:
+            rg_times.extend(_rg_times(rg, q, palace))
+    rg_med = sorted(rg_times)[len(rg_times) // 2] * 1000 if rg_times else None
+    p95 = percentile(lat, 0.95) * 1000
+    med = sorted(lat)[len(lat) // 2] * 1000
+    base = (
+        f"{rg_med / med:.1f}x faster than rg's median per query ({rg_med:.0f} ms)"
+        if rg_med
+        else "rg not installed (apt-get install ripgrep): no baseline"
+    )
+    search_target = 100 if big else 30
+    rows.append(
+        row(
+            "search",
+            "search, in-process (median of 50 queries x3)",
+            lat,
+            baseline="rg -l -i over notes/ (same queries)" if rg_med else "",
+            baseline_ms=rg_med,
+            note=base,
+        )
+    )
+    rows.append(
+        Row(
+            area="search",
+            metric="search p95, in-process (median col = p95)",
+            median_ms=p95,
+            p95_ms=p95,
+            runs=len(lat),
+            target_ms=search_target,
+            baseline="rg median per query" if rg_med else "",
+            baseline_ms=rg_med,
+            note=f"the p95 of {len(lat)} searches, in the median column so the target applies",
+        )
+    )
+    questions = [f"what do we know about the {q}?" for q in queries[:20]]
+    ask_t = timed(lambda: [searcher.ask(q) for q in questions], 1)
+    rows.append(
+        row(
+            "search",
+            "ask, in-process (per question, 20 questions)",
+            [ask_t[0] / len(questions)],
+        )
+    )
+    cold = process_times(
+        [sys.executable, "-m", "curator", "--palace", str(palace), "search", "retry queue"], 5
+    )
+    floor = process_times([sys.executable, "-c", "import lancedb"], 3)
+    rows.append(
+        row(
+            "search",
+            "curator search, cold process",
+            cold,
+            target_ms=1500,
+            baseline="python -c 'import lancedb'",
+            baseline_ms=sorted(floor)[1] * 1000,
+        )
+    )
+    return rows
+
+
+def _rg_times(rg: str, query: str, palace: Path) -> list[float]:
+    """Wall time of one `rg -l -i -F` scan (exit 0: matches, 1: none; else not comparable)."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [rg, "-l", "-i", "-F", "-e", query, str(palace / "notes")], capture_output=True
+    )
+    elapsed = time.perf_counter() - start
+    return [elapsed] if proc.returncode in (0, 1) else []
+
+
+if __name__ == "__main__":
+    from benchutil import main_for
+
+    main_for(run)
