@@ -59,7 +59,9 @@ FUZZY_PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
 VECTOR_CALLS_BEFORE_CACHE = 2  # then vectors are held in memory (one-shot CLI calls skip it)
 FTS_WEIGHT = 1.0
-VECTOR_WEIGHT = 0.35
+VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
+SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
+WORD_FREQ_SAMPLE = 5000  # notes sampled for word frequencies
 STALE_PENALTY = 0.5
 SNIPPET_CHARS = 220
 
@@ -364,6 +366,7 @@ class Searcher:
     sync_stats: SyncStats | None = field(init=False, default=None)
     _snap: _Snapshot | None = field(init=False, default=None)
     _vector_calls: int = field(init=False, default=0)
+    _freq: tuple[dict[str, int], int] | None = field(init=False, default=None)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
@@ -407,6 +410,36 @@ class Searcher:
         return and_where(base, where_visible(self.palace, include_sensitive=include_sensitive))
 
     # ---- retrieval core
+
+    def query_vector(self, text: str) -> np.ndarray:
+        """The query's embedding with smooth inverse frequency weights (Arora et al., 2017):
+        each distinct word's embedding weighted by a / (a + p(word)), p its frequency in this
+        palace, so that words every note uses ("the", a person's name, "really") count for
+        little and rare, telling words for a lot. Documents keep their plain embedding."""
+        words = list(dict.fromkeys(_WORD.findall(text.lower())))
+        if not words:
+            return self.store.embed_query(text)
+        freq, total = self._word_freq()
+        vectors = self.store.embedder.embed(words)
+        weights = np.asarray(
+            [SIF_A / (SIF_A + freq.get(w, 0) / total) for w in words], dtype=np.float32
+        )
+        vec = (vectors * weights[:, None]).sum(axis=0)
+        norm = float(np.linalg.norm(vec))
+        return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
+
+    def _word_freq(self) -> tuple[dict[str, int], int]:
+        """Word counts over (a deterministic sample of) the palace's notes and drafts."""
+        with self._lock:
+            if self._freq is None:
+                notes = [n for n in self.palace.all() if n.ok]
+                step = max(1, len(notes) // WORD_FREQ_SAMPLE)
+                counts: dict[str, int] = {}
+                for note in notes[::step]:
+                    for w in _WORD.findall(f"{note.name} {note.description} {note.body}".lower()):
+                        counts[w] = counts.get(w, 0) + 1
+                self._freq = (counts, max(1, sum(counts.values())))
+            return self._freq
 
     def _snapshot(self) -> _Snapshot:
         state = self.store.state
@@ -453,9 +486,9 @@ class Searcher:
         if not texts:
             return rankings, weights, rows
         results = [(self.store.fts(texts[0], limit=n, where=where), FTS_WEIGHT)]
-        vectors = self.store.embedder.embed(list(texts))
-        for vec in vectors:
-            results.append((self._vector(vec, where, flt, n), VECTOR_WEIGHT))
+        for text in texts:
+            vec = self.query_vector(text)
+            results.append((self._vector(vec, where, flt, n), VECTOR_WEIGHT / len(texts)))
         for ranking, weight in results:
             rankings.append([str(r["path"]) for r in ranking])
             weights.append(weight)

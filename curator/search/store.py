@@ -53,6 +53,7 @@ META_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("text"
 # Fold rows added since the last FTS build into the index once this many are pending (until then
 # LanceDB searches them by a flat scan, which is exact but slower).
 FTS_REFRESH_PENDING = 256
+EMBED_BATCH = 4096  # docs embedded per call
 _OLD_VERSIONS_KEEP = timedelta(minutes=10)
 
 T = TypeVar("T")
@@ -615,7 +616,15 @@ class IndexStore:
             table.optimize(cleanup_older_than=_OLD_VERSIONS_KEEP)
 
     def _embed(self, docs: Sequence[IndexDoc]) -> np.ndarray:
-        vectors = self.embedder.embed([d.text for d in docs])
+        # In batches: an embedder's working memory grows with its input (100k docs at once
+        # would hold every distinct word's tokens and the whole batch's buffers).
+        parts = [
+            self.embedder.embed([d.text for d in docs[i : i + EMBED_BATCH]])
+            for i in range(0, len(docs), EMBED_BATCH)
+        ]
+        vectors = (
+            np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), dtype=np.float32)
+        )
         if vectors.shape != (len(docs), self.embedder.dim):
             raise ValueError(
                 f"embedder {self.embedder.name} returned shape {vectors.shape}, "
