@@ -1,9 +1,11 @@
 """The curator app: screens switched by key and palette, the palace loaded in a worker,
-every action planned, confirmed, then committed in a thread."""
+every action planned, confirmed, then committed in a thread. Index builds run in a thread
+worker with a progress bar; the event loop never waits on git, LanceDB or an audit."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
@@ -12,20 +14,18 @@ from typing import Any
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from curator.model.palace import INBOX_DIR, Palace
 from curator.model.text import clean, one_line
 from curator.ui.commands import OpenNoteProvider
 from curator.ui.keys import load_keymap
-from curator.ui.screens.audit import AuditScreen
+from curator.ui.lookup import SearchSession, session_for
+from curator.ui.progress import JobProgress
 from curator.ui.screens.base import PalaceScreen
-from curator.ui.screens.history import HistoryScreen
 from curator.ui.screens.inbox import InboxScreen
-from curator.ui.screens.rooms import RoomsScreen
-from curator.ui.screens.search import SearchScreen
 from curator.ui.styles import css_paths
-from curator.ui.widgets.plan_dialog import PlanDialog
 from curator.writer.plan import Plan
 
 SCREENS = {
@@ -35,6 +35,30 @@ SCREENS = {
     "search": ("Search", "4", "Search every note"),
     "history": ("History", "5", "Curator actions; undo"),
 }
+
+
+def _lazy(mode: str) -> Callable[[], Screen[Any]]:
+    """The screen of `mode`, its module imported on first use (first paint pays only for the
+    inbox)."""
+
+    def make() -> Screen[Any]:
+        if mode == "rooms":
+            from curator.ui.screens.rooms import RoomsScreen
+
+            return RoomsScreen()
+        if mode == "audit":
+            from curator.ui.screens.audit import AuditScreen
+
+            return AuditScreen()
+        if mode == "search":
+            from curator.ui.screens.search import SearchScreen
+
+            return SearchScreen()
+        from curator.ui.screens.history import HistoryScreen
+
+        return HistoryScreen()
+
+    return make
 
 
 def _screen_bindings() -> list[Binding]:
@@ -49,16 +73,18 @@ class CuratorApp(App[None]):
     CSS_PATH = css_paths()
     MODES = {
         "inbox": InboxScreen,
-        "rooms": RoomsScreen,
-        "audit": AuditScreen,
-        "search": SearchScreen,
-        "history": HistoryScreen,
+        "rooms": _lazy("rooms"),
+        "audit": _lazy("audit"),
+        "search": _lazy("search"),
+        "history": _lazy("history"),
     }
     COMMANDS = App.COMMANDS | {OpenNoteProvider}
     BINDINGS = [
         *_screen_bindings(),
         Binding("question_mark", "toggle_keys", "Keys", id="app.keys", tooltip="Show key help"),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", tooltip="Reload the palace"),
+        Binding("R", "reindex", "Reindex", id="app.reindex",
+                tooltip="Rebuild the search index from the notes (in the background)"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit curator"),
     ]
 
@@ -78,6 +104,11 @@ class CuratorApp(App[None]):
         self.palace: Palace | None = None
         self.palace_version = 0
         self._inbox_stamp: tuple[Any, ...] | None = None
+        self.search_session: SearchSession = session_for(self.root)
+        self.indexing = False  # an index job (first build, sync, reindex) is running
+        self._index_again = False  # the palace changed while it ran: sync once more after
+        self._job: tuple[str, float, float | None] | None = None  # label, done, total
+        self._bars: list[JobProgress] = []
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -107,6 +138,88 @@ class CuratorApp(App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, PalaceScreen):
                 screen.sync()
+        self.sync_index()
+
+    # -- the search index ------------------------------------------------------------------------
+    def sync_index(self) -> None:
+        """Bring the search index in line with the palace in a worker (the first one builds
+        it); one job at a time, the latest palace last."""
+        if self.indexing:
+            self._index_again = True
+        elif self.palace is not None:
+            self.indexing = True
+            self._index_job(self.palace, rebuild=False)
+
+    def action_reindex(self) -> None:
+        if self.palace is None:
+            self.notify("The palace is still loading", severity="warning", markup=False)
+        elif self.indexing:
+            self.notify("The search index is being built already", markup=False)
+        else:
+            self.indexing = True
+            self._job = ("Reindexing", 0, None)
+            self._show_job()
+            self._index_job(self.palace, rebuild=True)
+
+    @work(thread=True, group="index", exit_on_error=False)
+    def _index_job(self, palace: Palace, rebuild: bool) -> None:
+        label = "Reindexing" if rebuild else "Building the search index"
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= 0.05 or done >= total:
+                last = now
+                self.call_from_thread(self._progress, label, done, total)
+
+        start = time.monotonic()
+        stats: Any
+        try:
+            if rebuild:
+                stats = self.search_session.reindex(palace, progress)
+            else:
+                stats = self.search_session.sync(palace, progress)
+        except Exception as exc:
+            self.call_from_thread(self._index_done, exc, None, 0.0, rebuild)
+            return
+        self.call_from_thread(self._index_done, None, stats, time.monotonic() - start, rebuild)
+
+    def _progress(self, label: str, done: int, total: int) -> None:
+        # embedding is most of the work; writing the table and its text index is the rest
+        self._job = (label, done, total * 1.1)
+        self._show_job()
+
+    def _index_done(self, exc: Exception | None, stats: Any, seconds: float, rebuild: bool) -> None:
+        self.indexing = False
+        self._job = None
+        self._show_job()
+        if exc is not None:
+            self.error(exc)
+        elif rebuild:
+            count = stats.added + stats.updated + stats.unchanged
+            self.notify(f"Search index rebuilt: {count} notes in {seconds:.1f} s", markup=False)
+        if self._index_again:
+            self._index_again = False
+            self.sync_index()
+
+    def _show_job(self) -> None:
+        """Show the running job on the current screen; remove the bars when none runs."""
+        screen = self.screen
+        for bar in list(self._bars):
+            if self._job is None or bar.parent is not screen:
+                self._bars.remove(bar)
+                bar.remove()
+        if self._job is None or not isinstance(screen, PalaceScreen):
+            return
+        label, done, total = self._job
+        try:
+            screen.query_one(JobProgress).show(label, done, total)
+        except NoMatches:
+            bar = JobProgress(label)
+            self._bars.append(bar)
+            screen.mount(bar)
+            self.call_after_refresh(bar.show, label, done, total)
 
     # -- inbox watching -------------------------------------------------------------------------
     def _stamp(self) -> tuple[Any, ...]:
@@ -130,6 +243,8 @@ class CuratorApp(App[None]):
     def action_show_screen(self, mode: str) -> None:
         if mode in self.MODES and self.current_mode != mode:
             self.switch_mode(mode)
+            if self._job is not None:
+                self.call_after_refresh(self._show_job)
 
     def action_toggle_keys(self) -> None:
         if self.screen.query("HelpPanel"):
@@ -145,6 +260,8 @@ class CuratorApp(App[None]):
         self.call_after_refresh(self._open_in_rooms, rel)
 
     def _open_in_rooms(self, rel: str) -> None:
+        from curator.ui.screens.rooms import RoomsScreen
+
         screen = self.screen
         if isinstance(screen, RoomsScreen):
             screen.open_note(rel)
@@ -181,6 +298,8 @@ class CuratorApp(App[None]):
     @work(group="action", exit_on_error=False)
     async def run_plan(self, build: Callable[[Palace], Plan]) -> None:
         """Plan in a thread, show the plan, commit in a thread, name the commit."""
+        from curator.ui.widgets.plan_dialog import PlanDialog
+
         palace = self.palace
         if palace is None:
             self.notify("The palace is still loading", severity="warning", markup=False)

@@ -19,14 +19,15 @@ def planners() -> ModuleType:
 
 
 def commit(root: Path, plan: Plan) -> Any:
-    """Apply `plan` as one commit, keeping the search index in step (Applied)."""
+    """Apply `plan` as one commit (Applied). The app keeps its search index in step itself,
+    incrementally in a worker after the reload, so the commit does not wait for it."""
     try:
         from curator.writer.session import commit as session_commit
     except ModuleNotFoundError:
         from curator.writer.apply import apply_plan
 
         return apply_plan(root, plan)
-    return session_commit(root, plan)
+    return session_commit(root, plan, sync_index=False)
 
 
 def history(root: Path) -> list[Any]:

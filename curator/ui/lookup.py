@@ -1,16 +1,34 @@
-"""Search hits and duplicate candidates for the app, from `curator.search.query`.
+"""Search hits and duplicate candidates for the app, from `curator.search`.
 
-Call from worker threads only: the first call imports LanceDB (about a second) and syncs the
-index.
+One `SearchSession` per app holds one `Searcher` across palace reloads: a reload syncs the
+index incrementally instead of opening a new searcher that re-syncs and reloads its snapshot.
+Call it from worker threads only: the first call imports LanceDB (about a second) and may
+build the index.
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from curator.model.note import Note
 from curator.model.palace import Palace
+
+if TYPE_CHECKING:
+    from curator.search.query import Searcher
+    from curator.search.store import IndexStore, SyncStats
+
+# (done, total) while the index embeds notes; total is the number of notes to embed.
+Progress = Callable[[int, int], None]
+
+EMBED_CHUNK = 500  # texts embedded per progress step
+_BULK = 64  # fewer texts than this is a query, not an index build: no progress
 
 
 @dataclass(frozen=True)
@@ -23,18 +41,137 @@ class Found:
     spans: tuple[tuple[int, int], ...] = ()
 
 
-def search(palace: Palace, text: str, filters: dict[str, Any], limit: int = 30) -> list[Found]:
-    from curator.search import query
+class _ChunkedEmbedder:
+    """The store's embedder, embedding bulk work in chunks and reporting each chunk."""
 
-    hits = query.search(palace, text, limit=limit, **filters)
-    return [Found(h.path, h.name, h.type, h.score, h.snippet, tuple(h.spans)) for h in hits]
+    def __init__(self, inner: Any, progress: Progress) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.progress = progress
+
+    def embed(self, texts: list[str]) -> Any:
+        if len(texts) < _BULK:
+            return self.inner.embed(texts)
+        import numpy as np
+
+        parts = []
+        for start in range(0, len(texts), EMBED_CHUNK):
+            parts.append(self.inner.embed(texts[start : start + EMBED_CHUNK]))
+            self.progress(min(start + EMBED_CHUNK, len(texts)), len(texts))
+        return np.concatenate(parts)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@contextmanager
+def _reporting(store: IndexStore, progress: Progress | None) -> Iterator[None]:
+    """Report embedding progress of a sync or rebuild of `store` (the embedder's results are
+    unchanged: the same model, name and dim, in chunks)."""
+    if progress is None:
+        yield
+        return
+    inner = store.embedder
+    store.embedder = _ChunkedEmbedder(inner, progress)
+    try:
+        yield
+    finally:
+        store.embedder = inner
+
+
+class SearchSession:
+    """One palace's searcher, kept across palace reloads and synced incrementally.
+
+    Palace objects are numbered as they arrive; a call with a palace older than the one the
+    index was last synced to uses the newer one rather than syncing back."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._searcher: Searcher | None = None
+        self._order: weakref.WeakKeyDictionary[Palace, int] = weakref.WeakKeyDictionary()
+        self._count = itertools.count()
+
+    @property
+    def ready(self) -> bool:
+        return self._searcher is not None
+
+    def _number(self, palace: Palace) -> int:
+        with self._lock:
+            if palace not in self._order:
+                self._order[palace] = next(self._count)
+            return self._order[palace]
+
+    def sync(self, palace: Palace, progress: Progress | None = None) -> SyncStats | None:
+        """Bring the index in line with `palace` (the first call may build it); None when it
+        already is, or when a newer palace was synced since."""
+        from curator.search.index import open_index, sync_index
+        from curator.search.query import Searcher
+
+        number = self._number(palace)
+        with self._lock:
+            store = open_index(palace)
+            searcher = self._searcher
+            if searcher is None or searcher.store is not store:
+                with _reporting(store, progress):
+                    searcher = Searcher(palace)
+                self._searcher = searcher
+                return searcher.sync_stats
+            if self._order.get(searcher.palace, -1) >= number:
+                return None
+            with _reporting(store, progress):
+                stats = sync_index(palace, store=store)
+            searcher.palace = palace
+            return stats
+
+    def reindex(self, palace: Palace, progress: Progress | None = None) -> SyncStats:
+        """Rebuild the index from scratch (searches wait for the switch-over)."""
+        from curator.search.index import open_index, reindex
+
+        self._number(palace)
+        with self._lock:
+            store = open_index(palace)
+            with _reporting(store, progress):
+                stats = reindex(palace, store=store)
+            self.sync(palace)
+            return stats
+
+    def searcher(self, palace: Palace) -> Searcher:
+        """The searcher, synced to `palace` first when it is newer than the index."""
+        searcher = self._searcher
+        if searcher is None or self._number(palace) > self._order.get(searcher.palace, -1):
+            self.sync(palace)
+            searcher = self._searcher
+        assert searcher is not None
+        return searcher
+
+    def search(
+        self, palace: Palace, text: str, filters: dict[str, Any], limit: int = 30
+    ) -> list[Found]:
+        hits = self.searcher(palace).search(text, limit=limit, **filters)
+        return [Found(h.path, h.name, h.type, h.score, h.snippet, tuple(h.spans)) for h in hits]
+
+    def dupes(self, palace: Palace, draft: Note, limit: int = 5) -> list[Found]:
+        found = self.searcher(palace).dupes(draft.rel, limit=limit + 3)
+        return [Found(c.path, c.name, c.type, c.score, "") for c in found if c.kind == "note"][
+            :limit
+        ]
+
+
+_SESSIONS: dict[str, SearchSession] = {}
+_SESSIONS_LOCK = threading.Lock()
+
+
+def session_for(root: Path) -> SearchSession:
+    """The search session of the palace at `root` (one per palace per process)."""
+    key = str(Path(root).resolve())
+    with _SESSIONS_LOCK:
+        return _SESSIONS.setdefault(key, SearchSession())
+
+
+def search(palace: Palace, text: str, filters: dict[str, Any], limit: int = 30) -> list[Found]:
+    return session_for(palace.root).search(palace, text, filters, limit)
 
 
 def dupes(palace: Palace, draft: Note, limit: int = 5) -> list[Found]:
-    from curator.search import query
-
-    return [
-        Found(c.path, c.name, c.type, c.score, "")
-        for c in query.dupes(palace, draft.rel, limit=limit + 3)
-        if c.kind == "note"
-    ][:limit]
+    return session_for(palace.root).dupes(palace, draft, limit)
