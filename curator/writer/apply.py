@@ -32,7 +32,7 @@ import secrets
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -67,7 +67,7 @@ __all__ = [
 LOCK_REL = ".curator/writer.lock"
 JOURNAL_REL = ".curator/journal"
 TMP_PREFIX = ".curator-tmp-"
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2  # 2: blobs in one <id>.blobs file (one fsync instead of one per file)
 
 StageHook = Callable[[str], None]
 """Called with a stage name as apply progresses: ``"journaled"``, ``"file-done"`` (after each
@@ -270,24 +270,29 @@ class _Entry:
     path: str  # palace-relative
     before: str | None
     after: str | None
-    old: str | None  # blob file name in the journal folder (pre-image), None if absent
-    new: str | None  # blob file name (post-image), None if the path goes away
+    old: str | None  # blob name (pre-image), None if absent
+    new: str | None  # blob name (post-image), None if the path goes away
     mode: int
 
 
 @dataclass
 class _Journal:
     id: str
-    folder: Path  # .curator/journal/<id>/
+    folder: Path  # .curator/journal/ (holds <id>.json and <id>.blobs)
     action: str
     message: str
     head_before: str | None
     entries: list[_Entry]
     commit_paths: list[str]  # palace-relative paths git knows about after the action
+    offsets: dict[str, tuple[int, int]] = field(default_factory=dict)  # blob -> (start, length)
 
     @property
     def json_path(self) -> Path:
-        return self.folder.parent / f"{self.id}.json"
+        return self.folder / f"{self.id}.json"
+
+    @property
+    def blobs_path(self) -> Path:
+        return self.folder / f"{self.id}.blobs"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -300,6 +305,7 @@ class _Journal:
             "head_before": self.head_before,
             "entries": [e.__dict__ for e in self.entries],
             "commit_paths": self.commit_paths,
+            "blobs": {name: list(span) for name, span in self.offsets.items()},
         }
 
     @classmethod
@@ -312,34 +318,44 @@ class _Journal:
             normalize_rel(e.path)
         return cls(
             id=raw["id"],
-            folder=json_path.parent / raw["id"],
+            folder=json_path.parent,
             action=raw["action"],
             message=raw["message"],
             head_before=raw["head_before"],
             entries=entries,
             commit_paths=[normalize_rel(p) for p in raw["commit_paths"]],
+            offsets={name: (int(a), int(b)) for name, (a, b) in raw.get("blobs", {}).items()},
         )
 
     def blob(self, name: str) -> bytes:
-        return (self.folder / name).read_bytes()
+        start, length = self.offsets[name]
+        with open(self.blobs_path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read(length)
+        if len(data) != length:
+            raise RecoveryError(f"{self.blobs_path}: truncated journal copy of {name}")
+        return data
 
     def remove(self) -> None:
-        _remove(self.json_path)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        _remove(self.json_path)  # first: without its json the journal is finished
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.blobs_path)
 
 
 def _write_journal(journal: _Journal, blobs: dict[str, bytes]) -> None:
-    journal.folder.mkdir(parents=True, exist_ok=False)
-    for name, data in blobs.items():
-        fd = os.open(journal.folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
+    """Every pre- and post-image in one file, fsynced once, then the json (the commit point)."""
+    fd = os.open(journal.blobs_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        offset = 0
+        for name, data in blobs.items():
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    _fsync_dir(journal.folder)
+            journal.offsets[name] = (offset, len(data))
+            offset += len(data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     payload = json.dumps(journal.to_json(), indent=1).encode("utf-8")
     atomic_write(journal.json_path, payload, 0o600)  # the commit point of the journal
 
@@ -524,7 +540,7 @@ def apply_plan(
 
         # ---- journal
         jid = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{os.getpid()}-{secrets.token_hex(3)}"
-        jfolder = root / JOURNAL_REL / jid
+        jfolder = root / JOURNAL_REL
         blobs: dict[str, bytes] = {}
         entries: list[_Entry] = []
         for i, p in enumerate(paths):
@@ -646,11 +662,14 @@ def _recover_locked(root: Path, repo: Repo) -> RecoveryReport | None:
         if json_path.name.startswith(TMP_PREFIX):
             continue
         reports.append(_recover_one(root, repo, _Journal.load(json_path)))
-    # Leftovers: journal folders without a json (crash while writing the journal: no file had
-    # been touched yet) and temp files of an interrupted journal write.
+    # Leftovers: blob files without a json (crash while writing the journal: no file had
+    # been touched yet), journal folders of version 1, and temp files of a journal write.
     for leftover in jdir.iterdir():
         if leftover.is_dir() and not (jdir / f"{leftover.name}.json").exists():
             shutil.rmtree(leftover, ignore_errors=True)
+        elif leftover.suffix == ".blobs" and not leftover.with_suffix(".json").exists():
+            with contextlib.suppress(OSError):
+                leftover.unlink()
         elif leftover.name.startswith(TMP_PREFIX):
             with contextlib.suppress(OSError):
                 leftover.unlink()
