@@ -667,10 +667,9 @@ def _recover_locked(root: Path, repo: Repo) -> RecoveryReport | None:
     for leftover in jdir.iterdir():
         if leftover.is_dir() and not (jdir / f"{leftover.name}.json").exists():
             shutil.rmtree(leftover, ignore_errors=True)
-        elif leftover.suffix == ".blobs" and not leftover.with_suffix(".json").exists():
-            with contextlib.suppress(OSError):
-                leftover.unlink()
-        elif leftover.name.startswith(TMP_PREFIX):
+            continue
+        orphan_blobs = leftover.suffix == ".blobs" and not leftover.with_suffix(".json").exists()
+        if orphan_blobs or leftover.name.startswith(TMP_PREFIX):
             with contextlib.suppress(OSError):
                 leftover.unlink()
     if not reports:

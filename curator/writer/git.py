@@ -9,8 +9,8 @@ text never becomes an option, a ref or a config value.
 from __future__ import annotations
 
 import os
-import time
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
