@@ -31,6 +31,7 @@ def reason_and_since(palace: Palace, note: Note, flags: list[str]) -> tuple[str,
 
 
 class AuditScreen(PalaceScreen):
+    MAIN = "#audit-table"
     BINDINGS = [
         Binding("v", "verify", "Re-verify", id="audit.verify", tooltip="Re-verify this note now"),
         Binding("r", "reviewed", "Reviewed", id="audit.reviewed", tooltip="Mark reviewed today"),
@@ -70,6 +71,8 @@ class AuditScreen(PalaceScreen):
         today = self.curator.today
         self.rows = []
         for note in palace.notes:
+            if note.superseded:
+                continue  # replaced or retired: nothing left to review
             flags = palace.flags(note, today)
             if not any(f in WATCHED for f in flags):
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual.binding import Binding
 from textual.screen import Screen
 
 from curator.model.note import Note
@@ -13,7 +14,16 @@ if TYPE_CHECKING:
     from curator.ui.app import CuratorApp
 
 
+THEMES = ("textual-dark", "textual-light")
+
+
 class PalaceScreen(Screen[None]):
+    BINDINGS = [
+        Binding("T", "toggle_theme", "Theme", id="app.theme", tooltip="Switch dark and light"),
+    ]
+    #: the widget focused once the palace has loaded, if nothing else has focus (tables show
+    #: a loading indicator until then, and a loading widget cannot take focus)
+    MAIN: str | None = None
     _seen_version = 0
 
     @property
@@ -32,12 +42,24 @@ class PalaceScreen(Screen[None]):
             return
         self._seen_version = self.curator.palace_version
         self.palace_changed(self.palace)
+        self.focus_main()
+
+    def focus_main(self) -> None:
+        if self.MAIN is None or self.focused is not None:
+            return
+        widget = self.query_one(self.MAIN)
+        if widget.focusable:
+            widget.focus()
 
     def on_screen_resume(self) -> None:
         self.call_after_refresh(self.sync)
 
     def palace_changed(self, palace: Palace) -> None:
         """Redraw from `palace`."""
+
+    def action_toggle_theme(self) -> None:
+        app = self.app
+        app.theme = THEMES[1] if app.theme == THEMES[0] else THEMES[0]
 
     def find(self, rel: str | None) -> Note | None:
         if rel is None or self.palace is None:

@@ -17,6 +17,7 @@ from curator.ui.screens.base import PalaceScreen
 
 
 class HistoryScreen(PalaceScreen):
+    MAIN = "#history-table"
     BINDINGS = [
         Binding("u", "undo", "Undo", id="history.undo", tooltip="Undo the selected action"),
     ]
@@ -60,6 +61,7 @@ class HistoryScreen(PalaceScreen):
                 plain(entry.subject),
                 key=entry.sha,
             )
+        self.focus_main()
 
     def action_undo(self) -> None:
         table = self.query_one("#history-table", DataTable)

@@ -69,6 +69,7 @@ def warnings(note: Note) -> Text:
 
 
 class InboxScreen(PalaceScreen):
+    MAIN = "#inbox-drafts"
     BINDINGS = [
         Binding("p", "promote", "Promote", id="inbox.promote", tooltip="Promote into the palace"),
         Binding("x", "reject", "Reject", id="inbox.reject", tooltip="Reject with a reason"),
@@ -260,13 +261,20 @@ class InboxScreen(PalaceScreen):
         )
 
     def action_supersede(self) -> None:
+        """Promote the draft (through the form) as the note that replaces the candidate."""
         draft = self._draft()
         candidate = self._candidate_note() if draft else None
-        if draft is None or candidate is None:
+        if draft is None or candidate is None or self.palace is None:
             return
-        self.curator.run_plan(
-            lambda p: _planners().plan_supersede(p, candidate.path, draft.rel)
-        )
+        old = candidate.path
+
+        def chosen(fields: dict[str, Any] | None) -> None:
+            if fields is not None:
+                self.curator.run_plan(
+                    lambda p: _planners().plan_promote(p, draft.rel, supersedes=old, **fields)
+                )
+
+        self.app.push_screen(PromoteForm(self.palace, draft, supersedes=candidate.name), chosen)
 
 
 def _planners() -> Any:

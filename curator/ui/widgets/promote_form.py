@@ -26,10 +26,11 @@ class PromoteForm(ModalScreen[dict[str, Any] | None]):
         Binding("ctrl+s", "submit", "Promote", id="promote.submit", tooltip="Plan the promote"),
     ]
 
-    def __init__(self, palace: Palace, draft: Note) -> None:
+    def __init__(self, palace: Palace, draft: Note, *, supersedes: str | None = None) -> None:
         super().__init__()
         self.palace = palace
         self.draft = draft
+        self.supersedes = supersedes
 
     def compose(self) -> ComposeResult:
         cfg = self.palace.config
@@ -43,6 +44,8 @@ class PromoteForm(ModalScreen[dict[str, Any] | None]):
         )
         with Vertical(classes="dialog-box", id="promote-box"):
             yield Label(plain(f"Promote {draft.rel}", "bold"))
+            if self.supersedes:
+                yield Label(plain(f"superseding: {self.supersedes}", "yellow"), id="promote-old")
             yield Label("Name")
             yield Input(one_line(draft.name), id="promote-name")
             yield Label("Description")
