@@ -116,13 +116,13 @@ def test_untrusted_names_cannot_break_the_index(make_palace: MakePalace) -> None
 def test_refuses_to_list_fewer_notes(palace: Palace, monkeypatch: pytest.MonkeyPatch) -> None:
     import curator.model.index_md as index_md
 
-    real = index_md._entry
+    real = index_md._render_entry
 
     def buggy(palace: Palace, note: Note, today: date) -> str:  # a renderer bug drops one
         line = real(palace, note, today)
         return "  " + line if note.slug == "docs" else line
 
-    monkeypatch.setattr(index_md, "_entry", buggy)
+    monkeypatch.setattr(index_md, "_render_entry", buggy)
     with pytest.raises(IndexRefused) as info:
         render_index(palace, PREAMBLE, TODAY)
     assert "would list 5 notes but the palace holds 6" in info.value.message

@@ -55,3 +55,34 @@ def test_crlf_index_stays_crlf_and_current(tmp_path: Path) -> None:
     current, rendered = index_is_current(palace)
     assert current
     assert rendered == crlf
+
+
+def test_replaced_matches_a_full_rebuild(tmp_path: Path) -> None:
+    _write_palace(tmp_path, 6)
+    palace = Palace.open(tmp_path, cache=False)
+    header = "---\nname: {}\ndescription: d\ntype: project\n---\nBody [[n000]].\n"
+    changes: dict[str, bytes | None] = {
+        "notes/n001.md": header.format("Renamed one").encode(),  # changed name, same slug
+        "notes/n002.md": None,  # gone
+        "notes/zz-new.md": header.format("Brand new").encode(),  # added
+        "inbox/draft.md": header.format("A draft").encode(),
+    }
+    after = palace.replaced(changes)
+    assert palace.replaced(dict(changes)) is after  # remembered
+    disk = tmp_path
+    for rel, data in changes.items():
+        (disk / rel).parent.mkdir(parents=True, exist_ok=True)
+        if data is None:
+            (disk / rel).unlink()
+        else:
+            (disk / rel).write_bytes(data)
+    fresh = Palace.open(tmp_path, cache=False)
+    assert [n.rel for n in after.notes] == [n.rel for n in fresh.notes]
+    assert [n.rel for n in after.drafts] == [n.rel for n in fresh.drafts]
+    assert after.find("Renamed one").rel == "notes/n001.md"
+    assert after.note_by_slug("n002") is None
+    assert after.find("zz-new").name == "Brand new"
+    assert [link.source for link in after.backlinks(after.find("n000"))] == [
+        link.source for link in fresh.backlinks(fresh.find("n000"))
+    ]
+    assert palace.find("n002").rel == "notes/n002.md"  # the original is untouched

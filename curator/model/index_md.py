@@ -51,14 +51,25 @@ def _link_text(text: str) -> str:
     return one_line(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def _entry(palace: Palace, note: Note, today: date) -> str:
-    if note.superseded:  # names its successor: depends on other notes, never cached
-        return _render_entry(palace, note, today)
-    key = ("index", note.rel + "\0" + note.sha, today.isoformat())
-    line = palace.render_cache.get(key)
-    if line is None:
-        line = palace.render_cache[key] = _render_entry(palace, note, today)
-    return line
+def _entry(palace: Palace, note: Note, today: date) -> tuple[tuple[str, str], str]:
+    """(sort key, line) for a note, cached by path and content hash for the day.
+
+    A superseded note's line names its successor, so its key also holds the successor's hash.
+    """
+    tail = ""
+    if note.superseded:
+        successor = palace.successor(note)
+        tail = f"{successor.rel}\0{successor.sha}" if successor is not None else "retired"
+    key = ("index", f"{note.rel}\0{note.sha}\0{tail}", today.isoformat())
+    cached = palace.render_cache.get(key)
+    if cached is None:
+        sort_key = (note.name.casefold(), note.rel)
+        cached = palace.render_cache[key] = (sort_key, _render_entry(palace, note, today))
+    return cached
+
+
+def _lines(palace: Palace, notes: list[Note], today: date) -> list[str]:
+    return [line + "\n" for _, line in sorted(_entry(palace, n, today) for n in notes)]
 
 
 def _render_entry(palace: Palace, note: Note, today: date) -> str:
@@ -89,22 +100,21 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
         out.append(f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n")
         if room.spec.purpose:
             out.append(f"_{one_line(room.spec.purpose)}_\n")
-        out.extend(_entry(palace, n, today) + "\n" for n in sorted(room.notes, key=_sort_key))
+        out.extend(_lines(palace, room.notes, today))
         listed.update(n.rel for n in room.notes)
     superseded = palace.superseded_notes()
     listed.update(n.rel for n in superseded)
     rest = [n for n in palace.notes if n.rel not in listed]
     if rest:
         out.append(f"\n## Unfiled (unknown type or unreadable header) — {len(rest)}\n")
-        out.extend(_entry(palace, n, today) + "\n" for n in sorted(rest, key=lambda n: n.rel))
+        out.extend(
+            line + "\n"
+            for _, line in sorted(((n.rel, ""), _entry(palace, n, today)[1]) for n in rest)
+        )
     out.append(f"\n## Superseded — {len(superseded)}\n")
-    out.extend(_entry(palace, n, today) + "\n" for n in sorted(superseded, key=_sort_key))
+    out.extend(_lines(palace, superseded, today))
     listed_lines = sum(1 for line in out if line.startswith("- ["))
     return "".join(out), listed_lines
-
-
-def _sort_key(note: Note) -> tuple[str, str]:
-    return (note.name.casefold(), note.rel)
 
 
 def render_index(palace: Palace, existing: str | None, today: date | None = None) -> str:

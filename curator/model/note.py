@@ -154,7 +154,7 @@ class Note:
 
     @property
     def superseded(self) -> bool:
-        return self.status in ("superseded", "retired")
+        return self.kind == "note" and self.header.get("status") in ("superseded", "retired")
 
     def line_of(self, key: str) -> int:
         return self.key_lines.get(key, 1)

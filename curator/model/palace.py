@@ -7,6 +7,7 @@ someone else's repository cannot smuggle a pickle in.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import hmac
 import os
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from curator.config import CONFIG_NAME, Config, TypeSpec, load_config
 from curator.errors import NoteNotFound, PalaceNotFound
@@ -31,6 +33,7 @@ INBOX_DIR = "inbox"
 STATE_DIR = ".curator"
 INDEX_NAME = "INDEX.md"
 _CACHE_VERSION = 4
+_SUPERSEDED = ("superseded", "retired")
 _FORK_MIN = 3000  # files to parse before a second process pays off
 
 
@@ -104,7 +107,8 @@ class Palace:
         self._backlinks: dict[str, list[Link]] | None = None
         self._preds: dict[str, list[Note]] | None = None
         # derived per-note text keyed by content hash, shared with palaces made by replaced()
-        self.render_cache: dict[tuple[str, str, str], str] = {}
+        self.render_cache: dict[tuple[str, str, str], Any] = {}
+        self._replaced_memo: tuple[tuple[tuple[str, bytes | None], ...], Palace] | None = None
 
     # -- loading -----------------------------------------------------------------------------
     @classmethod
@@ -114,19 +118,50 @@ class Palace:
         return _Loader(root, use_cache=cache).load(config)
 
     def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
-        """The palace as it would be with `changes` applied ({rel: new bytes, or None: gone})."""
-        notes = {n.rel: n for n in self.notes}
-        drafts = {n.rel: n for n in self.drafts}
-        for rel, data in changes.items():
-            notes.pop(rel, None)
-            drafts.pop(rel, None)
+        """The palace as it would be with `changes` applied ({rel: new bytes, or None: gone}).
+
+        Built incrementally from this palace (a plan at 10k notes must not pay for a full
+        rebuild), and remembered: planners ask for the same "after" palace more than once.
+        """
+        key = tuple(sorted(changes.items(), key=lambda item: item[0]))
+        if self._replaced_memo is not None and self._replaced_memo[0] == key:
+            return self._replaced_memo[1]
+        gone = {rel for rel in changes if rel in self.by_rel}
+        added: list[Note] = []
+        for rel, data in key:
             kind = _kind_of(rel)
-            if data is None or kind is None:
-                continue
-            (notes if kind == "note" else drafts)[rel] = parse_note(rel, data, kind)
-        palace = Palace(self.root, self.config, notes.values(), drafts.values(), self.problems)
-        palace.render_cache = self.render_cache
-        return palace
+            if data is not None and kind is not None:
+                added.append(parse_note(rel, data, kind))
+        new = Palace.__new__(Palace)
+        new.root, new.config, new.problems = self.root, self.config, self.problems
+        new.notes = _merge_sorted(self.notes, gone, [n for n in added if n.kind == "note"])
+        new.drafts = _merge_sorted(self.drafts, gone, [n for n in added if n.kind == "draft"])
+        new.by_rel = dict(self.by_rel)
+        for rel in gone:
+            del new.by_rel[rel]
+        new.by_rel.update((n.rel, n) for n in added)
+        new._by_slug = dict(self._by_slug)
+        new._by_name = dict(self._by_name)
+        for rel in gone:
+            old = self.by_rel[rel]
+            if old.kind == "note":
+                _drop(new._by_slug, old.slug.casefold(), old)
+                if old.ok:
+                    _drop(new._by_name, old.name.casefold(), old)
+        for note in added:
+            if note.kind == "note":
+                new._by_slug[note.slug.casefold()] = [
+                    *new._by_slug.get(note.slug.casefold(), []),
+                    note,
+                ]
+                if note.ok:
+                    name = note.name.casefold()
+                    new._by_name[name] = [*new._by_name.get(name, []), note]
+        new._outgoing = new._backlinks = new._preds = None
+        new.render_cache = self.render_cache
+        new._replaced_memo = None
+        self._replaced_memo = (key, new)
+        return new
 
     # -- lookups ------------------------------------------------------------------------------
     def all(self) -> list[Note]:
@@ -229,7 +264,7 @@ class Palace:
         return [Room(self.config.types[name], notes) for name, notes in by_type.items()]
 
     def superseded_notes(self) -> list[Note]:
-        return [n for n in self.notes if n.ok and n.superseded]
+        return [n for n in self.notes if n.ok and n.header.get("status") in _SUPERSEDED]
 
     def _predecessors(self) -> dict[str, list[Note]]:
         """rel of a note -> the notes that name it in superseded_by."""
@@ -316,6 +351,22 @@ class Palace:
         if not dates:
             return False
         return ((today or date.today()) - max(dates)).days > spec.review_after_days
+
+
+def _merge_sorted(notes: list[Note], gone: set[str], added: list[Note]) -> list[Note]:
+    """`notes` (sorted by rel) without `gone`, with `added`, still sorted."""
+    kept = [n for n in notes if n.rel not in gone] if gone else list(notes)
+    for note in added:
+        bisect.insort(kept, note, key=lambda n: n.rel)
+    return kept
+
+
+def _drop(index: dict[str, list[Note]], key: str, note: Note) -> None:
+    remaining = [n for n in index.get(key, []) if n is not note]
+    if remaining:
+        index[key] = remaining
+    else:
+        index.pop(key, None)
 
 
 def _verified(note: Note) -> str:
