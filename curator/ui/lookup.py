@@ -42,13 +42,16 @@ class Found:
 
 
 class _ChunkedEmbedder:
-    """The store's embedder, embedding bulk work in chunks and reporting each chunk."""
+    """The store's embedder, embedding bulk work in chunks and reporting the running count
+    (the store may call it several times per build, in batches)."""
 
-    def __init__(self, inner: Any, progress: Progress) -> None:
+    def __init__(self, inner: Any, progress: Progress, total: int) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
         self.progress = progress
+        self.total = total
+        self.done = 0
 
     def embed(self, texts: list[str]) -> Any:
         if len(texts) < _BULK:
@@ -57,8 +60,10 @@ class _ChunkedEmbedder:
 
         parts = []
         for start in range(0, len(texts), EMBED_CHUNK):
-            parts.append(self.inner.embed(texts[start : start + EMBED_CHUNK]))
-            self.progress(min(start + EMBED_CHUNK, len(texts)), len(texts))
+            chunk = texts[start : start + EMBED_CHUNK]
+            parts.append(self.inner.embed(chunk))
+            self.done += len(chunk)
+            self.progress(self.done, max(self.total, self.done))
         return np.concatenate(parts)
 
     def __getattr__(self, name: str) -> Any:
@@ -66,14 +71,14 @@ class _ChunkedEmbedder:
 
 
 @contextmanager
-def _reporting(store: IndexStore, progress: Progress | None) -> Iterator[None]:
+def _reporting(store: IndexStore, palace: Palace, progress: Progress | None) -> Iterator[None]:
     """Report embedding progress of a sync or rebuild of `store` (the embedder's results are
     unchanged: the same model, name and dim, in chunks)."""
     if progress is None:
         yield
         return
     inner = store.embedder
-    store.embedder = _ChunkedEmbedder(inner, progress)
+    store.embedder = _ChunkedEmbedder(inner, progress, sum(1 for n in palace.all() if n.ok))
     try:
         yield
     finally:
@@ -113,13 +118,13 @@ class SearchSession:
             store = open_index(palace)
             searcher = self._searcher
             if searcher is None or searcher.store is not store:
-                with _reporting(store, progress):
+                with _reporting(store, palace, progress):
                     searcher = Searcher(palace)
                 self._searcher = searcher
                 return searcher.sync_stats
             if self._order.get(searcher.palace, -1) >= number:
                 return None
-            with _reporting(store, progress):
+            with _reporting(store, palace, progress):
                 stats = sync_index(palace, store=store)
             searcher.palace = palace
             return stats
@@ -131,7 +136,7 @@ class SearchSession:
         self._number(palace)
         with self._lock:
             store = open_index(palace)
-            with _reporting(store, progress):
+            with _reporting(store, palace, progress):
                 stats = reindex(palace, store=store)
             self.sync(palace)
             return stats

@@ -1,7 +1,12 @@
-"""Search: as-you-type search with filters; snippets with matches highlighted; Enter opens."""
+"""Search: as-you-type search with filters; snippets with matches highlighted; Enter opens.
+
+Each keystroke restarts a short debounce timer; the query then runs in an exclusive thread
+worker, so a newer query supersedes an older one and the event loop never waits on LanceDB.
+Down moves from the query into the results, Up at the top of the results goes back."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from rich.text import Text
@@ -9,8 +14,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.timer import Timer
 from textual.widgets import Checkbox, Footer, Input, OptionList, Select
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from curator.model.palace import Palace
 from curator.ui import lookup
@@ -28,16 +35,35 @@ def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
     return text
 
 
+DEBOUNCE = 0.03  # seconds of quiet typing before a query runs
+LIMIT = 30
+
+
+class ResultsList(OptionList):
+    """The results: Up on the first result goes back to the query."""
+
+    def action_cursor_up(self) -> None:
+        if self.highlighted is None or self.highlighted <= 0:
+            self.screen.query_one("#search-query").focus()
+        else:
+            super().action_cursor_up()
+
+
 class SearchScreen(PalaceScreen):
     BINDINGS = [
         Binding("ctrl+f", "focus_query", "Query", id="search.focus", tooltip="Type a query"),
         Binding("ctrl+t", "focus_filters", "Filters", id="search.filters",
                 tooltip="Go to the filters"),
+        Binding("down", "to_results", "Results", id="search.results", show=False,
+                tooltip="From the query to the results"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.results: list[lookup.Found] = []
+        self.shown: tuple[str, dict[str, Any]] | None = None  # the query the results are for
+        self._timer: Timer | None = None
+        self._query_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search notes…", id="search-query")
@@ -51,7 +77,7 @@ class SearchScreen(PalaceScreen):
             )
             yield Checkbox("stale", id="search-stale")
             yield Input(placeholder="min conf", id="search-confidence", restrict=r"[0-9.]*")
-        yield OptionList(id="search-results")
+        yield ResultsList(id="search-results")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -64,6 +90,7 @@ class SearchScreen(PalaceScreen):
         types.set_options([(plain(t), t) for t in palace.config.types])
         scopes = self.query_one("#search-scope", Select)
         scopes.set_options([(plain(s), s) for s in palace.config.scopes])
+        self.shown = None
         self.refresh_results()
 
     def filters(self) -> dict[str, Any]:
@@ -89,30 +116,52 @@ class SearchScreen(PalaceScreen):
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def refresh_results(self) -> None:
+        """Run the query once typing pauses for DEBOUNCE seconds."""
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE, self._start_search)
+
+    def _start_search(self) -> None:
+        self._timer = None
         query = self.query_one("#search-query", Input).value
-        if self.palace is not None and query.strip():
-            self.run_search(self.palace, query, self.filters())
+        filters = self.filters()
+        if self.palace is None or not query.strip():
+            self._show(query, filters, [])
+        elif (query, filters) != self.shown:
+            if not self.curator.search_session.ready:
+                self.query_one("#search-results").border_title = "Results (indexing…)"
+            self.run_search(self.palace, query, filters)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, palace: Palace, query: str, filters: dict[str, Any]) -> None:
-        try:
-            found = lookup.search(palace, query, filters)
-        except Exception as exc:
-            self.app.call_from_thread(self.curator.error, exc)
-            return
-        self.app.call_from_thread(self._show, found)
+        with self._query_lock:  # one query at a time; superseded ones give up once they get here
+            if get_current_worker().is_cancelled:
+                return
+            try:
+                found = self.curator.search_session.search(palace, query, filters, LIMIT)
+            except Exception as exc:
+                if not get_current_worker().is_cancelled:
+                    self.app.call_from_thread(self.curator.error, exc)
+                return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, query, filters, found)
 
-    def _show(self, found: list[lookup.Found]) -> None:
+    def _show(self, query: str, filters: dict[str, Any], found: list[lookup.Found]) -> None:
+        if query != self.query_one("#search-query", Input).value:
+            return  # typing went on: a newer query is on its way
+        self.shown = (query, filters)
         self.results = found
         options = self.query_one("#search-results", OptionList)
-        options.clear_options()
+        prompts = []
         for hit in found:
             prompt = Text(f"{hit.score:.2f} ", style="cyan")
             prompt.append_text(plain(hit.name, "bold"))
             prompt.append(f"  {hit.type}\n", style="magenta")
             prompt.append_text(highlighted(hit.snippet, hit.spans))
-            options.add_option(Option(prompt, id=hit.path))
-        options.border_title = f"Results ({len(found)})"
+            prompts.append(Option(prompt, id=hit.path))
+        options.clear_options()
+        options.add_options(prompts)
+        options.border_title = f"Results ({len(found)})" if query.strip() else "Results"
 
     @on(Input.Submitted, "#search-query")
     def _submitted(self) -> None:
@@ -123,6 +172,12 @@ class SearchScreen(PalaceScreen):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.curator.open_note(event.option.id)
+
+    def action_to_results(self) -> None:
+        options = self.query_one("#search-results", OptionList)
+        if self.focused is self.query_one("#search-query") and options.option_count:
+            options.focus()
+            options.highlighted = 0
 
     def action_focus_query(self) -> None:
         self.query_one("#search-query").focus()

@@ -1,0 +1,123 @@
+"""The app stays responsive: search as you type, Down/Up between query and results, and typing
+while a 10k-note reindex runs in a worker."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.widgets import Input, OptionList
+from uihelpers import make_app, settle, wait_until
+
+from curator.ui.app import CuratorApp
+from curator.ui.progress import JobProgress
+
+pytestmark = pytest.mark.anyio
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+MAX_GAP = 0.5  # seconds from a keystroke to the Input showing it
+
+
+async def _search_screen(pilot: object, app: CuratorApp) -> None:
+    await pilot.press("4")  # type: ignore[attr-defined]
+    await wait_until(pilot, lambda: app.current_mode == "search")  # type: ignore[arg-type]
+
+
+async def test_search_down_up_enter(sample_palace: Path) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await _search_screen(pilot, app)
+        query = app.screen.query_one("#search-query", Input)
+        results = app.screen.query_one("#search-results", OptionList)
+        assert app.focused is query
+        await pilot.press(*"deploy")
+        await wait_until(pilot, lambda: results.option_count > 0)
+        await pilot.press("down")
+        assert app.focused is results
+        assert results.highlighted == 0
+        await pilot.press("up")
+        assert app.focused is query
+        await pilot.press("down", "down")
+        assert app.focused is results
+        chosen = results.get_option_at_index(results.highlighted or 0).id
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.current_mode == "rooms")
+        view = app.screen.query_one("#rooms-note")
+        await wait_until(pilot, lambda: getattr(view, "note", None) is not None)
+        assert view.note.rel == chosen  # type: ignore[attr-defined]
+
+
+async def test_reindex_key_notifies(sample_palace: Path) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await wait_until(pilot, lambda: not app.indexing, timeout=30)
+        await settle(pilot)
+        assert any("Search index rebuilt" in str(n.message) for n in app._notifications)
+        assert not app.screen.query(JobProgress)
+
+
+@pytest.mark.slow
+async def test_typing_stays_live_during_10k_reindex(tmp_path: Path) -> None:
+    """The real (wordllama) embedder: the first build and the reindex of 10k notes each take
+    a few seconds, in a worker, while every keystroke shows up in the Input at once."""
+    sys.path.insert(0, str(BENCHMARKS))
+    from gen_palace import generate
+
+    root = tmp_path / "palace"
+    t0 = time.perf_counter()
+    generate(root, notes=10_000, drafts=20, seed=1, git=True)
+    print(f"generated in {time.perf_counter() - t0:.1f} s")
+    app = make_app(root, watch=False)
+    gaps: list[float] = []
+    saw_bar = False
+
+    async def type_some(query: Input, count: int) -> None:
+        """Keys as the terminal driver delivers them (Pilot.press also waits for the whole
+        process to go CPU-idle, which it never is while the index builds in a thread)."""
+        nonlocal saw_bar
+        for i in range(count):
+            char = "abcdefghij"[i % 10]
+            expected = query.value + char
+            start = time.perf_counter()
+            app.post_message(events.Key(char, char))
+            while query.value != expected:
+                assert time.perf_counter() - start < 5, f"keystroke lost: {query.value!r}"
+                await asyncio.sleep(0.002)
+            gaps.append(time.perf_counter() - start)
+            saw_bar = saw_bar or bool(app.screen.query(JobProgress))
+            await asyncio.sleep(0.02)  # a fast typist: 50 keys a second
+            if len(query.value) > 12:
+                query.value = ""
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _search_screen(pilot, app)
+        query = app.screen.query_one("#search-query", Input)
+        # the palace loads, then the first index build runs: type all along
+        while app.palace is None or app.indexing or not app.search_session.ready:
+            await type_some(query, 5)
+        first_build = list(gaps)
+        print(f"loaded and indexed at {time.perf_counter() - t0:.1f} s, {len(gaps)} keys")
+        app.screen.set_focus(None)
+        app.post_message(events.Key("R", "R"))
+        await wait_until(pilot, lambda: app.indexing)
+        query.focus()
+        await pilot.pause()
+        query.clear()  # focusing selected the text: start afresh
+        while app.indexing:
+            await type_some(query, 5)
+        print(f"reindexed at {time.perf_counter() - t0:.1f} s, {len(gaps)} keys, "
+              f"max gap {max(gaps):.3f} s")
+        assert len(gaps) > len(first_build) + 10, "the reindex ended before typing began"
+        await wait_until(
+            pilot,
+            lambda: any("Search index rebuilt" in str(n.message) for n in app._notifications),
+        )
+        assert saw_bar, "no progress bar while indexing"
+        assert max(gaps) < MAX_GAP, f"slowest keystroke {max(gaps):.3f} s over {len(gaps)}"
