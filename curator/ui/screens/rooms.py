@@ -23,7 +23,9 @@ SUPERSEDED = "_superseded"
 
 class RoomsScreen(PalaceScreen):
     BINDINGS = [
-        Binding("enter", "open", "Open", id="rooms.open", tooltip="Open the room or note"),
+        # priority: the lists' own Enter would otherwise hide this binding from the footer
+        Binding("enter", "open", "Open", id="rooms.open", tooltip="Open the room or note",
+                priority=True),
         Binding("backspace", "back", "Back", id="rooms.back", tooltip="Back to the list"),
     ]
 
@@ -138,11 +140,12 @@ class RoomsScreen(PalaceScreen):
         self.query_one(NoteView).show(palace, note)
 
     def action_open(self) -> None:
+        """Enter on a list chooses its highlighted entry (room, note or link)."""
         focused = self.focused
-        if isinstance(focused, OptionList) and focused.id == "rooms-list":
-            self.query_one("#rooms-notes").focus()
+        if isinstance(focused, OptionList):
+            focused.action_select()
         elif isinstance(focused, DataTable):
-            self.query_one("#note-links").focus()
+            focused.action_select_cursor()
 
     def action_back(self) -> None:
         if self.history:
