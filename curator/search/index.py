@@ -193,16 +193,21 @@ def sync_index(
 
 
 def palace_signature(palace: Palace) -> str:
-    """A fingerprint of everything the index derives from the palace."""
-    h = hashlib.blake2b(DOC_VERSION.encode(), digest_size=16)
-    is_sensitive_scope = palace.config.is_sensitive_scope
-    for note in palace.all():
-        if note.ok:
-            sensitive = note.sensitive or is_sensitive_scope(note.scope)
-            h.update(
-                f"{note.rel}\0{note.sha}\0{palace.confidence(note)!r}\0{int(sensitive)}\n".encode()
-            )
-    return h.hexdigest()
+    """A fingerprint of everything the index derives from the palace: every parsed file's path
+    and hash, plus the config that derives fields from them (type default confidences and
+    sensitive scopes)."""
+    config = palace.config
+    derived = repr(
+        (
+            DOC_VERSION,
+            sorted((t.name, t.default_confidence) for t in config.types.values()),
+            sorted(name for name, spec in config.scopes.items() if spec.sensitive),
+        )
+    )
+    lines = [f"{n.rel}\0{n.sha}" for n in palace.all() if n.ok]
+    lines.append(derived)
+    raw = "\n".join(lines).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def _synced_record(state: IndexState, signature: str) -> dict[str, str]:

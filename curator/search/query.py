@@ -47,8 +47,8 @@ from curator.search.store import Filters, IndexStore, SyncStats, where_sql
 from curator.search.visibility import and_where, visible, where_visible
 
 # How many rows each ranking contributes before fusion (per requested result).
-CANDIDATES_PER_RESULT = 4
-MIN_CANDIDATES = 40
+CANDIDATES_PER_RESULT = 3
+MIN_CANDIDATES = 30
 FUZZY_MAX_WORDS = 3
 FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
@@ -320,24 +320,29 @@ class _Snapshot:
     rows: list[dict[str, Any]]
     names: list[str]
     vocab: list[str]  # sorted distinct name words
-    postings: dict[str, list[int]]
+    postings: dict[str, np.ndarray]
+    name_lens: np.ndarray
     vectors: np.ndarray | None = None
-    masks: dict[_Filter, np.ndarray] = field(default_factory=dict)
+    masks: dict[_Filter, tuple[np.ndarray, int]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: IndexStore, key: tuple[str, str, int]) -> _Snapshot:
         rows = store.all_docs_meta()
         names = [str(r.get("name") or "").lower() for r in rows]
-        postings: dict[str, list[int]] = {}
+        lists: dict[str, list[int]] = {}
         for i, name in enumerate(names):
             for word in set(_WORD.findall(name)):
-                postings.setdefault(word, []).append(i)
-        return cls(key, rows, names, sorted(postings), postings)
+                lists.setdefault(word, []).append(i)
+        postings = {w: np.asarray(ix, dtype=np.int64) for w, ix in lists.items()}
+        lens = np.fromiter((len(n) for n in names), dtype=np.int64, count=len(names))
+        return cls(key, rows, names, sorted(postings), postings, lens)
 
-    def mask(self, palace: Palace, flt: _Filter) -> np.ndarray:
+    def mask(self, palace: Palace, flt: _Filter) -> tuple[np.ndarray, int]:
+        """(rows hidden by the filter, how many rows pass) — cached per filter."""
         found = self.masks.get(flt)
         if found is None:
-            found = np.fromiter((flt.ok(palace, r) for r in self.rows), bool, len(self.rows))
+            ok = np.fromiter((flt.ok(palace, r) for r in self.rows), bool, len(self.rows))
+            found = (~ok, int(ok.sum()))
             if len(self.masks) > 64:
                 self.masks.clear()
             self.masks[flt] = found
@@ -464,15 +469,30 @@ class Searcher:
             return self.store.vector(vec, limit=n, where=where)
         if not len(snap.rows) or not np.any(vec):
             return []
-        sims = matrix @ np.asarray(vec, dtype=np.float32)
-        mask = snap.mask(self.palace, flt)
-        sims = np.where(mask, sims, -np.inf)
-        k = min(n, int(mask.sum()))
+        hidden, passing = snap.mask(self.palace, flt)
+        k = min(n, passing)
         if k <= 0:
             return []
-        top = np.argpartition(-sims, k - 1)[:k]
+        sims = matrix @ np.asarray(vec, dtype=np.float32)
+        sims[hidden] = -np.inf
+        top = np.argpartition(sims, len(sims) - k)[len(sims) - k :]
         order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.rows[i]["path"]))
         return [{**snap.rows[i], "similarity": float(sims[i])} for i in order]
+
+    def _fts(self, text: str, where: str | None, flt: _Filter, n: int) -> list[dict[str, Any]]:
+        """BM25 matches. When the filter lets most rows through (known from the snapshot), one
+        unfiltered query fetching twice as many rows and filtered here is cheaper than a SQL
+        prefilter, and exact: the best n passing rows are among them whenever n of them pass;
+        otherwise the prefiltered query runs."""
+        snap = self._snap
+        if snap is not None and snap.rows:
+            _hidden, passing = snap.mask(self.palace, flt)
+            if passing >= len(snap.rows) * 0.5:
+                rows = self.store.fts(text, limit=2 * n)
+                ok = [r for r in rows if flt.ok(self.palace, r)]
+                if len(ok) >= n or len(rows) < 2 * n:
+                    return ok[:n]
+        return self.store.fts(text, limit=n, where=where)
 
     def _rankings(
         self, texts: Sequence[str], where: str | None, flt: _Filter, n: int
@@ -485,7 +505,7 @@ class Searcher:
         weights: list[float] = []
         if not texts:
             return rankings, weights, rows
-        results = [(self.store.fts(texts[0], limit=n, where=where), FTS_WEIGHT)]
+        results = [(self._fts(texts[0], where, flt, n), FTS_WEIGHT)]
         for text in texts:
             vec = self.query_vector(text)
             results.append((self._vector(vec, where, flt, n), VECTOR_WEIGHT / len(texts)))
@@ -506,7 +526,7 @@ class Searcher:
         words = _WORD.findall(query.lower())
         if not words or not snap.rows:
             return []
-        counts: dict[int, int] = {}
+        counts = np.zeros(len(snap.rows), dtype=np.int64)
         for word in words:
             near: set[str] = set()
             lo = bisect.bisect_left(snap.vocab, word)
@@ -519,18 +539,20 @@ class Searcher:
                     word, snap.vocab, scorer=fuzz.ratio, score_cutoff=80, limit=10
                 ):
                     near.add(v)
-            hit: set[int] = set()
+            hit = np.zeros(len(snap.rows), dtype=bool)
             for v in near:
-                hit.update(snap.postings[v])
-            for i in hit:
-                counts[i] = counts.get(i, 0) + 1
-        if not counts:
+                hit[snap.postings[v]] = True
+            counts += hit
+        hidden, _passing = snap.mask(self.palace, flt)
+        counts[hidden] = 0
+        idx = np.flatnonzero(counts)
+        if not len(idx):
             return []
-        mask = snap.mask(self.palace, flt)
-        ranked = sorted(
-            (i for i in counts if mask[i]), key=lambda i: (-counts[i], len(snap.names[i]))
-        )
-        pool = ranked[:FUZZY_POOL]
+        # most query words matched first, then the shortest names
+        key = -counts[idx] * (1 << 20) + snap.name_lens[idx]
+        if len(idx) > FUZZY_POOL:
+            idx = idx[np.argpartition(key, FUZZY_POOL)[:FUZZY_POOL]]
+        pool = idx.tolist()
         q = " ".join(words)
         scored = [
             (fuzz.WRatio(q, snap.names[i]) + 10.0 * counts[i], snap.rows[i]["path"], i)
