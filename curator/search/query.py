@@ -63,6 +63,7 @@ VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
 WORD_FREQ_SAMPLE = 5000  # notes sampled for word frequencies
 STALE_PENALTY = 0.5
+RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
 SNIPPET_CHARS = 220
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -667,6 +668,7 @@ class Searcher:
         flt = _Filter.of(**filters)
         n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
         scored, rows = self._fused(question, where=where, flt=flt, n=n, fuzzy=False)
+        scored = _relevant(scored)
         authority = {t: i for i, t in enumerate(self.palace.config.authority)}
         last = len(authority)
         chosen: dict[str, Source] = {}
@@ -751,6 +753,7 @@ class Searcher:
         where = self._where(**filters)
         flt = _Filter.of(**filters)
         scored, rows = self._fused(goal, where=where, flt=flt, n=candidates, fuzzy=False)
+        scored = _relevant(scored)
         header = [f"# Memory pack: {one_line(goal, 120)}", ""]
         entries: list[str] = []
         stale: list[str] = []
@@ -931,6 +934,15 @@ class Searcher:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _relevant(scored: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Drop candidates far below the best one: ask and pack reorder by authority or fill a
+    budget, so a weak match must not ride in on a vector neighbourhood alone."""
+    if not scored:
+        return scored
+    floor = RELEVANCE_FLOOR * scored[0][1]
+    return [(p, s) for p, s in scored if s >= floor]
 
 
 def _values(value: str | Sequence[str] | None) -> list[str]:
