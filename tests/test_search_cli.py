@@ -149,3 +149,14 @@ def test_list_does_not_import_lancedb(root: Path) -> None:
         [sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_refuses_to_empty_a_good_index_loudly(root: Path, run_cli: RunCli) -> None:
+    assert run_cli("--palace", root, "search", "webhook")[0] == 0
+    for path in (root / "notes").rglob("*.md"):
+        path.write_text("---\nname: [broken\n---\nbody\n")
+    for path in (root / "inbox").rglob("*.md"):
+        path.write_text("no header at all\n")
+    code, _out, err = run_cli("--palace", root, "search", "webhook")
+    assert code == 2 and "refusing" in err and "curator check" in err and "Traceback" not in err
+    assert json.loads((index_dir(root) / STATE_FILE).read_text())["doc_count"] == 4

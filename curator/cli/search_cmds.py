@@ -30,6 +30,22 @@ def _add_sensitive(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _loud(handler: Any) -> Any:
+    """Index errors (unreadable mid-query, refused emptying) become one clear line, exit 2."""
+
+    def run(args: argparse.Namespace) -> int:
+        from curator.search.store import SearchIndexError
+
+        try:
+            return int(handler(args))
+        except SearchIndexError as exc:
+            raise CuratorError(f"search index: {exc}") from None
+
+    run.__name__ = handler.__name__
+    run.__doc__ = handler.__doc__
+    return run
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("search", help="hybrid full-text + vector search of notes")
     p.add_argument("query", nargs="?", help="what to look for")
@@ -45,7 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--queries", metavar="FILE", help="JSONL of queries ('-' for stdin)")
     _add_sensitive(p)
     add_json(p)
-    p.set_defaults(handler=cmd_search)
+    p.set_defaults(handler=_loud(cmd_search))
 
     p = sub.add_parser("ask", help="answer a question with sources in order of authority")
     p.add_argument("question", nargs="?", help="the question")
@@ -53,14 +69,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--queries", metavar="FILE", help="JSONL of questions ('-' for stdin)")
     _add_sensitive(p)
     add_json(p)
-    p.set_defaults(handler=cmd_ask)
+    p.set_defaults(handler=_loud(cmd_ask))
 
     p = sub.add_parser("pack", help="a markdown memory pack for an agent's context file")
     p.add_argument("goal", help="what the agent is about to do")
     p.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
     p.add_argument("--floor", type=float, default=0.7, help="confidence floor (default 0.7)")
     _add_sensitive(p)
-    p.set_defaults(handler=cmd_pack)
+    p.set_defaults(handler=_loud(cmd_pack))
 
     p = sub.add_parser("dupes", help="ranked near-duplicate candidates (never merged)")
     p.add_argument("note", nargs="?", help="path, slug or name of a note or draft")
@@ -68,11 +84,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--limit", "-n", type=int, default=5, help="number of candidates (default 5)")
     _add_sensitive(p)
     add_json(p)
-    p.set_defaults(handler=cmd_dupes)
+    p.set_defaults(handler=_loud(cmd_dupes))
 
     p = sub.add_parser("reindex", help="rebuild the search index from scratch")
     add_json(p)
-    p.set_defaults(handler=cmd_reindex)
+    p.set_defaults(handler=_loud(cmd_reindex))
 
 
 # -- shared --------------------------------------------------------------------------------

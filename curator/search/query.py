@@ -43,7 +43,7 @@ from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.fuse import rrf
 from curator.search.index import open_index, sync_index
-from curator.search.store import Filters, IndexStore, SyncStats, where_sql
+from curator.search.store import EmptyIndexRefused, Filters, IndexStore, SyncStats, where_sql
 from curator.search.visibility import and_where, visible, where_visible
 
 # How many rows each ranking contributes before fusion (per requested result).
@@ -378,7 +378,13 @@ class Searcher:
     def __post_init__(self) -> None:
         self.store = open_index(self.palace)
         if self.sync or not self.store.ready:
-            self.sync_stats = sync_index(self.palace, store=self.store)
+            try:
+                self.sync_stats = sync_index(self.palace, store=self.store)
+            except EmptyIndexRefused as exc:
+                broken = sum(1 for n in self.palace.all() if not n.ok)
+                raise SearchError(
+                    f"{exc}. {broken} notes or drafts failed to parse; run 'curator check'"
+                ) from None
 
     @property
     def recovered(self) -> list[str]:
