@@ -44,7 +44,7 @@ from curator.search.docs import make_text
 from curator.search.fuse import rrf
 from curator.search.index import open_index, sync_index
 from curator.search.store import EmptyIndexRefused, Filters, IndexStore, SyncStats, where_sql
-from curator.search.visibility import and_where, visible, where_visible
+from curator.search.visibility import and_where, sensitive_scopes, visible, where_visible
 
 # How many rows each ranking contributes before fusion (per requested result).
 CANDIDATES_PER_RESULT = 3
@@ -61,7 +61,7 @@ VECTOR_CALLS_BEFORE_CACHE = 2  # then vectors are held in memory (one-shot CLI c
 FTS_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
-WORD_FREQ_SAMPLE = 5000  # notes sampled for word frequencies
+WORD_FREQ_SAMPLE = 1000  # notes sampled for word frequencies
 STALE_PENALTY = 0.5
 RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
 SNIPPET_CHARS = 220
@@ -313,46 +313,99 @@ class _Filter:
 
 @dataclass
 class _Snapshot:
-    """Every row's header fields, its name words and (lazily) its vector, held in memory for
-    as-you-type name matching and brute-force vector search (a matrix product is far faster than
-    a scan through the table). Rebuilt whenever the index state changes."""
+    """Every row's header fields (as Arrow columns), its name words and (lazily) its vector,
+    held in memory for as-you-type name matching, filter masks and brute-force vector search
+    (a matrix product is far faster than a scan through the table). Row dicts are made only for
+    the rows a query returns. Rebuilt whenever the index state changes."""
 
     key: tuple[str, str, int]
-    rows: list[dict[str, Any]]
-    names: list[str]
+    table: Any  # pyarrow.Table of META_COLUMNS, sorted by path
+    paths: list[str]
+    names: list[str]  # lower-cased
     vocab: list[str]  # sorted distinct name words
     postings: dict[str, np.ndarray]
     name_lens: np.ndarray
     vectors: np.ndarray | None = None
     masks: dict[_Filter, tuple[np.ndarray, int]] = field(default_factory=dict)
+    columns: dict[str, np.ndarray] = field(default_factory=dict)
+    _rows: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: IndexStore, key: tuple[str, str, int]) -> _Snapshot:
-        rows = store.all_docs_meta()
-        names = [str(r.get("name") or "").lower() for r in rows]
+        table = store.meta_table()
+        paths = [str(p) for p in table.column("path").to_pylist()]
+        names = [str(n or "").lower() for n in table.column("name").to_pylist()]
         lists: dict[str, list[int]] = {}
         for i, name in enumerate(names):
             for word in set(_WORD.findall(name)):
                 lists.setdefault(word, []).append(i)
         postings = {w: np.asarray(ix, dtype=np.int64) for w, ix in lists.items()}
         lens = np.fromiter((len(n) for n in names), dtype=np.int64, count=len(names))
-        return cls(key, rows, names, sorted(postings), postings, lens)
+        return cls(key, table, paths, names, sorted(postings), postings, lens)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def row(self, i: int) -> dict[str, Any]:
+        found = self._rows.get(i)
+        if found is None:
+            found = self.table.slice(i, 1).to_pylist()[0]
+            if len(self._rows) > 4096:
+                self._rows.clear()
+            self._rows[i] = found
+        return dict(found)
 
     def mask(self, palace: Palace, flt: _Filter) -> tuple[np.ndarray, int]:
-        """(rows hidden by the filter, how many rows pass) — cached per filter."""
+        """(rows hidden by the filter, how many rows pass) — cached per filter. The same rules
+        as `_Filter.ok` (and so `visible`), computed over columns at once."""
         found = self.masks.get(flt)
         if found is None:
-            ok = np.fromiter((flt.ok(palace, r) for r in self.rows), bool, len(self.rows))
+            ok = self._mask(palace, flt)
             found = (~ok, int(ok.sum()))
             if len(self.masks) > 64:
                 self.masks.clear()
             self.masks[flt] = found
         return found
 
+    def _column(self, name: str) -> np.ndarray:
+        col = self.columns.get(name)
+        if col is None:
+            values = self.table.column(name).to_pylist()
+            if name in ("stale", "sensitive"):
+                col = np.fromiter((bool(v) for v in values), bool, len(values))
+            elif name == "confidence":
+                col = np.fromiter((float(v or 0.0) for v in values), float, len(values))
+            else:
+                col = np.asarray([str(v or "") for v in values], dtype=object)
+            self.columns[name] = col
+        return col
+
+    def _mask(self, palace: Palace, flt: _Filter) -> np.ndarray:
+        ok = np.ones(len(self), dtype=bool)
+        for name, allowed in (
+            ("type", flt.types),
+            ("scope", flt.scopes),
+            ("status", flt.statuses),
+        ):
+            if allowed:
+                ok &= np.isin(self._column(name), list(allowed))
+        if not flt.drafts:
+            ok &= self._column("kind") == "note"
+        if flt.stale is not None:
+            ok &= self._column("stale") == flt.stale
+        if flt.floor is not None:
+            ok &= self._column("confidence") >= flt.floor
+        if not flt.include_sensitive:  # visibility: the column form of visible()
+            ok &= ~self._column("sensitive")
+            hidden_scopes = sensitive_scopes(palace)
+            if hidden_scopes:
+                ok &= ~np.isin(self._column("scope"), hidden_scopes)
+        return ok
+
     def load_vectors(self, store: IndexStore) -> np.ndarray:
         if self.vectors is None:
             paths, vectors = store.all_vectors_matrix()
-            if paths != [r["path"] for r in self.rows]:  # changed under us: caller reloads
+            if paths != self.paths:  # changed under us: the caller falls back to the table
                 raise _StaleSnapshot()
             self.vectors = vectors
         return self.vectors
@@ -474,7 +527,7 @@ class Searcher:
             matrix = snap.load_vectors(self.store)
         except _StaleSnapshot:
             return self.store.vector(vec, limit=n, where=where)
-        if not len(snap.rows) or not np.any(vec):
+        if not len(snap) or not np.any(vec):
             return []
         hidden, passing = snap.mask(self.palace, flt)
         k = min(n, passing)
@@ -483,8 +536,8 @@ class Searcher:
         sims = matrix @ np.asarray(vec, dtype=np.float32)
         sims[hidden] = -np.inf
         top = np.argpartition(sims, len(sims) - k)[len(sims) - k :]
-        order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.rows[i]["path"]))
-        return [{**snap.rows[i], "similarity": float(sims[i])} for i in order]
+        order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.paths[i]))
+        return [{**snap.row(i), "similarity": float(sims[i])} for i in order]
 
     def _fts(self, text: str, where: str | None, flt: _Filter, n: int) -> list[dict[str, Any]]:
         """BM25 matches. When the filter lets most rows through (known from the snapshot), one
@@ -492,9 +545,9 @@ class Searcher:
         prefilter, and exact: the best n passing rows are among them whenever n of them pass;
         otherwise the prefiltered query runs."""
         snap = self._snap
-        if snap is not None and snap.rows:
+        if snap is not None and len(snap):
             _hidden, passing = snap.mask(self.palace, flt)
-            if passing >= len(snap.rows) * 0.5:
+            if passing >= len(snap) * 0.5:
                 rows = self.store.fts(text, limit=2 * n)
                 ok = [r for r in rows if flt.ok(self.palace, r)]
                 if len(ok) >= n or len(rows) < 2 * n:
@@ -531,9 +584,9 @@ class Searcher:
 
         snap = self._snapshot()
         words = _WORD.findall(query.lower())
-        if not words or not snap.rows:
+        if not words or not len(snap):
             return []
-        counts = np.zeros(len(snap.rows), dtype=np.int64)
+        counts = np.zeros(len(snap), dtype=np.int64)
         for word in words:
             near: set[str] = set()
             lo = bisect.bisect_left(snap.vocab, word)
@@ -546,7 +599,7 @@ class Searcher:
                     word, snap.vocab, scorer=fuzz.ratio, score_cutoff=80, limit=10
                 ):
                     near.add(v)
-            hit = np.zeros(len(snap.rows), dtype=bool)
+            hit = np.zeros(len(snap), dtype=bool)
             for v in near:
                 hit[snap.postings[v]] = True
             counts += hit
@@ -562,11 +615,10 @@ class Searcher:
         pool = idx.tolist()
         q = " ".join(words)
         scored = [
-            (fuzz.WRatio(q, snap.names[i]) + 10.0 * counts[i], snap.rows[i]["path"], i)
-            for i in pool
+            (fuzz.WRatio(q, snap.names[i]) + 10.0 * int(counts[i]), snap.paths[i], i) for i in pool
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
-        return [(str(p), snap.rows[i]) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF]
+        return [(p, snap.row(i)) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF]
 
     def _fused(
         self,

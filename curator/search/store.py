@@ -498,6 +498,12 @@ class IndexStore:
 
         return self._with_table(run)
 
+    def meta_table(self) -> pa.Table:
+        """Every row's header fields (no body, text or vector) as an Arrow table, by path."""
+        return self._with_table(
+            lambda t: t.search().select(list(META_COLUMNS)).limit(None).to_arrow().sort_by("path")
+        )
+
     def all_vectors_matrix(self) -> tuple[list[str], np.ndarray]:
         """Every row's path and vector as one (n, dim) float32 matrix, sorted by path."""
 
