@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-_EVIDENCE = re.compile(r"D(\d+):(\d+)")
+_EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # one evidence id is written "D:11:26"
 
 
 def session_date(text: str) -> str:
@@ -115,13 +115,16 @@ def main() -> int:
         build_s = time.perf_counter() - t0
         stats: dict[str, list[tuple[bool, bool, bool]]] = defaultdict(list)
         times = []
+        unusable = 0
         for conv, data in conversations.items():
             for qa in data["qa"]:
                 cat = qa.get("category")
                 if cat not in CATEGORIES:
                     continue
                 gold = evidence_paths(conv, qa.get("evidence") or [])
-                if not gold:
+                if not gold:  # no usable evidence id: counted as a miss, not dropped
+                    unusable += 1
+                    stats[CATEGORIES[cat]].append((False, False, False))
                     continue
                 start = time.perf_counter()
                 hits = searcher.search(str(qa["question"]), scope=conv, limit=10)
@@ -136,7 +139,8 @@ def main() -> int:
     print(
         f"LoCoMo retrieval ({len(conversations)} conversations, {notes} turns as notes, "
         f"embedder {args.embedder}; index built in {build_s:.1f} s; "
-        f"median query {sorted(times)[len(times) // 2] * 1000:.1f} ms)\n"
+        f"median query {sorted(times)[len(times) // 2] * 1000:.1f} ms; "
+        f"{unusable} questions without a usable evidence id counted as misses)\n"
     )
     print(f"{'category':<12} {'n':>5} {'any@5':>7} {'all@5':>7} {'any@10':>7}")
     figures = {}
