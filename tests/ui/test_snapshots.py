@@ -11,12 +11,17 @@ from uihelpers import make_app, settle
 pytestmark = pytest.mark.slow
 
 
-def _go(key: str) -> Any:
+def _go(key: str, *extra: str) -> Any:
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
         if key:
             await pilot.press(key)
         await settle(pilot)
+        if extra:
+            await pilot.press(*extra)
+            await settle(pilot)
+            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)
 
     return run_before
 
@@ -30,3 +35,31 @@ def test_screen_snapshot(sample_palace: Path, snap_compare: Any, key: str) -> No
 def test_inbox_snapshot_80x24(sample_palace: Path, snap_compare: Any) -> None:
     app = make_app(sample_palace, watch=False)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_go(""))
+
+
+SEARCH = ("4", *"stripe webhook")
+SCREENS = {
+    "inbox": ("",),
+    "rooms": ("2",),
+    "audit": ("3",),
+    "search": SEARCH,
+    "history": ("5",),
+}
+
+
+def test_search_snapshot(sample_palace: Path, snap_compare: Any) -> None:
+    app = make_app(sample_palace, watch=False)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=_go(*SEARCH))
+
+
+@pytest.mark.parametrize("mode", ["rooms", "audit", "search", "history"])
+def test_screen_snapshot_80x24(sample_palace: Path, snap_compare: Any, mode: str) -> None:
+    app = make_app(sample_palace, watch=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_go(*SCREENS[mode]))
+
+
+@pytest.mark.parametrize("mode", ["inbox", "rooms"])
+def test_light_theme_snapshot(sample_palace: Path, snap_compare: Any, mode: str) -> None:
+    app = make_app(sample_palace, watch=False)
+    key = SCREENS[mode][0]
+    assert snap_compare(app, terminal_size=(100, 30), run_before=_go(key, "T"))
