@@ -220,7 +220,7 @@ def test_ask_ranks_stale_down_within_its_type(make_palace: MakePalace) -> None:
             "notes/project/a.md": n(
                 "Pdf worker memory", "pdf worker memory limit", extra="stale: old\n"
             ),
-            "notes/project/b.md": n("Pdf worker", "pdf worker runs weasyprint"),
+            "notes/project/b.md": n("Pdf worker", "pdf worker memory limit raised to 2 GB"),
         },
         toml=HASH_TOML,
     )

@@ -62,6 +62,12 @@ FTS_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
 WORD_FREQ_SAMPLE = 1000  # notes sampled for word frequencies
+# Soft term matching re-ranks the head of natural-language queries (3+ key terms); keyword
+# lookups keep the BM25-led order.
+SOFT_MIN_TERMS = 3
+SOFT_DEPTH = 30
+SOFT_WEIGHT = 2.0
+WORD_VECTOR_CACHE = 50_000
 STALE_PENALTY = 0.5
 RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
 SNIPPET_CHARS = 220
@@ -426,6 +432,7 @@ class Searcher:
     _snap: _Snapshot | None = field(init=False, default=None)
     _vector_calls: int = field(init=False, default=0)
     _freq: tuple[dict[str, int], int] | None = field(init=False, default=None)
+    _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
@@ -641,7 +648,53 @@ class Searcher:
         fused = rrf(rankings, k=FUSE_K, weights=weights)
         best = sum(weights) / (FUSE_K + 1)
         scored = [(p, s / best) for p, s in fused if p in rows]
+        if len(key_terms(query)) >= SOFT_MIN_TERMS:
+            scored = self._soft_rerank(query, scored, rows, max(n, SOFT_DEPTH))
         return scored, rows
+
+    def _soft_rerank(
+        self,
+        query: str,
+        scored: list[tuple[str, float]],
+        rows: dict[str, dict[str, Any]],
+        depth: int,
+    ) -> list[tuple[str, float]]:
+        """Re-rank the head of a natural-language query's results by soft term matching: each
+        key term of the query counts with its best cosine similarity to any word of the note
+        (so "kids" meets "children"), weighted by inverse frequency like the query vector.
+        score = (fused + SOFT_WEIGHT * soft) / (1 + SOFT_WEIGHT), so scores stay within 0..1."""
+        terms = key_terms(query)
+        freq, total = self._word_freq()
+        weights = np.asarray([SIF_A / (SIF_A + freq.get(w, 0) / total) for w in terms])
+        qv = self._word_vectors(terms)
+        head = []
+        for path, score in scored[:depth]:
+            words = key_terms(self._note_text(path, rows[path]))
+            soft = 0.0
+            if words:
+                best = (qv @ self._word_vectors(words).T).max(axis=1)
+                soft = float((np.clip(best, 0.0, 1.0) * weights).sum() / weights.sum())
+            head.append((path, (score + SOFT_WEIGHT * soft) / (1 + SOFT_WEIGHT)))
+        head.sort(key=lambda kv: (-kv[1], kv[0]))
+        tail = [(p, s / (1 + SOFT_WEIGHT)) for p, s in scored[depth:]]
+        return head + tail
+
+    def _note_text(self, path: str, row: dict[str, Any]) -> str:
+        note = self.palace.by_rel.get(path)
+        if note is not None and note.ok:
+            return f"{note.name}\n{note.description}\n{note.body}"
+        return "\n".join(str(row.get(k) or "") for k in ("name", "description", "body"))
+
+    def _word_vectors(self, words: Sequence[str]) -> np.ndarray:
+        """Embeddings of single words, cached per Searcher (bounded)."""
+        cache = self._words
+        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        if missing:
+            if len(cache) + len(missing) > WORD_VECTOR_CACHE:
+                cache.clear()
+            for word, vec in zip(missing, self.store.embedder.embed(missing), strict=True):
+                cache[word] = vec
+        return np.asarray([cache[w] for w in words], dtype=np.float32)
 
     # ---- search
 
