@@ -62,9 +62,9 @@ FTS_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
 WORD_FREQ_SAMPLE = 1000  # notes sampled for word frequencies
-# Soft term matching re-ranks the head of natural-language queries (3+ key terms); keyword
-# lookups keep the BM25-led order.
-SOFT_MIN_TERMS = 3
+# Soft term matching re-ranks the head of natural-language queries (with function words, or
+# 4+ key terms); keyword lookups keep the BM25-led order.
+SOFT_MIN_TERMS = 4
 SOFT_DEPTH = 30
 SOFT_WEIGHT = 2.0
 WORD_VECTOR_CACHE = 50_000
@@ -648,7 +648,7 @@ class Searcher:
         fused = rrf(rankings, k=FUSE_K, weights=weights)
         best = sum(weights) / (FUSE_K + 1)
         scored = [(p, s / best) for p, s in fused if p in rows]
-        if len(key_terms(query)) >= SOFT_MIN_TERMS:
+        if _natural_language(query):
             scored = self._soft_rerank(query, scored, rows, max(n, SOFT_DEPTH))
         return scored, rows
 
@@ -1045,6 +1045,14 @@ class Searcher:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _natural_language(query: str) -> bool:
+    """A question or sentence rather than a keyword lookup: it has function words (or is long)
+    and at least two key terms."""
+    words = _WORD.findall(query)
+    terms = key_terms(query)
+    return len(terms) >= 2 and (len(words) > len(terms) or len(terms) >= SOFT_MIN_TERMS)
 
 
 def _relevant(scored: list[tuple[str, float]]) -> list[tuple[str, float]]:
