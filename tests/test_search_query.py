@@ -40,7 +40,7 @@ def base_files() -> dict[str, str]:
         ),
         "notes/reference/deploy-dashboard.md": n(
             "Deploy dashboard link",
-            "The deploy dashboard lives in Grafana.",
+            "The production deploy dashboard lives in Grafana.",
             type="reference",
             extra='stale: {reason: "Grafana moved", since: 2026-11-01}\n',
         ),
