@@ -268,3 +268,26 @@ def test_dupes_finds_the_near_duplicate_draft_in_the_sample(sample_palace: Path)
     }
     # nothing was merged or written
     assert git(sample_palace, "status", "--porcelain").stdout.strip() == ""
+
+
+def test_pack_is_byte_identical_whatever_ran_before_and_in_a_fresh_process(
+    palace_root: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    fresh = searcher(palace_root).pack("deploy to production", budget=600)
+    busy = searcher(palace_root)
+    for q in ("celery", "deploy rumour", "what runs on tags?", "grafana dashboard"):
+        busy.search(q)
+        busy.ask(q)
+    assert busy.pack("deploy to production", budget=600) == fresh
+    code = (
+        "import sys; from curator.model.palace import Palace; from curator.search import pack; "
+        "sys.stdout.write(pack(Palace.open(sys.argv[1]), 'deploy to production', budget=600))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(palace_root)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == fresh

@@ -57,7 +57,6 @@ FUZZY_WEIGHT = 0.5
 FUSE_K = 10
 FUZZY_PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
-VECTOR_CALLS_BEFORE_CACHE = 2  # then vectors are held in memory (one-shot CLI calls skip it)
 FTS_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
@@ -430,7 +429,6 @@ class Searcher:
     store: IndexStore = field(init=False)
     sync_stats: SyncStats | None = field(init=False, default=None)
     _snap: _Snapshot | None = field(init=False, default=None)
-    _vector_calls: int = field(init=False, default=0)
     _freq: tuple[dict[str, int], int] | None = field(init=False, default=None)
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
@@ -524,11 +522,9 @@ class Searcher:
     def _vector(
         self, vec: np.ndarray, where: str | None, flt: _Filter, n: int
     ) -> list[dict[str, Any]]:
-        """Nearest rows by cosine similarity. The first queries of a Searcher go to LanceDB;
-        after that the vectors are held in memory and searched by one matrix product."""
-        self._vector_calls += 1
-        if self._vector_calls <= VECTOR_CALLS_BEFORE_CACHE:
-            return self.store.vector(vec, limit=n, where=where)
+        """Nearest rows by cosine similarity: the vectors are held in memory and searched by one
+        matrix product (always the same code path, so rankings never depend on what ran
+        before in the process; LanceDB's scan only if the table changed under the snapshot)."""
         snap = self._snapshot()
         try:
             matrix = snap.load_vectors(self.store)
@@ -551,8 +547,8 @@ class Searcher:
         unfiltered query fetching twice as many rows and filtered here is cheaper than a SQL
         prefilter, and exact: the best n passing rows are among them whenever n of them pass;
         otherwise the prefiltered query runs."""
-        snap = self._snap
-        if snap is not None and len(snap):
+        snap = self._snapshot()
+        if len(snap):
             _hidden, passing = snap.mask(self.palace, flt)
             if passing >= len(snap) * 0.5:
                 rows = self.store.fts(text, limit=2 * n)
