@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.ui.indexjob import run_child
 
 if TYPE_CHECKING:
     from curator.search.query import Searcher
@@ -71,7 +72,7 @@ class _ChunkedEmbedder:
 
 
 @contextmanager
-def _reporting(store: IndexStore, palace: Palace, progress: Progress | None) -> Iterator[None]:
+def reporting(store: IndexStore, palace: Palace, progress: Progress | None) -> Iterator[None]:
     """Report embedding progress of a sync or rebuild of `store` (the embedder's results are
     unchanged: the same model, name and dim, in chunks)."""
     if progress is None:
@@ -116,30 +117,31 @@ class SearchSession:
         number = self._number(palace)
         with self._lock:
             store = open_index(palace)
+            built = None
+            if not store.ready:  # the first build: in a child process
+                built = run_child(palace.root, False, progress)
+                store = open_index(palace)  # reopened: state.json changed
             searcher = self._searcher
             if searcher is None or searcher.store is not store:
-                with _reporting(store, palace, progress):
+                with reporting(store, palace, progress):
                     searcher = Searcher(palace)
                 self._searcher = searcher
-                return searcher.sync_stats
+                return built or searcher.sync_stats
             if self._order.get(searcher.palace, -1) >= number:
                 return None
-            with _reporting(store, palace, progress):
+            with reporting(store, palace, progress):
                 stats = sync_index(palace, store=store)
             searcher.palace = palace
             return stats
 
     def reindex(self, palace: Palace, progress: Progress | None = None) -> SyncStats:
-        """Rebuild the index from scratch (searches wait for the switch-over)."""
-        from curator.search.index import open_index, reindex
-
+        """Rebuild the index from scratch in a child process; searches go on meanwhile over
+        the old table and follow the new one once it is switched in."""
         self._number(palace)
+        stats = run_child(palace.root, True, progress)
         with self._lock:
-            store = open_index(palace)
-            with _reporting(store, palace, progress):
-                stats = reindex(palace, store=store)
             self.sync(palace)
-            return stats
+        return stats
 
     def searcher(self, palace: Palace) -> Searcher:
         """The searcher, synced to `palace` first when it is newer than the index."""
