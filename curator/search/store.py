@@ -54,6 +54,7 @@ META_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("text"
 # LanceDB searches them by a flat scan, which is exact but slower).
 FTS_REFRESH_PENDING = 256
 EMBED_BATCH = 4096  # docs embedded per call
+REBUILD_BATCH = 16384  # docs written per batch by a rebuild
 _OLD_VERSIONS_KEEP = timedelta(minutes=10)
 
 T = TypeVar("T")
@@ -648,10 +649,19 @@ class IndexStore:
     ) -> SyncStats:
         self._refuse_empty(by_path, allow_empty)
         docs = [by_path[p] for p in sorted(by_path)]
-        data = _to_arrow(docs, self._embed(docs), self.embedder.dim)
+        dim = self.embedder.dim
+        # Written in batches so that only one batch's Arrow columns and vectors are held at a
+        # time (100k docs at once would hold every text twice over); readers never see this
+        # table until state.json switches to it below.
+        first = docs[:REBUILD_BATCH]
+        data = _to_arrow(first, self._embed(first), dim)
         db = self._connect()
         name = f"{TABLE_PREFIX}{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:8]}"
         table = db.create_table(name, data=data, schema=data.schema, mode="create")
+        del data
+        for start in range(REBUILD_BATCH, len(docs), REBUILD_BATCH):
+            chunk = docs[start : start + REBUILD_BATCH]
+            table.add(_to_arrow(chunk, self._embed(chunk), dim))
         _create_fts(table)
         state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(docs), _now())
         self._write_state(state)  # the switch-over: readers now follow the new table
