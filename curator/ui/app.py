@@ -123,6 +123,9 @@ class CuratorApp(App[None]):
         if self.watch_inbox:
             self.set_interval(1.0, self.poll_inbox)
 
+    def on_unmount(self) -> None:
+        self.search_session.stop()
+
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_palace(self) -> None:
         try:

@@ -23,8 +23,14 @@ if TYPE_CHECKING:
     from curator.search.store import SyncStats
 
 
-def run_child(root: Path, rebuild: bool, progress: Callable[[int, int], None] | None) -> SyncStats:
-    """Run the job for `root` (from a worker thread), calling `progress(done, total)`."""
+def run_child(
+    root: Path,
+    rebuild: bool,
+    progress: Callable[[int, int], None] | None,
+    started: Callable[[subprocess.Popen[str]], None] | None = None,
+) -> SyncStats:
+    """Run the job for `root` (from a worker thread), calling `progress(done, total)`;
+    `started` receives the process (so the app can stop it when it quits)."""
     from curator.search.store import SyncStats
 
     argv = [sys.executable, "-m", "curator.ui.indexjob", str(root)]
@@ -35,6 +41,8 @@ def run_child(root: Path, rebuild: bool, progress: Callable[[int, int], None] | 
         text=True, encoding="utf-8", errors="replace",
     )
     assert proc.stdout is not None
+    if started is not None:
+        started(proc)
     stats: SyncStats | None = None
     other: list[str] = []
     error = ""

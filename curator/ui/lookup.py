@@ -9,6 +9,7 @@ build the index.
 from __future__ import annotations
 
 import itertools
+import subprocess
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -97,10 +98,21 @@ class SearchSession:
         self._searcher: Searcher | None = None
         self._order: weakref.WeakKeyDictionary[Palace, int] = weakref.WeakKeyDictionary()
         self._count = itertools.count()
+        self._child: subprocess.Popen[str] | None = None
 
     @property
     def ready(self) -> bool:
         return self._searcher is not None
+
+    def _started(self, proc: subprocess.Popen[str]) -> None:
+        self._child = proc
+
+    def stop(self) -> None:
+        """Stop a running index job (the index switches over atomically, so an unfinished
+        build leaves the previous one in place; the next sync finishes the work)."""
+        child, self._child = self._child, None
+        if child is not None and child.poll() is None:
+            child.terminate()
 
     def _number(self, palace: Palace) -> int:
         with self._lock:
@@ -119,7 +131,7 @@ class SearchSession:
             store = open_index(palace)
             built = None
             if not store.ready:  # the first build: in a child process
-                built = run_child(palace.root, False, progress)
+                built = run_child(palace.root, False, progress, self._started)
                 store = open_index(palace)  # reopened: state.json changed
             searcher = self._searcher
             if searcher is None or searcher.store is not store:
@@ -138,7 +150,7 @@ class SearchSession:
         """Rebuild the index from scratch in a child process; searches go on meanwhile over
         the old table and follow the new one once it is switched in."""
         self._number(palace)
-        stats = run_child(palace.root, True, progress)
+        stats = run_child(palace.root, True, progress, self._started)
         with self._lock:
             self.sync(palace)
         return stats

@@ -35,7 +35,7 @@ def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
     return text
 
 
-DEBOUNCE = 0.03  # seconds of quiet typing before a query runs
+DEBOUNCE = 0.015  # seconds of quiet typing before a query runs
 LIMIT = 30
 
 
