@@ -16,6 +16,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from curator.model.palace import INBOX_DIR, Palace
 from curator.model.text import clean, one_line
@@ -133,7 +134,8 @@ class CuratorApp(App[None]):
         except Exception as exc:
             self.call_from_thread(self.error, exc)
             return
-        self.call_from_thread(self._set_palace, palace)
+        if not get_current_worker().is_cancelled:  # a newer load started: it has the news
+            self.call_from_thread(self._set_palace, palace)
 
     def _set_palace(self, palace: Palace) -> None:
         self.palace = palace

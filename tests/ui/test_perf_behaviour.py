@@ -121,3 +121,19 @@ async def test_typing_stays_live_during_10k_reindex(tmp_path: Path) -> None:
         )
         assert saw_bar, "no progress bar while indexing"
         assert max(gaps) < MAX_GAP, f"slowest keystroke {max(gaps):.3f} s over {len(gaps)}"
+
+
+async def test_reload_keeps_one_searcher(sample_palace: Path) -> None:
+    """A reload (a new draft, a commit) syncs the app's one searcher incrementally instead of
+    opening a new one that re-syncs the whole index and reloads its snapshot."""
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        assert app.palace is not None
+        searcher = app.search_session.searcher(app.palace)
+        first = app.palace
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.palace is not first)
+        await settle(pilot)
+        assert app.search_session.searcher(app.palace) is searcher
+        assert searcher.palace is app.palace
