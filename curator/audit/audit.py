@@ -18,7 +18,6 @@ Each note gets exactly one result status:
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 import secrets
@@ -560,22 +559,11 @@ def plan_audit(palace: Palace, report: AuditReport, today: date | None = None) -
     )
 
 
-def commit_plan(root: Path, plan: Any) -> str:
-    """Apply through the curation writer (session.commit when present); the commit sha."""
-    try:
-        session = importlib.import_module("curator.writer.session")
-    except ModuleNotFoundError as exc:
-        if exc.name != "curator.writer.session":
-            raise
-        session = None
-    if session is not None and hasattr(session, "commit"):
-        applied = session.commit(root, plan)
-    else:
-        from curator.writer.apply import apply_plan
+def commit_plan(root: Path, plan: Any, palace: Palace | None = None) -> str:
+    """Apply through the curation writer (one commit, search index in step); the commit sha."""
+    from curator.writer.session import commit
 
-        applied = apply_plan(root, plan)
-    sha = getattr(applied, "sha", None) or getattr(applied, "commit", None) or applied
-    return str(sha)
+    return commit(root, plan, palace=palace).sha
 
 
 def save_report(palace: Palace, report: AuditReport) -> Path:
@@ -635,7 +623,7 @@ def audit_and_commit(
         return report, plan
     if plan is not None:
         try:
-            report.commit = commit_plan(palace.root, plan)
+            report.commit = commit_plan(palace.root, plan, palace)
         except (WriterError, CuratorError) as exc:
             report.commit_error = str(exc)
     save_report(palace, report)

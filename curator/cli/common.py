@@ -139,7 +139,7 @@ def apply_or_show(
             return 1
     from curator.writer.session import commit
 
-    applied = commit(palace.root, plan)
+    applied = commit(palace.root, plan, palace=palace)
     if applied.recovered is not None:
         err(f"curator: {applied.recovered}")
     if getattr(args, "json", False):

@@ -246,16 +246,19 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     return stats
 
 
-def after_commit(palace_root: Path, sha: str) -> None:
+def after_commit(
+    palace_root: Path, sha: str, *, palace: Palace | None = None, store: IndexStore | None = None
+) -> None:
     """Writer hook (runs under the writer lock right after a commit): sync the index to `sha`
     if an index already exists. With no index, do nothing — the first search builds it.
+    `palace` is the palace as the commit left it (the planner's 'after' palace: no reload) and
+    `store` an index the caller already holds open (the app's).
     Never raises: the commit is done and the index is derived; the next search re-syncs."""
     root = Path(palace_root)
-    if not (index_dir(root) / STATE_FILE).is_file():
+    if store is None and not (index_dir(root) / STATE_FILE).is_file():
         return
     try:
-        palace = Palace.open(root)
-        sync_index(palace, sha)
+        sync_index(palace if palace is not None else Palace.open(root), sha, store=store)
     except Exception as exc:  # the index can always be rebuilt; never fail a commit over it
         log.warning("search index not updated after commit %s: %s", sha[:10], exc)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from curator.model.index_md import read_index, render_index
 from curator.model.palace import INDEX_NAME, STATE_DIR, Palace
@@ -18,14 +19,16 @@ INDEX_RETRIES = 5
 INDEX_STATE = f"{STATE_DIR}/index/state.json"
 
 
-def _sync_search_index(palace_root: Path, sha: str) -> None:
-    """Keep an existing LanceDB index in step (under the writer lock). No index: nothing to do;
-    the first search builds it. LanceDB is imported only when an index exists."""
-    if not (palace_root / INDEX_STATE).exists():
+def _sync_search_index(
+    palace_root: Path, sha: str, after: Palace | None, store: Any | None
+) -> None:
+    """Keep the LanceDB index in step (under the writer lock). No index and no open store:
+    nothing to do; the first search builds it. LanceDB is imported only when an index exists."""
+    if store is None and not (palace_root / INDEX_STATE).exists():
         return
     from curator.search.index import after_commit  # deferred: lancedb costs ~1 s to import
 
-    after_commit(palace_root, sha)
+    after_commit(palace_root, sha, palace=after, store=store)
 
 
 def _with_fresh_index(root: Path, plan: Plan) -> Plan:
@@ -41,15 +44,32 @@ def _with_fresh_index(root: Path, plan: Plan) -> Plan:
     return dataclasses.replace(plan, changes=tuple(changes))
 
 
-def commit(palace_root: Path | str, plan: Plan, *, sync_index: bool = True) -> Applied:
+def commit(
+    palace_root: Path | str,
+    plan: Plan,
+    *,
+    palace: Palace | None = None,
+    store: Any | None = None,
+    sync_index: bool = True,
+) -> Applied:
     """Apply `plan` as one git commit; the search index follows under the same writer lock.
+
+    Pass the `palace` the plan was made from: the index is then updated from the planner's
+    'after' palace instead of reloading every note; and an open search `store` if you hold one.
 
     INDEX.md is derived: when another action committed since `plan` was made and only INDEX.md
     differs from what the plan expected, INDEX.md is rendered again and the plan applied (two
     reviewers promoting different drafts at once both succeed, one after the other).
     """
     root = Path(palace_root)
-    hook = (lambda sha: _sync_search_index(root, sha)) if sync_index else None
+    state: dict[str, Palace | None] = {
+        "after": palace.replaced(plan.effects(root)) if palace is not None else None
+    }
+
+    def hook(sha: str) -> None:
+        if sync_index:
+            _sync_search_index(root, sha, state["after"], store)
+
     for attempt in range(INDEX_RETRIES):
         try:
             return apply_plan(root, plan, on_commit=hook)
@@ -59,6 +79,7 @@ def commit(palace_root: Path | str, plan: Plan, *, sync_index: bool = True) -> A
             if exc.path != INDEX_NAME or plan.action == "index" or attempt + 1 == INDEX_RETRIES:
                 raise
             plan = _with_fresh_index(root, plan)
+            state["after"] = None  # another action landed in between: reload after the commit
     raise AssertionError("unreachable")
 
 

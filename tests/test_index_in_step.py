@@ -1,0 +1,58 @@
+"""Curation actions update the search index in the same step as their commit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import MakePalace, note_text
+
+from curator.model.palace import Palace
+from curator.search.index import open_index, sync_index
+from curator.writer.planners import plan_promote, plan_retire
+from curator.writer.session import commit
+
+pytestmark = pytest.mark.slow
+TOML = '[palace]\nname = "t"\n[index]\nembedder = "hash"\n'
+
+
+def _paths(palace: Palace) -> dict[str, dict]:
+    store = open_index(palace)
+    return {row["path"]: row for row in store.all_docs_meta()}
+
+
+def test_commit_updates_an_existing_index_from_the_after_palace(make_palace: MakePalace) -> None:
+    draft = note_text("Deploys need a green main", type="feedback").replace(
+        "type: feedback\n", "type: feedback\nstatus: draft\n"
+    )
+    root: Path = make_palace(
+        {
+            "notes/project/a.md": note_text("Alpha service"),
+            "notes/project/b.md": note_text("Beta service", body="See [[a]].\n"),
+            "inbox/d.md": draft,
+        },
+        toml=TOML,
+    )
+    palace = Palace.open(root)
+    sync_index(palace)
+    assert set(_paths(palace)) == {"notes/project/a.md", "notes/project/b.md", "inbox/d.md"}
+
+    applied = commit(root, plan_promote(palace, "inbox/d.md"), palace=palace)
+    rows = _paths(Palace.open(root))
+    assert "inbox/d.md" not in rows
+    promoted = "notes/feedback/deploys-need-a-green-main.md"
+    assert rows[promoted]["kind"] == "note"
+    assert open_index(Palace.open(root)).state.commit == applied.sha
+
+    palace = Palace.open(root)
+    applied = commit(root, plan_retire(palace, "a", "gone"), palace=palace)
+    rows = _paths(Palace.open(root))
+    assert rows["notes/project/a.md"]["status"] == "superseded"
+    assert open_index(Palace.open(root)).state.commit == applied.sha
+
+
+def test_commit_without_an_index_builds_none(make_palace: MakePalace) -> None:
+    root = make_palace({"notes/project/a.md": note_text("Alpha")}, toml=TOML)
+    palace = Palace.open(root)
+    commit(root, plan_retire(palace, "a", "gone"), palace=palace)
+    assert not (root / ".curator" / "index" / "state.json").exists()
