@@ -23,6 +23,7 @@ from curator.model.text import clean, one_line
 from curator.ui.commands import OpenNoteProvider
 from curator.ui.keys import load_keymap
 from curator.ui.lookup import SearchSession, session_for
+from curator.ui.memory import limit_malloc_arenas
 from curator.ui.progress import JobProgress
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
@@ -98,6 +99,7 @@ class CuratorApp(App[None]):
         keymap_file: Path | None = None,
     ) -> None:
         super().__init__()
+        limit_malloc_arenas()  # before any worker thread allocates
         self.root = Path(root)
         self.today = today or date.today()
         self.watch_inbox = watch
