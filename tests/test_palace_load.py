@@ -97,7 +97,7 @@ def same_size_edit(path: Path, old: str, new: str) -> None:
 
 
 def cache_file(root: Path) -> Path:
-    return root / ".curator" / "cache" / "notes.pickle"
+    return root / ".curator" / "cache" / "notes.cache"
 
 
 def test_second_open_uses_the_cache(make_palace: MakePalace) -> None:

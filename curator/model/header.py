@@ -9,6 +9,7 @@ goes through the C-accelerated YAML composer.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -157,7 +158,7 @@ def _fast_parse(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
         match = _KEY_LINE.match(line)
         if not match:
             return None
-        key, raw = match.group(1), match.group(2)
+        key, raw = sys.intern(match.group(1)), match.group(2)  # one copy of each key name
         ok, resolved_key = _resolve_plain(key)
         if not ok or not isinstance(resolved_key, str) or key in data:
             return None

@@ -8,8 +8,10 @@ someone else's repository cannot smuggle a pickle in.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import hmac
+import marshal
 import os
 import pickle
 import posixpath
@@ -32,7 +34,9 @@ NOTES_DIR = "notes"
 INBOX_DIR = "inbox"
 STATE_DIR = ".curator"
 INDEX_NAME = "INDEX.md"
-_CACHE_VERSION = 4
+_CACHE_VERSION = 5
+_CACHE_MAGIC = b"curator-notes-cache\n"
+_CACHE_BATCH = 500
 _SUPERSEDED = ("superseded", "retired")
 _FORK_MIN = 3000  # files to parse before a second process pays off
 
@@ -543,43 +547,160 @@ class _Loader:
 
     # -- cache --------------------------------------------------------------------------------
     def _cache_file(self) -> Path:
-        return self.root / STATE_DIR / "cache" / "notes.pickle"
+        return self.root / STATE_DIR / "cache" / "notes.cache"
 
     def _read_cache(self) -> dict[str, Note]:
+        """Notes from the signed cache; {} when it is absent, foreign, damaged or tampered with.
+
+        The whole file's MAC is checked in a streaming pass before any record is decoded."""
         key = _cache_key()
         path = self._cache_file()
         if key is None or not path.is_file():
             return {}
         try:
-            blob = path.read_bytes()
-            mac, payload = blob[:32], blob[32:]
-            if not hmac.compare_digest(mac, hmac.new(key, payload, hashlib.sha256).digest()):
-                return {}
-            version, root, notes = pickle.loads(payload)
+            with open(path, "rb") as handle:
+                if handle.read(len(_CACHE_MAGIC)) != _CACHE_MAGIC:
+                    return {}
+                size = os.fstat(handle.fileno()).st_size
+                mac = hmac.new(key, digestmod=hashlib.sha256)
+                remaining = size - len(_CACHE_MAGIC) - 32
+                while remaining > 0:
+                    chunk = handle.read(min(remaining, 1 << 20))
+                    if not chunk:
+                        return {}
+                    mac.update(chunk)
+                    remaining -= len(chunk)
+                if not hmac.compare_digest(handle.read(32), mac.digest()):
+                    return {}
+                handle.seek(len(_CACHE_MAGIC))
+                head = marshal.loads(_read_record(handle))
+                if head != (_CACHE_VERSION, str(self.root)):
+                    return {}
+                notes: dict[str, Note] = {}
+                while True:
+                    record = _read_record(handle)
+                    if not record:
+                        break
+                    for row in marshal.loads(record):
+                        note = _note_from_row(row)
+                        notes[note.rel] = note
+                return notes
         except Exception:  # a damaged cache is only a slower start
             return {}
-        if version != _CACHE_VERSION or root != str(self.root):
-            return {}
-        return notes if isinstance(notes, dict) else {}
 
     def _write_cache(self, notes: dict[str, Note]) -> None:
+        """Records of a few hundred notes each (no second copy of the palace in memory),
+        MAC'd as they are written, the MAC last."""
         key = _cache_key()
         if key is None:
             return
         path = self._cache_file()
+        tmp = ""
         try:
             ensure_state_dir(self.root)
             path.parent.mkdir(parents=True, exist_ok=True)
-            payload = pickle.dumps(
-                (_CACHE_VERSION, str(self.root), notes), protocol=pickle.HIGHEST_PROTOCOL
-            )
-            blob = hmac.new(key, payload, hashlib.sha256).digest() + payload
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".notes.", suffix=".tmp")
+            mac = hmac.new(key, digestmod=hashlib.sha256)
             with os.fdopen(fd, "wb") as handle:
-                handle.write(blob)
+                handle.write(_CACHE_MAGIC)
+
+                def put(data: bytes) -> None:
+                    framed = len(data).to_bytes(8, "little") + data
+                    mac.update(framed)
+                    handle.write(framed)
+
+                put(marshal.dumps((_CACHE_VERSION, str(self.root))))
+                batch = list(notes.values())
+                for start in range(0, len(batch), _CACHE_BATCH):
+                    rows = [_row_of(n) for n in batch[start : start + _CACHE_BATCH]]
+                    try:
+                        put(marshal.dumps(rows))
+                    except ValueError:  # a header value marshal cannot hold: leave it out
+                        put(marshal.dumps([r for r in rows if _marshalable(r)]))
+                put(b"")
+                handle.write(mac.digest())
             os.replace(tmp, path)
         except OSError:
-            return
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+
+def _read_record(handle: Any) -> bytes:
+    size = int.from_bytes(handle.read(8), "little")
+    data = handle.read(size)
+    if len(data) != size:
+        raise ValueError("truncated cache record")
+    return bytes(data)
+
+
+def _marshalable(row: tuple[Any, ...]) -> bool:
+    try:
+        marshal.dumps(row)
+    except ValueError:
+        return False
+    return True
+
+
+def _row_of(note: Note) -> tuple[Any, ...]:
+    return (
+        note.rel,
+        note.kind,
+        note.header,
+        note.text,
+        note.bom,
+        note.newline,
+        note.key_lines,
+        note.header_end,
+        note.body_line,
+        note.sha,
+        note.size,
+        note.mtime_ns,
+        note.ok,
+        [tuple(f) for f in (astuple_finding(f) for f in note.problems)],
+        [tuple(link) for link in note.links],
+    )
+
+
+def astuple_finding(finding: Finding) -> tuple[Any, ...]:
+    return (finding.path, finding.line, finding.severity, finding.code, finding.message)
+
+
+def _note_from_row(row: tuple[Any, ...]) -> Note:
+    (
+        rel,
+        kind,
+        header,
+        text,
+        bom,
+        newline,
+        key_lines,
+        header_end,
+        body_line,
+        sha,
+        size,
+        mtime_ns,
+        ok,
+        problems,
+        links,
+    ) = row
+    return Note(
+        rel,
+        kind,
+        header,
+        text,
+        bom,
+        newline,
+        key_lines,
+        header_end,
+        body_line,
+        sha,
+        size,
+        mtime_ns,
+        ok,
+        [Finding(*f) for f in problems],
+        [RawLink(*link) for link in links],
+    )
 
 
 def ensure_state_dir(root: Path) -> Path:
