@@ -89,7 +89,7 @@ async def test_footer_shows_every_binding_on_every_screen(sample_palace: Path) -
             expected = [*bindings_of(CuratorApp), *bindings_of(PalaceScreen), *bindings_of(cls)]
             wanted = {b.action for b in expected if b.show}
             # the footer recomposes after a screen switch or a focus change: wait for it
-            await wait_until(pilot, lambda: wanted <= set(_footer(app)))
+            await wait_until(pilot, lambda w=wanted: w <= set(_footer(app)))  # type: ignore[misc]
             shown = _footer(app)
             for binding in expected:
                 if not binding.show:
