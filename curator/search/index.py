@@ -19,6 +19,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from curator.model.note import Note
@@ -192,10 +193,27 @@ def sync_index(
     return stats
 
 
+# A Palace object never changes once loaded: its fingerprint is computed once.
+_SIGNATURES: weakref.WeakKeyDictionary[Palace, str] = weakref.WeakKeyDictionary()
+
+
 def palace_signature(palace: Palace) -> str:
     """A fingerprint of everything the index derives from the palace: every parsed file's path
     and hash, plus the config that derives fields from them (type default confidences and
-    sensitive scopes)."""
+    sensitive scopes). Memoized per Palace object."""
+    try:
+        return _SIGNATURES[palace]
+    except (KeyError, TypeError):
+        pass
+    signature = _palace_signature(palace)
+    try:
+        _SIGNATURES[palace] = signature
+    except TypeError:  # not weak-referenceable: just not memoized
+        pass
+    return signature
+
+
+def _palace_signature(palace: Palace) -> str:
     config = palace.config
     derived = repr(
         (
@@ -270,6 +288,7 @@ __all__ = [
     "head_commit",
     "index_dir",
     "open_index",
+    "palace_signature",
     "reindex",
     "sync_index",
 ]

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import math
+import os
 import re
 import threading
 import weakref
@@ -42,7 +44,7 @@ from curator.model.palace import Palace
 from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.fuse import rrf
-from curator.search.index import open_index, sync_index
+from curator.search.index import open_index, palace_signature, sync_index
 from curator.search.store import EmptyIndexRefused, Filters, IndexStore, SyncStats, where_sql
 from curator.search.visibility import and_where, sensitive_scopes, visible, where_visible
 
@@ -61,6 +63,7 @@ FTS_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
 WORD_FREQ_SAMPLE = 1000  # notes sampled for word frequencies
+WORD_FREQ_FILE = "words.json"  # those counts, kept beside the index for the next process
 # Soft term matching re-ranks the head of natural-language queries (with function words, or
 # 4+ key terms); keyword lookups keep the BM25-led order.
 SOFT_MIN_TERMS = 4
@@ -499,17 +502,28 @@ class Searcher:
         return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
 
     def _word_freq(self) -> tuple[dict[str, int], int]:
-        """Word counts over (a deterministic sample of) the palace's notes and drafts."""
+        """Word counts over (a deterministic sample of) the palace's notes and drafts. The
+        counts are kept in the index folder, keyed by the palace fingerprint, so that a one-shot
+        process reads them instead of scanning a thousand notes (same counts either way)."""
         with self._lock:
             if self._freq is None:
-                notes = [n for n in self.palace.all() if n.ok]
-                step = max(1, len(notes) // WORD_FREQ_SAMPLE)
-                counts: dict[str, int] = {}
-                for note in notes[::step]:
-                    for w in _WORD.findall(f"{note.name} {note.description} {note.body}".lower()):
-                        counts[w] = counts.get(w, 0) + 1
+                signature = f"{palace_signature(self.palace)}:{WORD_FREQ_SAMPLE}"
+                path = self.store.index_dir / WORD_FREQ_FILE
+                counts = _read_word_freq(path, signature)
+                if counts is None:
+                    counts = self._count_words()
+                    _write_word_freq(path, signature, counts)
                 self._freq = (counts, max(1, sum(counts.values())))
             return self._freq
+
+    def _count_words(self) -> dict[str, int]:
+        notes = [n for n in self.palace.all() if n.ok]
+        step = max(1, len(notes) // WORD_FREQ_SAMPLE)
+        counts: dict[str, int] = {}
+        for note in notes[::step]:
+            for w in _WORD.findall(f"{note.name} {note.description} {note.body}".lower()):
+                counts[w] = counts.get(w, 0) + 1
+        return counts
 
     def _snapshot(self) -> _Snapshot:
         state = self.store.state
@@ -1049,6 +1063,36 @@ def _natural_language(query: str) -> bool:
     words = _WORD.findall(query)
     terms = key_terms(query)
     return len(terms) >= 2 and (len(words) > len(terms) or len(terms) >= SOFT_MIN_TERMS)
+
+
+def _read_word_freq(path: Any, signature: str) -> dict[str, int] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("signature") != signature:
+        return None
+    counts = data.get("counts")
+    if not isinstance(counts, dict) or not all(isinstance(v, int) for v in counts.values()):
+        return None
+    return counts
+
+
+def _write_word_freq(path: Any, signature: str, counts: dict[str, int]) -> None:
+    """Best effort (derived data, like the index itself): a failure only costs the next
+    process a rescan."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_text(
+            json.dumps({"signature": signature, "counts": counts}, ensure_ascii=False),
+            encoding="utf-8",
+        )
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 def _relevant(scored: list[tuple[str, float]]) -> list[tuple[str, float]]:
