@@ -328,7 +328,7 @@ class CuratorApp(App[None]):
         from curator.ui import core
 
         try:
-            applied = await asyncio.to_thread(core.commit, self.root, plan)
+            applied = await asyncio.to_thread(core.commit, self.root, plan, self.palace)
         except Exception as exc:
             self.error(exc)
             self.load_palace()

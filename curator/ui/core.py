@@ -18,16 +18,13 @@ def planners() -> ModuleType:
     return module
 
 
-def commit(root: Path, plan: Plan) -> Any:
-    """Apply `plan` as one commit (Applied). The app keeps its search index in step itself,
-    incrementally in a worker after the reload, so the commit does not wait for it."""
-    try:
-        from curator.writer.session import commit as session_commit
-    except ModuleNotFoundError:
-        from curator.writer.apply import apply_plan
+def commit(root: Path, plan: Plan, palace: Any | None = None) -> Any:
+    """Apply `plan` as one commit (Applied), updating the search index in the writer lock from
+    the planner's 'after' palace with the app's open store (no reload of every note)."""
+    from curator.ui.lookup import session_for
+    from curator.writer.session import commit as session_commit
 
-        return apply_plan(root, plan)
-    return session_commit(root, plan, sync_index=False)
+    return session_commit(root, plan, palace=palace, store=session_for(root).store)
 
 
 def history(root: Path) -> list[Any]:

@@ -104,6 +104,12 @@ class SearchSession:
     def ready(self) -> bool:
         return self._searcher is not None
 
+    @property
+    def store(self) -> Any | None:
+        """The open index store, for a commit to update in the writer lock (None: not yet)."""
+        searcher = self._searcher
+        return searcher.store if searcher is not None else None
+
     def _started(self, proc: subprocess.Popen[str]) -> None:
         self._child = proc
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import Input, OptionList
-from uihelpers import make_app, settle, wait_until
+from uihelpers import git_log, make_app, settle, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.progress import JobProgress
@@ -142,3 +142,23 @@ async def test_reload_keeps_one_searcher(sample_palace: Path) -> None:
         await settle(pilot)
         assert app.search_session.searcher(app.palace) is searcher
         assert searcher.palace is app.palace
+
+
+async def test_app_commit_updates_the_open_index_in_the_writer_lock(sample_palace: Path) -> None:
+    """A promote from the app leaves the index at the new commit, with the new note in it."""
+    from curator.search.index import open_index
+    from curator.ui.lookup import session_for
+    from curator.writer.planners import plan_reject
+
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        session = session_for(sample_palace)
+        await wait_until(pilot, lambda: session.ready, timeout=60)
+        assert app.palace is not None
+        draft = next(d for d in app.palace.drafts if "lint" in d.rel)
+        await app.commit_plan(plan_reject(app.palace, draft.rel, "covered already"))
+        store = open_index(app.palace)
+        head = git_log(sample_palace, "%H")[0]
+        assert store.state is not None and store.state.commit == head
+        assert draft.rel not in {row["path"] for row in store.all_docs_meta()}
