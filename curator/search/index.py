@@ -26,7 +26,7 @@ from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.search.docs import IndexDoc
 from curator.search.embed import get_embedder
-from curator.search.store import STATE_FILE, IndexState, IndexStore, SyncStats
+from curator.search.store import STATE_FILE, IndexState, IndexStore, MakeDocs, SyncStats
 
 log = logging.getLogger(__name__)
 
@@ -44,30 +44,32 @@ def index_dir(root: Path) -> Path:
     return Path(root) / STATE_DIR / INDEX_DIR
 
 
-# Docs already derived in this process, by (palace root, path): a sync after one edit rebuilds
-# one doc instead of ten thousand. Keyed by the file's hash and what the config derives from it.
-_DOCS: dict[tuple[str, str], tuple[tuple[str, float, bool], IndexDoc]] = {}
+# Content hashes already derived in this process, by (palace root, path), keyed by the file's
+# hash and what the config derives from it: a sync after one edit hashes one note, not ten
+# thousand. Only the hash is kept (not the doc and its text): docs are built when written.
+_HASHES: dict[tuple[str, str], tuple[tuple[str, float, bool], str]] = {}
+
+
+def _derived(palace: Palace, note: Note) -> tuple[str, bool, float]:
+    scope = note.scope
+    sensitive = note.sensitive or palace.config.is_sensitive_scope(scope)
+    return scope, sensitive, palace.confidence(note)
+
+
+def _content_hash(note: Note, confidence: float, sensitive: bool) -> str:
+    # note.sha covers every byte of the file; the rest is what the config derives from it.
+    key = f"{DOC_VERSION}|{note.sha}|{confidence!r}|{int(sensitive)}|{note.rel}"
+    return hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def doc_from_note(palace: Palace, note: Note) -> IndexDoc:
     """The index row of one parsed note or draft."""
-    scope = note.scope
-    sensitive = note.sensitive or palace.config.is_sensitive_scope(scope)
-    confidence = palace.confidence(note)
-    key = (str(palace.root), note.rel)
-    sig = (note.sha, confidence, sensitive)
-    cached = _DOCS.get(key)
-    if cached is not None and cached[0] == sig:
-        return cached[1]
-    doc = _make_doc(note, scope, sensitive, confidence)
-    _DOCS[key] = (sig, doc)
-    return doc
+    scope, sensitive, confidence = _derived(palace, note)
+    return _make_doc(note, scope, sensitive, confidence)
 
 
 def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> IndexDoc:
     stale = note.stale
-    # note.sha covers every byte of the file; the rest is what the config derives from it.
-    key = f"{DOC_VERSION}|{note.sha}|{confidence!r}|{int(sensitive)}|{note.rel}"
     return IndexDoc(
         path=note.rel,
         slug=note.slug,
@@ -84,7 +86,7 @@ def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> Ind
         created=note.created,
         reviewed=note.reviewed,
         kind=note.kind,
-        content_hash=hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest(),
+        content_hash=_content_hash(note, confidence, sensitive),
         body=note.body,
     )
 
@@ -92,6 +94,33 @@ def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> Ind
 def docs_from_palace(palace: Palace) -> list[IndexDoc]:
     """Every note and draft whose header parsed, as index docs (sorted by path)."""
     return [doc_from_note(palace, n) for n in palace.all() if n.ok]
+
+
+def doc_hashes(palace: Palace) -> dict[str, str]:
+    """The content hash of every note and draft whose header parsed, by path (what
+    `docs_from_palace` would give as `content_hash`, without building the docs)."""
+    root = str(palace.root)
+    out: dict[str, str] = {}
+    for note in palace.all():
+        if not note.ok:
+            continue
+        _scope, sensitive, confidence = _derived(palace, note)
+        sig = (note.sha, confidence, sensitive)
+        key = (root, note.rel)
+        cached = _HASHES.get(key)
+        if cached is None or cached[0] != sig:
+            cached = (sig, _content_hash(note, confidence, sensitive))
+            _HASHES[key] = cached
+        if note.rel in out:
+            raise ValueError(f"two index docs share the path {note.rel!r}")
+        out[note.rel] = cached[1]
+    return out
+
+
+def _maker(palace: Palace) -> MakeDocs:
+    """Builds the docs of the given paths from `palace` (see IndexStore.sync_hashes)."""
+    by_rel = palace.by_rel
+    return lambda paths: [doc_from_note(palace, by_rel[p]) for p in paths]
 
 
 def head_commit(root: Path) -> str | None:
@@ -160,10 +189,10 @@ def _remember(palace: Palace, store: IndexStore) -> None:
             _STORES[key] = (store, _state_signature(path))
 
 
-def _allow_empty(palace: Palace, docs: list[IndexDoc]) -> bool:
+def _allow_empty(palace: Palace, hashes: dict[str, str]) -> bool:
     """An empty doc list may replace a non-empty index only when the palace really is empty
     (no files at all and nothing failed to load) — never because parsing found nothing."""
-    return not docs and not palace.all() and not palace.problems
+    return not hashes and not palace.all() and not palace.problems
 
 
 def sync_index(
@@ -186,8 +215,9 @@ def sync_index(
         and _read_synced(store) == _synced_record(state, signature)
     ):
         return SyncStats(0, 0, 0, state.doc_count, time.perf_counter() - t0)
-    docs = docs_from_palace(palace)
-    stats = store.sync(docs, commit, allow_empty=_allow_empty(palace, docs))
+    hashes = doc_hashes(palace)
+    allow = _allow_empty(palace, hashes)
+    stats = store.sync_hashes(hashes, _maker(palace), commit, allow_empty=allow)
     _write_synced(store, signature)
     _remember(palace, store)
     return stats
@@ -257,8 +287,10 @@ def _write_synced(store: IndexStore, signature: str) -> None:
 def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     """Rebuild the index from scratch into a new table and switch over atomically."""
     store = store or open_index(palace)
-    docs = docs_from_palace(palace)
-    stats = store.rebuild(docs, head_commit(palace.root), allow_empty=_allow_empty(palace, docs))
+    hashes = doc_hashes(palace)
+    allow = _allow_empty(palace, hashes)
+    commit = head_commit(palace.root)
+    stats = store.rebuild_hashes(hashes, _maker(palace), commit, allow_empty=allow)
     _write_synced(store, palace_signature(palace))
     _remember(palace, store)
     return stats
@@ -284,6 +316,7 @@ def after_commit(
 __all__ = [
     "after_commit",
     "doc_from_note",
+    "doc_hashes",
     "docs_from_palace",
     "head_commit",
     "index_dir",

@@ -28,7 +28,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -58,6 +58,8 @@ REBUILD_BATCH = 16384  # docs written per batch by a rebuild
 _OLD_VERSIONS_KEEP = timedelta(minutes=10)
 
 T = TypeVar("T")
+# Builds the docs of the given paths, in that order (see IndexStore.sync_hashes).
+MakeDocs = Callable[[Sequence[str]], Sequence[IndexDoc]]
 
 
 class SearchIndexError(RuntimeError):
@@ -488,7 +490,7 @@ class IndexStore:
             q = table.search().select(cols)
             if where:
                 q = q.where(where)
-            data = q.limit(None).to_arrow().sort_by("path")
+            data = _by_path(q.limit(None).to_arrow())
             rows = data.drop_columns(["vector"]).to_pylist()
             if rows:
                 flat = data.column("vector").combine_chunks().flatten().to_numpy()
@@ -502,7 +504,7 @@ class IndexStore:
     def meta_table(self) -> pa.Table:
         """Every row's header fields (no body, text or vector) as an Arrow table, by path."""
         return self._with_table(
-            lambda t: t.search().select(list(META_COLUMNS)).limit(None).to_arrow().sort_by("path")
+            lambda t: _by_path(t.search().select(list(META_COLUMNS)).limit(None).to_arrow())
         )
 
     def all_vectors_matrix(self) -> tuple[list[str], np.ndarray]:
@@ -510,11 +512,20 @@ class IndexStore:
 
         def run(table: Any) -> tuple[list[str], np.ndarray]:
             data = table.search().select(["path", "vector"]).limit(None).to_arrow()
-            data = data.sort_by("path")
+            data = _by_path(data)
             paths = [str(p) for p in data.column("path").to_pylist()]
-            flat = data.column("vector").combine_chunks().flatten().to_numpy()
-            matrix = np.asarray(flat, dtype=np.float32).reshape(len(paths), self.embedder.dim)
-            return paths, np.ascontiguousarray(matrix)
+            # Chunk by chunk into one preallocated matrix: no combined or flattened copy.
+            dim = self.embedder.dim
+            matrix = np.empty((len(paths), dim), dtype=np.float32)
+            at = 0
+            for chunk in data.column("vector").chunks:
+                n = len(chunk)
+                values = chunk.values.slice(chunk.offset * dim, n * dim).to_numpy()
+                matrix[at : at + n] = values.reshape(n, dim)
+                at += n
+            del data
+            _release_arrow_memory()
+            return paths, matrix
 
         return self._with_table(run)
 
@@ -525,38 +536,70 @@ class IndexStore:
     ) -> SyncStats:
         """Bring the index in line with `docs`: re-embed only changed docs, drop removed ones.
         Rebuilds from scratch when there is no usable index or the embedder changed."""
-        t0 = time.perf_counter()
         by_path = _unique(docs)
+        return self.sync_hashes(
+            {p: d.content_hash for p, d in by_path.items()},
+            _docs_of(by_path),
+            commit,
+            allow_empty=allow_empty,
+        )
+
+    def sync_hashes(
+        self,
+        hashes: Mapping[str, str],
+        make: MakeDocs,
+        commit: str | None,
+        *,
+        allow_empty: bool = False,
+    ) -> SyncStats:
+        """`sync` given only every doc's path and content hash; `make(paths)` builds the docs
+        of those paths when they must be written (only the changed ones, or one rebuild batch
+        at a time), so the whole palace's texts are never held at once."""
+        t0 = time.perf_counter()
         with self._lock:
             live = self._live
             if live is None:
                 why = "recovered from a corrupt index" if self.recovered else "no index yet"
-                return self._rebuild(by_path, commit, t0, why, allow_empty)
+                return self._rebuild(hashes, make, commit, t0, why, allow_empty)
             if not self._matches_embedder(live.state):
                 why = (
                     f"embedder changed ({live.state.embedder}/{live.state.dim} -> "
                     f"{self.embedder.name}/{self.embedder.dim})"
                 )
-                return self._rebuild(by_path, commit, t0, why, allow_empty)
+                return self._rebuild(hashes, make, commit, t0, why, allow_empty)
             try:
-                return self._sync_incremental(live, by_path, commit, t0, allow_empty)
+                return self._sync_incremental(live, hashes, make, commit, t0, allow_empty)
             except SearchIndexError:
                 raise
             except Exception as exc:  # unreadable table: move aside, build anew
                 self._quarantine(f"sync failed on {live.state.table}: {exc}")
-                return self._rebuild(by_path, commit, t0, f"index unreadable: {exc}", allow_empty)
+                why = f"index unreadable: {exc}"
+                return self._rebuild(hashes, make, commit, t0, why, allow_empty)
 
     def rebuild(
         self, docs: Sequence[IndexDoc], commit: str | None, *, allow_empty: bool = False
     ) -> SyncStats:
         """Build a new table from `docs`, switch state.json to it, drop the old table."""
+        by_path = _unique(docs)
+        hashes = {p: d.content_hash for p, d in by_path.items()}
+        return self.rebuild_hashes(hashes, _docs_of(by_path), commit, allow_empty=allow_empty)
+
+    def rebuild_hashes(
+        self,
+        hashes: Mapping[str, str],
+        make: MakeDocs,
+        commit: str | None,
+        *,
+        allow_empty: bool = False,
+    ) -> SyncStats:
+        """`rebuild` given every doc's path and content hash (see `sync_hashes`)."""
         t0 = time.perf_counter()
         with self._lock:
-            return self._rebuild(_unique(docs), commit, t0, "requested", allow_empty)
+            return self._rebuild(hashes, make, commit, t0, "requested", allow_empty)
 
-    def _refuse_empty(self, by_path: dict[str, IndexDoc], allow_empty: bool) -> None:
+    def _refuse_empty(self, hashes: Mapping[str, str], allow_empty: bool) -> None:
         live = self._live
-        if not by_path and not allow_empty and live is not None and live.state.doc_count > 0:
+        if not hashes and not allow_empty and live is not None and live.state.doc_count > 0:
             raise EmptyIndexRefused(
                 f"refusing to replace a search index of {live.state.doc_count} docs with an "
                 "empty one (the caller found no notes?); pass allow_empty=True if intended"
@@ -565,12 +608,13 @@ class IndexStore:
     def _sync_incremental(
         self,
         live: _Live,
-        by_path: dict[str, IndexDoc],
+        hashes: Mapping[str, str],
+        make: MakeDocs,
         commit: str | None,
         t0: float,
         allow_empty: bool,
     ) -> SyncStats:
-        self._refuse_empty(by_path, allow_empty)
+        self._refuse_empty(hashes, allow_empty)
         table = live.table
         current = table.search().select(["path", "content_hash"]).limit(None).to_arrow()
         old = dict(
@@ -580,14 +624,18 @@ class IndexStore:
                 strict=True,
             )
         )
-        changed = [d for p, d in by_path.items() if old.get(p) != d.content_hash]
-        added = sum(1 for d in changed if d.path not in old)
-        removed = sorted(p for p in old if p not in by_path)
-        if changed or removed:
-            self._write_changes(table, changed, removed)
+        del current
+        changed_paths = [p for p, h in hashes.items() if old.get(p) != h]
+        added = sum(1 for p in changed_paths if p not in old)
+        removed = sorted(p for p in old if p not in hashes)
+        if changed_paths or removed:
+            for start in range(0, max(len(changed_paths), 1), REBUILD_BATCH):
+                batch = changed_paths[start : start + REBUILD_BATCH]
+                changed = _made(make, batch, hashes)
+                self._write_changes(table, changed, removed if start == 0 else [])
             self._refresh_fts(table)
-        count = len(by_path)
-        if changed or removed or live.state.commit != commit or live.state.doc_count != count:
+        count = len(hashes)
+        if changed_paths or removed or live.state.commit != commit or live.state.doc_count != count:
             state = IndexState(
                 live.state.table, self.embedder.name, self.embedder.dim, commit, count, _now()
             )
@@ -595,17 +643,17 @@ class IndexStore:
             self._live = _Live(state, table)
         return SyncStats(
             added=added,
-            updated=len(changed) - added,
+            updated=len(changed_paths) - added,
             removed=len(removed),
-            unchanged=len(by_path) - len(changed),
+            unchanged=len(hashes) - len(changed_paths),
             seconds=time.perf_counter() - t0,
         )
 
     def _write_changes(self, table: Any, changed: list[IndexDoc], removed: list[str]) -> None:
         gone = f"path IN ({', '.join(sql_str(p) for p in removed)})" if removed else None
         if not changed:
-            assert gone is not None
-            table.delete(gone)
+            if gone is not None:
+                table.delete(gone)
             return
         data = _to_arrow(changed, self._embed(changed), self.embedder.dim)
         merge = table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all()
@@ -641,34 +689,38 @@ class IndexStore:
 
     def _rebuild(
         self,
-        by_path: dict[str, IndexDoc],
+        hashes: Mapping[str, str],
+        make: MakeDocs,
         commit: str | None,
         t0: float,
         reason: str,
         allow_empty: bool,
     ) -> SyncStats:
-        self._refuse_empty(by_path, allow_empty)
-        docs = [by_path[p] for p in sorted(by_path)]
+        self._refuse_empty(hashes, allow_empty)
+        paths = sorted(hashes)
         dim = self.embedder.dim
-        # Written in batches so that only one batch's Arrow columns and vectors are held at a
-        # time (100k docs at once would hold every text twice over); readers never see this
+        # Written in batches, each batch's docs made only when it is written, so that only one
+        # batch's texts, Arrow columns and vectors are held at a time; readers never see this
         # table until state.json switches to it below.
-        first = docs[:REBUILD_BATCH]
+        first = _made(make, paths[:REBUILD_BATCH], hashes)
         data = _to_arrow(first, self._embed(first), dim)
+        del first
         db = self._connect()
         name = f"{TABLE_PREFIX}{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:8]}"
         table = db.create_table(name, data=data, schema=data.schema, mode="create")
         del data
-        for start in range(REBUILD_BATCH, len(docs), REBUILD_BATCH):
-            chunk = docs[start : start + REBUILD_BATCH]
+        for start in range(REBUILD_BATCH, len(paths), REBUILD_BATCH):
+            chunk = _made(make, paths[start : start + REBUILD_BATCH], hashes)
             table.add(_to_arrow(chunk, self._embed(chunk), dim))
+            del chunk
         _create_fts(table)
-        state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(docs), _now())
+        _release_arrow_memory()
+        state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(paths), _now())
         self._write_state(state)  # the switch-over: readers now follow the new table
         self._live = _Live(state, table)
         self._drop_tables_except(name)
         return SyncStats(
-            added=len(docs),
+            added=len(paths),
             updated=0,
             removed=0,
             unchanged=0,
@@ -697,6 +749,42 @@ def _create_fts(table: Any) -> None:
     from lancedb.index import FTS
 
     table.create_index("text", config=FTS(with_position=False), replace=True, name="text_idx")
+
+
+def _release_arrow_memory() -> None:
+    """Hand memory Arrow's pool kept from freed buffers back to the OS (after a bulk read or
+    a rebuild: the pool would otherwise keep the high-water mark for the whole process)."""
+    import pyarrow as pa
+
+    with contextlib.suppress(Exception):
+        pa.default_memory_pool().release_unused()
+
+
+def _by_path(data: pa.Table) -> pa.Table:
+    """`data` sorted by path. A table is usually stored in path order already (a rebuild writes
+    it so), and checking that is far cheaper than sorting (a take of every column)."""
+    import pyarrow.compute as pc
+
+    paths = data.column("path")
+    n = len(paths)
+    if n < 2 or pc.all(pc.less(paths.slice(0, n - 1), paths.slice(1))).as_py():
+        return data
+    return data.sort_by("path")
+
+
+def _docs_of(by_path: Mapping[str, IndexDoc]) -> MakeDocs:
+    return lambda paths: [by_path[p] for p in paths]
+
+
+def _made(make: MakeDocs, paths: Sequence[str], hashes: Mapping[str, str]) -> list[IndexDoc]:
+    """`make(paths)`, checked: one doc per path, in order, with the promised content hash."""
+    docs = list(make(paths)) if paths else []
+    if [d.path for d in docs] != list(paths):
+        raise ValueError("the docs made for a sync do not match the paths asked for")
+    for doc in docs:
+        if doc.content_hash != hashes[doc.path]:
+            raise ValueError(f"doc {doc.path!r} changed while the index was being synced")
+    return docs
 
 
 def _unique(docs: Iterable[IndexDoc]) -> dict[str, IndexDoc]:
