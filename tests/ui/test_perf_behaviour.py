@@ -19,10 +19,12 @@ from curator.ui.progress import JobProgress
 pytestmark = pytest.mark.anyio
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-MAX_GAP = 0.5  # seconds from a keystroke to the Input showing it
-# While the palace first loads and LanceDB is first imported (C code that holds the GIL for
-# up to a few hundred ms at a time; once per process), on a loaded two-core machine.
-MAX_GAP_STARTUP = 1.0
+# A blocked event loop would hold a keystroke for the whole job (15-45 s here). The bounds
+# leave room for a shared, noisy 2-core machine: most keys must show at once, none may wait
+# for the job.
+TYPICAL_GAP = 0.25  # the 90th percentile of keystroke-to-Input gaps, seconds
+MAX_GAP = 2.0
+MAX_GAP_STARTUP = 2.0
 
 
 async def _search_screen(pilot: object, app: CuratorApp) -> None:
@@ -126,6 +128,8 @@ async def test_typing_stays_live_during_10k_reindex(tmp_path: Path) -> None:
         during = gaps[len(first_build):]
         assert max(first_build) < MAX_GAP_STARTUP, f"startup: slowest key {max(first_build):.3f} s"
         assert max(during) < MAX_GAP, f"reindex: slowest of {len(during)} keys {max(during):.3f} s"
+        typical = sorted(during)[int(len(during) * 0.9)]
+        assert typical < TYPICAL_GAP, f"reindex: 90% of keys within {typical:.3f} s"
 
 
 async def test_reload_keeps_one_searcher(sample_palace: Path) -> None:
