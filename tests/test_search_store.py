@@ -13,6 +13,7 @@ from curator.search.embed import HashEmbedder, Vectors, WordLlamaEmbedder
 from curator.search.fuse import rank_by, rrf
 from curator.search.store import (
     STATE_FILE,
+    DocsMismatch,
     EmptyIndexRefused,
     Filters,
     IndexStore,
@@ -284,3 +285,32 @@ def test_rrf_is_deterministic_and_weighted() -> None:
     assert rrf([["a"], ["b"]], weights=[1.0, 2.0])[0][0] == "b"
     with pytest.raises(ValueError):
         rrf([["a"]], weights=[1.0, 2.0])
+
+
+def test_sync_hashes_builds_only_the_docs_it_writes(index_dir: Path) -> None:
+    """A sync given path -> content hash asks for the docs of changed paths only; a rebuild
+    asks batch by batch, in path order; a doc that does not match its promised hash is
+    refused rather than written."""
+    docs = {d.path: d for d in make_docs()}
+    asked: list[list[str]] = []
+
+    def make(paths: list[str]) -> list[IndexDoc]:
+        asked.append(list(paths))
+        return [docs[p] for p in paths]
+
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    hashes = {p: d.content_hash for p, d in docs.items()}
+    assert store.sync_hashes(hashes, make, "c1").rebuilt
+    assert [p for batch in asked for p in batch] == sorted(docs)
+
+    asked.clear()
+    docs["notes/n003.md"] = edit(docs["notes/n003.md"], body="zeppelin maintenance")
+    hashes = {p: d.content_hash for p, d in docs.items()}
+    stats = store.sync_hashes(hashes, make, "c2")
+    assert (stats.updated, stats.unchanged) == (1, 29) and asked == [["notes/n003.md"]]
+    assert paths(store.fts("zeppelin", 5)) == ["notes/n003.md"]
+
+    hashes["notes/n004.md"] = "0" * 32  # promised a change the doc does not carry
+    with pytest.raises(DocsMismatch):
+        store.sync_hashes(hashes, make, "c3")
+    assert store.ready and not store.recovered  # a caller's mismatch never quarantines

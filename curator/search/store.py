@@ -70,6 +70,11 @@ class IndexUnavailable(SearchIndexError):
     """There is no usable index (never built, or moved aside as corrupt): run sync()."""
 
 
+class DocsMismatch(SearchIndexError, ValueError):
+    """The docs made for a sync do not match the paths or content hashes it was given (the
+    palace changed under the sync, or a caller bug); nothing was written for them."""
+
+
 class EmptyIndexRefused(SearchIndexError):
     """Refusing to replace a non-empty index with an empty one (pass allow_empty=True)."""
 
@@ -780,10 +785,10 @@ def _made(make: MakeDocs, paths: Sequence[str], hashes: Mapping[str, str]) -> li
     """`make(paths)`, checked: one doc per path, in order, with the promised content hash."""
     docs = list(make(paths)) if paths else []
     if [d.path for d in docs] != list(paths):
-        raise ValueError("the docs made for a sync do not match the paths asked for")
+        raise DocsMismatch("the docs made for a sync do not match the paths asked for")
     for doc in docs:
         if doc.content_hash != hashes[doc.path]:
-            raise ValueError(f"doc {doc.path!r} changed while the index was being synced")
+            raise DocsMismatch(f"doc {doc.path!r} changed while the index was being synced")
     return docs
 
 
