@@ -30,12 +30,31 @@ def _add_sensitive(p: argparse.ArgumentParser) -> None:
     )
 
 
+_QUICK_EXIT: list[bool] = []
+
+
+def _quick_exit() -> None:
+    """Make the interpreter's exit cheap once a search command ran: lancedb's import leaves a
+    very large object graph (pydantic models of its namespace client), and the garbage
+    collection Python runs over it while shutting down costs ~0.2-0.3 s of a ~1.8 s cold
+    search. `gc.freeze()` at exit leaves those objects to the OS instead of walking them;
+    other atexit handlers still run, and stdout, stderr and files are flushed and closed as
+    usual (by reference counting and the interpreter's own final flush)."""
+    if not _QUICK_EXIT:
+        import atexit
+        import gc
+
+        _QUICK_EXIT.append(True)
+        atexit.register(gc.freeze)
+
+
 def _loud(handler: Any) -> Any:
     """Index errors (unreadable mid-query, refused emptying) become one clear line, exit 2."""
 
     def run(args: argparse.Namespace) -> int:
         from curator.search.store import SearchIndexError
 
+        _quick_exit()
         try:
             return int(handler(args))
         except SearchIndexError as exc:
