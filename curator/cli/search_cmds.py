@@ -55,10 +55,17 @@ def _loud(handler: Any) -> Any:
         from curator.search.store import SearchIndexError
 
         _quick_exit()
+        import gc
+
+        enabled = gc.isenabled()
+        gc.disable()
         try:
             return int(handler(args))
         except SearchIndexError as exc:
             raise CuratorError(f"search index: {exc}") from None
+        finally:
+            if enabled:
+                gc.enable()
 
     run.__name__ = handler.__name__
     run.__doc__ = handler.__doc__
