@@ -28,6 +28,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import secrets
 import shutil
 import time
@@ -395,6 +396,9 @@ def _ignored(repo: Repo, repo_paths: Sequence[str]) -> set[str]:
     return {p.removeprefix("./") for p in out if p}
 
 
+_SUMMARY_SHA = re.compile(r"^\[.*?\b([0-9a-f]{40}|[0-9a-f]{64})\] ")
+
+
 def _stage_and_commit(
     repo: Repo, commit_paths: Sequence[str], message: str, untracked: Sequence[str] | None = None
 ) -> str:
@@ -410,10 +414,17 @@ def _stage_and_commit(
     if to_add:
         repo.git("update-index", "--add", "--remove", "--", *to_add)
     args = ["commit", "--only", "--allow-empty", "--no-edit", "--cleanup=whitespace",
-            "--quiet", "-F", "-"]
+            "--no-status", "-F", "-"]
     if rp:
         args += ["--", *rp]
-    repo.git(*args, input=message.encode("utf-8"), config=repo.identity_config())
+    # core.abbrev=no: the summary line names the new commit in full ("[main <sha>] subject"),
+    # which saves a rev-parse process per action
+    config = [*repo.identity_config(), ("core.abbrev", "no")]
+    proc = repo.git(*args, input=message.encode("utf-8"), config=config)
+    first = proc.stdout.decode("utf-8", "replace").split("\n", 1)[0]
+    match = _SUMMARY_SHA.match(first)
+    if match:
+        return match.group(1)
     proc = repo.git("rev-parse", "--verify", "HEAD^{commit}")
     return proc.stdout.decode().strip()
 
