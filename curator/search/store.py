@@ -20,6 +20,7 @@ UI worker thread and the main thread from tripping over each other. lancedb is i
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import math
@@ -511,24 +512,32 @@ class IndexStore:
         )
 
     def all_vectors_matrix(self) -> tuple[list[str], np.ndarray]:
-        """Every row's path and vector as one (n, dim) float32 matrix, sorted by path."""
+        """Every row's path and vector as one (n, dim) float32 matrix, sorted by path. Read
+        batch by batch into one preallocated matrix: the Arrow copy of the whole vector column
+        (as large as the matrix itself) is never held."""
+        dim = self.embedder.dim
 
         def run(table: Any) -> tuple[list[str], np.ndarray]:
-            data = table.search().select(["path", "vector"]).limit(None).to_arrow()
-            data = _by_path(data)
-            paths = [str(p) for p in data.column("path").to_pylist()]
-            # Chunk by chunk into one preallocated matrix: no combined or flattened copy.
-            dim = self.embedder.dim
-            matrix = np.empty((len(paths), dim), dtype=np.float32)
-            at = 0
-            for chunk in data.column("vector").chunks:
-                n = len(chunk)
-                values = chunk.values.slice(chunk.offset * dim, n * dim).to_numpy()
-                matrix[at : at + n] = values.reshape(n, dim)
-                at += n
-            del data
+            total = int(table.count_rows())
+            matrix = np.empty((total, dim), dtype=np.float32)
+            paths: list[str] = []
+            reader = table.search().select(["path", "vector"]).limit(None).to_batches()
+            for batch in reader:
+                n = batch.num_rows
+                if len(paths) + n > total:  # rows added under us: grow (rare)
+                    matrix = np.concatenate([matrix, np.empty((n, dim), dtype=np.float32)])
+                    total += n
+                vectors = batch.column(1)
+                values = vectors.values.slice(vectors.offset * dim, n * dim).to_numpy()
+                matrix[len(paths) : len(paths) + n] = values.reshape(n, dim)
+                paths.extend(str(p) for p in batch.column(0).to_pylist())
+            matrix = matrix[: len(paths)]
+            if any(a >= b for a, b in itertools.pairwise(paths)):
+                order = sorted(range(len(paths)), key=paths.__getitem__)
+                paths = [paths[i] for i in order]
+                matrix = matrix[np.asarray(order, dtype=np.intp)]
             _release_arrow_memory()
-            return paths, matrix
+            return paths, np.ascontiguousarray(matrix)
 
         return self._with_table(run)
 
