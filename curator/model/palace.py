@@ -19,7 +19,7 @@ import secrets
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -642,65 +642,18 @@ def _marshalable(row: tuple[Any, ...]) -> bool:
     return True
 
 
+# Note fields in constructor order, all marshal-able, then problems and links as tuples.
+_ROW_PLAIN = tuple(f.name for f in fields(Note) if f.name not in ("problems", "links"))
+
+
 def _row_of(note: Note) -> tuple[Any, ...]:
-    return (
-        note.rel,
-        note.kind,
-        note.header,
-        note.text,
-        note.bom,
-        note.newline,
-        note.key_lines,
-        note.header_end,
-        note.body_line,
-        note.sha,
-        note.size,
-        note.mtime_ns,
-        note.ok,
-        [tuple(f) for f in (astuple_finding(f) for f in note.problems)],
-        [tuple(link) for link in note.links],
-    )
-
-
-def astuple_finding(finding: Finding) -> tuple[Any, ...]:
-    return (finding.path, finding.line, finding.severity, finding.code, finding.message)
+    problems = [(f.path, f.line, f.severity, f.code, f.message) for f in note.problems]
+    return (*(getattr(note, name) for name in _ROW_PLAIN), problems, [tuple(x) for x in note.links])
 
 
 def _note_from_row(row: tuple[Any, ...]) -> Note:
-    (
-        rel,
-        kind,
-        header,
-        text,
-        bom,
-        newline,
-        key_lines,
-        header_end,
-        body_line,
-        sha,
-        size,
-        mtime_ns,
-        ok,
-        problems,
-        links,
-    ) = row
-    return Note(
-        rel,
-        kind,
-        header,
-        text,
-        bom,
-        newline,
-        key_lines,
-        header_end,
-        body_line,
-        sha,
-        size,
-        mtime_ns,
-        ok,
-        [Finding(*f) for f in problems],
-        [RawLink(*link) for link in links],
-    )
+    *plain, problems, links = row
+    return Note(*plain, [Finding(*f) for f in problems], [RawLink(*link) for link in links])  # type: ignore[call-arg]  # the row holds every field
 
 
 def ensure_state_dir(root: Path) -> Path:
