@@ -67,6 +67,7 @@ def make_demo(target: Path | None = None) -> Path:
         dirs_exist_ok=True,
         ignore=shutil.ignore_patterns(".curator", "__pycache__", "__init__.py"),
     )
+    _refresh_index(root)
     name, email = DEMO_AUTHOR
     for cmd in (
         ["git", "init", "-q", "-b", "main"],
@@ -80,6 +81,15 @@ def make_demo(target: Path | None = None) -> Path:
         if done.returncode != 0:
             raise CuratorError(f"could not set up the demo palace: {done.stderr.strip()}")
     return root
+
+
+def _refresh_index(root: Path) -> None:
+    """INDEX.md's flags (due, expired) depend on the date: render it for today in the copy."""
+    from curator.model.index_md import read_index, render_index
+    from curator.model.palace import INDEX_NAME, Palace
+
+    palace = Palace.open(root, cache=False)
+    (root / INDEX_NAME).write_text(render_index(palace, read_index(palace)), encoding="utf-8")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
