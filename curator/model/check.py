@@ -7,7 +7,6 @@ drafts are untracked and unreviewed, so they must never block a commit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -380,7 +379,3 @@ def run_checks(
     palace: Palace, today: date | None = None, *, with_index: bool = True
 ) -> list[Finding]:
     return _Checker(palace, today or date.today()).run(with_index)
-
-
-def iter_errors(findings: list[Finding]) -> Iterator[Finding]:
-    return (f for f in findings if f.severity == "error")

@@ -65,13 +65,3 @@ def top(scored: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, floa
     if limit < 0:
         raise ValueError(f"limit must be >= 0, got {limit}")
     return list(scored[:limit])
-
-
-def normalize_scores(scored: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Scale scores into [0, 1] by the best score (for display); order is kept."""
-    if not scored:
-        return []
-    best = max(s for _, s in scored)
-    if best <= 0:
-        return [(key, 0.0) for key, _ in scored]
-    return [(key, s / best) for key, s in scored]

@@ -14,7 +14,7 @@ import difflib
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
@@ -127,6 +127,7 @@ def encode_restore(src: str, dst: str) -> str:
     ``%``, ``=`` and non-printing characters are percent-encoded so the value stays one line and
     splits unambiguously; ordinary paths read as themselves.
     """
+
     def enc(p: str) -> str:
         out = []
         for ch in normalize_rel(p):
@@ -289,18 +290,6 @@ def effects(root: Path, changes: Iterable[Change]) -> dict[str, bytes | None]:
     return out
 
 
-def expected_before(changes: Iterable[Change]) -> dict[str, str | None]:
-    """Pre-image hash each touched path must have when the plan is applied."""
-    out: dict[str, str | None] = {}
-    for ch in changes:
-        if isinstance(ch, Write | Delete):
-            out[ch.path] = ch.before
-        else:
-            out[ch.src] = ch.before
-            out[ch.dst] = ch.dst_before
-    return out
-
-
 # --------------------------------------------------------------------------- plan
 
 
@@ -414,35 +403,13 @@ def _file_diff(
     if old == new:
         return "".join(head)
     if _is_binary(old) or _is_binary(new):
-        return "".join(head) + f"Binary files {qa if old is not None else '/dev/null'} and " \
+        return (
+            "".join(head) + f"Binary files {qa if old is not None else '/dev/null'} and "
             f"{qb if new is not None else '/dev/null'} differ\n"
+        )
     from_name = qa if old is not None else "/dev/null"
     to_name = qb if new is not None else "/dev/null"
     body = difflib.unified_diff(
         _lines(old or b""), _lines(new or b""), fromfile=from_name, tofile=to_name, n=3
     )
     return "".join(head) + "".join(body)
-
-
-def plan_from_effects(
-    root: Path,
-    *,
-    action: str,
-    notes: Sequence[str],
-    reason: str,
-    summary: str,
-    post: Mapping[str, bytes | None],
-    trailers: Sequence[tuple[str, str]] = (),
-) -> Plan:
-    """Convenience: a Plan that brings each path in ``post`` to the given bytes (None: delete),
-    with pre-images taken from disk now. Paths already in that state are left out."""
-    changes: list[Change] = []
-    for rel, data in post.items():
-        r = normalize_rel(rel)
-        before = file_hash(root, r)
-        if data is None:
-            if before is not None:
-                changes.append(Delete(r, before))
-        elif before != content_hash(data):
-            changes.append(Write(r, data, before))
-    return Plan(action, tuple(notes), reason, summary, tuple(changes), tuple(trailers), root=root)
