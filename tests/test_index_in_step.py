@@ -56,3 +56,25 @@ def test_commit_without_an_index_builds_none(make_palace: MakePalace) -> None:
     palace = Palace.open(root)
     commit(root, plan_retire(palace, "a", "gone"), palace=palace)
     assert not (root / ".curator" / "index" / "state.json").exists()
+
+
+def test_an_action_landing_after_the_load_stays_in_index(make_palace: MakePalace) -> None:
+    """B loads the palace, A's promote lands, B promotes: INDEX.md lists both notes.
+
+    B's INDEX.md is rendered from a palace that lacks A's note; the expected pre-image is the
+    INDEX.md B loaded with, so apply sees A's INDEX.md and it is rendered again."""
+    draft = "---\nname: {}\ndescription: d\ntype: project\nstatus: draft\n---\nBody.\n"
+    root = make_palace(
+        {
+            "notes/project/a.md": note_text("Alpha"),
+            "inbox/one.md": draft.format("First promoted"),
+            "inbox/two.md": draft.format("Second promoted"),
+        },
+        toml=TOML,
+    )
+    late = Palace.open(root)  # B: loaded before A's action
+    early = Palace.open(root)
+    commit(root, plan_promote(early, "inbox/one.md"), palace=early)  # A lands
+    commit(root, plan_promote(late, "inbox/two.md"), palace=late)  # B, planned from old state
+    index = (root / "INDEX.md").read_text()
+    assert "First promoted" in index and "Second promoted" in index

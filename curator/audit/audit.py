@@ -33,7 +33,7 @@ from curator.audit.paths import PathCheck, check_path
 from curator.audit.runner import KiB, MiB, RunLimits, RunResult, Sandbox, run_command
 from curator.errors import CuratorError
 from curator.model.note import DELETE, Note, edit_header
-from curator.model.palace import INDEX_NAME, STATE_DIR, Palace, ensure_state_dir
+from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.model.text import one_line
 
 ResultStatus = Literal["pass", "fail", "error", "skipped", "auditor-error"]
@@ -518,26 +518,21 @@ def plan_audit(palace: Palace, report: AuditReport, today: date | None = None) -
 
     None when nothing changes: an audit that found nothing new makes no commit.
     """
-    from curator.model.index_md import read_index, render_index
     from curator.writer.plan import Plan, Write
+    from curator.writer.planners import with_index
 
     if not report.changes:
         return None
     today = today or date.fromisoformat(report.today)
-    changes: list[Write] = []
-    effects: dict[str, bytes | None] = {}
+    writes: list[Any] = []
     for change in report.changes:
         note = palace.by_rel[change.path]
         if change.kind == "stale":
             data = edit_header(note, {"stale": {"reason": change.reason, "since": change.since}})
         else:
             data = edit_header(note, {"stale": DELETE, "verified": today.isoformat()})
-        changes.append(Write.from_disk(palace.root, note.rel, data))
-        effects[note.rel] = data
-    existing = read_index(palace)
-    index = render_index(palace.replaced(effects), existing, today)
-    if index != existing:
-        changes.append(Write.from_disk(palace.root, INDEX_NAME, index.encode("utf-8")))
+        writes.append(Write.from_disk(palace.root, note.rel, data))
+    changes = with_index(palace, writes, today)
     c = report.counts
     summary = f"{c['stale']} stale, {c['cleared']} cleared of {c['checked']} checked"
     lines = [f"Audit run {report.run_id} ({report.selection}): {report.summary()}.", ""]

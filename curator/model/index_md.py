@@ -144,16 +144,24 @@ def render_index(palace: Palace, existing: str | None, today: date | None = None
     return text
 
 
-def read_index(palace: Palace) -> str | None:
-    path = palace.root / INDEX_NAME
+def index_bytes(palace: Palace) -> bytes | None:
+    """INDEX.md as it was when the palace was loaded (from disk if it was built otherwise)."""
+    if palace.index_snapshot is not None:
+        return palace.index_snapshot[0]
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
+        return (palace.root / INDEX_NAME).read_bytes()
     except FileNotFoundError:
         return None
 
 
+def read_index(palace: Palace) -> str | None:
+    data = index_bytes(palace)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
 def index_is_current(palace: Palace, today: date | None = None) -> tuple[bool, str]:
     """(INDEX.md on disk equals what would be generated, the rendered text)."""
-    existing = read_index(palace)
+    path = palace.root / INDEX_NAME  # the file as it is now, not as it was at load
+    existing = path.read_bytes().decode("utf-8", errors="replace") if path.exists() else None
     rendered = render_index(palace, existing, today)
     return existing == rendered, rendered

@@ -113,6 +113,10 @@ class Palace:
         # derived per-note text keyed by content hash, shared with palaces made by replaced()
         self.render_cache: dict[tuple[str, str, str], Any] = {}
         self._replaced_memo: tuple[tuple[tuple[str, bytes | None], ...], Palace] | None = None
+        # INDEX.md's bytes as read when the notes were loaded (None: absent; unset: not read).
+        # Read *before* the notes, so an action landing during the load shows up as a changed
+        # INDEX.md when a plan made from this palace is applied.
+        self.index_snapshot: tuple[bytes | None] | None = None
 
     # -- loading -----------------------------------------------------------------------------
     @classmethod
@@ -163,6 +167,7 @@ class Palace:
                     new._by_name[name] = [*new._by_name.get(name, []), note]
         new._outgoing = new._backlinks = new._preds = None
         new.render_cache = self.render_cache
+        new.index_snapshot = self.index_snapshot
         new._replaced_memo = None
         self._replaced_memo = (key, new)
         return new
@@ -395,6 +400,10 @@ class _Loader:
         self.problems: list[Finding] = []
 
     def load(self, config: Config) -> Palace:
+        try:
+            index_bytes: bytes | None = (self.root / INDEX_NAME).read_bytes()
+        except FileNotFoundError:
+            index_bytes = None
         cached = self._read_cache() if self.use_cache else {}
         fresh: dict[str, Note] = {}
         todo: list[tuple[str, str, Kind, int]] = []
@@ -424,7 +433,9 @@ class _Loader:
             self._write_cache(fresh)
         notes = [n for n in fresh.values() if n.kind == "note"]
         drafts = [n for n in fresh.values() if n.kind == "draft"]
-        return Palace(self.root, config, notes, drafts, self.problems)
+        palace = Palace(self.root, config, notes, drafts, self.problems)
+        palace.index_snapshot = (index_bytes,)
+        return palace
 
     def _unreadable(self, rel: str, exc: OSError) -> None:
         self.problems.append(

@@ -369,8 +369,15 @@ def _status(repo: Repo, repo_paths: Sequence[str]) -> dict[str, str]:
     if not repo_paths:
         return {}
     proc = repo.git(
-        "status", "--porcelain", "-z", "--ignored=traditional", "--untracked-files=all",
-        "--no-renames", "--ignore-submodules=all", "--", *repo_paths,
+        "status",
+        "--porcelain",
+        "-z",
+        "--ignored=traditional",
+        "--untracked-files=all",
+        "--no-renames",
+        "--ignore-submodules=all",
+        "--",
+        *repo_paths,
         env={"GIT_OPTIONAL_LOCKS": "0"},
     )
     out: dict[str, str] = {}
@@ -387,7 +394,11 @@ def _ignored(repo: Repo, repo_paths: Sequence[str]) -> set[str]:
     # check-ignore refuses literal-pathspec mode; "./" keeps a leading ":" from being magic.
     data = b"".join(("./" + p).encode("utf-8", "surrogateescape") + b"\0" for p in repo_paths)
     proc = repo.git(
-        "check-ignore", "-z", "--stdin", input=data, check=False,
+        "check-ignore",
+        "-z",
+        "--stdin",
+        input=data,
+        check=False,
         env={"GIT_LITERAL_PATHSPECS": "0"},
     )
     if proc.returncode not in (0, 1):
@@ -413,8 +424,16 @@ def _stage_and_commit(
     to_add = rp if untracked is None else [repo.to_repo(p) for p in untracked]
     if to_add:
         repo.git("update-index", "--add", "--remove", "--", *to_add)
-    args = ["commit", "--only", "--allow-empty", "--no-edit", "--cleanup=whitespace",
-            "--no-status", "-F", "-"]
+    args = [
+        "commit",
+        "--only",
+        "--allow-empty",
+        "--no-edit",
+        "--cleanup=whitespace",
+        "--no-status",
+        "-F",
+        "-",
+    ]
     if rp:
         args += ["--", *rp]
     # core.abbrev=no: the summary line names the new commit in full ("[main <sha>] subject"),
@@ -532,8 +551,11 @@ def apply_plan(
             code = status.get(rp)
             if code is not None and code not in ("!!", "??"):
                 raise DirtyFileError(p, code)
-        new_paths = [rp for p, rp in zip(paths, repo_paths, strict=True)
-                     if pre[p] is None and rp not in status]
+        new_paths = [
+            rp
+            for p, rp in zip(paths, repo_paths, strict=True)
+            if pre[p] is None and rp not in status
+        ]
         ignored_new = _ignored(repo, new_paths)
         commit_paths: list[str] = []
         untracked: list[str] = []  # committed paths git does not know yet
@@ -563,12 +585,16 @@ def apply_plan(
             if new is not None:
                 new_name = f"new-{i}"
                 blobs[new_name] = new
-            entries.append(_Entry(
-                path=p,
-                before=None if old is None else content_hash(old),
-                after=None if new is None else content_hash(new),
-                old=old_name, new=new_name, mode=modes[p],
-            ))
+            entries.append(
+                _Entry(
+                    path=p,
+                    before=None if old is None else content_hash(old),
+                    after=None if new is None else content_hash(new),
+                    old=old_name,
+                    new=new_name,
+                    mode=modes[p],
+                )
+            )
         journal = _Journal(jid, jfolder, plan.action, plan.message, head, entries, commit_paths)
         (root / JOURNAL_REL).mkdir(parents=True, exist_ok=True)
         _write_journal(journal, blobs)
@@ -591,8 +617,7 @@ def apply_plan(
             _rollback_files(root, journal)
             journal.remove()
             raise CommitFailedError(
-                f"git did not record the {plan.action}; the files were put back as they were. "
-                f"{exc}"
+                f"git did not record the {plan.action}; the files were put back as they were. {exc}"
             ) from exc
         hook("committed")
         journal.remove()
@@ -689,8 +714,11 @@ def _recover_locked(root: Path, repo: Repo) -> RecoveryReport | None:
         return reports[0]
     last = reports[-1]
     return RecoveryReport(
-        last.outcome, last.action, last.subject,
-        tuple(p for r in reports for p in r.paths), last.sha,
+        last.outcome,
+        last.action,
+        last.subject,
+        tuple(p for r in reports for p in r.paths),
+        last.sha,
         " ".join(r.sentence for r in reports),
     )
 
@@ -714,7 +742,11 @@ def _recover_one(root: Path, repo: Repo, journal: _Journal) -> RecoveryReport:
         if head and head != journal.head_before and _is_journal_commit(repo, head, journal):
             journal.remove()
             return RecoveryReport(
-                "already-committed", journal.action, subject, paths, head,
+                "already-committed",
+                journal.action,
+                subject,
+                paths,
+                head,
                 f"An interrupted {journal.action} ({subject}) had already been committed as "
                 f"{head[:10]}; curator removed its leftover journal.",
             )
@@ -727,7 +759,11 @@ def _recover_one(root: Path, repo: Repo, journal: _Journal) -> RecoveryReport:
             ) from exc
         journal.remove()
         return RecoveryReport(
-            "completed", journal.action, subject, paths, sha,
+            "completed",
+            journal.action,
+            subject,
+            paths,
+            sha,
             f"An interrupted {journal.action} ({subject}) had written all its files; curator "
             f"completed it and committed {sha[:10]}.",
         )
@@ -735,10 +771,15 @@ def _recover_one(root: Path, repo: Repo, journal: _Journal) -> RecoveryReport:
     journal.remove()
     what = (
         f"{len(restored)} file(s) put back as they were ({', '.join(restored)})"
-        if restored else "no file had been changed yet"
+        if restored
+        else "no file had been changed yet"
     )
     return RecoveryReport(
-        "rolled-back", journal.action, subject, paths, None,
+        "rolled-back",
+        journal.action,
+        subject,
+        paths,
+        None,
         f"An interrupted {journal.action} ({subject}) was rolled back: {what}; "
         f"nothing was committed.",
     )
@@ -752,4 +793,3 @@ def _is_journal_commit(repo: Repo, sha: str, journal: _Journal) -> bool:
     return parents.split() == ([journal.head_before] if journal.head_before else []) and (
         body.strip() == journal.message.strip()
     )
-

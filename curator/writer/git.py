@@ -205,8 +205,15 @@ def discover_with_head(palace_root: Path) -> tuple[Repo, str | None]:
         raise NotARepositoryError(f"palace folder {root} does not exist")
     proc = run_git(
         root,
-        ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix",
-         "--verify", "-q", "HEAD^{commit}"],
+        [
+            "rev-parse",
+            "--show-toplevel",
+            "--absolute-git-dir",
+            "--show-prefix",
+            "--verify",
+            "-q",
+            "HEAD^{commit}",
+        ],
         check=False,
     )
     lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")

@@ -157,8 +157,15 @@ def _later_changes(repo: Repo, sha: str, repo_paths: Sequence[str]) -> dict[str,
     if not repo_paths:
         return {}
     proc = repo.git(
-        "log", "--no-show-signature", "--format=%x1e%h %s", "--name-only", "--no-renames", "-z",
-        f"{sha}..HEAD", "--", *repo_paths,
+        "log",
+        "--no-show-signature",
+        "--format=%x1e%h %s",
+        "--name-only",
+        "--no-renames",
+        "-z",
+        f"{sha}..HEAD",
+        "--",
+        *repo_paths,
     )
     wanted = set(repo_paths)
     out: dict[str, list[str]] = {}
@@ -235,16 +242,20 @@ def plan_undo(
     short = entry.sha[:10]
     derived_set = set(derived) if regenerate is not None else set()
     changed = [
-        (rp, old, new) for rp, old, new in _changed(repo, entry)
+        (rp, old, new)
+        for rp, old, new in _changed(repo, entry)
         if repo.to_palace(rp) not in derived_set
     ]
     later = _later_changes(repo, entry.sha, [rp for rp, _, _ in changed])
     if later:
-        lines = [f"{repo.to_palace(rp)} (changed later by {', '.join(labels)})"
-                 for rp, labels in later.items()]
+        lines = [
+            f"{repo.to_palace(rp)} (changed later by {', '.join(labels)})"
+            for rp, labels in later.items()
+        ]
         raise UndoError(
             f"cannot undo {short} ({entry.subject}): later commits touched the same files: "
-            + "; ".join(lines) + ". Undo those first, or edit by hand."
+            + "; ".join(lines)
+            + ". Undo those first, or edit by hand."
         )
 
     olds = _blobs(repo, [old for _, old, _ in changed if not _NULL_SHA.fullmatch(old)])
@@ -264,8 +275,7 @@ def plan_undo(
     for src, dst in entry.restores:
         if not (root / dst).is_file():
             raise UndoError(
-                f"cannot undo {short} ({entry.subject}): {dst} is gone, so {src} cannot be "
-                f"restored"
+                f"cannot undo {short} ({entry.subject}): {dst} is gone, so {src} cannot be restored"
             )
         if (root / src).exists():
             raise UndoError(

@@ -16,11 +16,11 @@ from typing import Any
 from curator.errors import CuratorError
 from curator.model.check import MAX_TAGS, run_checks
 from curator.model.header import DELETE
-from curator.model.index_md import read_index, render_index
+from curator.model.index_md import index_bytes, read_index, render_index
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import DRAFT_BANNER, Note, edit_header, new_note_text, parse_note
 from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, Palace
-from curator.writer.plan import Change, Move, Plan, Write, effects, encode_restore
+from curator.writer.plan import Change, Move, Plan, Write, content_hash, effects, encode_restore
 
 REJECTED_DIR = ".curator/rejected"
 PROMOTED_DIR = ".curator/promoted"
@@ -74,13 +74,16 @@ def _free_path(palace: Palace, folder: str, slug: str, taken: Iterable[str] = ()
     return candidate
 
 
-def _with_index(palace: Palace, changes: list[Change], today: date | None) -> tuple[Change, ...]:
+def with_index(palace: Palace, changes: list[Change], today: date | None) -> tuple[Change, ...]:
     """The changes plus INDEX.md regenerated for the palace as it will be after them."""
     after = palace.replaced(effects(palace.root, changes))
-    existing = read_index(palace)
-    rendered = render_index(after, existing, today).encode("utf-8")
-    if existing is None or existing.encode("utf-8") != rendered:
-        changes = [*changes, Write.from_disk(palace.root, INDEX_NAME, rendered)]
+    existing = index_bytes(palace)
+    rendered = render_index(after, read_index(palace), today).encode("utf-8")
+    if existing != rendered:
+        # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
+        # if another action landed since, apply sees the difference and INDEX.md is redone
+        before = None if existing is None else content_hash(existing)
+        changes = [*changes, Write(INDEX_NAME, rendered, before)]
     return tuple(changes)
 
 
@@ -99,7 +102,7 @@ def _plan(
         notes=tuple(notes),
         reason=reason,
         summary=summary,
-        changes=_with_index(palace, changes, today),
+        changes=with_index(palace, changes, today),
         trailers=tuple(trailers),
         root=palace.root,
     )
@@ -619,7 +622,7 @@ def plan_mark_reviewed(
 
 def plan_index(palace: Palace, *, today: date | None = None) -> Plan:
     """Regenerate INDEX.md (raises IndexRefused rather than drop notes)."""
-    changes = _with_index(palace, [], today)
+    changes = with_index(palace, [], today)
     if not changes:
         raise ActionError("INDEX.md is up to date")
     return Plan(

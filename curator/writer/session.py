@@ -7,12 +7,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from curator.model.index_md import read_index, render_index
 from curator.model.palace import INDEX_NAME, STATE_DIR, Palace
 from curator.writer.apply import Applied, ChangedSincePlanError, apply_plan
 from curator.writer.history import plan_undo
-from curator.writer.plan import Change, Plan, Write, file_hash
-from curator.writer.planners import regenerate_index
+from curator.writer.plan import Plan
+from curator.writer.planners import regenerate_index, with_index
 
 INDEX_RETRIES = 5
 
@@ -34,14 +33,8 @@ def _sync_search_index(
 def _with_fresh_index(root: Path, plan: Plan) -> Plan:
     """`plan` with INDEX.md rendered again for the palace as it is now (another action committed
     since the plan was made and changed INDEX.md, a derived file)."""
-    palace = Palace.open(root)
     others = [ch for ch in plan.changes if INDEX_NAME not in ch.touched()]
-    post = {rel: data for rel, data in plan.effects(root).items() if rel != INDEX_NAME}
-    rendered = render_index(palace.replaced(post), read_index(palace)).encode("utf-8")
-    changes: list[Change] = list(others)
-    if file_hash(root, INDEX_NAME) is None or (root / INDEX_NAME).read_bytes() != rendered:
-        changes.append(Write.from_disk(root, INDEX_NAME, rendered))
-    return dataclasses.replace(plan, changes=tuple(changes))
+    return dataclasses.replace(plan, changes=with_index(Palace.open(root), others, None))
 
 
 def commit(
