@@ -78,3 +78,30 @@ def test_an_action_landing_after_the_load_stays_in_index(make_palace: MakePalace
     commit(root, plan_promote(late, "inbox/two.md"), palace=late)  # B, planned from old state
     index = (root / "INDEX.md").read_text()
     assert "First promoted" in index and "Second promoted" in index
+
+
+def test_a_palace_refreshed_from_effects_plans_against_the_new_index(
+    make_palace: MakePalace,
+) -> None:
+    """The app and benchmarks refresh with `replaced(effects)` after a commit: the next plan's
+    INDEX.md pre-image must be the INDEX.md just committed, so it applies on the first try."""
+    from curator.writer.apply import apply_plan
+
+    draft = "---\nname: {}\ndescription: d\ntype: project\nstatus: draft\n---\nBody.\n"
+    root = make_palace(
+        {
+            "notes/project/a.md": note_text("Alpha"),
+            "inbox/one.md": draft.format("First promoted"),
+            "inbox/two.md": draft.format("Second promoted"),
+        },
+        toml=TOML,
+    )
+    palace = Palace.open(root)
+    plan = plan_promote(palace, "inbox/one.md")
+    after = plan.effects()  # read before the commit moves the draft
+    commit(root, plan, palace=palace)
+    palace = palace.replaced(after)
+    assert palace.index_snapshot == ((root / "INDEX.md").read_bytes(),)
+    apply_plan(root, plan_promote(palace, "inbox/two.md"))  # no retry here: must not raise
+    index = (root / "INDEX.md").read_text()
+    assert "First promoted" in index and "Second promoted" in index

@@ -167,7 +167,10 @@ class Palace:
                     new._by_name[name] = [*new._by_name.get(name, []), note]
         new._outgoing = new._backlinks = new._preds = None
         new.render_cache = self.render_cache
-        new.index_snapshot = self.index_snapshot
+        # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
+        new.index_snapshot = (
+            (changes[INDEX_NAME],) if INDEX_NAME in changes else self.index_snapshot
+        )
         new._replaced_memo = None
         self._replaced_memo = (key, new)
         return new
