@@ -66,7 +66,12 @@ def make_repo(root: Path, files: dict[str, str]) -> Path:
 
 @pytest.fixture
 def palace(tmp_path: Path) -> Path:
-    root = make_repo(tmp_path / "palace", {
+    return make_small_palace(tmp_path / "palace")
+
+
+def make_small_palace(where: Path) -> Path:
+    """Two notes, INDEX.md and one git-ignored draft, committed."""
+    root = make_repo(where, {
         "notes/a.md": "---\nname: A\n---\nalpha\n",
         "notes/b.md": "---\nname: B\n---\nbeta\n",
         "INDEX.md": "# Index\n- a\n- b\n",

@@ -10,10 +10,11 @@ Order of work in :func:`apply_plan` (all under ``.curator/writer.lock``):
    every touched path kept as files in ``.curator/journal/<id>/``;
 4. write every new file atomically (temp file in the same folder, fsync, ``os.replace``, fsync of
    the folder), then delete what goes away (so a moved note always exists somewhere);
-5. commit only the plan's paths (``git commit --only -- PATHS``, after
-   ``git update-index --add -- NEW_PATHS`` for files git does not know yet): the user's other
-   staged changes stay staged and out of the commit; git-ignored paths (inbox drafts,
-   ``.curator/rejected``) change on disk but are not committed;
+5. commit only the plan's paths (git plumbing under git's index.lock, see
+   :mod:`curator.writer.fastcommit`; or ``git commit --only -- PATHS`` when hooks, signing or
+   the user's own staged changes need porcelain): the user's other staged changes stay staged
+   and out of the commit; git-ignored paths (inbox drafts, ``.curator/rejected``) change on
+   disk but are not committed;
 6. remove the journal, then call ``on_commit(sha)`` while still holding the lock.
 
 A crash anywhere leaves either nothing or a journal; the next writer (or :func:`recover`)
@@ -38,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from curator.writer.fastcommit import commit_paths as fast_commit
 from curator.writer.git import GitError, Repo, discover_with_head
 from curator.writer.plan import (
     Delete,
@@ -411,16 +413,25 @@ _SUMMARY_SHA = re.compile(r"^\[.*?\b([0-9a-f]{40}|[0-9a-f]{64})\] ")
 
 
 def _stage_and_commit(
-    repo: Repo, commit_paths: Sequence[str], message: str, untracked: Sequence[str] | None = None
+    repo: Repo,
+    head: str | None,
+    commit_paths: Sequence[str],
+    message: str,
+    untracked: Sequence[str] | None = None,
 ) -> str:
-    """Commit exactly ``commit_paths`` (palace-relative) and return the new commit's sha.
+    """Commit exactly ``commit_paths`` (palace-relative) on top of ``head``; the new sha.
 
-    ``git commit --only -- PATHS`` commits those paths as they are in the work tree on top of
-    HEAD through a temporary index (the user's other staged changes stay staged and out of the
-    commit) and updates the real index for them. Paths git does not know yet (``untracked``;
-    None: all of them, to be safe) are first added to the index, as ``--only`` requires.
+    The plumbing path of :mod:`curator.writer.fastcommit` when the repository allows it; else
+    ``git commit --only -- PATHS``, which commits those paths as they are in the work tree on
+    top of HEAD through a temporary index (the user's other staged changes stay staged and out
+    of the commit) and updates the real index for them. Paths git does not know yet
+    (``untracked``; None: all of them, to be safe) are first added to the index, as ``--only``
+    requires.
     """
     rp = [repo.to_repo(p) for p in commit_paths]
+    sha = fast_commit(repo, head, rp, message)
+    if sha is not None:
+        return sha
     to_add = rp if untracked is None else [repo.to_repo(p) for p in untracked]
     if to_add:
         repo.git("update-index", "--add", "--remove", "--", *to_add)
@@ -611,7 +622,7 @@ def apply_plan(
 
         # ---- git
         try:
-            sha = _stage_and_commit(repo, commit_paths, plan.message, untracked)
+            sha = _stage_and_commit(repo, head, commit_paths, plan.message, untracked)
         except WriterError as exc:
             _unstage(repo, untracked, head)
             _rollback_files(root, journal)
@@ -751,7 +762,7 @@ def _recover_one(root: Path, repo: Repo, journal: _Journal) -> RecoveryReport:
                 f"{head[:10]}; curator removed its leftover journal.",
             )
         try:
-            sha = _stage_and_commit(repo, journal.commit_paths, journal.message)
+            sha = _stage_and_commit(repo, repo.head(), journal.commit_paths, journal.message)
         except WriterError as exc:
             raise RecoveryError(
                 f"an interrupted {journal.action} ({subject}) had written all its files but "

@@ -1,0 +1,170 @@
+"""Commit a few paths on top of HEAD with git's plumbing, holding git's own index lock.
+
+``git commit --only -- PATHS`` costs ~110 ms in a 10k-file repository: it builds a temporary
+index from HEAD, refreshes stat data and writes two full indexes. When nothing else is staged
+the real index already *is* HEAD's tree, so the same commit needs only: a copy of the index
+with the paths updated (``update-index``), ``write-tree``, ``commit-tree`` and a compare-and-swap
+``update-ref`` — about 30 ms, the same commit and reflog entry, the same index afterwards.
+
+The copy is written into ``index.lock`` (git's lock file) and renamed onto ``index`` at the
+end, git's own protocol: other git commands see the lock and wait or refuse, as they would
+during ``git commit``. Whenever the repository needs what only porcelain does (commit hooks,
+signing, a merge or rebase in progress, other staged changes, a split or sparse index, an
+unborn branch), :func:`commit_paths` returns None and the caller uses ``git commit --only``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from curator.writer.git import DEFAULT_EMAIL, DEFAULT_NAME, IndexLockError, Repo
+
+__all__ = ["cleanup_whitespace", "commit_paths"]
+
+# Hooks `git commit` would run; any one of them present means the porcelain path.
+COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
+# Files in the git directory that mean an operation is under way.
+IN_PROGRESS = (
+    "MERGE_HEAD",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "BISECT_LOG",
+    "rebase-merge",
+    "rebase-apply",
+)
+_SETTINGS = r"^(user\.(name|email)|core\.hookspath|commit\.gpgsign|core\.splitindex|index\.sparse)$"
+_TRUE = {"true", "yes", "on", "1"}
+_FLAGS = ("commit.gpgsign", "core.splitindex", "index.sparse")  # true: porcelain
+
+
+def cleanup_whitespace(message: str) -> str:
+    """What ``git commit --cleanup=whitespace`` makes of ``message``: trailing whitespace
+    stripped from every line, runs of blank lines collapsed, no blank lines at either end."""
+    lines = [line.rstrip() for line in message.replace("\r\n", "\n").split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if not line and (not out or not out[-1]):
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n" if out else ""
+
+
+def _settings(repo: Repo) -> dict[str, str]:
+    proc = repo.git("config", "-z", "--get-regexp", _SETTINGS, check=False)
+    out: dict[str, str] = {}
+    for item in proc.stdout.decode("utf-8", "replace").split("\0"):
+        key, _, value = item.partition("\n")
+        if key:
+            out[key.lower()] = value
+    return out
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """The git directory shared by every worktree (where hooks and objects live)."""
+    try:
+        pointer = (git_dir / "commondir").read_text().strip()
+    except OSError:
+        return git_dir
+    return (git_dir / pointer).resolve()
+
+
+def _has_hooks(repo: Repo, settings: dict[str, str]) -> bool:
+    configured = settings.get("core.hookspath")
+    if configured:
+        folder = Path(os.path.expanduser(configured))
+        folder = folder if folder.is_absolute() else repo.top / folder
+    else:
+        folder = _common_dir(repo.git_dir) / "hooks"
+    return any(os.access(folder / name, os.X_OK) for name in COMMIT_HOOKS)
+
+
+def _porcelain_needed(repo: Repo, settings: dict[str, str]) -> bool:
+    if any(settings.get(key, "").lower() in _TRUE for key in _FLAGS):
+        return True
+    if any((repo.git_dir / name).exists() for name in IN_PROGRESS):
+        return True
+    if not (repo.git_dir / "index").is_file():
+        return True
+    if any(p.name.startswith("sharedindex.") for p in repo.git_dir.iterdir()):
+        return True  # a split index: the copy would not stand on its own
+    return _has_hooks(repo, settings)
+
+
+def _identity(settings: dict[str, str]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if not settings.get("user.name", "").strip():
+        out.append(("user.name", DEFAULT_NAME))
+    if not settings.get("user.email", "").strip():
+        out.append(("user.email", DEFAULT_EMAIL))
+    return out
+
+
+def _subject(message: str) -> str:
+    first = message.split("\n", 1)[0]
+    return re.sub(r"[\x00-\x1f\x7f]", " ", first)
+
+
+def commit_paths(
+    repo: Repo, head: str | None, repo_paths: Sequence[str], message: str
+) -> str | None:
+    """Commit ``repo_paths`` (repo-relative) as they are in the work tree on top of ``head``.
+
+    Returns the new commit's sha, or None when this repository needs ``git commit --only``
+    (nothing has been changed then). Raises IndexLockError when git's index.lock exists and
+    GitError when a git step fails (HEAD and the index are then as they were).
+    """
+    if head is None:
+        return None
+    settings = _settings(repo)
+    if _porcelain_needed(repo, settings):
+        return None
+    index = repo.git_dir / "index"
+    lock = repo.index_lock
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise IndexLockError(lock) from None
+    installed = False
+    try:
+        with os.fdopen(fd, "wb") as out, open(index, "rb") as src:
+            shutil.copyfileobj(src, out)
+        staged = repo.git(
+            "diff-index", "--cached", "--name-only", "-z", head, env={"GIT_OPTIONAL_LOCKS": "0"}
+        )
+        if staged.stdout.strip(b"\0"):
+            return None  # the user has staged changes of their own: porcelain keeps them out
+        env = {"GIT_INDEX_FILE": str(lock)}
+        if repo_paths:
+            repo.git("update-index", "--add", "--remove", "--", *repo_paths, env=env)
+        tree = repo.git("write-tree", env=env).stdout.decode().strip()
+        commit = (
+            repo.git(
+                "commit-tree",
+                tree,
+                "-p",
+                head,
+                "-F",
+                "-",
+                input=cleanup_whitespace(message).encode("utf-8"),
+                config=_identity(settings),
+            )
+            .stdout.decode()
+            .strip()
+        )
+        # compare-and-swap: refused when HEAD moved since `head` was read
+        repo.git("update-ref", "-m", f"commit: {_subject(message)}", "HEAD", commit, head)
+        os.replace(lock, index)  # the index for the new HEAD, and git's lock released
+        installed = True
+    finally:
+        if not installed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock)
+    repo.git("gc", "--auto", "--quiet", check=False)  # what `git commit` does after committing
+    return commit

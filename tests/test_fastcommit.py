@@ -1,0 +1,141 @@
+"""The plumbing commit path: same result as `git commit --only`, and porcelain when it must.
+
+Real git repositories in tmp_path; every check reads what git itself reports.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_writer_apply import git, make_small_palace, promote_plan
+
+from curator.writer.apply import apply_plan
+from curator.writer.fastcommit import cleanup_whitespace, commit_paths
+from curator.writer.git import GitError, IndexLockError, discover_with_head
+
+
+def _palace(tmp_path: Path, name: str = "palace") -> Path:
+    return make_small_palace(tmp_path / name)
+
+
+def _hook(root: Path, name: str, script: str) -> None:
+    hook = root / ".git" / "hooks" / name
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text("#!/bin/sh\n" + script + "\n")
+    hook.chmod(0o755)
+
+
+def test_plumbing_commit_matches_git_commit_only(tmp_path: Path) -> None:
+    fast, slow = _palace(tmp_path, "fast"), _palace(tmp_path, "slow")
+    _hook(slow, "pre-commit", "exit 0")  # a hook: the porcelain path
+    shas = {}
+    for root in (fast, slow):
+        shas[root] = apply_plan(root, promote_plan(root)).sha
+        assert git(root, "status", "--porcelain") == ""
+        assert git(root, "rev-parse", "HEAD").strip() == shas[root]
+    assert git(fast, "rev-parse", "HEAD^{tree}") == git(slow, "rev-parse", "HEAD^{tree}")
+    assert git(fast, "log", "-1", "--format=%B") == git(slow, "log", "-1", "--format=%B")
+    assert git(fast, "ls-files", "-s") == git(slow, "ls-files", "-s")
+    reflogs = [git(r, "reflog", "-1", "--format=%gs").strip() for r in (fast, slow)]
+    assert reflogs[0] == reflogs[1] == "commit: promote: Deploy needs the staging flag"
+    assert not (fast / ".git" / "index.lock").exists()
+
+
+def test_returns_a_sha_and_leaves_a_clean_index(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    (root / "notes/c.md").write_text("---\nname: C\n---\ngamma\n")
+    (root / "notes/b.md").unlink()
+    repo, head = discover_with_head(root)
+    sha = commit_paths(repo, head, ["notes/c.md", "notes/b.md"], "add c, drop b  \n\n\n")
+    assert sha is not None and git(root, "rev-parse", "HEAD").strip() == sha
+    assert git(root, "log", "-1", "--format=%B") == "add c, drop b\n\n"
+    assert git(root, "status", "--porcelain") == ""
+    assert git(root, "ls-files").split() == [".gitignore", "INDEX.md", "notes/a.md", "notes/c.md"]
+
+
+def test_a_pre_commit_hook_still_runs(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    _hook(root, "pre-commit", 'echo ran > "$(git rev-parse --git-dir)/hook-ran"')
+    repo, head = discover_with_head(root)
+    assert commit_paths(repo, head, ["INDEX.md"], "m") is None  # porcelain's job
+    apply_plan(root, promote_plan(root))
+    assert (root / ".git" / "hook-ran").read_text() == "ran\n"
+
+
+def test_hooks_path_from_config_is_honoured(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    hooks = tmp_path / "shared-hooks"
+    hooks.mkdir()
+    (hooks / "commit-msg").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "commit-msg").chmod(0o755)
+    git(root, "config", "core.hooksPath", str(hooks))
+    repo, head = discover_with_head(root)
+    assert commit_paths(repo, head, ["INDEX.md"], "m") is None
+
+
+@pytest.mark.parametrize("state", ["MERGE_HEAD", "rebase-merge"])
+def test_an_operation_in_progress_means_porcelain(tmp_path: Path, state: str) -> None:
+    root = _palace(tmp_path)
+    head_sha = git(root, "rev-parse", "HEAD").strip()
+    marker = root / ".git" / state
+    if state == "rebase-merge":
+        marker.mkdir()
+    else:
+        marker.write_text(head_sha + "\n")
+    repo, head = discover_with_head(root)
+    assert commit_paths(repo, head, ["INDEX.md"], "m") is None
+    assert git(root, "rev-parse", "HEAD").strip() == head_sha
+
+
+def test_staged_changes_of_the_user_mean_porcelain(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    (root / "other.txt").write_text("staged by the user\n")
+    git(root, "add", "other.txt")
+    repo, head = discover_with_head(root)
+    (root / "INDEX.md").write_text("# Index\n")
+    assert commit_paths(repo, head, ["INDEX.md"], "m") is None
+    assert not (root / ".git" / "index.lock").exists()
+    assert git(root, "status", "--porcelain").splitlines() == [" M INDEX.md", "A  other.txt"]
+
+
+def test_a_held_index_lock_is_refused_and_kept(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    lock = root / ".git" / "index.lock"
+    lock.write_text("someone else's\n")
+    repo, head = discover_with_head(root)
+    with pytest.raises(IndexLockError):
+        commit_paths(repo, head, ["INDEX.md"], "m")
+    assert lock.read_text() == "someone else's\n"
+
+
+def test_head_moved_since_read_fails_and_changes_nothing(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    repo, stale = discover_with_head(root)
+    git(root, "commit", "-q", "--allow-empty", "-m", "someone else")
+    moved = git(root, "rev-parse", "HEAD").strip()
+    index_before = (root / ".git" / "index").read_bytes()
+    (root / "INDEX.md").write_text("# Index\n- a\n")
+    with pytest.raises(GitError, match="update-ref"):
+        commit_paths(repo, stale, ["INDEX.md"], "m")
+    assert git(root, "rev-parse", "HEAD").strip() == moved
+    assert (root / ".git" / "index").read_bytes() == index_before
+    assert not (root / ".git" / "index.lock").exists()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "subject\n\nbody\n",
+        "  \n\nsubject  \n\n\n\nbody\t\n\n\nCurator-Action: promote\n\n",
+        "one line",
+        "a\r\nb\r\n",
+        "",
+    ],
+)
+def test_cleanup_whitespace_is_gits(message: str) -> None:
+    want = subprocess.run(
+        ["git", "stripspace"], input=message, capture_output=True, text=True, check=True
+    ).stdout
+    assert cleanup_whitespace(message) == want
