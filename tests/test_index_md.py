@@ -213,3 +213,28 @@ def test_curator_index_writes_a_current_index(make_palace: MakePalace, run_cli: 
     assert run_cli("--palace", root, "index", "--check")[0] == 0
     log = git(root, "log", "--format=%s", "--name-only", "-1").stdout.split()
     assert log[-1] == "INDEX.md" and git(root, "status", "--porcelain").stdout == ""
+
+
+def test_incremental_render_matches_a_fresh_load(make_palace: MakePalace) -> None:
+    """Rooms are remembered between renders of palaces made by `replaced()`: an added, a
+    removed and an edited note must all show exactly as a freshly loaded palace renders them."""
+    root = make_palace(FILES)
+    palace = Palace.open(root)
+    render_index(palace, PREAMBLE, TODAY)  # fills the room memo
+    changes: dict[str, bytes | None] = {
+        "notes/project/new.md": note_text("New fact", description="Brand new.").encode(),
+        "notes/user/me.md": None,
+        "notes/reference/docs.md": note_text(
+            "Docs", type="reference", description="Docs moved to the wiki."
+        ).encode(),
+    }
+    after = palace.replaced(changes)
+    for rel, data in changes.items():
+        if data is None:
+            (root / rel).unlink()
+        else:
+            (root / rel).write_bytes(data)
+    fresh = render_index(Palace.open(root, cache=False), PREAMBLE, TODAY)
+    assert render_index(after, PREAMBLE, TODAY) == fresh
+    assert "Brand new." in fresh and "Docs moved to the wiki." in fresh
+    assert "notes/user/me.md" not in fresh

@@ -72,6 +72,22 @@ def _lines(palace: Palace, notes: list[Note], today: date) -> list[str]:
     return [line + "\n" for _, line in sorted(_entry(palace, n, today) for n in notes)]
 
 
+def _room_text(palace: Palace, name: str, notes: list[Note], today: date) -> tuple[str, int]:
+    """A room's lines and their count, remembered with the exact notes they were made from: an
+    action changes one or two rooms, and a palace made by ``replaced()`` shares the others' Note
+    objects. (Rooms hold active notes: no line in them names another note, a successor.)"""
+    key = ("index-room", name, today.isoformat())
+    members = tuple(notes)
+    cached = palace.render_cache.get(key)
+    if cached is not None and cached[0] == members:
+        return cached[1], cached[2]
+    lines = _lines(palace, notes, today)
+    text = "".join(lines)
+    count = sum(1 for line in lines if line.startswith("- ["))  # what the guard counts
+    palace.render_cache[key] = (members, text, count)
+    return text, count
+
+
 def _render_entry(palace: Palace, note: Note, today: date) -> str:
     if not note.ok:
         problem = note.problems[0].message if note.problems else "unreadable header"
@@ -96,12 +112,16 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
     today = today or date.today()
     out: list[str] = []
     listed: set[str] = set()
+    room_lines = 0
     for room in palace.rooms():
         out.append(f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n")
         if room.spec.purpose:
             out.append(f"_{one_line(room.spec.purpose)}_\n")
-        out.extend(_lines(palace, room.notes, today))
+        text, count = _room_text(palace, room.spec.name, room.notes, today)
+        out.append(text)
+        room_lines += count
         listed.update(n.rel for n in room.notes)
+    after_rooms = len(out)  # below: one line per item again
     superseded = palace.superseded_notes()
     listed.update(n.rel for n in superseded)
     rest = [n for n in palace.notes if n.rel not in listed]
@@ -113,7 +133,7 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
         )
     out.append(f"\n## Superseded — {len(superseded)}\n")
     out.extend(_lines(palace, superseded, today))
-    listed_lines = sum(1 for line in out if line.startswith("- ["))
+    listed_lines = room_lines + sum(1 for line in out[after_rooms:] if line.startswith("- ["))
     return "".join(out), listed_lines
 
 
