@@ -139,3 +139,34 @@ def test_cleanup_whitespace_is_gits(message: str) -> None:
         ["git", "stripspace"], input=message, capture_output=True, text=True, check=True
     ).stdout
     assert cleanup_whitespace(message) == want
+
+
+def test_a_config_change_is_seen_on_the_next_commit(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    repo, head = discover_with_head(root)
+    (root / "INDEX.md").write_text("# Index\n- a\n")
+    assert commit_paths(repo, head, ["INDEX.md"], "first") is not None
+    git(root, "config", "commit.gpgsign", "true")  # signing is porcelain's job
+    repo, head = discover_with_head(root)
+    (root / "INDEX.md").write_text("# Index\n")
+    assert commit_paths(repo, head, ["INDEX.md"], "second") is None
+
+
+def _packs(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / ".git/objects/pack").glob("*.pack"))
+
+
+def test_housekeeping_runs_when_git_gc_would(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    git(root, "config", "gc.autoPackLimit", "1")
+    git(root, "config", "gc.autoDetach", "false")  # run in the foreground, for the test
+    for name in ("x", "y"):
+        (root / f"{name}.txt").write_text(name)
+        git(root, "add", f"{name}.txt")
+        git(root, "commit", "-q", "--no-verify", "-m", name)
+        git(root, "repack", "-q")  # one more pack each time
+    assert len(_packs(root)) == 2
+    repo, head = discover_with_head(root)
+    (root / "INDEX.md").write_text("# Index\n- a\n")
+    assert commit_paths(repo, head, ["INDEX.md"], "m") is not None
+    assert len(_packs(root)) == 1  # git gc --auto consolidated them

@@ -37,7 +37,10 @@ IN_PROGRESS = (
     "rebase-merge",
     "rebase-apply",
 )
-_SETTINGS = r"^(user\.(name|email)|core\.hookspath|commit\.gpgsign|core\.splitindex|index\.sparse)$"
+_SETTINGS = (
+    r"^(user\.(name|email)|core\.hookspath|commit\.gpgsign|core\.splitindex|index\.sparse"
+    r"|gc\.auto|gc\.autopacklimit|include\.path|includeif\..*\.path)$"
+)
 _TRUE = {"true", "yes", "on", "1"}
 _FLAGS = ("commit.gpgsign", "core.splitindex", "index.sparse")  # true: porcelain
 
@@ -56,14 +59,76 @@ def cleanup_whitespace(message: str) -> str:
     return "\n".join(out) + "\n" if out else ""
 
 
+def _config_files(repo: Repo) -> tuple[object, ...]:
+    """What git's configuration depends on: the files' stat data and the variables that
+    point git elsewhere. While it is unchanged, the settings read last time still hold."""
+    home = Path(os.environ.get("HOME", "~")).expanduser()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    files = [
+        _common_dir(repo.git_dir) / "config",
+        repo.git_dir / "config.worktree",
+        home / ".gitconfig",
+        xdg / "git" / "config",
+        Path("/etc/gitconfig"),
+    ]
+    stats: list[object] = [os.environ.get(k) for k in sorted(os.environ) if k.startswith("GIT_")]
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            stats.append(None)
+        else:
+            stats.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(stats)
+
+
+_SETTINGS_CACHE: dict[Path, tuple[tuple[object, ...], dict[str, str]]] = {}
+
+
 def _settings(repo: Repo) -> dict[str, str]:
+    """The config keys that decide the path, read once while the config files are unchanged
+    (not remembered when the config includes other files)."""
+    signature = _config_files(repo)
+    cached = _SETTINGS_CACHE.get(repo.git_dir)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
     proc = repo.git("config", "-z", "--get-regexp", _SETTINGS, check=False)
     out: dict[str, str] = {}
     for item in proc.stdout.decode("utf-8", "replace").split("\0"):
         key, _, value = item.partition("\n")
         if key:
             out[key.lower()] = value
+    if not any(key.startswith("include") for key in out):
+        _SETTINGS_CACHE[repo.git_dir] = (signature, out)
     return out
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value else default
+    except ValueError:
+        return default
+
+
+def _gc_due(repo: Repo, settings: dict[str, str]) -> bool:
+    """git gc --auto's own test, without a process: loose objects in objects/17 (a 1/256
+    sample) above gc.auto/256, or more packs than gc.autoPackLimit."""
+    objects = _common_dir(repo.git_dir) / "objects"
+    limit = _int(settings.get("gc.auto"), 6700)
+    if limit <= 0:
+        return False
+    try:
+        loose = sum(1 for name in os.listdir(objects / "17") if len(name) >= 38)
+    except OSError:
+        loose = 0
+    if loose > (limit + 255) // 256:
+        return True
+    packs = _int(settings.get("gc.autopacklimit"), 50)
+    try:
+        count = sum(1 for name in os.listdir(objects / "pack") if name.endswith(".pack"))
+    except OSError:
+        count = 0
+    return 0 < packs < count
 
 
 def _common_dir(git_dir: Path) -> Path:
@@ -166,5 +231,6 @@ def commit_paths(
         if not installed:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(lock)
-    repo.git("gc", "--auto", "--quiet", check=False)  # what `git commit` does after committing
+    if _gc_due(repo, settings):  # what `git commit` does after committing
+        repo.git("gc", "--auto", "--quiet", check=False)
     return commit
