@@ -5,6 +5,7 @@ Real git repositories in tmp_path, real files, real subprocesses; no mocks.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -414,6 +415,32 @@ def test_sigkill_after_the_commit_only_cleans_the_journal(palace: Path) -> None:
     assert report is not None and report.outcome == "already-committed"
     assert report.sha == head and git(palace, "rev-parse", "HEAD").strip() == head
     assert list((palace / ".curator/journal").iterdir()) == []
+
+
+def test_journal_copies_only_what_git_does_not_hold(palace: Path) -> None:
+    """A clean tracked file's pre-image is read back from HEAD; an ignored draft is copied."""
+    run_killed(palace, "journaled")
+    (journal,) = (palace / ".curator/journal").glob("*.json")
+    entries = {e["path"]: e for e in json.loads(journal.read_text())["entries"]}
+    assert entries["notes/a.md"]["git_old"] == "notes/a.md" and entries["notes/a.md"]["old"] is None
+    assert entries["INDEX.md"]["git_old"] == "INDEX.md"
+    assert entries["inbox/d.md"]["old"] is not None and entries["inbox/d.md"]["git_old"] is None
+    assert journal.with_suffix(".blobs").stat().st_size == len(b"draft\n")
+
+
+def test_rollback_from_git_applies_its_filters(palace: Path) -> None:
+    (palace / ".gitattributes").write_text("*.md text eol=crlf\n")
+    git(palace, "add", ".gitattributes")
+    git(palace, "commit", "-q", "--no-verify", "-m", "crlf")
+    (palace / "notes/a.md").unlink()
+    git(palace, "checkout", "--", "notes/a.md")  # checked out again, as CRLF
+    crlf = (palace / "notes/a.md").read_bytes()
+    assert b"\r\n" in crlf
+    run_killed(palace, "file-done")
+    assert (palace / "notes/a.md").read_bytes() == b"alpha v2\n"
+    report = recover(palace)
+    assert report is not None and report.outcome == "rolled-back"
+    assert (palace / "notes/a.md").read_bytes() == crlf
 
 
 def test_recovery_never_overwrites_a_hand_edit(palace: Path) -> None:

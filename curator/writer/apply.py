@@ -6,8 +6,9 @@ Order of work in :func:`apply_plan` (all under ``.curator/writer.lock``):
 2. refuse when git's ``index.lock`` exists, when a touched path is unsafe (symlink, folder, or
    resolves outside the palace), when a file differs from what the plan was made against, or
    when a touched tracked file has uncommitted changes;
-3. write the journal ``.curator/journal/<id>.json`` (fsynced) with the pre- and post-image of
-   every touched path kept as files in ``.curator/journal/<id>/``;
+3. write the journal ``.curator/journal/<id>.json`` (fsynced): every touched path's content
+   hash before and after, and its pre-image (copied into ``<id>.blobs``, or, for a clean tracked
+   file, the commit HEAD pointed at, which holds it);
 4. write every new file atomically (temp file in the same folder, fsync, ``os.replace``, fsync of
    the folder), then delete what goes away (so a moved note always exists somewhere);
 5. commit only the plan's paths (git plumbing under git's index.lock, see
@@ -70,7 +71,8 @@ __all__ = [
 LOCK_REL = ".curator/writer.lock"
 JOURNAL_REL = ".curator/journal"
 TMP_PREFIX = ".curator-tmp-"
-JOURNAL_VERSION = 2  # 2: blobs in one <id>.blobs file (one fsync instead of one per file)
+JOURNAL_VERSION = 3  # 3: pre-images of clean tracked files come from git, no post-images
+READABLE_JOURNALS = (2, 3)  # 2: every pre- and post-image in <id>.blobs
 
 StageHook = Callable[[str], None]
 """Called with a stage name as apply progresses: ``"journaled"``, ``"file-done"`` (after each
@@ -273,9 +275,11 @@ class _Entry:
     path: str  # palace-relative
     before: str | None
     after: str | None
-    old: str | None  # blob name (pre-image), None if absent
-    new: str | None  # blob name (post-image), None if the path goes away
+    old: str | None  # blob name (pre-image) in <id>.blobs, None if absent or in git
     mode: int
+    # repo path of a clean tracked file: its pre-image is that path in head_before (not copied:
+    # INDEX.md alone is megabytes at 10k notes, and fsyncing a copy of it cost ~15 ms)
+    git_old: str | None = None
 
 
 @dataclass
@@ -314,9 +318,10 @@ class _Journal:
     @classmethod
     def load(cls, json_path: Path) -> _Journal:
         raw = json.loads(json_path.read_text("utf-8"))
-        if raw.get("version") != JOURNAL_VERSION:
+        if raw.get("version") not in READABLE_JOURNALS:
             raise RecoveryError(f"{json_path}: unknown journal version {raw.get('version')!r}")
-        entries = [_Entry(**e) for e in raw["entries"]]
+        fields = set(_Entry.__dataclass_fields__)
+        entries = [_Entry(**{k: v for k, v in e.items() if k in fields}) for e in raw["entries"]]
         for e in entries:
             normalize_rel(e.path)
         return cls(
@@ -346,7 +351,7 @@ class _Journal:
 
 
 def _write_journal(journal: _Journal, blobs: dict[str, bytes]) -> None:
-    """Every pre- and post-image in one file, fsynced once, then the json (the commit point)."""
+    """The copied pre-images in one file, fsynced once, then the json (the commit point)."""
     fd = os.open(journal.blobs_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         offset = 0
@@ -582,28 +587,30 @@ def apply_plan(
             if pre[p] is None or code == "??":
                 untracked.append(p)
 
+        def _clean_in_head(p: str, rp: str) -> bool:
+            """Tracked, unchanged in the work tree and the index: HEAD holds the pre-image."""
+            return head is not None and pre[p] is not None and rp not in status
+
         # ---- journal
         jid = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{os.getpid()}-{secrets.token_hex(3)}"
         jfolder = root / JOURNAL_REL
         blobs: dict[str, bytes] = {}
         entries: list[_Entry] = []
-        for i, p in enumerate(paths):
+        in_git = {rp for p, rp in zip(paths, repo_paths, strict=True) if _clean_in_head(p, rp)}
+        for i, (p, rp) in enumerate(zip(paths, repo_paths, strict=True)):
             old, new = pre[p], post[p]
-            old_name = new_name = None
-            if old is not None:
+            old_name = None
+            if old is not None and rp not in in_git:
                 old_name = f"old-{i}"
                 blobs[old_name] = old
-            if new is not None:
-                new_name = f"new-{i}"
-                blobs[new_name] = new
             entries.append(
                 _Entry(
                     path=p,
                     before=None if old is None else content_hash(old),
                     after=None if new is None else content_hash(new),
                     old=old_name,
-                    new=new_name,
                     mode=modes[p],
+                    git_old=rp if rp in in_git else None,
                 )
             )
         journal = _Journal(jid, jfolder, plan.action, plan.message, head, entries, commit_paths)
@@ -615,7 +622,7 @@ def apply_plan(
         try:
             _apply_files(root, entries, post, hook)
         except BaseException:
-            _rollback_files(root, journal)
+            _rollback_files(root, repo, journal)
             journal.remove()
             raise
         hook("files-done")
@@ -625,7 +632,7 @@ def apply_plan(
             sha = _stage_and_commit(repo, head, commit_paths, plan.message, untracked)
         except WriterError as exc:
             _unstage(repo, untracked, head)
-            _rollback_files(root, journal)
+            _rollback_files(root, repo, journal)
             journal.remove()
             raise CommitFailedError(
                 f"git did not record the {plan.action}; the files were put back as they were. {exc}"
@@ -654,21 +661,34 @@ def _apply_files(
             hook("file-done")
 
 
-def _rollback_files(root: Path, journal: _Journal) -> list[str]:
+def _pre_image(repo: Repo, journal: _Journal, e: _Entry) -> bytes:
+    if e.old is not None:
+        return journal.blob(e.old)
+    # as checkout would write it (eol and smudge filters applied); the revision is a full sha
+    proc = repo.git("cat-file", "--filters", f"{journal.head_before}:{e.git_old}", check=False)
+    if proc.returncode != 0 or content_hash(proc.stdout) != e.before:
+        raise RecoveryError(
+            f"the pre-image of {e.path} could not be read back from commit "
+            f"{journal.head_before}; the journal stays in {journal.json_path}"
+        )
+    return proc.stdout
+
+
+def _rollback_files(root: Path, repo: Repo, journal: _Journal) -> list[str]:
     """Put every touched path back to its pre-image. Returns the paths that changed."""
     restored: list[str] = []
     # Restore pre-images before removing new files (a moved note is never lost).
     for e in journal.entries:
-        if e.old is None:
+        if e.before is None:
             continue
         path = root / e.path
         if _hash_of(path) == e.before:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, journal.blob(e.old), e.mode)
+        atomic_write(path, _pre_image(repo, journal, e), e.mode)
         restored.append(e.path)
     for e in journal.entries:
-        if e.old is None and (root / e.path).exists():
+        if e.before is None and (root / e.path).exists():
             _remove(root / e.path)
             restored.append(e.path)
     return restored
@@ -778,7 +798,7 @@ def _recover_one(root: Path, repo: Repo, journal: _Journal) -> RecoveryReport:
             f"An interrupted {journal.action} ({subject}) had written all its files; curator "
             f"completed it and committed {sha[:10]}.",
         )
-    restored = _rollback_files(root, journal)
+    restored = _rollback_files(root, repo, journal)
     journal.remove()
     what = (
         f"{len(restored)} file(s) put back as they were ({', '.join(restored)})"
