@@ -35,6 +35,7 @@ import secrets
 import shutil
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -562,17 +563,17 @@ def apply_plan(
 
         paths = list(post)
         repo_paths = [repo.to_repo(p) for p in paths]
-        status = _status(repo, repo_paths)
+        # Paths with no file yet are absent from `git status`; whether git ignores them is
+        # asked at the same time (one git process each, in parallel).
+        new_paths = [rp for p, rp in zip(paths, repo_paths, strict=True) if pre[p] is None]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            ignoring = pool.submit(_ignored, repo, new_paths)
+            status = _status(repo, repo_paths)
+            ignored_new = ignoring.result()
         for p, rp in zip(paths, repo_paths, strict=True):
             code = status.get(rp)
             if code is not None and code not in ("!!", "??"):
                 raise DirtyFileError(p, code)
-        new_paths = [
-            rp
-            for p, rp in zip(paths, repo_paths, strict=True)
-            if pre[p] is None and rp not in status
-        ]
-        ignored_new = _ignored(repo, new_paths)
         commit_paths: list[str] = []
         untracked: list[str] = []  # committed paths git does not know yet
         for p, rp in zip(paths, repo_paths, strict=True):
