@@ -103,7 +103,7 @@ def run(palace_root: Path, notes: int) -> list[Row]:
             "writer",
             "  apply only (session.commit)",
             apply_s,
-            note="lock, journal, atomic writes, git commit --only",
+            note="lock, journal, atomic writes, one git commit (plumbing, or commit --only)",
         ),
         row(
             "writer",
