@@ -248,8 +248,20 @@ ATOMS = [
     *("2026-01-01T10:00:00Z", "a:b", "a#b", "-1", ".5", "1e3", "1_000", "'q'", '"d"', "NaN"),
     *(".inf", "=", "<<", "12:30", "0b101", "0777", "09", "a,b", "", "'a: b'", "!!str 1", "Yes"),
     *("é", "a  b", "1.0.0", ":a", "a:", "a\\b", "0.", "-0", "&x", "*x", "a # c", "[x]", "@a"),
+    *("-q", "-x.y", "?x", "--", "-", "- a", '"a: b"', "'it''s'", '"a\\"b"', "a: b", "{}", "[]"),
 ]
 KEYS = ["name", "description", "x1", "a_b", "a.b", "a-b", "y", "on", "yes", "null", "True", "k"]
+
+
+def flow_atom(rng: random.Random, depth: int = 0) -> str:
+    """A scalar, or (sometimes) a nested flow list or map, like verify: {paths: [a], ...}."""
+    roll = rng.random()
+    if depth < 2 and roll < 0.2:
+        return "[" + ", ".join(flow_atom(rng, depth + 1) for _ in range(rng.randint(0, 3))) + "]"
+    if depth < 2 and roll < 0.3:
+        pairs = (f"{rng.choice(KEYS)}: {flow_atom(rng, depth + 1)}" for _ in range(2))
+        return "{" + ", ".join(pairs) + "}"
+    return rng.choice(ATOMS)
 
 
 def random_header(rng: random.Random) -> str:
@@ -262,7 +274,7 @@ def random_header(rng: random.Random) -> str:
             items = ", ".join(rng.choice(ATOMS) for _ in range(rng.randint(0, 3)))
             lines.append(f"{key}: [{items}]")
         elif roll < 0.8:
-            pairs = ", ".join(f"{rng.choice(KEYS)}: {rng.choice(ATOMS)}" for _ in range(3))
+            pairs = ", ".join(f"{rng.choice(KEYS)}: {flow_atom(rng)}" for _ in range(3))
             lines.append(f"{key}: {{{pairs}}}")
         else:
             lines.append(f"{key}:")

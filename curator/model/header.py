@@ -19,6 +19,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _STR = "tag:yaml.org,2002:str"
+_FLOAT = "tag:yaml.org,2002:float"
 
 try:
     _BaseLoader: type = yaml.CSafeLoader
@@ -59,8 +60,9 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]
 _TOP_KEY = re.compile(r"""^(?:"([^"]*)"|'([^']*)'|([^\s#'"\-?:][^:]*?))[ \t]*:(?:[ \t]|$)""")
 _SIMPLE_DQ = re.compile(r'^"([^"\\]*)"$')
 _SIMPLE_SQ = re.compile(r"^'([^']*)'$")
-_FLOW_LIST = re.compile(r"^\[([^\[\]{}\"'&*!|>%@`#]*)\]$")
 _PLAIN_BAD_START = set("[]{}&*!|>'\"%@`#,?:-")
+_PLAIN_NUMBER = re.compile(r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$")
+_DASHLIKE_OK = re.compile(r"^-[A-Za-z0-9_./~]")  # `-q` is a plain scalar (an option)
 _constructor = SafeConstructor()
 
 
@@ -69,7 +71,9 @@ _IMPLICIT = _Loader.yaml_implicit_resolvers  # first character -> [(tag, regexp)
 
 def _resolve_plain(value: str) -> tuple[bool, Any]:
     """Resolve a plain scalar as YAML would; (False, None) when the fast path must give up."""
-    if not value or value[0] in _PLAIN_BAD_START or ": " in value or " #" in value:
+    if not value or ": " in value or " #" in value:
+        return False, None
+    if value[0] in _PLAIN_BAD_START and not _DASHLIKE_OK.match(value):
         return False, None
     if value.endswith(":") or "\t" in value:
         return False, None
@@ -82,6 +86,8 @@ def _resolve_plain(value: str) -> tuple[bool, Any]:
         return True, value
     if tag in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"):
         return False, None
+    if _PLAIN_NUMBER.match(value):  # `0.8`, `12`: what the constructor makes, sooner
+        return True, float(value) if tag == _FLOAT else int(value)
     node = ScalarNode(tag, value)
     try:
         return True, _constructor.construct_object(node, deep=True)
@@ -89,31 +95,106 @@ def _resolve_plain(value: str) -> tuple[bool, Any]:
         return False, None
 
 
-_FLOW_MAP = re.compile(r"^\{([^\[\]{}\"'&*!|>%@`#]*)\}$")
+_FLOW_STOP = frozenset(",[]{}")
+
+
+def _flow_plain(text: str, i: int, in_map_key: bool) -> tuple[int, Any] | None:
+    """A plain scalar inside a flow collection, from `i` up to `,` `]` `}` (or `: ` for a
+    key); (end, value) or None."""
+    j = i
+    n = len(text)
+    while j < n and text[j] not in _FLOW_STOP:
+        if text[j] == ":" and (j + 1 == n or text[j + 1] in " ,[]{}"):
+            if not in_map_key:
+                return None  # `a: b` inside a list is a one-pair map: rare, leave it to YAML
+            break
+        if text[j] == "#" and text[j - 1] == " ":
+            return None
+        j += 1
+    raw = text[i:j].strip()
+    if not raw:
+        return None
+    ok, value = _resolve_plain(raw)
+    return (j, value) if ok else None
+
+
+def _flow_node(text: str, i: int, in_map_key: bool = False) -> tuple[int, Any] | None:
+    """One flow node starting at `i` (spaces skipped): a quoted string without escapes, a plain
+    scalar, or a nested flow list or map. (end, value) or None to let YAML decide."""
+    n = len(text)
+    while i < n and text[i] == " ":
+        i += 1
+    if i == n:
+        return None
+    c = text[i]
+    if c in "\"'":
+        close = text.find(c, i + 1)
+        if close < 0:
+            return None
+        inner = text[i + 1 : close]
+        if (c == '"' and "\\" in inner) or (c == "'" and text[close + 1 : close + 2] == "'"):
+            return None  # escapes: the full parser
+        return close + 1, inner
+    if c == "[":
+        items: list[Any] = []
+        i += 1
+        while True:
+            while i < n and text[i] == " ":
+                i += 1
+            if i < n and text[i] == "]" and not items:
+                return i + 1, items
+            got = _flow_node(text, i)
+            if got is None:
+                return None
+            i, value = got
+            items.append(value)
+            while i < n and text[i] == " ":
+                i += 1
+            if i < n and text[i] == ",":
+                i += 1
+            elif i < n and text[i] == "]":
+                return i + 1, items
+            else:
+                return None
+    if c == "{":
+        mapping: dict[str, Any] = {}
+        i += 1
+        while True:
+            while i < n and text[i] == " ":
+                i += 1
+            if i < n and text[i] == "}" and not mapping:
+                return i + 1, mapping
+            got = _flow_node(text, i, in_map_key=True)
+            if got is None:
+                return None
+            i, key = got
+            if not isinstance(key, str) or key in mapping or text[i : i + 2] != ": ":
+                return None
+            got = _flow_node(text, i + 2)
+            if got is None:
+                return None
+            i, mapping[key] = got
+            while i < n and text[i] == " ":
+                i += 1
+            if i < n and text[i] == ",":
+                i += 1
+            elif i < n and text[i] == "}":
+                return i + 1, mapping
+            else:
+                return None
+    return _flow_plain(text, i, in_map_key)
 
 
 def _fast_value(raw: str) -> tuple[bool, Any]:
-    """A one-line value: quoted string without escapes, flat flow list or map, plain scalar."""
+    """A one-line value: quoted string without escapes, flow list or map (nested, of plain
+    scalars and simple quoted strings), or a plain scalar."""
     if (m := _SIMPLE_DQ.match(raw)) or (m := _SIMPLE_SQ.match(raw)):
         return True, m.group(1)
-    if m := _FLOW_LIST.match(raw):
-        values = []
-        for item in m.group(1).split(",") if m.group(1).strip() else []:
-            ok, value = _resolve_plain(item.strip())
-            if not ok:
-                return False, None
-            values.append(value)
-        return True, values
-    if m := _FLOW_MAP.match(raw):
-        mapping: dict[str, Any] = {}
-        for item in m.group(1).split(",") if m.group(1).strip() else []:
-            key, sep, rest = item.strip().partition(": ")
-            ok_key, resolved = _resolve_plain(key)
-            ok, value = _resolve_plain(rest.strip())
-            if not sep or not ok_key or not ok or not isinstance(resolved, str) or key in mapping:
-                return False, None
-            mapping[key] = value
-        return True, mapping
+    if raw[:1] in ("[", "{"):
+        got = _flow_node(raw, 0)
+        if got is None or raw[got[0] :].strip():
+            return False, None
+        return True, got[1]
     return _resolve_plain(raw)
 
 
@@ -144,6 +225,9 @@ def _fast_block(lines: list[str]) -> tuple[bool, Any]:
     return True, mapping
 
 
+_STRING_KEYS: set[str] = set()  # key names already known to read as strings (`on` does not)
+
+
 def _fast_parse(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
     """Flat headers without YAML's rarer features; None sends the header to the full parser."""
     data: dict[str, Any] = {}
@@ -159,8 +243,13 @@ def _fast_parse(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
         if not match:
             return None
         key, raw = sys.intern(match.group(1)), match.group(2)  # one copy of each key name
-        ok, resolved_key = _resolve_plain(key)
-        if not ok or not isinstance(resolved_key, str) or key in data:
+        if key not in _STRING_KEYS:
+            ok, resolved_key = _resolve_plain(key)
+            if not ok or not isinstance(resolved_key, str):
+                return None
+            if len(_STRING_KEYS) < 4096:
+                _STRING_KEYS.add(key)
+        if key in data:
             return None
         lines[key] = i + 1
         i += 1
