@@ -346,9 +346,11 @@ class _Journal:
         return data
 
     def remove(self) -> None:
-        _remove(self.json_path)  # first: without its json the journal is finished
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.blobs_path)
+        # first: without its json the journal is finished. Not fsynced: should the removal
+        # be lost in a power cut, recovery finds the commit made and removes it again.
+        for path in (self.json_path, self.blobs_path):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
 
 
 def _write_journal(journal: _Journal, blobs: dict[str, bytes]) -> None:
@@ -607,7 +609,7 @@ def apply_plan(
             entries.append(
                 _Entry(
                     path=p,
-                    before=None if old is None else content_hash(old),
+                    before=expected[p],  # checked above: the hash of `old`
                     after=None if new is None else content_hash(new),
                     old=old_name,
                     mode=modes[p],
