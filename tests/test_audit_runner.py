@@ -301,8 +301,7 @@ def test_cpu_hog_is_killed_by_cpu_limit(sandbox: Sandbox, tmp_path: Path) -> Non
         ["sha256sum", "/dev/zero"], tmp_path, allow=["sha256sum"], limits=limits, sandbox=sandbox
     )
     assert result.status == "killed"
-    assert "CPU limit" in result.reason
-    assert result.duration < 4.0
+    assert "CPU limit" in result.reason  # not the 5 s wall limit (no timing asserted: flaky)
 
 
 @pytest.mark.skipif(shutil.which("python3", path="/usr/bin:/bin") is None, reason="no python3")
