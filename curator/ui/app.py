@@ -85,8 +85,13 @@ class CuratorApp(App[None]):
         *_screen_bindings(),
         Binding("question_mark", "toggle_keys", "Keys", id="app.keys", tooltip="Show key help"),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", tooltip="Reload the palace"),
-        Binding("R", "reindex", "Reindex", id="app.reindex",
-                tooltip="Rebuild the search index from the notes (in the background)"),
+        Binding(
+            "R",
+            "reindex",
+            "Reindex",
+            id="app.reindex",
+            tooltip="Rebuild the search index from the notes (in the background)",
+        ),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit curator"),
     ]
 
@@ -299,8 +304,9 @@ class CuratorApp(App[None]):
 
     # -- actions -------------------------------------------------------------------------------
     def error(self, exc: BaseException) -> None:
-        self.notify(one_line(str(exc)) or type(exc).__name__, severity="error", markup=False,
-                    timeout=8)
+        self.notify(
+            one_line(str(exc)) or type(exc).__name__, severity="error", markup=False, timeout=8
+        )
 
     @work(group="action", exit_on_error=False)
     async def run_plan(self, build: Callable[[Palace], Plan]) -> None:

@@ -37,8 +37,13 @@ def run_child(
     if rebuild:
         argv.append("--rebuild")
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        text=True, encoding="utf-8", errors="replace",
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
     )
     assert proc.stdout is not None
     if started is not None:

@@ -1,8 +1,8 @@
 """User key remapping: `keys.toml` in the XDG config folder maps binding ids to keys.
 
-    # ~/.config/curator/keys.toml
-    "inbox.promote" = "P"
-    "app.search" = "ctrl+f,f4"
+# ~/.config/curator/keys.toml
+"inbox.promote" = "P"
+"app.search" = "ctrl+f,f4"
 """
 
 from __future__ import annotations
@@ -34,5 +34,5 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
         if isinstance(value, str) and value.strip():
             keymap[key] = value.strip()
         else:
-            problems.append(f"{path}: {key!r} must map to keys as text, like \"ctrl+p\"")
+            problems.append(f'{path}: {key!r} must map to keys as text, like "ctrl+p"')
     return keymap, problems

@@ -13,4 +13,3 @@ def planners() -> object:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-

@@ -68,7 +68,8 @@ async def test_inbox_supersede_promotes_draft_over_candidate(sample_palace: Path
         old_header = header(sample_palace / old)
         assert old_header["status"] == "superseded"
         new_rel = next(
-            p for p in (sample_palace / "notes").rglob("*.md")
+            p
+            for p in (sample_palace / "notes").rglob("*.md")
             if header(p).get("supersedes") == [Path(old).stem]
         )
         assert old_header["superseded_by"] == new_rel.stem
@@ -198,7 +199,10 @@ def _files_in(root: Path, sha: str) -> list[str]:
 
     out = subprocess.run(
         ["git", "show", "--name-only", "--format=", sha],
-        cwd=root, capture_output=True, text=True, check=True,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return [line for line in out.stdout.splitlines() if line]
 

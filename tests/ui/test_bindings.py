@@ -36,8 +36,15 @@ SCREENS: dict[str, type[PalaceScreen]] = {
     "search": SearchScreen,
     "history": HistoryScreen,
 }
-KEYED = [CuratorApp, PalaceScreen, *SCREENS.values(), AskDialog, EditDialog, PlanDialog,
-         PromoteForm]
+KEYED = [
+    CuratorApp,
+    PalaceScreen,
+    *SCREENS.values(),
+    AskDialog,
+    EditDialog,
+    PlanDialog,
+    PromoteForm,
+]
 
 
 def test_every_mode_is_covered() -> None:

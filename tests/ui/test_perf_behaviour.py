@@ -117,15 +117,17 @@ async def test_typing_stays_live_during_10k_reindex(tmp_path: Path) -> None:
         query.clear()  # focusing selected the text: start afresh
         while app.indexing:
             await type_some(query, 5)
-        print(f"reindexed at {time.perf_counter() - t0:.1f} s, {len(gaps)} keys, max gap "
-              f"{max(first_build):.3f} s at startup, {max(gaps[len(first_build):]):.3f} s after")
+        print(
+            f"reindexed at {time.perf_counter() - t0:.1f} s, {len(gaps)} keys, max gap "
+            f"{max(first_build):.3f} s at startup, {max(gaps[len(first_build) :]):.3f} s after"
+        )
         assert len(gaps) > len(first_build) + 10, "the reindex ended before typing began"
         await wait_until(
             pilot,
             lambda: any("Search index rebuilt" in str(n.message) for n in app._notifications),
         )
         assert saw_bar, "no progress bar while indexing"
-        during = gaps[len(first_build):]
+        during = gaps[len(first_build) :]
         assert max(first_build) < MAX_GAP_STARTUP, f"startup: slowest key {max(first_build):.3f} s"
         assert max(during) < MAX_GAP, f"reindex: slowest of {len(during)} keys {max(during):.3f} s"
         typical = sorted(during)[int(len(during) * 0.9)]

@@ -40,7 +40,7 @@ HOSTILE_BODY = (
 def hostile(kind: str) -> str:
     draft = "status: draft\n" if kind == "draft" else ""
     return (
-        "---\nname: \"\\e]0;pwned\\a[@click=app.quit]Hostile[/] [BOLD]note[/BOLD] \\u202eevil\"\n"
+        '---\nname: "\\e]0;pwned\\a[@click=app.quit]Hostile[/] [BOLD]note[/BOLD] \\u202eevil"\n'
         "description: '[ @click=app.quit]x[/] and [x](javascript:alert(1))'\n"
         f"type: project\nconfidence: 0.8\n{draft}created: 2026-11-01\n---\n" + HOSTILE_BODY
     )

@@ -36,8 +36,13 @@ class AuditScreen(PalaceScreen):
         Binding("v", "verify", "Re-verify", id="audit.verify", tooltip="Re-verify this note now"),
         Binding("r", "reviewed", "Reviewed", id="audit.reviewed", tooltip="Mark reviewed today"),
         Binding("e", "edit", "Edit", id="audit.edit", tooltip="Edit the note"),
-        Binding("s", "supersede", "Supersede", id="audit.supersede",
-                tooltip="Supersede with another note"),
+        Binding(
+            "s",
+            "supersede",
+            "Supersede",
+            id="audit.supersede",
+            tooltip="Supersede with another note",
+        ),
         Binding("t", "retire", "Retire", id="audit.retire", tooltip="Retire with a reason"),
         Binding("A", "audit_all", "Run audit", id="audit.run", tooltip="Audit every note"),
     ]

@@ -75,12 +75,27 @@ class InboxScreen(PalaceScreen):
         Binding("x", "reject", "Reject", id="inbox.reject", tooltip="Reject with a reason"),
         Binding("e", "edit", "Edit", id="inbox.edit", tooltip="Edit the draft's text"),
         Binding("m", "merge", "Merge", id="inbox.merge", tooltip="Merge into the candidate"),
-        Binding("s", "supersede", "Supersede", id="inbox.supersede",
-                tooltip="Replace the candidate note with this draft"),
-        Binding("right_square_bracket", "candidate(1)", "Next cand.",
-                id="inbox.next_candidate", tooltip="Diff against the next candidate"),
-        Binding("left_square_bracket", "candidate(-1)", "Prev cand.",
-                id="inbox.prev_candidate", tooltip="Diff against the previous candidate"),
+        Binding(
+            "s",
+            "supersede",
+            "Supersede",
+            id="inbox.supersede",
+            tooltip="Replace the candidate note with this draft",
+        ),
+        Binding(
+            "right_square_bracket",
+            "candidate(1)",
+            "Next cand.",
+            id="inbox.next_candidate",
+            tooltip="Diff against the next candidate",
+        ),
+        Binding(
+            "left_square_bracket",
+            "candidate(-1)",
+            "Prev cand.",
+            id="inbox.prev_candidate",
+            tooltip="Diff against the previous candidate",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -215,9 +230,7 @@ class InboxScreen(PalaceScreen):
 
         def chosen(fields: dict[str, Any] | None) -> None:
             if fields is not None:
-                self.curator.run_plan(
-                    lambda p: _planners().plan_promote(p, draft.rel, **fields)
-                )
+                self.curator.run_plan(lambda p: _planners().plan_promote(p, draft.rel, **fields))
 
         self.app.push_screen(PromoteForm(self.palace, draft), chosen)
 
@@ -256,9 +269,7 @@ class InboxScreen(PalaceScreen):
         if draft is None or candidate is None:
             return
 
-        self.curator.run_plan(
-            lambda p: _planners().plan_merge_draft(p, draft.rel, candidate.path)
-        )
+        self.curator.run_plan(lambda p: _planners().plan_merge_draft(p, draft.rel, candidate.path))
 
     def action_supersede(self) -> None:
         """Promote the draft (through the form) as the note that replaces the candidate."""

@@ -24,8 +24,9 @@ SUPERSEDED = "_superseded"
 class RoomsScreen(PalaceScreen):
     BINDINGS = [
         # priority: the lists' own Enter would otherwise hide this binding from the footer
-        Binding("enter", "open", "Open", id="rooms.open", tooltip="Open the room or note",
-                priority=True),
+        Binding(
+            "enter", "open", "Open", id="rooms.open", tooltip="Open the room or note", priority=True
+        ),
         Binding("backspace", "back", "Back", id="rooms.back", tooltip="Back to the list"),
     ]
 

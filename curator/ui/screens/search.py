@@ -52,10 +52,17 @@ class ResultsList(OptionList):
 class SearchScreen(PalaceScreen):
     BINDINGS = [
         Binding("ctrl+f", "focus_query", "Query", id="search.focus", tooltip="Type a query"),
-        Binding("ctrl+t", "focus_filters", "Filters", id="search.filters",
-                tooltip="Go to the filters"),
-        Binding("down", "to_results", "Results", id="search.results", show=False,
-                tooltip="From the query to the results"),
+        Binding(
+            "ctrl+t", "focus_filters", "Filters", id="search.filters", tooltip="Go to the filters"
+        ),
+        Binding(
+            "down",
+            "to_results",
+            "Results",
+            id="search.results",
+            show=False,
+            tooltip="From the query to the results",
+        ),
     ]
 
     def __init__(self) -> None:

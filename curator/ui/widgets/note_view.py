@@ -72,9 +72,7 @@ class NoteView(VerticalScroll):
             ("created", note.created),
             ("reviewed", note.reviewed),
         ]
-        out.append_text(
-            plain("  ".join(f"{k}: {v}" for k, v in fields if v), "dim")
-        )
+        out.append_text(plain("  ".join(f"{k}: {v}" for k, v in fields if v), "dim"))
         out.append("\n")
         if note.ok:
             out.append("confidence ")
@@ -84,8 +82,10 @@ class NoteView(VerticalScroll):
         if note.stale:
             out.append("\n")
             out.append_text(
-                plain(f"stale since {note.stale.get('since', '?')}: {note.stale.get('reason', '')}",
-                      "red")
+                plain(
+                    f"stale since {note.stale.get('since', '?')}: {note.stale.get('reason', '')}",
+                    "red",
+                )
             )
         for finding in note.problems:
             out.append("\n")
@@ -129,5 +129,8 @@ class NoteView(VerticalScroll):
         elif scheme in SAFE_SCHEMES:
             self.app.open_url(href)
         else:
-            self.notify(f"Not opened: {clean(href)!r} (only http and https links open)",
-                        severity="warning", markup=False)
+            self.notify(
+                f"Not opened: {clean(href)!r} (only http and https links open)",
+                severity="warning",
+                markup=False,
+            )

@@ -39,8 +39,10 @@ class PromoteForm(ModalScreen[dict[str, Any] | None]):
         names = list(cfg.scopes) or [GLOBAL_SCOPE]
         scopes = [(plain(s), s) for s in names]
         spec = cfg.type_spec(draft.type)
-        conf = draft.confidence if draft.confidence is not None else (
-            spec.default_confidence if spec else None
+        conf = (
+            draft.confidence
+            if draft.confidence is not None
+            else (spec.default_confidence if spec else None)
         )
         with Vertical(classes="dialog-box", id="promote-box"):
             yield Label(plain(f"Promote {draft.rel}", "bold"))
