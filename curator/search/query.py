@@ -17,9 +17,11 @@ The module functions `search(palace, ...)`, `ask(palace, ...)`, `pack(palace, ..
 
 Ranking: BM25 full text (LanceDB FTS) and vector neighbours (the palace's embedder) are fused by
 reciprocal rank; queries of more than a few words are also run as their key terms (stopwords
-removed) and fused; short queries (up to three words, or an as-you-type prefix) add a rapidfuzz
-ranking over note names. Every result passes `curator.search.visibility.visible`: sensitive notes
-and notes in sensitive scopes appear only with `include_sensitive=True`.
+removed) and fused; natural-language queries (questions, sentences) have every candidate re-ranked
+by soft term matching and by the share of their key terms in the note's name; short queries (up
+to three words, or an as-you-type prefix) add a rapidfuzz ranking over note names. Every result
+passes `curator.search.visibility.visible`: sensitive notes and notes in sensitive scopes appear
+only with `include_sensitive=True`.
 """
 
 from __future__ import annotations
@@ -64,12 +66,19 @@ VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
 WORD_FREQ_SAMPLE = 1000  # notes sampled for word frequencies
 WORD_FREQ_FILE = "words.json"  # those counts, kept beside the index for the next process
-# Soft term matching re-ranks the head of natural-language queries (with function words, or
-# 4+ key terms); keyword lookups keep the BM25-led order.
+# Soft term matching re-ranks the candidates of natural-language queries (with function words,
+# or 4+ key terms); keyword lookups keep the BM25-led order. A note's name is its title: a key
+# term in it counts on top of the term's match anywhere in the note (title weighting, as in
+# BM25F), so a note named for what the query asks about leads one that only mentions it.
+# Their rankings are fused with the usual RRF constant (60: the rank prior stays gentle, term
+# matching decides) from a deeper pool, and every candidate is re-ranked.
 SOFT_MIN_TERMS = 4
-SOFT_DEPTH = 30
+SOFT_FUSE_K = 60
+SOFT_CANDIDATES = 50  # rows each ranking contributes for a natural-language query (at least)
 SOFT_WEIGHT = 2.0
+NAME_WEIGHT = 1.0
 WORD_VECTOR_CACHE = 50_000
+NOTE_WORD_CACHE = 20_000  # notes whose key words a Searcher keeps
 STALE_PENALTY = 0.5
 RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
 SNIPPET_CHARS = 220
@@ -434,6 +443,7 @@ class Searcher:
     _snap: _Snapshot | None = field(init=False, default=None)
     _freq: tuple[dict[str, int], int] | None = field(init=False, default=None)
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
+    _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
@@ -646,6 +656,10 @@ class Searcher:
         n: int,
         fuzzy: bool,
     ) -> tuple[list[tuple[str, float]], dict[str, dict[str, Any]]]:
+        natural = _natural_language(query)
+        k = SOFT_FUSE_K if natural else FUSE_K
+        if natural:
+            n = max(n, SOFT_CANDIDATES)
         texts = phrasings(query)
         rankings, weights, rows = self._rankings(texts, where, flt, n)
         if fuzzy and _is_short(query):
@@ -655,11 +669,11 @@ class Searcher:
                 weights.append(FUZZY_WEIGHT)
                 for p, r in names:
                     rows.setdefault(p, r)
-        fused = rrf(rankings, k=FUSE_K, weights=weights)
-        best = sum(weights) / (FUSE_K + 1)
+        fused = rrf(rankings, k=k, weights=weights)
+        best = sum(weights) / (k + 1)
         scored = [(p, s / best) for p, s in fused if p in rows]
-        if _natural_language(query):
-            scored = self._soft_rerank(query, scored, rows, max(n, SOFT_DEPTH))
+        if natural:
+            scored = self._soft_rerank(query, scored, rows)
         return scored, rows
 
     def _soft_rerank(
@@ -667,27 +681,52 @@ class Searcher:
         query: str,
         scored: list[tuple[str, float]],
         rows: dict[str, dict[str, Any]],
-        depth: int,
     ) -> list[tuple[str, float]]:
-        """Re-rank the head of a natural-language query's results by soft term matching: each
-        key term of the query counts with its best cosine similarity to any word of the note
-        (so "kids" meets "children"), weighted by inverse frequency like the query vector.
-        score = (fused + SOFT_WEIGHT * soft) / (1 + SOFT_WEIGHT), so scores stay within 0..1."""
+        """Re-rank every candidate of a natural-language query by soft term matching: each key term
+        of the query counts with its best cosine similarity to any word of the note (so "kids"
+        meets "children"), weighted by inverse frequency like the query vector; and by the
+        share of the key terms found in the note's name (its title). score = (fused +
+        SOFT_WEIGHT * soft + NAME_WEIGHT * named) / (1 + SOFT_WEIGHT + NAME_WEIGHT), so scores
+        stay within 0..1."""
         terms = key_terms(query)
         freq, total = self._word_freq()
         weights = np.asarray([SIF_A / (SIF_A + freq.get(w, 0) / total) for w in terms])
-        qv = self._word_vectors(terms)
-        head = []
-        for path, score in scored[:depth]:
-            words = key_terms(self._note_text(path, rows[path]))
+        prefixes = [_term_prefix(t) for t in terms]
+        # One similarity row per distinct word of all the candidates, then per note the best
+        # match of each term among its own words.
+        note_words = [self._note_words(path, rows[path]) for path, _score in scored]
+        vocab = list(dict.fromkeys(w for words in note_words for w in words))
+        column = {w: i for i, w in enumerate(vocab)}
+        sims = np.zeros((len(terms), 0), dtype=np.float32)
+        if vocab and terms:
+            sims = np.clip(self._word_vectors(terms) @ self._word_vectors(vocab).T, 0.0, 1.0)
+        total_weight = float(weights.sum())
+        scale = 1 + SOFT_WEIGHT + NAME_WEIGHT
+        out = []
+        for (path, score), words in zip(scored, note_words, strict=True):
             soft = 0.0
-            if words:
-                best = (qv @ self._word_vectors(words).T).max(axis=1)
-                soft = float((np.clip(best, 0.0, 1.0) * weights).sum() / weights.sum())
-            head.append((path, (score + SOFT_WEIGHT * soft) / (1 + SOFT_WEIGHT)))
-        head.sort(key=lambda kv: (-kv[1], kv[0]))
-        tail = [(p, s / (1 + SOFT_WEIGHT)) for p, s in scored[depth:]]
-        return head + tail
+            if words and total_weight > 0:
+                cols = np.fromiter((column[w] for w in words), dtype=np.intp, count=len(words))
+                soft = float(sims[:, cols].max(axis=1) @ weights) / total_weight
+            named = _name_share(str(rows[path].get("name") or ""), prefixes)
+            out.append((path, (score + SOFT_WEIGHT * soft + NAME_WEIGHT * named) / scale))
+        out.sort(key=lambda kv: (-kv[1], kv[0]))
+        return out
+
+    def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
+        """The distinct key words of a note's name, description and body (no stopwords),
+        cached per Searcher for notes of its palace (whose text cannot change under it)."""
+        found = self._note_word_cache.get(path)
+        if found is None:
+            low = self._note_text(path, row).lower()
+            found = tuple(
+                w for w in set(_WORD.findall(low)) - STOPWORDS if len(w) >= 2 or w.isdigit()
+            )
+            if path in self.palace.by_rel:
+                if len(self._note_word_cache) >= NOTE_WORD_CACHE:
+                    self._note_word_cache.clear()
+                self._note_word_cache[path] = found
+        return found
 
     def _note_text(self, path: str, row: dict[str, Any]) -> str:
         note = self.palace.by_rel.get(path)
@@ -1093,6 +1132,15 @@ def _write_word_freq(path: Any, signature: str, counts: dict[str, int]) -> None:
             tmp.unlink()
         except OSError:
             pass
+
+
+def _name_share(name: str, prefixes: Sequence[str]) -> float:
+    """The share of the query's key terms (as crude stems, see `_term_prefix`) that start a
+    word of the note's name."""
+    if not prefixes:
+        return 0.0
+    words = [w.lower() for w in _WORD.findall(name)]
+    return sum(1 for p in prefixes if any(w.startswith(p) for w in words)) / len(prefixes)
 
 
 def _relevant(scored: list[tuple[str, float]]) -> list[tuple[str, float]]:

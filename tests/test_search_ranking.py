@@ -1,0 +1,112 @@
+"""Ranking rules of natural-language queries, on small synthetic palaces with a real LanceDB index
+(hash embedder): a note whose name (title) holds the query's key terms leads one that only
+mentions them in its body, and every candidate of the pool is re-ranked, not only the head."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import curator.search.query as query
+from curator.model.palace import Palace
+from curator.search import Searcher
+from curator.search.query import _name_share, _natural_language, _term_prefix
+from tests.conftest import MakePalace, note_text
+
+HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
+
+
+def n(name: str, body: str) -> str:
+    return note_text(name, type="project", body=body + "\n")
+
+
+def titled_palace(make_palace: MakePalace) -> Path:
+    files = {
+        # Named for the question; the body says little.
+        "notes/pool-size.md": n(
+            "PgBouncer pool size",
+            "Forty connections for each database behind it, set after the spring outage of the "
+            "primary, when the replica lagged, the workers timed out and the billing jobs were "
+            "retried by hand for a whole afternoon.",
+        ),
+        # Repeats the terms in a short body, under another title.
+        "notes/db-review.md": n(
+            "Database review notes",
+            "The pgbouncer pool size came up: the pgbouncer pool size stays, pgbouncer pool size "
+            "is fine.",
+        ),
+    }
+    for i in range(12):  # unrelated notes so that word frequencies mean something
+        files[f"notes/other-{i}.md"] = n(f"Other topic {i}", f"Celery queue {i} routes pdf tasks.")
+    return make_palace(files, toml=HASH_TOML)
+
+
+def paths(s: Searcher, q: str) -> list[str]:
+    return [h.path for h in s.search(q, limit=5)]
+
+
+def test_name_share_counts_key_terms_by_crude_stem() -> None:
+    prefixes = [_term_prefix(t) for t in ("deploys", "production")]
+    assert _name_share("Deploy to production", prefixes) == 1.0
+    assert _name_share("Deploying on Fridays", prefixes) == 0.5
+    assert _name_share("Celery queues", prefixes) == 0.0
+    assert _name_share("anything", []) == 0.0
+
+
+def test_question_prefers_the_note_named_for_it(make_palace: MakePalace) -> None:
+    root = titled_palace(make_palace)
+    q = "What is the pgbouncer pool size?"
+    assert _natural_language(q)
+    hits = Searcher(Palace.open(root)).search(q, limit=5)
+    assert [h.path for h in hits[:2]] == ["notes/pool-size.md", "notes/db-review.md"]
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_without_the_name_rule_the_body_mentions_win(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same palace and question with the title weight at zero: the note that repeats the
+    terms in its body leads, so it is the name rule that puts the titled note first."""
+    root = titled_palace(make_palace)
+    monkeypatch.setattr(query, "NAME_WEIGHT", 0.0)
+    assert paths(Searcher(Palace.open(root)), "What is the pgbouncer pool size?")[0] == (
+        "notes/db-review.md"
+    )
+
+
+def test_keyword_lookup_is_not_reranked(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A keyword lookup (no function words, fewer than four terms) keeps the fused BM25-led
+    order: the title weight does not touch it."""
+    root = titled_palace(make_palace)
+    assert not _natural_language("pgbouncer pool")
+    with_rule = Searcher(Palace.open(root)).search("pgbouncer pool", limit=5)
+    monkeypatch.setattr(query, "NAME_WEIGHT", 0.0)
+    without = Searcher(Palace.open(root)).search("pgbouncer pool", limit=5)
+    assert [(h.path, h.score) for h in with_rule] == [(h.path, h.score) for h in without]
+
+
+def test_every_candidate_is_reranked(make_palace: MakePalace) -> None:
+    """The note that matches the question best rises to the top from the end of a long
+    candidate list (the re-rank once stopped at the first 30)."""
+    files = {
+        f"notes/filler-{i:02d}.md": n(f"Filler {i:02d}", "release notes, nothing else")
+        for i in range(40)
+    }
+    files["notes/release-train.md"] = n(
+        "Release train schedule", "The release train leaves every second Tuesday."
+    )
+    root = make_palace(files, toml=HASH_TOML)
+    s = Searcher(Palace.open(root))
+    rows = {p: s._snapshot().row(i) for i, p in enumerate(s._snapshot().paths)}
+    fillers = sorted(p for p in rows if "filler" in p)
+    # fused order as the rankings might give it: the release train last, far below the rest
+    scored = [(p, 1.0 - i / 100) for i, p in enumerate(fillers)]
+    scored.append(("notes/release-train.md", 0.5))
+    out = s._soft_rerank("When does the release train schedule leave?", scored, rows)
+    assert out[0][0] == "notes/release-train.md"
+    assert len(out) == len(scored)
+    assert all(0.0 <= score <= 1.0 for _p, score in out)
