@@ -195,6 +195,32 @@ def test_only_plan_paths_are_committed(palace: Path) -> None:
     assert git(palace, "show", ":other.txt") == "user's staged file\n"
 
 
+def test_a_refused_action_leaves_no_temp_file_or_folder(palace: Path) -> None:
+    (palace / "INDEX.md").write_text("hand edit\n")
+    plan = Plan(
+        "promote", ("notes/deep/new/d.md",), "r", "D",
+        (
+            Move.from_disk(palace, "inbox/d.md", "notes/deep/new/d.md", b"delta\n"),
+            Write.from_disk(palace, "INDEX.md", b"# Index\n- d\n"),
+        ),
+        root=palace,
+    )
+    with pytest.raises(DirtyFileError):
+        apply_plan(palace, plan)
+    assert not (palace / "notes/deep").exists()
+    assert [p for p in tree_files(palace) if p.name.startswith(".curator-tmp-")] == []
+    assert (palace / "inbox/d.md").read_text() == "draft\n"
+
+
+def test_temp_files_of_a_writer_killed_before_its_journal_are_swept(palace: Path) -> None:
+    litter = [palace / ".curator-tmp-0123456789abcdef", palace / "notes/.curator-tmp-feedface"]
+    for path in litter:
+        path.write_text("half of something\n")
+    apply_plan(palace, promote_plan(palace))
+    assert not any(path.exists() for path in litter)
+    assert git(palace, "status", "--porcelain") == ""
+
+
 def test_refuses_a_touched_file_with_uncommitted_changes(palace: Path) -> None:
     (palace / "INDEX.md").write_text("hand edit\n")
     plan = promote_plan(palace)  # made against the edited file: only git can tell

@@ -170,8 +170,13 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
 
     Uniquely named temp file in the same folder, fsync, ``os.replace``, fsync of the folder.
     """
-    folder = path.parent
-    tmp = folder / f"{TMP_PREFIX}{secrets.token_hex(8)}"
+    _install(write_temp(path, data, mode), path)
+
+
+def write_temp(path: Path, data: bytes, mode: int = 0o644) -> Path:
+    """The first half of :func:`atomic_write`: ``data`` in a fresh fsynced temp file next to
+    ``path``, to be installed with ``os.replace``."""
+    tmp = path.parent / f"{TMP_PREFIX}{secrets.token_hex(8)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         try:
@@ -183,12 +188,21 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _install(tmp: Path, path: Path) -> None:
+    try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(folder)
+    _fsync_dir(path.parent)
 
 
 def _remove(path: Path) -> None:
@@ -566,97 +580,158 @@ def apply_plan(
         paths = list(post)
         repo_paths = [repo.to_repo(p) for p in paths]
         # Paths with no file yet are absent from `git status`; whether git ignores them is
-        # asked at the same time (one git process each, in parallel).
+        # asked at the same time, while the new contents go to fsynced temp files (INDEX.md
+        # is megabytes at 10k notes): the slow steps that do not depend on each other overlap.
         new_paths = [rp for p, rp in zip(paths, repo_paths, strict=True) if pre[p] is None]
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            ignoring = pool.submit(_ignored, repo, new_paths)
-            status = _status(repo, repo_paths)
-            ignored_new = ignoring.result()
-        for p, rp in zip(paths, repo_paths, strict=True):
-            code = status.get(rp)
-            if code is not None and code not in ("!!", "??"):
-                raise DirtyFileError(p, code)
-        commit_paths: list[str] = []
-        untracked: list[str] = []  # committed paths git does not know yet
-        for p, rp in zip(paths, repo_paths, strict=True):
-            code = status.get(rp)
-            if code == "!!" or rp in ignored_new:
-                continue  # git-ignored (inbox drafts, .curator/rejected): not committed
-            if code == "??" and post[p] is None:
-                continue  # an untracked file that goes away: git never knew it
-            if pre[p] is None and post[p] is None:
-                continue
-            commit_paths.append(p)
-            if pre[p] is None or code == "??":
-                untracked.append(p)
+        _sweep_temp_files(root, paths)
+        temps = _Temps(root, post, modes)
+        try:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                staging = pool.submit(temps.write)
+                ignoring = pool.submit(_ignored, repo, new_paths)
+                try:
+                    status = _status(repo, repo_paths)
+                    ignored_new = ignoring.result()
+                finally:
+                    staging.result()  # raises what writing a temp file raised
+            for p, rp in zip(paths, repo_paths, strict=True):
+                code = status.get(rp)
+                if code is not None and code not in ("!!", "??"):
+                    raise DirtyFileError(p, code)
+            commit_paths: list[str] = []
+            untracked: list[str] = []  # committed paths git does not know yet
+            for p, rp in zip(paths, repo_paths, strict=True):
+                code = status.get(rp)
+                if code == "!!" or rp in ignored_new:
+                    continue  # git-ignored (inbox drafts, .curator/rejected): not committed
+                if code == "??" and post[p] is None:
+                    continue  # an untracked file that goes away: git never knew it
+                if pre[p] is None and post[p] is None:
+                    continue
+                commit_paths.append(p)
+                if pre[p] is None or code == "??":
+                    untracked.append(p)
 
-        def _clean_in_head(p: str, rp: str) -> bool:
-            """Tracked, unchanged in the work tree and the index: HEAD holds the pre-image."""
-            return head is not None and pre[p] is not None and rp not in status
+            def _clean_in_head(p: str, rp: str) -> bool:
+                """Tracked, unchanged in the work tree and the index: HEAD holds the pre-image."""
+                return head is not None and pre[p] is not None and rp not in status
 
-        # ---- journal
-        jid = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{os.getpid()}-{secrets.token_hex(3)}"
-        jfolder = root / JOURNAL_REL
-        blobs: dict[str, bytes] = {}
-        entries: list[_Entry] = []
-        in_git = {rp for p, rp in zip(paths, repo_paths, strict=True) if _clean_in_head(p, rp)}
-        for i, (p, rp) in enumerate(zip(paths, repo_paths, strict=True)):
-            old, new = pre[p], post[p]
-            old_name = None
-            if old is not None and rp not in in_git:
-                old_name = f"old-{i}"
-                blobs[old_name] = old
-            entries.append(
-                _Entry(
-                    path=p,
-                    before=expected[p],  # checked above: the hash of `old`
-                    after=None if new is None else content_hash(new),
-                    old=old_name,
-                    mode=modes[p],
-                    git_old=rp if rp in in_git else None,
+            # ---- journal
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            jid = f"{stamp}-{os.getpid()}-{secrets.token_hex(3)}"
+            jfolder = root / JOURNAL_REL
+            blobs: dict[str, bytes] = {}
+            entries: list[_Entry] = []
+            in_git = {rp for p, rp in zip(paths, repo_paths, strict=True) if _clean_in_head(p, rp)}
+            for i, (p, rp) in enumerate(zip(paths, repo_paths, strict=True)):
+                old, new = pre[p], post[p]
+                old_name = None
+                if old is not None and rp not in in_git:
+                    old_name = f"old-{i}"
+                    blobs[old_name] = old
+                entries.append(
+                    _Entry(
+                        path=p,
+                        before=expected[p],  # checked above: the hash of `old`
+                        after=None if new is None else content_hash(new),
+                        old=old_name,
+                        mode=modes[p],
+                        git_old=rp if rp in in_git else None,
+                    )
                 )
-            )
-        journal = _Journal(jid, jfolder, plan.action, plan.message, head, entries, commit_paths)
-        (root / JOURNAL_REL).mkdir(parents=True, exist_ok=True)
-        _write_journal(journal, blobs)
-        hook("journaled")
+            journal = _Journal(jid, jfolder, plan.action, plan.message, head, entries, commit_paths)
+            (root / JOURNAL_REL).mkdir(parents=True, exist_ok=True)
+            _write_journal(journal, blobs)
+            hook("journaled")
 
-        # ---- files
-        try:
-            _apply_files(root, entries, post, hook)
-        except BaseException:
-            _rollback_files(root, repo, journal)
-            journal.remove()
-            raise
-        hook("files-done")
+            # ---- files
+            try:
+                _apply_files(root, entries, post, temps, hook)
+            except BaseException:
+                _rollback_files(root, repo, journal)
+                journal.remove()
+                raise
+            hook("files-done")
 
-        # ---- git
-        try:
-            sha = _stage_and_commit(repo, head, commit_paths, plan.message, untracked)
-        except WriterError as exc:
-            _unstage(repo, untracked, head)
-            _rollback_files(root, repo, journal)
+            # ---- git
+            try:
+                sha = _stage_and_commit(repo, head, commit_paths, plan.message, untracked)
+            except WriterError as exc:
+                _unstage(repo, untracked, head)
+                _rollback_files(root, repo, journal)
+                journal.remove()
+                raise CommitFailedError(
+                    f"git did not record the {plan.action}; the files were put back as they "
+                    f"were. {exc}"
+                ) from exc
+            hook("committed")
             journal.remove()
-            raise CommitFailedError(
-                f"git did not record the {plan.action}; the files were put back as they were. {exc}"
-            ) from exc
-        hook("committed")
-        journal.remove()
-        if on_commit is not None:
-            on_commit(sha)
-        return Applied(sha, plan.message, tuple(paths), recovered)
+            if on_commit is not None:
+                on_commit(sha)
+            return Applied(sha, plan.message, tuple(paths), recovered)
+        finally:
+            temps.discard()
+
+
+class _Temps:
+    """The plan's new contents in fsynced temp files next to their targets, written while git
+    answers the status questions; installed by rename once the journal is written. Whatever is
+    not installed (a refused or failed action) is removed, with the folders made for it."""
+
+    def __init__(self, root: Path, post: dict[str, bytes | None], modes: dict[str, int]) -> None:
+        self.root = root
+        self.jobs = [(p, data, modes[p]) for p, data in post.items() if data is not None]
+        self.made: dict[str, Path] = {}
+        self.new_dirs: list[Path] = []
+
+    def write(self) -> None:
+        for rel, data, mode in self.jobs:
+            target = self.root / rel
+            missing = []
+            folder = target.parent
+            while not folder.exists():
+                missing.append(folder)
+                folder = folder.parent
+            for folder in reversed(missing):
+                folder.mkdir(exist_ok=True)
+                self.new_dirs.append(folder)
+            self.made[rel] = write_temp(target, data, mode)
+
+    def install(self, rel: str) -> None:
+        _install(self.made.pop(rel), self.root / rel)
+
+    def discard(self) -> None:
+        for tmp in self.made.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        self.made.clear()
+        for folder in reversed(self.new_dirs):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty: an installed file keeps its folder
+
+
+def _sweep_temp_files(root: Path, paths: Sequence[str]) -> None:
+    """Remove temp files a killed writer left before its journal existed (only a writer holding
+    the lock makes them, so none in the plan's folders can be live)."""
+    for folder in {(root / p).parent for p in paths}:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(folder):
+                if entry.name.startswith(TMP_PREFIX):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
 
 
 def _apply_files(
-    root: Path, entries: list[_Entry], post: dict[str, bytes | None], hook: StageHook
+    root: Path,
+    entries: list[_Entry],
+    post: dict[str, bytes | None],
+    temps: _Temps,
+    hook: StageHook,
 ) -> None:
     # Writes first, deletes after: a moved note exists somewhere at every instant.
     for e in entries:
-        data = post[e.path]
-        if data is not None:
-            target = root / e.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(target, data, e.mode)
+        if post[e.path] is not None:
+            temps.install(e.path)
             hook("file-done")
     for e in entries:
         if post[e.path] is None:
