@@ -483,3 +483,31 @@ def test_recovery_never_overwrites_a_hand_edit(palace: Path) -> None:
 def test_writer_lock_file_names_holder(palace: Path) -> None:
     with WriterLock(palace):
         assert (palace / ".curator/writer.lock").read_text().strip() == str(os.getpid())
+
+
+def _has_object(root: Path, data: bytes) -> bool:
+    sha = subprocess.run(
+        ["git", "hash-object", "--stdin"], cwd=root, input=data, capture_output=True, check=True
+    ).stdout.decode().strip()
+    return subprocess.run(["git", "cat-file", "-e", sha], cwd=root).returncode == 0
+
+
+def test_a_large_tracked_file_is_committed_and_an_ignored_one_never_becomes_an_object(
+    palace: Path,
+) -> None:
+    big_index = b"".join(b"- [Note %d](notes/n%d.md) - a line of the index\n" % (i, i)
+                         for i in range(8000))
+    (palace / "inbox/big.md").write_bytes(b"draft\n")
+    secret_draft = b"token: not-for-git\n" * 20000  # > 256 KiB, in the git-ignored inbox
+    plan = Plan("edit", ("INDEX.md",), "r", "big", (
+        Write.from_disk(palace, "INDEX.md", big_index),
+        Write.from_disk(palace, "inbox/big.md", secret_draft),
+    ), root=palace)
+    applied = apply_plan(palace, plan)
+    shown = subprocess.run(["git", "show", f"{applied.sha}:INDEX.md"], cwd=palace,
+                           capture_output=True, check=True).stdout
+    assert shown == big_index
+    assert (palace / "inbox/big.md").read_bytes() == secret_draft
+    assert not _has_object(palace, secret_draft)
+    assert git(palace, "status", "--porcelain") == ""
+    subprocess.run(["git", "fsck", "--no-progress"], cwd=palace, check=True, capture_output=True)

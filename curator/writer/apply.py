@@ -71,6 +71,7 @@ __all__ = [
 
 LOCK_REL = ".curator/writer.lock"
 JOURNAL_REL = ".curator/journal"
+BIG_BLOB = 256 * 1024  # bytes: larger committed files are compressed into git ahead of staging
 TMP_PREFIX = ".curator-tmp-"
 JOURNAL_VERSION = 3  # 3: pre-images of clean tracked files come from git, no post-images
 READABLE_JOURNALS = (2, 3)  # 2: every pre- and post-image in <id>.blobs
@@ -585,15 +586,15 @@ def apply_plan(
         new_paths = [rp for p, rp in zip(paths, repo_paths, strict=True) if pre[p] is None]
         _sweep_temp_files(root, paths)
         temps = _Temps(root, post, modes)
+        pool = ThreadPoolExecutor(max_workers=2)
         try:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                staging = pool.submit(temps.write)
-                ignoring = pool.submit(_ignored, repo, new_paths)
-                try:
-                    status = _status(repo, repo_paths)
-                    ignored_new = ignoring.result()
-                finally:
-                    staging.result()  # raises what writing a temp file raised
+            staging = pool.submit(temps.write)
+            ignoring = pool.submit(_ignored, repo, new_paths)
+            try:
+                status = _status(repo, repo_paths)
+                ignored_new = ignoring.result()
+            finally:
+                staging.result()  # raises what writing a temp file raised
             for p, rp in zip(paths, repo_paths, strict=True):
                 code = status.get(rp)
                 if code is not None and code not in ("!!", "??"):
@@ -611,6 +612,20 @@ def apply_plan(
                 commit_paths.append(p)
                 if pre[p] is None or code == "??":
                     untracked.append(p)
+
+            # git compresses a large changed file (INDEX.md) when it is staged: have that done
+            # now, beside the journal and the renames (only files git already tracks: an
+            # ignored draft's text never becomes a git object)
+            big = [
+                (rp, data)
+                for p, rp in zip(paths, repo_paths, strict=True)
+                if p in commit_paths
+                and (data := post[p]) is not None
+                and len(data) >= BIG_BLOB
+                and pre[p] is not None
+                and rp not in status
+            ]
+            storing = pool.submit(_store_blobs, repo, big)
 
             def _clean_in_head(p: str, rp: str) -> bool:
                 """Tracked, unchanged in the work tree and the index: HEAD holds the pre-image."""
@@ -654,6 +669,7 @@ def apply_plan(
             hook("files-done")
 
             # ---- git
+            storing.result()
             try:
                 sha = _stage_and_commit(repo, head, commit_paths, plan.message, untracked)
             except WriterError as exc:
@@ -670,6 +686,7 @@ def apply_plan(
                 on_commit(sha)
             return Applied(sha, plan.message, tuple(paths), recovered)
         finally:
+            pool.shutdown(wait=True)
             temps.discard()
 
 
@@ -708,6 +725,13 @@ class _Temps:
         for folder in reversed(self.new_dirs):
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only when empty: an installed file keeps its folder
+
+
+def _store_blobs(repo: Repo, items: list[tuple[str, bytes]]) -> None:
+    """Write these contents into git's object store; staging them later finds the objects
+    there and only hashes. A failure here costs nothing: staging writes them itself."""
+    for repo_path, data in items:
+        repo.git("hash-object", "-w", "--stdin", f"--path={repo_path}", input=data, check=False)
 
 
 def _sweep_temp_files(root: Path, paths: Sequence[str]) -> None:
