@@ -160,7 +160,7 @@ class CuratorApp(App[None]):
             self._index_again = True
         elif self.palace is not None:
             self.indexing = True
-            self._index_job(self.palace, rebuild=False)
+            self._index_job(rebuild=False)
 
     def action_reindex(self) -> None:
         if self.palace is None:
@@ -171,10 +171,18 @@ class CuratorApp(App[None]):
             self.indexing = True
             self._job = ("Reindexing", 0, None)
             self._show_job()
-            self._index_job(self.palace, rebuild=True)
+            self._index_job(rebuild=True)
 
     @work(thread=True, group="index", exit_on_error=False)
-    def _index_job(self, palace: Palace, rebuild: bool) -> None:
+    def _index_job(self, rebuild: bool) -> None:
+        """Sync (or rebuild) the index to the app's palace as it is when the job starts.
+
+        Thread workers take no palace argument, here and on every screen: textual keeps
+        finished workers (their callable and arguments) reachable from contexts that outlive
+        them (the executor thread's own context, tasks and handles made while they ran), and a
+        palace argument kept a whole old generation of notes alive after each reload."""
+        palace = self.palace
+        assert palace is not None  # only started once the palace has loaded
         label = "Reindexing" if rebuild else "Building the search index"
         last = 0.0
 

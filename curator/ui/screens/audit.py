@@ -111,17 +111,23 @@ class AuditScreen(PalaceScreen):
     def action_verify(self) -> None:
         note = self._note()
         if note is not None and self.palace is not None:
-            self.run_audit(self.palace, [note])
+            self.run_audit([note])
 
     def action_audit_all(self) -> None:
         if self.palace is not None:
-            self.run_audit(self.palace, None)
+            self.run_audit(None)
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
-    def run_audit(self, palace: Palace, notes: list[Note] | None) -> None:
-        """Audit in this thread with a progress bar, then offer the stale changes as a plan."""
+    def run_audit(self, notes: list[Note] | None) -> None:
+        """Audit in this thread with a progress bar, then offer the stale changes as a plan.
+        The palace is the app's when the audit starts, not an argument (see
+        CuratorApp._index_job)."""
         from curator.audit.audit import plan_audit
         from curator.audit.audit import run_audit as audit
+
+        palace = self.palace
+        if palace is None:
+            return
 
         bar = self.query_one(ProgressBar)
         total = len(notes) if notes is not None else len(palace.notes)

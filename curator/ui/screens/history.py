@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -38,12 +39,12 @@ class HistoryScreen(PalaceScreen):
         self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
-        self.load(palace)
+        self.load(palace.root)  # a path, not the palace: see CuratorApp._index_job
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
-    def load(self, palace: Palace) -> None:
+    def load(self, root: Path) -> None:
         try:
-            entries = core.history(palace.root)
+            entries = core.history(root)
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
             entries = []

@@ -168,10 +168,13 @@ class InboxScreen(PalaceScreen):
         self.query_one("#inbox-candidates", OptionList).clear_options()
         self._show_candidate()
         if draft is not None and self.palace is not None:
-            self.find_candidates(self.palace, draft)
+            self.find_candidates(draft)
 
     @work(thread=True, exclusive=True, group="dupes", exit_on_error=False)
-    def find_candidates(self, palace: Palace, draft: Note) -> None:
+    def find_candidates(self, draft: Note) -> None:
+        palace = self.palace  # not an argument (see CuratorApp._index_job)
+        if palace is None:
+            return
         found = lookup.dupes(palace, draft)
         self.app.call_from_thread(self._got_candidates, draft.rel, found)
 

@@ -137,12 +137,14 @@ class SearchScreen(PalaceScreen):
         elif (query, filters) != self.shown:
             if not self.curator.search_session.ready:
                 self.query_one("#search-results").border_title = "Results (indexing…)"
-            self.run_search(self.palace, query, filters)
+            self.run_search(query, filters)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def run_search(self, palace: Palace, query: str, filters: dict[str, Any]) -> None:
+    def run_search(self, query: str, filters: dict[str, Any]) -> None:
+        # the app's palace when the query runs, not an argument (see CuratorApp._index_job)
         with self._query_lock:  # one query at a time; superseded ones give up once they get here
-            if get_current_worker().is_cancelled:
+            palace = self.palace
+            if get_current_worker().is_cancelled or palace is None:
                 return
             try:
                 found = self.curator.search_session.search(palace, query, filters, LIMIT)
