@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -41,25 +42,38 @@ class NoteEditError(Exception):
 
 @dataclass(slots=True)
 class Note:
+    """One parsed file. Kept compact: a palace holds one per file (100k at a time), so header
+    keys and short header values are interned (shared by every note), links and problems are
+    tuples (the empty ones shared) and the line of each header key is a tuple of numbers in
+    header order (`key_lines` gives the dict)."""
+
     rel: str  # posix path from the palace root
     kind: Kind
     header: dict[str, Any] = field(default_factory=dict)
     text: str = ""  # decoded file text without BOM; line ends as on disk
     bom: bool = False
     newline: str = "\n"
-    key_lines: dict[str, int] = field(default_factory=dict)  # 1-based file lines
+    lines: tuple[int, ...] | dict[str, int] = ()  # 1-based file line of each header key
     header_end: int = 0  # index into text where the body starts
     body_line: int = 1
     sha: str = ""
     size: int = 0
     mtime_ns: int = 0
     ok: bool = False  # the header parsed
-    problems: list[Finding] = field(default_factory=list)
-    links: list[RawLink] = field(default_factory=list)
+    problems: tuple[Finding, ...] = ()
+    links: tuple[RawLink, ...] = ()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # a plain tuple pickles several times faster than a slotted dataclass's state
         return (Note, tuple(getattr(self, name) for name in _FIELDS))
+
+    @property
+    def key_lines(self) -> dict[str, int]:
+        """The 1-based file line of each top-level header key."""
+        lines = self.lines
+        if isinstance(lines, dict):
+            return dict(lines)
+        return dict(zip(self.header, lines, strict=True))
 
     @property
     def body(self) -> str:
@@ -157,7 +171,13 @@ class Note:
         return self.kind == "note" and self.header.get("status") in ("superseded", "retired")
 
     def line_of(self, key: str) -> int:
-        return self.key_lines.get(key, 1)
+        lines = self.lines
+        if isinstance(lines, dict):
+            return lines.get(key, 1)
+        for name, line in zip(self.header, lines, strict=True):
+            if name == key:
+                return line
+        return 1
 
 
 _FIELDS = tuple(f.name for f in fields(Note))
@@ -178,8 +198,44 @@ def _str_list(value: Any) -> list[str]:
 
 
 def _problem(note: Note, message: str, code: str, line: int = 0) -> Note:
-    note.problems.append(Finding(note.rel, line, "error", code, message))
+    note.problems += (Finding(note.rel, line, "error", code, message),)
     return note
+
+
+_SHARED_MAX = 24  # header strings up to this long are interned (types, statuses, dates, ...)
+
+
+def _shared(header: dict[str, Any]) -> dict[str, Any]:
+    """`header` with its keys and short strings interned, nested ones too (a palace repeats
+    the same few keys, types, scopes and dates in every note)."""
+    out: dict[str, Any] = {}
+    for key, value in header.items():
+        if type(value) is str:
+            if len(value) <= _SHARED_MAX:
+                value = sys.intern(value)
+        elif isinstance(value, (dict, list)):
+            value = _shared_nested(value)
+        out[sys.intern(key)] = value
+    return out
+
+
+def _shared_nested(value: Any) -> Any:
+    if isinstance(value, str):
+        return sys.intern(value) if len(value) <= _SHARED_MAX else value
+    if isinstance(value, dict):
+        return {
+            sys.intern(k) if isinstance(k, str) else k: _shared_nested(v) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_shared_nested(v) for v in value]
+    return value
+
+
+def _compact_lines(header: Mapping[str, Any], key_lines: Mapping[str, int]) -> Any:
+    """The key lines as a tuple in header order (a dict only if the keys differ)."""
+    if list(key_lines) == list(header):
+        return tuple(key_lines.values())
+    return dict(key_lines)
 
 
 def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0) -> Note:
@@ -222,19 +278,20 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     except HeaderError as exc:
         line = exc.line + 1 if exc.line else 1
         return _problem(note, exc.message, "header.yaml", line)
-    note.header = header
-    note.key_lines = {key: line + 1 for key, line in key_lines.items()}
+    note.header = _shared(header)
+    note.lines = _compact_lines(header, {key: line + 1 for key, line in key_lines.items()})
     note.ok = True
-    note.links = extract_links(note.body, note.body_line)
+    links = extract_links(note.body, note.body_line)
+    note.links = tuple(links) if links else ()
     if note.bom:
-        note.problems.append(
+        note.problems += (
             Finding(
                 rel,
                 1,
                 "warning",
                 "file.bom",
                 "file starts with a UTF-8 byte order mark; kept as is",
-            )
+            ),
         )
     return note
 

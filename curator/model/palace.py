@@ -18,7 +18,8 @@ import posixpath
 import secrets
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date
 from pathlib import Path
@@ -34,7 +35,7 @@ NOTES_DIR = "notes"
 INBOX_DIR = "inbox"
 STATE_DIR = ".curator"
 INDEX_NAME = "INDEX.md"
-_CACHE_VERSION = 5
+_CACHE_VERSION = 6
 _CACHE_MAGIC = b"curator-notes-cache\n"
 _CACHE_BATCH = 500
 _SUPERSEDED = ("superseded", "retired")
@@ -101,12 +102,9 @@ class Palace:
         self.drafts = sorted(drafts, key=lambda n: n.rel)
         self.problems = list(problems)
         self.by_rel: dict[str, Note] = {n.rel: n for n in (*self.notes, *self.drafts)}
-        self._by_slug: dict[str, list[Note]] = {}
-        self._by_name: dict[str, list[Note]] = {}
-        for note in self.notes:
-            self._by_slug.setdefault(note.slug.casefold(), []).append(note)
-            if note.ok:
-                self._by_name.setdefault(note.name.casefold(), []).append(note)
+        # notes by case-folded slug and name: built on first use (see _by_slug)
+        self._slugs: dict[str, Sequence[Note]] | None = None
+        self._names: dict[str, Sequence[Note]] | None = None
         self._outgoing: dict[str, list[Link]] | None = None
         self._backlinks: dict[str, list[Link]] | None = None
         self._preds: dict[str, list[Note]] | None = None
@@ -121,6 +119,10 @@ class Palace:
     # -- loading -----------------------------------------------------------------------------
     @classmethod
     def open(cls, root: str | os.PathLike[str], *, cache: bool = True) -> Palace:
+        """Load the palace at `root`. With `cache`, a file whose path, size and mtime match
+        the last load is not read again: its note comes from the latest palace loaded from
+        `root` in this process while that is still alive (the same Note objects, so a reload
+        holds one copy of every unchanged note, not two), else from `.curator/cache/`."""
         root = Path(root).resolve()
         config = load_config(root)
         return _Loader(root, use_cache=cache).load(config)
@@ -148,23 +150,24 @@ class Palace:
         for rel in gone:
             del new.by_rel[rel]
         new.by_rel.update((n.rel, n) for n in added)
-        new._by_slug = dict(self._by_slug)
-        new._by_name = dict(self._by_name)
-        for rel in gone:
-            old = self.by_rel[rel]
-            if old.kind == "note":
-                _drop(new._by_slug, old.slug.casefold(), old)
-                if old.ok:
-                    _drop(new._by_name, old.name.casefold(), old)
-        for note in added:
-            if note.kind == "note":
-                new._by_slug[note.slug.casefold()] = [
-                    *new._by_slug.get(note.slug.casefold(), []),
-                    note,
-                ]
-                if note.ok:
-                    name = note.name.casefold()
-                    new._by_name[name] = [*new._by_name.get(name, []), note]
+        # the lookups this palace has built, patched; the others are built when first used
+        new._slugs = new._names = None
+        if self._slugs is not None:
+            slugs = new._slugs = dict(self._slugs)
+            for rel in gone:
+                if (old := self.by_rel[rel]).kind == "note":
+                    _drop(slugs, old.slug.casefold(), old)
+            for note in added:
+                if note.kind == "note":
+                    _add(slugs, note.slug.casefold(), note)
+        if self._names is not None:
+            names = new._names = dict(self._names)
+            for rel in gone:
+                if (old := self.by_rel[rel]).kind == "note" and old.ok:
+                    _drop(names, old.name.casefold(), old)
+            for note in added:
+                if note.kind == "note" and note.ok:
+                    _add(names, note.name.casefold(), note)
         new._outgoing = new._backlinks = new._preds = None
         new.render_cache = self.render_cache
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
@@ -176,6 +179,30 @@ class Palace:
         return new
 
     # -- lookups ------------------------------------------------------------------------------
+    @property
+    def _by_slug(self) -> dict[str, Sequence[Note]]:
+        """Notes by case-folded slug (tuples: one note a key, seldom two). Built on first use:
+        loading, listing and searching never need it, and at 100k notes it holds ~10 MB."""
+        slugs = self._slugs
+        if slugs is None:
+            slugs = {}
+            for note in self.notes:
+                _add(slugs, note.slug.casefold(), note)
+            self._slugs = slugs
+        return slugs
+
+    @property
+    def _by_name(self) -> dict[str, Sequence[Note]]:
+        """Parsed notes by case-folded name (as `_by_slug`)."""
+        names = self._names
+        if names is None:
+            names = {}
+            for note in self.notes:
+                if note.ok:
+                    _add(names, note.name.casefold(), note)
+            self._names = names
+        return names
+
     def all(self) -> list[Note]:
         return [*self.notes, *self.drafts]
 
@@ -226,13 +253,13 @@ class Palace:
             return note.rel if note is not None and note.kind == "note" else None
         key = link.target.casefold().removesuffix(".md")
         if "/" in key:
-            matches = [
+            matches: Sequence[Note] = [
                 n
                 for n in self.notes
                 if ("/" + n.rel.casefold().removesuffix(".md")).endswith("/" + key.lstrip("/"))
             ]
         else:
-            matches = self._by_slug.get(key) or self._by_name.get(link.target.casefold()) or []
+            matches = self._by_slug.get(key) or self._by_name.get(link.target.casefold()) or ()
         return matches[0].rel if len(matches) == 1 else None
 
     def _graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:
@@ -257,7 +284,7 @@ class Palace:
         return self._graph()[1].get(note.rel, [])
 
     def note_by_slug(self, slug: str) -> Note | None:
-        matches = self._by_slug.get(slug.casefold().removesuffix(".md"), [])
+        matches = self._by_slug.get(slug.casefold().removesuffix(".md"), ())
         return matches[0] if len(matches) == 1 else None
 
     # -- rooms and flags ----------------------------------------------------------------------
@@ -373,8 +400,13 @@ def _merge_sorted(notes: list[Note], gone: set[str], added: list[Note]) -> list[
     return kept
 
 
-def _drop(index: dict[str, list[Note]], key: str, note: Note) -> None:
-    remaining = [n for n in index.get(key, []) if n is not note]
+def _add(index: dict[str, Sequence[Note]], key: str, note: Note) -> None:
+    found = index.get(key)
+    index[key] = (note,) if found is None else (*found, note)
+
+
+def _drop(index: dict[str, Sequence[Note]], key: str, note: Note) -> None:
+    remaining = tuple(n for n in index.get(key, ()) if n is not note)
     if remaining:
         index[key] = remaining
     else:
@@ -407,7 +439,12 @@ class _Loader:
             index_bytes: bytes | None = (self.root / INDEX_NAME).read_bytes()
         except FileNotFoundError:
             index_bytes = None
-        cached = self._read_cache() if self.use_cache else {}
+        live = _live_palace(self.root) if self.use_cache else None
+        cached: Mapping[str, Note] = {}
+        if live is not None:
+            cached = live.by_rel
+        elif self.use_cache:
+            cached = self._read_cache()
         fresh: dict[str, Note] = {}
         todo: list[tuple[str, str, Kind, int]] = []
         for rel, path, kind in self._walk():
@@ -427,17 +464,18 @@ class _Loader:
             else:
                 todo.append((rel, path, kind, stat.st_mtime_ns))
         for note in self._parse_all(todo):
-            old = cached.get(note.rel)
-            if old is not None and old.sha == note.sha:
-                old.mtime_ns = note.mtime_ns
-                note = old
             fresh[note.rel] = note
-        if self.use_cache and (todo or set(fresh) != set(cached)):
+        if self.use_cache and (
+            todo or set(fresh) != set(cached) or (live is not None and not self._cache_exists())
+        ):
             self._write_cache(fresh)
+        del cached, live
         notes = [n for n in fresh.values() if n.kind == "note"]
         drafts = [n for n in fresh.values() if n.kind == "draft"]
         palace = Palace(self.root, config, notes, drafts, self.problems)
         palace.index_snapshot = (index_bytes,)
+        if self.use_cache:
+            _remember_live(self.root, palace)
         return palace
 
     def _unreadable(self, rel: str, exc: OSError) -> None:
@@ -563,6 +601,9 @@ class _Loader:
     def _cache_file(self) -> Path:
         return self.root / STATE_DIR / "cache" / "notes.cache"
 
+    def _cache_exists(self) -> bool:
+        return self._cache_file().is_file()
+
     def _read_cache(self) -> dict[str, Note]:
         """Notes from the signed cache; {} when it is absent, foreign, damaged or tampered with.
 
@@ -661,13 +702,38 @@ _ROW_PLAIN = tuple(f.name for f in fields(Note) if f.name not in ("problems", "l
 
 
 def _row_of(note: Note) -> tuple[Any, ...]:
-    problems = [(f.path, f.line, f.severity, f.code, f.message) for f in note.problems]
-    return (*(getattr(note, name) for name in _ROW_PLAIN), problems, [tuple(x) for x in note.links])
+    problems = tuple((f.path, f.line, f.severity, f.code, f.message) for f in note.problems)
+    return (*(getattr(note, name) for name in _ROW_PLAIN), problems, tuple(map(tuple, note.links)))
 
 
 def _note_from_row(row: tuple[Any, ...]) -> Note:
     *plain, problems, links = row
-    return Note(*plain, [Finding(*f) for f in problems], [RawLink(*link) for link in links])  # type: ignore[call-arg]  # the row holds every field
+    return Note(  # type: ignore[call-arg]  # the row holds every field
+        *plain,
+        tuple(Finding(*f) for f in problems) if problems else (),
+        tuple(RawLink(*link) for link in links) if links else (),
+    )
+
+
+# The palaces loaded from each root in this process, held weakly, oldest first: a reload takes
+# its unchanged notes from the latest one still alive (see Palace.open); nothing is kept alive
+# for it.
+_LIVE: dict[Path, list[weakref.ref[Palace]]] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def _live_palace(root: Path) -> Palace | None:
+    with _LIVE_LOCK:
+        refs = _LIVE.get(root, [])
+        alive = [ref for ref in refs if ref() is not None]
+        if len(alive) != len(refs):
+            _LIVE[root] = alive
+        return alive[-1]() if alive else None
+
+
+def _remember_live(root: Path, palace: Palace) -> None:
+    with _LIVE_LOCK:
+        _LIVE.setdefault(root, []).append(weakref.ref(palace))
 
 
 def ensure_state_dir(root: Path) -> Path:

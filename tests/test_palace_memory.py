@@ -1,0 +1,159 @@
+"""A palace holds its notes compactly, and a reload shares unchanged notes with the palace
+still alive instead of holding a second copy of every note."""
+
+from __future__ import annotations
+
+import gc
+import os
+import weakref
+from pathlib import Path
+
+from conftest import MakePalace, note_text
+
+from curator.model.note import _compact_lines, parse_note
+from curator.model.palace import Palace
+
+FILES = {
+    "notes/a.md": note_text("Alpha", body="See [[beta]] and [[gamma]].\n", extra="tags: [x]\n"),
+    "notes/beta.md": note_text("Beta", extra="created: 2026-01-02\n"),
+    "notes/gamma.md": note_text("Gamma", extra="created: 2026-01-02\n"),
+    "inbox/idea.md": note_text("Idea", body="maybe\n"),
+}
+
+
+def cache_file(root: Path) -> Path:
+    return root / ".curator" / "cache" / "notes.cache"
+
+
+def test_reload_shares_unchanged_notes_with_the_live_palace(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    first = Palace.open(root)
+    (root / "notes/beta.md").write_text(note_text("Beta", description="Changed."))
+    (root / "notes/new.md").write_text(note_text("New"))
+    (root / "notes/gamma.md").unlink()
+    second = Palace.open(root)
+    assert second.by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
+    assert second.by_rel["inbox/idea.md"] is first.by_rel["inbox/idea.md"]
+    assert second.find("beta").description == "Changed."
+    assert first.find("beta").description == "About beta."  # the old palace is untouched
+    assert [n.rel for n in second.notes] == ["notes/a.md", "notes/beta.md", "notes/new.md"]
+    # the disk cache followed: a new process (no live palace) sees the same notes
+    del first, second
+    gc.collect()
+    third = Palace.open(root)
+    assert third.find("beta").description == "Changed."
+    assert "notes/new.md" in third.by_rel
+
+
+def test_reload_takes_the_latest_palace_still_alive(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    first = Palace.open(root)
+    Palace.open(root)  # loaded and dropped at once
+    again = Palace.open(root)
+    assert again.by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
+
+
+def test_the_loader_keeps_no_palace_alive(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    palace = Palace.open(root)
+    ref = weakref.ref(palace)
+    del palace
+    gc.collect()
+    assert ref() is None
+    assert Palace.open(root).find("alpha").ok  # from the disk cache
+
+
+def test_a_touched_file_is_read_again_and_the_old_note_kept_as_it_was(
+    make_palace: MakePalace,
+) -> None:
+    root = make_palace(FILES)
+    first = Palace.open(root)
+    old = first.by_rel["notes/beta.md"]
+    path = root / "notes/beta.md"
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    second = Palace.open(root)
+    new = second.by_rel["notes/beta.md"]
+    assert new is not old and new.sha == old.sha
+    assert new.mtime_ns == stat.st_mtime_ns + 1_000_000
+    assert old.mtime_ns == stat.st_mtime_ns  # a shared note is never changed in place
+
+
+def test_a_missing_cache_is_written_again_on_a_reload(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    first = Palace.open(root)
+    cache_file(root).unlink()
+    second = Palace.open(root)
+    assert second.by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
+    assert cache_file(root).is_file()
+
+
+def test_without_cache_nothing_is_shared(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    first = Palace.open(root)
+    fresh = Palace.open(root, cache=False)
+    assert fresh.by_rel["notes/a.md"] is not first.by_rel["notes/a.md"]
+    assert fresh.by_rel["notes/a.md"] == first.by_rel["notes/a.md"]
+    assert Palace.open(root).by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
+
+
+def test_notes_are_compact_and_survive_the_cache(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    parsed = Palace.open(root)
+    parsed_notes = {rel: parsed.by_rel[rel] for rel in FILES}
+    del parsed
+    gc.collect()
+    cached = Palace.open(root)  # every note from the disk cache
+    for rel, note in parsed_notes.items():
+        again = cached.by_rel[rel]
+        assert again is not note and again == note
+    beta, gamma = cached.by_rel["notes/beta.md"], cached.by_rel["notes/gamma.md"]
+    # header keys and short values are shared between notes (interned)
+    for one, two in ((beta, gamma), (parsed_notes["notes/beta.md"], beta)):
+        assert [id(k) for k in one.header] == [id(k) for k in two.header]
+        assert one.header["created"] is two.header["created"]
+        assert one.header["type"] is two.header["type"]
+    alpha = cached.by_rel["notes/a.md"]
+    assert alpha.key_lines == {"name": 2, "description": 3, "type": 4, "tags": 5}
+    assert alpha.line_of("tags") == 5 and alpha.line_of("missing") == 1
+    assert isinstance(alpha.links, tuple) and [link.target for link in alpha.links] == [
+        "beta",
+        "gamma",
+    ]
+    assert beta.links == () and beta.problems == ()
+
+
+def test_key_lines_fall_back_to_a_dict_when_keys_differ() -> None:
+    assert _compact_lines({"a": 1, "b": 2}, {"a": 2, "b": 3}) == (2, 3)
+    assert _compact_lines({"a": 1, "b": 2}, {"b": 3, "a": 2}) == {"b": 3, "a": 2}
+    note = parse_note("notes/x.md", b"---\nname: X\ndescription: D\ntype: user\n---\nbody\n")
+    note.lines = {"type": 4}
+    assert note.key_lines == {"type": 4} and note.line_of("type") == 4
+    assert note.line_of("name") == 1
+
+
+def test_problems_are_kept_in_order() -> None:
+    note = parse_note("notes/x.md", b"\xef\xbb\xbf---\nname: X\ndescription: D\ntype: user\n---\n")
+    assert [f.code for f in note.problems] == ["file.bom"]
+    bad = parse_note("notes/y.md", b"no header here\n")
+    assert [f.code for f in bad.problems] == ["header.missing"] and not bad.ok
+
+
+def test_lookups_are_built_on_first_use_and_follow_replaced(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    palace = Palace.open(root)
+    assert palace._slugs is None and palace._names is None  # loading builds neither
+    new_note = note_text("Delta", body="[[alpha]]\n").encode()
+    built_first = palace.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
+    assert built_first._slugs is None  # nothing to patch: built when asked
+    assert built_first.note_by_slug("delta") is not None
+    assert built_first.note_by_slug("gamma") is None
+    # once built, replaced() patches a copy instead of building again
+    other = Palace.open(root, cache=False)
+    assert other.note_by_slug("gamma") is not None and other._by_name
+    after = other.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
+    assert after._slugs is not None and after._names is not None
+    assert after.note_by_slug("delta") is after.by_rel["notes/delta.md"]
+    assert after.note_by_slug("gamma") is None and "gamma" not in after._by_name
+    assert other.note_by_slug("gamma") is not None  # the original is unchanged
+    assert after._by_slug == Palace(root, after.config, after.notes, after.drafts)._by_slug
