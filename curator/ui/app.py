@@ -18,12 +18,12 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
+from curator.memory import limit_malloc_arenas
 from curator.model.palace import INBOX_DIR, Palace
 from curator.model.text import clean, one_line
 from curator.ui.commands import OpenNoteProvider
 from curator.ui.keys import load_keymap
 from curator.ui.lookup import SearchSession, session_for
-from curator.ui.memory import limit_malloc_arenas
 from curator.ui.progress import JobProgress
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
