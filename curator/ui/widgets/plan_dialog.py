@@ -25,11 +25,41 @@ _DIFF_STYLES = (
 )
 
 
-def diff_text(diff: str) -> Text:
+# A diff is shown up to this many lines a file (and in all): the first action on a palace whose
+# INDEX.md is behind rewrites the whole index (60k diff lines at 10k notes), and a Static holding
+# all of it took ~110 MB and seconds to lay out, for lines nobody reads in a dialog.
+MAX_FILE_LINES = 400
+MAX_LINES = 4000
+
+
+def diff_text(diff: str, file_lines: int = MAX_FILE_LINES, total: int = MAX_LINES) -> Text:
+    """The diff, coloured, with each file's part cut after `file_lines` lines (its header and
+    every other file's still shown) and the whole after `total` lines."""
     out = Text()
-    for line in clean(diff).splitlines():
+    shown = in_file = hidden = 0
+
+    def note_hidden() -> None:
+        if hidden:
+            more = "line" if hidden == 1 else "lines"
+            out.append(f"… {hidden:,} more {more} of this file's diff not shown\n", style="dim")
+
+    lines = clean(diff).splitlines()
+    for number, line in enumerate(lines):
+        if line.startswith("diff --git"):
+            note_hidden()
+            in_file = hidden = 0
+        if shown >= total:
+            rest = len(lines) - number
+            out.append(f"… {rest:,} more diff lines not shown\n", style="dim")
+            return out
+        if in_file >= file_lines:
+            hidden += 1
+            continue
         style = next((s for prefix, s in _DIFF_STYLES if line.startswith(prefix)), "")
         out.append(line + "\n", style=style)
+        shown += 1
+        in_file += 1
+    note_hidden()
     return out
 
 
