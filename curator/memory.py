@@ -10,8 +10,6 @@ average over three runs with glibc's default (928 to 1056), 920 MB with two aren
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import sys
 import threading
 
@@ -30,8 +28,10 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
     with _LOCK:
         if arenas in _DONE:
             return True
+        import ctypes  # here: a CLI command that never opens an index does not load it
+
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            libc = ctypes.CDLL("libc.so.6")
             ok = bool(libc.mallopt(M_ARENA_MAX, arenas))
         except (OSError, AttributeError):
             return False
