@@ -7,6 +7,7 @@ produce nothing has the same defect as a test that cannot fail.
 
 from __future__ import annotations
 
+import bisect
 import re
 from datetime import date
 
@@ -75,17 +76,49 @@ def _lines(palace: Palace, notes: list[Note], today: date) -> list[str]:
 def _room_text(palace: Palace, name: str, notes: list[Note], today: date) -> tuple[str, int]:
     """A room's lines and their count, remembered with the exact notes they were made from: an
     action changes one or two rooms, and a palace made by ``replaced()`` shares the others' Note
-    objects. (Rooms hold active notes: no line in them names another note, a successor.)"""
+    objects, so an unchanged room is reused and a changed one patched (its sorted entries minus
+    the notes gone plus the notes added). Rooms hold active notes: no line in them names
+    another note (a successor) that could change on its own."""
     key = ("index-room", name, today.isoformat())
     members = tuple(notes)
     cached = palace.render_cache.get(key)
     if cached is not None and cached[0] == members:
         return cached[1], cached[2]
-    lines = _lines(palace, notes, today)
-    text = "".join(lines)
-    count = sum(1 for line in lines if line.startswith("- ["))  # what the guard counts
-    palace.render_cache[key] = (members, text, count)
+    entries = None
+    if cached is not None and abs(len(cached[0]) - len(members)) < _PATCH_MAX:
+        was = {id(n): n for n in cached[0]}
+        now = {id(n) for n in members}
+        gone = [n for i, n in was.items() if i not in now]
+        added = [n for n in members if id(n) not in was]
+        if len(gone) + len(added) < _PATCH_MAX:
+            entries = _patched(palace, cached[3], gone, added, today)
+    if entries is None:
+        entries = sorted(_entry(palace, n, today) for n in notes)
+    text = "".join(line + "\n" for _, line in entries)
+    count = sum(1 for _, line in entries if line.startswith("- ["))  # what the guard counts
+    palace.render_cache[key] = (members, text, count, entries)
     return text, count
+
+
+_PATCH_MAX = 64  # notes in and out of a room above which it is sorted again from scratch
+_Entries = list[tuple[tuple[str, str], str]]
+
+
+def _patched(
+    palace: Palace, entries: _Entries, gone: list[Note], added: list[Note], today: date
+) -> _Entries | None:
+    """Sorted `entries` without the `gone` notes' and with the `added` ones'; None when a gone
+    note's entry is not there (then the room is sorted again from its notes)."""
+    out = list(entries)
+    for note in gone:
+        entry = _entry(palace, note, today)
+        at = bisect.bisect_left(out, entry)
+        if at == len(out) or out[at] != entry:
+            return None
+        del out[at]
+    for note in added:
+        bisect.insort(out, _entry(palace, note, today))
+    return out
 
 
 def _render_entry(palace: Palace, note: Note, today: date) -> str:
@@ -111,8 +144,7 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
     """The text below the marker, and how many note lines it holds."""
     today = today or date.today()
     out: list[str] = []
-    listed: set[str] = set()
-    room_lines = 0
+    room_lines = filed = 0
     for room in palace.rooms():
         out.append(f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n")
         if room.spec.purpose:
@@ -120,11 +152,14 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
         text, count = _room_text(palace, room.spec.name, room.notes, today)
         out.append(text)
         room_lines += count
-        listed.update(n.rel for n in room.notes)
+        filed += len(room.notes)
     after_rooms = len(out)  # below: one line per item again
     superseded = palace.superseded_notes()
-    listed.update(n.rel for n in superseded)
-    rest = [n for n in palace.notes if n.rel not in listed]
+    rest: list[Note] = []
+    if filed + len(superseded) != len(palace.notes):  # rooms and superseded are disjoint
+        listed = {n.rel for room in palace.rooms() for n in room.notes}
+        listed.update(n.rel for n in superseded)
+        rest = [n for n in palace.notes if n.rel not in listed]
     if rest:
         out.append(f"\n## Unfiled (unknown type or unreadable header) — {len(rest)}\n")
         out.extend(

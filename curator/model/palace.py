@@ -108,6 +108,9 @@ class Palace:
         self._outgoing: dict[str, list[Link]] | None = None
         self._backlinks: dict[str, list[Link]] | None = None
         self._preds: dict[str, list[Note]] | None = None
+        # active notes by type and the superseded ones (rooms() and superseded_notes()), and
+        # the notes naming a successor: built on first use, patched by replaced()
+        self._grouped: tuple[dict[str, list[Note]], list[Note], list[Note]] | None = None
         # derived per-note text keyed by content hash, shared with palaces made by replaced()
         self.render_cache: dict[tuple[str, str, str], Any] = {}
         self._replaced_memo: tuple[tuple[tuple[str, bytes | None], ...], Palace] | None = None
@@ -150,16 +153,17 @@ class Palace:
         for rel in gone:
             del new.by_rel[rel]
         new.by_rel.update((n.rel, n) for n in added)
-        # the lookups this palace has built, patched; the others are built when first used
-        new._slugs = new._names = None
-        if self._slugs is not None:
-            slugs = new._slugs = dict(self._slugs)
-            for rel in gone:
-                if (old := self.by_rel[rel]).kind == "note":
-                    _drop(slugs, old.slug.casefold(), old)
-            for note in added:
-                if note.kind == "note":
-                    _add(slugs, note.slug.casefold(), note)
+        # the lookups this palace has built, patched; the others are built when first used.
+        # Slugs are built here if need be: every plan renders INDEX.md, which resolves
+        # successors by slug, and a chain of replaced palaces then builds them once.
+        slugs = new._slugs = dict(self._by_slug)
+        for rel in gone:
+            if (old := self.by_rel[rel]).kind == "note":
+                _drop(slugs, old.slug.casefold(), old)
+        for note in added:
+            if note.kind == "note":
+                _add(slugs, note.slug.casefold(), note)
+        new._names = None
         if self._names is not None:
             names = new._names = dict(self._names)
             for rel in gone:
@@ -169,6 +173,7 @@ class Palace:
                 if note.kind == "note" and note.ok:
                     _add(names, note.name.casefold(), note)
         new._outgoing = new._backlinks = new._preds = None
+        new._grouped = _regroup(self._groups(), gone, added) if added or gone else self._grouped
         new.render_cache = self.render_cache
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
         new.index_snapshot = (
@@ -290,26 +295,24 @@ class Palace:
     # -- rooms and flags ----------------------------------------------------------------------
     def rooms(self) -> list[Room]:
         """Active notes grouped by type, in taxonomy order (only types the palace knows)."""
-        by_type: dict[str, list[Note]] = {name: [] for name in self.config.types}
-        for note in self.notes:
-            header = note.header
-            room = by_type.get(header.get("type"))  # type: ignore[arg-type]
-            if (
-                room is not None
-                and note.ok
-                and header.get("status") not in ("superseded", "retired")
-            ):
-                room.append(note)
-        return [Room(self.config.types[name], notes) for name, notes in by_type.items()]
+        by_type = self._groups()[0]
+        return [Room(self.config.types[name], list(by_type[name])) for name in self.config.types]
 
     def superseded_notes(self) -> list[Note]:
-        return [n for n in self.notes if n.ok and n.header.get("status") in _SUPERSEDED]
+        return list(self._groups()[1])
+
+    def _groups(self) -> tuple[dict[str, list[Note]], list[Note], list[Note]]:
+        if self._grouped is None:
+            self._grouped = _regroup(
+                ({name: [] for name in self.config.types}, [], []), (), self.notes
+            )
+        return self._grouped
 
     def _predecessors(self) -> dict[str, list[Note]]:
         """rel of a note -> the notes that name it in superseded_by."""
         if self._preds is None:
             preds: dict[str, list[Note]] = {}
-            for other in self.notes:
+            for other in self._groups()[2]:
                 if other.superseded_by:
                     target = self.note_by_slug(other.superseded_by)
                     if target is not None:
@@ -390,6 +393,43 @@ class Palace:
         if not dates:
             return False
         return ((today or date.today()) - max(dates)).days > spec.review_after_days
+
+
+def _regroup(
+    groups: tuple[dict[str, list[Note]], list[Note], list[Note]],
+    gone: Iterable[str],
+    added: Iterable[Note],
+) -> tuple[dict[str, list[Note]], list[Note], list[Note]]:
+    """`groups` (rooms by type, superseded, naming a successor; each sorted by rel) without the
+    notes at `gone` and with the `added` notes (drafts are in none)."""
+    gone = set(gone)
+    by_type = {name: [n for n in notes if n.rel not in gone] for name, notes in groups[0].items()}
+    superseded = [n for n in groups[1] if n.rel not in gone]
+    naming = [n for n in groups[2] if n.rel not in gone]
+    grown: set[int] = set()
+    for note in added:
+        if note.kind != "note":
+            continue
+        if note.superseded_by:
+            naming.append(note)
+            grown.add(id(naming))
+        if not note.ok:
+            continue
+        header = note.header
+        if header.get("status") in _SUPERSEDED:
+            superseded.append(note)
+            grown.add(id(superseded))
+        elif (room := by_type.get(header.get("type"))) is not None:  # type: ignore[arg-type]
+            room.append(note)
+            grown.add(id(room))
+    for group in (*by_type.values(), superseded, naming):
+        if id(group) in grown:
+            group.sort(key=_rel)  # sorted runs plus a few: linear
+    return by_type, superseded, naming
+
+
+def _rel(note: Note) -> str:
+    return note.rel
 
 
 def _merge_sorted(notes: list[Note], gone: set[str], added: list[Note]) -> list[Note]:
