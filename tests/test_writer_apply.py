@@ -492,8 +492,9 @@ def _has_object(root: Path, data: bytes) -> bool:
     return subprocess.run(["git", "cat-file", "-e", sha], cwd=root).returncode == 0
 
 
+@pytest.mark.parametrize("public", [(), ("INDEX.md",)])
 def test_a_large_tracked_file_is_committed_and_an_ignored_one_never_becomes_an_object(
-    palace: Path,
+    palace: Path, public: tuple[str, ...]
 ) -> None:
     big_index = b"".join(b"- [Note %d](notes/n%d.md) - a line of the index\n" % (i, i)
                          for i in range(8000))
@@ -503,7 +504,7 @@ def test_a_large_tracked_file_is_committed_and_an_ignored_one_never_becomes_an_o
         Write.from_disk(palace, "INDEX.md", big_index),
         Write.from_disk(palace, "inbox/big.md", secret_draft),
     ), root=palace)
-    applied = apply_plan(palace, plan)
+    applied = apply_plan(palace, plan, public=public)
     shown = subprocess.run(["git", "show", f"{applied.sha}:INDEX.md"], cwd=palace,
                            capture_output=True, check=True).stdout
     assert shown == big_index

@@ -34,7 +34,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -527,13 +527,18 @@ def apply_plan(
     on_commit: Callable[[str], None] | None = None,
     lock_timeout: float = 10.0,
     stage_hook: StageHook | None = None,
+    public: Collection[str] = (),
 ) -> Applied:
     """Perform ``plan`` on the palace at ``palace_root`` and record it as one git commit.
 
     ``on_commit(sha)`` runs after the commit, still holding the writer lock (it must not call
-    apply_plan itself). Raises a WriterError subclass, with the files unchanged, when the plan
-    cannot be applied; ``Applied.recovered`` reports an earlier interrupted action that had to be
-    finished or rolled back first.
+    apply_plan itself). ``public`` names paths whose new content holds nothing that must stay
+    out of git (a generated index): large ones are stored in git's object store from the
+    start, before the checks, so that the commit finds them there.
+
+    Raises a WriterError subclass, with the files unchanged, when the plan cannot be applied;
+    ``Applied.recovered`` reports an earlier interrupted action that had to be finished or
+    rolled back first.
     """
     root = Path(palace_root).absolute()
     hook = stage_hook or (lambda stage: None)
@@ -586,9 +591,15 @@ def apply_plan(
         new_paths = [rp for p, rp in zip(paths, repo_paths, strict=True) if pre[p] is None]
         _sweep_temp_files(root, paths)
         temps = _Temps(root, post, modes)
-        pool = ThreadPoolExecutor(max_workers=2)
+        early = [
+            (rp, data)
+            for p, rp in zip(paths, repo_paths, strict=True)
+            if p in public and (data := post[p]) is not None and len(data) >= BIG_BLOB
+        ]
+        pool = ThreadPoolExecutor(max_workers=3)
         try:
             staging = pool.submit(temps.write)
+            stored_early = pool.submit(_store_blobs, repo, early)
             ignoring = pool.submit(_ignored, repo, new_paths)
             try:
                 status = _status(repo, repo_paths)
@@ -624,6 +635,7 @@ def apply_plan(
                 and len(data) >= BIG_BLOB
                 and pre[p] is not None
                 and rp not in status
+                and p not in public
             ]
             storing = pool.submit(_store_blobs, repo, big)
 
@@ -670,6 +682,7 @@ def apply_plan(
 
             # ---- git
             storing.result()
+            stored_early.result()
             try:
                 sha = _stage_and_commit(repo, head, commit_paths, plan.message, untracked)
             except WriterError as exc:

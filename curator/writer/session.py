@@ -65,7 +65,7 @@ def commit(
 
     for attempt in range(INDEX_RETRIES):
         try:
-            return apply_plan(root, plan, on_commit=hook)
+            return apply_plan(root, plan, on_commit=hook, public=(INDEX_NAME,))
         except ChangedSincePlanError as exc:
             # apply_plan checks paths in plan order and INDEX.md comes last: every other file
             # still matched the plan when this was raised.
