@@ -144,18 +144,17 @@ def test_lookups_are_built_on_first_use_and_follow_replaced(make_palace: MakePal
     palace = Palace.open(root)
     assert palace._slugs is None and palace._names is None  # loading builds neither
     new_note = note_text("Delta", body="[[alpha]]\n").encode()
-    built_first = palace.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
-    # plans render INDEX.md, which resolves successors by slug: replaced() builds the
-    # parent's slugs once and every palace replaced from it patches a copy
-    assert palace._slugs is not None and built_first._slugs is not None
-    assert built_first.note_by_slug("delta") is not None
-    assert built_first.note_by_slug("gamma") is None
-    # once built, replaced() patches a copy instead of building again
-    other = Palace.open(root, cache=False)
-    assert other.note_by_slug("gamma") is not None and other._by_name
-    after = other.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
-    assert after._slugs is not None and after._names is not None
+    after = palace.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
+    assert after._names is None  # not built by the parent: built when asked
     assert after.note_by_slug("delta") is after.by_rel["notes/delta.md"]
-    assert after.note_by_slug("gamma") is None and "gamma" not in after._by_name
-    assert other.note_by_slug("gamma") is not None  # the original is unchanged
-    assert after._by_slug == Palace(root, after.config, after.notes, after.drafts)._by_slug
+    assert after.note_by_slug("gamma") is None
+    assert palace.note_by_slug("gamma") is not None  # the original is unchanged
+    # a built name lookup is patched in a copy, not built again
+    other = Palace.open(root, cache=False)
+    assert other._by_name
+    patched = other.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
+    assert patched._names is not None and "gamma" not in patched._names
+    assert patched._by_name["delta"] == (patched.by_rel["notes/delta.md"],)
+    assert "gamma" in other._by_name
+    fresh = Palace(root, patched.config, patched.notes, patched.drafts)
+    assert patched._by_slug == fresh._by_slug and patched._by_name == fresh._by_name
