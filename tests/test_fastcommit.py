@@ -12,7 +12,7 @@ import pytest
 from test_writer_apply import git, make_small_palace, promote_plan
 
 from curator.writer.apply import apply_plan
-from curator.writer.fastcommit import cleanup_whitespace, commit_paths
+from curator.writer.fastcommit import cleanup_whitespace, commit_paths, staged_check
 from curator.writer.git import GitError, IndexLockError, discover_with_head
 
 
@@ -170,3 +170,19 @@ def test_housekeeping_runs_when_git_gc_would(tmp_path: Path) -> None:
     (root / "INDEX.md").write_text("# Index\n- a\n")
     assert commit_paths(repo, head, ["INDEX.md"], "m") is not None
     assert len(_packs(root)) == 1  # git gc --auto consolidated them
+
+
+def test_an_early_staged_check_is_not_trusted_once_the_index_changed(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    repo, head = discover_with_head(root)
+    early = staged_check(repo, head)
+    assert early is not None and not early.any_staged
+    (root / "other.txt").write_text("staged after the early check\n")
+    git(root, "add", "other.txt")
+    (root / "INDEX.md").write_text("# Index\n")
+    assert commit_paths(repo, head, ["INDEX.md"], "m", early) is None  # asked again: staged
+    assert git(root, "status", "--porcelain").splitlines() == [" M INDEX.md", "A  other.txt"]
+    git(root, "reset", "-q", "--", "other.txt")
+    fresh = staged_check(repo, head)
+    assert fresh is not None and not fresh.any_staged
+    assert commit_paths(repo, head, ["INDEX.md"], "m", fresh) is not None

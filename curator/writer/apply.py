@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from curator.writer.fastcommit import StagedCheck, staged_check
 from curator.writer.fastcommit import commit_paths as fast_commit
 from curator.writer.git import GitError, Repo, discover_with_head
 from curator.writer.plan import (
@@ -441,6 +442,7 @@ def _stage_and_commit(
     commit_paths: Sequence[str],
     message: str,
     untracked: Sequence[str] | None = None,
+    staged: StagedCheck | None = None,
 ) -> str:
     """Commit exactly ``commit_paths`` (palace-relative) on top of ``head``; the new sha.
 
@@ -452,7 +454,7 @@ def _stage_and_commit(
     requires.
     """
     rp = [repo.to_repo(p) for p in commit_paths]
-    sha = fast_commit(repo, head, rp, message)
+    sha = fast_commit(repo, head, rp, message, staged)
     if sha is not None:
         return sha
     to_add = rp if untracked is None else [repo.to_repo(p) for p in untracked]
@@ -596,10 +598,11 @@ def apply_plan(
             for p, rp in zip(paths, repo_paths, strict=True)
             if p in public and (data := post[p]) is not None and len(data) >= BIG_BLOB
         ]
-        pool = ThreadPoolExecutor(max_workers=3)
+        pool = ThreadPoolExecutor(max_workers=4)
         try:
             staging = pool.submit(temps.write)
             stored_early = pool.submit(_store_blobs, repo, early)
+            asked_staged = pool.submit(staged_check, repo, head)
             ignoring = pool.submit(_ignored, repo, new_paths)
             try:
                 status = _status(repo, repo_paths)
@@ -684,7 +687,9 @@ def apply_plan(
             storing.result()
             stored_early.result()
             try:
-                sha = _stage_and_commit(repo, head, commit_paths, plan.message, untracked)
+                sha = _stage_and_commit(
+                    repo, head, commit_paths, plan.message, untracked, asked_staged.result()
+                )
             except WriterError as exc:
                 _unstage(repo, untracked, head)
                 _rollback_files(root, repo, journal)

@@ -20,11 +20,12 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from curator.writer.git import DEFAULT_EMAIL, DEFAULT_NAME, IndexLockError, Repo
 
-__all__ = ["cleanup_whitespace", "commit_paths"]
+__all__ = ["StagedCheck", "cleanup_whitespace", "commit_paths", "staged_check"]
 
 # Hooks `git commit` would run; any one of them present means the porcelain path.
 COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
@@ -176,14 +177,50 @@ def _subject(message: str) -> str:
     return re.sub(r"[\x00-\x1f\x7f]", " ", first)
 
 
+@dataclass(frozen=True)
+class StagedCheck:
+    """Whether the index held staged changes against HEAD, and the index file it was read from
+    (its stat data), so the answer can be asked early and trusted while the file is the same."""
+
+    index: tuple[int, int, int] | None
+    any_staged: bool
+
+
+def _index_stat(repo: Repo) -> tuple[int, int, int] | None:
+    try:
+        st = (repo.git_dir / "index").stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def staged_check(repo: Repo, head: str | None) -> StagedCheck | None:
+    """Ask git now whether anything is staged (for :func:`commit_paths`, later); None when the
+    index changed while git read it, or there is no HEAD."""
+    if head is None:
+        return None
+    before = _index_stat(repo)
+    proc = repo.git(
+        "diff-index", "--cached", "--name-only", "-z", head, env={"GIT_OPTIONAL_LOCKS": "0"}
+    )
+    if before is None or _index_stat(repo) != before:
+        return None
+    return StagedCheck(before, bool(proc.stdout.strip(b"\0")))
+
+
 def commit_paths(
-    repo: Repo, head: str | None, repo_paths: Sequence[str], message: str
+    repo: Repo,
+    head: str | None,
+    repo_paths: Sequence[str],
+    message: str,
+    staged: StagedCheck | None = None,
 ) -> str | None:
     """Commit ``repo_paths`` (repo-relative) as they are in the work tree on top of ``head``.
 
     Returns the new commit's sha, or None when this repository needs ``git commit --only``
     (nothing has been changed then). Raises IndexLockError when git's index.lock exists and
-    GitError when a git step fails (HEAD and the index are then as they were).
+    GitError when a git step fails (HEAD and the index are then as they were). ``staged`` is
+    an answer of :func:`staged_check` for this `head`, used if the index is still that file.
     """
     if head is None:
         return None
@@ -200,10 +237,11 @@ def commit_paths(
     try:
         with os.fdopen(fd, "wb") as out, open(index, "rb") as src:
             shutil.copyfileobj(src, out)
-        staged = repo.git(
-            "diff-index", "--cached", "--name-only", "-z", head, env={"GIT_OPTIONAL_LOCKS": "0"}
-        )
-        if staged.stdout.strip(b"\0"):
+        # under git's lock now: the index cannot change; an earlier answer holds if it is the
+        # same file as then
+        if staged is None or staged.index != _index_stat(repo):
+            staged = staged_check(repo, head)
+        if staged is None or staged.any_staged:
             return None  # the user has staged changes of their own: porcelain keeps them out
         env = {"GIT_INDEX_FILE": str(lock)}
         if repo_paths:
