@@ -551,61 +551,67 @@ def apply_plan(
             repo, head = discover_with_head(root)
         repo.check_index_lock()
 
-        real_root = root.resolve()
-        expected: dict[str, str | None] = {}
-        post: dict[str, bytes | None] = {}
-        modes: dict[str, int] = {}
-        pre: dict[str, bytes | None] = {}
-        for ch in plan.changes:
-            for p in ch.touched():
-                _check_path_safe(root, real_root, p)
-                pre[p] = _read(root / p)
-            if isinstance(ch, Write):
-                expected[ch.path], post[ch.path] = ch.before, ch.data
-                modes[ch.path] = _file_mode(root / ch.path)
-            elif isinstance(ch, Delete):
-                expected[ch.path], post[ch.path] = ch.before, None
-                modes[ch.path] = 0o644
-            elif isinstance(ch, Move):
-                expected[ch.src], expected[ch.dst] = ch.before, ch.dst_before
-                src_bytes = pre[ch.src]
-                post[ch.src] = None
-                post[ch.dst] = ch.data if ch.data is not None else src_bytes
-                modes[ch.src] = 0o644
-                modes[ch.dst] = _file_mode(root / ch.src)
-        for p, want in expected.items():
-            have = pre[p]
-            have_hash = None if have is None else content_hash(have)
-            if have_hash != want:
-                if want is None:
-                    detail = "it exists now but the plan expected no file there"
-                elif have is None:
-                    detail = "it no longer exists"
-                else:
-                    detail = "its content is different"
-                raise ChangedSincePlanError(p, detail)
-
-        paths = list(post)
-        repo_paths = [repo.to_repo(p) for p in paths]
-        # Paths with no file yet are absent from `git status`; whether git ignores them is
-        # asked at the same time, while the new contents go to fsynced temp files (INDEX.md
-        # is megabytes at 10k notes): the slow steps that do not depend on each other overlap.
-        new_paths = [rp for p, rp in zip(paths, repo_paths, strict=True) if pre[p] is None]
-        _sweep_temp_files(root, paths)
-        temps = _Temps(root, post, modes)
+        # What git is asked does not depend on the files' contents: ask it at once (status,
+        # what it ignores, whether anything is staged) and store INDEX.md's blob meanwhile,
+        # while the plan is checked against the files and the new contents go to fsynced temp
+        # files (INDEX.md is megabytes at 10k notes). The slow steps overlap.
+        touched = list(dict.fromkeys(p for ch in plan.changes for p in ch.touched()))
+        to_repo = {p: repo.to_repo(p) for p in touched}
         early = [
-            (rp, data)
-            for p, rp in zip(paths, repo_paths, strict=True)
-            if p in public and (data := post[p]) is not None and len(data) >= BIG_BLOB
+            (to_repo[ch.path], ch.data)
+            for ch in plan.changes
+            if isinstance(ch, Write) and ch.path in public and len(ch.data) >= BIG_BLOB
         ]
         pool = ThreadPoolExecutor(max_workers=4)
+        temps: _Temps | None = None
         try:
-            staging = pool.submit(temps.write)
-            stored_early = pool.submit(_store_blobs, repo, early)
+            asking = pool.submit(_status, repo, list(to_repo.values()))
+            ignoring = pool.submit(_ignored, repo, list(to_repo.values()))
             asked_staged = pool.submit(staged_check, repo, head)
-            ignoring = pool.submit(_ignored, repo, new_paths)
+            stored_early = pool.submit(_store_blobs, repo, early)
+
+            real_root = root.resolve()
+            expected: dict[str, str | None] = {}
+            post: dict[str, bytes | None] = {}
+            modes: dict[str, int] = {}
+            pre: dict[str, bytes | None] = {}
+            for ch in plan.changes:
+                for p in ch.touched():
+                    _check_path_safe(root, real_root, p)
+                    pre[p] = _read(root / p)
+                if isinstance(ch, Write):
+                    expected[ch.path], post[ch.path] = ch.before, ch.data
+                    modes[ch.path] = _file_mode(root / ch.path)
+                elif isinstance(ch, Delete):
+                    expected[ch.path], post[ch.path] = ch.before, None
+                    modes[ch.path] = 0o644
+                elif isinstance(ch, Move):
+                    expected[ch.src], expected[ch.dst] = ch.before, ch.dst_before
+                    src_bytes = pre[ch.src]
+                    post[ch.src] = None
+                    post[ch.dst] = ch.data if ch.data is not None else src_bytes
+                    modes[ch.src] = 0o644
+                    modes[ch.dst] = _file_mode(root / ch.src)
+            for p, want in expected.items():
+                have = pre[p]
+                have_hash = None if have is None else content_hash(have)
+                if have_hash != want:
+                    if want is None:
+                        detail = "it exists now but the plan expected no file there"
+                    elif have is None:
+                        detail = "it no longer exists"
+                    else:
+                        detail = "its content is different"
+                    raise ChangedSincePlanError(p, detail)
+
+            paths = list(post)
+            repo_paths = [to_repo[p] for p in paths]
+            _sweep_temp_files(root, paths)
+            temps = _Temps(root, post, modes)
+            staging = pool.submit(temps.write)
             try:
-                status = _status(repo, repo_paths)
+                status = asking.result()
+                # check-ignore never names a tracked file: this is what git ignores of the rest
                 ignored_new = ignoring.result()
             finally:
                 staging.result()  # raises what writing a temp file raised
@@ -705,7 +711,8 @@ def apply_plan(
             return Applied(sha, plan.message, tuple(paths), recovered)
         finally:
             pool.shutdown(wait=True)
-            temps.discard()
+            if temps is not None:
+                temps.discard()
 
 
 class _Temps:
