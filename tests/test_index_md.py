@@ -238,3 +238,28 @@ def test_incremental_render_matches_a_fresh_load(make_palace: MakePalace) -> Non
     assert render_index(after, PREAMBLE, TODAY) == fresh
     assert "Brand new." in fresh and "Docs moved to the wiki." in fresh
     assert "notes/user/me.md" not in fresh
+
+
+@pytest.mark.parametrize(
+    "existing",
+    [
+        b"",
+        PREAMBLE.encode(),
+        (PREAMBLE + MARKER + "\nold stuff\n- [x](notes/x.md)\n").encode(),
+        (PREAMBLE + MARKER + "\n").replace("\n", "\r\n").encode(),
+        (MARKER + "\r\n- [x](notes/x.md)\r\n").encode(),
+        "# Pré — ambule\n\n".encode() + MARKER.encode() + b"\n\xff\xfe broken bytes\n",
+    ],
+)
+def test_rendering_from_bytes_equals_rendering_from_text(palace: Palace, existing: bytes) -> None:
+    """Planners pass INDEX.md's bytes (only the preamble is decoded); the result is the same."""
+    as_text = existing.decode("utf-8", errors="replace")
+    assert render_index(palace, existing, TODAY) == render_index(palace, as_text, TODAY)
+
+
+def test_the_empty_guard_reads_a_bytes_index_too(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    filled = render_index(Palace.open(root), PREAMBLE, TODAY).encode()
+    shutil.move(root / "notes", root.parent / "notes-gone")
+    with pytest.raises(IndexRefused, match="refusing to replace an index of 6 notes"):
+        render_index(Palace.open(root), filled, TODAY)

@@ -172,11 +172,21 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
     return "".join(out), listed_lines
 
 
-def render_index(palace: Palace, existing: str | None, today: date | None = None) -> str:
-    """The whole INDEX.md, checked by the guard; raises IndexRefused instead of losing notes."""
-    preamble, old_generated = (
-        split_index(existing) if existing else (default_preamble(palace), None)
-    )
+def render_index(
+    palace: Palace, existing: str | bytes | None, today: date | None = None
+) -> str:
+    """The whole INDEX.md, checked by the guard; raises IndexRefused instead of losing notes.
+
+    `existing` may be the file's bytes: then only the preamble is decoded (at 10k notes the
+    generated part is megabytes, read again only if the guard needs it)."""
+    old_generated: str | bytes | None
+    if isinstance(existing, bytes) and existing:
+        preamble, old_generated, crlf = _split_bytes(existing)
+    else:
+        preamble, old_generated = (
+            split_index(existing) if existing else (default_preamble(palace), None)
+        )
+        crlf = bool(existing) and "\r\n" in existing  # type: ignore[operator]
     if not preamble.endswith("\n"):
         preamble += "\n"
     generated, listed = render_generated(palace, today)
@@ -186,17 +196,34 @@ def render_index(palace: Palace, existing: str | None, today: date | None = None
             f"{len(palace.notes)}",
             path=INDEX_NAME,
         )
-    if old_generated and _ENTRY_RE.search(old_generated) and listed == 0:
-        old = len(_ENTRY_RE.findall(old_generated))
+    if listed == 0 and (old_text := _text(old_generated)) and _ENTRY_RE.search(old_text):
+        old = len(_ENTRY_RE.findall(old_text))
         raise IndexRefused(
             f"refusing to replace an index of {old} notes with an empty one: no notes were found "
             f"under {palace.root / 'notes'} (is the palace path right?)",
             path=INDEX_NAME,
         )
-    text = preamble + MARKER + "\n" + generated
-    if existing and "\r\n" in existing:  # keep a CRLF file CRLF, like every other rewrite
+    text = "".join((preamble, MARKER, "\n", generated))
+    if crlf:  # keep a CRLF file CRLF, like every other rewrite
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     return text
+
+
+_MARKER_BYTES = re.compile(rb"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)
+
+
+def _split_bytes(data: bytes) -> tuple[str, bytes | None, bool]:
+    """(decoded preamble, the generated part still as bytes or None, whether CRLF is used)."""
+    match = _MARKER_BYTES.search(data)
+    cut = match.start() if match else len(data)
+    preamble = data[:cut].decode("utf-8", errors="replace")
+    # the marker's own line tells a CRLF file that has no preamble
+    crlf = b"\r\n" in data[: match.end() + 2] if match else b"\r\n" in data
+    return preamble, (data[match.end() :] if match else None), crlf
+
+
+def _text(part: str | bytes | None) -> str | None:
+    return part.decode("utf-8", errors="replace") if isinstance(part, bytes) else part
 
 
 def index_bytes(palace: Palace) -> bytes | None:

@@ -16,7 +16,7 @@ from typing import Any
 from curator.errors import CuratorError
 from curator.model.check import MAX_TAGS, run_checks
 from curator.model.header import DELETE
-from curator.model.index_md import index_bytes, read_index, render_index
+from curator.model.index_md import index_bytes, render_index
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import DRAFT_BANNER, Note, edit_header, new_note_text, parse_note
 from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, Palace
@@ -78,7 +78,7 @@ def with_index(palace: Palace, changes: list[Change], today: date | None) -> tup
     """The changes plus INDEX.md regenerated for the palace as it will be after them."""
     after = palace.replaced(effects(palace.root, changes))
     existing = index_bytes(palace)
-    rendered = render_index(after, read_index(palace), today).encode("utf-8")
+    rendered = render_index(after, existing, today).encode("utf-8")
     if existing != rendered:
         # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
         # if another action landed since, apply sees the difference and INDEX.md is redone
@@ -648,6 +648,6 @@ def regenerate_index(
                 if rel.startswith((NOTES_DIR + "/", INBOX_DIR + "/"))
             }
         )
-        return {INDEX_NAME: render_index(after, read_index(palace), today).encode("utf-8")}
+        return {INDEX_NAME: render_index(after, index_bytes(palace), today).encode("utf-8")}
 
     return regenerate
