@@ -12,8 +12,9 @@ import pytest
 from test_writer_apply import git, make_small_palace, promote_plan
 
 from curator.writer.apply import apply_plan
-from curator.writer.fastcommit import cleanup_whitespace, commit_paths, staged_check
+from curator.writer.fastcommit import cleanup_whitespace, commit_paths, staged_check, store_blob
 from curator.writer.git import GitError, IndexLockError, discover_with_head
+from curator.writer.plan import Write
 
 
 def _palace(tmp_path: Path, name: str = "palace") -> Path:
@@ -186,3 +187,62 @@ def test_an_early_staged_check_is_not_trusted_once_the_index_changed(tmp_path: P
     fresh = staged_check(repo, head)
     assert fresh is not None and not fresh.any_staged
     assert commit_paths(repo, head, ["INDEX.md"], "m", fresh) is not None
+
+
+def test_a_stored_blob_is_the_object_git_would_write(tmp_path: Path) -> None:
+    root = _palace(tmp_path)
+    repo, _ = discover_with_head(root)
+    data = b"".join(b"- [Note %d](notes/n%d.md)\n" % (i, i) for i in range(20000))
+    assert store_blob(repo, data)
+    sha = (
+        subprocess.run(
+            ["git", "hash-object", "--stdin"], cwd=root, input=data, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    shown = subprocess.run(["git", "cat-file", "blob", sha], cwd=root, capture_output=True)
+    assert shown.returncode == 0 and shown.stdout == data
+    assert store_blob(repo, data)  # already there: nothing to do
+    assert not list((root / ".git/objects" / sha[:2]).glob("tmp_obj_*"))
+    subprocess.run(["git", "fsck", "--no-progress"], cwd=root, check=True, capture_output=True)
+
+
+def test_sha256_repositories_leave_blobs_to_git(tmp_path: Path) -> None:
+    root = tmp_path / "sha256"
+    root.mkdir()
+    made = subprocess.run(
+        ["git", "init", "-q", "--object-format=sha256"], cwd=root, capture_output=True
+    )
+    if made.returncode != 0:
+        pytest.skip("this git cannot make SHA-256 repositories")
+    (root / "a.md").write_text("a\n")
+    git(root, "add", "a.md")
+    git(root, "commit", "-q", "--no-verify", "-m", "a")
+    repo, _ = discover_with_head(root)
+    assert not store_blob(repo, b"x" * 300_000)
+
+
+def test_a_filtered_file_is_committed_as_git_filters_it(tmp_path: Path) -> None:
+    """With eol=crlf the blob git stores differs from the file's bytes: the blob stored ahead is
+    unused and the commit still holds git's own (LF) blob."""
+    root = _palace(tmp_path)
+    (root / ".gitattributes").write_text("INDEX.md text eol=crlf\n")
+    git(root, "add", ".gitattributes")
+    git(root, "commit", "-q", "--no-verify", "-m", "attributes")
+    text = "".join(f"- [Note {i}](notes/n{i}.md)\n" for i in range(20000))
+    plan = promote_plan(root)
+    plan = type(plan)(
+        plan.action,
+        plan.notes,
+        plan.reason,
+        plan.summary,
+        (plan.changes[0], Write.from_disk(root, "INDEX.md", text.replace("\n", "\r\n").encode())),
+        root=root,
+    )
+    applied = apply_plan(root, plan, public=("INDEX.md",))
+    committed = subprocess.run(
+        ["git", "cat-file", "blob", f"{applied.sha}:INDEX.md"], cwd=root, capture_output=True
+    ).stdout
+    assert committed == text.encode()  # normalized to LF in the repository
+    assert git(root, "status", "--porcelain") == ""

@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from curator.writer.fastcommit import StagedCheck, staged_check
+from curator.writer.fastcommit import StagedCheck, staged_check, store_blob
 from curator.writer.fastcommit import commit_paths as fast_commit
 from curator.writer.git import GitError, Repo, discover_with_head
 from curator.writer.plan import (
@@ -756,7 +756,8 @@ def _store_blobs(repo: Repo, items: list[tuple[str, bytes]]) -> None:
     """Write these contents into git's object store; staging them later finds the objects
     there and only hashes. A failure here costs nothing: staging writes them itself."""
     for repo_path, data in items:
-        repo.git("hash-object", "-w", "--stdin", f"--path={repo_path}", input=data, check=False)
+        if not store_blob(repo, data):
+            repo.git("hash-object", "-w", "--stdin", f"--path={repo_path}", input=data, check=False)
 
 
 def _sweep_temp_files(root: Path, paths: Sequence[str]) -> None:
