@@ -341,12 +341,17 @@ class CuratorApp(App[None]):
     async def commit_plan(self, plan: Plan) -> None:
         from curator.ui import core
 
+        subject = clean(plan.message.split("\n", 1)[0])
+
+        def committed(sha: str) -> None:  # in the worker: git has it, the index update follows
+            self.call_from_thread(
+                self.notify, f"Committed {sha[:10]}: {subject}", markup=False, timeout=6
+            )
+
         try:
-            applied = await asyncio.to_thread(core.commit, self.root, plan, self.palace)
+            await asyncio.to_thread(core.commit, self.root, plan, self.palace, committed)
         except Exception as exc:
             self.error(exc)
             self.load_palace()
             return
-        subject = clean(applied.message.split("\n", 1)[0])
-        self.notify(f"Committed {applied.sha[:10]}: {subject}", markup=False, timeout=6)
         self.load_palace()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -44,11 +45,14 @@ def commit(
     palace: Palace | None = None,
     store: Any | None = None,
     sync_index: bool = True,
+    on_committed: Callable[[str], None] | None = None,
 ) -> Applied:
     """Apply `plan` as one git commit; the search index follows under the same writer lock.
 
     Pass the `palace` the plan was made from: the index is then updated from the planner's
     'after' palace instead of reloading every note; and an open search `store` if you hold one.
+    `on_committed(sha)` is called as soon as git has the commit, before the index update (the
+    app names the commit then; the index follows in the same writer lock).
 
     INDEX.md is derived: when another action committed since `plan` was made and only INDEX.md
     differs from what the plan expected, INDEX.md is rendered again and the plan applied (two
@@ -60,6 +64,8 @@ def commit(
     }
 
     def hook(sha: str) -> None:
+        if on_committed is not None:
+            on_committed(sha)
         if sync_index:
             _sync_search_index(root, sha, state["after"], store)
 

@@ -48,6 +48,10 @@ async def test_promote_via_form(sample_palace: Path, planners: object) -> None:
         assert not (sample_palace / rel).exists()
         assert git_log(sample_palace)[0].startswith("promote")
         assert "Invoice PDFs show the customer VAT id" in (sample_palace / "INDEX.md").read_text()
+        # the notification names the commit (sent as soon as git has it, before the index)
+        head = git_log(sample_palace, "%H")[0]
+        messages = [str(n.message) for n in app._notifications]
+        assert any(m.startswith(f"Committed {head[:10]}: promote") for m in messages), messages
 
 
 async def test_reject_then_undo(sample_palace: Path, planners: object) -> None:
