@@ -229,7 +229,7 @@ def run(palace: Path, notes: int) -> list[Row]:
             "promote: confirm to notification naming commit",
             found["promote"],
             target_ms=300,
-            note="git add + commit dominate; the index is updated in the writer lock",
+            note="notified once git has the commit; the index update follows in the writer lock",
         )
     )
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
