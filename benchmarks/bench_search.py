@@ -81,7 +81,7 @@ def run(palace: Path, notes: int) -> list[Row]:
             "search",
             "incremental sync, one changed note",
             sync_only,
-            target_ms=100,
+            target_ms=100 if not big else None,  # the issue sets it at 10k notes
             note="docs from the loaded palace + diff by content hash + re-embed 1 + merge; "
             f"with the palace reload (cached) too: {sorted(whole)[2] * 1000:.0f} ms median",
         )
@@ -152,7 +152,7 @@ def run(palace: Path, notes: int) -> list[Row]:
             "search",
             "curator search, cold process",
             cold,
-            target_ms=1500,
+            target_ms=1500 if not big else None,  # the issue sets it at 10k notes
             baseline="python -c 'import lancedb'",
             baseline_ms=sorted(floor)[1] * 1000,
         )
