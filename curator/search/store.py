@@ -766,9 +766,13 @@ def _create_fts(table: Any) -> None:
 def import_lancedb() -> Any:
     """`import lancedb` with the cyclic garbage collector paused: the import allocates tens of
     thousands of objects (pydantic models of its namespace client) and would otherwise trigger
-    several full collections over a growing heap (~0.1 s of a cold search's ~1 s import)."""
+    several full collections over a growing heap (~0.1 s of a cold search's ~1 s import).
+
+    The REST client of Lance namespaces is not run at import either (see `_defer_init`)."""
     import gc
 
+    for package in DEFERRED_PACKAGES:
+        _defer_init(package)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -777,6 +781,39 @@ def import_lancedb() -> Any:
         if enabled:
             gc.enable()
     return lancedb
+
+
+# lancedb imports only models from this generated REST client, whose package __init__ also
+# imports every API class: ~0.45 s of the ~0.95 s `import lancedb`, for remote namespaces
+# curator never uses.
+DEFERRED_PACKAGES = ("lance_namespace_urllib3_client",)
+
+
+def _defer_init(name: str) -> None:
+    """Register package `name` without running its `__init__`: its submodules import as usual
+    (from the package's folder), and the first attribute asked of the package itself runs the
+    real `__init__` in place, so nothing that uses it can tell the difference."""
+    import importlib.util
+    import sys
+
+    if name in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    loader = spec.loader
+
+    def run_init(attr: str) -> Any:
+        del module.__dict__["__getattr__"]
+        loader.exec_module(module)
+        return getattr(module, attr)
+
+    module.__dict__["__getattr__"] = run_init
+    sys.modules[name] = module
 
 
 def _release_arrow_memory() -> None:
