@@ -135,54 +135,43 @@ def _flow_node(text: str, i: int, in_map_key: bool = False) -> tuple[int, Any] |
         if (c == '"' and "\\" in inner) or (c == "'" and text[close + 1 : close + 2] == "'"):
             return None  # escapes: the full parser
         return close + 1, inner
-    if c == "[":
-        items: list[Any] = []
-        i += 1
-        while True:
-            while i < n and text[i] == " ":
-                i += 1
-            if i < n and text[i] == "]" and not items:
-                return i + 1, items
-            got = _flow_node(text, i)
-            if got is None:
-                return None
-            i, value = got
-            items.append(value)
-            while i < n and text[i] == " ":
-                i += 1
-            if i < n and text[i] == ",":
-                i += 1
-            elif i < n and text[i] == "]":
-                return i + 1, items
-            else:
-                return None
-    if c == "{":
-        mapping: dict[str, Any] = {}
-        i += 1
-        while True:
-            while i < n and text[i] == " ":
-                i += 1
-            if i < n and text[i] == "}" and not mapping:
-                return i + 1, mapping
-            got = _flow_node(text, i, in_map_key=True)
-            if got is None:
-                return None
-            i, key = got
-            if not isinstance(key, str) or key in mapping or text[i : i + 2] != ": ":
+    if c in "[{":
+        return _flow_collection(text, i + 1, "]" if c == "[" else "}")
+    return _flow_plain(text, i, in_map_key)
+
+
+def _flow_collection(text: str, i: int, close: str) -> tuple[int, Any] | None:
+    """The items of a flow list (`close` is "]") or map ("}") opened just before `i`."""
+    n = len(text)
+    items: list[Any] = []
+    mapping: dict[str, Any] = {}
+    is_map = close == "}"
+    while True:
+        while i < n and text[i] == " ":
+            i += 1
+        if i < n and text[i] == close and not (items or mapping):
+            return i + 1, mapping if is_map else items
+        got = _flow_node(text, i, in_map_key=is_map)
+        if got is None:
+            return None
+        i, value = got
+        if is_map:
+            if not isinstance(value, str) or value in mapping or text[i : i + 2] != ": ":
                 return None
             got = _flow_node(text, i + 2)
             if got is None:
                 return None
-            i, mapping[key] = got
-            while i < n and text[i] == " ":
-                i += 1
-            if i < n and text[i] == ",":
-                i += 1
-            elif i < n and text[i] == "}":
-                return i + 1, mapping
-            else:
-                return None
-    return _flow_plain(text, i, in_map_key)
+            i, mapping[value] = got
+        else:
+            items.append(value)
+        while i < n and text[i] == " ":
+            i += 1
+        if i < n and text[i] == ",":
+            i += 1
+        elif i < n and text[i] == close:
+            return i + 1, mapping if is_map else items
+        else:
+            return None
 
 
 def _fast_value(raw: str) -> tuple[bool, Any]:
