@@ -58,13 +58,10 @@ def test_commit_without_an_index_builds_none(make_palace: MakePalace) -> None:
     assert not (root / ".curator" / "index" / "state.json").exists()
 
 
-def test_an_action_landing_after_the_load_stays_in_index(make_palace: MakePalace) -> None:
-    """B loads the palace, A's promote lands, B promotes: INDEX.md lists both notes.
-
-    B's INDEX.md is rendered from a palace that lacks A's note; the expected pre-image is the
-    INDEX.md B loaded with, so apply sees A's INDEX.md and it is rendered again."""
+def _two_drafts(make_palace: MakePalace) -> Path:
+    """A note and two drafts ready to promote, "First promoted" and "Second promoted"."""
     draft = "---\nname: {}\ndescription: d\ntype: project\nstatus: draft\n---\nBody.\n"
-    root = make_palace(
+    return make_palace(
         {
             "notes/project/a.md": note_text("Alpha"),
             "inbox/one.md": draft.format("First promoted"),
@@ -72,6 +69,14 @@ def test_an_action_landing_after_the_load_stays_in_index(make_palace: MakePalace
         },
         toml=TOML,
     )
+
+
+def test_an_action_landing_after_the_load_stays_in_index(make_palace: MakePalace) -> None:
+    """B loads the palace, A's promote lands, B promotes: INDEX.md lists both notes.
+
+    B's INDEX.md is rendered from a palace that lacks A's note; the expected pre-image is the
+    INDEX.md B loaded with, so apply sees A's INDEX.md and it is rendered again."""
+    root = _two_drafts(make_palace)
     late = Palace.open(root)  # B: loaded before A's action
     early = Palace.open(root)
     commit(root, plan_promote(early, "inbox/one.md"), palace=early)  # A lands
@@ -87,15 +92,7 @@ def test_a_palace_refreshed_from_effects_plans_against_the_new_index(
     INDEX.md pre-image must be the INDEX.md just committed, so it applies on the first try."""
     from curator.writer.apply import apply_plan
 
-    draft = "---\nname: {}\ndescription: d\ntype: project\nstatus: draft\n---\nBody.\n"
-    root = make_palace(
-        {
-            "notes/project/a.md": note_text("Alpha"),
-            "inbox/one.md": draft.format("First promoted"),
-            "inbox/two.md": draft.format("Second promoted"),
-        },
-        toml=TOML,
-    )
+    root = _two_drafts(make_palace)
     palace = Palace.open(root)
     plan = plan_promote(palace, "inbox/one.md")
     after = plan.effects()  # read before the commit moves the draft
