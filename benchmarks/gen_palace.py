@@ -23,61 +23,202 @@ from pathlib import Path
 
 TODAY = dt.date(2026, 11, 30)
 FIRST_DAY = dt.date(2024, 1, 1)
-DAYS = [
-    (FIRST_DAY + dt.timedelta(days=i)).isoformat() for i in range((TODAY - FIRST_DAY).days)
-]
+DAYS = [(FIRST_DAY + dt.timedelta(days=i)).isoformat() for i in range((TODAY - FIRST_DAY).days)]
 
 TYPES = ("user", "feedback", "project", "reference")
 TYPE_WEIGHTS = (5, 30, 45, 20)
-CONFIDENCE = {"user": (0.8, 1.0), "feedback": (0.7, 1.0), "project": (0.5, 1.0),
-              "reference": (0.5, 1.0)}
+CONFIDENCE = {
+    "user": (0.8, 1.0),
+    "feedback": (0.7, 1.0),
+    "project": (0.5, 1.0),
+    "reference": (0.5, 1.0),
+}
 SCOPES = ("atlas", "billing-api", "web-console", "infra", "ml-pipeline")
 SENSITIVE_SCOPE = "ops-private"
-AREAS = ("api", "auth", "billing", "build", "data", "deploy", "observability", "search",
-         "storage", "testing", "workers", "frontend")
+AREAS = (
+    "api",
+    "auth",
+    "billing",
+    "build",
+    "data",
+    "deploy",
+    "observability",
+    "search",
+    "storage",
+    "testing",
+    "workers",
+    "frontend",
+)
 DRAFT_LINE = "> DRAFT — unreviewed, NOT a rule until a reviewer promotes it."
 INDEX_MARKER = "<!-- curator:generated — do not hand-edit below this line -->"
 
 COMPONENTS = (
-    "api gateway", "billing worker", "ingest service", "scheduler", "webhook handler",
-    "cache layer", "auth middleware", "search indexer", "migration runner", "export job",
-    "payment reconciler", "session store", "rate limiter", "notification service",
-    "report builder", "upload pipeline", "feature flag service", "audit logger",
-    "tenant router", "pdf renderer", "sync daemon", "retry queue", "config loader",
-    "health checker", "deploy pipeline", "metrics exporter", "backfill script", "cli tool",
+    "api gateway",
+    "billing worker",
+    "ingest service",
+    "scheduler",
+    "webhook handler",
+    "cache layer",
+    "auth middleware",
+    "search indexer",
+    "migration runner",
+    "export job",
+    "payment reconciler",
+    "session store",
+    "rate limiter",
+    "notification service",
+    "report builder",
+    "upload pipeline",
+    "feature flag service",
+    "audit logger",
+    "tenant router",
+    "pdf renderer",
+    "sync daemon",
+    "retry queue",
+    "config loader",
+    "health checker",
+    "deploy pipeline",
+    "metrics exporter",
+    "backfill script",
+    "cli tool",
 )
 OBJECTS = (
-    "connection pool", "feature flag", "schema migration", "config file", "access token",
-    "partition key", "build cache", "index snapshot", "dead letter queue", "api version",
-    "retry budget", "circuit breaker", "lock timeout", "replica lag", "request id",
-    "idempotency key", "cron schedule", "error budget", "release tag", "lockfile",
-    "environment variable", "json schema", "sql query plan", "docker image", "helm chart",
-    "terraform state", "object storage bucket", "signing secret", "trace span", "test fixture",
+    "connection pool",
+    "feature flag",
+    "schema migration",
+    "config file",
+    "access token",
+    "partition key",
+    "build cache",
+    "index snapshot",
+    "dead letter queue",
+    "api version",
+    "retry budget",
+    "circuit breaker",
+    "lock timeout",
+    "replica lag",
+    "request id",
+    "idempotency key",
+    "cron schedule",
+    "error budget",
+    "release tag",
+    "lockfile",
+    "environment variable",
+    "json schema",
+    "sql query plan",
+    "docker image",
+    "helm chart",
+    "terraform state",
+    "object storage bucket",
+    "signing secret",
+    "trace span",
+    "test fixture",
 )
 TOOLS = (
-    "postgres", "redis", "kafka", "celery", "terraform", "kubernetes", "nginx", "docker",
-    "pytest", "ruff", "mypy", "grafana", "sentry", "s3", "cloudfront", "github actions",
-    "pgbouncer", "opentelemetry", "stripe", "elasticsearch", "rabbitmq", "gunicorn", "uvicorn",
+    "postgres",
+    "redis",
+    "kafka",
+    "celery",
+    "terraform",
+    "kubernetes",
+    "nginx",
+    "docker",
+    "pytest",
+    "ruff",
+    "mypy",
+    "grafana",
+    "sentry",
+    "s3",
+    "cloudfront",
+    "github actions",
+    "pgbouncer",
+    "opentelemetry",
+    "stripe",
+    "elasticsearch",
+    "rabbitmq",
+    "gunicorn",
+    "uvicorn",
 )
 VERBS = (
-    "retries", "validates", "caches", "rotates", "serialises", "batches", "throttles",
-    "invalidates", "migrates", "logs", "rejects", "reloads", "drains", "shards", "compacts",
-    "signs", "deduplicates", "schedules", "checkpoints", "pins",
+    "retries",
+    "validates",
+    "caches",
+    "rotates",
+    "serialises",
+    "batches",
+    "throttles",
+    "invalidates",
+    "migrates",
+    "logs",
+    "rejects",
+    "reloads",
+    "drains",
+    "shards",
+    "compacts",
+    "signs",
+    "deduplicates",
+    "schedules",
+    "checkpoints",
+    "pins",
 )
 EVENTS = (
-    "a deploy", "the nightly backup", "a failover", "the weekly release", "a schema change",
-    "peak traffic", "a cold start", "token expiry", "a partial outage", "the month-end close",
-    "a rollback", "a dependency upgrade", "a load test", "an incident review",
+    "a deploy",
+    "the nightly backup",
+    "a failover",
+    "the weekly release",
+    "a schema change",
+    "peak traffic",
+    "a cold start",
+    "token expiry",
+    "a partial outage",
+    "the month-end close",
+    "a rollback",
+    "a dependency upgrade",
+    "a load test",
+    "an incident review",
 )
 ADJECTIVES = (
-    "stale", "flaky", "slow", "idempotent", "atomic", "concurrent", "transient", "pinned",
-    "deprecated", "read-only", "eventually consistent", "noisy", "expensive", "brittle",
+    "stale",
+    "flaky",
+    "slow",
+    "idempotent",
+    "atomic",
+    "concurrent",
+    "transient",
+    "pinned",
+    "deprecated",
+    "read-only",
+    "eventually consistent",
+    "noisy",
+    "expensive",
+    "brittle",
 )
 PEOPLE = ("Dana", "Priya", "Tomás", "Wei", "Amara", "Jonas", "Keiko", "Luis", "Noor", "Sam")
 TAGS = (
-    "postgres", "redis", "deploy", "ci", "testing", "security", "billing", "performance",
-    "observability", "migrations", "api", "workers", "incident", "config", "docs", "privacy",
-    "frontend", "build", "dependencies", "on-call", "queues", "caching", "search", "storage",
+    "postgres",
+    "redis",
+    "deploy",
+    "ci",
+    "testing",
+    "security",
+    "billing",
+    "performance",
+    "observability",
+    "migrations",
+    "api",
+    "workers",
+    "incident",
+    "config",
+    "docs",
+    "privacy",
+    "frontend",
+    "build",
+    "dependencies",
+    "on-call",
+    "queues",
+    "caching",
+    "search",
+    "storage",
 )
 SENTENCES = (
     "The {c} {v} the {o} before {e}.",
@@ -134,9 +275,14 @@ class Spec:
 def _fill(rng: random.Random, template: str) -> str:
     """Fill one sentence template from the vocabulary."""
     return template.format(
-        c=rng.choice(COMPONENTS), o=rng.choice(OBJECTS), t=rng.choice(TOOLS),
-        v=rng.choice(VERBS), e=rng.choice(EVENTS), a=rng.choice(ADJECTIVES),
-        p=rng.choice(PEOPLE), n=rng.randrange(2, 2000),
+        c=rng.choice(COMPONENTS),
+        o=rng.choice(OBJECTS),
+        t=rng.choice(TOOLS),
+        v=rng.choice(VERBS),
+        e=rng.choice(EVENTS),
+        a=rng.choice(ADJECTIVES),
+        p=rng.choice(PEOPLE),
+        n=rng.randrange(2, 2000),
     )
 
 
@@ -173,17 +319,24 @@ def _workspace_paths(rng: random.Random, scope: str, count: int) -> list[str]:
     """Project-relative file paths for one scope's workspace tree."""
     pkg = scope.replace("-", "_")
     paths = [
-        "pyproject.toml", "Makefile", ".github/workflows/ci.yml",
-        ".github/workflows/deploy.yml", "config/settings.toml",
+        "pyproject.toml",
+        "Makefile",
+        ".github/workflows/ci.yml",
+        ".github/workflows/deploy.yml",
+        "config/settings.toml",
     ]
     seen = set(paths)
     while len(paths) < count:
         area = rng.choice(AREAS)
         word = _slugify(rng.choice(OBJECTS)).replace("-", "_")
-        candidate = rng.choice((
-            f"src/{pkg}/{area}/{word}.py", f"config/{area}_{word}.toml",
-            f"tests/{area}/test_{word}.py", f"deploy/{area}/{word}.yaml",
-        ))
+        candidate = rng.choice(
+            (
+                f"src/{pkg}/{area}/{word}.py",
+                f"config/{area}_{word}.toml",
+                f"tests/{area}/test_{word}.py",
+                f"deploy/{area}/{word}.yaml",
+            )
+        )
         if candidate not in seen:
             seen.add(candidate)
             paths.append(candidate)
@@ -217,8 +370,13 @@ def _source(rng: random.Random, created: str, files: list[str]) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def _header(rng: random.Random, spec: Spec, description: str, ws: dict[str, list[str]],
-            missing: dict[str, list[str]]) -> list[str]:
+def _header(
+    rng: random.Random,
+    spec: Spec,
+    description: str,
+    ws: dict[str, list[str]],
+    missing: dict[str, list[str]],
+) -> list[str]:
     """Header lines (without the --- fences) for one note."""
     lines = [f"name: {spec.name}", f"description: {description}", f"type: {spec.kind}"]
     if rng.random() < 0.6:
@@ -252,8 +410,9 @@ def _header(rng: random.Random, spec: Spec, description: str, ws: dict[str, list
         paths = rng.sample(pool, rng.randint(1, min(2, len(pool))))
         if rng.random() < 0.35:
             target = paths[0]
-            lines.append(f"verify: {{paths: {_flow_list(paths)}, "
-                         f"command: [grep, -q, marker, {target}]}}")
+            lines.append(
+                f"verify: {{paths: {_flow_list(paths)}, command: [grep, -q, marker, {target}]}}"
+            )
         else:
             lines.append(f"verify: {{paths: {_flow_list(paths)}}}")
     if rng.random() < 0.05:
@@ -289,8 +448,7 @@ def _body(rng: random.Random, spec: Spec, specs: list[Spec], broken: bool) -> st
         return "\n".join(out) + "\n"
     if spec.has_details and len(sentences) > 3:
         cut = len(sentences) // 2
-        return (" ".join(sentences[:cut]) + "\n\n## Details\n\n"
-                + " ".join(sentences[cut:]) + "\n")
+        return " ".join(sentences[:cut]) + "\n\n## Details\n\n" + " ".join(sentences[cut:]) + "\n"
     return " ".join(sentences) + "\n"
 
 
@@ -309,10 +467,18 @@ def _plan(rng: random.Random, notes: int) -> list[Spec]:
         scope = None
         if kind != "user" and rng.random() < 0.6:
             scope = SENSITIVE_SCOPE if rng.random() < 0.01 else rng.choice(SCOPES)
-        specs.append(Spec(
-            idx=i, slug=slug, name=name, kind=kind, area=rng.choice(AREAS),
-            created=rng.randrange(len(DAYS)), scope=scope, has_details=rng.random() < 0.3,
-        ))
+        specs.append(
+            Spec(
+                idx=i,
+                slug=slug,
+                name=name,
+                kind=kind,
+                area=rng.choice(AREAS),
+                created=rng.randrange(len(DAYS)),
+                scope=scope,
+                has_details=rng.random() < 0.3,
+            )
+        )
     by_type: dict[str, list[int]] = {t: [] for t in TYPES}
     for s in specs:
         by_type[s.kind].append(s.idx)
@@ -350,8 +516,10 @@ def _draft(rng: random.Random, n: int, specs: list[Spec]) -> str:
     else:
         name = _title(rng, kind)
     src = f"{{session: sess-{when.isoformat()}-{rng.getrandbits(16):04x}, run: run-{n + 1000}}}"
-    return (f"---\nname: {name}\ndescription: {desc}\ntype: {kind}\nstatus: draft\n"
-            f"created: {stamp}\nsource: {src}\n---\n{DRAFT_LINE}\n\n{body}\n")
+    return (
+        f"---\nname: {name}\ndescription: {desc}\ntype: {kind}\nstatus: draft\n"
+        f"created: {stamp}\nsource: {src}\n---\n{DRAFT_LINE}\n\n{body}\n"
+    )
 
 
 def _write(path: Path, text: str, made: set[Path]) -> None:
@@ -369,8 +537,10 @@ def _palace_toml(name: str) -> str:
     for scope in (*SCOPES, SENSITIVE_SCOPE):
         sensitive = "true" if scope == SENSITIVE_SCOPE else "false"
         root = SCOPES[-1] if scope == SENSITIVE_SCOPE else scope
-        out.append(f'[scopes.{scope}]\nroot = "workspace/{root}"\nsensitive = {sensitive}\n'
-                   f'description = "Synthetic project {scope}."\n')
+        out.append(
+            f'[scopes.{scope}]\nroot = "workspace/{root}"\nsensitive = {sensitive}\n'
+            f'description = "Synthetic project {scope}."\n'
+        )
     out.append('[index]\nembedder = "wordllama"\n')
     return "\n".join(out)
 
@@ -402,17 +572,31 @@ def generate(out: Path, notes: int, drafts: int = 50, seed: int = 1, git: bool =
         _write(out / spec.rel, "---\n" + "\n".join(header) + "\n---\n" + body, made)
     for n in range(drafts):
         _write(out / "inbox" / f"draft-{n:04d}.md", _draft(rng, n, specs), made)
-    _write(out / "palace.toml", _palace_toml(f"synthetic palace ({notes} notes, seed {seed})"),
-           made)
+    _write(
+        out / "palace.toml", _palace_toml(f"synthetic palace ({notes} notes, seed {seed})"), made
+    )
     _write(out / ".gitignore", "inbox/\n.curator/\n", made)
-    _write(out / "INDEX.md", "# Synthetic palace\n\nGenerated for benchmarks. Drafts in inbox/ "
-           f"are NOT rules.\n\n{INDEX_MARKER}\n", made)
+    _write(
+        out / "INDEX.md",
+        "# Synthetic palace\n\nGenerated for benchmarks. Drafts in inbox/ "
+        f"are NOT rules.\n\n{INDEX_MARKER}\n",
+        made,
+    )
     if git:
         _git(out, "init", "-q")
         _git(out, "add", "-A")
         _git(out, "add", "-f", "--", "inbox")
-        _git(out, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q",
-             "-m", f"Synthetic palace: {notes} notes, {drafts} drafts, seed {seed}")
+        _git(
+            out,
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@localhost",
+            "commit",
+            "-q",
+            "-m",
+            f"Synthetic palace: {notes} notes, {drafts} drafts, seed {seed}",
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -426,8 +610,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     generate(args.out, args.notes, args.drafts, args.seed, args.git)
-    print(f"{args.notes} notes, {args.drafts} drafts in {args.out} "
-          f"({time.perf_counter() - start:.2f}s)", file=sys.stderr)
+    print(
+        f"{args.notes} notes, {args.drafts} drafts in {args.out} "
+        f"({time.perf_counter() - start:.2f}s)",
+        file=sys.stderr,
+    )
     return 0
 
 

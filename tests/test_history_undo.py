@@ -40,10 +40,17 @@ def palace(tmp_path: Path) -> Path:
 
 
 def promote(root: Path) -> str:
-    plan = Plan("promote", ("notes/d.md",), "Checked with the user.", "D is a rule", (
-        Move.from_disk(root, "inbox/d.md", "notes/d.md", b"rule d\n"),
-        Write.from_disk(root, "INDEX.md", b"- a\n- b\n- d\n"),
-    ), root=root)
+    plan = Plan(
+        "promote",
+        ("notes/d.md",),
+        "Checked with the user.",
+        "D is a rule",
+        (
+            Move.from_disk(root, "inbox/d.md", "notes/d.md", b"rule d\n"),
+            Write.from_disk(root, "INDEX.md", b"- a\n- b\n- d\n"),
+        ),
+        root=root,
+    )
     return apply_plan(root, plan).sha
 
 
@@ -51,16 +58,20 @@ def edit_a(root: Path, text: bytes, index: bytes | None = None) -> str:
     changes: list[Write] = [Write.from_disk(root, "notes/a.md", text)]
     if index is not None:
         changes.append(Write.from_disk(root, "INDEX.md", index))
-    plan = Plan("supersede", ("notes/a.md",), "newer facts", "A changed", tuple(changes),
-                root=root)
+    plan = Plan("supersede", ("notes/a.md",), "newer facts", "A changed", tuple(changes), root=root)
     return apply_plan(root, plan).sha
 
 
 def reject(root: Path) -> str:
-    plan = Plan("reject", ("inbox/d.md",), "duplicate of a", "d", (
-        Move.from_disk(root, "inbox/d.md", ".curator/rejected/d.md"),
-    ), trailers=(("Curator-Restore", encode_restore("inbox/d.md", ".curator/rejected/d.md")),),
-        root=root)
+    plan = Plan(
+        "reject",
+        ("inbox/d.md",),
+        "duplicate of a",
+        "d",
+        (Move.from_disk(root, "inbox/d.md", ".curator/rejected/d.md"),),
+        trailers=(("Curator-Restore", encode_restore("inbox/d.md", ".curator/rejected/d.md")),),
+        root=root,
+    )
     return apply_plan(root, plan).sha
 
 
@@ -75,7 +86,11 @@ def test_history_lists_curator_actions_newest_first(palace: Path) -> None:
     assert [e.sha for e in entries] == [sha2, sha1]
     e = entries[1]
     assert (e.action, e.notes, e.reason, e.subject) == (
-        "promote", ("notes/d.md",), "Checked with the user.", "promote: D is a rule")
+        "promote",
+        ("notes/d.md",),
+        "Checked with the user.",
+        "promote: D is a rule",
+    )
     assert e.author == "Test <test@example.com>"
     assert e.date.tzinfo is not None
     assert e.undoes is None and e.restores == ()
@@ -143,10 +158,17 @@ def test_undo_of_an_undo(palace: Path) -> None:
 
 def test_undo_regenerates_derived_index_instead_of_blocking(palace: Path) -> None:
     first = edit_a(palace, b"alpha 2\n", index=b"- a (2)\n- b\n")
-    plan = Plan("retire", ("notes/b.md",), "obsolete", "B", (
-        Delete.from_disk(palace, "notes/b.md"),
-        Write.from_disk(palace, "INDEX.md", b"- a (2)\n"),
-    ), root=palace)
+    plan = Plan(
+        "retire",
+        ("notes/b.md",),
+        "obsolete",
+        "B",
+        (
+            Delete.from_disk(palace, "notes/b.md"),
+            Write.from_disk(palace, "INDEX.md", b"- a (2)\n"),
+        ),
+        root=palace,
+    )
     apply_plan(palace, plan)
     with pytest.raises(UndoError, match=r"INDEX\.md"):
         plan_undo(palace, first)  # without a regenerator INDEX.md is an ordinary file
@@ -162,7 +184,9 @@ def test_undo_regenerates_derived_index_instead_of_blocking(palace: Path) -> Non
     assert (palace / "notes/a.md").read_text() == "alpha\n"
     assert (palace / "INDEX.md").read_text() == "- a\n"
     assert set(git(palace, "show", "--name-only", "--format=", applied.sha).split()) == {
-        "notes/a.md", "INDEX.md"}
+        "notes/a.md",
+        "INDEX.md",
+    }
 
 
 def test_undo_refusals(palace: Path) -> None:

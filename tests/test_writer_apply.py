@@ -48,8 +48,9 @@ def git(cwd: Path, *args: str) -> str:
 
 
 def committed_files(root: Path, rev: str = "HEAD") -> set[str]:
-    out = git(root, "-c", "core.quotepath=off", "show", "--name-only", "--format=",
-              "--no-renames", rev)
+    out = git(
+        root, "-c", "core.quotepath=off", "show", "--name-only", "--format=", "--no-renames", rev
+    )
     return {line for line in out.splitlines() if line}
 
 
@@ -72,11 +73,14 @@ def palace(tmp_path: Path) -> Path:
 
 def make_small_palace(where: Path) -> Path:
     """Two notes, INDEX.md and one git-ignored draft, committed."""
-    root = make_repo(where, {
-        "notes/a.md": "---\nname: A\n---\nalpha\n",
-        "notes/b.md": "---\nname: B\n---\nbeta\n",
-        "INDEX.md": "# Index\n- a\n- b\n",
-    })
+    root = make_repo(
+        where,
+        {
+            "notes/a.md": "---\nname: A\n---\nalpha\n",
+            "notes/b.md": "---\nname: B\n---\nbeta\n",
+            "INDEX.md": "# Index\n- a\n- b\n",
+        },
+    )
     (root / "inbox").mkdir()
     (root / "inbox" / "d.md").write_text("draft\n")
     return root
@@ -104,8 +108,15 @@ def tree_files(root: Path) -> list[Path]:
 
 
 def test_plan_rejects_paths_escaping_the_palace(tmp_path: Path) -> None:
-    for bad in ("../x.md", "/etc/passwd", "notes/../../x.md", "", ".git/config",
-                ".curator/writer.lock", ".curator/journal/x.json"):
+    for bad in (
+        "../x.md",
+        "/etc/passwd",
+        "notes/../../x.md",
+        "",
+        ".git/config",
+        ".curator/writer.lock",
+        ".curator/journal/x.json",
+    ):
         with pytest.raises(PlanError):
             Write(bad, b"x", None)
     with pytest.raises(PlanError, match="more than one change"):
@@ -117,7 +128,10 @@ def test_plan_rejects_paths_escaping_the_palace(tmp_path: Path) -> None:
 
 def test_plan_paths_message_and_diff(palace: Path) -> None:
     plan = Plan(
-        "merge", ("notes/a.md", "notes/b\nInjected: x"), "line one\nline\x1b two", "Merge A\tB",
+        "merge",
+        ("notes/a.md", "notes/b\nInjected: x"),
+        "line one\nline\x1b two",
+        "Merge A\tB",
         (
             Write.from_disk(palace, "notes/a.md", b"---\nname: A\n---\nalpha and beta\n"),
             Delete.from_disk(palace, "notes/b.md"),
@@ -139,7 +153,9 @@ def test_plan_paths_message_and_diff(palace: Path) -> None:
         "Curator-Restore: inbox/x%3Dy.md=.curator/rejected/x.md",
     ]
     assert decode_restore(trailer_lines[-1].split(": ", 1)[1]) == (
-        "inbox/x=y.md", ".curator/rejected/x.md")
+        "inbox/x=y.md",
+        ".curator/rejected/x.md",
+    )
     before = {p: (palace / p).read_bytes() for p in ("notes/a.md", "notes/b.md", "inbox/d.md")}
     diff = plan.diff()
     assert "diff --git a/notes/a.md b/notes/a.md\n--- a/notes/a.md\n+++ b/notes/a.md\n" in diff
@@ -198,7 +214,10 @@ def test_only_plan_paths_are_committed(palace: Path) -> None:
 def test_a_refused_action_leaves_no_temp_file_or_folder(palace: Path) -> None:
     (palace / "INDEX.md").write_text("hand edit\n")
     plan = Plan(
-        "promote", ("notes/deep/new/d.md",), "r", "D",
+        "promote",
+        ("notes/deep/new/d.md",),
+        "r",
+        "D",
         (
             Move.from_disk(palace, "inbox/d.md", "notes/deep/new/d.md", b"delta\n"),
             Write.from_disk(palace, "INDEX.md", b"# Index\n- d\n"),
@@ -301,8 +320,13 @@ def test_default_identity_without_git_config(
     monkeypatch.setenv("HOME", str(empty_home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("EMAIL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
-                "GIT_COMMITTER_EMAIL"):
+    for var in (
+        "EMAIL",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+    ):
         monkeypatch.delenv(var, raising=False)
     applied = apply_plan(palace, promote_plan(palace))
     assert git(palace, "log", "-1", "--format=%an <%ae>|%cn <%ce>", applied.sha).strip() == (
@@ -320,19 +344,29 @@ def test_default_identity_is_not_used_when_configured(palace: Path) -> None:
 
 
 def test_palace_in_a_subfolder_of_a_bigger_repo(tmp_path: Path) -> None:
-    top = make_repo(tmp_path / "big", {
-        "src/code.py": "print(1)\n",
-        "docs/memory/notes/a.md": "alpha\n",
-        "docs/memory/INDEX.md": "- a\n",
-        "docs/memory/.gitignore": "inbox/\n.curator/\n",
-    })
+    top = make_repo(
+        tmp_path / "big",
+        {
+            "src/code.py": "print(1)\n",
+            "docs/memory/notes/a.md": "alpha\n",
+            "docs/memory/INDEX.md": "- a\n",
+            "docs/memory/.gitignore": "inbox/\n.curator/\n",
+        },
+    )
     palace = top / "docs/memory"
     (top / "src/code.py").write_text("print(2)\n")
     git(top, "add", "src/code.py")
-    plan = Plan("promote", ("notes/n.md",), "r", "New", (
-        Write.from_disk(palace, "notes/n.md", b"new\n"),
-        Write.from_disk(palace, "INDEX.md", b"- a\n- n\n"),
-    ), root=palace)
+    plan = Plan(
+        "promote",
+        ("notes/n.md",),
+        "r",
+        "New",
+        (
+            Write.from_disk(palace, "notes/n.md", b"new\n"),
+            Write.from_disk(palace, "INDEX.md", b"- a\n- n\n"),
+        ),
+        root=palace,
+    )
     applied = apply_plan(palace, plan)
     assert committed_files(top, applied.sha) == {"docs/memory/notes/n.md", "docs/memory/INDEX.md"}
     assert git(top, "status", "--porcelain").splitlines() == ["M  src/code.py"]
@@ -341,8 +375,14 @@ def test_palace_in_a_subfolder_of_a_bigger_repo(tmp_path: Path) -> None:
 
 def test_note_paths_that_look_like_options_or_patterns(palace: Path) -> None:
     names = ["-rf.md", "--output=x.md", "notes/[ab].md", "notes/*.md", ":(top)q.md", "notes/é ü.md"]
-    plan = Plan("promote", tuple(names), "-F /etc/passwd", "--amend",
-                tuple(Write.from_disk(palace, n, f"{n}\n".encode()) for n in names), root=palace)
+    plan = Plan(
+        "promote",
+        tuple(names),
+        "-F /etc/passwd",
+        "--amend",
+        tuple(Write.from_disk(palace, n, f"{n}\n".encode()) for n in names),
+        root=palace,
+    )
     applied = apply_plan(palace, plan)
     assert committed_files(palace, applied.sha) == set(names)
     assert git(palace, "log", "-1", "--format=%s").strip() == "promote: --amend"
@@ -354,10 +394,15 @@ def test_note_paths_that_look_like_options_or_patterns(palace: Path) -> None:
 def test_reject_of_an_ignored_draft_makes_an_empty_commit(palace: Path) -> None:
     (palace / "staged.txt").write_text("s\n")
     git(palace, "add", "staged.txt")
-    plan = Plan("reject", ("inbox/d.md",), "duplicate", "d", (
-        Move.from_disk(palace, "inbox/d.md", ".curator/rejected/d.md"),
-    ), trailers=(("Curator-Restore", encode_restore("inbox/d.md", ".curator/rejected/d.md")),),
-        root=palace)
+    plan = Plan(
+        "reject",
+        ("inbox/d.md",),
+        "duplicate",
+        "d",
+        (Move.from_disk(palace, "inbox/d.md", ".curator/rejected/d.md"),),
+        trailers=(("Curator-Restore", encode_restore("inbox/d.md", ".curator/rejected/d.md")),),
+        root=palace,
+    )
     applied = apply_plan(palace, plan)
     assert committed_files(palace, applied.sha) == set()
     assert (palace / ".curator/rejected/d.md").read_text() == "draft\n"
@@ -392,15 +437,19 @@ apply_plan(root, plan, stage_hook=hook)
 def run_killed(palace: Path, stage: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", KILL_SCRIPT.format(repo=str(REPO_ROOT)), str(palace), stage],
-        capture_output=True, text=True, timeout=30,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert proc.returncode == -9, proc.stderr
     assert list((palace / ".curator/journal").glob("*.json")), "the journal must survive the kill"
 
 
 def snapshot(palace: Path) -> dict[str, bytes | None]:
-    return {p: (palace / p).read_bytes() if (palace / p).exists() else None
-            for p in ("notes/a.md", "inbox/d.md", "notes/d.md", "INDEX.md")}
+    return {
+        p: (palace / p).read_bytes() if (palace / p).exists() else None
+        for p in ("notes/a.md", "inbox/d.md", "notes/d.md", "INDEX.md")
+    }
 
 
 def test_sigkill_in_the_middle_of_the_writes_rolls_back(palace: Path) -> None:
@@ -420,15 +469,27 @@ def test_sigkill_in_the_middle_of_the_writes_rolls_back(palace: Path) -> None:
 def test_sigkill_after_the_writes_completes_the_commit(palace: Path) -> None:
     run_killed(palace, "files-done")
     assert git(palace, "log", "-1", "--format=%s").strip() == "initial"
-    applied = apply_plan(palace, Plan("retire", ("notes/b.md",), "old", "B", (
-        Delete.from_disk(palace, "notes/b.md"),), root=palace))
+    applied = apply_plan(
+        palace,
+        Plan(
+            "retire",
+            ("notes/b.md",),
+            "old",
+            "B",
+            (Delete.from_disk(palace, "notes/b.md"),),
+            root=palace,
+        ),
+    )
     report = applied.recovered  # the next writer finished the interrupted action first
     assert report is not None and report.outcome == "completed", report
     assert "completed" in report.sentence
     assert report.sha is not None
     assert committed_files(palace, report.sha) == {"notes/a.md", "notes/d.md", "INDEX.md"}
     assert git(palace, "log", "--format=%s", "-3").splitlines() == [
-        "retire: B", "promote: Deploy", "initial"]
+        "retire: B",
+        "promote: Deploy",
+        "initial",
+    ]
     assert (palace / "notes/d.md").read_bytes() == b"delta\n"
     assert not (palace / "inbox/d.md").exists()
     assert git(palace, "status", "--porcelain") == ""
@@ -486,9 +547,13 @@ def test_writer_lock_file_names_holder(palace: Path) -> None:
 
 
 def _has_object(root: Path, data: bytes) -> bool:
-    sha = subprocess.run(
-        ["git", "hash-object", "--stdin"], cwd=root, input=data, capture_output=True, check=True
-    ).stdout.decode().strip()
+    sha = (
+        subprocess.run(
+            ["git", "hash-object", "--stdin"], cwd=root, input=data, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
     return subprocess.run(["git", "cat-file", "-e", sha], cwd=root).returncode == 0
 
 
@@ -496,17 +561,26 @@ def _has_object(root: Path, data: bytes) -> bool:
 def test_a_large_tracked_file_is_committed_and_an_ignored_one_never_becomes_an_object(
     palace: Path, public: tuple[str, ...]
 ) -> None:
-    big_index = b"".join(b"- [Note %d](notes/n%d.md) - a line of the index\n" % (i, i)
-                         for i in range(8000))
+    big_index = b"".join(
+        b"- [Note %d](notes/n%d.md) - a line of the index\n" % (i, i) for i in range(8000)
+    )
     (palace / "inbox/big.md").write_bytes(b"draft\n")
     secret_draft = b"token: not-for-git\n" * 20000  # > 256 KiB, in the git-ignored inbox
-    plan = Plan("edit", ("INDEX.md",), "r", "big", (
-        Write.from_disk(palace, "INDEX.md", big_index),
-        Write.from_disk(palace, "inbox/big.md", secret_draft),
-    ), root=palace)
+    plan = Plan(
+        "edit",
+        ("INDEX.md",),
+        "r",
+        "big",
+        (
+            Write.from_disk(palace, "INDEX.md", big_index),
+            Write.from_disk(palace, "inbox/big.md", secret_draft),
+        ),
+        root=palace,
+    )
     applied = apply_plan(palace, plan, public=public)
-    shown = subprocess.run(["git", "show", f"{applied.sha}:INDEX.md"], cwd=palace,
-                           capture_output=True, check=True).stdout
+    shown = subprocess.run(
+        ["git", "show", f"{applied.sha}:INDEX.md"], cwd=palace, capture_output=True, check=True
+    ).stdout
     assert shown == big_index
     assert (palace / "inbox/big.md").read_bytes() == secret_draft
     assert not _has_object(palace, secret_draft)

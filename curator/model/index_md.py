@@ -172,9 +172,7 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
     return "".join(out), listed_lines
 
 
-def render_index(
-    palace: Palace, existing: str | bytes | None, today: date | None = None
-) -> str:
+def render_index(palace: Palace, existing: str | bytes | None, today: date | None = None) -> str:
     """The whole INDEX.md, checked by the guard; raises IndexRefused instead of losing notes.
 
     `existing` may be the file's bytes: then only the preamble is decoded (at 10k notes the
