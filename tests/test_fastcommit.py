@@ -14,7 +14,6 @@ from test_writer_apply import git, make_small_palace, promote_plan
 from curator.writer.apply import apply_plan
 from curator.writer.fastcommit import cleanup_whitespace, commit_paths, staged_check, store_blob
 from curator.writer.git import GitError, IndexLockError, discover_with_head
-from curator.writer.plan import Write
 
 
 def _palace(tmp_path: Path, name: str = "palace") -> Path:
@@ -231,15 +230,7 @@ def test_a_filtered_file_is_committed_as_git_filters_it(tmp_path: Path) -> None:
     git(root, "add", ".gitattributes")
     git(root, "commit", "-q", "--no-verify", "-m", "attributes")
     text = "".join(f"- [Note {i}](notes/n{i}.md)\n" for i in range(20000))
-    plan = promote_plan(root)
-    plan = type(plan)(
-        plan.action,
-        plan.notes,
-        plan.reason,
-        plan.summary,
-        (plan.changes[0], Write.from_disk(root, "INDEX.md", text.replace("\n", "\r\n").encode())),
-        root=root,
-    )
+    plan = promote_plan(root, index=text.replace("\n", "\r\n").encode())
     applied = apply_plan(root, plan, public=("INDEX.md",))
     committed = subprocess.run(
         ["git", "cat-file", "blob", f"{applied.sha}:INDEX.md"], cwd=root, capture_output=True

@@ -86,15 +86,18 @@ def make_small_palace(where: Path) -> Path:
     return root
 
 
-def promote_plan(root: Path, **kw: object) -> Plan:
+def promote_plan(
+    root: Path, dst: str = "notes/d.md", index: bytes = b"# Index\n- a\n- b\n- d\n"
+) -> Plan:
+    """The draft inbox/d.md promoted to `dst`, INDEX.md rewritten to `index`."""
     return Plan(
         action="promote",
-        notes=("notes/d.md",),
+        notes=(dst,),
         reason="It was right.",
         summary="Deploy needs the staging flag",
         changes=(
-            Move.from_disk(root, "inbox/d.md", "notes/d.md", b"---\nname: D\n---\ndelta\n"),
-            Write.from_disk(root, "INDEX.md", b"# Index\n- a\n- b\n- d\n"),
+            Move.from_disk(root, "inbox/d.md", dst, b"---\nname: D\n---\ndelta\n"),
+            Write.from_disk(root, "INDEX.md", index),
         ),
         root=root,
     )
@@ -213,17 +216,7 @@ def test_only_plan_paths_are_committed(palace: Path) -> None:
 
 def test_a_refused_action_leaves_no_temp_file_or_folder(palace: Path) -> None:
     (palace / "INDEX.md").write_text("hand edit\n")
-    plan = Plan(
-        "promote",
-        ("notes/deep/new/d.md",),
-        "r",
-        "D",
-        (
-            Move.from_disk(palace, "inbox/d.md", "notes/deep/new/d.md", b"delta\n"),
-            Write.from_disk(palace, "INDEX.md", b"# Index\n- d\n"),
-        ),
-        root=palace,
-    )
+    plan = promote_plan(palace, dst="notes/deep/new/d.md")
     with pytest.raises(DirtyFileError):
         apply_plan(palace, plan)
     assert not (palace / "notes/deep").exists()
