@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 from uihelpers import make_app, settle, wait_until
 
 pytestmark = pytest.mark.slow
@@ -30,6 +31,9 @@ def _go(key: str, *extra: str) -> Any:
                 results = pilot.app.screen.query_one("#search-results")
                 await wait_until(pilot, lambda: _counted(results.border_title), timeout=30)
             await settle(pilot)
+        for field in pilot.app.screen.query(Input):  # a blinking cursor differs run to run
+            field.cursor_blink = False
+        await pilot.pause()
 
     return run_before
 
