@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-
-SAMPLE = Path(__file__).parent.parent / "sample_palace"
-
-DEFAULT_TOML = '[palace]\nname = "test palace"\ntaxonomy = "palace"\n'
+from palacehelpers import DEFAULT_TOML, SAMPLE, MakePalace, RunCli, git_init_commit
 
 
 @pytest.fixture(autouse=True)
@@ -38,16 +34,6 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     return base
 
 
-def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
-
-
-def git_init_commit(root: Path, message: str = "initial") -> None:
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-verify", "-m", message)
-
-
 @pytest.fixture
 def sample_palace(tmp_path: Path) -> Path:
     """A git-initialised copy of sample_palace/ (tests never touch the original)."""
@@ -55,22 +41,6 @@ def sample_palace(tmp_path: Path) -> Path:
     shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
     git_init_commit(root)
     return root
-
-
-def note_text(
-    name: str,
-    *,
-    type: str = "project",
-    description: str | None = None,
-    body: str = "Body.\n",
-    extra: str = "",
-) -> str:
-    """A valid note's text; `extra` is raw header lines added after the type."""
-    desc = description if description is not None else f"About {name.lower()}."
-    return f"---\nname: {name}\ndescription: {desc}\ntype: {type}\n{extra}---\n{body}"
-
-
-MakePalace = Callable[..., Path]
 
 
 @pytest.fixture
@@ -103,9 +73,6 @@ def make_palace(tmp_path: Path) -> MakePalace:
         return root
 
     return make
-
-
-RunCli = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from palacehelpers import RunCli, git, note_text
 
 from curator.model.palace import Palace
 from curator.writer.apply import DirtyFileError
@@ -27,7 +28,6 @@ from curator.writer.planners import (
     validate_promote,
 )
 from curator.writer.session import commit, plan_undo_action
-from tests.conftest import RunCli, git, note_text
 
 STRIPE = "inbox/2026-11-24-stripe-retries-webhooks-three-days.md"
 LINT = "inbox/2026-11-25-make-lint-runs-mypy-on-billing.md"

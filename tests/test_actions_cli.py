@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import RunCli, git
+from palacehelpers import RunCli, git
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT / "sample_palace"

@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from palacehelpers import MakePalace, git, note_text
 
 from curator.audit.audit import (
     AUDIT_DIR,
@@ -30,7 +31,6 @@ from curator.audit.paths import check_path
 from curator.audit.runner import SAFE_PATH
 from curator.errors import NoteNotFound
 from curator.model.palace import Palace
-from tests.conftest import MakePalace, git, note_text
 
 TODAY = date(2026, 6, 1)
 TOML = """[palace]

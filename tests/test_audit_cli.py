@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import MakePalace, RunCli, git, note_text
+from palacehelpers import MakePalace, RunCli, git, note_text
 
 TOML = '[palace]\nname = "cli palace"\n\n[scopes.app]\nroot = "project"\n'
 

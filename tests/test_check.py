@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import MakePalace, RunCli, git, note_text
+from palacehelpers import MakePalace, RunCli, git, note_text
 
 from curator.model.check import run_checks
 from curator.model.index_md import render_index

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MakePalace, RunCli, note_text
+from palacehelpers import MakePalace, RunCli, note_text
 
 FILES = {
     "notes/user/maya.md": note_text("Maya", type="user", body="[[stale-fact]]\n"),

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MakePalace, note_text
+from palacehelpers import MakePalace, note_text
 
 import curator
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import MakePalace, note_text
+from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
 from curator.search.index import open_index, sync_index

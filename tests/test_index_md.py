@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import MakePalace, RunCli, git, note_text
+from palacehelpers import MakePalace, RunCli, git, note_text
 
 from curator.model.index_md import (
     MARKER,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conftest import RunCli
+from palacehelpers import RunCli
 
 from curator.model.check import run_checks
 from curator.model.palace import Palace

@@ -3,7 +3,7 @@ ignored; backlinks and broken links in a real palace; rewrite_links keeps alias 
 
 from __future__ import annotations
 
-from conftest import MakePalace, note_text
+from palacehelpers import MakePalace, note_text
 
 from curator.model.links import RawLink, extract_links, md_target, rewrite_links
 from curator.model.palace import Palace

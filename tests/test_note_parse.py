@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import MakePalace, RunCli, note_text
+from palacehelpers import MakePalace, RunCli, note_text
 from yaml.constructor import SafeConstructor
 
 import curator.model.header as header_module

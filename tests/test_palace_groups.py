@@ -3,7 +3,7 @@ those of a palace built from scratch with the same notes (they are patched, not 
 
 from __future__ import annotations
 
-from conftest import MakePalace, note_text
+from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import MakePalace, RunCli, note_text
+from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import PalaceNotFound
 from curator.model.palace import Palace, find_palace

@@ -8,7 +8,7 @@ import os
 import weakref
 from pathlib import Path
 
-from conftest import MakePalace, note_text
+from palacehelpers import MakePalace, note_text
 
 from curator.model.note import _compact_lines, parse_note
 from curator.model.palace import Palace

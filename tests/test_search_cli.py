@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.search.index import index_dir
 from curator.search.store import STATE_FILE
-from tests.conftest import MakePalace, RunCli, note_text
 
 TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'
 

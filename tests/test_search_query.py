@@ -7,13 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
+from palacehelpers import MakePalace, git, note_text
 
 from curator.model.palace import Palace
 from curator.search import Searcher, after_commit, reindex
 from curator.search.index import docs_from_palace, index_dir, open_index
 from curator.search.query import make_snippet
 from curator.search.store import STATE_FILE
-from tests.conftest import MakePalace, git, note_text
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'
 

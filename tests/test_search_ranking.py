@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from palacehelpers import MakePalace, note_text
 
 import curator.search.query as query
 from curator.model.palace import Palace
 from curator.search import Searcher
 from curator.search.query import _name_share, _natural_language, _term_prefix
-from tests.conftest import MakePalace, note_text
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
 

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.model.palace import Palace
 from curator.search import Searcher
 from curator.search.visibility import visible, where_visible
-from tests.conftest import MakePalace, RunCli, note_text
 
 TOML = (
     '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[scopes.vault]\nsensitive = true\n\n'

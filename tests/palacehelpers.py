@@ -1,0 +1,38 @@
+"""Helpers the tests import by name (conftest.py only holds fixtures: two conftest modules
+exist, and `from conftest import` would pick whichever was imported first)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+SAMPLE = Path(__file__).parent.parent / "sample_palace"
+
+DEFAULT_TOML = '[palace]\nname = "test palace"\ntaxonomy = "palace"\n'
+
+MakePalace = Callable[..., Path]
+RunCli = Callable[..., tuple[int, str, str]]
+
+
+def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def git_init_commit(root: Path, message: str = "initial") -> None:
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", message)
+
+
+def note_text(
+    name: str,
+    *,
+    type: str = "project",
+    description: str | None = None,
+    body: str = "Body.\n",
+    extra: str = "",
+) -> str:
+    """A valid note's text; `extra` is raw header lines added after the type."""
+    desc = description if description is not None else f"About {name.lower()}."
+    return f"---\nname: {name}\ndescription: {desc}\ntype: {type}\n{extra}---\n{body}"
