@@ -68,3 +68,28 @@ async def test_old_palace_generations_are_freed(sample_palace: Path, planners: o
         assert len(generations) == 5
         alive = _alive(generations)
         assert alive == [app.palace], f"{len(alive)} palace generations still alive"
+
+
+async def test_footer_keys_are_freed_when_the_footer_rebuilds(sample_palace: Path) -> None:
+    """Moving focus rebuilds the footer's keys; the old ones must not stay reachable (Textual
+    keeps a watcher per key on the footer until `compact` changes: see KeyFooter)."""
+    from textual.widgets._footer import FooterKey
+
+    def detached_keys() -> int:
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, FooterKey) and not o.is_attached)
+
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await wait_until(pilot, lambda: app.current_mode == "search")
+        await settle(pilot)
+        query = app.screen.query_one("#search-query", Input)
+        for _ in range(10):  # each focus change changes the bindings, so the footer rebuilds
+            app.screen.set_focus(None)
+            await pilot.pause(0.05)
+            query.focus()
+            await pilot.pause(0.05)
+        await settle(pilot)
+        assert detached_keys() <= 40  # at most the last rebuild's, not ten rebuilds' worth

@@ -8,7 +8,7 @@ from typing import Any
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, ProgressBar
+from textual.widgets import DataTable, ProgressBar
 
 from curator.model.note import Note
 from curator.model.palace import Palace
@@ -16,6 +16,7 @@ from curator.model.text import one_line
 from curator.ui.safe import badges, plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.widgets.dialogs import AskDialog, EditDialog
+from curator.ui.widgets.footer import KeyFooter
 
 WATCHED = ("stale", "due", "expired")
 
@@ -56,7 +57,7 @@ class AuditScreen(PalaceScreen):
         table: DataTable[Any] = DataTable(id="audit-table", cursor_type="row")
         table.loading = True
         yield table
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#audit-table", DataTable)

@@ -9,12 +9,13 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable
 
 from curator.model.palace import Palace
 from curator.ui import core
 from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
+from curator.ui.widgets.footer import KeyFooter
 
 
 class HistoryScreen(PalaceScreen):
@@ -27,7 +28,7 @@ class HistoryScreen(PalaceScreen):
         table: DataTable[Any] = DataTable(id="history-table", cursor_type="row")
         table.loading = True
         yield table
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#history-table", DataTable)

@@ -11,7 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from curator.model.note import Note
@@ -22,6 +22,7 @@ from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.widgets.candidate_diff import CandidateDiff
 from curator.ui.widgets.dialogs import AskDialog, EditDialog
+from curator.ui.widgets.footer import KeyFooter
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.writer.secrets import scan
 
@@ -114,7 +115,7 @@ class InboxScreen(PalaceScreen):
                 yield Static(Text(), id="inbox-warnings")
                 yield OptionList(id="inbox-candidates")
                 yield CandidateDiff(id="inbox-diff")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Inbox"

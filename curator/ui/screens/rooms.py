@@ -9,13 +9,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, OptionList
+from textual.widgets import DataTable, OptionList
 from textual.widgets.option_list import Option
 
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui.safe import badges, bar, plain
 from curator.ui.screens.base import PalaceScreen
+from curator.ui.widgets.footer import KeyFooter
 from curator.ui.widgets.note_view import NoteView
 
 SUPERSEDED = "_superseded"
@@ -42,7 +43,7 @@ class RoomsScreen(PalaceScreen):
             table: DataTable[Any] = DataTable(id="rooms-notes", cursor_type="row")
             yield table
             yield NoteView(id="rooms-note", today=self.curator.today)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#rooms-list").border_title = "Rooms"

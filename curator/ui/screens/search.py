@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import Checkbox, Footer, Input, OptionList, Select
+from textual.widgets import Checkbox, Input, OptionList, Select
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -23,6 +23,7 @@ from curator.model.palace import Palace
 from curator.ui import lookup
 from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
+from curator.ui.widgets.footer import KeyFooter
 
 
 def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
@@ -85,7 +86,7 @@ class SearchScreen(PalaceScreen):
             yield Checkbox("stale", id="search-stale")
             yield Input(placeholder="min conf", id="search-confidence", restrict=r"[0-9.]*")
         yield ResultsList(id="search-results")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#search-results").border_title = "Results"
