@@ -38,3 +38,28 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
         if ok:
             _DONE.add(arenas)
         return ok
+
+
+_LIBC: object | None = None
+
+
+def trim_heap() -> bool:
+    """Hand free heap pages back to the OS (glibc `malloc_trim`). After a bulk read, an index
+    update or a commit, the memory freed stays resident otherwise, and the next burst of
+    allocations stacks on top of it. A few ms on a heap of a few hundred MB; False where not
+    glibc."""
+    global _LIBC
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    if _LIBC is None:
+        try:
+            _LIBC = ctypes.CDLL("libc.so.6")
+        except OSError:
+            _LIBC = False
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is None:
+        return False
+    trim(0)
+    return True

@@ -34,7 +34,7 @@ WORDLLAMA_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 HASH_DEFAULT_DIM = 256
 
 # Tokens gathered per step when pooling: bounds memory (x dim x 4 bytes) whatever the text size.
-_POOL_CHUNK_TOKENS = 65_536
+_POOL_CHUNK_TOKENS = 16_384
 
 
 @runtime_checkable
@@ -65,7 +65,7 @@ class _WordLlamaModel:
     """The bundled token-embedding matrix and tokenizer (loaded once per process)."""
 
     def __init__(self, embedding: npt.NDArray[np.float32], tokenizer: Any) -> None:
-        self.embedding = embedding  # (vocab, 256) float32, C-contiguous
+        self.embedding = embedding  # (vocab, 256) float16 as shipped, C-contiguous
         self.tokenizer = tokenizer
 
 
@@ -97,7 +97,9 @@ def _load_model() -> _WordLlamaModel:
 
             weights_path, tokenizer_path = wordllama_files()
             with safe_open(str(weights_path), framework="np", device="cpu") as f:
-                embedding = np.ascontiguousarray(f.get_tensor("embedding.weight"), np.float32)
+                # kept as stored (float16): half the memory of float32, and the same values;
+                # pooling sums them into float32
+                embedding = np.ascontiguousarray(f.get_tensor("embedding.weight"))
             tokenizer = Tokenizer.from_file(str(tokenizer_path))
             tokenizer.no_padding()  # we pool ragged sequences ourselves: no padding waste
             tokenizer.no_truncation()
@@ -156,7 +158,7 @@ class WordLlamaEmbedder:
         owner = np.repeat(np.arange(len(vocab), dtype=np.intp), n_tok)
         for start in range(0, len(ids), _POOL_CHUNK_TOKENS):  # bounded memory
             stop = start + _POOL_CHUNK_TOKENS
-            np.add.at(word_sums, owner[start:stop], table[ids[start:stop]])
+            np.add.at(word_sums, owner[start:stop], table[ids[start:stop]].astype(np.float32))
         for row, word_idx in enumerate(per_text):
             count = int(n_tok[word_idx].sum()) if len(word_idx) else 0
             if count:

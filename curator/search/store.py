@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from curator.memory import trim_heap
 from curator.search.docs import DOC_COLUMNS, IndexDoc
 from curator.search.embed import Embedder
 
@@ -646,6 +647,7 @@ class IndexStore:
                 changed = _made(make, batch, hashes)
                 self._write_changes(table, changed, removed if start == 0 else [])
             self._refresh_fts(table)
+            _release_arrow_memory()
         count = len(hashes)
         if changed_paths or removed or live.state.commit != commit or live.state.doc_count != count:
             state = IndexState(
@@ -817,12 +819,13 @@ def _defer_init(name: str) -> None:
 
 
 def _release_arrow_memory() -> None:
-    """Hand memory Arrow's pool kept from freed buffers back to the OS (after a bulk read or
-    a rebuild: the pool would otherwise keep the high-water mark for the whole process)."""
+    """Hand memory Arrow's pool and malloc kept from freed buffers back to the OS (after a bulk
+    read, an update or a rebuild: they would otherwise keep the high-water mark)."""
     import pyarrow as pa
 
     with contextlib.suppress(Exception):
         pa.default_memory_pool().release_unused()
+    trim_heap()
 
 
 def _by_path(data: pa.Table) -> pa.Table:
