@@ -43,7 +43,7 @@ Timed(Path(sys.argv[1]), watch=False).run(headless=True, size=(120, 40))
 """
 
 KEYSTROKES = 36
-PROMOTES = 5
+PROMOTES = 20  # a reviewer clearing the inbox: memory must hold over a session
 
 
 def first_paint(palace: Path, repeat: int) -> tuple[list[float], list[float]]:

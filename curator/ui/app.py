@@ -22,6 +22,7 @@ from curator.memory import limit_malloc_arenas
 from curator.model.palace import INBOX_DIR, Palace
 from curator.model.text import clean, one_line
 from curator.ui.commands import OpenNoteProvider
+from curator.ui.gcfreeze import StartupFreeze
 from curator.ui.keys import load_keymap
 from curator.ui.lookup import SearchSession, session_for
 from curator.ui.progress import JobProgress
@@ -117,6 +118,7 @@ class CuratorApp(App[None]):
         self._index_again = False  # the palace changed while it ran: sync once more after
         self._job: tuple[str, float, float | None] | None = None  # label, done, total
         self._bars: list[JobProgress] = []
+        self._gc = StartupFreeze()
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -132,6 +134,7 @@ class CuratorApp(App[None]):
             self.set_interval(1.0, self.poll_inbox)
 
     def on_unmount(self) -> None:
+        self._gc.release()
         self.search_session.stop()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -151,6 +154,7 @@ class CuratorApp(App[None]):
             if isinstance(screen, PalaceScreen):
                 screen.sync()
         self.sync_index()
+        self.set_timer(0.5, self._gc.freeze)  # once the first palace is on screen (see gcfreeze)
 
     # -- the search index ------------------------------------------------------------------------
     def sync_index(self) -> None:
