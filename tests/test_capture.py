@@ -508,7 +508,7 @@ def test_cli_internal_error_is_exit_3_without_traceback(
     assert inbox_files(palace) == []
 
 
-def test_cli_imports_no_lancedb_or_textual(palace: Path) -> None:
+def test_cli_imports_no_lancedb_textual_or_gitpython(palace: Path) -> None:
     code = textwrap.dedent(
         f"""
         import io, sys
@@ -516,7 +516,7 @@ def test_cli_imports_no_lancedb_or_textual(palace: Path) -> None:
         from curator.cli import main
         rc = main(["--palace", {str(palace)!r}, "capture", "--type", "project", "--name", "x"])
         heavy = sorted(m for m in sys.modules
-                       if m.split(".")[0] in ("lancedb", "textual", "pyarrow"))
+                       if m.split(".")[0] in ("lancedb", "textual", "git", "pyarrow"))
         print("RC", rc, "HEAVY", heavy)
         """
     )
