@@ -10,8 +10,10 @@ average over three runs with glibc's default (928 to 1056), 920 MB with two aren
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
+from typing import Any
 
 M_ARENA_MAX = -8  # glibc mallopt parameter
 ARENAS = 2
@@ -40,7 +42,14 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
         return ok
 
 
-_LIBC: object | None = None
+@functools.cache
+def _malloc_trim() -> Any:
+    import ctypes  # here: a process that never trims does not load it
+
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def trim_heap() -> bool:
@@ -48,17 +57,7 @@ def trim_heap() -> bool:
     update or a commit, the memory freed stays resident otherwise, and the next burst of
     allocations stacks on top of it. A few ms on a heap of a few hundred MB; False where not
     glibc."""
-    global _LIBC
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    if _LIBC is None:
-        try:
-            _LIBC = ctypes.CDLL("libc.so.6")
-        except OSError:
-            _LIBC = False
-    trim = getattr(_LIBC, "malloc_trim", None)
+    trim = _malloc_trim() if sys.platform.startswith("linux") else None
     if trim is None:
         return False
     trim(0)

@@ -154,7 +154,8 @@ class CuratorApp(App[None]):
             if isinstance(screen, PalaceScreen):
                 screen.sync()
         self.sync_index()
-        self.set_timer(0.5, self._gc.freeze)  # once the first palace is on screen (see gcfreeze)
+        if not self._gc.frozen:  # once the first palace is on screen (see gcfreeze)
+            self.set_timer(0.5, self._gc.freeze)
 
     # -- the search index ------------------------------------------------------------------------
     def sync_index(self) -> None:

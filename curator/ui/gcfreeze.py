@@ -6,8 +6,9 @@ of them: 150-350 ms, ~20 times in one search-and-promote session, each time free
 the event loop, or in a worker that holds the GIL). Almost all of those objects live as long as
 the app. Once the first palace has loaded, the app collects once and freezes what is left
 (`gc.freeze`): later collections walk only what was made since. A frozen object is still freed
-when its last reference goes (a replaced palace is: it holds no cycles; a test checks); only
-cyclic garbage among the frozen objects would stay, and the app makes those at start-up only."""
+when its last reference goes (a replaced palace is: it holds no cycles; a test checks). Only
+cyclic garbage among the frozen objects stays: the widgets alive at that moment, which nearly
+all live as long as the app."""
 
 from __future__ import annotations
 
