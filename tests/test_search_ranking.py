@@ -110,3 +110,36 @@ def test_every_candidate_is_reranked(make_palace: MakePalace) -> None:
     assert out[0][0] == "notes/release-train.md"
     assert len(out) == len(scored)
     assert all(0.0 <= score <= 1.0 for _p, score in out)
+
+
+def test_search_lists_the_current_note_before_the_one_it_superseded(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old_body = "Deploys run by hand: fab deploy from the laptop, fab deploy restarts workers."
+    files = {
+        "notes/deploy-by-hand.md": note_text(
+            "Deploy by hand with fab deploy",
+            type="project",
+            body=old_body + "\n",
+            extra="status: superseded\nsuperseded_by: deploy-on-tags\n",
+        ),
+        "notes/deploy-on-tags.md": note_text(
+            "Deploys on version tags",
+            type="project",
+            body="A tag starts the workflow that runs the tests and then the deploy.\n",
+            extra="supersedes: deploy-by-hand\n",
+        ),
+    }
+    for i in range(12):
+        files[f"notes/other-{i}.md"] = n(f"Other topic {i}", f"Celery queue {i} routes pdf tasks.")
+    root = make_palace(files, toml=HASH_TOML)
+    s = Searcher(Palace.open(root))
+    hits = s.search("fab deploy", limit=5)
+    got = [h.path for h in hits]
+    assert got[:2] == ["notes/deploy-on-tags.md", "notes/deploy-by-hand.md"]
+    assert hits[1].successor == "notes/deploy-on-tags.md"
+    only_old = s.search("fab deploy", status="superseded", limit=5)
+    assert [h.path for h in only_old] == ["notes/deploy-by-hand.md"]  # still found by status
+    # without the penalty the old note, which says "fab deploy" three times, leads
+    monkeypatch.setattr(query, "SUPERSEDED_PENALTY", 1.0)
+    assert s.search("fab deploy", limit=5)[0].path == "notes/deploy-by-hand.md"

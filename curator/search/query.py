@@ -19,9 +19,10 @@ Ranking: BM25 full text (LanceDB FTS) and vector neighbours (the palace's embedd
 reciprocal rank; queries of more than a few words are also run as their key terms (stopwords
 removed) and fused; natural-language queries (questions, sentences) have every candidate re-ranked
 by soft term matching and by the share of their key terms in the note's name; short queries (up
-to three words, or an as-you-type prefix) add a rapidfuzz ranking over note names. Every result
-passes `curator.search.visibility.visible`: sensitive notes and notes in sensitive scopes appear
-only with `include_sensitive=True`.
+to three words, or an as-you-type prefix) add a rapidfuzz ranking over note names. Search scores
+superseded and retired notes down (each hit names its successor). Every result passes
+`curator.search.visibility.visible`: sensitive notes and notes in sensitive scopes appear only
+with `include_sensitive=True`.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ NAME_WEIGHT = 1.0
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Searcher keeps
 STALE_PENALTY = 0.5
+SUPERSEDED_PENALTY = 0.5  # search lists a replaced note below the notes that are current
 RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
 SNIPPET_CHARS = 220
 
@@ -777,7 +779,7 @@ class Searcher:
         n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
         scored, rows = self._fused(query, where=where, flt=flt, n=n, fuzzy=True)
         hits = []
-        for path, score in scored:
+        for path, score in _superseded_down(scored, rows):
             row = rows[path]
             if not flt.ok(self.palace, row):  # the one visibility check, applied to every result
                 continue
@@ -1141,6 +1143,19 @@ def _name_share(name: str, prefixes: Sequence[str]) -> float:
         return 0.0
     words = [w.lower() for w in _WORD.findall(name)]
     return sum(1 for p in prefixes if any(w.startswith(p) for w in words)) / len(prefixes)
+
+
+def _superseded_down(
+    scored: list[tuple[str, float]], rows: dict[str, dict[str, Any]]
+) -> list[tuple[str, float]]:
+    """Superseded and retired notes scored down (not dropped: search shows history too, each
+    hit pointing at its successor), so the current note on a subject leads its old versions."""
+    out = [
+        (p, s * SUPERSEDED_PENALTY if rows[p].get("status") in ("superseded", "retired") else s)
+        for p, s in scored
+    ]
+    out.sort(key=lambda kv: (-kv[1], kv[0]))
+    return out
 
 
 def _relevant(scored: list[tuple[str, float]]) -> list[tuple[str, float]]:
