@@ -11,6 +11,15 @@ SAMPLE = Path(__file__).parent.parent / "sample_palace"
 
 DEFAULT_TOML = '[palace]\nname = "test palace"\ntaxonomy = "palace"\n'
 
+# What git would take an author or committer from besides its config (tests of "no identity").
+IDENTITY_VARS = (
+    "EMAIL",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+)
+
 MakePalace = Callable[..., Path]
 RunCli = Callable[..., tuple[int, str, str]]
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from palacehelpers import RunCli, git
+from palacehelpers import IDENTITY_VARS, RunCli, git
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT / "sample_palace"
@@ -331,13 +331,7 @@ def test_commits_with_a_default_identity_when_git_has_none(palace: Path, tmp_pat
         GIT_CONFIG_NOSYSTEM="1",
         XDG_CONFIG_HOME=str(home / ".config"),
     )
-    for var in (
-        "EMAIL",
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-    ):
+    for var in IDENTITY_VARS:
         env.pop(var, None)
     assert (
         subprocess.run(

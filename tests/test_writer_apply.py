@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from palacehelpers import IDENTITY_VARS
 
 from curator.writer.apply import (
     ChangedSincePlanError,
@@ -313,13 +314,7 @@ def test_default_identity_without_git_config(
     monkeypatch.setenv("HOME", str(empty_home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in (
-        "EMAIL",
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-    ):
+    for var in IDENTITY_VARS:
         monkeypatch.delenv(var, raising=False)
     applied = apply_plan(palace, promote_plan(palace))
     assert git(palace, "log", "-1", "--format=%an <%ae>|%cn <%ce>", applied.sha).strip() == (
