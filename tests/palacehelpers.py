@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 SAMPLE = Path(__file__).parent.parent / "sample_palace"
 
@@ -45,3 +46,21 @@ def note_text(
     """A valid note's text; `extra` is raw header lines added after the type."""
     desc = description if description is not None else f"About {name.lower()}."
     return f"---\nname: {name}\ndescription: {desc}\ntype: {type}\n{extra}---\n{body}"
+
+
+def reject_plan(root: Path, reason: str, draft: str = "inbox/d.md") -> Any:
+    """The plan of rejecting `draft` (moved to .curator/rejected/, restorable by undo), built by
+    hand for writer tests that run without the planners."""
+    from curator.writer.plan import Move, Plan, encode_restore
+
+    name = Path(draft).name
+    kept = f".curator/rejected/{name}"
+    return Plan(
+        "reject",
+        (draft,),
+        reason,
+        Path(draft).stem,
+        (Move.from_disk(root, draft, kept),),
+        trailers=(("Curator-Restore", encode_restore(draft, kept)),),
+        root=root,
+    )

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from palacehelpers import reject_plan
 
 from curator.writer.apply import apply_plan
 from curator.writer.history import UndoError, history, plan_undo
-from curator.writer.plan import Delete, Move, Plan, Write, encode_restore
+from curator.writer.plan import Delete, Move, Plan, Write
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -63,16 +64,7 @@ def edit_a(root: Path, text: bytes, index: bytes | None = None) -> str:
 
 
 def reject(root: Path) -> str:
-    plan = Plan(
-        "reject",
-        ("inbox/d.md",),
-        "duplicate of a",
-        "d",
-        (Move.from_disk(root, "inbox/d.md", ".curator/rejected/d.md"),),
-        trailers=(("Curator-Restore", encode_restore("inbox/d.md", ".curator/rejected/d.md")),),
-        root=root,
-    )
-    return apply_plan(root, plan).sha
+    return apply_plan(root, reject_plan(root, "duplicate of a")).sha
 
 
 def test_history_lists_curator_actions_newest_first(palace: Path) -> None:

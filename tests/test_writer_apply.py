@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from palacehelpers import IDENTITY_VARS
+from palacehelpers import IDENTITY_VARS, reject_plan
 
 from curator.writer.apply import (
     ChangedSincePlanError,
@@ -382,16 +382,7 @@ def test_note_paths_that_look_like_options_or_patterns(palace: Path) -> None:
 def test_reject_of_an_ignored_draft_makes_an_empty_commit(palace: Path) -> None:
     (palace / "staged.txt").write_text("s\n")
     git(palace, "add", "staged.txt")
-    plan = Plan(
-        "reject",
-        ("inbox/d.md",),
-        "duplicate",
-        "d",
-        (Move.from_disk(palace, "inbox/d.md", ".curator/rejected/d.md"),),
-        trailers=(("Curator-Restore", encode_restore("inbox/d.md", ".curator/rejected/d.md")),),
-        root=palace,
-    )
-    applied = apply_plan(palace, plan)
+    applied = apply_plan(palace, reject_plan(palace, "duplicate"))
     assert committed_files(palace, applied.sha) == set()
     assert (palace / ".curator/rejected/d.md").read_text() == "draft\n"
     assert git(palace, "status", "--porcelain").splitlines() == ["A  staged.txt"]
