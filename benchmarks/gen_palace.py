@@ -584,6 +584,8 @@ def generate(out: Path, notes: int, drafts: int = 50, seed: int = 1, git: bool =
     )
     if git:
         _git(out, "init", "-q")
+        # No automatic gc: a repack racing the benchmark's copy of the palace made it fail.
+        _git(out, "config", "gc.auto", "0")
         _git(out, "add", "-A")
         _git(out, "add", "-f", "--", "inbox")
         _git(
