@@ -9,32 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import date
-from typing import Any
 
 from curator.model.finding import Finding, Severity
 from curator.model.index_md import IndexRefused, index_is_current
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
+from curator.model.schema import MAX_TAGS, check_note
 
-REQUIRED = ("name", "description", "type")
-MAX_TAGS = 8
-RESERVED_KEYS = {"content", "handler"}
-STATUSES = {"active", "superseded"}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$")
-
-
-def _is_date(value: Any) -> bool:
-    if not isinstance(value, str) or not _DATE.match(value):
-        return False
-    try:
-        date.fromisoformat(value[:10])
-    except ValueError:
-        return False
-    return True
-
-
-def _str_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+# MAX_TAGS is re-exported for the planners; the header rules themselves live in schema.py
+__all__ = ["MAX_TAGS", "run_checks"]
 
 
 class _Checker:
@@ -66,158 +49,13 @@ class _Checker:
 
     # -- one note ---------------------------------------------------------------------------
     def header(self, note: Note) -> None:
-        h = note.header
-        for key in REQUIRED:
-            value = h.get(key)
-            if value is None or (isinstance(value, str) and not value.strip()):
-                self.add(note, None, "error", "header.missing", f"missing required field {key!r}")
-            elif not isinstance(value, str):
-                self.add(note, key, "error", "header.invalid", f"{key!r} must be text")
-        if isinstance(h.get("description"), str) and "\n" in h["description"].strip():
-            self.add(note, "description", "error", "header.invalid", "description must be one line")
-        for key in sorted(RESERVED_KEYS & set(h)):
-            self.add(
-                note,
-                key,
-                "error",
-                "header.reserved",
-                f"key {key!r} breaks python-frontmatter based tools; rename it",
-            )
-        spec = self.palace.config.type_spec(h.get("type"))
-        if isinstance(h.get("type"), str) and h["type"] and spec is None:
-            known = ", ".join(self.palace.config.types)
-            self.add(
-                note,
-                "type",
-                "error",
-                "type.unknown",
-                f"unknown type {h['type']!r} (known: {known})",
-            )
-        if "confidence" in h:
-            value = h["confidence"]
-            if (
-                not isinstance(value, (int, float))
-                or isinstance(value, bool)
-                or not 0 <= value <= 1
-            ):
-                self.add(
-                    note,
-                    "confidence",
-                    "error",
-                    "header.invalid",
-                    "confidence must be a number from 0 to 1",
-                )
-            elif spec is not None:
-                lo, hi = spec.confidence
-                if not lo <= value <= hi:
-                    self.add(
-                        note,
-                        "confidence",
-                        "error",
-                        "confidence.range",
-                        f"confidence {value} is outside the {spec.name} range {lo}–{hi}",
-                    )
-        for key in ("created", "reviewed", "expires", "verified"):
-            if key in h and not _is_date(h[key]):
-                self.add(
-                    note, key, "error", "header.invalid", f"{key!r} must be a date like 2026-11-30"
-                )
-        if "tags" in h:
-            if not isinstance(h["tags"], list) or not all(isinstance(t, str) for t in h["tags"]):
-                self.add(note, "tags", "error", "header.invalid", "tags must be a list of words")
-            elif len(h["tags"]) > MAX_TAGS:
-                self.add(
-                    note,
-                    "tags",
-                    "error",
-                    "header.invalid",
-                    f"at most {MAX_TAGS} tags ({len(h['tags'])} given)",
-                )
-        if "scope" in h and (
-            not isinstance(h["scope"], str) or h["scope"] not in self.palace.config.scopes
-        ):
-            known = ", ".join(self.palace.config.scopes)
-            self.add(
-                note,
-                "scope",
-                "error",
-                "scope.unknown",
-                f"unknown scope {h['scope']!r} (known: {known})",
-            )
-        if "sensitive" in h and not isinstance(h["sensitive"], bool):
-            self.add(
-                note, "sensitive", "error", "header.invalid", "sensitive must be true or false"
-            )
-        for key in ("superseded_by",):
-            if key in h and not isinstance(h[key], str):
-                self.add(note, key, "error", "header.invalid", f"{key!r} must be a note slug")
-        for key in ("supersedes", "merged_from"):
-            if key in h and not (isinstance(h[key], str) or _str_list(h[key])):
-                self.add(
-                    note,
-                    key,
-                    "error",
-                    "header.invalid",
-                    f"{key!r} must be a slug or a list of slugs",
-                )
-        if "source" in h and not isinstance(h["source"], (str, dict)):
-            self.add(note, "source", "error", "header.invalid", "source must be text or a mapping")
-        self.verify(note)
+        self.findings.extend(check_note(note, self.palace.config))
         self.stale(note)
-        self.status(note, spec is not None and spec.name == "feedback")
-
-    def verify(self, note: Note) -> None:
-        if "verify" not in note.header:
-            return
-        value = note.header["verify"]
-        if not isinstance(value, dict):
-            self.add(
-                note,
-                "verify",
-                "error",
-                "verify.invalid",
-                "verify must be a mapping (paths, command, expect)",
-            )
-            return
-        unknown = sorted(set(value) - {"paths", "command", "expect"})
-        if unknown:
-            self.add(
-                note,
-                "verify",
-                "error",
-                "verify.invalid",
-                f"unknown verify keys: {', '.join(map(str, unknown))}",
-            )
-        if "paths" in value and not (_str_list(value["paths"]) or isinstance(value["paths"], str)):
-            self.add(
-                note,
-                "verify",
-                "error",
-                "verify.invalid",
-                "verify.paths must be a list of paths or globs",
-            )
-        if "command" in value and not _str_list(value["command"]):
-            self.add(
-                note,
-                "verify",
-                "error",
-                "verify.invalid",
-                "verify.command must be an argument list such as [git, ls-files, src/app.py]",
-            )
-        if "expect" in value and not isinstance(value["expect"], str):
-            self.add(note, "verify", "error", "verify.invalid", "verify.expect must be text")
+        spec = self.palace.config.type_spec(note.header.get("type"))
+        if note.kind == "note" and spec is not None and spec.name == "feedback":
+            self.feedback(note)
 
     def stale(self, note: Note) -> None:
-        if "stale" in note.header:
-            value = note.header["stale"]
-            if not isinstance(value, (dict, str)):
-                self.add(
-                    note,
-                    "stale",
-                    "error",
-                    "header.invalid",
-                    "stale must be a mapping with reason and since",
-                )
         if note.kind != "note" or note.superseded:
             return
         flags = self.palace.flags(note, self.today)
@@ -235,57 +73,16 @@ class _Checker:
         if "expired" in flags:
             self.add(note, "expires", "warning", "note.expired", f"expired on {note.expires}")
 
-    def status(self, note: Note, is_feedback: bool) -> None:
-        raw = note.header.get("status")
-        if note.kind == "note":
-            if raw == "draft":
-                self.add(
-                    note,
-                    "status",
-                    "error",
-                    "draft.in-notes",
-                    "a draft inside notes/: promote it with 'curator promote' or move it to inbox/",
-                )
-            elif raw is not None and raw not in STATUSES:
-                self.add(
-                    note, "status", "error", "header.invalid", "status must be active or superseded"
-                )
-            if (
-                raw == "superseded"
-                and "superseded_by" not in note.header
-                and "retired" not in note.header
-            ):
-                pass  # retired: superseded with no successor
-            if note.superseded_by and raw != "superseded":
-                self.add(
-                    note,
-                    "status" if "status" in note.header else "superseded_by",
-                    "warning",
-                    "supersede.status",
-                    "has superseded_by but status is not superseded",
-                )
-            if is_feedback and not note.superseded:
-                body = note.body
-                if not re.search(r"^\W*why\W*:", body, re.IGNORECASE | re.MULTILINE):
-                    self.add(
-                        note, None, "warning", "feedback.why", "feedback note has no 'Why:' line"
-                    )
-                if not re.search(r"^\W*how to apply\W*:", body, re.IGNORECASE | re.MULTILINE):
-                    self.add(
-                        note,
-                        None,
-                        "warning",
-                        "feedback.how",
-                        "feedback note has no 'How to apply:' line",
-                    )
-        elif raw is not None and raw != "draft":
-            self.add(
-                note,
-                "status",
-                "warning",
-                "rule.in-inbox",
-                f"status {raw!r} inside inbox/: drafts are not rules until promoted",
-            )
+    def feedback(self, note: Note) -> None:
+        """A feedback rule says why and how to apply it."""
+        if note.superseded:
+            return
+        body = note.body
+        if not re.search(r"^\W*why\W*:", body, re.IGNORECASE | re.MULTILINE):
+            self.add(note, None, "warning", "feedback.why", "feedback note has no 'Why:' line")
+        if not re.search(r"^\W*how to apply\W*:", body, re.IGNORECASE | re.MULTILINE):
+            message = "feedback note has no 'How to apply:' line"
+            self.add(note, None, "warning", "feedback.how", message)
 
     # -- across notes ---------------------------------------------------------------------
     def names(self) -> None:

@@ -1,0 +1,287 @@
+"""The header schema: ONE table of the fields a note's header may hold, and the check of a
+header against it.
+
+`curator check`, promote's validation and the audit all read this table, so each header rule
+is written once. A field's allowed values and ranges that depend on the palace (known types,
+scopes, the confidence range of each type) come from its `Config`.
+
+Example::
+
+    from curator.config import default_config
+    from curator.model.schema import check_header
+
+    config = default_config(root)
+    header = {"name": "N", "description": "d", "type": "user", "confidence": 0.5}
+    for finding in check_header(header, config, path="notes/user/n.md"):
+        print(finding.format())
+    # notes/user/n.md: error: confidence 0.5 is outside the user range 0.8–1.0 [confidence.range]
+
+For a loaded `Note` use `check_note(note, config)`: it gives each finding the line of its key
+and makes every finding on a draft a warning (drafts are unreviewed; they never block).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from curator.model.finding import Finding, Severity
+
+if TYPE_CHECKING:
+    from curator.config import Config
+    from curator.model.note import Kind, Note
+
+MAX_TAGS = 8
+STATUSES = ("active", "superseded")
+VERIFY_KEYS = ("paths", "command", "expect")
+# keys python-frontmatter based tools treat as their own
+RESERVED = ("content", "handler")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One header field. `type` names an entry of `VALUE_TYPES`; `allowed` gives the values
+    the palace accepts (a value outside them is reported with `unknown_code`)."""
+
+    name: str
+    type: str
+    description: str
+    required: bool = False
+    allowed: Callable[[Config], Collection[str]] | None = None
+    unknown_code: str = "header.invalid"
+    max_items: int | None = None
+
+
+def _types(config: Config) -> Collection[str]:
+    return config.types
+
+
+def _scopes(config: Config) -> Collection[str]:
+    return config.scopes
+
+
+def _statuses(config: Config) -> Collection[str]:
+    return STATUSES
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("name", "line", "what the note is called; unique in the palace", required=True),
+    Field("description", "line", "one line saying what the note holds", required=True),
+    Field(
+        "type",
+        "line",
+        "the note's type, from the palace's taxonomy",
+        required=True,
+        allowed=_types,
+        unknown_code="type.unknown",
+    ),
+    Field("confidence", "confidence", "0..1, within the range of the note's type"),
+    Field("status", "text", "active or superseded (drafts: draft)", allowed=_statuses),
+    Field(
+        "scope",
+        "text",
+        "the project space it belongs to",
+        allowed=_scopes,
+        unknown_code="scope.unknown",
+    ),
+    Field("tags", "words", "a few words to filter by", max_items=MAX_TAGS),
+    Field("created", "date", "when it was written, 2026-11-30"),
+    Field("reviewed", "date", "when a person last reviewed it"),
+    Field("verified", "date", "when the audit last confirmed it"),
+    Field("expires", "date", "after this day it no longer holds"),
+    Field("sensitive", "bool", "true: hidden from search unless asked for"),
+    Field("superseded_by", "slug", "the note that replaces this one"),
+    Field("supersedes", "slugs", "the notes this one replaces"),
+    Field("merged_from", "slugs", "the notes merged into this one"),
+    Field("source", "source", "where the fact came from: text or a mapping"),
+    Field("stale", "stale", "set by the audit: reason and since"),
+    Field("verify", "verify", "how the audit checks it: paths, command, expect"),
+)
+BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
+
+
+def is_date(value: Any) -> bool:
+    """A header date: 2026-11-30, optionally with a time (a loader's date object too)."""
+    if isinstance(value, date):
+        return True
+    if not isinstance(value, str) or not _DATE.match(value):
+        return False
+    try:
+        date.fromisoformat(value[:10])
+    except ValueError:
+        return False
+    return True
+
+
+def _str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# value type -> (accepts the value, the sentence when it does not; {key} is the field name)
+VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "line": (lambda v: isinstance(v, str), "{key!r} must be text"),
+    "text": (lambda v: isinstance(v, str), "{key!r} must be text"),
+    "confidence": (lambda v: _number(v) and 0 <= v <= 1, "confidence must be a number from 0 to 1"),
+    "date": (is_date, "{key!r} must be a date like 2026-11-30"),
+    "bool": (lambda v: isinstance(v, bool), "{key} must be true or false"),
+    "words": (
+        lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+        "tags must be a list of words",
+    ),
+    "slug": (lambda v: isinstance(v, str), "{key!r} must be a note slug"),
+    "slugs": (
+        lambda v: isinstance(v, str) or _str_list(v),
+        "{key!r} must be a slug or a list of slugs",
+    ),
+    "source": (lambda v: isinstance(v, (str, dict)), "source must be text or a mapping"),
+    "stale": (
+        lambda v: isinstance(v, (dict, str)),
+        "stale must be a mapping with reason and since",
+    ),
+    "verify": (lambda v: isinstance(v, dict), "verify must be a mapping (paths, command, expect)"),
+}
+
+# (key, code, message): one problem found in a header, before it has a file and a line
+Problem = tuple[str | None, str, str]
+
+
+def header_problems(
+    header: Mapping[str, Any],
+    config: Config,
+    *,
+    kind: Kind = "note",
+    required: Iterable[str] = REQUIRED,
+) -> list[Problem]:
+    """Every way `header` breaks the table, as (key or None, code, message); `required` may
+    name more fields than the table requires (promote requires a confidence)."""
+    out: list[Problem] = []
+    for key in required:
+        value = header.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            out.append((None, "header.missing", f"missing required field {key!r}"))
+    for key in sorted(set(RESERVED) & set(header)):
+        message = f"key {key!r} breaks python-frontmatter based tools; rename it"
+        out.append((key, "header.reserved", message))
+    for spec in FIELDS:
+        value = header.get(spec.name)
+        if value is None or (spec.name == "status" and kind == "draft"):
+            continue
+        out.extend(_field_problems(spec, value, header, config, kind))
+    out.extend(_status_problems(header, kind))
+    return out
+
+
+def _field_problems(
+    spec: Field, value: Any, header: Mapping[str, Any], config: Config, kind: Kind
+) -> list[Problem]:
+    key = spec.name
+    accepts, sentence = VALUE_TYPES[spec.type]
+    if spec.type == "line" and isinstance(value, str) and not value.strip():
+        return []  # blank: reported as missing when required
+    if not accepts(value):
+        code = "verify.invalid" if spec.type == "verify" else "header.invalid"
+        return [(key, code, sentence.format(key=key))]
+    if spec.type == "line" and "\n" in value.strip():
+        return [(key, "header.invalid", f"{key} must be one line")]
+    if spec.max_items is not None and len(value) > spec.max_items:
+        return [(key, "header.invalid", f"at most {spec.max_items} {key} ({len(value)} given)")]
+    if spec.allowed is not None:
+        allowed = spec.allowed(config)
+        if value not in allowed and not (key == "status" and value == "draft"):
+            return [(key, spec.unknown_code, _unknown(key, value, allowed))]
+    if spec.type == "confidence":
+        return _confidence_range(value, header, config)
+    if spec.type == "verify":
+        return [(key, "verify.invalid", m) for m in _verify_problems(value)]
+    return []
+
+
+def _unknown(key: str, value: Any, allowed: Collection[str]) -> str:
+    if key == "status":
+        return "status must be " + " or ".join(allowed)
+    return f"unknown {key} {value!r} (known: {', '.join(allowed)})"
+
+
+def _confidence_range(value: float, header: Mapping[str, Any], config: Config) -> list[Problem]:
+    spec = config.type_spec(header.get("type"))
+    if spec is None:
+        return []
+    lo, hi = spec.confidence
+    if lo <= value <= hi:
+        return []
+    message = f"confidence {value} is outside the {spec.name} range {lo}–{hi}"
+    return [("confidence", "confidence.range", message)]
+
+
+def _verify_problems(value: dict[Any, Any]) -> list[str]:
+    out = []
+    unknown = sorted(str(k) for k in value if k not in VERIFY_KEYS)
+    if unknown:
+        out.append(f"unknown verify keys: {', '.join(unknown)}")
+    if "paths" in value and not (_str_list(value["paths"]) or isinstance(value["paths"], str)):
+        out.append("verify.paths must be a list of paths or globs")
+    if "command" in value and not _str_list(value["command"]):
+        out.append("verify.command must be an argument list such as [git, ls-files, src/app.py]")
+    if "expect" in value and not isinstance(value["expect"], str):
+        out.append("verify.expect must be text")
+    return out
+
+
+def _status_problems(header: Mapping[str, Any], kind: Kind) -> list[Problem]:
+    """Where a status may appear: no draft in notes/, no rule in inbox/, and a note naming a
+    successor says it is superseded."""
+    raw = header.get("status")
+    if kind == "draft":
+        if raw is not None and raw != "draft":
+            message = f"status {raw!r} inside inbox/: drafts are not rules until promoted"
+            return [("status", "rule.in-inbox", message)]
+        return []
+    out: list[Problem] = []
+    if raw == "draft":
+        message = "a draft inside notes/: promote it with 'curator promote' or move it to inbox/"
+        out.append(("status", "draft.in-notes", message))
+    successor = header.get("superseded_by")
+    if isinstance(successor, str) and successor and raw != "superseded":
+        key = "status" if "status" in header else "superseded_by"
+        out.append((key, "supersede.status", "has superseded_by but status is not superseded"))
+    return out
+
+
+# codes that inform rather than fail
+WARNINGS = frozenset({"rule.in-inbox", "supersede.status"})
+
+
+def check_header(
+    header: Mapping[str, Any],
+    config: Config,
+    *,
+    path: str = "",
+    line_of: Callable[[str], int] | None = None,
+    kind: Kind = "note",
+    required: Iterable[str] = REQUIRED,
+) -> list[Finding]:
+    """`header_problems` as Findings at `path`, each at the line `line_of(key)` gives (1 for
+    a missing key, or when `line_of` is None)."""
+    out = []
+    for key, code, message in header_problems(header, config, kind=kind, required=required):
+        line = line_of(key) if key is not None and line_of is not None else 1
+        severity: Severity = "warning" if code in WARNINGS else "error"
+        out.append(Finding(path, line, severity, code, message))
+    return out
+
+
+def check_note(note: Note, config: Config) -> list[Finding]:
+    """The header of a parsed note against the table; on a draft every finding is a warning."""
+    found = check_header(note.header, config, path=note.rel, line_of=note.line_of, kind=note.kind)
+    if note.kind == "draft":
+        return [replace(f, severity="warning") for f in found]
+    return found
