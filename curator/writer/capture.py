@@ -206,8 +206,13 @@ def capture(
     scope: str | None = None,
     tags: list[str] | None = None,
     now: datetime | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> CaptureResult:
-    """Write a new draft into inbox/; never overwrites, never leaves a partial file."""
+    """Write a new draft into inbox/; never overwrites, never leaves a partial file.
+
+    `extra` adds header fields after the fixed ones (an import carries the record's other
+    fields this way); it never replaces a fixed field.
+    """
     root = Path(palace_root)
     name, description, clean_tags = _validate(root, type, name, body, description, scope, tags)
     source_value = parse_source(source)
@@ -230,6 +235,8 @@ def capture(
         "scope": scope,
         "tags": clean_tags or None,
     }
+    for key, value in (extra or {}).items():
+        header.setdefault(key, value)
     header_hits = scan(new_note_text(header, ""))  # what the agent wrote in the header
     if found_similar:
         header["similar"] = [
