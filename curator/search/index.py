@@ -22,7 +22,6 @@ import time
 import weakref
 from pathlib import Path
 
-from curator.memory import limit_malloc_arenas
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.search.docs import IndexDoc
@@ -145,7 +144,6 @@ def head_commit(root: Path) -> str | None:
 def open_index(palace: Palace) -> IndexStore:
     """The palace's index store (opened once per process and embedder; never raises for a
     corrupt index: it is moved aside and `store.ready` is False until the next sync)."""
-    limit_malloc_arenas()  # before LanceDB starts its threads (see curator.memory)
     settings = palace.config.index
     embedder = get_embedder(settings.embedder, settings.dim)
     path = index_dir(palace.root).resolve()

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from curator.memory import trim_heap
 from curator.search.docs import DOC_COLUMNS, IndexDoc
 from curator.search.embed import Embedder
 
@@ -825,7 +824,6 @@ def _release_arrow_memory() -> None:
 
     with contextlib.suppress(Exception):
         pa.default_memory_pool().release_unused()
-    trim_heap()
 
 
 def _by_path(data: pa.Table) -> pa.Table:

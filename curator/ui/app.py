@@ -18,7 +18,6 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from curator.memory import limit_malloc_arenas
 from curator.model.palace import INBOX_DIR, Palace
 from curator.model.text import clean, one_line
 from curator.ui.commands import OpenNoteProvider
@@ -105,7 +104,6 @@ class CuratorApp(App[None]):
         keymap_file: Path | None = None,
     ) -> None:
         super().__init__()
-        limit_malloc_arenas()  # before any worker thread allocates
         self.root = Path(root)
         self.today = today or date.today()
         self.watch_inbox = watch
