@@ -32,7 +32,8 @@ def _commits(root: Path) -> int:
 
 
 def run(palace: Path, notes: int) -> list[Row]:
-    from curator.audit.audit import audit_and_commit, default_scope_root, run_audit
+    from curator.audit.run import audit_and_commit, run_audit
+    from curator.audit.verify import default_scope_root
     from curator.model.palace import Palace
 
     pal = Palace.open(palace)

@@ -17,17 +17,9 @@ from pathlib import Path
 import pytest
 from palacehelpers import MakePalace, git, note_text
 
-from curator.audit.audit import (
-    AUDIT_DIR,
-    AuditError,
-    AuditReport,
-    NoteResult,
-    audit_and_commit,
-    load_latest,
-    plan_audit,
-    run_audit,
-)
 from curator.audit.paths import check_path
+from curator.audit.report import AUDIT_DIR, AuditError, AuditReport, NoteResult, load_latest
+from curator.audit.run import audit_and_commit, plan_audit, run_audit
 from curator.audit.runner import SAFE_PATH
 from curator.errors import NoteNotFound
 from curator.model.palace import Palace

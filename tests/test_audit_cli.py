@@ -153,3 +153,29 @@ def test_progress_line_only_on_a_terminal(root: Path) -> None:
     text = b"".join(chunks).decode("utf-8", "replace")
     assert os.waitstatus_to_exitcode(status) == 1
     assert "audit 4/4" in text
+
+
+def test_check_and_report_say_once_when_commands_run_unsandboxed(
+    make_palace: MakePalace, run_cli: RunCli
+) -> None:
+    toml = TOML + '\n[audit]\nsandbox = "none"\nallow = ["ls"]\n'
+    root = make_palace(
+        {"project/README.md": "hi\n", "notes/ls.md": vnote("Ls", "{command: [ls, README.md]}")},
+        toml=toml,
+    )
+    _, out, _ = run_cli("--palace", str(root), "check")
+    assert out.count("without the bubblewrap sandbox") == 1, out
+    assert "[audit-unsandboxed]" in out
+    _code, out, _ = run_cli("--palace", str(root), "audit", "--json")
+    report = json.loads(out)
+    assert "sandbox" in report["sandbox_notice"]
+    assert report["summary"].count("without the bubblewrap sandbox") == 1
+
+
+def test_check_says_nothing_of_the_sandbox_without_verify_commands(
+    make_palace: MakePalace, run_cli: RunCli
+) -> None:
+    toml = TOML + '\n[audit]\nsandbox = "none"\n'
+    root = make_palace({"notes/a.md": vnote("A", "{paths: [x]}")}, toml=toml)
+    _code, out, _ = run_cli("--palace", str(root), "check")
+    assert "sandbox" not in out

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from curator.audit import policy, runner
+from curator.audit import policy
 from curator.audit.policy import DEFAULT_ALLOW, check
 from curator.audit.runner import RunLimits, RunResult, Sandbox, clean_output, run_command
 
@@ -239,7 +239,8 @@ def test_escape_sequences_are_stripped(sandbox: Sandbox, tmp_path: Path) -> None
 
 def test_clean_output_unit() -> None:
     raw = b"a\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\b\x07\x08c\xc2\x9b31md\xe2\x80\xaee\x1b"
-    assert clean_output(raw) == "alinkbcde"
+    # the same cleaning as everywhere else: escapes dropped, bidi overrides shown as markers
+    assert clean_output(raw) == "alinkbcd<RLO>e"
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
@@ -362,12 +363,12 @@ def test_runs_from_a_thread(tmp_path: Path) -> None:
 # --- sandbox -----------------------------------------------------------------------------------
 
 
-def test_required_bwrap_missing_is_a_loud_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_required_bwrap_missing_is_a_loud_error(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    monkeypatch.setattr(runner, "_SANDBOX_PATH", str(tmp_path / "empty"))
-    result = run_command(["touch", str(marker)], tmp_path, allow=["touch"], sandbox="bwrap")
+    missing = str(tmp_path / "no-bwrap-here")
+    result = run_command(
+        ["touch", str(marker)], tmp_path, allow=["touch"], sandbox="bwrap", bwrap=missing
+    )
     assert result.status == "error"
     assert "sandbox failed" in result.reason
     assert not marker.exists()  # no silent fallback to running unsandboxed
@@ -382,13 +383,16 @@ def test_required_bwrap_not_installed(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not HAVE_BWRAP, reason="bwrap is not installed")
 @pytest.mark.parametrize("sandbox", ["auto", "bwrap"])
-def test_bwrap_setup_failure_is_a_loud_error(
-    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_bwrap_setup_failure_is_a_loud_error(sandbox: Sandbox, tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    broken = [*runner._BWRAP_BASE_ARGS, "--ro-bind", "/no/such/dir/curator", "/mnt"]
-    monkeypatch.setattr(runner, "_BWRAP_BASE_ARGS", broken)
-    result = run_command(["touch", str(marker)], tmp_path, allow=["touch"], sandbox=sandbox)
+    # the real bwrap, asked to bind a folder that does not exist: its setup fails
+    broken = tmp_path / "bwrap-broken"
+    real = shutil.which("bwrap")
+    broken.write_text(f'#!/bin/sh\nexec {real} --ro-bind /no/such/dir/curator /mnt "$@"\n')
+    broken.chmod(0o755)
+    result = run_command(
+        ["touch", str(marker)], tmp_path, allow=["touch"], sandbox=sandbox, bwrap=str(broken)
+    )
     assert result.status == "error"
     assert "sandbox failed" in result.reason
     assert not marker.exists()
@@ -407,3 +411,15 @@ def test_bwrap_root_is_read_only(tmp_path: Path) -> None:
 def test_bad_sandbox_setting_is_a_programmer_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         run_command(["ls"], tmp_path, allow=["ls"], sandbox="docker")  # type: ignore[arg-type]
+
+
+def test_sandbox_notice_says_when_commands_run_unsandboxed() -> None:
+    from curator.audit.sandbox import notice
+
+    assert "sandbox" in (notice("none") or "")
+    if HAVE_BWRAP:
+        assert notice("auto") is None
+        assert notice("bwrap") is None
+    else:
+        assert "apt-get install bubblewrap" in (notice("auto") or "")
+        assert "not installed" in (notice("bwrap") or "")

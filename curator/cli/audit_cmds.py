@@ -82,7 +82,8 @@ class _ProgressLine:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from curator.audit.audit import audit_and_commit, load_latest
+    from curator.audit.report import load_latest
+    from curator.audit.run import audit_and_commit
 
     palace = open_palace(args)
     if args.last:

@@ -10,7 +10,6 @@ from typing import Any
 
 from curator.cli.common import add_json, err, open_palace, out, print_json
 from curator.config import TAXONOMIES
-from curator.model.check import run_checks
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
 from curator.model.note import Note
@@ -193,8 +192,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 # -- check -------------------------------------------------------------------------------
 def cmd_check(args: argparse.Namespace) -> int:
+    from curator.health import palace_findings
+
     palace = open_palace(args)
-    findings = run_checks(palace)
+    findings = palace_findings(palace)
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if args.json:

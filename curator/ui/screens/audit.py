@@ -123,8 +123,8 @@ class AuditScreen(PalaceScreen):
         """Audit in this thread with a progress bar, then offer the stale changes as a plan.
         The palace is the app's when the audit starts, not an argument (see
         CuratorApp._index_job)."""
-        from curator.audit.audit import plan_audit
-        from curator.audit.audit import run_audit as audit
+        from curator.audit.run import plan_audit
+        from curator.audit.run import run_audit as audit
 
         palace = self.palace
         if palace is None:

@@ -1,0 +1,35 @@
+"""`curator check` across the wings: the palace's own lint rules (curator.model.check) plus
+what other wings know about the palace's health (the audit's sandbox, agents' context files).
+
+The CLI's `check` and the app both call `palace_findings`, so they report the same things.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from curator.model.finding import Finding
+from curator.model.palace import Palace
+
+
+def palace_findings(palace: Palace, today: date | None = None) -> list[Finding]:
+    from curator.model.check import run_checks
+
+    findings = run_checks(palace, today)
+    findings += audit_findings(palace)
+    return sorted(findings)
+
+
+def audit_findings(palace: Palace) -> list[Finding]:
+    """A warning, once, when notes have verify commands and the audit would run them without
+    the bubblewrap sandbox."""
+    from curator.audit.sandbox import notice
+
+    has_commands = any(
+        isinstance(n.header.get("verify"), dict) and "command" in n.header["verify"]
+        for n in palace.notes
+    )
+    message = notice(palace.config.audit.sandbox) if has_commands else None
+    if message is None:
+        return []
+    return [Finding("palace.toml", 0, "warning", "audit-unsandboxed", message)]
