@@ -13,9 +13,8 @@ from curator.audit.report import CommandCheck, NoteResult, ResultStatus
 from curator.audit.runner import RunLimits, Sandbox, run_command
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.model.schema import verify_problems
 from curator.model.text import one_line
-
-_VERIFY_KEYS = frozenset({"paths", "command", "expect"})
 
 
 class _AuditorFailure(Exception):
@@ -56,31 +55,20 @@ def _scope_root(ctx: Context, note: Note) -> str:
 
 
 def _verify_spec(note: Note) -> tuple[list[str], list[str] | None, str | None] | str:
-    """(paths, command, expect), or a sentence saying why `verify` is malformed."""
+    """(paths, command, expect), or a sentence saying why `verify` is malformed (the header
+    schema's rules, the same that `curator check` reports)."""
     value = note.header.get("verify")
     if not isinstance(value, dict):
         return "verify must be a mapping (paths, command, expect)"
-    unknown = sorted(str(k) for k in value if k not in _VERIFY_KEYS)
-    if unknown:
-        return f"unknown verify keys: {', '.join(unknown)}"
+    problems = verify_problems(value)
+    if problems:
+        return problems[0]
     raw_paths = value.get("paths", [])
-    if isinstance(raw_paths, str):
-        raw_paths = [raw_paths]
-    if not isinstance(raw_paths, list) or not all(isinstance(p, str) for p in raw_paths):
-        return "verify.paths must be a list of paths or globs"
-    command = value.get("command")
-    if command is not None and (
-        not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command)
-    ):
-        return "verify.command must be a list of strings such as [git, ls-files, src/app.py]"
-    expect = value.get("expect")
-    if expect is not None and not isinstance(expect, str):
-        return "verify.expect must be text"
-    if expect is not None and command is None:
-        return "verify.expect needs a verify.command"
-    if not raw_paths and command is None:
-        return "verify has neither paths nor a command"
-    return list(raw_paths), command, expect
+    return (
+        [raw_paths] if isinstance(raw_paths, str) else list(raw_paths),
+        value.get("command"),
+        value.get("expect"),
+    )
 
 
 def check_note(ctx: Context, note: Note) -> NoteResult:

@@ -201,7 +201,7 @@ def _field_problems(
     if spec.type == "confidence":
         return _confidence_range(value, header, config)
     if spec.type == "verify":
-        return [(key, "verify.invalid", m) for m in _verify_problems(value)]
+        return [(key, "verify.invalid", m) for m in verify_problems(value)]
     return []
 
 
@@ -222,7 +222,9 @@ def _confidence_range(value: float, header: Mapping[str, Any], config: Config) -
     return [("confidence", "confidence.range", message)]
 
 
-def _verify_problems(value: dict[Any, Any]) -> list[str]:
+def verify_problems(value: dict[Any, Any]) -> list[str]:
+    """What is wrong with a `verify` mapping (check reports these; the audit refuses to run
+    a note that has any)."""
     out = []
     unknown = sorted(str(k) for k in value if k not in VERIFY_KEYS)
     if unknown:
@@ -233,6 +235,10 @@ def _verify_problems(value: dict[Any, Any]) -> list[str]:
         out.append("verify.command must be an argument list such as [git, ls-files, src/app.py]")
     if "expect" in value and not isinstance(value["expect"], str):
         out.append("verify.expect must be text")
+    if "expect" in value and "command" not in value:
+        out.append("verify.expect needs a verify.command")
+    if not value.get("paths") and "command" not in value:
+        out.append("verify has neither paths nor a command")
     return out
 
 
