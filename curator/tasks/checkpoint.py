@@ -1,0 +1,245 @@
+"""One checkpoint revision as text: a header of one `key: value` line per field, then the
+seven sections as `## ` headings.
+
+Header values are written as JSON scalars (a JSON string is also a YAML double-quoted
+string, so the header stays valid YAML for any tool that reads it), which lets the Tasks
+screen and `task list` read a thousand headers with `json.loads` instead of a YAML parser.
+A hand-edited header in plain YAML still reads: values that are not JSON go through PyYAML.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from curator.tasks.errors import BadCheckpoint
+
+# (key, heading) in the order a checkpoint shows them
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("objective", "Objective"),
+    ("environment", "Environment"),
+    ("state", "Where the work stands"),
+    ("next_action", "Next action"),
+    ("checks", "Checks that remain"),
+    ("sources", "Sources"),
+    ("risks", "Risks"),
+)
+SECTION_KEYS = tuple(key for key, _ in SECTIONS)
+STATUSES = ("active", "waiting", "done", "abandoned")
+OPEN_STATUSES = ("active", "waiting")
+
+# Other spellings a person or an agent may use for a heading (lowercase, no punctuation).
+_ALIASES = {
+    "objective": "objective",
+    "goal": "objective",
+    "environment": "environment",
+    "where the work stands": "state",
+    "state": "state",
+    "status of the work": "state",
+    "next action": "next_action",
+    "the exact next action": "next_action",
+    "exact next action": "next_action",
+    "next": "next_action",
+    "checks that remain": "checks",
+    "remaining checks": "checks",
+    "checks": "checks",
+    "sources": "sources",
+    "risks": "risks",
+}
+_HEADING = re.compile(r"^(#{1,2})[ \t]+(.*?)[ \t#]*$")
+_HEADER_KEYS = (
+    "task",
+    "revision",
+    "owner",
+    "saved_at",
+    "status",
+    "unverified",
+    "claimed_at",
+    "expires_at",
+    "event",
+    "by",
+    "taken_over_from",
+    "next_action",
+)
+NEXT_LIMIT = 200  # characters of the next action copied into the header for the task list
+
+
+@dataclass(frozen=True)
+class Header:
+    """What the task list needs from a revision without reading its sections."""
+
+    task: str
+    revision: int
+    owner: str | None
+    saved_at: str
+    status: str
+    unverified: bool = False
+    claimed_at: str | None = None
+    expires_at: str | None = None
+    event: str = "save"
+    by: str | None = None
+    taken_over_from: str | None = None
+    next_action: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in _HEADER_KEYS}
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    header: Header
+    sections: dict[str, str] = field(default_factory=dict)
+
+    def section(self, key: str) -> str:
+        return self.sections.get(key, "")
+
+
+def one_line(text: str, limit: int = NEXT_LIMIT) -> str:
+    """The first non-blank line of `text`, whitespace collapsed, cut to `limit` characters."""
+    for raw in text.splitlines():
+        line = " ".join(raw.split())
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def render(header: Header, sections: dict[str, str]) -> bytes:
+    """The bytes of a revision file."""
+    values = header.as_dict()
+    lines = ["---"]
+    for key in _HEADER_KEYS:
+        value = values[key]
+        if value is None and key in ("taken_over_from", "by"):
+            continue
+        lines.append(f"{key}: {json.dumps(value, ensure_ascii=True)}")
+    lines.append("---")
+    parts = ["\n".join(lines), ""]
+    for key, title in SECTIONS:
+        body = sections.get(key, "").strip("\n")
+        parts.append(f"## {title}\n\n{body}\n" if body else f"## {title}\n")
+    return "\n".join(parts).encode("utf-8")
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """The seven sections of a checkpoint given as markdown; BadCheckpoint names what is wrong.
+
+    A `#` or `##` heading whose words name a section starts it; deeper headings and any other
+    text stay inside the section. A title heading before the first section is allowed, other
+    text there is refused (it would be lost).
+    """
+    found: dict[str, list[str]] = {}
+    current: str | None = None
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        key = _ALIASES.get(_words(match.group(2))) if match else None
+        if key is not None:
+            if key in found:
+                raise BadCheckpoint(f"line {number}: the section {line.strip()!r} appears twice")
+            found[key] = []
+            current = key
+        elif current is not None:
+            found[current].append(line)
+        elif line.strip() and not (match and match.group(1) == "#"):
+            raise BadCheckpoint(
+                f"line {number}: text before the first section heading "
+                f"(start with '## {SECTIONS[0][1]}')"
+            )
+    missing = [title for key, title in SECTIONS if key not in found]
+    if missing:
+        raise BadCheckpoint(
+            "the checkpoint lacks the section(s) "
+            + ", ".join(f"'## {t}'" for t in missing)
+            + "; give all seven: "
+            + ", ".join(t for _, t in SECTIONS)
+        )
+    return {key: "\n".join(lines).strip("\n") for key, lines in found.items()}
+
+
+def _words(heading: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", heading.lower()).split())
+
+
+def split(data: bytes) -> tuple[str, str]:
+    """(header text, body text) of a revision file; BadCheckpoint when there is no header."""
+    text = data.decode("utf-8", errors="replace")
+    if not text.startswith("---\n"):
+        raise BadCheckpoint("no header (the file must start with a '---' line)")
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        end = text.find("\n---", 3)
+        if end < 0 or text[end + 4 :].strip():
+            raise BadCheckpoint("the header is not closed by a '---' line")
+    return text[4:end], text[end + 5 :]
+
+
+def parse_header(head: str) -> Header:
+    values: dict[str, Any] = {}
+    for line in head.splitlines():
+        key, sep, raw = line.partition(":")
+        if not sep or key.strip() not in _HEADER_KEYS:
+            continue
+        raw = raw.strip()
+        try:
+            values[key.strip()] = json.loads(raw) if raw else None
+        except ValueError:
+            values[key.strip()] = _yaml_scalar(raw)
+    try:
+        header = Header(
+            task=str(values["task"]),
+            revision=int(values["revision"]),
+            owner=_opt_str(values.get("owner")),
+            saved_at=str(values.get("saved_at") or ""),
+            status=str(values.get("status") or "active"),
+            unverified=bool(values.get("unverified", False)),
+            claimed_at=_opt_str(values.get("claimed_at")),
+            expires_at=_opt_str(values.get("expires_at")),
+            event=str(values.get("event") or "save"),
+            by=_opt_str(values.get("by")),
+            taken_over_from=_opt_str(values.get("taken_over_from")),
+            next_action=str(values.get("next_action") or ""),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadCheckpoint(f"the header lacks or mangles a field ({exc})") from None
+    if header.status not in STATUSES:
+        raise BadCheckpoint(f"unknown status {header.status!r} (known: {', '.join(STATUSES)})")
+    return header
+
+
+def parse(data: bytes) -> Checkpoint:
+    head, body = split(data)
+    return Checkpoint(parse_header(head), _body_sections(body))
+
+
+def _body_sections(body: str) -> dict[str, str]:
+    try:
+        return parse_sections(body)
+    except BadCheckpoint:  # a hand-edited revision: keep what can be read
+        out: dict[str, str] = {}
+        current = None
+        for line in body.splitlines():
+            match = _HEADING.match(line)
+            key = _ALIASES.get(_words(match.group(2))) if match else None
+            if key is not None:
+                current = key
+                out[key] = ""
+            elif current is not None:
+                out[current] = (out[current] + "\n" + line) if out[current] else line
+        return {k: v.strip("\n") for k, v in out.items()}
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _yaml_scalar(raw: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw

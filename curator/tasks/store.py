@@ -1,0 +1,191 @@
+"""tasks/<slug>/0001.md, 0002.md, ...: numbered revisions, each created once and never rewritten.
+
+A revision is written to a fsynced temp file under .curator/ and then hard-linked to its
+final name: `link` fails when the name exists, so two writers never produce the same number
+(the loser learns who won), and a process killed at any point leaves either no new revision or
+the complete one, never a partial file. The exclusive create is the compare-and-swap every
+ownership rule rests on: a writer names the revision it read, and only one writer can add the
+revision after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+from curator.model.palace import STATE_DIR, ensure_state_dir
+from curator.tasks.checkpoint import Checkpoint, Header, parse, parse_header, split
+from curator.tasks.errors import BadCheckpoint, TaskError, TaskNotFound
+
+TASKS_DIR = "tasks"
+REQUESTS_NAME = "requests.md"
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+_REVISION = re.compile(r"^(\d{4,9})\.md$")
+_HEAD_BYTES = 4096  # a header is a dozen short lines; the rest of the file is not read
+
+
+def rev_name(number: int) -> str:
+    return f"{number:04d}.md"
+
+
+def check_slug(slug: str) -> str:
+    if not SLUG.match(slug or ""):
+        raise TaskError(
+            f"bad task name {slug!r}: use lowercase letters, digits and '-' (at most 80)"
+        )
+    return slug
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_temp(folder: Path, data: bytes) -> Path:
+    """`data` in a fresh fsynced file in `folder` (to be linked or renamed into place)."""
+    tmp = folder / f"task-{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    return tmp
+
+
+class TaskStore:
+    """The tasks/ folder of one palace."""
+
+    def __init__(self, palace_root: Path | str) -> None:
+        self.root = Path(palace_root)
+        self.dir = self.root / TASKS_DIR
+
+    # -- paths -----------------------------------------------------------------------------
+    def task_dir(self, slug: str) -> Path:
+        return self.dir / check_slug(slug)
+
+    def rel(self, slug: str, name: str) -> str:
+        return f"{TASKS_DIR}/{slug}/{name}"
+
+    def revision_path(self, slug: str, number: int) -> Path:
+        return self.task_dir(slug) / rev_name(number)
+
+    def temp_dir(self) -> Path:
+        folder = ensure_state_dir(self.root) / "tmp"
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    # -- reading ---------------------------------------------------------------------------
+    def slugs(self) -> list[str]:
+        try:
+            with os.scandir(self.dir) as entries:
+                return sorted(e.name for e in entries if e.is_dir() and SLUG.match(e.name))
+        except FileNotFoundError:
+            return []
+
+    def exists(self, slug: str) -> bool:
+        return self.newest(slug) > 0
+
+    def revisions(self, slug: str) -> list[int]:
+        try:
+            names = os.listdir(self.task_dir(slug))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return sorted(int(m.group(1)) for n in names if (m := _REVISION.match(n)))
+
+    def newest(self, slug: str) -> int:
+        numbers = self.revisions(slug)
+        return numbers[-1] if numbers else 0
+
+    def _need(self, slug: str, number: int | None) -> int:
+        n = self.newest(slug) if number is None else number
+        if n <= 0 or not self.revision_path(slug, n).is_file():
+            what = f"task {slug!r}" if number is None else f"revision {number} of task {slug!r}"
+            raise TaskNotFound(f"no {what} (see `curator task list`)")
+        return n
+
+    def read_bytes(self, slug: str, number: int | None = None) -> bytes:
+        return self.revision_path(slug, self._need(slug, number)).read_bytes()
+
+    def read(self, slug: str, number: int | None = None) -> Checkpoint:
+        n = self._need(slug, number)
+        try:
+            return parse(self.revision_path(slug, n).read_bytes())
+        except BadCheckpoint as exc:
+            raise BadCheckpoint(exc.message, path=self.rel(slug, rev_name(n))) from None
+
+    def header(self, slug: str, number: int | None = None) -> Header:
+        """The header of a revision (the newest by default), reading only the file's start."""
+        n = self._need(slug, number)
+        path = self.revision_path(slug, n)
+        with open(path, "rb") as handle:
+            data = handle.read(_HEAD_BYTES)
+            if b"\n---\n" not in data[3:]:
+                data += handle.read()
+        try:
+            return parse_header(split(data)[0])
+        except BadCheckpoint as exc:
+            raise BadCheckpoint(exc.message, path=self.rel(slug, rev_name(n))) from None
+
+    def headers(self) -> Iterator[Header | TaskError]:
+        """The newest header of every task (a task whose header is broken yields its error)."""
+        for slug in self.slugs():
+            try:
+                yield self.header(slug)
+            except TaskNotFound:
+                continue  # an empty folder: a `new` in progress or a leftover
+            except TaskError as exc:
+                yield exc
+
+    def requests_path(self, slug: str) -> Path:
+        return self.task_dir(slug) / REQUESTS_NAME
+
+    # -- writing ---------------------------------------------------------------------------
+    def create(self, slug: str, number: int, data: bytes) -> Path:
+        """Create revision `number` with `data`, all or nothing; FileExistsError when another
+        writer created it first. Never replaces a file."""
+        folder = self.task_dir(slug)
+        folder.mkdir(parents=True, exist_ok=True)
+        final = folder / rev_name(number)
+        tmp = write_temp(self.temp_dir(), data)
+        try:
+            os.link(tmp, final)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        _fsync_dir(folder)
+        return final
+
+    # -- what each owner last read (the stale-view rule of the CLI) ------------------------
+    def _seen_path(self, owner: str, slug: str) -> Path:
+        digest = hashlib.sha256(owner.encode("utf-8")).hexdigest()[:20]
+        return self.root / STATE_DIR / "tasks-seen" / digest / check_slug(slug)
+
+    def mark_seen(self, owner: str, slug: str, number: int) -> None:
+        path = self._seen_path(owner, slug)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = write_temp(path.parent, f"{number}\n".encode())
+            os.replace(tmp, path)
+        except OSError:
+            pass  # only a convenience: --revision says the same explicitly
+
+    def seen(self, owner: str, slug: str) -> int | None:
+        try:
+            return int(self._seen_path(owner, slug).read_text().strip())
+        except (OSError, ValueError):
+            return None
