@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from curator import __version__
 from curator.cli import palace_cmds
-from curator.cli.common import run_handler
+from curator.cli.common import JSON_HELP, PALACE_HELP, Subcommands, run_handler
 
 _AREAS = [palace_cmds]
 
@@ -22,7 +22,14 @@ def _optional_areas() -> list[object]:
     import importlib
 
     found: list[object] = []
-    for name in ("capture_cmd", "actions_cmds", "search_cmds", "audit_cmds", "app_cmds"):
+    for name in (
+        "capture_cmd",
+        "actions_cmds",
+        "search_cmds",
+        "audit_cmds",
+        "app_cmds",
+        "interop_cmds",
+    ):
         try:
             found.append(importlib.import_module(f"curator.cli.{name}"))
         except ModuleNotFoundError as exc:
@@ -38,13 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, opens the app on the palace.",
     )
     parser.add_argument("--version", action="version", version=f"curator {__version__}")
-    parser.add_argument(
-        "--palace",
-        metavar="PATH",
-        help="the palace folder (default: $CURATOR_PALACE, else the nearest palace.toml above "
-        "the working directory)",
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--palace", metavar="PATH", help=PALACE_HELP)
+    parser.add_argument("--json", action="store_true", help=JSON_HELP)
+    sub = Subcommands(parser.add_subparsers(dest="command", metavar="COMMAND"))
     for area in [*_AREAS, *_optional_areas()]:
         area.register(sub)  # type: ignore[attr-defined]
     return parser

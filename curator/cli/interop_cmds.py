@@ -1,0 +1,134 @@
+"""`curator import mem0|openmemory|jsonl FILE` and `curator export --format jsonl|mem0`.
+
+Import writes drafts (never notes) and prints a summary with counts; export prints or writes
+a snapshot. Exit codes: 0 done; 1 some records could not be imported (each named); 2 refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from curator.cli.common import add_json, err, out, print_json
+from curator.errors import CuratorError
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    from curator.cli import common
+
+    add_common = getattr(common, "add_common", None)
+    if add_common is not None:
+        add_common(parser)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "import",
+        help="import memories from mem0, OpenMemory or JSONL as inbox drafts",
+        description="Each record becomes a draft in inbox/ (never a note) with its creation "
+        "date and its source (store, id, app). Archived and deleted records are skipped; "
+        "records already imported (same store and id) are skipped.",
+    )
+    stores = p.add_subparsers(dest="store", metavar="STORE", required=True)
+    helps = {
+        "mem0": "a mem0 export: get_all() JSON ({'results': [...]} or a list) or JSONL",
+        "openmemory": "an OpenMemory backup zip (memories.jsonl.gz or memories.json)",
+        "jsonl": "one JSON object a line: text, and optional name, type, created, source",
+    }
+    for store, text in helps.items():
+        q = stores.add_parser(store, help=text, description=text)
+        q.add_argument("file", metavar="FILE", help="the export file")
+        q.add_argument(
+            "--type",
+            dest="default_type",
+            help="the type for records that name none the palace knows (asked on a terminal)",
+        )
+        q.add_argument("--dry-run", action="store_true", help="show what would be imported")
+        add_json(q)
+        _common(q)
+        q.set_defaults(handler=cmd_import)
+
+    p = sub.add_parser(
+        "export",
+        help="write every note and draft with its header and body (a snapshot)",
+        description="A snapshot of the palace: one record per note and draft. Sensitive "
+        "notes are left out unless --include-sensitive is given.",
+    )
+    p.add_argument("--format", choices=("jsonl", "mem0"), default="jsonl")
+    p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.add_argument(
+        "--include-sensitive", action="store_true", help="include sensitive notes and scopes"
+    )
+    _common(p)
+    p.set_defaults(handler=cmd_export)
+
+
+def _ask_type(root: Path, count: int) -> str | None:
+    from curator.config import load_config
+
+    types = list(load_config(root).types)
+    if not sys.stdin.isatty():
+        return None
+    answer = input(
+        f"{count} record(s) name no type this palace knows. Type for them "
+        f"({'/'.join(types)}; empty to stop): "
+    ).strip()
+    return answer or None
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from curator.config import load_config
+    from curator.interop.importer import run_import, untyped_count
+    from curator.interop.records import READERS
+    from curator.model.palace import find_palace
+
+    root = find_palace(getattr(args, "palace", None))
+    path = Path(args.file)
+    if not path.is_file():
+        raise CuratorError("no such file", path=str(path))
+    items = list(READERS[args.store](path))
+    default_type = args.default_type
+    if default_type is None:
+        missing = untyped_count(items, load_config(root))
+        if missing and not args.json:
+            default_type = _ask_type(root, missing)
+    summary = run_import(root, args.store, items, default_type=default_type, dry_run=args.dry_run)
+    if args.json:
+        print_json(summary.to_json())
+    else:
+        verb = "would import" if summary.dry_run else "imported"
+        for line in summary.imported:
+            out(f"  {line}")
+        for problem in summary.failed:
+            err(f"{path}:{problem.line}: {problem.message}")
+        for warning in summary.warnings:
+            err(f"curator: warning: {warning}")
+        skipped = ", ".join(f"{n} {state}" for state, n in sorted(summary.skipped.items()))
+        out(
+            f"{args.store}: {verb} {len(summary.imported)} draft(s); "
+            f"{summary.already} already imported; skipped {skipped or 'none'}; "
+            f"{summary.flagged} flagged for secrets; {len(summary.failed)} failed"
+        )
+    return 1 if summary.failed else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from curator.cli.common import open_palace
+    from curator.interop.export import export_palace
+    from curator.writer.apply import atomic_write
+
+    palace = open_palace(args)
+    snapshot = export_palace(palace, include_sensitive=args.include_sensitive)
+    text = snapshot.text(args.format)
+    if args.out:
+        atomic_write(Path(args.out), text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+    if snapshot.left_out:
+        err(f"curator: {snapshot.left_out} sensitive note(s) left out (--include-sensitive)")
+    if snapshot.unreadable:
+        err(f"curator: {snapshot.unreadable} file(s) did not parse; run 'curator check'")
+    if args.out:
+        err(f"curator: {len(snapshot.records)} record(s) written to {args.out}")
+    return 0
