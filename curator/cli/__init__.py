@@ -29,6 +29,7 @@ def _optional_areas() -> list[object]:
         "audit_cmds",
         "app_cmds",
         "interop_cmds",
+        "task_cmds",
     ):
         try:
             found.append(importlib.import_module(f"curator.cli.{name}"))
