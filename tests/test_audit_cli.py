@@ -39,7 +39,7 @@ def root(make_palace: MakePalace) -> Path:
 
 def test_audit_marks_stale_exits_1_and_reruns_quietly(root: Path, run_cli: RunCli) -> None:
     before = commits(root)
-    code, out, err = run_cli("--palace", root, "audit")
+    code, out, err = run_cli("--palace", root, "audit", "--yes")
     assert code == 1, (out, err)
     assert "FAIL     notes/gone.md: missing: gone.txt" in out
     assert (
@@ -52,18 +52,18 @@ def test_audit_marks_stale_exits_1_and_reruns_quietly(root: Path, run_cli: RunCl
     assert "\x1b" not in out and "\x1b" not in err
     assert "draft" not in out
     assert commits(root) == before + 1
-    code, out, _ = run_cli("--palace", root, "audit")
+    code, out, _ = run_cli("--palace", root, "audit", "--yes")
     assert code == 1 and "no changes: nothing to commit" in out
     assert commits(root) == before + 1
     (root / "project" / "gone.txt").write_text("here\n")
-    code, out, _ = run_cli("--palace", root, "audit")
+    code, out, _ = run_cli("--palace", root, "audit", "--yes")
     assert code == 1, out  # esc.md still fails
     assert "cleared  notes/gone.md" in out
     assert commits(root) == before + 2
 
 
 def test_json_and_last(root: Path, run_cli: RunCli) -> None:
-    code, out, _ = run_cli("--palace", root, "audit", "--json")
+    code, out, _ = run_cli("--palace", root, "audit", "--yes", "--json")
     data = json.loads(out)
     assert code == 1 and data["exit_code"] == 1
     assert data["counts"]["fail"] == 2 and data["counts"]["skipped"] == 1
@@ -86,26 +86,26 @@ def test_last_without_a_report(root: Path, run_cli: RunCli) -> None:
 
 def test_nothing_checked_exits_2(make_palace: MakePalace, run_cli: RunCli) -> None:
     root = make_palace({"notes/plain.md": note_text("Plain")}, toml=TOML)
-    code, out, _ = run_cli("--palace", root, "audit")
+    code, out, _ = run_cli("--palace", root, "audit", "--yes")
     assert code == 2 and "checked nothing" in out and "ok" not in out.split()
 
 
 def test_only_policy_skips_is_checked_nothing(make_palace: MakePalace, run_cli: RunCli) -> None:
     root = make_palace({"notes/p.md": vnote("P", "{command: [rm, -rf, /]}")}, toml=TOML)
-    code, out, _ = run_cli("--palace", root, "audit")
+    code, out, _ = run_cli("--palace", root, "audit", "--yes")
     assert code == 2 and out.splitlines()[-1].startswith("checked nothing")
 
 
 def test_refs_drafts_and_bad_input(root: Path, run_cli: RunCli) -> None:
-    code, out, _ = run_cli("--palace", root, "audit", "ok")
+    code, out, _ = run_cli("--palace", root, "audit", "--yes", "ok")
     assert code == 0 and "1 of 1 checked" in out
-    code, _, err = run_cli("--palace", root, "audit", "inbox/draft.md")
+    code, _, err = run_cli("--palace", root, "audit", "--yes", "inbox/draft.md")
     assert code == 2 and "drafts are never audited" in err
-    code, _, err = run_cli("--palace", root, "audit", "--changed-since", "--output=x")
+    code, _, err = run_cli("--palace", root, "audit", "--yes", "--changed-since", "--output=x")
     assert code == 2
-    code, _, err = run_cli("--palace", root, "audit", "--changed-since", "nope")
+    code, _, err = run_cli("--palace", root, "audit", "--yes", "--changed-since", "nope")
     assert code == 2 and "not a commit" in err
-    code, _, _ = run_cli("--palace", root, "audit", "--jobs", "0")
+    code, _, _ = run_cli("--palace", root, "audit", "--yes", "--jobs", "0")
     assert code == 2
 
 
@@ -113,7 +113,7 @@ def test_changed_since(root: Path, run_cli: RunCli) -> None:
     path = root / "notes" / "ok.md"
     path.write_text(path.read_text() + "edit\n")
     git(root, "commit", "-qam", "edit ok")
-    code, out, _ = run_cli("--palace", root, "audit", "--changed-since", "HEAD~1", "--json")
+    code, out, _ = run_cli("--palace", root, "audit", "--yes", "--changed-since", "HEAD~1", "--json")
     data = json.loads(out)
     assert code == 0 and [r["path"] for r in data["results"]] == ["notes/ok.md"]
 
@@ -166,7 +166,7 @@ def test_check_and_report_say_once_when_commands_run_unsandboxed(
     _, out, _ = run_cli("--palace", str(root), "check")
     assert out.count("without the bubblewrap sandbox") == 1, out
     assert "[audit-unsandboxed]" in out
-    _code, out, _ = run_cli("--palace", str(root), "audit", "--json")
+    _code, out, _ = run_cli("--palace", str(root), "audit", "--yes", "--json")
     report = json.loads(out)
     assert "sandbox" in report["sandbox_notice"]
     assert report["summary"].count("without the bubblewrap sandbox") == 1
@@ -179,3 +179,14 @@ def test_check_says_nothing_of_the_sandbox_without_verify_commands(
     root = make_palace({"notes/a.md": vnote("A", "{paths: [x]}")}, toml=toml)
     _code, out, _ = run_cli("--palace", str(root), "check")
     assert "sandbox" not in out
+
+
+def test_audit_asks_before_committing_as_every_committing_command_does(
+    root: Path, run_cli: RunCli
+) -> None:
+    before = commits(root)
+    code, _, err = run_cli("--palace", root, "audit")
+    assert code == 2
+    assert "--yes" in err
+    assert commits(root) == before  # refused: nothing committed, no report saved
+    assert not (root / ".curator" / "audit" / "latest.json").exists()

@@ -140,7 +140,7 @@ def test_refuses_to_empty_a_filled_index(make_palace: MakePalace, run_cli: RunCl
     before = (root / "INDEX.md").read_bytes()
     rc, out, err = run_cli("--palace", root, "index", "--check")
     assert rc == 2 and "refusing to replace an index of 6 notes" in err
-    rc, out, err = run_cli("--palace", root, "index")
+    rc, out, err = run_cli("--palace", root, "index", "--yes")
     assert rc == 2 and "refusing" in err
     rc, out, _ = run_cli("--palace", root, "check")
     assert rc == 1 and "[index.refused]" in out
@@ -191,7 +191,7 @@ def test_index_when_current_writes_nothing(make_palace: MakePalace, run_cli: Run
     root = make_palace(FILES)
     write_current_index(root)
     before = (root / "INDEX.md").stat().st_mtime_ns
-    rc, out, _ = run_cli("--palace", root, "index")
+    rc, out, _ = run_cli("--palace", root, "index", "--yes")
     assert (rc, out) == (0, "INDEX.md is up to date\n")
     assert (root / "INDEX.md").stat().st_mtime_ns == before
 

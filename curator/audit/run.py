@@ -194,8 +194,6 @@ def audit_and_commit(
     With `dry_run` nothing is written: no commit and no saved report. A failed commit is
     recorded in the report (`commit_error`) and the report is still saved.
     """
-    from curator.writer.plan import WriterError
-
     report = run_audit(
         palace, refs, changed_since=changed_since, jobs=jobs, today=today,
         progress=progress, sandbox=sandbox,
@@ -204,10 +202,20 @@ def audit_and_commit(
     if dry_run:
         report.dry_run = True
         return report, plan
+    commit_audit(palace, report, plan)
+    return report, plan
+
+
+def commit_audit(palace: Palace, report: AuditReport, plan: Any | None) -> None:
+    """Commit the run's stale changes (one commit, or none) and save the report.
+
+    A failed commit is recorded in the report (`commit_error`) and the report is still saved.
+    """
+    from curator.writer.plan import WriterError
+
     if plan is not None:
         try:
             report.commit = commit_plan(palace.root, plan, palace)
         except (WriterError, CuratorError) as exc:
             report.commit_error = str(exc)
     save_report(palace, report)
-    return report, plan

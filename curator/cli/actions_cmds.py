@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from curator.cli.common import (
+    Subcommands,
     add_apply_options,
-    add_json,
     apply_or_show,
     err,
     open_palace,
@@ -27,7 +27,7 @@ from curator.errors import CuratorError
 from curator.model.palace import ensure_state_dir
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser("promote", help="move a draft into the palace with a checked header")
     p.add_argument("draft", help="path, slug or name of a draft in inbox/")
     p.add_argument("--type", help="the note's type")
@@ -103,11 +103,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("history", help="curator actions from git log, newest first")
     p.add_argument("--limit", type=int, default=None)
-    add_json(p)
     p.set_defaults(handler=cmd_history)
 
     p = sub.add_parser("recover", help="finish or roll back an action interrupted by a crash")
-    add_json(p)
     p.set_defaults(handler=cmd_recover)
 
 

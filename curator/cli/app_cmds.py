@@ -9,18 +9,22 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from curator.cli.common import out
+from curator.cli.common import Subcommands, out
 from curator.errors import CuratorError
 from curator.model.palace import find_palace
 
 DEMO_AUTHOR = ("curator demo", "demo@localhost")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("app", help="open the app on the palace (the same as no command)")
+def register(sub: Subcommands) -> None:
+    p = sub.add_parser(
+        "app", prints=False, help="open the app on the palace (the same as no command)"
+    )
     p.set_defaults(handler=open_app)
     p = sub.add_parser(
-        "demo", help="open the app on a scratch copy of the sample palace (a temporary git repo)"
+        "demo",
+        prints=False,
+        help="open the app on a scratch copy of the sample palace (a temporary git repo)",
     )
     p.add_argument("--path", help="make the scratch palace here instead of a temporary folder")
     p.set_defaults(handler=cmd_demo)

@@ -6,7 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from curator.cli.common import add_json, err, open_palace, out, print_json
+from curator.cli.common import (
+    Subcommands,
+    add_apply_options,
+    confirmed,
+    err,
+    open_palace,
+    out,
+    print_json,
+)
 from curator.model.text import one_line
 
 EPILOG = """\
@@ -27,7 +35,7 @@ exit status:
 """
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "audit",
         help="check notes' verify paths and commands; mark failing notes stale (one commit)",
@@ -47,8 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="parallel checks (default: palace.toml [audit] jobs, 4)",
     )
     p.add_argument("--last", action="store_true", help="show the latest saved report; run nothing")
-    p.add_argument("--dry-run", action="store_true", help="check and show; write nothing")
-    add_json(p)
+    add_apply_options(p)
     p.set_defaults(handler=cmd_audit)
 
 
@@ -83,7 +90,7 @@ class _ProgressLine:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from curator.audit.report import load_latest
-    from curator.audit.run import audit_and_commit
+    from curator.audit.run import audit_and_commit, commit_audit
 
     palace = open_palace(args)
     if args.last:
@@ -104,13 +111,20 @@ def cmd_audit(args: argparse.Namespace) -> int:
             changed_since=args.changed_since,
             jobs=args.jobs,
             progress=progress,
-            dry_run=args.dry_run,
+            dry_run=True,
         )
     finally:
         if progress is not None:
             progress.finish()
-    if args.dry_run and plan is not None and not args.json:
-        out(plan.diff())
+    if args.dry_run:
+        if plan is not None and not args.json:
+            out(plan.diff())
+    elif plan is not None and (refused := confirmed(args, plan)) is not None:
+        _show(report, args.json)
+        return refused
+    else:
+        report.dry_run = False
+        commit_audit(palace, report, plan)
     _show(report, args.json)
     return report.exit_code()
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import IO, Any
 
-from curator.cli.common import add_json, err, out, print_json
+from curator.cli.common import Subcommands, err, out, print_json
 from curator.errors import CuratorError
 from curator.model.note import MAX_BYTES
 
@@ -29,7 +29,7 @@ class StdinError(CuratorError):
     """The body could not be read from stdin (a terminal, a hang, too big, not UTF-8)."""
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "capture",
         help="write a new draft into inbox/ (body on stdin); for agents and hooks",
@@ -52,7 +52,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SECONDS",
         help=f"give up waiting for the body on stdin after this long (default {STDIN_TIMEOUT:g})",
     )
-    add_json(p)
     p.set_defaults(handler=cmd_capture)
 
 

@@ -1,8 +1,5 @@
-"""What every subcommand shares: finding the palace, printing, JSON, errors and exit codes.
-
-Exit codes: 0 done; 1 the check found errors (or INDEX.md is out of date); 2 the command
-could not be done (bad input, no palace, refused action).
-"""
+"""What every subcommand shares: the common options, finding the palace, printing, JSON,
+confirmation, errors and exit codes (the table is `curator.errors.EXIT_CODES`)."""
 
 from __future__ import annotations
 
@@ -25,8 +22,50 @@ def open_palace(args: argparse.Namespace, *, cache: bool = True) -> Palace:
     return Palace.open(find_palace(getattr(args, "palace", None)), cache=cache)
 
 
+PALACE_HELP = (
+    "the palace folder (default: $CURATOR_PALACE, else the nearest palace.toml above the "
+    "working directory)"
+)
+JSON_HELP = "print machine-readable JSON"
+
+
+def add_common(parser: argparse.ArgumentParser, *, prints: bool = True) -> None:
+    """--palace (and --json for a command that prints) on a subcommand's parser.
+
+    The top-level parser has the same options with real defaults; here they default to
+    "not given" (SUPPRESS), so `curator --palace P check` and `curator check --palace P` both
+    work and neither position overrides the other with a default.
+    """
+    given = parser._option_string_actions  # idempotent: a module may call it on any parser
+    if "--palace" not in given:
+        parser.add_argument("--palace", metavar="PATH", default=argparse.SUPPRESS, help=PALACE_HELP)
+    if prints and "--json" not in given:
+        parser.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help=JSON_HELP
+        )
+
+
+class Subcommands:
+    """The `add_parser` of argparse's subparsers, giving every command the common options.
+
+    A command module calls `sub.add_parser(name, ...)` as usual; pass `prints=False` for a
+    command that prints nothing (the app). A module with nested subcommands calls
+    `add_common()` on each leaf parser it creates.
+    """
+
+    def __init__(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        self._sub = sub
+
+    def add_parser(
+        self, name: str, *, prints: bool = True, **kwargs: Any
+    ) -> argparse.ArgumentParser:
+        parser = self._sub.add_parser(name, **kwargs)
+        add_common(parser, prints=prints)
+        return parser
+
+
 def add_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    """Kept while command modules move to `Subcommands`: --json now comes with every command."""
 
 
 # json.dump escapes C0 controls (ESC included) but passes C1 controls (U+0080-U+009F, e.g.
@@ -80,13 +119,35 @@ def _silence_stdout() -> None:
 
 
 def add_apply_options(parser: argparse.ArgumentParser) -> None:
+    """--dry-run and --yes: the options of every command that commits, meaning the same."""
     parser.add_argument(
         "--dry-run", action="store_true", help="show the plan and its diff; change nothing"
     )
     parser.add_argument(
-        "--yes", "-y", action="store_true", help="apply without asking (for scripts)"
-    )
-    add_json(parser)
+        "--yes", "-y", action="store_true",
+        help="apply without asking (required when stdin is not a terminal)",
+    )  # fmt: skip
+
+
+def confirmed(args: argparse.Namespace, plan: Any) -> int | None:
+    """None when the plan may be applied: --yes, or the person said yes on a terminal.
+    Otherwise the exit code: 2 refused (no terminal, no --yes), 1 declined."""
+    if getattr(args, "yes", False):
+        return None
+    if not sys.stdin.isatty():
+        err(
+            "curator: refusing to apply without confirmation:"
+            " pass --yes, or --dry-run to see the plan"
+        )
+        return 2
+    out(plan_text(plan))
+    out()
+    out(plan.diff())
+    answer = input("Apply this change? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        out("Nothing changed.")
+        return 1
+    return None
 
 
 def plan_text(plan: Any) -> str:
@@ -123,20 +184,8 @@ def apply_or_show(
             out()
             out(plan.diff())
         return 0
-    if confirm and not getattr(args, "yes", False):
-        if not sys.stdin.isatty():
-            err(
-                "curator: refusing to apply without confirmation:"
-                " pass --yes, or --dry-run to see the plan"
-            )
-            return 2
-        out(plan_text(plan))
-        out()
-        out(plan.diff())
-        answer = input("Apply this change? [y/N] ").strip().lower()
-        if answer not in ("y", "yes"):
-            out("Nothing changed.")
-            return 1
+    if confirm and (refused := confirmed(args, plan)) is not None:
+        return refused
     from curator.writer.session import commit
 
     applied = commit(palace.root, plan, palace=palace)

@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from curator.cli.common import add_json, err, open_palace, out, print_json
+from curator.cli.common import Subcommands, add_apply_options, err, open_palace, out, print_json
 from curator.config import TAXONOMIES
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
@@ -17,7 +17,7 @@ from curator.model.palace import Palace
 from curator.model.text import one_line
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser("init", help="create a new palace (palace.toml, notes/, inbox/, INDEX.md)")
     p.add_argument("path", nargs="?", default=".", help="folder for the palace (default: here)")
     p.add_argument("--taxonomy", default="palace", choices=sorted(TAXONOMIES), help="type preset")
@@ -31,26 +31,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--stale", action="store_true", help="only stale notes")
     p.add_argument("--due", action="store_true", help="only notes due for review or expired")
     p.add_argument("--drafts", action="store_true", help="include inbox drafts")
-    add_json(p)
     p.set_defaults(handler=cmd_list)
 
     p = sub.add_parser("show", help="show one note: header, body, links, backlinks, chain")
     p.add_argument("note", help="path, slug or name of a note or draft")
-    add_json(p)
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("check", help="lint the palace; exit 1 on errors (fits a pre-commit hook)")
-    add_json(p)
     p.add_argument("--quiet", "-q", action="store_true", help="print errors only")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("index", help="regenerate INDEX.md (one commit)")
     p.add_argument("--check", action="store_true", help="exit 1 when INDEX.md is out of date")
-    p.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
-    p.add_argument(
-        "--yes", "-y", action="store_true", help="(accepted for symmetry; index never asks)"
-    )
-    add_json(p)
+    add_apply_options(p)
     p.set_defaults(handler=cmd_index)
 
 
@@ -243,4 +236,4 @@ def cmd_index(args: argparse.Namespace) -> int:
     from curator.writer.planners import plan_index
 
     plan = plan_index(palace)
-    return apply_or_show(args, palace, plan, confirm=False)
+    return apply_or_show(args, palace, plan)
