@@ -37,15 +37,7 @@ ARGS = [
 
 
 def _cli_argv(palace: Path) -> list[str]:
-    """`python -m curator capture` once the command is registered, else the module on its own."""
-    from curator.cli import build_parser
-
-    try:
-        build_parser().parse_args(["capture", "--type", "t", "--name", "n"])
-        module = "curator"
-    except SystemExit:
-        module = "curator.cli.capture_cmd"
-    return [sys.executable, "-m", module, "--palace", str(palace), *ARGS]
+    return [sys.executable, "-m", "curator", "--palace", str(palace), *ARGS]
 
 
 def run(palace: Path, notes: int) -> list[Row]:

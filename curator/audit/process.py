@@ -16,9 +16,12 @@ _EXIT_GRACE = 0.2  # seconds to keep reading after the program exits (children m
 
 
 class OutputLimits(Protocol):
-    wall_seconds: float
-    output_bytes: int
-    drain_bytes: int
+    @property
+    def wall_seconds(self) -> float: ...
+    @property
+    def output_bytes(self) -> int: ...
+    @property
+    def drain_bytes(self) -> int: ...
 
 
 def user_task_count() -> int:

@@ -13,7 +13,6 @@ import select
 import sys
 import threading
 import time
-from collections.abc import Sequence
 from typing import IO, Any
 
 from curator.cli.common import Subcommands, err, out, print_json
@@ -189,17 +188,3 @@ def _timeout(timeout: float) -> StdinError:
     return StdinError(
         f"no end of input on stdin after {timeout:g} s: pipe the body and close stdin"
     )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m curator.cli.capture_cmd [--palace P] ...`: the capture command on its own."""
-    parser = argparse.ArgumentParser(prog="curator")
-    parser.add_argument("--palace", metavar="PATH", help="the palace folder")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    register(sub)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
