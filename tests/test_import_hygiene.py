@@ -129,3 +129,41 @@ def test_packages_have_modules(package: str) -> None:
         assert "curator.model.note" in modules(package)
     elif not modules(package):
         pytest.skip(f"{package} has no modules yet")
+
+
+def test_import_linter_contracts_hold() -> None:
+    """pyproject.toml's contracts (imports inside functions count too), checked by lint-imports."""
+    linter = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run(
+        [str(linter), "--no-cache"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PACKAGE_DIR.parent,
+    )
+    assert "Contracts:" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert " 0 broken" in proc.stdout
+
+
+def test_import_linter_sees_a_broken_contract(tmp_path: Path) -> None:
+    """The contracts are not vacuous: a model module that imports the writer breaks one."""
+    import shutil
+
+    copy = tmp_path / "repo"
+    shutil.copytree(PACKAGE_DIR, copy / "curator", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(PACKAGE_DIR.parent / "pyproject.toml", copy / "pyproject.toml")
+    (copy / "curator" / "model" / "leak.py").write_text(
+        "def f():\n    from curator.writer import plan\n    return plan\n"
+    )
+    linter = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run(
+        [str(linter), "--no-cache"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=copy,
+        env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode != 0
+    assert "curator.model.leak -> curator.writer" in proc.stdout
