@@ -31,6 +31,11 @@ class Row:
     baseline: str = ""  # what the figure is compared with, measured in the same run
     baseline_ms: float | None = None
     note: str = ""
+    #: a baseline not measured here (a peer's own figure): where it was published
+    baseline_source: str = ""
+    #: how the ratio reads: "x" (median / baseline, lower is better) or "faster" (baseline /
+    #: median, e.g. files per second against a peer's); "" for no ratio
+    ratio: str = "x"
 
     @property
     def ok(self) -> bool | None:

@@ -65,6 +65,16 @@ def run_area(area: str, palace: Path, notes: int) -> tuple[list[dict], float | N
     return rows, peak, problem
 
 
+def _ratio(r: dict) -> str:
+    """` (1.7x)`: the figure against its baseline, so noisy runs compare like with like."""
+    base, median, how = r.get("baseline_ms"), r["median_ms"], r.get("ratio", "x")
+    if not base or not median or not how:
+        return ""
+    if how == "faster":
+        return f" ({base / median:.1f}x faster)"
+    return f" ({median / base:.2f}x)"
+
+
 def fmt(value: float | None) -> str:
     return "" if value is None else f"{value:,.1f}"
 
@@ -92,10 +102,13 @@ def main() -> int:
                 else ("yes" if r["median_ms"] <= r["target_ms"] else "NO")
             )
             base = f"{r['baseline']}: {fmt(r['baseline_ms'])}" if r["baseline"] else ""
+            base += _ratio(r)
             print(
                 f"{area:<7} {r['metric']:<44} {fmt(r['median_ms']):>9} {fmt(r['p95_ms']):>9} "
                 f"{fmt(r['target_ms']):>8} {ok:>3}  {base:<34} {fmt(peak):>8}"
             )
+            if r.get("baseline_source"):
+                print(f"{'':<8}  baseline published, not measured here: {r['baseline_source']}")
             if r["note"]:
                 print(f"{'':<8}  {r['note']}")
         if problem:
