@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from palacehelpers import RunCli
 
 from curator.cli import build_parser
 
@@ -42,7 +44,7 @@ def required_args(sub: argparse.ArgumentParser) -> list[str]:
         elif action.nargs not in ("?", "*", argparse.REMAINDER) and not isinstance(
             action, argparse._SubParsersAction
         ):
-            out += [action.choices and next(iter(action.choices)) or "x"]
+            out += [(action.choices and next(iter(action.choices))) or "x"]
     return out
 
 
@@ -95,3 +97,12 @@ def test_yes_goes_with_dry_run(
     a command that does not commit takes neither."""
     options = {o for a in sub._actions for o in a.option_strings}
     assert ("--yes" in options) == ("--dry-run" in options) or path[0] == "import", path
+
+
+def test_init_prints_json(tmp_path: Path, run_cli: RunCli) -> None:
+    import json
+
+    code, out, _ = run_cli("init", str(tmp_path / "p"), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["ok"] is True and data["commit"] and data["root"].endswith("p")

@@ -52,6 +52,12 @@ def cmd_init(args: argparse.Namespace) -> int:
     from curator.writer.init import init_palace
 
     result = init_palace(Path(args.path), taxonomy=args.taxonomy, name=args.name)
+    if args.json:
+        print_json(
+            {"ok": True, "root": str(result.root), "taxonomy": args.taxonomy,
+             "commit": result.commit}
+        )  # fmt: skip
+        return 0
     out(f"Created palace {result.root} ({args.taxonomy} taxonomy)")
     if result.commit:
         out(f"Committed {result.commit[:10]}")
