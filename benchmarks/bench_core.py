@@ -23,9 +23,10 @@ def _read_all(root: Path) -> int:
 def run(palace: Path, notes: int) -> list[Row]:
     from curator.model.check import run_checks
     from curator.model.index_md import read_index, render_index
+    from curator.model.cache import cache_path
     from curator.model.palace import Palace
 
-    cache = palace / ".curator" / "cache"
+    cache = cache_path(palace).parent
     rows: list[Row] = []
     raw = timed(lambda: _read_all(palace), 5)
     cold = timed(

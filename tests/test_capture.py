@@ -371,7 +371,9 @@ def test_catalog_follows_edits_and_survives_damage(palace: Path) -> None:
     note.write_text(_note("Kafka topics for invoices", "one topic per tenant"))
     hits = similar(palace, "Kafka topics for invoices")
     assert hits and hits[0].path == "notes/project/celery-queues.md"
-    (palace / ".curator/cache/similar.marshal").write_bytes(b"\x00garbage" * 10)
+    from curator.model.cache import cache_path
+
+    cache_path(palace, "similar").write_bytes(b"\x00garbage" * 10)
     assert len(catalog(palace)) == len(NOTES)
     note.unlink()
     assert len(catalog(palace)) == len(NOTES) - 1

@@ -1,14 +1,18 @@
-"""Palace discovery (--palace, CURATOR_PALACE, walking up) and the signed loading cache."""
+"""Palace discovery (--palace, CURATOR_PALACE, walking up) and the loading cache."""
 
 from __future__ import annotations
 
 import os
+import pickle
+import shutil
+import time
 from pathlib import Path
 
 import pytest
 from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import PalaceNotFound
+from curator.model.cache import cache_path
 from curator.model.palace import Palace, find_palace
 
 FILES = {
@@ -97,15 +101,24 @@ def same_size_edit(path: Path, old: str, new: str) -> None:
 
 
 def cache_file(root: Path) -> Path:
-    return root / ".curator" / "cache" / "notes.cache"
+    return cache_path(root, "notes")
+
+
+def age(root: Path, seconds: int = 60) -> None:
+    """Make every note older than the cache's racy window (a file changed just before a load
+    is checked by content, so a same-size edit of it is never missed)."""
+    for path in root.rglob("*.md"):
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - seconds * 10**9))
 
 
 def test_second_open_uses_the_cache(make_palace: MakePalace) -> None:
     root = make_palace(FILES)
+    age(root)
     first = Palace.open(root)
     assert first.find("alpha").description == "AAAA"
     assert cache_file(root).is_file()
-    assert (root / ".curator" / ".gitignore").read_text().strip().endswith("*")
+    assert not (root / ".curator").exists()  # the cache is the user's, not the palace's
 
     path = root / "notes/project/alpha.md"
     same_size_edit(path, "AAAA", "BBBB")
@@ -137,29 +150,67 @@ def test_added_and_removed_files_are_seen(make_palace: MakePalace) -> None:
     assert [n.rel for n in palace.notes] == ["notes/project/alpha.md", "notes/project/gamma.md"]
 
 
-def test_tampered_cache_is_ignored(make_palace: MakePalace) -> None:
+def test_a_young_file_edited_in_place_is_never_missed(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)  # written just now: inside the racy window
+    first = Palace.open(root)
+    same_size_edit(root / "notes/project/alpha.md", "AAAA", "BBBB")
+    again = Palace.open(root)
+    assert again.find("alpha").description == "BBBB"
+    assert again.find("beta") is first.find("beta")  # same bytes: the same note
+
+
+def test_a_cache_holding_more_than_plain_data_is_refused(
+    make_palace: MakePalace, tmp_path: Path
+) -> None:
     root = make_palace(FILES)
+    age(root)
     Palace.open(root)
-    path = root / "notes/project/alpha.md"
-    same_size_edit(path, "AAAA", "CCCC")
-    blob = bytearray(cache_file(root).read_bytes())
-    index = blob.find(b"AAAA")
-    assert index > 32
-    blob[index : index + 4] = b"EVIL"
-    cache_file(root).write_bytes(bytes(blob))
-    palace = Palace.open(root)
-    assert palace.find("alpha").description == "CCCC"  # read from disk, not the forged cache
+    same_size_edit(root / "notes/project/alpha.md", "AAAA", "CCCC")
+    marker = tmp_path / "ran"
+    # well-formed but for one row that runs a command when unpickled by pickle.loads
+    forged = (1, str(root.resolve()), (time.time_ns(), [ForgedRow(f"touch {marker}")]))
+    cache_file(root).write_bytes(pickle.dumps(forged))
+    assert Palace.open(root).find("alpha").description == "CCCC"
+    assert not marker.exists()
 
 
-def test_cache_signed_by_another_key_is_ignored(
+class ForgedRow:
+    """What a forged pickle does: run a command when loaded."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (self.command,))
+
+
+def test_a_cache_copied_from_another_palace_or_writable_by_others_is_ignored(
+    make_palace: MakePalace, tmp_path: Path
+) -> None:
+    root = make_palace(FILES)
+    age(root)
+    Palace.open(root)
+    other = tmp_path / "copy"
+    shutil.copytree(root, other)
+    same_size_edit(other / "notes/project/alpha.md", "AAAA", "EEEE")
+    cache_file(other).parent.mkdir(parents=True)
+    shutil.copy(cache_file(root), cache_file(other))  # root A's cache under B's name
+    assert Palace.open(other).find("alpha").description == "EEEE"
+    same_size_edit(root / "notes/project/alpha.md", "AAAA", "FFFF")
+    cache_file(root).chmod(0o666)
+    assert Palace.open(root).find("alpha").description == "FFFF"
+
+
+def test_cache_of_another_user_is_not_used(
     make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     root = make_palace(FILES)
+    age(root)
     Palace.open(root)
     same_size_edit(root / "notes/project/alpha.md", "AAAA", "DDDD")
     monkeypatch.setenv("CURATOR_CACHE_HOME", str(tmp_path / "other-user-cache"))
     assert Palace.open(root).find("alpha").description == "DDDD"
-    assert (tmp_path / "other-user-cache" / "cache.key").stat().st_mode & 0o077 == 0
+    assert cache_file(root).parent.stat().st_mode & 0o077 == 0
 
 
 def test_garbage_cache_is_only_a_slower_start(make_palace: MakePalace) -> None:

@@ -1,12 +1,9 @@
-"""Palace loading beyond the basics: forked cold parse, dangling symlinks, CRLF INDEX.md."""
+"""Palace loading beyond the basics: cached = fresh, dangling symlinks, CRLF INDEX.md."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-import curator.model.palace as palace_module
 from curator.model.palace import Palace
 
 
@@ -25,16 +22,15 @@ def _snapshot(palace: Palace) -> tuple[list[tuple[str, str, dict]], list[str]]:
     return notes, problems
 
 
-def test_forked_parse_matches_sequential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cached_load_matches_a_fresh_parse(tmp_path: Path) -> None:
     _write_palace(tmp_path, 40)
-    monkeypatch.setattr(palace_module, "_FORK_MIN", 10**9)
-    sequential = Palace.open(tmp_path, cache=False)
-    monkeypatch.setattr(palace_module, "_FORK_MIN", 2)
-    forked = Palace.open(tmp_path, cache=False)
-    assert len(forked.notes) == 42
-    assert _snapshot(forked) == _snapshot(sequential)
-    assert any("not UTF-8" in p for p in _snapshot(forked)[1])
-    assert len(forked.backlinks(forked.find("n005"))) == 1
+    fresh = Palace.open(tmp_path, cache=False)
+    Palace.open(tmp_path)  # writes the cache
+    cached = Palace.open(tmp_path)  # from it (no palace alive)
+    assert len(cached.notes) == 42
+    assert _snapshot(cached) == _snapshot(fresh)
+    assert any("not UTF-8" in p for p in _snapshot(cached)[1])
+    assert len(cached.backlinks(cached.find("n005"))) == 1
 
 
 def test_dangling_symlink_is_reported(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from palacehelpers import MakePalace, note_text
 
+from curator.model.cache import cache_path
 from curator.model.note import _compact_lines, parse_note
 from curator.model.palace import Palace
 
@@ -22,7 +23,7 @@ FILES = {
 
 
 def cache_file(root: Path) -> Path:
-    return root / ".curator" / "cache" / "notes.cache"
+    return cache_path(root, "notes")
 
 
 def test_reload_shares_unchanged_notes_with_the_live_palace(make_palace: MakePalace) -> None:

@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from curator.model.discovery import ensure_state_dir
 from curator.writer.fastcommit import StagedCheck, staged_check, store_blob
 from curator.writer.fastcommit import commit_paths as fast_commit
 from curator.writer.git import GitError, Repo, discover_with_head
@@ -243,7 +244,7 @@ class WriterLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_state_dir(self.path.parent.parent)  # .curator/ with its .gitignore
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         start = time.monotonic()
         delay = 0.005

@@ -5,21 +5,15 @@ the new draft with rapidfuzz and returns the best few above a threshold, best fi
 
 `source` is a loaded `Palace` (the app and tests already have one) or a palace root. Given a
 root, the names and descriptions come from a small catalog of their own, cached in
-`.curator/cache/similar.marshal` and checked file by file against size and mtime, because a
-capture is a whole short process and the full palace load (every note's text) costs more than
-the capture's time budget on a 10k-note palace. The catalog is signed like the palace cache, so
-one cloned from someone else's repository is never read; a damaged catalog is only a slower
-start.
+the palace load's cache (`curator.model.cache`) and checked file by file against size and
+mtime, because a capture is a whole short process and the full palace load (every note's text)
+costs more than the capture's time budget on a 10k-note palace. A damaged catalog is only a
+slower start.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import hmac
-import marshal
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process, utils
 
+from curator.model import cache
 from curator.model.note import MAX_BYTES, Kind, parse_note
-from curator.model.palace import _cache_key, ensure_state_dir
 
 if TYPE_CHECKING:
     from curator.model.palace import Palace
@@ -36,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["THRESHOLD", "Catalog", "Similar", "catalog", "normalise", "similar"]
 
 THRESHOLD = 60.0
-CATALOG_REL = ".curator/cache/similar.marshal"
 _CATALOG_VERSION = 2
 _DIRS: tuple[tuple[str, Kind], ...] = (("notes", "note"), ("inbox", "draft"))
 _REWRITE_AFTER = 16  # new files read on every call before the catalog is rewritten
@@ -286,23 +279,13 @@ def _read_into(out: Catalog, rel: str, path: str, kind: Kind, size: int, mtime_n
     out.add(rel, kind, note.name, note.description if note.ok else "", size, mtime_ns)
 
 
-# The catalog is a marshal of its columns, signed (HMAC-SHA256) with the key the palace
-# loader uses for its own cache, kept in the user's cache folder: a catalog that is not ours
-# (copied, cloned, damaged) fails the check and is rebuilt, and is never unmarshalled.
+# The catalog lives in the palace load's cache (`curator.model.cache`): in the user's own cache
+# folder, plain data only, so a catalog that is not ours is never read.
 def _read_catalog(root: Path) -> Catalog:
-    key = _cache_key()
+    value = cache.load(root, "similar")
     try:
-        blob = (root / CATALOG_REL).read_bytes()
-    except OSError:
-        return Catalog()
-    if key is None or len(blob) < 32:
-        return Catalog()
-    mac, payload = blob[:32], blob[32:]
-    if not hmac.compare_digest(mac, hmac.new(key, payload, hashlib.sha256).digest()):
-        return Catalog()
-    try:
-        version, root_str, columns = marshal.loads(payload)
-        if version != _CATALOG_VERSION or root_str != str(root.resolve()):
+        version, columns = value
+        if version != _CATALOG_VERSION:
             return Catalog()
         cat = Catalog(*columns)
     except Exception:  # a damaged catalog is only a slower start
@@ -313,24 +296,4 @@ def _read_catalog(root: Path) -> Catalog:
 
 def _write_catalog(root: Path, cat: Catalog) -> None:
     """Best effort: a catalog that cannot be written only makes the next capture slower."""
-    key = _cache_key()
-    if key is None:
-        return
-    path = root / CATALOG_REL
-    columns = tuple(getattr(cat, c) for c in _COLUMNS)
-    payload = marshal.dumps((_CATALOG_VERSION, str(root.resolve()), columns))
-    blob = hmac.new(key, payload, hashlib.sha256).digest() + payload
-    try:
-        ensure_state_dir(root)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".similar.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(blob)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError:
-        return
+    cache.store(root, "similar", (_CATALOG_VERSION, tuple(getattr(cat, c) for c in _COLUMNS)))

@@ -1,0 +1,150 @@
+"""The one cache of the palace load: parsed notes, reused while a file's size and mtime match.
+
+Two places hold it. In the process, the latest palace loaded from a root while it is still
+alive (held weakly: nothing is kept alive for the cache), so a reload shares one copy of every
+unchanged note. On disk, a file per palace in the *user's* cache folder (CURATOR_CACHE_HOME,
+else the platform's), never inside the palace: a palace copied or cloned from someone else
+brings no cache with it, and only this user can write the file (one that another user owns or
+may write is not read). The file is a pickle of plain data only (tuples, strings, numbers,
+dates), read by an unpickler that refuses every class: even a forged file cannot run code.
+
+An entry is trusted only for files last modified well before the load that wrote it (file
+times are coarse: a same-size edit in the same tick would look unchanged); a younger file is
+read again and its note reused only when the bytes hash the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import io
+import os
+import pickle
+import tempfile
+import threading
+import weakref
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, Protocol
+
+from curator.model.finding import Finding
+from curator.model.links import RawLink
+from curator.model.note import Note, _shared
+
+VERSION = 1
+RACY_NS = 2_000_000_000  # files younger than this at the last load are checked by content
+_PLAIN = tuple(f.name for f in fields(Note) if f.name not in ("problems", "links"))
+_DATES = {"date", "datetime", "time", "timedelta", "timezone"}
+
+
+class Loaded(Protocol):
+    @property
+    def by_rel(self) -> Mapping[str, Note]: ...
+
+
+def cache_folder() -> Path:
+    from platformdirs import user_cache_dir
+
+    return Path(os.environ.get("CURATOR_CACHE_HOME") or user_cache_dir("curator"))
+
+
+def cache_path(root: Path, name: str = "notes") -> Path:
+    """The file holding cache `name` of the palace at `root` (one folder per palace)."""
+    digest = hashlib.blake2b(str(Path(root).resolve()).encode(), digest_size=12).hexdigest()
+    return cache_folder() / "palaces" / digest / f"{name}.pickle"
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "datetime" and name in _DATES:
+            return getattr(datetime, name)
+        raise pickle.UnpicklingError(f"not plain data: {module}.{name}")
+
+
+def load(root: Path, name: str) -> Any:
+    """The value last stored as `name` for `root`, or None (absent, foreign, damaged)."""
+    try:
+        with open(cache_path(root, name), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if info.st_uid != os.getuid() or info.st_mode & 0o022:
+                return None
+            version, stored_root, value = _PlainUnpickler(io.BytesIO(handle.read())).load()
+    except Exception:  # absent or damaged: only a slower start
+        return None
+    if version != VERSION or stored_root != str(Path(root).resolve()):
+        return None
+    return value
+
+
+def store(root: Path, name: str, value: Any) -> None:
+    """Best effort: a cache that cannot be written only makes the next load slower."""
+    path = cache_path(root, name)
+    tmp = ""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            pickle.dump((VERSION, str(Path(root).resolve()), value), handle, protocol=5)
+        os.replace(tmp, path)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+# -- the notes ------------------------------------------------------------------------------
+def _row(note: Note) -> tuple[Any, ...]:
+    problems = tuple((f.path, f.line, f.severity, f.code, f.message) for f in note.problems)
+    return (*(getattr(note, n) for n in _PLAIN), problems, tuple(map(tuple, note.links)))
+
+
+def _note(row: tuple[Any, ...]) -> Note:
+    *plain, problems, links = row
+    note = Note(*plain)  # the row holds the plain fields in order
+    note.header = _shared(note.header)  # one copy of each key and short value, as parsed
+    note.problems = tuple(Finding(*f) for f in problems) if problems else ()
+    note.links = tuple(RawLink(*link) for link in links) if links else ()
+    return note
+
+
+def read_notes(root: Path) -> tuple[dict[str, Note], int]:
+    """The cached notes of `root` and the time of the load that wrote them ({} and 0: none)."""
+    value = load(root, "notes")
+    try:
+        started_ns, rows = value
+        return {note.rel: note for note in map(_note, rows)}, int(started_ns)
+    except Exception:  # a damaged cache is only a slower start
+        return {}, 0
+
+
+def write_notes(root: Path, notes: Mapping[str, Note], started_ns: int) -> None:
+    store(root, "notes", (started_ns, [_row(n) for n in notes.values()]))
+
+
+def notes_cached(root: Path) -> bool:
+    return cache_path(root, "notes").is_file()
+
+
+# -- the palaces alive in this process ------------------------------------------------------
+_LIVE: dict[Path, list[tuple[weakref.ref[Any], int]]] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def live(root: Path) -> tuple[Mapping[str, Note], int] | None:
+    """The notes of the latest palace loaded from `root` that is still alive, and when its
+    load started."""
+    with _LIVE_LOCK:
+        alive = [(ref, ns) for ref, ns in _LIVE.get(root, []) if ref() is not None]
+        _LIVE[root] = alive
+        for ref, started_ns in reversed(alive):
+            palace = ref()
+            if palace is not None:
+                return palace.by_rel, started_ns
+        return None
+
+
+def remember(root: Path, palace: Loaded, started_ns: int) -> None:
+    with _LIVE_LOCK:
+        _LIVE.setdefault(root, []).append((weakref.ref(palace), started_ns))

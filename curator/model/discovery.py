@@ -1,0 +1,62 @@
+"""Where a palace is and what lives in it: the folder names, which files are notes or drafts,
+and finding the palace from --palace, CURATOR_PALACE or the working directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from curator.config import CONFIG_NAME
+from curator.errors import PalaceNotFound
+from curator.model.note import Kind
+
+NOTES_DIR = "notes"
+INBOX_DIR = "inbox"
+STATE_DIR = ".curator"
+INDEX_NAME = "INDEX.md"
+
+
+def find_palace(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    """--palace PATH, else CURATOR_PALACE, else walk up from cwd to a palace.toml."""
+    for source, value in (
+        ("--palace", explicit),
+        ("CURATOR_PALACE", os.environ.get("CURATOR_PALACE")),
+    ):
+        if value:
+            path = Path(value).expanduser()
+            if not path.is_dir():
+                raise PalaceNotFound(f"{source} points at {path}, which is not a folder")
+            if not (path / CONFIG_NAME).is_file() and not (path / NOTES_DIR).is_dir():
+                raise PalaceNotFound(
+                    f"{source}: {path} is not a palace (no palace.toml and no notes/ folder)"
+                )
+            return path.resolve()
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    raise PalaceNotFound(
+        f"no palace found: no {CONFIG_NAME} in {here} or above it. "
+        "Use --palace PATH, set CURATOR_PALACE, or run 'curator init'."
+    )
+
+
+def kind_of(rel: str) -> Kind | None:
+    """ "note" for a markdown file under notes/, "draft" under inbox/, else None."""
+    if not rel.endswith(".md"):
+        return None
+    if rel.startswith(NOTES_DIR + "/"):
+        return "note"
+    if rel.startswith(INBOX_DIR + "/"):
+        return "draft"
+    return None
+
+
+def ensure_state_dir(root: Path) -> Path:
+    """.curator/ with a .gitignore of its own, so machine state never enters history."""
+    state = Path(root) / STATE_DIR
+    state.mkdir(exist_ok=True)
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# curator machine state: caches, index, journal. Never committed.\n*\n")
+    return state

@@ -1,0 +1,71 @@
+"""The palace's groupings kept sorted under change: rooms (active notes by type), superseded
+notes, notes naming a successor, and the slug and name lookups. `Palace.replaced()` patches
+them instead of rebuilding them: a plan at 10k notes must not pay for a full rebuild."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+
+from curator.model.note import Note
+
+SUPERSEDED = ("superseded", "retired")
+Groups = tuple[dict[str, list[Note]], list[Note], list[Note]]
+
+
+def regroup(
+    groups: Groups,
+    gone: Iterable[str],
+    added: Iterable[Note],
+) -> Groups:
+    """`groups` (rooms by type, superseded, naming a successor; each sorted by rel) without the
+    notes at `gone` and with the `added` notes (drafts are in none)."""
+    gone = set(gone)
+    by_type = {name: [n for n in notes if n.rel not in gone] for name, notes in groups[0].items()}
+    superseded = [n for n in groups[1] if n.rel not in gone]
+    naming = [n for n in groups[2] if n.rel not in gone]
+    grown: set[int] = set()
+    for note in added:
+        if note.kind != "note":
+            continue
+        if note.superseded_by:
+            naming.append(note)
+            grown.add(id(naming))
+        if not note.ok:
+            continue
+        header = note.header
+        if header.get("status") in SUPERSEDED:
+            superseded.append(note)
+            grown.add(id(superseded))
+        elif (room := by_type.get(header.get("type"))) is not None:  # type: ignore[arg-type]
+            room.append(note)
+            grown.add(id(room))
+    for group in (*by_type.values(), superseded, naming):
+        if id(group) in grown:
+            group.sort(key=_rel)  # sorted runs plus a few: linear
+    return by_type, superseded, naming
+
+
+def _rel(note: Note) -> str:
+    return note.rel
+
+
+def merge_sorted(notes: list[Note], gone: set[str], added: list[Note]) -> list[Note]:
+    """`notes` (sorted by rel) without `gone`, with `added`, still sorted."""
+    kept = [n for n in notes if n.rel not in gone] if gone else list(notes)
+    for note in added:
+        bisect.insort(kept, note, key=lambda n: n.rel)
+    return kept
+
+
+def add(index: dict[str, Sequence[Note]], key: str, note: Note) -> None:
+    found = index.get(key)
+    index[key] = (note,) if found is None else (*found, note)
+
+
+def drop(index: dict[str, Sequence[Note]], key: str, note: Note) -> None:
+    remaining = tuple(n for n in index.get(key, ()) if n is not note)
+    if remaining:
+        index[key] = remaining
+    else:
+        index.pop(key, None)

@@ -1,0 +1,142 @@
+"""Loading a palace's files: walk notes/ and inbox/, parse what changed, report what cannot be
+read. Unchanged files come from the cache (see `curator.model.cache`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from curator.model import cache
+from curator.model.discovery import INBOX_DIR, INDEX_NAME, NOTES_DIR
+from curator.model.finding import Finding
+from curator.model.note import MAX_BYTES, Kind, Note, parse_note
+
+
+@dataclass
+class Loaded:
+    notes: dict[str, Note] = field(default_factory=dict)  # notes and drafts by rel
+    problems: list[Finding] = field(default_factory=list)
+    index_bytes: bytes | None = None
+    started_ns: int = 0
+
+
+def load_files(root: Path, *, use_cache: bool) -> Loaded:
+    """Every note and draft under `root` (resolved). INDEX.md is read first, so an action
+    landing during the load shows up as a changed INDEX.md when a plan made from it applies."""
+    out = Loaded(started_ns=time.time_ns())
+    try:
+        out.index_bytes = (root / INDEX_NAME).read_bytes()
+    except FileNotFoundError:
+        out.index_bytes = None
+    known: Mapping[str, Note] = {}
+    trusted_ns = 0
+    alive = cache.live(root) if use_cache else None
+    if alive is not None:
+        known, trusted_ns = alive
+    elif use_cache:
+        known, trusted_ns = cache.read_notes(root)
+    read_any = False  # a file was read: its entry is new, or trusted from now on
+    for rel, path, kind in _walk(root, out.problems):
+        note, was_read = _load_one(rel, path, kind, known.get(rel), trusted_ns, out.problems)
+        read_any = read_any or was_read
+        if note is not None:
+            out.notes[rel] = note
+    if use_cache and (read_any or out.notes.keys() != known.keys() or not cache.notes_cached(root)):
+        cache.write_notes(root, out.notes, out.started_ns)
+    return out
+
+
+def _load_one(
+    rel: str, path: str, kind: Kind, old: Note | None, trusted_ns: int, problems: list[Finding]
+) -> tuple[Note | None, bool]:
+    """The note at `path` (`old` when the file is unchanged, else parsed again), and whether
+    the file was read."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        problems.append(_unreadable(rel, exc))
+        return None, False
+    same_stat = (
+        old is not None
+        and old.kind == kind
+        and old.size == info.st_size
+        and old.mtime_ns == info.st_mtime_ns
+    )
+    if same_stat and info.st_mtime_ns < trusted_ns - cache.RACY_NS:
+        return old, False
+    try:
+        with open(path, "rb") as handle:  # never more than the limit plus one byte
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        problems.append(_unreadable(rel, exc))
+        return None, True
+    if (
+        same_stat
+        and old is not None
+        and hashlib.blake2b(data, digest_size=16).hexdigest() == old.sha
+    ):
+        return old, True
+    return parse_note(rel, data, kind, mtime_ns=info.st_mtime_ns), True
+
+
+def _unreadable(rel: str, exc: OSError) -> Finding:
+    return Finding(rel, 0, "error", "file.unreadable", f"cannot read: {exc.strerror}")
+
+
+def _outside(rel: str, target: Path) -> Finding:
+    message = f"symlink leads outside the palace (to {target}); not read"
+    return Finding(rel, 0, "error", "file.symlink-outside", message)
+
+
+def _walk(root: Path, problems: list[Finding]) -> Iterator[tuple[str, str, Kind]]:
+    for folder, kind in ((NOTES_DIR, "note"), (INBOX_DIR, "draft")):
+        base = root / folder
+        if base.is_symlink():  # notes/ or inbox/ itself may not lead out of the palace
+            target = Path(os.path.realpath(base))
+            if not target.is_relative_to(root):
+                problems.append(_outside(folder, target))
+                continue
+        if base.is_dir():
+            yield from _walk_dir(root, str(base), folder, kind, problems)  # type: ignore[arg-type]
+
+
+def _walk_dir(
+    root: Path, base: str, rel: str, kind: Kind, problems: list[Finding]
+) -> Iterator[tuple[str, str, Kind]]:
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError as exc:
+        message = f"cannot list folder: {exc.strerror}"
+        problems.append(Finding(rel, 0, "error", "file.unreadable", message))
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        entry_rel = f"{rel}/{entry.name}"
+        if entry.is_symlink() and not _symlink_ok(root, entry.path, entry_rel, problems):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk_dir(root, entry.path, entry_rel, kind, problems)
+        elif entry.name.endswith(".md") and entry.is_file():
+            yield entry_rel, entry.path, kind
+
+
+def _symlink_ok(root: Path, path: str, rel: str, problems: list[Finding]) -> bool:
+    """A symlinked file inside the palace is read; one leading out, a broken one or a
+    symlinked folder is reported and skipped."""
+    target = Path(os.path.realpath(path))
+    if not target.is_relative_to(root):
+        problems.append(_outside(rel, target))
+    elif not target.exists():
+        message = f"broken symlink (to {target}); not read"
+        problems.append(Finding(rel, 0, "error", "file.symlink-broken", message))
+    elif target.is_dir():
+        message = "symlinked folder not followed"
+        problems.append(Finding(rel, 0, "warning", "file.symlink-dir", message))
+    else:
+        return True
+    return False
