@@ -111,8 +111,8 @@ AUTHORITY = {
     "five-types": ("principle", "semantic", "procedural", "reflective", "episodic"),
 }
 
-# [agents] is read and checked by curator.agents.settings
-_SECTIONS = {"palace", "types", "scopes", "audit", "index", "agents"}
+# [agents] is read and checked by curator.agents.settings, [tasks] by curator.tasks.settings
+_SECTIONS = {"palace", "types", "scopes", "audit", "index", "agents", "tasks"}
 _PALACE_KEYS = {"name", "taxonomy", "authority", "description"}
 _TYPE_KEYS = {"room", "purpose", "confidence", "default_confidence", "review_after_days"}
 _SCOPE_KEYS = {"root", "sensitive", "description"}
