@@ -160,6 +160,16 @@ def parse_sections(text: str) -> dict[str, str]:
     return {key: "\n".join(lines).strip("\n") for key, lines in found.items()}
 
 
+def check_sections(sections: dict[str, str]) -> dict[str, str]:
+    """The seven sections given by key (MCP): every key known, every value a string."""
+    unknown = sorted(set(sections) - set(SECTION_KEYS))
+    if unknown:
+        raise BadCheckpoint(f"unknown section {unknown[0]!r} (known: {', '.join(SECTION_KEYS)})")
+    if not all(isinstance(v, str) for v in sections.values()):
+        raise BadCheckpoint("every section is text")
+    return {key: sections.get(key, "").strip("\n") for key in SECTION_KEYS}
+
+
 def _words(heading: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", heading.lower()).split())
 

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from curator.tasks import requests as reqs
-from curator.tasks.checkpoint import OPEN_STATUSES, Checkpoint, Header, parse_sections
+from curator.tasks.checkpoint import (
+    OPEN_STATUSES,
+    Checkpoint,
+    Header,
+    check_sections,
+    parse_sections,
+)
 from curator.tasks.claims import Saved, Tasks, holder, now_utc, parse_time, stamp
 from curator.tasks.commits import Committed, commit_task, keep_out_of_git, should_commit
 from curator.tasks.errors import TaskError
@@ -165,13 +171,16 @@ class TaskService:
         self,
         slug: str,
         owner: str,
-        markdown: str,
+        markdown: str | dict[str, str],
         *,
         base: int | None = None,
         status: str | None = None,
         unverified: bool = False,
     ) -> Outcome:
-        sections = parse_sections(markdown)
+        """Save a checkpoint: markdown with the seven headings, or the sections by key."""
+        sections = (
+            parse_sections(markdown) if isinstance(markdown, str) else check_sections(markdown)
+        )
         saved = self.rules.save(
             slug,
             owner,

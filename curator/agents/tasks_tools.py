@@ -1,0 +1,203 @@
+"""Task checkpoints for agents (issue 14): the task_* MCP tools and the hooks' context lines.
+
+The tools are registered with the MCP server's registry when this module is imported; the
+hook functions return plain text for the hooks module to add to the agent's context. Both
+keep the store's rules: a change names the revision the agent read (task_show tells it),
+only the holder saves, and a refusal names who holds the task.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from curator.tasks import TaskService, default_owner
+from curator.tasks.claims import now_utc, parse_time
+from curator.tasks.store import rev_name
+
+RULE = (
+    "Before you start on a request from the person, record it word for word: "
+    "`curator task request {slug}` with their exact words on stdin (or the task_request tool)."
+)
+SAVE_HINT = (
+    "Save a new revision (`curator task save {slug}`, seven sections on stdin, or task_save) "
+    "after each significant change, before you wait or hand over, and before you end or compact."
+)
+MAX_SHOWN = 3
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(max(seconds, 0))}s"
+
+
+def context_lines(
+    root: Path, owner: str | None = None, *, now: datetime | None = None, event: str = ""
+) -> list[str]:
+    """SessionStart / UserPromptSubmit: the agent's current checkpoint(s) with size and last
+    update, how to keep it, and the rule to record each request word for word first."""
+    owner, now = owner or default_owner(), now or now_utc()
+    svc = TaskService(root)
+    mine = svc.current_for(owner, now)
+    if not mine:
+        if event == "UserPromptSubmit":
+            return []
+        return [
+            f"You ({owner}) hold no task checkpoint in {svc.store.dir}. For work that spans "
+            "sessions start one: `curator task new SLUG --objective TEXT`."
+        ]
+    lines: list[str] = []
+    for header in mine[:MAX_SHOWN]:
+        path = svc.store.revision_path(header.task, header.revision)
+        size = path.stat().st_size
+        saved = parse_time(header.saved_at)
+        ago = f", {_age((now - saved).total_seconds())} ago" if saved else ""
+        flag = " (unverified: a hook wrote it)" if header.unverified else ""
+        lines.append(
+            f"Your task checkpoint: {path} ({size} bytes, saved {header.saved_at}{ago}, "
+            f"revision {header.revision}, {header.status}){flag}. "
+            f"Next action: {header.next_action or '(none recorded)'}"
+        )
+    slug = mine[0].task
+    lines.append(SAVE_HINT.format(slug=slug))
+    lines.append(RULE.format(slug=slug))
+    if len(mine) > MAX_SHOWN:
+        lines.append(f"(and {len(mine) - MAX_SHOWN} more tasks: `curator task list`)")
+    return lines
+
+
+def stop_warning(
+    root: Path, owner: str | None, *, turn_started: datetime, changed_files: bool
+) -> str | None:
+    """Stop: a warning (the hook never blocks) when the turn changed files in the project but
+    saved no checkpoint of a task the agent holds."""
+    if not changed_files:
+        return None
+    owner = owner or default_owner()
+    mine = TaskService(root).current_for(owner)
+    stale = [h for h in mine if (parse_time(h.saved_at) or turn_started) < turn_started]
+    if not stale:
+        return None
+    names = ", ".join(h.task for h in stale[:MAX_SHOWN])
+    return (
+        f"This turn changed files but saved no checkpoint of {names}: save one with "
+        f"`curator task save {stale[0].task}` before you end."
+    )
+
+
+# -- MCP tools -------------------------------------------------------------------------------------
+def _show(svc: TaskService, slug: str, owner: str, revision: int | None) -> dict[str, Any]:
+    cp = svc.show(slug, owner=owner, revision=revision)
+    return {
+        "path": svc.store.rel(slug, rev_name(cp.header.revision)),
+        "header": cp.header.as_dict(),
+        "sections": cp.sections,
+        "requests": [
+            {"number": r.number, "at": r.at, "by": r.by, "words": r.text}
+            for r in svc.requests(slug)
+        ],
+        "note": "Pass this revision to task_claim / task_save / task_release: a change made "
+        "from an older view is refused.",
+    }
+
+
+def task_tools(memory: Any) -> list[Any]:
+    from curator.agents.mcp import ToolDef
+
+    root = Path(memory.root)
+
+    def task_show(task: str, revision: int | None = None, owner: str | None = None) -> Any:
+        return _show(TaskService(root), task, owner or default_owner(), revision)
+
+    def task_save(
+        task: str,
+        revision: int,
+        objective: str,
+        environment: str,
+        state: str,
+        next_action: str,
+        checks: str,
+        sources: str,
+        risks: str,
+        status: str | None = None,
+        owner: str | None = None,
+    ) -> Any:
+        sections = {
+            "objective": objective,
+            "environment": environment,
+            "state": state,
+            "next_action": next_action,
+            "checks": checks,
+            "sources": sources,
+            "risks": risks,
+        }
+        svc = TaskService(root)
+        who = owner or default_owner()
+        return svc.save(task, who, sections, base=revision, status=status).as_dict()
+
+    def task_claim(
+        task: str, revision: int, take_over: bool = False, owner: str | None = None
+    ) -> Any:
+        svc = TaskService(root)
+        who = owner or default_owner()
+        return svc.claim(task, who, base=revision, take_over=take_over).as_dict()
+
+    def task_release(task: str, revision: int, owner: str | None = None) -> Any:
+        return TaskService(root).release(task, owner or default_owner(), base=revision).as_dict()
+
+    def task_request(task: str, words: str, owner: str | None = None) -> Any:
+        request, committed = TaskService(root).request(
+            task, owner or default_owner(), words.encode("utf-8", "surrogatepass")
+        )
+        return {"task": task, "request": request.number, "at": request.at, "commit": committed.sha}
+
+    return [
+        ToolDef(
+            "task_show",
+            "Your task checkpoint (newest revision unless you ask for one): objective, "
+            "environment, where the work stands, the exact next action, checks that remain, "
+            "sources, risks, and the person's requests word for word. Read it after a restart, "
+            "a compaction or a hand-over, before anything else.",
+            task_show,
+        ),
+        ToolDef(
+            "task_save",
+            "Save a new checkpoint revision of a task you hold, all seven sections. Pass the "
+            "revision you last read or saved; a save from an older view or from someone who "
+            "does not hold the task is refused. Save after each significant change, before "
+            "waiting or handing over, and before ending or compacting.",
+            task_save,
+        ),
+        ToolDef(
+            "task_claim",
+            "Take ownership of a task nobody holds (pass the revision you read). Someone "
+            "else's claim is refused until it lapses; then take_over=true takes it over, and "
+            "the history records both owners.",
+            task_claim,
+        ),
+        ToolDef(
+            "task_release",
+            "Hand a task you hold back (pass the revision you read), e.g. before you stop.",
+            task_release,
+        ),
+        ToolDef(
+            "task_request",
+            "Record a request from the person in their exact words, before you start on it, "
+            "so it survives compaction. Give the words unchanged.",
+            task_request,
+        ),
+    ]
+
+
+def _register() -> None:
+    try:
+        from curator.agents.mcp import register_tools
+    except ImportError:  # the MCP server is not part of this install
+        return
+    register_tools(task_tools)
+
+
+_register()
