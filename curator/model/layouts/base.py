@@ -1,0 +1,316 @@
+"""What every layout shares: where notes are, what is excluded, how a link resolves, and the
+lenient header view a foreign file is read through.
+
+A layout is a set of pure rules. `Layout.view(rel, header)` gives the header as curator reads
+it (name from the title or file name, the type the layout implies) without touching the
+file; `Layout.resolver(...)` builds the link table for one palace; `Resolver.resolve` answers
+for one link with the file it reaches and, when it reaches nothing or a missing anchor, the
+finding the layout gives (a broken link is an error in curator's layout, a warning where the
+owning tool treats it as fine).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from curator.model.header import DELETE
+from curator.model.links import RawLink
+
+Severity = Literal["error", "warning"]
+CURATOR_KEY = "curator"  # where a layout without a field for it keeps curator's fields
+
+# folders no layout reads notes from (names, matched at any depth)
+HIDDEN_EXCLUDES = (".git", ".curator", ".obsidian", ".trash", ".basic-memory")
+_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
+_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
+_INLINE_TAG = re.compile(r"(?:^|[ \t(])#([A-Za-z_][\w/-]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """Where a link goes. `target` is the rel of the note or file it reaches (None: nowhere);
+    `problem` is (severity, code, message) when the layout reports it."""
+
+    target: str | None
+    problem: tuple[Severity, str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One note as the resolver knows it."""
+
+    rel: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    permalink: str = ""
+    headings: frozenset[str] = frozenset()
+    blocks: frozenset[str] = frozenset()
+
+
+def code_free_lines(body: str) -> Iterator[tuple[int, str]]:
+    """(0-based line number, line) for every line outside fenced code."""
+    fence: str | None = None
+    for number, line in enumerate(body.splitlines()):
+        match = _FENCE.match(line)
+        if fence is None and match:
+            fence = match.group(1)
+            continue
+        if fence is not None:
+            if match and match.group(1).startswith(fence):
+                fence = None
+            continue
+        yield number, line
+
+
+def heading_key(text: str) -> str:
+    """How a heading is compared: case-insensitive, whitespace collapsed."""
+    return " ".join(text.replace("\\", "").split()).casefold()
+
+
+def headings_and_blocks(body: str) -> tuple[frozenset[str], frozenset[str]]:
+    headings: set[str] = set()
+    blocks: set[str] = set()
+    for _, line in code_free_lines(body):
+        heading = _HEADING.match(line)
+        if heading:
+            headings.add(heading_key(heading.group(2)))
+            continue
+        block = _BLOCK_ID.search(line)
+        if block:
+            blocks.add(block.group(1).casefold())
+    return frozenset(headings), frozenset(blocks)
+
+
+def inline_tags(body: str) -> list[str]:
+    found: list[str] = []
+    for _, line in code_free_lines(body):
+        if _HEADING.match(line):
+            continue
+        for tag in _INLINE_TAG.findall(line):
+            if not tag.isdigit() and tag not in found:
+                found.append(tag)
+    return found
+
+
+def str_list(value: Any) -> list[str]:
+    """A list property as tools write it: a YAML list, or one string of comma-separated items."""
+    if isinstance(value, str):
+        return [v.strip().lstrip("#") for v in value.split(",") if v.strip()]
+    if isinstance(value, list):
+        return [str(v).strip().lstrip("#") for v in value if isinstance(v, (str, int, float))]
+    return []
+
+
+def stem(rel: str) -> str:
+    name = posixpath.basename(rel)
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def clean_target(link: RawLink) -> tuple[str, str]:
+    """The target and anchor as meant: `\\|` in a table leaves a backslash before the pipe;
+    markdown links are percent-encoded."""
+    target = link.target.rstrip("\\").strip()
+    anchor = link.heading.rstrip("\\").strip()
+    if link.kind == "md":
+        target, anchor = unquote(target), unquote(anchor)
+    return target, anchor
+
+
+@dataclass
+class Resolver:
+    """The link table of one palace under one layout's rules (case-insensitive)."""
+
+    layout: Layout
+    entries: dict[str, Entry]
+    files: dict[str, str]  # casefolded rel -> rel, every file under the notes root
+    by_key: dict[str, list[str]] = field(default_factory=dict)  # name/stem/alias -> rels
+    root: str = ""  # the notes root as a prefix ("" or "vault/"): paths in links start there
+    by_base: dict[str, list[str]] = field(default_factory=dict)  # file name -> rels, shortest first
+
+    def add_key(self, key: str, rel: str) -> None:
+        rels = self.by_key.setdefault(key.casefold(), [])
+        if rel not in rels:
+            rels.append(rel)
+
+    def resolve(self, source_rel: str, link: RawLink) -> Resolved:
+        target, anchor = clean_target(link)
+        rel = self.layout.find(self, source_rel, target, link.kind)
+        if rel is None:
+            return Resolved(None, self.layout.dangling_problem(target))
+        if anchor and rel in self.entries:
+            return Resolved(rel, self._anchor_problem(rel, anchor))
+        return Resolved(rel)
+
+    def _anchor_problem(self, rel: str, anchor: str) -> tuple[Severity, str, str] | None:
+        entry = self.entries[rel]
+        if anchor.startswith("^"):
+            if anchor[1:].casefold() in entry.blocks:
+                return None
+            return ("warning", "link.block", f"{rel} has no block ^{anchor[1:]}")
+        last = anchor.split("#")[-1]
+        if heading_key(last) in entry.headings:
+            return None
+        return ("warning", "link.heading", f"{rel} has no heading {last!r}")
+
+    def file(self, rel: str) -> str | None:
+        return self.files.get(posixpath.normpath(rel).casefold())
+
+    def shortest(self, name: str) -> str | None:
+        """The file whose path ends with `name`, the shortest path first (then alphabetical)."""
+        key = name.casefold().strip("/")
+        candidates = self.by_base.get(posixpath.basename(key), [])
+        if "/" in key:
+            candidates = [r for r in candidates if ("/" + r.casefold()).endswith("/" + key)]
+        return candidates[0] if candidates else None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """curator's own layout; the other layouts override what differs."""
+
+    name: str = "curator"
+    notes: str = "notes"  # the notes root, relative to the palace root
+    index_name: str = "INDEX.md"
+    lenient: bool = False  # name, description and type may be absent
+    default_type: str | None = None
+    default_confidence: float | None = None  # for notes that state none and have no type
+    dangling: Severity = "error"
+    excludes: tuple[str, ...] = ()  # extra names or paths (relative to the notes root)
+    # header fields the owning tool defines; curator's other fields go under `curator:`
+    # (None: the tool keeps any field, so they are written as they are)
+    native: frozenset[str] | None = None
+
+    def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
+        return (self.dangling, "link.broken", f"link to {target!r} matches no note or file")
+
+    # -- files ------------------------------------------------------------------------------
+    def excluded(self, rel: str, config_excludes: Iterable[str] = ()) -> bool:
+        """Whether a path relative to the notes root is outside what the layout reads."""
+        parts = rel.split("/")
+        if any(part in HIDDEN_EXCLUDES for part in parts):
+            return True
+        for pattern in (*self.excludes, *config_excludes):
+            pattern = pattern.strip("/")
+            if rel == pattern or rel.startswith(pattern + "/") or pattern in parts[:-1]:
+                return True
+        return rel == self.index_name
+
+    # -- headers ----------------------------------------------------------------------------
+    def view(self, rel: str, header: Mapping[str, Any], types: Iterable[str]) -> dict[str, Any]:
+        """The header as curator reads it. Strict layouts read it as written."""
+        if not self.lenient:
+            return dict(header)
+        view = dict(header)
+        ours = header.get(CURATOR_KEY)
+        if isinstance(ours, dict):
+            for key, value in ours.items():
+                view.setdefault(str(key), value)
+        name = header.get("name") or header.get("title")
+        view["name"] = name if isinstance(name, str) and name.strip() else stem(rel)
+        kind = self.type_of(rel, header)
+        if kind in set(types):
+            view["type"] = kind
+        else:
+            view.pop("type", None)  # a foreign type curator does not know: Unfiled
+        tags = str_list(header.get("tags")) or str_list(header.get("tag"))
+        if tags:
+            view["tags"] = tags
+        return view
+
+    def route(self, header: Mapping[str, Any], updates: Mapping[str, Any]) -> dict[str, Any]:
+        """Header updates as this layout stores them: fields the owning tool does not define
+        go under `curator:` (merged with what is there; DELETE removes one)."""
+        if self.native is None:
+            return dict(updates)
+        out: dict[str, Any] = {}
+        ours = (
+            dict(header.get(CURATOR_KEY) or {}) if isinstance(header.get(CURATOR_KEY), dict) else {}
+        )
+        touched = False
+        for key, value in updates.items():
+            if key in self.native:
+                out[key] = value
+                continue
+            touched = True
+            if value is DELETE:
+                ours.pop(key, None)
+            else:
+                ours[key] = value
+        if touched:
+            out[CURATOR_KEY] = ours if ours else DELETE
+        return out
+
+    def type_of(self, rel: str, header: Mapping[str, Any]) -> str | None:
+        kind = header.get("type")
+        return kind.strip().lower() if isinstance(kind, str) else self.default_type
+
+    def aliases(self, header: Mapping[str, Any]) -> tuple[str, ...]:
+        return ()
+
+    def permalink(self, rel: str, header: Mapping[str, Any]) -> str:
+        return ""
+
+    # -- links ------------------------------------------------------------------------------
+    def entry(
+        self, rel: str, view: Mapping[str, Any], header: Mapping[str, Any], body: str
+    ) -> Entry:
+        headings, blocks = headings_and_blocks(body)
+        name = view.get("name")
+        return Entry(
+            rel,
+            name if isinstance(name, str) else stem(rel),
+            self.aliases(header),
+            self.permalink(rel, header),
+            headings,
+            blocks,
+        )
+
+    def resolver(self, entries: Iterable[Entry], files: Iterable[str], root: str = "") -> Resolver:
+        """The link table: `entries` are the notes, `files` every file under the notes root
+        (rels from the palace root, like the notes'); `root` is the notes root."""
+        prefix = "" if root in ("", ".") else root.strip("/") + "/"
+        table = Resolver(
+            self, {e.rel: e for e in entries}, {f.casefold(): f for f in files}, root=prefix
+        )
+        for entry in table.entries.values():
+            for key in self.keys(entry):
+                table.add_key(key, entry.rel)
+        for rel in table.files.values():
+            table.by_base.setdefault(posixpath.basename(rel).casefold(), []).append(rel)
+        for index in (table.by_key, table.by_base):
+            for rels in index.values():
+                rels.sort(key=_shortest_first)
+        return table
+
+    def keys(self, entry: Entry) -> Iterator[str]:
+        """The words a wikilink may use for a note."""
+        yield stem(entry.rel)
+        yield entry.name
+        yield from entry.aliases
+        if entry.permalink:
+            yield entry.permalink
+
+    def find(self, table: Resolver, source_rel: str, target: str, kind: str) -> str | None:
+        """The rel a link target reaches: a relative path first, then names."""
+        if kind == "md":
+            return table.file(posixpath.join(posixpath.dirname(source_rel), target))
+        folder = posixpath.dirname(source_rel)
+        plain = target.removesuffix(".md") if target.lower().endswith(".md") else target
+        root = table.root
+        same_folder = posixpath.join(folder, f"{plain}.md")
+        for candidate in (root + target, f"{root}{plain}.md", same_folder):
+            found = table.file(candidate)
+            if found is not None:
+                return found
+        matches = table.by_key.get(plain.casefold(), [])
+        return matches[0] if len(matches) == 1 else None
+
+
+def _shortest_first(rel: str) -> tuple[int, int, str]:
+    return (rel.count("/"), len(rel), rel)

@@ -1,0 +1,123 @@
+"""A basic-memory project: one entity per file, its `title` the name, a `permalink` to link by.
+
+Observations (`- [category] text #tag (context)`) and relations (`- relation [[Target]]`)
+are read by their syntax anywhere in the body. Relations are links; one to a note that does
+not exist yet is a warning, because basic-memory keeps forward references by design.
+Observations stay in the body as written, so search finds them like any other text.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from curator.model.layouts.base import Entry, Layout, Severity, code_free_lines, stem
+
+_OBSERVATION = re.compile(r"^[ \t]*[-*][ \t]+\[(?P<category>[^\]\n]+)\][ \t]+(?P<text>.+?)[ \t]*$")
+_RELATION = re.compile(
+    r"^[ \t]*[-*][ \t]+(?P<relation>[A-Za-z_][\w-]*)[ \t]+\[\[(?P<target>[^\]\n|#]+)"
+)
+_CONTEXT = re.compile(r"[ \t]*\((?P<context>[^()\n]*)\)[ \t]*$")
+_TAG = re.compile(r"(?:^|[ \t])#([\w/-]+)")
+
+
+@dataclass(frozen=True)
+class Observation:
+    line: int  # 0-based within the body
+    category: str
+    text: str
+    tags: tuple[str, ...]
+    context: str
+
+
+@dataclass(frozen=True)
+class Relation:
+    line: int
+    relation: str
+    target: str
+
+
+def permalink_of(rel: str) -> str:
+    """basic-memory's generated permalink: the path without .md, lower case, words joined by -."""
+    path = rel[:-3] if rel.lower().endswith(".md") else rel
+    parts = [re.sub(r"[^a-z0-9]+", "-", p.lower()).strip("-") for p in path.split("/")]
+    return "/".join(p for p in parts if p)
+
+
+def observations(body: str) -> list[Observation]:
+    found: list[Observation] = []
+    for number, line in code_free_lines(body):
+        match = _OBSERVATION.match(line)
+        if not match or match.group("category").strip().lower() in ("", "x"):
+            continue  # "- [ ] task" and "- [x] done" are checkboxes, not observations
+        text = match.group("text")
+        context = _CONTEXT.search(text)
+        if context:
+            text = text[: context.start()]
+        tags = tuple(_TAG.findall(text))
+        found.append(
+            Observation(
+                number,
+                match.group("category").strip(),
+                text.strip(),
+                tags,
+                context.group("context").strip() if context else "",
+            )
+        )
+    return found
+
+
+def relations(body: str) -> list[Relation]:
+    return [
+        Relation(number, m.group("relation"), m.group("target").strip())
+        for number, line in code_free_lines(body)
+        if (m := _RELATION.match(line))
+    ]
+
+
+@dataclass(frozen=True)
+class BasicMemory(Layout):
+    name: str = "basic-memory"
+    notes: str = "."
+    lenient: bool = True
+    default_confidence: float | None = 0.75
+    dangling: Severity = "warning"
+    excludes: tuple[str, ...] = ("inbox",)
+
+    def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
+        return (
+            "warning",
+            "link.forward",
+            f"{target!r} does not exist yet (a forward reference basic-memory keeps)",
+        )
+
+    def permalink(self, rel: str, header: Mapping[str, Any]) -> str:
+        value = header.get("permalink")
+        return value.strip().strip("/") if isinstance(value, str) and value.strip() else ""
+
+    def entry(
+        self, rel: str, view: Mapping[str, Any], header: Mapping[str, Any], body: str
+    ) -> Entry:
+        entry = super().entry(rel, view, header, body)
+        if entry.permalink:
+            return entry
+        return Entry(
+            entry.rel, entry.name, entry.aliases, permalink_of(rel), entry.headings, entry.blocks
+        )
+
+    def keys(self, entry: Entry) -> Iterator[str]:
+        yield stem(entry.rel)
+        yield entry.name
+        yield entry.permalink
+        yield posixpath.basename(entry.permalink)
+
+    def find(self, table: Any, source_rel: str, target: str, kind: str) -> str | None:
+        if target.startswith("memory://"):
+            target = target[len("memory://") :]
+        return super().find(table, source_rel, target.strip("/"), kind)
+
+
+LAYOUT = BasicMemory()

@@ -1,0 +1,95 @@
+"""Reading foreign files: TOML (`+++`) and JSON front matter through python-frontmatter, and
+notes with no front matter at all, as lenient layouts load them.
+
+YAML front matter is parsed by curator's own header parser (`parse_note`), which keeps line
+numbers and byte-preserving edits; the other formats are read for their fields only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+import frontmatter
+from frontmatter.default_handlers import JSONHandler, TOMLHandler
+
+from curator.model.layouts.base import Layout
+from curator.model.links import extract_links
+from curator.model.note import Kind, Note, parse_note
+
+_HANDLERS = (
+    (TOMLHandler(), re.compile(r"\A\+\+\+[ \t]*\r?\n")),
+    (JSONHandler(), re.compile(r"\A\{")),
+)
+
+
+def foreign_front_matter(text: str) -> tuple[dict[str, Any], int] | None:
+    """(fields, offset where the body starts) of TOML or JSON front matter; None if neither."""
+    for handler, opening in _HANDLERS:
+        if not opening.match(text):
+            continue
+        bounds = list(handler.FM_BOUNDARY.finditer(text))
+        if len(bounds) < 2:
+            return None
+        # TOML's fields sit between the +++ lines; JSON's object includes its braces
+        if isinstance(handler, TOMLHandler):
+            raw = text[bounds[0].end() : bounds[1].start()]
+        else:
+            raw = text[: bounds[1].end()]
+        try:
+            fields = handler.load(raw)
+        except Exception:  # a parser of another library: any failure means "not front matter"
+            return None
+        if not isinstance(fields, dict):
+            return None
+        end = bounds[1].end()
+        if text[end : end + 2] == "\r\n":
+            end += 2
+        elif text[end : end + 1] in ("\n", "\r"):
+            end += 1
+        return fields, end
+    return None
+
+
+def read_note(
+    rel: str,
+    data: bytes,
+    layout: Layout,
+    types: Iterable[str],
+    kind: Kind = "note",
+    *,
+    mtime_ns: int = 0,
+) -> Note:
+    """parse_note, then, for a lenient layout, a file without YAML front matter is still a
+    note (its fields from TOML/JSON front matter, or none) and the header is the layout's view
+    (name from the title or file name, the type the layout implies)."""
+    note = parse_note(rel, data, kind, mtime_ns=mtime_ns)
+    if not layout.lenient or kind != "note":
+        return note
+    if not note.ok:
+        if not note.text or not any(p.code == "header.missing" for p in note.problems):
+            return note
+        found = foreign_front_matter(note.text)
+        header, end = found if found is not None else ({}, 0)
+        body_line = note.text.count("\n", 0, end) + 1
+        links = extract_links(note.text[end:], body_line)
+        note = replace(
+            note,
+            header=header,
+            header_end=end,
+            body_line=body_line,
+            ok=True,
+            problems=(),
+            links=tuple(links),
+            lines={key: 1 for key in header},
+        )
+    view = layout.view(rel, note.header, types)
+    if view != note.header:
+        lines = note.key_lines
+        note = replace(note, header=view, lines={key: lines.get(key, 1) for key in view})
+    return note
+
+
+__all__ = ["foreign_front_matter", "frontmatter", "read_note"]
