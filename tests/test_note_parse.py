@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import random
@@ -11,12 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 from palacehelpers import MakePalace, RunCli, note_text
-from yaml.constructor import SafeConstructor
 
-import curator.model.header as header_module
-from curator.model.header import HeaderError
+from curator.model.header import HeaderError, parse_header
 from curator.model.note import BOM, MAX_BYTES, parse_note
 from curator.model.palace import Palace
+from curator.model.yaml import same
 
 HEAD = "---\nname: Bad one\ndescription: A bad note.\ntype: project\n"
 
@@ -242,7 +242,7 @@ def test_symlink_outside_palace_is_not_read(
     assert rc == 2 and "TOP-SECRET" not in stdout
 
 
-# -- the header fast path agrees with full YAML ---------------------------------------------
+# -- headers read as libyaml reads them ------------------------------------------------------
 ATOMS = [
     *("a", "b c", "1", "1.5", "0x1F", "0o17", "true", "yes", "on", "null", "~", "2026-01-01"),
     *("2026-01-01T10:00:00Z", "a:b", "a#b", "-1", ".5", "1e3", "1_000", "'q'", '"d"', "NaN"),
@@ -289,30 +289,52 @@ def random_header(rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-def full_yaml(text: str) -> object:
-    """What the full parser makes of a header, or the exception it raises."""
-    node = yaml.compose(text, Loader=header_module._Loader)
-    if node is None:
-        return {}
-    header_module._check_node(node, set())
-    return SafeConstructor().construct_document(node)
+def as_libyaml(ours: object, reference: object) -> bool:
+    """curator's value equals libyaml's; a date reads as the string it was written as."""
+    if isinstance(reference, (dt.date, dt.datetime)):
+        return isinstance(ours, str) and yaml.load(ours, Loader=yaml.CSafeLoader) == reference
+    if isinstance(reference, dict):
+        return (
+            isinstance(ours, dict)
+            and list(ours) == list(reference)
+            and all(as_libyaml(ours[k], reference[k]) for k in reference)
+        )
+    if isinstance(reference, list):
+        return (
+            isinstance(ours, list)
+            and len(ours) == len(reference)
+            and all(as_libyaml(a, b) for a, b in zip(ours, reference, strict=True))
+        )
+    return same(ours, reference)
 
 
-def test_fast_path_matches_full_yaml() -> None:
+REFUSALS = ("duplicate key", "is not a string", "aliases", "merge keys", "YAML tag")
+
+
+def test_headers_read_as_libyaml_reads_them() -> None:
+    """Differential: every header curator reads, it reads as PyYAML's C loader does; every
+    header it refuses is one of its stated refusals or one libyaml refuses too."""
     rng = random.Random(20261130)
-    compared = 0
+    compared = refused = 0
     for _ in range(4000):
         text = random_header(rng)
-        fast = header_module._fast_parse(text)
-        if fast is None:
-            continue
-        compared += 1
         try:
-            expected = full_yaml(text)
-        except (yaml.YAMLError, HeaderError) as exc:
-            pytest.fail(f"fast path accepted a header YAML refuses: {text!r} ({exc})")
-        assert repr(fast[0]) == repr(expected), text
-    assert compared > 300  # the generator must exercise the fast path, or this proves nothing
+            reference = yaml.load(text, Loader=yaml.CSafeLoader)
+        except Exception:  # libyaml (or its constructors) refuse it
+            reference = None
+            libyaml_refused = True
+        else:
+            libyaml_refused = False
+        try:
+            ours, _ = parse_header(text)
+        except HeaderError as exc:
+            refused += 1
+            assert libyaml_refused or any(r in exc.message for r in REFUSALS), (text, exc)
+            continue
+        assert not libyaml_refused, f"curator read a header libyaml refuses: {text!r}"
+        compared += 1
+        assert as_libyaml(ours, reference or {}), (text, ours, reference)
+    assert compared > 500 and refused > 300  # the generator exercises both, or proves nothing
 
 
 @pytest.mark.parametrize("folder", ["notes", "inbox"])

@@ -1,5 +1,9 @@
 """Links in note bodies: [[wikilinks]] (slug or name, |alias, #heading) and relative
-markdown links. Code blocks and inline code are skipped."""
+markdown links. Code blocks and inline code are skipped.
+
+Every pattern here runs in time linear in the body: a link's text cannot hold `[` (as in
+CommonMark, `[a [b](x.md)` links only `[b](x.md)`), code spans are paired by one pass over the
+backtick runs, and line numbers are counted forward from the previous link."""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
 
 _WIKI = re.compile(r"\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
-_MD = re.compile(r"(?<!!)\[([^\]\n]*)\]\(<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\)")
+_MD = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\)")
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
-_INLINE_CODE = re.compile(r"(`+)[^`].*?\1|`[^`]*`", re.DOTALL)
+_BACKTICKS = re.compile(r"`+")
+_NOT_BREAK = re.compile(r"[^\r\n]")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -38,15 +43,52 @@ def _masked(body: str) -> str:
         match = _FENCE.match(line)
         if fence is None and match:
             fence = match.group(1)  # closed only by a fence of the same char, at least as long
-            out.append(re.sub(r"[^\r\n]", " ", line))
+            out.append(_NOT_BREAK.sub(" ", line))
             continue
         if fence is not None:
             if match and match.group(1).startswith(fence):
                 fence = None
-            out.append(re.sub(r"[^\r\n]", " ", line))
+            out.append(_NOT_BREAK.sub(" ", line))
             continue
-        out.append(_INLINE_CODE.sub(lambda m: " " * len(m.group()), line))
+        out.append(_mask_code_spans(line) if "`" in line else line)
     return "".join(out)
+
+
+def _mask_code_spans(line: str) -> str:
+    """The line with each code span blanked: a run of backticks up to the next run of the
+    same length (CommonMark's rule). One pass from the right finds each run's partner."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
+    partner: list[int | None] = [None] * len(runs)
+    later: dict[int, int] = {}  # run length -> index of the nearest run of it to the right
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        partner[i] = later.get(length)
+        later[length] = i
+    pieces: list[str] = []
+    last = i = 0
+    while i < len(runs):
+        j = partner[i]
+        if j is None:
+            i += 1
+            continue
+        start, end = runs[i][0], runs[j][1]
+        pieces.append(line[last:start])
+        pieces.append(_NOT_BREAK.sub(" ", line[start:end]))
+        last, i = end, j + 1
+    pieces.append(line[last:])
+    return "".join(pieces)
+
+
+class _LineCounter:
+    """Line numbers of increasing offsets, counted on from the last one asked."""
+
+    def __init__(self, body: str, first_line: int) -> None:
+        self.body, self.line, self.at = body, first_line, 0
+
+    def __call__(self, index: int) -> int:
+        self.line += self.body.count("\n", self.at, index)
+        self.at = index
+        return self.line
 
 
 def link_spans(body: str, body_line: int = 1) -> Iterator[tuple[int, int, RawLink]]:
@@ -55,13 +97,14 @@ def link_spans(body: str, body_line: int = 1) -> Iterator[tuple[int, int, RawLin
         return
     masked = _masked(body)
     found: list[tuple[int, int, RawLink]] = []
+    line_at = _LineCounter(body, body_line)
     for match in _WIKI.finditer(masked):
         target = body[match.start(1) : match.end(1)].strip()
         if not target:
             continue
         heading = (match.group(2) or "")[1:]
         alias = match.group(3) or ""
-        line = body_line + body.count("\n", 0, match.start())
+        line = line_at(match.start())
         found.append(
             (
                 match.start(),
@@ -69,6 +112,7 @@ def link_spans(body: str, body_line: int = 1) -> Iterator[tuple[int, int, RawLin
                 RawLink(sys.intern(target), "wiki", line, heading.strip(), alias.strip()),
             )
         )
+    line_at = _LineCounter(body, body_line)
     for match in _MD.finditer(masked):
         href = match.group(2)
         if _SCHEME.match(href) or href.startswith(("#", "/")):
@@ -76,7 +120,7 @@ def link_spans(body: str, body_line: int = 1) -> Iterator[tuple[int, int, RawLin
         path, _, heading = href.partition("#")
         if not path.endswith(".md"):
             continue
-        line = body_line + body.count("\n", 0, match.start())
+        line = line_at(match.start())
         found.append(
             (
                 match.start(),

@@ -13,14 +13,18 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from curator.model.finding import Finding
-from curator.model.header import DELETE, HeaderError, dump_header, edit_fields, parse_header
+from curator.model.header import DELETE, HeaderError, dump_header, parse_header
+from curator.model.header_edit import NoteEditError, edit_fields
 from curator.model.links import RawLink, extract_links
 
 MAX_BYTES = 1 << 20
 BOM = b"\xef\xbb\xbf"
 DRAFT_BANNER = "> DRAFT — unreviewed, NOT a rule until a reviewer promotes it."
-_FENCE = re.compile(r"^---[ \t]*(\r\n|\n|\r)")
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+# Lines end at LF, CRLF or CR only: `str.splitlines` also breaks at \x0b, \x0c, \x1c-\x1e
+# and NEL, which would let one header line pass for two (or hide the closing fence).
+_FENCE = re.compile(r"---[ \t]*(\r\n|\n|\r)")
+_CLOSE = re.compile(r"(\r\n|\n|\r)(?:---|\.\.\.)[ \t]*(?:\r\n|\n|\r|\Z)")
+_BREAK = re.compile(r"\r\n|\n|\r")
 
 Kind = Literal["note", "draft"]
 
@@ -30,14 +34,11 @@ __all__ = [
     "DRAFT_BANNER",
     "MAX_BYTES",
     "Note",
+    "NoteEditError",
     "edit_header",
     "new_note_text",
     "parse_note",
 ]
-
-
-class NoteEditError(Exception):
-    """A note that did not parse cannot be edited (it would be rewritten blind)."""
 
 
 @dataclass(slots=True)
@@ -205,30 +206,20 @@ def _problem(note: Note, message: str, code: str, line: int = 0) -> Note:
 _SHARED_MAX = 24  # header strings up to this long are interned (types, statuses, dates, ...)
 
 
+def _intern(value: Any) -> Any:
+    return sys.intern(value) if type(value) is str and len(value) <= _SHARED_MAX else value
+
+
 def _shared(header: dict[str, Any]) -> dict[str, Any]:
-    """`header` with its keys and short strings interned, nested ones too (a palace repeats
-    the same few keys, types, scopes and dates in every note)."""
+    """`header` with its keys and short strings (top level, and in top-level lists such as
+    tags) interned: a palace repeats the same few keys, types, scopes and dates in every
+    note. One level, no recursion: a header's depth is the author's choice."""
     out: dict[str, Any] = {}
     for key, value in header.items():
-        if type(value) is str:
-            if len(value) <= _SHARED_MAX:
-                value = sys.intern(value)
-        elif isinstance(value, (dict, list)):
-            value = _shared_nested(value)
-        out[sys.intern(key)] = value
+        if type(value) is list:
+            value = [_intern(item) for item in value]
+        out[sys.intern(key)] = _intern(value)
     return out
-
-
-def _shared_nested(value: Any) -> Any:
-    if isinstance(value, str):
-        return sys.intern(value) if len(value) <= _SHARED_MAX else value
-    if isinstance(value, dict):
-        return {
-            sys.intern(k) if isinstance(k, str) else k: _shared_nested(v) for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_shared_nested(v) for v in value]
-    return value
 
 
 def _compact_lines(header: Mapping[str, Any], key_lines: Mapping[str, int]) -> Any:
@@ -266,18 +257,20 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
             note, "no YAML header: the file must start with a '---' line", "header.missing", 1
         )
     note.newline = fence.group(1)
-    lines = text.splitlines(keepends=True)
-    close = next((i for i in range(1, len(lines)) if _CLOSE.match(lines[i].rstrip("\r\n"))), None)
+    close = _CLOSE.search(text, fence.end() - len(note.newline))
     if close is None:
         return _problem(note, "the YAML header is not closed by a '---' line", "header.unclosed", 1)
-    header_text = "".join(lines[1:close])
-    note.header_end = sum(len(ln) for ln in lines[: close + 1])
-    note.body_line = close + 2
+    header_text = text[fence.end() : close.end(1)]
+    note.header_end = close.end()
+    note.body_line = len(_BREAK.findall(text, 0, close.end(1))) + 2
     try:
         header, key_lines = parse_header(header_text)
     except HeaderError as exc:
         line = exc.line + 1 if exc.line else 1
         return _problem(note, exc.message, "header.yaml", line)
+    except Exception as exc:  # a note never takes the palace down
+        message = f"unreadable header ({type(exc).__name__}: {exc})"
+        return _problem(note, message[:200], "header.yaml", 1)
     note.header = _shared(header)
     note.lines = _compact_lines(header, {key: line + 1 for key, line in key_lines.items()})
     note.ok = True
@@ -297,19 +290,28 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
 
 
 def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
-    """The note's bytes with only the named header fields changed (DELETE removes one)."""
+    """The note's bytes with only the named header fields changed (DELETE removes one).
+
+    NoteEditError when the note did not parse or the edit would not read back as intended
+    (see `curator.model.header_edit`); nothing else is ever returned.
+    """
     if not note.ok:
-        raise NoteEditError(f"{note.rel}: cannot edit a note whose header did not parse")
-    lines = note.text[: note.header_end].splitlines(keepends=True)
-    header_lines = edit_fields(lines[1:-1], updates, note.newline)
-    text = lines[0] + "".join(header_lines) + lines[-1] + note.body
+        raise NoteEditError("cannot edit a note whose header did not parse", path=note.rel)
+    fence_end = note.text.index(note.newline) + len(note.newline)
+    close = _CLOSE.search(note.text, fence_end - len(note.newline))
+    assert close is not None  # the note parsed, so its header is closed
+    try:
+        header = edit_fields(note.text[fence_end : close.end(1)], updates, note.newline)
+    except NoteEditError as exc:
+        raise NoteEditError(exc.message, path=note.rel) from None
+    text = note.text[:fence_end] + header + note.text[close.end(1) :]
     return (BOM if note.bom else b"") + text.encode("utf-8")
 
 
 def replace_body(note: Note, body: str) -> bytes:
     """The note's bytes with a new body and the header untouched."""
     if not note.ok:
-        raise NoteEditError(f"{note.rel}: cannot edit a note whose header did not parse")
+        raise NoteEditError("cannot edit a note whose header did not parse", path=note.rel)
     text = note.text[: note.header_end] + body
     return (BOM if note.bom else b"") + text.encode("utf-8")
 

@@ -1,0 +1,267 @@
+"""YAML for headers: PyYAML's C loader with the refusals a header needs, and its dumper.
+
+Nothing is parsed in front of libyaml: what curator reads is what `yaml.CSafeLoader` reads,
+except where this module refuses a header (a reported problem, never a different value):
+aliases and merge keys, duplicate and non-string keys, tags beyond plain data, nesting deeper
+than `MAX_DEPTH`, integers too large to print, and values whose constructor fails. Dates and
+times are kept as the string they were written as (where libyaml makes date objects).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+P = "tag:yaml.org,2002:"
+STR, INT, TIMESTAMP = P + "str", P + "int", P + "timestamp"
+MAP, SEQ, MERGE = P + "map", P + "seq", P + "merge"
+# plain data: what JSON, the index and every reader of a header can hold
+TAGS = frozenset({STR, INT, TIMESTAMP, MAP, SEQ, P + "float", P + "bool", P + "null"})
+MAX_DEPTH = 64  # a header is a few levels deep; deeper is refused, never recursed into
+MAX_INT_DIGITS = 4300  # Python's limit for turning an int into text (sys.int_info)
+_MAX_INT_BITS = int(MAX_INT_DIGITS * math.log2(10))
+_TIMESTAMP_FORM = SafeConstructor.timestamp_regexp
+
+
+class HeaderError(Exception):
+    """A header that cannot be read; `line` is 1-based within the header text (0: unknown),
+    `index` the character offset libyaml pointed at (-1: unknown)."""
+
+    def __init__(self, message: str, line: int = 0, *, index: int = -1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.index = index
+
+
+class HeaderLoader(yaml.CSafeLoader):
+    """libyaml's parser and composer with a depth limit and careful constructors.
+
+    libyaml's composer calls `descend_resolver` before each collection's children, so the
+    depth check stops a deep header before anything recurses into it.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            mark = getattr(current_node, "start_mark", None)
+            problem = f"nested deeper than {MAX_DEPTH} levels"
+            raise yaml.composer.ComposerError(None, None, problem, mark)
+
+    def ascend_resolver(self) -> None:
+        self._depth -= 1
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        """Any failure of a value's constructor (`!!float abc`, `0b_`, `!!bool maybe`, an
+        overflowing float) becomes the loader's own error, at the value."""
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ArithmeticError, LookupError, ValueError, TypeError, AttributeError) as exc:
+            shown = node.value if isinstance(node.value, str) else ""
+            problem = f"cannot read {_short(shown)!r} as {tag_name(node.tag)} ({exc})"
+            raise ConstructorError(None, None, problem, node.start_mark) from None
+
+    def construct_header_int(self, node: ScalarNode) -> int:
+        """An int as YAML reads it, refused when it is too long to print (or to compute: a
+        long base-60 int costs quadratic time)."""
+        if len(node.value) > MAX_INT_DIGITS:
+            raise ConstructorError(None, None, "integer is too long", node.start_mark)
+        value: int = self.construct_yaml_int(node)
+        if abs(value).bit_length() > _MAX_INT_BITS:
+            raise ConstructorError(None, None, "integer is too large", node.start_mark)
+        return value
+
+    def construct_header_timestamp(self, node: ScalarNode) -> str:
+        """A date or time kept as written (`2026-03-04`, not a date object). An impossible
+        date such as 2026-02-30 is kept too: `check` reports it at its field; a value that
+        is no date at all (`!!timestamp soon`) is refused."""
+        if not _TIMESTAMP_FORM.match(node.value):
+            raise ConstructorError(None, None, "not a date or time", node.start_mark)
+        return str(node.value)
+
+
+HeaderLoader.add_constructor(INT, HeaderLoader.construct_header_int)
+HeaderLoader.add_constructor(TIMESTAMP, HeaderLoader.construct_header_timestamp)
+
+
+def tag_name(tag: str) -> str:
+    return "!!" + tag[len(P) :] if tag.startswith(P) else tag
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_tree(root: Node) -> None:
+    """Refuse aliases, merge keys, non-string or duplicate keys and tags beyond plain data.
+
+    Iterative (a stack, no recursion): a refused node raises HeaderError at its offset.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Node, int]] = [(root, root.start_mark.index)]
+    while stack:
+        node, used_at = stack.pop()
+        if id(node) in seen:  # an alias: the anchored node met again, reported where used
+            raise HeaderError("YAML aliases are not allowed in a header", index=used_at)
+        seen.add(id(node))
+        at = node.start_mark.index
+        if node.tag not in TAGS:
+            if node.tag == MERGE:
+                raise HeaderError("YAML merge keys (<<) are not allowed in a header", index=at)
+            raise HeaderError(f"the YAML tag {tag_name(node.tag)} is not allowed here", index=at)
+        if isinstance(node, SequenceNode):
+            stack.extend((item, at) for item in reversed(node.value))
+        elif isinstance(node, MappingNode):
+            keys: set[str] = set()
+            for key, _ in node.value:
+                _check_key(key, keys)
+            for key, value in reversed(node.value):
+                stack.append((value, key.start_mark.index))
+                stack.append((key, key.start_mark.index))
+
+
+def _check_key(key: Node, keys: set[str]) -> None:
+    at = key.start_mark.index
+    if key.tag == MERGE:
+        raise HeaderError("YAML merge keys (<<) are not allowed in a header", index=at)
+    if not isinstance(key, ScalarNode) or key.tag != STR:
+        shown = key.value if isinstance(key, ScalarNode) else "?"
+        reads_as = key.tag.rsplit(":", 1)[-1]
+        raise HeaderError(
+            f"key {_short(shown)!r} is not a string (YAML reads it as {reads_as}); quote it",
+            index=at,
+        )
+    if key.value in keys:
+        raise HeaderError(f"duplicate key {_short(key.value)!r}", index=at)
+    keys.add(key.value)
+
+
+def compose(text: str) -> tuple[Node | None, Callable[[Node], Any]]:
+    """The header's node tree (checked) and a function that constructs a node's value.
+
+    Raises HeaderError (with the offset) for anything libyaml or the refusals above reject.
+    """
+    loader = HeaderLoader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.YAMLError as exc:
+        raise _header_error(exc, text, "malformed YAML") from None
+    if node is not None:
+        check_tree(node)
+
+    def construct(target: Node) -> Any:
+        try:
+            return loader.construct_document(target)
+        except yaml.YAMLError as exc:
+            raise _header_error(exc, text, "unreadable YAML value") from None
+
+    return node, construct
+
+
+def load(text: str) -> Any:
+    """The value of a YAML text as a header reads it (used to check what is written)."""
+    node, construct = compose(text)
+    return None if node is None else construct(node)
+
+
+def _header_error(exc: yaml.YAMLError, text: str, what: str) -> HeaderError:
+    """A HeaderError at the offset one of libyaml's errors points at."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or what
+        if problem.startswith(("cannot read", "integer is", "nested deeper")):
+            what = "unreadable YAML value"
+        return HeaderError(f"{what}: {problem}", index=mark.index if mark else -1)
+    if isinstance(exc, yaml.reader.ReaderError):
+        index = -1
+        if isinstance(exc.position, int):  # a byte offset into the UTF-8 text
+            index = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore"))
+        char = exc.character
+        shown = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+        return HeaderError(f"{what}: character {shown} is not allowed ({exc.reason})", index=index)
+    return HeaderError(f"{what}: {exc}")
+
+
+# -- writing --------------------------------------------------------------------------------
+
+
+class _Dumper(yaml.SafeDumper):
+    """Writes date strings plainly: the loader reads them back as those same strings."""
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        tag: str = super().resolve(kind, value, implicit)
+        return STR if tag == TIMESTAMP else tag
+
+
+class _QuotingDumper(_Dumper):
+    """Writes every string double-quoted, with YAML escapes for line breaks (NEL, LS, PS)."""
+
+
+_QuotingDumper.add_representer(
+    str, lambda dumper, data: dumper.represent_scalar(STR, data, style='"')
+)
+
+
+def _render(key: str, value: Any, dumper: type, newline: str) -> str:
+    flat = isinstance(value, list) and all(not isinstance(v, (list, dict)) for v in value)
+    rendered = yaml.dump(
+        {key: value},
+        Dumper=dumper,
+        default_flow_style=None if flat else False,
+        allow_unicode=True,
+        sort_keys=False,
+        width=10**6,
+        indent=2,
+    )
+    rendered = rendered.removesuffix("...\n")
+    return rendered.replace("\n", newline)
+
+
+def dump_field(key: str, value: Any, newline: str = "\n") -> str:
+    """One top-level field as YAML lines (flat lists in flow style, mappings as blocks) that
+    reads back as exactly `{key: value}`; HeaderError when no style does."""
+    want = {key: value}
+    for dumper in (_Dumper, _QuotingDumper):
+        rendered = _render(key, value, dumper, newline)
+        try:
+            if same(load(rendered), want):
+                return rendered
+        except HeaderError:
+            pass
+    raise HeaderError(f"the value of {_short(key)!r} cannot be written so it reads back the same")
+
+
+def dump_header(fields: Mapping[str, Any], newline: str = "\n") -> str:
+    """A whole header body (without the --- fences) in the given key order."""
+    return "".join(dump_field(key, value, newline) for key, value in fields.items())
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values of equal types (True is not 1, 1 is not 1.0, nan is nan), keys in order."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, dict):
+            if list(x) != list(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif x != y and not (isinstance(x, float) and math.isnan(x) and math.isnan(y)):
+            return False
+    return True
