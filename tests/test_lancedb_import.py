@@ -1,4 +1,5 @@
-"""`import_lancedb` defers the namespace REST client's package __init__ and nothing breaks.
+"""What importing search costs: the filter flags and the writer hook come without numpy or
+LanceDB (so `curator list` and every CLI start stay light), and LanceDB imports plainly.
 
 Runs in a fresh interpreter (the suite has imported lancedb already)."""
 
@@ -10,32 +11,50 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-SCRIPT = """
+LIGHT = """
+import sys
+sys.path.insert(0, {repo!r})
+import argparse
+from curator.search import register_hooks
+from curator.search.filters import Filter, add_filter_flags, filter_from_args
+parser = argparse.ArgumentParser()
+add_filter_flags(parser)
+args = parser.parse_args(["--type", "feedback", "--type", "user", "--not-stale"])
+flt = filter_from_args(args, None)
+assert flt.types == ("feedback", "user") and flt.stale is False
+assert flt.ok({{"type": "user", "kind": "note", "stale": False}})
+heavy = sorted(m for m in ("numpy", "pyarrow", "lancedb", "rapidfuzz") if m in sys.modules)
+print(heavy)
+"""
+
+PLAIN = """
 import sys, tempfile
 sys.path.insert(0, {repo!r})
-import pyarrow as pa
-from curator.search.store import import_lancedb
-
-lancedb = import_lancedb()
-name = "lance_namespace_urllib3_client"
-assert name + ".api" not in sys.modules, "the API classes were imported"
-db = lancedb.connect(tempfile.mkdtemp())
-table = db.create_table("t", pa.table({{"text": ["alpha beta", "gamma"]}}))
-table.create_fts_index("text")
-assert table.search("alpha", query_type="fts").limit(5).to_arrow().num_rows == 1
-client = sys.modules[name]
-assert client.ApiClient.__name__ == "ApiClient"  # the package's own names still resolve
-assert name + ".api" in sys.modules
+from curator.search.docs import IndexDoc
+from curator.search.embed import HashEmbedder
+from curator.search.store import IndexStore
+store = IndexStore.open(tempfile.mkdtemp(), HashEmbedder(32))
+store.sync([IndexDoc(path="notes/a.md", slug="a", name="alpha beta", body="gamma")], None)
+assert [r["path"] for r in store.fts("alpha", 5)] == ["notes/a.md"]
 print("ok")
 """
 
 
-def test_lancedb_works_with_the_rest_client_deferred(tmp_path: Path) -> None:
+def _run(script: str, cwd: Path) -> str:
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(repo=str(REPO))],
+        [sys.executable, "-c", script.format(repo=str(REPO))],
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=tmp_path,
+        cwd=cwd,
     )
-    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_filters_and_hooks_import_nothing_heavy(tmp_path: Path) -> None:
+    assert _run(LIGHT, tmp_path) == "[]"
+
+
+def test_lancedb_imports_plainly_and_works(tmp_path: Path) -> None:
+    assert _run(PLAIN, tmp_path) == "ok"

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from palacehelpers import MakePalace, note_text
 
-import curator.search.query as query
+import curator.search.ranking as ranking
+import curator.search.searcher as searcher_module
 from curator.model.palace import Palace
 from curator.search import Searcher
-from curator.search.query import _name_share, _natural_language, _term_prefix
+from curator.search.text import name_share, natural_language, term_prefix
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
 
@@ -47,17 +48,17 @@ def paths(s: Searcher, q: str) -> list[str]:
 
 
 def test_name_share_counts_key_terms_by_crude_stem() -> None:
-    prefixes = [_term_prefix(t) for t in ("deploys", "production")]
-    assert _name_share("Deploy to production", prefixes) == 1.0
-    assert _name_share("Deploying on Fridays", prefixes) == 0.5
-    assert _name_share("Celery queues", prefixes) == 0.0
-    assert _name_share("anything", []) == 0.0
+    prefixes = [term_prefix(t) for t in ("deploys", "production")]
+    assert name_share("Deploy to production", prefixes) == 1.0
+    assert name_share("Deploying on Fridays", prefixes) == 0.5
+    assert name_share("Celery queues", prefixes) == 0.0
+    assert name_share("anything", []) == 0.0
 
 
 def test_question_prefers_the_note_named_for_it(make_palace: MakePalace) -> None:
     root = titled_palace(make_palace)
     q = "What is the pgbouncer pool size?"
-    assert _natural_language(q)
+    assert natural_language(q)
     hits = Searcher(Palace.open(root)).search(q, limit=5)
     assert [h.path for h in hits[:2]] == ["notes/pool-size.md", "notes/db-review.md"]
     assert all(0.0 <= h.score <= 1.0 for h in hits)
@@ -70,7 +71,7 @@ def test_without_the_name_rule_the_body_mentions_win(
     """The same palace and question with the title weight at zero: the note that repeats the
     terms in its body leads, so it is the name rule that puts the titled note first."""
     root = titled_palace(make_palace)
-    monkeypatch.setattr(query, "NAME_WEIGHT", 0.0)
+    monkeypatch.setattr(ranking, "NAME_WEIGHT", 0.0)
     assert paths(Searcher(Palace.open(root)), "What is the pgbouncer pool size?")[0] == (
         "notes/db-review.md"
     )
@@ -82,9 +83,9 @@ def test_keyword_lookup_is_not_reranked(
     """A keyword lookup (no function words, fewer than four terms) keeps the fused BM25-led
     order: the title weight does not touch it."""
     root = titled_palace(make_palace)
-    assert not _natural_language("pgbouncer pool")
+    assert not natural_language("pgbouncer pool")
     with_rule = Searcher(Palace.open(root)).search("pgbouncer pool", limit=5)
-    monkeypatch.setattr(query, "NAME_WEIGHT", 0.0)
+    monkeypatch.setattr(ranking, "NAME_WEIGHT", 0.0)
     without = Searcher(Palace.open(root)).search("pgbouncer pool", limit=5)
     assert [(h.path, h.score) for h in with_rule] == [(h.path, h.score) for h in without]
 
@@ -101,7 +102,7 @@ def test_every_candidate_is_reranked(make_palace: MakePalace) -> None:
     )
     root = make_palace(files, toml=HASH_TOML)
     s = Searcher(Palace.open(root))
-    rows = {p: s._snapshot().row(i) for i, p in enumerate(s._snapshot().paths)}
+    rows = {p: s.snapshot().row(i) for i, p in enumerate(s.snapshot().paths)}
     fillers = sorted(p for p in rows if "filler" in p)
     # fused order as the rankings might give it: the release train last, far below the rest
     scored = [(p, 1.0 - i / 100) for i, p in enumerate(fillers)]
@@ -141,5 +142,5 @@ def test_search_lists_the_current_note_before_the_one_it_superseded(
     only_old = s.search("fab deploy", status="superseded", limit=5)
     assert [h.path for h in only_old] == ["notes/deploy-by-hand.md"]  # still found by status
     # without the penalty the old note, which says "fab deploy" three times, leads
-    monkeypatch.setattr(query, "SUPERSEDED_PENALTY", 1.0)
+    monkeypatch.setattr(searcher_module, "SUPERSEDED_PENALTY", 1.0)
     assert s.search("fab deploy", limit=5)[0].path == "notes/deploy-by-hand.md"

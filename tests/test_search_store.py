@@ -10,16 +10,14 @@ import pytest
 
 from curator.search.docs import IndexDoc
 from curator.search.embed import HashEmbedder, Vectors, WordLlamaEmbedder
+from curator.search.filters import Filter, SearchError, sql_str
 from curator.search.fuse import rank_by, rrf
 from curator.search.store import (
     STATE_FILE,
     DocsMismatch,
     EmptyIndexRefused,
-    Filters,
     IndexStore,
     IndexUnavailable,
-    sql_str,
-    where_sql,
 )
 
 HOSTILE = "x' OR 1=1 --"
@@ -214,13 +212,13 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
     store = IndexStore.open(index_dir, CountingEmbedder())
     store.sync(docs, "c1")
 
-    hostile = where_sql(Filters(scopes=[HOSTILE], include_sensitive=True))
+    hostile = Filter.of(None, scope=[HOSTILE], drafts=True, include_sensitive=True).sql()
     assert hostile == "(scope = 'x'' OR 1=1 --')"
     assert paths(store.fts("git", 50, hostile)) == ["notes/evil.md"]
-    assert store.fts("git", 50, where_sql(Filters(types=[HOSTILE]))) == []
-    assert store.vector(np.ones(32, np.float32), 50, where_sql(Filters(tags_all=[HOSTILE]))) == []
+    assert store.fts("git", 50, Filter.of(None, types=[HOSTILE]).sql()) == []
+    assert store.vector(np.ones(32, np.float32), 50, Filter.of(None, status=HOSTILE).sql()) == []
 
-    w = where_sql(Filters(types=["feedback", "user"], kinds=["note"], min_confidence=0.7))
+    w = Filter.of(None, types=["feedback", "user"], min_confidence=0.7).sql()
     rows = store.all_docs_meta(w)
     assert rows and all(
         r["type"] in ("feedback", "user")
@@ -229,14 +227,15 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
         and not r["sensitive"]
         for r in rows
     )
-    stale = store.all_docs_meta(where_sql(Filters(stale=True, include_sensitive=True)))
+    stale = store.all_docs_meta(
+        Filter.of(None, stale=True, drafts=True, include_sensitive=True).sql()
+    )
     assert {r["path"] for r in stale} == {d.path for d in docs if d.stale}
-    assert all(not r["sensitive"] for r in store.all_docs_meta(where_sql(Filters())))
-    tagged = store.all_docs_meta(where_sql(Filters(tags_all=["git"], include_sensitive=True)))
-    assert len(tagged) == 6
-    with pytest.raises(ValueError):
-        where_sql(Filters(min_confidence=float("nan")))
-    with pytest.raises(ValueError):
+    assert all(not r["sensitive"] for r in store.all_docs_meta(Filter.of(None).sql()))
+    for bad in (float("nan"), 1.5, "0.5", True):
+        with pytest.raises(SearchError, match="min_confidence"):
+            Filter.of(None, min_confidence=bad)
+    with pytest.raises(SearchError, match="NUL"):
         sql_str("a\x00b")
     # FTS receives words only: query syntax and quotes in user input are harmless
     assert store.fts(HOSTILE + ' "unbalanced (', 5) is not None

@@ -12,7 +12,7 @@ from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.model.palace import Palace
 from curator.search import Searcher
-from curator.search.visibility import visible, where_visible
+from curator.search.filters import visible, where_visible
 
 TOML = (
     '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[scopes.vault]\nsensitive = true\n\n'
@@ -65,7 +65,7 @@ def test_visible_and_sql_prefilter(root: Path) -> None:
     assert not visible(palace, {"sensitive": False, "scope": "vault"}, include_sensitive=False)
     assert where_visible(palace, include_sensitive=True) is None
     assert where_visible(palace, include_sensitive=False) == (
-        "(sensitive = false) AND (scope NOT IN ('vault'))"
+        "(sensitive = false) AND (scope != 'vault')"
     )
 
 

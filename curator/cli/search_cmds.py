@@ -14,87 +14,55 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from curator.cli.common import add_json, err, open_palace, out, print_json
+from curator.cli.common import err, open_palace, out, print_json
 from curator.errors import CuratorError
 from curator.model.text import one_line
+from curator.search.filters import MAX_LIMIT, add_filter_flags, filter_kwargs
 
 if TYPE_CHECKING:
     from curator.search.query import Searcher
 
 
-def _add_sensitive(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--include-sensitive",
-        action="store_true",
-        help="also show sensitive notes and notes in sensitive scopes",
-    )
-
-
-_QUICK_EXIT: list[bool] = []
-
-
-def _quick_exit() -> None:
-    """Make the interpreter's exit cheap once a search command ran: lancedb's import leaves a
-    very large object graph (pydantic models of its namespace client), and the garbage
-    collection Python runs over it while shutting down costs ~0.2-0.3 s of a ~1.8 s cold
-    search. `gc.freeze()` at exit leaves those objects to the OS instead of walking them;
-    other atexit handlers still run, and stdout, stderr and files are flushed and closed as
-    usual (by reference counting and the interpreter's own final flush)."""
-    if not _QUICK_EXIT:
-        import atexit
-        import gc
-
-        _QUICK_EXIT.append(True)
-        atexit.register(gc.freeze)
+def _limit_arg(text: str) -> int:
+    """--limit: a whole number within 0..MAX_LIMIT, refused by argparse before any query."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be within 0..{MAX_LIMIT}, got {value}")
+    return value
 
 
 def _loud(handler: Any) -> Any:
     """Index errors (unreadable mid-query, refused emptying) become one clear line, exit 2."""
 
     def run(args: argparse.Namespace) -> int:
-        from curator.search.store import SearchIndexError
+        from curator.search.state import SearchIndexError
 
-        _quick_exit()
-        import gc
-
-        enabled = gc.isenabled()
-        gc.disable()
         try:
             return int(handler(args))
         except SearchIndexError as exc:
             raise CuratorError(f"search index: {exc}") from None
-        finally:
-            if enabled:
-                gc.enable()
 
     run.__name__ = handler.__name__
     run.__doc__ = handler.__doc__
     return run
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("search", help="hybrid full-text + vector search of notes")
     p.add_argument("query", nargs="?", help="what to look for")
-    p.add_argument("--type", dest="types", action="append", help="only this type (repeatable)")
-    p.add_argument("--scope", action="append", help="only this scope (repeatable)")
-    p.add_argument("--status", action="append", help="only this status (active, superseded...)")
-    stale = p.add_mutually_exclusive_group()
-    stale.add_argument("--stale", dest="stale", action="store_true", default=None)
-    stale.add_argument("--not-stale", dest="stale", action="store_false")
-    p.add_argument("--min-confidence", type=float, metavar="X", help="confidence at least X")
-    p.add_argument("--drafts", action="store_true", help="include inbox drafts")
-    p.add_argument("--limit", "-n", type=int, default=10, help="number of results (default 10)")
+    add_filter_flags(p)
+    p.add_argument("--limit", "-n", type=_limit_arg, default=10, help="number of results (10)")
     p.add_argument("--queries", metavar="FILE", help="JSONL of queries ('-' for stdin)")
-    _add_sensitive(p)
-    add_json(p)
     p.set_defaults(handler=_loud(cmd_search))
 
     p = sub.add_parser("ask", help="answer a question with sources in order of authority")
     p.add_argument("question", nargs="?", help="the question")
-    p.add_argument("--limit", "-n", type=int, default=8, help="number of sources (default 8)")
+    p.add_argument("--limit", "-n", type=_limit_arg, default=8, help="number of sources (8)")
     p.add_argument("--queries", metavar="FILE", help="JSONL of questions ('-' for stdin)")
     _add_sensitive(p)
-    add_json(p)
     p.set_defaults(handler=_loud(cmd_ask))
 
     p = sub.add_parser("pack", help="a markdown memory pack for an agent's context file")
@@ -107,14 +75,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("dupes", help="ranked near-duplicate candidates (never merged)")
     p.add_argument("note", nargs="?", help="path, slug or name of a note or draft")
     p.add_argument("--all", action="store_true", help="the likeliest pairs in the whole palace")
-    p.add_argument("--limit", "-n", type=int, default=5, help="number of candidates (default 5)")
+    p.add_argument("--limit", "-n", type=_limit_arg, default=5, help="number of candidates (5)")
     _add_sensitive(p)
-    add_json(p)
     p.set_defaults(handler=_loud(cmd_dupes))
 
     p = sub.add_parser("reindex", help="rebuild the search index from scratch")
-    add_json(p)
     p.set_defaults(handler=_loud(cmd_reindex))
+
+
+def _add_sensitive(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--include-sensitive",
+        action="store_true",
+        help="also show sensitive notes and notes in sensitive scopes",
+    )
 
 
 # -- shared --------------------------------------------------------------------------------
@@ -145,6 +119,8 @@ def _read_queries(path: str) -> list[tuple[int, Any]]:
             items.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             items.append((number, f"line {number}: not JSON: {exc.msg}"))
+        except RecursionError:
+            items.append((number, f"line {number}: JSON nested too deeply"))
     return items
 
 
@@ -181,8 +157,8 @@ def _batch(args: argparse.Namespace, run: Any, keys: dict[str, str]) -> int:
             _jsonl({"line": number, "id": item.get("id"), "error": why})
             continue
         kwargs = {keys[k]: v for k, v in item.items() if k in keys}
-        if args.include_sensitive:
-            kwargs["include_sensitive"] = True
+        if args.include_sensitive and isinstance(kwargs.get("include_sensitive", False), bool):
+            kwargs["include_sensitive"] = True  # a wrong type still fails on its own line
         try:
             result = run(searcher, query, kwargs)
         except (CuratorError, ValueError, TypeError) as exc:
@@ -209,17 +185,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not args.query:
         raise CuratorError("give a QUERY (or --queries FILE)")
     searcher = _searcher(args)
-    hits = searcher.search(
-        args.query,
-        types=args.types,
-        scope=args.scope,
-        status=args.status,
-        stale=args.stale,
-        min_confidence=args.min_confidence,
-        drafts=args.drafts,
-        limit=args.limit,
-        include_sensitive=args.include_sensitive,
-    )
+    hits = searcher.search(args.query, limit=args.limit, **filter_kwargs(args))
     if args.json:
         print_json({"query": args.query, "results": [h.to_json() for h in hits]})
         return 0

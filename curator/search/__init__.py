@@ -9,34 +9,58 @@
     s.pack("fix the pdf worker", budget=2000, floor=0.7)
     s.dupes("inbox/draft.md")
 
-See `curator.search.query` for the full API, `curator.search.index` for syncing and
-`curator.search.visibility` for the one sensitive-note check every read path uses.
-Importing this package imports lancedb lazily (only when an index is opened).
+Modules: `filters` (the one Filter: SQL, numpy mask, per-row check, visibility, CLI flags),
+`values` (Hit, Source, Answer...), `text`, `snapshot`, `ranking`, `searcher`, `pack`, `dupes`,
+`query` (the module-level API), `index` (keeping the index in step), `store` (LanceDB).
+
+Importing this package is cheap: the names below load their module (numpy, LanceDB) on first
+use, so `curator list` can import `curator.search.filters` and the CLI can call
+`register_hooks()` without paying for LanceDB.
 """
 
 from __future__ import annotations
 
-from curator.search.index import after_commit, docs_from_palace, open_index, reindex, sync_index
-from curator.search.query import (
-    Answer,
-    Candidate,
-    DupePair,
-    Hit,
-    Searcher,
-    SearchError,
-    Source,
-    ask,
-    dupes,
-    pack,
-    search,
-    searcher,
-)
-from curator.search.visibility import visible, where_visible
+import importlib
+from typing import Any
+
+from curator.search.hooks import register_hooks
+
+_LAZY = {
+    "Answer": "values",
+    "Candidate": "values",
+    "DupePair": "values",
+    "Hit": "values",
+    "Source": "values",
+    "SearchError": "filters",
+    "Filter": "filters",
+    "visible": "filters",
+    "where_visible": "filters",
+    "Searcher": "searcher",
+    "ask": "query",
+    "dupes": "query",
+    "pack": "query",
+    "search": "query",
+    "searcher": "query",
+    "after_commit": "index",
+    "docs_from_palace": "index",
+    "open_index": "index",
+    "reindex": "index",
+    "sync_index": "index",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'curator.search' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"curator.search.{module}"), name)
+
 
 __all__ = [
     "Answer",
     "Candidate",
     "DupePair",
+    "Filter",
     "Hit",
     "SearchError",
     "Searcher",
@@ -47,6 +71,7 @@ __all__ = [
     "dupes",
     "open_index",
     "pack",
+    "register_hooks",
     "reindex",
     "search",
     "searcher",

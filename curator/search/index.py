@@ -17,11 +17,13 @@ import hashlib
 import json
 import logging
 import os
+import subprocess
 import threading
 import time
 import weakref
 from pathlib import Path
 
+from curator.errors import ConfigError
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.search.docs import IndexDoc
@@ -114,38 +116,28 @@ def _maker(palace: Palace) -> MakeDocs:
 
 
 def head_commit(root: Path) -> str | None:
-    """The palace's git HEAD commit, read from .git without running git (None if unknown)."""
-    git = Path(root) / ".git"
+    """The palace's git HEAD commit (None outside git or before the first commit)."""
     try:
-        if git.is_file():  # a worktree or submodule: "gitdir: <path>"
-            target = git.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
-            git = (Path(root) / target).resolve()
-        head = (git / "HEAD").read_text(encoding="utf-8").strip()
-        if not head.startswith("ref:"):
-            return head or None
-        ref = head[4:].strip()
-        common = git
-        if (git / "commondir").is_file():
-            common = (git / (git / "commondir").read_text(encoding="utf-8").strip()).resolve()
-        for base in (git, common):
-            if (base / ref).is_file():
-                return (base / ref).read_text(encoding="utf-8").strip() or None
-        packed = common / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_text(encoding="utf-8").splitlines():
-                parts = line.split()
-                if len(parts) == 2 and parts[1] == ref:
-                    return parts[0]
-    except (OSError, UnicodeDecodeError):
+        proc = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
         return None
-    return None
+    sha = proc.stdout.strip()
+    return sha if proc.returncode == 0 and sha else None
 
 
 def open_index(palace: Palace) -> IndexStore:
     """The palace's index store (opened once per process and embedder; never raises for a
     corrupt index: it is moved aside and `store.ready` is False until the next sync)."""
     settings = palace.config.index
-    embedder = get_embedder(settings.embedder, settings.dim)
+    try:
+        embedder = get_embedder(settings.embedder, settings.dim)
+    except ValueError as exc:  # a name or dim palace.toml's checks let through
+        raise ConfigError(str(exc), path=str(palace.root / "palace.toml")) from None
     path = index_dir(palace.root).resolve()
     key = (str(path), embedder.name, embedder.dim)
     with _STORES_LOCK:

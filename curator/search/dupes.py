@@ -1,0 +1,147 @@
+"""`dupes`: ranked near-duplicate candidates, never merged.
+
+Candidates are the vector neighbours of a note, a draft or a text about to be captured; each
+is confirmed by the one text-similarity rule capture also uses (`curator.model.similar`), and
+scored half by vector similarity, half by that rule.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from curator.model.text import one_line
+from curator.search.docs import make_text
+from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
+from curator.search.values import Candidate, DupePair
+
+if TYPE_CHECKING:
+    from curator.search.searcher import Searcher
+
+PAIR_BLOCK = 1024  # rows per block of the all-pairs similarity product
+PAIR_NEIGHBOURS = 3  # nearest neighbours of each row considered for --all
+
+
+def dupes(
+    searcher: Searcher,
+    ref: str | None = None,
+    *,
+    text: str | None = None,
+    all: bool = False,
+    limit: int = 5,
+    include_sensitive: bool = False,
+) -> list[Any]:
+    """Of a note or draft (`ref`), of a text about to be captured (`text`), or the likeliest
+    pairs in the whole palace (`all=True`)."""
+    check_limit(limit)
+    flt = Filter.of(
+        searcher.palace,
+        drafts=True,
+        include_sensitive=include_sensitive,
+        exclude_status=list(REPLACED_STATUSES),
+    )
+    if all:
+        if ref is not None or text is not None:
+            raise SearchError("dupes --all takes no note")
+        return dupe_pairs(searcher, flt, limit)
+    if (ref is None) == (text is None):
+        raise SearchError("dupes needs exactly one of a note, a text or --all")
+    exclude = ""
+    if ref is not None:
+        note = searcher.palace.find(ref)
+        if not visible(searcher.palace, note, include_sensitive=include_sensitive):
+            raise SearchError(
+                f"{note.rel} is sensitive; pass --include-sensitive to look for its dupes"
+            )
+        text = make_text(note.name, note.description, note.tags, note.body)
+        exclude = note.rel
+    assert text is not None
+    vec = searcher.store.embed_query(text)
+    rows = searcher.store.vector(vec, limit=limit * 4 + 8, where=flt.sql())
+    out = [
+        _candidate(row, text_similarity(text, _row_text(row)))
+        for row in rows
+        if row["path"] != exclude and flt.ok(row)
+    ]
+    out.sort(key=lambda c: (-c.score, c.path))
+    return out[:limit]
+
+
+def _candidate(row: dict[str, Any], fz: float) -> Candidate:
+    sim = max(0.0, float(row["similarity"]))
+    return Candidate(
+        path=str(row["path"]),
+        name=one_line(str(row.get("name") or "")),
+        score=round(0.5 * sim + 0.5 * fz, 6),
+        vector_sim=round(sim, 6),
+        fuzz=round(fz, 6),
+        kind=str(row.get("kind") or ""),
+        type=str(row.get("type") or ""),
+        status=str(row.get("status") or ""),
+        scope=str(row.get("scope") or ""),
+        sensitive=bool(row.get("sensitive")),
+    )
+
+
+def dupe_pairs(searcher: Searcher, flt: Filter, limit: int) -> list[DupePair]:
+    """The likeliest near-duplicate pairs in the palace, best first (never merged)."""
+    rows = [r for r in searcher.store.all_vectors(where=flt.sql()) if flt.ok(r)]
+    if len(rows) < 2:
+        return []
+    mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
+    out = []
+    for (a, b), sim in _nearest_pairs(mat)[: max(limit * 4, 20)]:
+        ra, rb = rows[a], rows[b]
+        fz = text_similarity(_row_text(ra), _row_text(rb))
+        sim = max(0.0, sim)
+        out.append(
+            DupePair(
+                a=str(ra["path"]),
+                b=str(rb["path"]),
+                a_name=one_line(str(ra.get("name") or "")),
+                b_name=one_line(str(rb.get("name") or "")),
+                score=round(0.5 * sim + 0.5 * fz, 6),
+                vector_sim=round(sim, 6),
+                fuzz=round(fz, 6),
+            )
+        )
+    out.sort(key=lambda p: (-p.score, p.a, p.b))
+    return out[:limit]
+
+
+def _nearest_pairs(mat: np.ndarray) -> list[tuple[tuple[int, int], float]]:
+    """Each row's few nearest other rows, as (i, j) pairs with i < j, most similar first."""
+    k = min(PAIR_NEIGHBOURS, len(mat) - 1)
+    pairs: dict[tuple[int, int], float] = {}
+    for start in range(0, len(mat), PAIR_BLOCK):
+        block = mat[start : start + PAIR_BLOCK] @ mat.T
+        for i in range(block.shape[0]):
+            block[i, start + i] = -2.0
+        top = np.argpartition(-block, k - 1, axis=1)[:, :k]
+        for i in range(block.shape[0]):
+            for j in top[i]:
+                a, b = sorted((start + i, int(j)))
+                pairs[(a, b)] = float(block[i, j])
+    return sorted(pairs.items(), key=lambda kv: -kv[1])
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    return make_text(
+        str(row.get("name") or ""),
+        str(row.get("description") or ""),
+        list(row.get("tags") or []),
+        str(row.get("body") or ""),
+    )
+
+
+def text_similarity(a: str, b: str) -> float:
+    """Word overlap of two texts regardless of order, 0..1 (rapidfuzz token_set_ratio)."""
+    from rapidfuzz import fuzz
+
+    from curator.search.text import fuzz_text
+
+    return fuzz.token_set_ratio(fuzz_text(a), fuzz_text(b)) / 100.0
+
+
+__all__ = ["dupe_pairs", "dupes"]

@@ -1,0 +1,369 @@
+"""The one search filter: which notes a query may return, rendered three ways from one value.
+
+A `Filter` holds the structured constraints (type, scope, status, stale, confidence floor,
+drafts) and visibility: a note is hidden from general retrieval when its header says
+`sensitive: true` or its scope is marked `sensitive = true` in palace.toml, unless the filter
+includes sensitive notes. The index stores the note-level flag (OR-ed with the scope's flag at
+sync time), but palace.toml may change after a sync, so the filter carries the *current*
+config's sensitive scopes (`Filter.of(palace, ...)` binds them).
+
+The same rules, three renderings (a property test holds them equal on generated palaces):
+
+- `sql()`   the LanceDB (DataFusion SQL) prefilter, every value quoted, never spliced raw;
+- `mask()`  a boolean numpy mask over the columns of the in-memory snapshot;
+- `ok()`    a per-row predicate over an index row, IndexDoc, Hit, Source or Candidate
+            (`note_row()` gives the same fields of a loaded Note, for `list`).
+
+`add_filter_flags(parser)` and `filter_from_args(args, palace)` give `list` and `search` one set
+of filter flags. This module imports nothing heavy (numpy only inside `mask`), so `list` never
+pays for LanceDB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from curator.errors import CuratorError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from curator.model.note import Note
+    from curator.model.palace import Palace
+
+# Statuses that search lists below current notes and dupes leaves out.
+REPLACED_STATUSES = ("superseded", "retired")
+MAX_LIMIT = 10_000  # results one query may ask for
+
+
+class SearchError(CuratorError):
+    """A search request that cannot be answered as asked (bad filter, unknown note...)."""
+
+
+def sql_str(value: str) -> str:
+    """A SQL string literal: single quotes doubled; NUL refused."""
+    text = str(value)
+    if "\x00" in text:
+        raise SearchError("filter values may not contain NUL characters")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sql_in(column: str, values: Sequence[str], *, negate: bool = False) -> str:
+    if len(values) == 1:
+        return f"{column} {'!=' if negate else '='} {sql_str(values[0])}"
+    listed = ", ".join(sql_str(v) for v in values)
+    return f"{column} {'NOT IN' if negate else 'IN'} ({listed})"
+
+
+def and_where(*clauses: str | None) -> str | None:
+    """AND together the non-empty SQL clauses (None when there are none)."""
+    parts = [c for c in clauses if c]
+    return " AND ".join(f"({c})" for c in parts) if parts else None
+
+
+def check_limit(limit: object) -> int:
+    """A result count must be a whole number within 0..MAX_LIMIT: checked before any query, so
+    a huge one is an error on the request, never taken for a broken index."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise SearchError(f"limit must be a whole number, got {limit!r}")
+    if not 0 <= limit <= MAX_LIMIT:
+        raise SearchError(f"limit must be within 0..{MAX_LIMIT}, got {limit}")
+    return limit
+
+
+def _strings(name: str, value: object) -> tuple[str, ...]:
+    """A filter's list of strings: one string, a sequence of strings, or nothing (None or
+    empty). Any other type is an error naming the field, never coerced."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(v, str) for v in items):
+        raise SearchError(f"{name} must be a string or a list of strings, got {value!r}")
+    for item in items:
+        if "\x00" in item:
+            raise SearchError(f"{name} may not contain NUL characters")
+    return tuple(v for v in items if v)
+
+
+def _flag(name: str, value: object, *, optional: bool = False) -> bool | None:
+    """A true/false field: a real bool only (the string "false" is not false, it is an error)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, bool):
+        allowed = "true, false or null" if optional else "true or false"
+        raise SearchError(f"{name} must be {allowed}, got {value!r}")
+    return value
+
+
+def _floor(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SearchError(f"min_confidence must be a number within 0..1, got {value!r}")
+    floor = float(value)
+    if not math.isfinite(floor) or not 0 <= floor <= 1:
+        raise SearchError(f"min_confidence must be within 0..1, got {value!r}")
+    return floor
+
+
+def _field(item: Any, name: str) -> Any:
+    if isinstance(item, Mapping):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+@dataclass(frozen=True)
+class Filter:
+    """Structured filters plus visibility; hashable (the snapshot caches a mask per filter).
+
+    A tuple means "any of"; empty means "no constraint". Drafts are left out unless `drafts`
+    is set or "draft" is among the statuses. Construct with `Filter.of`, which type-checks
+    every field and binds the palace's sensitive scopes.
+    """
+
+    types: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    stale: bool | None = None
+    min_confidence: float | None = None
+    drafts: bool = False
+    include_sensitive: bool = False
+    exclude_statuses: tuple[str, ...] = ()
+    hidden_scopes: tuple[str, ...] = ()  # palace.toml's sensitive scopes, bound by `of`
+
+    @classmethod
+    def of(
+        cls,
+        palace_or_config: Any,
+        *,
+        types: object = None,
+        scope: object = None,
+        status: object = None,
+        stale: object = None,
+        min_confidence: object = None,
+        drafts: object = False,
+        include_sensitive: object = False,
+        exclude_status: object = None,
+    ) -> Filter:
+        """The filter for these values in this palace; a value of the wrong type (a number
+        for a type, the string "false" for a flag) raises SearchError naming the field."""
+        return cls(
+            types=_strings("types", types),
+            scopes=_strings("scope", scope),
+            statuses=_strings("status", status),
+            stale=_flag("stale", stale, optional=True),
+            min_confidence=_floor(min_confidence),
+            drafts=bool(_flag("drafts", drafts)),
+            include_sensitive=bool(_flag("include_sensitive", include_sensitive)),
+            exclude_statuses=_strings("exclude_status", exclude_status),
+            hidden_scopes=sensitive_scopes(palace_or_config),
+        )
+
+    @property
+    def notes_only(self) -> bool:
+        return not self.drafts and "draft" not in self.statuses
+
+    # ---- rendering 1: SQL for LanceDB
+
+    def sql(self) -> str | None:
+        """The DataFusion SQL prefilter (None when every row passes)."""
+        clauses: list[str] = []
+        for column, values in (("type", self.types), ("scope", self.scopes)):
+            if values:
+                clauses.append(_sql_in(column, values))
+        if self.statuses:
+            clauses.append(_sql_in("status", self.statuses))
+        if self.exclude_statuses:
+            clauses.append(_sql_in("status", self.exclude_statuses, negate=True))
+        if self.notes_only:
+            clauses.append("kind = 'note'")
+        if self.stale is not None:
+            clauses.append(f"stale = {'true' if self.stale else 'false'}")
+        if self.min_confidence is not None:
+            clauses.append(f"coalesce(confidence, 0.0) >= {self.min_confidence!r}")
+        if not self.include_sensitive:
+            clauses.append("sensitive = false")
+            if self.hidden_scopes:
+                clauses.append(_sql_in("scope", self.hidden_scopes, negate=True))
+        return and_where(*clauses)
+
+    # ---- rendering 2: a numpy mask over the snapshot's columns
+
+    def mask(self, column: Callable[[str], np.ndarray], size: int) -> np.ndarray:
+        """Rows passing, as a bool array of `size`. `column(name)` gives a snapshot column:
+        strings as an object array, `stale`/`sensitive` as bool, `confidence` as float."""
+        import numpy as np
+
+        ok = np.ones(size, dtype=bool)
+        for name, allowed in (("type", self.types), ("scope", self.scopes)):
+            if allowed:
+                ok &= np.isin(column(name), list(allowed))
+        if self.statuses:
+            ok &= np.isin(column("status"), list(self.statuses))
+        if self.exclude_statuses:
+            ok &= ~np.isin(column("status"), list(self.exclude_statuses))
+        if self.notes_only:
+            ok &= column("kind") == "note"
+        if self.stale is not None:
+            ok &= column("stale") == self.stale
+        if self.min_confidence is not None:
+            ok &= column("confidence") >= self.min_confidence
+        if not self.include_sensitive:
+            ok &= ~column("sensitive")
+            if self.hidden_scopes:
+                ok &= ~np.isin(column("scope"), list(self.hidden_scopes))
+        return ok
+
+    # ---- rendering 3: one row at a time
+
+    def ok(self, item: Any) -> bool:
+        """Does `item` (index row, IndexDoc, Hit, Source, Candidate, `note_row()`) pass?"""
+        kind, status = str(_field(item, "kind") or ""), str(_field(item, "status") or "")
+        scope = str(_field(item, "scope") or "")
+        return (
+            (not self.types or str(_field(item, "type") or "") in self.types)
+            and (not self.scopes or scope in self.scopes)
+            and (not self.statuses or status in self.statuses)
+            and status not in self.exclude_statuses
+            and (not self.notes_only or kind == "note")
+            and (self.stale is None or bool(_field(item, "stale")) == self.stale)
+            and (
+                self.min_confidence is None
+                or float(_field(item, "confidence") or 0.0) >= self.min_confidence
+            )
+            and (self.include_sensitive or self.visible(item))
+        )
+
+    def visible(self, item: Any) -> bool:
+        """Visibility alone: not sensitive itself and not in a sensitive scope."""
+        scope = str(_field(item, "scope") or "")
+        return not bool(_field(item, "sensitive")) and scope not in self.hidden_scopes
+
+
+# --------------------------------------------------------------------------- visibility
+
+
+def _config(palace_or_config: Any) -> Any:
+    config = getattr(palace_or_config, "config", palace_or_config)
+    if not hasattr(config, "scopes"):
+        raise TypeError(f"expected a Palace or Config, got {type(palace_or_config).__name__}")
+    return config
+
+
+def sensitive_scopes(palace_or_config: Any) -> tuple[str, ...]:
+    """Names of the scopes palace.toml marks sensitive, sorted (none for None: no config)."""
+    if palace_or_config is None:
+        return ()
+    scopes = _config(palace_or_config).scopes
+    return tuple(sorted(name for name, spec in scopes.items() if spec.sensitive))
+
+
+def visibility(palace_or_config: Any, *, include_sensitive: bool) -> Filter:
+    """The filter that checks visibility only (drafts included, nothing else constrained)."""
+    return Filter.of(palace_or_config, drafts=True, include_sensitive=include_sensitive)
+
+
+def is_sensitive(palace_or_config: Any, item: Any) -> bool:
+    """True when `item` is sensitive itself or lives in a sensitive scope."""
+    return not visibility(palace_or_config, include_sensitive=False).visible(item)
+
+
+def visible(palace_or_config: Any, item: Any, *, include_sensitive: bool) -> bool:
+    """May `item` (Note, IndexDoc, Hit, Source, Candidate or index row) appear in a result?"""
+    return include_sensitive or not is_sensitive(palace_or_config, item)
+
+
+def where_visible(palace_or_config: Any, *, include_sensitive: bool) -> str | None:
+    """The SQL prefilter form of `visible` (None when everything may be shown)."""
+    return visibility(palace_or_config, include_sensitive=include_sensitive).sql()
+
+
+def note_row(palace: Palace, note: Note) -> dict[str, Any]:
+    """The fields a Filter reads, of a loaded note or draft, as the index derives them."""
+    return {
+        "type": note.type,
+        "scope": note.scope,
+        "status": note.status,
+        "kind": note.kind,
+        "stale": note.stale is not None,
+        "confidence": palace.confidence(note) if note.ok else 0.0,
+        "sensitive": note.sensitive,
+    }
+
+
+# --------------------------------------------------------------------------- CLI flags
+
+
+def _confidence_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be within 0..1, got {text}")
+    return value
+
+
+def add_filter_flags(parser: argparse.ArgumentParser) -> None:
+    """The filter flags `list` and `search` share (same spelling, same repeatability)."""
+    parser.add_argument("--type", dest="types", action="append", help="only this type (repeatable)")
+    parser.add_argument("--scope", action="append", help="only this scope (repeatable)")
+    parser.add_argument(
+        "--status", action="append", help="only this status: active, superseded... (repeatable)"
+    )
+    stale = parser.add_mutually_exclusive_group()
+    stale.add_argument(
+        "--stale", dest="stale", action="store_true", default=None, help="only stale notes"
+    )
+    stale.add_argument("--not-stale", dest="stale", action="store_false", help="no stale notes")
+    parser.add_argument(
+        "--min-confidence", type=_confidence_arg, metavar="X", help="confidence at least X (0..1)"
+    )
+    parser.add_argument("--drafts", action="store_true", help="include inbox drafts")
+    parser.add_argument(
+        "--include-sensitive",
+        action="store_true",
+        help="also show sensitive notes and notes in sensitive scopes",
+    )
+
+
+def filter_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags of `add_filter_flags` as keyword arguments of `Filter.of` (and `search`)."""
+    return {
+        "types": args.types,
+        "scope": args.scope,
+        "status": args.status,
+        "stale": args.stale,
+        "min_confidence": args.min_confidence,
+        "drafts": args.drafts,
+        "include_sensitive": args.include_sensitive,
+    }
+
+
+def filter_from_args(args: argparse.Namespace, palace: Any) -> Filter:
+    """The Filter the flags of `add_filter_flags` describe, bound to `palace`."""
+    return Filter.of(palace, **filter_kwargs(args))
+
+
+__all__ = [
+    "MAX_LIMIT",
+    "REPLACED_STATUSES",
+    "Filter",
+    "SearchError",
+    "add_filter_flags",
+    "and_where",
+    "check_limit",
+    "filter_from_args",
+    "filter_kwargs",
+    "is_sensitive",
+    "note_row",
+    "sensitive_scopes",
+    "sql_str",
+    "visibility",
+    "visible",
+    "where_visible",
+]

@@ -1,0 +1,43 @@
+"""The search index follows every writer commit: a callback the writer runs after each one.
+
+`register_hooks()` is called once at start by the CLI and the app. It registers
+`sync_after_commit` with `curator.writer.hooks`, so the writer never imports search; the
+callback imports LanceDB only when the palace already has an index (the first search builds
+it otherwise). Importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from curator.model.palace import Palace
+
+INDEX_STATE = Path(".curator") / "index" / "state.json"
+
+_REGISTERED: list[bool] = []
+
+
+def sync_after_commit(root: Path, after: Palace | None, changed_paths: list[str]) -> None:
+    """Bring an existing index in line with the palace the commit left (under the writer
+    lock). No index: nothing to do. Never raises for index trouble (see `after_commit`)."""
+    del changed_paths  # the sync diffs content hashes itself
+    if not (Path(root) / INDEX_STATE).is_file():
+        return
+    from curator.search.index import after_commit, head_commit
+
+    after_commit(Path(root), head_commit(Path(root)) or "", palace=after)
+
+
+def register_hooks() -> None:
+    """Register the search index's after-commit callback with the writer (once a process)."""
+    if _REGISTERED:
+        return
+    from curator.writer.hooks import register_after_commit
+
+    register_after_commit(sync_after_commit)
+    _REGISTERED.append(True)
+
+
+__all__ = ["register_hooks", "sync_after_commit"]

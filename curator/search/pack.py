@@ -1,0 +1,100 @@
+"""`pack`: a markdown memory pack for an agent about to work on a goal.
+
+Reviewed, active notes at or above a confidence floor, best first, cut to a token budget
+(≈ characters / 4). Stale notes are left out and named on one warning line. Deterministic:
+same palace and goal, same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from curator.model.text import clean, one_line
+from curator.search.filters import Filter, SearchError
+from curator.search.searcher import relevant
+
+if TYPE_CHECKING:
+    from curator.search.searcher import Searcher
+
+SUMMARY_TOKENS = 60  # room kept for the summary and warning lines
+
+
+def pack(
+    searcher: Searcher,
+    goal: str,
+    *,
+    budget: int = 2000,
+    floor: float = 0.7,
+    include_sensitive: bool = False,
+    candidates: int = 30,
+) -> str:
+    """The memory pack for `goal` (see the module docstring)."""
+    if budget <= 0:
+        raise SearchError(f"budget must be a positive number of tokens, got {budget}")
+    if not 0 <= floor <= 1:
+        raise SearchError(f"floor must be within 0..1, got {floor}")
+    flt = Filter.of(
+        searcher.palace,
+        status="active",
+        min_confidence=floor,
+        include_sensitive=include_sensitive,
+    )
+    scored, rows = searcher.fused(goal, flt, candidates, fuzzy=False)
+    header = [f"# Memory pack: {one_line(goal, 120)}", ""]
+    entries: list[str] = []
+    stale: list[str] = []
+    used = tokens("\n".join(header)) + SUMMARY_TOKENS
+    for path, _score in relevant(scored)[:candidates]:
+        row = rows[path]
+        if not flt.ok(row):
+            continue
+        if row.get("stale"):
+            stale.append(path)
+            continue
+        for entry in _entries(row):
+            if used + tokens(entry) <= budget:
+                entries.append(entry)
+                used += tokens(entry)
+                break
+    lines = list(header)
+    lines.append(
+        f"_{len(entries)} notes from memory, confidence ≥ {floor:g}, ~{used} of {budget} "
+        "tokens. Each is a hint, not truth: check it against the repository before acting._"
+    )
+    lines.append("")
+    if stale:
+        lines.append(f"> ⚠ left out as stale (re-verify before use): {', '.join(stale)}")
+        lines.append("")
+    lines.extend(entries)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def tokens(text: str) -> int:
+    """A deterministic token estimate: one token per four characters, rounded up."""
+    return math.ceil(len(text) / 4)
+
+
+def _entries(row: dict[str, Any]) -> list[str]:
+    """The full entry for a note, then a shorter one (description only) if the full one is big."""
+    name = one_line(str(row.get("name") or ""))
+    date = str(row.get("reviewed") or row.get("created") or "")[:10]
+    when = f" (reviewed {date})" if row.get("reviewed") else (f" (created {date})" if date else "")
+    head = f"## {name}\n> hint, not truth — source: {row['path']}{when}\n"
+    desc = one_line(str(row.get("description") or ""))
+    body = _clean_body(str(row.get("body") or ""))
+    full = f"{head}\n{desc}\n\n{body}\n" if desc else f"{head}\n{body}\n"
+    short = f"{head}\n{desc}\n" if desc else ""
+    return [full, short] if short and short != full else [full]
+
+
+def _clean_body(body: str) -> str:
+    """Terminal escapes stripped, trailing spaces dropped, runs of blank lines collapsed."""
+    out: list[str] = []
+    for ln in (ln.rstrip() for ln in clean(body).strip().splitlines()):
+        if ln or (out and out[-1]):
+            out.append(ln)
+    return "\n".join(out).strip()
+
+
+__all__ = ["pack", "tokens"]

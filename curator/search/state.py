@@ -1,0 +1,119 @@
+"""The index folder's small values: state.json, sync statistics and the errors of the index.
+
+- `state.json` names the current table and the embedder, dim, git commit and doc count it
+  reflects; it is rewritten atomically (temp file, fsync, os.replace) and readers follow it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from curator.errors import CuratorError
+
+STATE_FILE = "state.json"
+SCHEMA_VERSION = 1
+TABLE_PREFIX = "docs_"
+
+
+class SearchIndexError(CuratorError):
+    """Base class of search-index errors (shown as one line, never a traceback)."""
+
+
+class IndexUnavailable(SearchIndexError):
+    """There is no usable index (never built, or moved aside as corrupt): run sync()."""
+
+
+class DocsMismatch(SearchIndexError, ValueError):
+    """The docs made for a sync do not match the paths or content hashes it was given (the
+    palace changed under the sync, or a caller bug); nothing was written for them."""
+
+
+class EmptyIndexRefused(SearchIndexError):
+    """Refusing to replace a non-empty index with an empty one (pass allow_empty=True)."""
+
+
+@dataclass(frozen=True)
+class SyncStats:
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+    seconds: float
+    rebuilt: bool = False
+    reason: str = ""  # why a rebuild happened ("" for an incremental sync)
+
+
+@dataclass(frozen=True)
+class IndexState:
+    table: str
+    embedder: str
+    dim: int
+    commit: str | None
+    doc_count: int
+    updated: str
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> IndexState:
+        data = json.loads(raw.decode("utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("state.json is not an object")
+        table, embedder, dim = data.get("table"), data.get("embedder"), data.get("dim")
+        commit, count, updated = data.get("commit"), data.get("doc_count"), data.get("updated")
+        version = data.get("schema_version")
+        if not (isinstance(table, str) and re.fullmatch(rf"{TABLE_PREFIX}[A-Za-z0-9_]+", table)):
+            raise ValueError(f"state.json: bad table name {table!r}")
+        if not isinstance(embedder, str) or not embedder:
+            raise ValueError("state.json: missing embedder")
+        if not isinstance(dim, int) or isinstance(dim, bool) or dim <= 0:
+            raise ValueError(f"state.json: bad dim {dim!r}")
+        if commit is not None and not isinstance(commit, str):
+            raise ValueError("state.json: bad commit")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ValueError("state.json: bad doc_count")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise ValueError("state.json: bad schema_version")
+        return cls(table, embedder, dim, commit, count, str(updated or ""), version)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+__all__ = [
+    "STATE_FILE",
+    "DocsMismatch",
+    "EmptyIndexRefused",
+    "IndexState",
+    "IndexUnavailable",
+    "SearchIndexError",
+    "SyncStats",
+    "now",
+    "write_atomic",
+]

@@ -1,0 +1,159 @@
+"""Text helpers of search: key terms, phrasings, snippets with highlight spans, query kinds.
+
+Pure functions over strings (no index, no numpy), shared by ranking, ask, pack and dupes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from curator.model.note import DRAFT_BANNER
+from curator.model.text import one_line
+from curator.search.docs import make_text
+
+SNIPPET_CHARS = 220
+FUZZY_MAX_WORDS = 3  # a query of up to this many words also ranks note names by rapidfuzz
+SOFT_MIN_TERMS = 4  # this many key terms make a query natural language even without stopwords
+
+WORD = re.compile(r"\w+", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#]|\s*\d+\.)")
+
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing done down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    ever also get got let lets may might must shall us whats wheres whos hows
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def key_terms(text: str) -> list[str]:
+    """The words of `text` without stopwords and one-letter words, in order, unique."""
+    seen: dict[str, None] = {}
+    for word in WORD.findall(text.lower()):
+        if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        seen.setdefault(word, None)
+    return list(seen)
+
+
+def phrasings(query: str) -> list[str]:
+    """The whole query, and (when different) its key terms."""
+    whole = " ".join(WORD.findall(query))
+    out = [whole] if whole else []
+    terms = " ".join(key_terms(query))
+    if terms and terms.lower() != whole.lower():
+        out.append(terms)
+    return out
+
+
+def term_prefix(term: str) -> str:
+    """A crude stem for highlighting: 'deploying' and 'deploys' both start with 'deploy'."""
+    if len(term) <= 4:
+        return term
+    for suffix in ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
+            return term[: -len(suffix)]
+    return term
+
+
+def spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
+    """Spans of words in `text` that start with one of `prefixes` (case-insensitive)."""
+    if not prefixes:
+        return []
+    out = []
+    for m in WORD.finditer(text):
+        low = m.group().lower()
+        if any(low.startswith(p) for p in prefixes):
+            out.append((m.start(), m.end()))
+    return out
+
+
+def make_snippet(
+    body: str, description: str, query: str, limit: int = SNIPPET_CHARS
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The sentence(s) of the note that best match the query, cleaned to one line, with the
+    spans of the query terms in it. Falls back to the description, then the body's start."""
+    prefixes = sorted({term_prefix(t) for t in key_terms(query)})
+    text = body.replace(DRAFT_BANNER, "")
+    sentences = [one_line(s) for s in _SENTENCE.split(text)]
+    sentences = [s for s in sentences if s]
+    best = ""
+    if prefixes and sentences:
+        scored = []
+        for i, sent in enumerate(sentences):
+            words = {w.lower() for w in WORD.findall(sent)}
+            hits = {p for p in prefixes for w in words if w.startswith(p)}
+            scored.append((len(hits), -i, i))
+        count, _, idx = max(scored)
+        if count:
+            best = sentences[idx]
+            if len(best) < limit // 2 and idx + 1 < len(sentences):
+                best = f"{best} {sentences[idx + 1]}"
+    if not best:
+        best = one_line(description) or (sentences[0] if sentences else "")
+    if len(best) > limit:
+        first = spans(best, prefixes)
+        start = 0
+        if first and first[0][0] > limit // 2:
+            start = best.rfind(" ", 0, first[0][0] - limit // 4) + 1
+        best = ("…" if start else "") + best[start:]
+        best = one_line(best, limit)
+    return best, tuple(spans(best, prefixes))
+
+
+def natural_language(query: str) -> bool:
+    """A question or sentence rather than a keyword lookup: it has function words (or is long)
+    and at least two key terms."""
+    words = WORD.findall(query)
+    terms = key_terms(query)
+    return len(terms) >= 2 and (len(words) > len(terms) or len(terms) >= SOFT_MIN_TERMS)
+
+
+def name_share(name: str, prefixes: Sequence[str]) -> float:
+    """The share of the query's key terms (as crude stems, see `term_prefix`) that start a
+    word of the note's name."""
+    if not prefixes:
+        return 0.0
+    words = [w.lower() for w in WORD.findall(name)]
+    return sum(1 for p in prefixes if any(w.startswith(p) for w in words)) / len(prefixes)
+
+
+def is_short(query: str) -> bool:
+    words = WORD.findall(query)
+    return 0 < len(words) <= FUZZY_MAX_WORDS
+
+
+def row_text(row: Mapping[str, Any]) -> str:
+    return make_text(
+        str(row.get("name") or ""),
+        str(row.get("description") or ""),
+        list(row.get("tags") or []),
+        str(row.get("body") or ""),
+    )
+
+
+def fuzz_text(text: str) -> str:
+    return " ".join(WORD.findall(text.replace(DRAFT_BANNER, "").lower()))[:4000]
+
+
+__all__ = [
+    "STOPWORDS",
+    "WORD",
+    "fuzz_text",
+    "is_short",
+    "key_terms",
+    "make_snippet",
+    "name_share",
+    "natural_language",
+    "phrasings",
+    "row_text",
+    "spans",
+    "term_prefix",
+]

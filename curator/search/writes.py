@@ -1,0 +1,318 @@
+"""Writing the index: incremental sync and full rebuild (a mixin of `IndexStore`).
+
+`sync()` is incremental: only docs whose content_hash changed are re-embedded, in one
+merge_insert transaction, with one FTS refresh. `rebuild()` builds a new table, switches
+state.json to it and drops the old one; readers never see a half-built table.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from curator.search.arrow import create_fts, release_arrow_memory, to_arrow
+from curator.search.docs import IndexDoc
+from curator.search.embed import Embedder
+from curator.search.filters import sql_str
+from curator.search.state import (
+    STATE_FILE,
+    TABLE_PREFIX,
+    DocsMismatch,
+    EmptyIndexRefused,
+    IndexState,
+    SearchIndexError,
+    SyncStats,
+    now,
+    write_atomic,
+)
+
+log = logging.getLogger(__name__)
+
+# Fold rows added since the last FTS build into the index once this many are pending (until then
+# LanceDB searches them by a flat scan, which is exact but slower).
+FTS_REFRESH_PENDING = 256
+EMBED_BATCH = 4096  # docs embedded per call
+REBUILD_BATCH = 16384  # docs written per batch by a rebuild
+_OLD_VERSIONS_KEEP = timedelta(minutes=10)
+
+# Builds the docs of the given paths, in that order (see IndexStore.sync_hashes).
+MakeDocs = Callable[[Sequence[str]], Sequence[IndexDoc]]
+
+
+class IndexWrites:
+    """The writing half of `IndexStore` (which provides these attributes and the reads)."""
+
+    index_dir: Path
+    embedder: Embedder
+    recovered: list[Path]
+    _live: Any
+    _lock: threading.RLock
+
+    def _connect(self) -> Any:
+        raise NotImplementedError
+
+    def _matches_embedder(self, state: IndexState) -> bool:
+        raise NotImplementedError
+
+    def _quarantine(self, reason: str) -> Path | None:
+        raise NotImplementedError
+
+    def _set_live(self, state: IndexState, table: Any) -> None:
+        raise NotImplementedError
+
+    def sync(
+        self, docs: Sequence[IndexDoc], commit: str | None, *, allow_empty: bool = False
+    ) -> SyncStats:
+        """Bring the index in line with `docs`: re-embed only changed docs, drop removed ones.
+        Rebuilds from scratch when there is no usable index or the embedder changed."""
+        by_path = _unique(docs)
+        return self.sync_hashes(
+            {p: d.content_hash for p, d in by_path.items()},
+            _docs_of(by_path),
+            commit,
+            allow_empty=allow_empty,
+        )
+
+    def sync_hashes(
+        self,
+        hashes: Mapping[str, str],
+        make: MakeDocs,
+        commit: str | None,
+        *,
+        allow_empty: bool = False,
+    ) -> SyncStats:
+        """`sync` given only every doc's path and content hash; `make(paths)` builds the docs
+        of those paths when they must be written (only the changed ones, or one rebuild batch
+        at a time), so the whole palace's texts are never held at once."""
+        t0 = time.perf_counter()
+        with self._lock:
+            live = self._live
+            if live is None:
+                why = "recovered from a corrupt index" if self.recovered else "no index yet"
+                return self._rebuild(hashes, make, commit, t0, why, allow_empty)
+            if not self._matches_embedder(live.state):
+                why = (
+                    f"embedder changed ({live.state.embedder}/{live.state.dim} -> "
+                    f"{self.embedder.name}/{self.embedder.dim})"
+                )
+                return self._rebuild(hashes, make, commit, t0, why, allow_empty)
+            try:
+                return self._sync_incremental(live, hashes, make, commit, t0, allow_empty)
+            except SearchIndexError:
+                raise
+            except Exception as exc:  # unreadable table: move aside, build anew
+                self._quarantine(f"sync failed on {live.state.table}: {exc}")
+                why = f"index unreadable: {exc}"
+                return self._rebuild(hashes, make, commit, t0, why, allow_empty)
+
+    def rebuild(
+        self, docs: Sequence[IndexDoc], commit: str | None, *, allow_empty: bool = False
+    ) -> SyncStats:
+        """Build a new table from `docs`, switch state.json to it, drop the old table."""
+        by_path = _unique(docs)
+        hashes = {p: d.content_hash for p, d in by_path.items()}
+        return self.rebuild_hashes(hashes, _docs_of(by_path), commit, allow_empty=allow_empty)
+
+    def rebuild_hashes(
+        self,
+        hashes: Mapping[str, str],
+        make: MakeDocs,
+        commit: str | None,
+        *,
+        allow_empty: bool = False,
+    ) -> SyncStats:
+        """`rebuild` given every doc's path and content hash (see `sync_hashes`)."""
+        t0 = time.perf_counter()
+        with self._lock:
+            return self._rebuild(hashes, make, commit, t0, "requested", allow_empty)
+
+    def _refuse_empty(self, hashes: Mapping[str, str], allow_empty: bool) -> None:
+        live = self._live
+        if not hashes and not allow_empty and live is not None and live.state.doc_count > 0:
+            raise EmptyIndexRefused(
+                f"refusing to replace a search index of {live.state.doc_count} docs with an "
+                "empty one (the caller found no notes?); pass allow_empty=True if intended"
+            )
+
+    def _sync_incremental(
+        self,
+        live: Any,
+        hashes: Mapping[str, str],
+        make: MakeDocs,
+        commit: str | None,
+        t0: float,
+        allow_empty: bool,
+    ) -> SyncStats:
+        self._refuse_empty(hashes, allow_empty)
+        table = live.table
+        current = table.search().select(["path", "content_hash"]).limit(None).to_arrow()
+        old = dict(
+            zip(
+                current.column("path").to_pylist(),
+                current.column("content_hash").to_pylist(),
+                strict=True,
+            )
+        )
+        del current
+        changed_paths = [p for p, h in hashes.items() if old.get(p) != h]
+        added = sum(1 for p in changed_paths if p not in old)
+        removed = sorted(p for p in old if p not in hashes)
+        if changed_paths or removed:
+            for start in range(0, max(len(changed_paths), 1), REBUILD_BATCH):
+                batch = changed_paths[start : start + REBUILD_BATCH]
+                changed = _made(make, batch, hashes)
+                self._write_changes(table, changed, removed if start == 0 else [])
+            self._refresh_fts(table)
+            release_arrow_memory()
+        count = len(hashes)
+        if changed_paths or removed or live.state.commit != commit or live.state.doc_count != count:
+            state = IndexState(
+                live.state.table, self.embedder.name, self.embedder.dim, commit, count, now()
+            )
+            self._write_state(state)
+            self._set_live(state, table)
+        return SyncStats(
+            added=added,
+            updated=len(changed_paths) - added,
+            removed=len(removed),
+            unchanged=len(hashes) - len(changed_paths),
+            seconds=time.perf_counter() - t0,
+        )
+
+    def _write_changes(self, table: Any, changed: list[IndexDoc], removed: list[str]) -> None:
+        gone = f"path IN ({', '.join(sql_str(p) for p in removed)})" if removed else None
+        if not changed:
+            if gone is not None:
+                table.delete(gone)
+            return
+        data = to_arrow(changed, self._embed(changed), self.embedder.dim)
+        merge = table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all()
+        if gone is not None:
+            merge = merge.when_not_matched_by_source_delete(gone)
+        merge.execute(data)
+
+    def _refresh_fts(self, table: Any) -> None:
+        """Fold pending rows into the FTS index once enough are pending; prune old versions."""
+        stats = table.index_stats("text_idx")
+        pending = stats.num_unindexed_rows if stats is not None else 0
+        if stats is None:
+            create_fts(table)
+        elif pending >= FTS_REFRESH_PENDING:
+            table.optimize(cleanup_older_than=_OLD_VERSIONS_KEEP)
+
+    def _embed(self, docs: Sequence[IndexDoc]) -> np.ndarray:
+        # In batches: an embedder's working memory grows with its input (100k docs at once
+        # would hold every distinct word's tokens and the whole batch's buffers).
+        parts = [
+            self.embedder.embed([d.text for d in docs[i : i + EMBED_BATCH]])
+            for i in range(0, len(docs), EMBED_BATCH)
+        ]
+        vectors = (
+            np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), dtype=np.float32)
+        )
+        if vectors.shape != (len(docs), self.embedder.dim):
+            raise ValueError(
+                f"embedder {self.embedder.name} returned shape {vectors.shape}, "
+                f"expected {(len(docs), self.embedder.dim)}"
+            )
+        return vectors
+
+    def _rebuild(
+        self,
+        hashes: Mapping[str, str],
+        make: MakeDocs,
+        commit: str | None,
+        t0: float,
+        reason: str,
+        allow_empty: bool,
+    ) -> SyncStats:
+        self._refuse_empty(hashes, allow_empty)
+        paths = sorted(hashes)
+        dim = self.embedder.dim
+        # Written in batches, each batch's docs made only when it is written, so that only one
+        # batch's texts, Arrow columns and vectors are held at a time; readers never see this
+        # table until state.json switches to it below.
+        first = _made(make, paths[:REBUILD_BATCH], hashes)
+        data = to_arrow(first, self._embed(first), dim)
+        del first
+        db = self._connect()
+        name = f"{TABLE_PREFIX}{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:8]}"
+        table = db.create_table(name, data=data, schema=data.schema, mode="create")
+        del data
+        for start in range(REBUILD_BATCH, len(paths), REBUILD_BATCH):
+            chunk = _made(make, paths[start : start + REBUILD_BATCH], hashes)
+            table.add(to_arrow(chunk, self._embed(chunk), dim))
+            del chunk
+        create_fts(table)
+        release_arrow_memory()
+        state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(paths), now())
+        self._write_state(state)  # the switch-over: readers now follow the new table
+        self._set_live(state, table)
+        self._drop_tables_except(name)
+        return SyncStats(
+            added=len(paths),
+            updated=0,
+            removed=0,
+            unchanged=0,
+            seconds=time.perf_counter() - t0,
+            rebuilt=True,
+            reason=reason,
+        )
+
+    def _drop_tables_except(self, keep: str) -> None:
+        for entry in self.index_dir.glob(f"{TABLE_PREFIX}*.lance"):
+            name = entry.name.removesuffix(".lance")
+            if name == keep:
+                continue
+            try:
+                self._connect().drop_table(name)
+            except Exception as exc:  # a half-written table lance cannot open: remove the dir
+                log.info("dropping old index table %s failed (%s); removing files", name, exc)
+                _rmtree(entry)
+
+    def _write_state(self, state: IndexState) -> None:
+        raw = json.dumps(asdict(state), indent=2, sort_keys=True).encode("utf-8") + b"\n"
+        write_atomic(self.index_dir / STATE_FILE, raw)
+
+
+def _docs_of(by_path: Mapping[str, IndexDoc]) -> MakeDocs:
+    return lambda paths: [by_path[p] for p in paths]
+
+
+def _made(make: MakeDocs, paths: Sequence[str], hashes: Mapping[str, str]) -> list[IndexDoc]:
+    """`make(paths)`, checked: one doc per path, in order, with the promised content hash."""
+    docs = list(make(paths)) if paths else []
+    if [d.path for d in docs] != list(paths):
+        raise DocsMismatch("the docs made for a sync do not match the paths asked for")
+    for doc in docs:
+        if doc.content_hash != hashes[doc.path]:
+            raise DocsMismatch(f"doc {doc.path!r} changed while the index was being synced")
+    return docs
+
+
+def _unique(docs: Iterable[IndexDoc]) -> dict[str, IndexDoc]:
+    by_path: dict[str, IndexDoc] = {}
+    for doc in docs:
+        if doc.path in by_path:
+            raise ValueError(f"two index docs share the path {doc.path!r}")
+        by_path[doc.path] = doc
+    return by_path
+
+
+def _rmtree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+__all__ = ["IndexWrites", "MakeDocs"]

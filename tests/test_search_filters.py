@@ -1,0 +1,155 @@
+"""The one Filter, three renderings: its SQL prefilter (run by a real LanceDB table), its numpy
+mask over the in-memory snapshot and its per-row check select the same rows, on generated
+palaces and generated filters (hostile quotes, empty and missing values, sensitive scopes)."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from curator.search.arrow import by_path, to_arrow
+from curator.search.docs import IndexDoc
+from curator.search.embed import HashEmbedder
+from curator.search.filters import (
+    Filter,
+    SearchError,
+    add_filter_flags,
+    filter_from_args,
+    note_row,
+)
+from curator.search.snapshot import Snapshot
+from curator.search.store import META_COLUMNS, IndexStore
+
+WORDS = ["", "feedback", "project", "it's", "x' OR 1=1 --", "Ünïcode", "vault"]
+STATUSES = ["active", "superseded", "retired", "draft", ""]
+SCOPES = ["", "global", "repo", "vault", "it's"]
+CONFIDENCES = st.one_of(
+    st.none(), st.sampled_from([0.0, 0.5, 0.7, 1.0]), st.floats(0, 1, allow_nan=False)
+)
+
+docs_strategy = st.lists(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(WORDS),
+            "scope": st.sampled_from(SCOPES),
+            "status": st.sampled_from(STATUSES),
+            "confidence": CONFIDENCES,
+            "stale": st.booleans(),
+            "sensitive": st.booleans(),
+            "kind": st.sampled_from(["note", "draft"]),
+        }
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+def subset(values: list[str]) -> st.SearchStrategy[tuple[str, ...]]:
+    return st.lists(st.sampled_from(values), max_size=3, unique=True).map(tuple)
+
+
+filters_strategy = st.builds(
+    Filter,
+    types=subset(WORDS[1:]),
+    scopes=subset(SCOPES[1:]),
+    statuses=subset(STATUSES[:-1]),
+    stale=st.one_of(st.none(), st.booleans()),
+    min_confidence=st.one_of(st.none(), CONFIDENCES),
+    drafts=st.booleans(),
+    include_sensitive=st.booleans(),
+    exclude_statuses=subset(["superseded", "retired"]),
+    hidden_scopes=subset(SCOPES[1:]),
+)
+
+
+def make_docs(specs: list[dict[str, object]]) -> list[IndexDoc]:
+    return [
+        IndexDoc(
+            path=f"{'inbox' if s['kind'] == 'draft' else 'notes'}/n{i:03d}.md",
+            slug=f"n{i:03d}",
+            name=f"note {i}",
+            body=f"body {i}",
+            **s,
+        )  # type: ignore[arg-type]
+        for i, s in enumerate(specs)
+    ]
+
+
+def by_mask(snap: Snapshot, flt: Filter) -> set[str]:
+    return {snap.paths[i] for i in np.flatnonzero(flt.mask(snap.column, len(snap)))}
+
+
+@settings(max_examples=300, deadline=None)
+@given(specs=docs_strategy, filters=st.lists(filters_strategy, min_size=1, max_size=6))
+def test_mask_and_row_check_agree(specs: list[dict[str, object]], filters: list[Filter]) -> None:
+    docs = make_docs(specs)
+    dim = 8
+    table = by_path(to_arrow(docs, np.zeros((len(docs), dim), np.float32), dim))
+    snap = Snapshot.of_table(table.select(list(META_COLUMNS)), ("t", "u", len(docs)))
+    rows = table.select(list(META_COLUMNS)).to_pylist()
+    for flt in filters:
+        wanted = {d.path for d in docs if flt.ok(d)}
+        assert by_mask(snap, flt) == wanted
+        assert {r["path"] for r in rows if flt.ok(r)} == wanted
+        assert snap.mask(flt)[1] == len(wanted)  # the cached (hidden, passing) form too
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs=docs_strategy, filters=st.lists(filters_strategy, min_size=1, max_size=8))
+def test_sql_mask_and_row_check_agree_on_a_real_table(
+    specs: list[dict[str, object]], filters: list[Filter]
+) -> None:
+    docs = make_docs(specs)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = IndexStore.open(Path(tmp) / "index", HashEmbedder(16))
+        store.sync(docs, None)
+        snap = Snapshot.load(store, ("t", "u", len(docs)))
+        for flt in filters:
+            wanted = {d.path for d in docs if flt.ok(d)}
+            assert {r["path"] for r in store.all_docs_meta(flt.sql())} == wanted, flt.sql()
+            assert by_mask(snap, flt) == wanted
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("stale", "false"),
+        ("include_sensitive", "false"),
+        ("include_sensitive", 1),
+        ("drafts", "yes"),
+        ("types", 3),
+        ("types", ["feedback", None]),
+        ("scope", {"a": 1}),
+        ("min_confidence", "0.5"),
+        ("min_confidence", float("inf")),
+        ("min_confidence", -0.1),
+    ],
+)
+def test_a_wrong_type_is_an_error_naming_the_field(field: str, value: object) -> None:
+    with pytest.raises(SearchError, match=field):
+        Filter.of(None, **{field: value})
+
+
+def test_flags_and_note_rows_give_the_same_filter(sample_palace: Path) -> None:
+    from curator.model.palace import Palace
+
+    parser = argparse.ArgumentParser()
+    add_filter_flags(parser)
+    args = parser.parse_args(
+        ["--type", "feedback", "--type", "project", "--status", "active", "--min-confidence", "0.6"]
+    )
+    palace = Palace.open(sample_palace)
+    flt = filter_from_args(args, palace)
+    assert flt.types == ("feedback", "project") and flt.statuses == ("active",)
+    chosen = [n for n in palace.all() if flt.ok(note_row(palace, n))]
+    assert chosen and all(n.type in flt.types and n.kind == "note" for n in chosen)
+    assert all(palace.confidence(n) >= 0.6 for n in chosen)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--min-confidence", "nan"])
