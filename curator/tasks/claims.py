@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from curator.tasks.checkpoint import (
     OPEN_STATUSES,
@@ -28,7 +29,7 @@ from curator.tasks.checkpoint import (
     render,
 )
 from curator.tasks.errors import Refused, StaleView, TaskError
-from curator.tasks.store import TaskStore, rev_name
+from curator.tasks.store import TaskStore
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,19 @@ class Saved:
     header: Header
     path: Path
     previous: Header | None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A revision decided on but not yet written: what a plan dialog shows before it is."""
+
+    slug: str
+    previous: Header | None
+    header: Header
+    sections: dict[str, str]
+
+    def data(self) -> bytes:
+        return render(self.header, self.sections)
 
 
 def now_utc() -> datetime:
@@ -103,9 +117,12 @@ class Tasks:
             )
         return head
 
-    def _write(self, slug: str, prev: Header, header: Header, sections: dict[str, str]) -> Saved:
+    def write(self, pending: Pending) -> Saved:
+        """Write the pending revision by exclusive create: refused when another session wrote
+        that revision number first (it read the same revision and got there before)."""
+        slug, prev, header = pending.slug, pending.previous, pending.header
         try:
-            path = self.store.create(slug, header.revision, render(header, sections))
+            path = self.store.create(slug, header.revision, pending.data())
         except FileExistsError:
             won = self.store.header(slug, header.revision)
             raise StaleView(
@@ -154,7 +171,7 @@ class Tasks:
             raise Refused(f"task {slug!r} was just created by another session") from None
         return Saved(slug, header, path, None)
 
-    def save(
+    def propose_save(
         self,
         slug: str,
         owner: str,
@@ -164,7 +181,7 @@ class Tasks:
         status: str | None = None,
         unverified: bool = False,
         now: datetime | None = None,
-    ) -> Saved:
+    ) -> Pending:
         owner, now = check_owner(owner), now or now_utc()
         prev = self._current(slug, base)
         if prev.status not in OPEN_STATUSES:
@@ -189,9 +206,9 @@ class Tasks:
             expires_at=stamp(now + self.ttl),
             next_action=one_line(sections.get("next_action", "")),
         )
-        return self._write(slug, prev, header, sections)
+        return Pending(slug, prev, header, sections)
 
-    def claim(
+    def propose_claim(
         self,
         slug: str,
         owner: str,
@@ -199,7 +216,7 @@ class Tasks:
         base: int | None,
         take_over: bool = False,
         now: datetime | None = None,
-    ) -> Saved:
+    ) -> Pending:
         owner, now = check_owner(owner), now or now_utc()
         prev = self._current(slug, base)
         if prev.status not in OPEN_STATUSES:
@@ -229,9 +246,9 @@ class Tasks:
             expires_at=stamp(now + self.ttl),
             **fields,
         )
-        return self._write(slug, prev, header, self._sections(slug, prev.revision))
+        return Pending(slug, prev, header, self._sections(slug, prev.revision))
 
-    def release(
+    def propose_release(
         self,
         slug: str,
         owner: str,
@@ -239,7 +256,7 @@ class Tasks:
         base: int | None,
         force: bool = False,
         now: datetime | None = None,
-    ) -> Saved:
+    ) -> Pending:
         owner, now = check_owner(owner), now or now_utc()
         prev = self._current(slug, base)
         if prev.owner is None:
@@ -253,9 +270,9 @@ class Tasks:
         header = self._next(
             prev, owner, "release", now, owner=None, claimed_at=None, expires_at=None
         )
-        return self._write(slug, prev, header, self._sections(slug, prev.revision))
+        return Pending(slug, prev, header, self._sections(slug, prev.revision))
 
-    def set_status(
+    def propose_set_status(
         self,
         slug: str,
         owner: str,
@@ -264,7 +281,7 @@ class Tasks:
         base: int | None,
         force: bool = False,
         now: datetime | None = None,
-    ) -> Saved:
+    ) -> Pending:
         owner, now = check_owner(owner), now or now_utc()
         if status not in STATUSES:
             raise TaskError(f"unknown status {status!r} (known: {', '.join(STATUSES)})")
@@ -280,8 +297,17 @@ class Tasks:
         if status not in OPEN_STATUSES:
             fields |= {"owner": None, "claimed_at": None, "expires_at": None}
         header = self._next(prev, owner, status, now, **fields)
-        return self._write(slug, prev, header, self._sections(slug, prev.revision))
+        return Pending(slug, prev, header, self._sections(slug, prev.revision))
 
+    # each action, proposed and written at once (the CLI, the MCP tools)
+    def save(self, *args: Any, **kwargs: Any) -> Saved:
+        return self.write(self.propose_save(*args, **kwargs))
 
-def revision_rel(slug: str, number: int) -> str:
-    return f"tasks/{slug}/{rev_name(number)}"
+    def claim(self, *args: Any, **kwargs: Any) -> Saved:
+        return self.write(self.propose_claim(*args, **kwargs))
+
+    def release(self, *args: Any, **kwargs: Any) -> Saved:
+        return self.write(self.propose_release(*args, **kwargs))
+
+    def set_status(self, *args: Any, **kwargs: Any) -> Saved:
+        return self.write(self.propose_set_status(*args, **kwargs))

@@ -49,7 +49,7 @@ def keep_out_of_git(root: Path) -> None:
         ignore.write_text(IGNORE_ALL, encoding="utf-8")
 
 
-def _untracked(root: Path, slug: str) -> list[str]:
+def untracked(root: Path, slug: str) -> list[str]:
     """Palace-relative paths under tasks/<slug>/ that git does not know yet."""
     from curator.writer.git import discover
 
@@ -89,7 +89,7 @@ def commit_task(
         changes = [
             Write(rel, data, None if old is None else content_hash(old)) for rel, data, old in extra
         ]
-        for rel in _untracked(root, slug):
+        for rel in untracked(root, slug):
             if rel not in extra_paths and not rel.endswith("/.gitignore"):
                 data = (root / rel).read_bytes()
                 changes.append(Write(rel, data, content_hash(data)))

@@ -13,7 +13,7 @@ import socket
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.tasks import requests as reqs
 from curator.tasks.checkpoint import (
@@ -23,11 +23,20 @@ from curator.tasks.checkpoint import (
     check_sections,
     parse_sections,
 )
-from curator.tasks.claims import Saved, Tasks, holder, now_utc, parse_time, stamp
-from curator.tasks.commits import Committed, commit_task, keep_out_of_git, should_commit
+from curator.tasks.claims import Pending, Saved, Tasks, holder, now_utc, parse_time, stamp
+from curator.tasks.commits import (
+    Committed,
+    commit_task,
+    keep_out_of_git,
+    should_commit,
+    untracked,
+)
 from curator.tasks.errors import TaskError
 from curator.tasks.settings import TaskSettings, load_settings
 from curator.tasks.store import REQUESTS_NAME, TaskStore, rev_name, write_temp
+
+if TYPE_CHECKING:
+    from curator.writer.plan import Plan
 
 
 def default_owner() -> str:
@@ -210,6 +219,38 @@ class TaskService:
         base = self._base(owner, slug, base)
         saved = self.rules.set_status(slug, owner, status, base=base, force=force)
         return self._done(saved, owner, True)
+
+    # -- the app: propose, show the plan, then write (refused if the task moved on meanwhile) --
+    def propose(self, action: str, slug: str, owner: str, *, base: int) -> Pending:
+        """A person's action from the Tasks screen: release a stuck claim, done, abandoned."""
+        if action == "release":
+            return self.rules.propose_release(slug, owner, base=base, force=True)
+        return self.rules.propose_set_status(slug, owner, action, base=base, force=True)
+
+    def plan(self, pending: Pending) -> Plan:
+        """The writer's Plan of a pending change, for the plan dialog: the new revision and
+        the task's saves that ride along in its commit."""
+        from curator.writer.plan import Plan, Write, content_hash
+
+        rel = self.store.rel(pending.slug, rev_name(pending.header.revision))
+        changes = [Write(rel, pending.data(), None)]
+        if self.settings.tracked:
+            for other in untracked(self.root, pending.slug):
+                data = (self.root / other).read_bytes()
+                changes.append(Write(other, data, content_hash(data)))
+        h = pending.header
+        return Plan(
+            action=f"task-{h.event}",
+            notes=(),
+            reason="",
+            summary=f"{pending.slug} revision {h.revision}: {h.event} by {h.by}",
+            changes=tuple(changes),
+            root=self.root,
+        )
+
+    def apply(self, pending: Pending, owner: str) -> Outcome:
+        changed = pending.previous is not None and pending.previous.status != pending.header.status
+        return self._done(self.rules.write(pending), owner, changed)
 
     def request(self, slug: str, owner: str, words: bytes) -> tuple[reqs.Request, Committed]:
         """Append the person's words to requests.md, byte for byte, before work on them starts."""

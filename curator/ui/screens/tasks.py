@@ -1,0 +1,274 @@
+"""Tasks: every task checkpoint with its owner, status, age and next action, stale claims
+flagged; a task's revisions with a diff between any two, and its requests word for word.
+
+The list reads only each task's newest revision header. A person's actions (release a stuck
+claim, mark done or abandoned) are planned, shown in the plan dialog, then written against the
+revision the screen showed: if the task moved on meanwhile, the action is refused, never
+applied to a task the person did not see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from curator.model.palace import Palace
+from curator.model.text import clean
+from curator.tasks import TaskService, default_owner
+from curator.ui.safe import BADGE_STYLE, plain
+from curator.ui.screens.base import PalaceScreen
+from curator.ui.styles import styles_dir
+from curator.ui.widgets.footer import KeyFooter
+
+_STATUS_STYLE = {"active": "green", "waiting": "yellow", "done": "dim", "abandoned": "dim red"}
+
+
+def age_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(max(seconds, 0))}s"
+
+
+def requests_text(requests: list[Any]) -> Text:
+    """The person's requests as plain text: their words cleaned of escapes, never markup."""
+    out = Text()
+    if not requests:
+        return Text("No requests recorded.", style="dim")
+    for r in requests:
+        out.append(f"Request {r.number} · {clean(r.at)} · {clean(r.by)}\n", style="bold")
+        out.append(clean(r.text).rstrip("\n") + "\n\n")
+    return out
+
+
+class TasksScreen(PalaceScreen):
+    CSS_PATH = str(styles_dir() / "tasks.tcss")
+    MAIN = "#tasks-table"
+    BINDINGS = [
+        Binding(
+            "r",
+            "act('release')",
+            "Release",
+            id="tasks.release",
+            tooltip="Release the selected task's (stuck) claim",
+        ),
+        Binding("d", "act('done')", "Done", id="tasks.done", tooltip="Mark the task done"),
+        Binding(
+            "x", "act('abandoned')", "Abandon", id="tasks.abandon", tooltip="Mark it abandoned"
+        ),
+        Binding(
+            "m",
+            "mark",
+            "Diff from",
+            id="tasks.mark",
+            tooltip="Diff later revisions against the highlighted one",
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.revisions: dict[str, int] = {}  # slug -> the newest revision shown
+        self.current: str | None = None
+        self.base: int | None = None  # the revision diffs start from (None: the previous one)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="tasks-main"):
+            table: DataTable[Any] = DataTable(id="tasks-table", cursor_type="row")
+            table.loading = True
+            yield table
+            with Vertical(id="tasks-detail"):
+                yield DataTable(id="tasks-revisions", cursor_type="row")
+                with VerticalScroll(id="tasks-diff-scroll"):
+                    yield Static(Text(), id="tasks-diff")
+                with VerticalScroll(id="tasks-requests-scroll"):
+                    yield Static(Text(), id="tasks-requests")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tasks-table", DataTable)
+        table.border_title = "Tasks"
+        for label, key, width in (
+            ("Task", "task", 24),
+            ("Status", "status", 9),
+            ("Owner", "owner", 18),
+            ("Age", "age", 5),
+            ("", "flag", 7),
+            ("Next action", "next", None),
+        ):
+            table.add_column(label, key=key, width=width)
+        revs = self.query_one("#tasks-revisions", DataTable)
+        revs.border_title = "Revisions"
+        for label, key in (("Rev", "rev"), ("Saved", "saved"), ("Event", "event"), ("By", "by")):
+            revs.add_column(label, key=key)
+        self.query_one("#tasks-diff-scroll").border_title = "Diff"
+        self.query_one("#tasks-requests-scroll").border_title = "Requests (word for word)"
+        self.sync()
+
+    def palace_changed(self, palace: Palace) -> None:
+        self.load(palace.root)
+
+    @property
+    def service(self) -> TaskService:
+        return TaskService(self.curator.root)
+
+    # -- the list --------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
+    def load(self, root: Path) -> None:
+        try:
+            rows, broken = TaskService(root).rows()
+        except Exception as exc:
+            self.app.call_from_thread(self.curator.error, exc)
+            rows, broken = [], []
+        order = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
+        rows.sort(key=lambda r: (not r.stale, order.get(r.header.status, 4), r.age or 0))
+        cells = [self._cells(r) for r in rows]
+        self.app.call_from_thread(self._show, rows, cells, [str(e) for e in broken])
+
+    def _cells(self, row: Any) -> tuple[Text, ...]:
+        h = row.header
+        flag = Text("STALE", style=BADGE_STYLE["stale"]) if row.stale else Text("")
+        if row.lapsed:
+            flag = Text("LAPSED", style=BADGE_STYLE["expired"])
+        return (
+            plain(h.task, "bold"),
+            Text(h.status, style=_STATUS_STYLE.get(h.status, "")),
+            plain(h.owner or "-"),
+            Text(age_text(row.age)),
+            flag,
+            plain(h.next_action),
+        )
+
+    def _show(self, rows: list[Any], cells: list[tuple[Text, ...]], broken: list[str]) -> None:
+        table = self.query_one("#tasks-table", DataTable)
+        table.loading = False
+        table.clear()
+        self.revisions = {r.header.task: r.header.revision for r in rows}
+        for row, row_cells in zip(rows, cells, strict=True):
+            table.add_row(*row_cells, key=row.header.task)
+        for problem in broken[:3]:
+            self.notify(problem, severity="warning", markup=False)
+        if not rows:
+            self.query_one("#tasks-diff", Static).update(
+                Text("No tasks yet: an agent starts one with `curator task new`.", style="dim")
+            )
+        self.focus_main()
+
+    def selected(self) -> str | None:
+        table = self.query_one("#tasks-table", DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return None if key is None else str(key)
+
+    # -- one task's revisions, diff and requests ---------------------------------------------
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "tasks-table":
+            slug = self.selected()
+            if slug is not None and slug != self.current:
+                self.current, self.base = slug, None
+                self.load_task(slug)
+        elif event.data_table.id == "tasks-revisions" and self.current is not None:
+            self.show_diff(self.current, event.cursor_row + 1)
+
+    @work(thread=True, exclusive=True, group="task-detail", exit_on_error=False)
+    def load_task(self, slug: str) -> None:
+        svc = TaskService(self.curator.root)
+        try:
+            headers = svc.history(slug)
+            requests = svc.requests(slug)
+        except Exception as exc:
+            self.app.call_from_thread(self.curator.error, exc)
+            return
+        self.app.call_from_thread(self._show_task, slug, headers, requests)
+
+    def _show_task(self, slug: str, headers: list[Any], requests: list[Any]) -> None:
+        if slug != self.current:
+            return
+        revs = self.query_one("#tasks-revisions", DataTable)
+        revs.clear()
+        for h in headers:
+            event = h.event + (f" from {h.taken_over_from}" if h.taken_over_from else "")
+            event += " (unverified)" if h.unverified else ""
+            revs.add_row(
+                Text(f"{h.revision:04d}"),
+                plain(h.saved_at),
+                plain(event),
+                plain(h.by or "-"),
+            )
+        if headers:
+            revs.move_cursor(row=len(headers) - 1)
+        self.query_one("#tasks-requests", Static).update(requests_text(requests))
+
+    @work(thread=True, exclusive=True, group="task-diff", exit_on_error=False)
+    def show_diff(self, slug: str, number: int) -> None:
+        from curator.ui.widgets.plan_dialog import diff_text
+
+        base = self.base if self.base is not None and self.base != number else number - 1
+        svc = TaskService(self.curator.root)
+        try:
+            if base < 1:
+                text = Text(clean(svc.store.read_bytes(slug, number).decode("utf-8", "replace")))
+            else:
+                text = diff_text(svc.diff(slug, base, number))
+        except Exception as exc:
+            self.app.call_from_thread(self.curator.error, exc)
+            return
+        title = f"Revision {number}" if base < 1 else f"Diff {base} → {number}"
+        self.app.call_from_thread(self._show_diff, title, text)
+
+    def _show_diff(self, title: str, text: Text) -> None:
+        self.query_one("#tasks-diff-scroll").border_title = title
+        self.query_one("#tasks-diff", Static).update(text)
+
+    def action_mark(self) -> None:
+        revs = self.query_one("#tasks-revisions", DataTable)
+        if self.current is None or revs.row_count == 0:
+            return
+        self.base = revs.cursor_coordinate.row + 1
+        self.notify(f"Diffs now start from revision {self.base}", markup=False)
+
+    # -- a person's actions ------------------------------------------------------------------
+    def action_act(self, action: str) -> None:
+        slug = self.selected()
+        if slug is None:
+            self.notify("No task selected", severity="warning", markup=False)
+            return
+        self.perform(action, slug, self.revisions[slug])
+
+    @work(group="action", exit_on_error=False)
+    async def perform(self, action: str, slug: str, base: int) -> None:
+        """Plan (against the revision on screen), show the plan, write and commit it."""
+        from curator.ui.widgets.plan_dialog import PlanDialog
+
+        svc, owner = self.service, default_owner()
+        try:
+            pending = await asyncio.to_thread(svc.propose, action, slug, owner, base=base)
+            plan = await asyncio.to_thread(svc.plan, pending)
+        except Exception as exc:
+            self.curator.error(exc)
+            return
+        if not await self.app.push_screen_wait(PlanDialog(plan, svc.root)):
+            self.notify("Cancelled: nothing changed", markup=False)
+            return
+        try:
+            outcome = await asyncio.to_thread(svc.apply, pending, owner)
+        except Exception as exc:
+            self.curator.error(exc)
+        else:
+            sha, warning = outcome.committed.sha, outcome.committed.warning
+            done = f"Committed {sha[:10]}" if sha else "Saved"
+            self.notify(f"{done}: {clean(plan.subject)}", markup=False, timeout=6)
+            if warning:
+                self.notify(clean(warning), severity="warning", markup=False)
+        self.current = None
+        self.load(svc.root)

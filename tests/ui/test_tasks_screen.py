@@ -1,0 +1,117 @@
+"""The Tasks screen through Pilot: the list with stale claims flagged, revisions and diffs,
+requests shown as plain text, and a person's actions planned, confirmed and committed against
+the revision on screen."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from palacehelpers import MakePalace
+from textual.widgets import DataTable, Static
+from uihelpers import git_log, make_app, settle, wait_until
+
+from curator.tasks import TaskService
+from curator.tasks.checkpoint import SECTIONS
+from curator.tasks.claims import now_utc
+from curator.ui.screens.tasks import TasksScreen
+from curator.ui.widgets.plan_dialog import PlanDialog
+
+pytestmark = pytest.mark.anyio
+
+NASTY = "Keep [bold red]this[/] \x1b[31mred\x1b[0m **as is** ünïcode ✓ \x9b2J".encode()
+
+
+def md(next_action: str) -> str:
+    body = {"next_action": next_action}
+    return "".join(f"## {title}\n\n{body.get(key, key)}\n\n" for key, title in SECTIONS)
+
+
+@pytest.fixture
+def palace(make_palace: MakePalace) -> Path:
+    root = make_palace({"notes/.keep": ""})
+    svc = TaskService(root)
+    old = now_utc() - timedelta(hours=5)
+    svc.rules.new("stuck", "A claim nobody saves", "agent-old", now=old)
+    svc.new("fresh", "Going well", "agent-new")
+    svc.save("fresh", "agent-new", md("[link=x]click[/link] next"))
+    svc.request("fresh", "agent-new", NASTY)
+    return root
+
+
+def text_of(app: object, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())  # type: ignore[attr-defined]
+
+
+async def open_tasks(pilot: object) -> TasksScreen:
+    app = pilot.app  # type: ignore[attr-defined]
+    await settle(pilot)  # type: ignore[arg-type]
+    screen = TasksScreen()
+    await app.push_screen(screen)
+    table = screen.query_one("#tasks-table", DataTable)
+    await wait_until(pilot, lambda: table.row_count == 2)  # type: ignore[arg-type]
+    return screen
+
+
+async def test_list_flags_stale_and_shows_requests_safely(palace: Path) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_tasks(pilot)
+        table = screen.query_one("#tasks-table", DataTable)
+        first = [str(c) for c in table.get_row_at(0)]
+        assert first[0] == "stuck" and first[4] == "STALE"  # stale ones come first
+        second = [str(c) for c in table.get_row_at(1)]
+        assert second[0] == "fresh" and second[4] == "" and second[2] == "agent-new"
+        assert second[5] == "[link=x]click[/link] next"  # shown as typed, not as markup
+        await pilot.press("down")
+        revs = screen.query_one("#tasks-revisions", DataTable)
+        await wait_until(pilot, lambda: revs.row_count == 2)
+        await wait_until(pilot, lambda: "Request 1" in text_of(app, "#tasks-requests"))
+        shown = text_of(app, "#tasks-requests")
+        assert "Keep [bold red]this[/]" in shown and "**as is** ünïcode ✓" in shown
+        assert "\x1b" not in shown and "\x9b" not in shown
+        await wait_until(pilot, lambda: "+[link=x]click[/link] next" in text_of(app, "#tasks-diff"))
+
+
+async def test_release_stuck_claim_is_planned_then_committed(palace: Path) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_tasks(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        assert TaskService(palace).store.revisions("stuck") == [1]  # nothing written yet
+        await pilot.press("y")
+        await wait_until(pilot, lambda: TaskService(palace).store.newest("stuck") == 2)
+        header = TaskService(palace).store.header("stuck")
+        assert header.owner is None and header.event == "release"
+        await wait_until(pilot, lambda: git_log(palace)[0].startswith("task-release: stuck"))
+
+
+async def test_cancel_changes_nothing(palace: Path) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_tasks(pilot)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, TasksScreen))
+        await pilot.pause(0.2)
+        assert TaskService(palace).store.revisions("stuck") == [1]
+
+
+async def test_action_from_a_stale_view_is_refused(palace: Path) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_tasks(pilot)
+        await pilot.press("down")  # "fresh", revision 2 on screen
+        svc = TaskService(palace)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        svc.save("fresh", "agent-new", md("moved on"), base=2)  # behind the dialog's back
+        await pilot.press("y")
+        await wait_until(
+            pilot, lambda: any("read it again" in str(n.message) for n in app._notifications)
+        )
+        assert svc.store.header("fresh").status == "active"
+        assert svc.store.revisions("fresh") == [1, 2, 3]
