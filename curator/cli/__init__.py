@@ -30,6 +30,7 @@ def _optional_areas() -> list[object]:
         "app_cmds",
         "interop_cmds",
         "task_cmds",
+        "agent_cmds",
     ):
         try:
             found.append(importlib.import_module(f"curator.cli.{name}"))

@@ -1,0 +1,370 @@
+"""`curator hook claude-code|generic EVENT`: memory handed to an agent at the points of its loop.
+
+- SessionStart: where INDEX.md is and the instruction to read matching notes before working a
+  fact out again; the project's stale and expired notes as warnings; the inbox count.
+- UserPromptSubmit: a memory pack for the prompt (nothing when nothing clears the floor); it
+  also notes the project's git state, so that Stop can tell whether the turn changed files.
+- Stop: a warning (never a block) when the turn changed files but captured nothing.
+
+A hook never blocks the agent: every path exits 0, the work runs under a time budget of its
+own, a failure prints one line to stderr, and each run is logged (see `hooklog`) with an
+outcome that is never "ok" when it failed. Other areas add lines with `register_context`:
+a contributor takes the `HookRun` and returns markdown lines (or raises; that is logged).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from curator.agents import hooklog, warm
+from curator.agents.service import Memory
+from curator.agents.settings import AgentSettings, load_settings
+
+__all__ = ["EVENTS", "HookRun", "register_context", "register_turn_note", "run_hook"]
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
+ALIASES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
+BUDGETS = {"SessionStart": 5.0, "UserPromptSubmit": 2.0, "Stop": 2.0}  # seconds
+CONTEXT_CAP = 9_500  # Claude Code drops additionalContext past 10,000 characters
+MAX_WARNINGS = 12
+TURN_DIR = ".curator/turns"
+STDIN_CAP = 1_000_000
+WORKER = "curator-hook"
+
+
+@dataclass
+class HookRun:
+    """One hook invocation: the palace, the event's JSON and what the run produced."""
+
+    memory: Memory
+    event: str
+    data: dict[str, Any]
+    settings: AgentSettings
+    started: float = field(default_factory=time.time)
+    items: int = 0
+
+    @property
+    def root(self) -> Path:
+        return self.memory.root
+
+    @property
+    def project(self) -> Path:
+        cwd = self.data.get("cwd")
+        return Path(cwd) if isinstance(cwd, str) and cwd else Path.cwd()
+
+    @property
+    def session(self) -> str:
+        raw = str(self.data.get("session_id") or "default")
+        return hashlib.sha256(raw.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+Contributor = Callable[[HookRun], list[str]]
+CONTRIBUTORS: dict[str, list[Contributor]] = {e: [] for e in EVENTS}
+# "did the agent leave a note of this turn since `started`?" (tasks add their checkpoints)
+TURN_NOTES: list[Callable[[HookRun, float], bool]] = []
+
+
+def register_context(event: str, contributor: Contributor) -> Contributor:
+    """Add `contributor`'s lines to every `event` hook after the built-in ones."""
+    if contributor not in CONTRIBUTORS[event]:
+        CONTRIBUTORS[event].append(contributor)
+    return contributor
+
+
+def register_turn_note(check: Callable[[HookRun, float], bool]) -> None:
+    if check not in TURN_NOTES:
+        TURN_NOTES.append(check)
+
+
+# -- the events ------------------------------------------------------------------------------------
+def session_start(run: HookRun) -> list[str]:
+    from curator.search import visible
+
+    palace = run.memory.palace
+    lines = [
+        f"Memory palace: {run.root / 'INDEX.md'}. Before working a fact out again, read the "
+        "notes there that match the task (or use `curator search`). Notes are hints to check "
+        "against the repository; drafts are not rules.",
+    ]
+    project = run.project.resolve()
+    scopes = {
+        name
+        for name in palace.config.scopes
+        if (root := palace.config.scope_root(name)) is not None
+        and (project == root or root in project.parents)
+    }
+    warned: list[str] = []
+    for note in palace.notes:
+        if note.scope not in scopes and note.scope != "_global":
+            continue
+        if not visible(palace, note, include_sensitive=False):
+            continue
+        marks = [f for f in palace.flags(note) if f in ("stale", "expired")]
+        if marks and not note.superseded:
+            warned.append(f"- {note.name} ({note.rel}) is {' and '.join(marks)}: re-verify it")
+    if warned:
+        lines.append("Warnings (not facts) about notes for this project:")
+        lines += warned[:MAX_WARNINGS]
+        if len(warned) > MAX_WARNINGS:
+            lines.append(f"- ... and {len(warned) - MAX_WARNINGS} more (`curator list --stale`)")
+    drafts = sum(1 for d in palace.drafts if visible(palace, d, include_sensitive=False))
+    lines.append(f"Inbox: {drafts} draft(s) wait for a person's review.")
+    run.items = len(warned) + 1
+    return lines
+
+
+def user_prompt(run: HookRun) -> list[str]:
+    prompt = run.data.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return []
+    marker = threading.Thread(target=_mark_turn, args=(run,), daemon=True)
+    marker.start()
+    text = run.memory.pack(
+        prompt[:2000], budget=run.settings.pack_budget, floor=run.settings.pack_floor
+    )
+    marker.join(timeout=0.5)
+    run.items = text.count("\n> hint, not truth")
+    return text.rstrip("\n").splitlines() if run.items else []
+
+
+def stop(run: HookRun) -> list[str]:
+    if run.data.get("stop_hook_active"):
+        return []  # Claude Code is already continuing because of a stop hook
+    turn = _read_turn(run)
+    if turn is None or turn.get("state") == _project_state(run.project):
+        return []
+    since = float(turn.get("started", 0))
+    if _captured_since(run.root, since) or any(check(run, since) for check in TURN_NOTES):
+        return []
+    run.items = 1
+    return [
+        "curator: this turn changed files in the project but captured nothing for memory. "
+        "If you learnt something worth keeping, capture it as a draft (`curator capture` or the "
+        "MCP `capture` tool); drafts are reviewed by a person."
+    ]
+
+
+BUILT_IN: dict[str, Contributor] = {
+    "SessionStart": session_start,
+    "UserPromptSubmit": user_prompt,
+    "Stop": stop,
+}
+
+
+# -- the turn's project state (for Stop) -----------------------------------------------------------
+def _project_state(project: Path) -> str | None:
+    """A digest of the project's git state: HEAD, the status lines and their files' mtimes."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(project), "status", "--porcelain=v1", "-z", "--untracked-files"],
+            capture_output=True,
+            timeout=1.5,
+            check=False,
+        )
+        head = subprocess.run(
+            ["git", "-C", str(project), "rev-parse", "-q", "--verify", "HEAD"],
+            capture_output=True,
+            timeout=1.0,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0:
+        return None
+    digest = hashlib.sha256(head.stdout)
+    for entry in proc.stdout.split(b"\0"):
+        digest.update(entry)
+        with contextlib.suppress(OSError):
+            digest.update(str(os.stat(project / os.fsdecode(entry[3:])).st_mtime_ns).encode())
+    return digest.hexdigest()
+
+
+def _turn_path(run: HookRun) -> Path:
+    return run.root / TURN_DIR / f"{run.session}.json"
+
+
+def _mark_turn(run: HookRun) -> None:
+    from curator.model.palace import ensure_state_dir
+
+    with contextlib.suppress(OSError):
+        ensure_state_dir(run.root)
+        path = _turn_path(run)
+        path.parent.mkdir(exist_ok=True)
+        state = {"started": run.started, "state": _project_state(run.project)}
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def _read_turn(run: HookRun) -> dict[str, Any] | None:
+    try:
+        value = json.loads(_turn_path(run).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _captured_since(root: Path, since: float) -> bool:
+    with contextlib.suppress(OSError), os.scandir(root / "inbox") as entries:
+        return any(
+            e.name.endswith(".md") and e.stat(follow_symlinks=False).st_mtime >= since - 1
+            for e in entries
+        )
+    return False
+
+
+# -- running a hook --------------------------------------------------------------------------------
+def _parse_event(text: str, event: str) -> dict[str, Any]:
+    """The event JSON; plain text (generic tools) is taken as the prompt."""
+    text = text.strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"prompt": text} if event == "UserPromptSubmit" else {}
+    return value if isinstance(value, dict) else {}
+
+
+def _render(tool: str, event: str, lines: list[str]) -> str:
+    if not lines:
+        return ""
+    text = "\n".join(lines)
+    if len(text) > CONTEXT_CAP:
+        text = text[: text.rfind("\n", 0, CONTEXT_CAP - 60)] + "\n[memory cut to fit the cap]"
+    if tool == "generic":
+        return text + "\n"
+    if event == "Stop":  # a warning shown to the person; never {"decision": "block"}
+        return json.dumps({"systemMessage": text}) + "\n"
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+
+
+def _work(run: HookRun, result: dict[str, Any]) -> None:
+    lines: list[str] = []
+    problems: list[str] = []
+    for contributor in [BUILT_IN[run.event], *CONTRIBUTORS[run.event]]:
+        try:
+            lines += contributor(run)
+        except Exception as exc:  # one contributor failing must not cost the others' lines
+            problems.append(f"{getattr(contributor, '__name__', 'contributor')}: {_one(exc)}")
+    result["lines"] = lines
+    result["problems"] = problems
+
+
+def _one(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _budget(event: str) -> float:
+    with contextlib.suppress(KeyError, ValueError):
+        return float(os.environ["CURATOR_HOOK_BUDGET"])
+    return BUDGETS[event]
+
+
+def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
+    """Run one hook request on a loaded Memory (in this process or in the warm server)."""
+    event = str(request.get("event"))
+    raw = request.get("data")
+    data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    run = HookRun(memory, event, data, load_settings(memory.root))
+    result: dict[str, Any] = {}
+    _work(run, result)
+    return {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
+
+
+def _in_process(root: Path, request: dict[str, Any], result: dict[str, Any]) -> None:
+    try:
+        result.update(answer(Memory(root), request))
+    except Exception as exc:
+        result.update(lines=[], items=0, problems=[_one(exc)])
+
+
+def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str, str | None]:
+    """(stdout text, a one-line failure for stderr or None). Never raises, never blocks long."""
+    event = ALIASES.get(event, event)
+    if event not in EVENTS:
+        return "", f"curator hook: unknown event {event!r} (known: {', '.join(EVENTS)})"
+    data = _parse_event(stdin[:STDIN_CAP], event)
+    started = time.perf_counter()
+    try:
+        from curator.model.palace import find_palace
+
+        cwd = data.get("cwd")
+        root = find_palace(palace, Path(cwd) if isinstance(cwd, str) and cwd else None)
+        load_settings(root)  # a bad [agents] table is reported before any work
+    except Exception as exc:
+        return "", f"curator hook {event}: {_one(exc)}"
+    budget = _budget(event)
+    request = {"tool": tool, "event": event, "data": data}
+    result = warm.ask(root, request, budget) if warm.enabled() else None
+    via = "warm"
+    if result is None:
+        via, result = "process", {}
+        worker = threading.Thread(
+            target=_in_process, args=(root, request, result), name=WORKER, daemon=True
+        )
+        worker.start()
+        worker.join(max(0.0, budget - (time.perf_counter() - started)))
+        if event != "Stop":
+            warm.start(root)
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    record: dict[str, Any] = {"tool": tool, "event": event, "ms": ms, "via": via}
+    if "lines" not in result:
+        message = f"curator hook {event}: timed out after {budget:g} s; no memory given"
+        hooklog.append(root, {**record, "items": 0, "outcome": "timeout", "detail": message})
+        return "", message
+    problems = [str(p) for p in result.get("problems") or []]
+    lines = [str(line) for line in result.get("lines") or []]
+    outcome = "error" if problems else ("ok" if lines else "empty")
+    detail = "; ".join(problems)
+    hooklog.append(
+        root, {**record, "items": result.get("items", 0), "outcome": outcome, "detail": detail}
+    )
+    failure = f"curator hook {event}: {detail}" if problems else None
+    return _render(tool, event, lines), failure
+
+
+def _read_stdin(wait: float = 2.0) -> str:
+    """stdin, unless it is a terminal or stays open past `wait` seconds without ending."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    got: list[str] = []
+
+    def read() -> None:
+        with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
+            got.append(sys.stdin.read(STDIN_CAP))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(wait)
+    return got[0] if got else ""
+
+
+def main(tool: str, event: str, palace: str | None) -> int:
+    """The CLI entry: read stdin, write stdout, one stderr line on failure, always exit 0."""
+    try:
+        text, failure = run_hook(tool, event, _read_stdin(), palace)
+    except Exception as exc:  # the last guard: a hook never fails the agent's turn
+        text, failure = "", f"curator hook {event}: internal error: {_one(exc)}"
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    if failure:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(failure.replace("\n", " ") + "\n")
+            sys.stderr.flush()
+    if any(t.name == WORKER and t.is_alive() for t in threading.enumerate()):
+        os._exit(0)  # timed out: leave the worker to the OS, never wait for it at exit
+    return 0

@@ -1,0 +1,145 @@
+"""A warm hook server: one background process per palace that keeps the index open, so a hook
+(a whole short process) answers in the time of a query instead of an index open.
+
+A hook first asks the server over a unix socket (in a private per-user folder, named by a hash
+of the palace root); when none answers, it does the work itself and starts one with
+`curator hook serve` for the next prompt. The server reloads the palace when its files change
+(see `Memory`), exits after IDLE_SECONDS without a request, and never holds a lock a writer
+waits on. Set `CURATOR_HOOK_WARM=0` to never start one.
+
+Protocol: one JSON line each way, {"tool", "event", "data"} -> {"lines", "items", "problems"}.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ask", "serve", "socket_path", "start"]
+
+IDLE_SECONDS = 1800.0
+CONNECT_TIMEOUT = 0.2
+MAX_LINE = 4_000_000
+
+
+def socket_path(root: Path) -> Path:
+    folder = Path(tempfile.gettempdir()) / f"curator-{os.getuid()}"
+    digest = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
+    return folder / f"{digest}.sock"
+
+
+def enabled() -> bool:
+    return os.environ.get("CURATOR_HOOK_WARM", "1") not in ("0", "false", "no", "")
+
+
+def ask(root: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """The server's answer, or None when no server answers (the caller does the work)."""
+    path = socket_path(root)
+    if not path.exists():
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CONNECT_TIMEOUT)
+            sock.connect(str(path))
+            sock.settimeout(timeout)
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            with sock.makefile("rb") as reader:
+                line = reader.readline(MAX_LINE)
+    except (OSError, ValueError):
+        return None
+    with contextlib.suppress(ValueError):
+        value = json.loads(line)
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def start(root: Path) -> None:
+    """Start a server for `root` in the background (detached; its output goes nowhere)."""
+    if not enabled():
+        return
+    with contextlib.suppress(OSError):
+        subprocess.Popen(
+            [sys.executable, "-m", "curator", "--palace", str(root), "hook", "serve"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+def _bind(path: Path) -> socket.socket | None:
+    """A listening socket at `path`, or None when a live server already holds it."""
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+    except OSError:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(path))
+            sock.close()
+            return None  # alive: leave it serving
+        except OSError:
+            path.unlink(missing_ok=True)  # a dead server's leftover
+            sock.bind(str(path))
+        finally:
+            probe.close()
+    sock.listen(8)
+    return sock
+
+
+def serve(root: Path) -> int:
+    """Serve hook requests for `root` until idle for IDLE_SECONDS."""
+    from curator.agents.hooks import answer
+    from curator.agents.service import Memory
+
+    path = socket_path(root)
+    listener = _bind(path)
+    if listener is None:
+        return 0
+    memory = Memory(root, watch=True)
+    last = [time.monotonic()]
+
+    class Handler(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            last[0] = time.monotonic()
+            try:
+                request = json.loads(self.rfile.readline(MAX_LINE))
+                reply = answer(memory, request)
+            except Exception as exc:  # one bad request never stops the server
+                reply = {"lines": [], "items": 0, "problems": [f"warm server: {exc}"]}
+            with contextlib.suppress(OSError):
+                self.wfile.write(json.dumps(reply).encode() + b"\n")
+            last[0] = time.monotonic()
+
+    server = socketserver.ThreadingUnixStreamServer(str(path), Handler, bind_and_activate=False)
+    server.socket.close()
+    server.socket = listener
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, args=(0.5,), daemon=True).start()
+    with contextlib.suppress(Exception):
+        memory.searcher  # noqa: B018 - open the index now, not on the first prompt
+    try:
+        while time.monotonic() - last[0] < IDLE_SECONDS and path.exists():
+            time.sleep(1.0)
+    finally:
+        server.shutdown()
+        memory.close()
+        with contextlib.suppress(OSError):
+            if path.exists():
+                path.unlink()
+    return 0
