@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from palacehelpers import RunCli
 
 from curator.config import TAXONOMIES, load_config, render_config
 from curator.errors import ConfigError
@@ -116,3 +119,78 @@ def test_rendered_config_loads_back(tmp_path: Path, taxonomy: str) -> None:
     assert config.name == 'my "palace"'
     assert config.taxonomy == taxonomy
     assert list(config.types) == [t.name for t in TAXONOMIES[taxonomy]]
+
+
+# -- hostile palace.toml (issue 11): one line naming the file, never a traceback ------------
+DEEP = 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("[palace]\nname = " + "[" * DEEP + "]" * DEEP + "\n", 2),
+        ("x = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n", 1),
+        ("[palace]\n" + ".".join(["a"] * DEEP) + " = 1\n", 2),
+        ("[" + ".".join(["t"] * DEEP) + "]\n", 1),
+        ("[[" + ".".join(["t"] * DEEP) + "]]\n", 1),
+    ],
+    ids=["array", "inline-table", "dotted-key", "table", "array-of-tables"],
+)
+def test_deeply_nested_toml_is_one_config_error(tmp_path: Path, text: str, line: int) -> None:
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert time.perf_counter() - start < 1.0
+    assert info.value.line == line and "\n" not in str(info.value)
+
+
+def test_deep_toml_through_the_cli_is_exit_2_without_traceback(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    (tmp_path / "notes").mkdir()
+    write(tmp_path, "[audit]\nallow = " + "[" * DEEP + "]" * DEEP + "\n")
+    rc, _, err = run_cli("--palace", tmp_path, "check")
+    assert rc == 2 and "Traceback" not in err
+    assert err.count("\n") == 1 and "palace.toml:2:" in err
+
+
+def test_unknown_embedder_is_an_error_at_load(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, '[index]\nembedder = "openai"\n'))
+    assert info.value.line == 2 and "wordllama" in info.value.message
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, '[index]\nembedder = "wordllama"\ndim = 100\n'))
+    assert info.value.line == 3 and "64, 128, 256" in info.value.message
+    config = load_config(write(tmp_path, '[index]\nembedder = "hash"\ndim = 100\n'))
+    assert (config.index.embedder, config.index.dim) == ("hash", 100)
+
+
+def test_embedder_names_match_the_search_embedders() -> None:
+    from curator.config import EMBEDDERS
+    from curator.search import embed
+
+    assert tuple(EMBEDDERS) == embed.EMBEDDERS
+    assert EMBEDDERS["wordllama"] == embed.WORDLLAMA_DIMS
+
+
+FRAGMENTS = [
+    "[palace]", "[types.project]", "[scopes.app]", "[audit]", "[index]", "[[x]]", "name = ",
+    "taxonomy = ", "jobs = ", "allow = ", "confidence = ", "sensitive = ", "embedder = ",
+    '"hash"', "'x'", "[0.5, 0.9]", "true", "1e999", "-0", "{a = 1}", "a.b.c = 1", "\n", " ",
+    "[", "]", "{", "}", "=", ".", ",", '"', "#", "\\u0000", "\x00", "\ufeff",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=4), max_size=40))
+def test_any_palace_toml_loads_or_is_a_config_error(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[str]
+) -> None:
+    root = tmp_path_factory.mktemp("toml")
+    (root / "palace.toml").write_text("".join(parts), encoding="utf-8", errors="surrogatepass")
+    try:
+        load_config(root)
+    except ConfigError as exc:
+        assert exc.path is not None and "\n" not in exc.message.strip()

@@ -1,0 +1,121 @@
+"""palace.toml's tables as typed msgspec structs: one declaration gives parsing, defaults and
+the sentence of each error (a field's `Meta(description=...)` says what it must be).
+
+Every struct forbids unknown fields: an unknown key is an error naming it.
+`[types.<name>]` and `[scopes.<name>]` are read one table at a time (see `curator.config`),
+so an error names the table it is in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta, Struct
+
+from curator.config.taxonomies import TypeSpec
+
+GLOBAL_SCOPE = "_global"
+DEFAULT_ALLOW = ("test", "ls", "stat", "grep", "rg", "git", "find")
+SANDBOXES = ("auto", "bwrap", "none")
+# The embedders curator.search.embed provides, with the dims each accepts (None: 8..4096).
+# Kept here so a bad name is a config error at load time, and model never imports search.
+EMBEDDERS: dict[str, tuple[int, ...] | None] = {"wordllama": (64, 128, 256), "hash": None}
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+
+Text = Annotated[str, Meta(description="a string")]
+NonEmpty = Annotated[str, Meta(pattern=r"\S", description="a non-empty string")]
+Unit = Annotated[float, Meta(ge=0, le=1, description="a number within 0..1")]
+Program = Annotated[str, Meta(pattern=r"^[^/]+$")]
+
+
+class PalaceTable(Struct, frozen=True, forbid_unknown_fields=True):
+    name: Text | None = None
+    taxonomy: Annotated[str, Meta(description="a taxonomy name")] = "palace"
+    authority: Annotated[tuple[str, ...], Meta(description="a list of type names")] | None = None
+    description: Text = ""
+
+
+class TypeTable(Struct, frozen=True, forbid_unknown_fields=True):
+    room: NonEmpty | None = None
+    purpose: Text | None = None
+    confidence: Annotated[tuple[Unit, Unit], Meta(description="[min, max] within 0..1")] | None = (
+        None
+    )
+    default_confidence: Unit | None = None
+    review_after_days: Annotated[int, Meta(ge=1, description="a positive integer")] | None = None
+
+
+class ScopeTable(Struct, frozen=True, forbid_unknown_fields=True):
+    root: NonEmpty | None = None  # relative to the palace root; None: the repository around it
+    sensitive: Annotated[bool, Meta(description="true or false")] = False
+    description: Text = ""
+
+
+class AuditSettings(Struct, frozen=True, forbid_unknown_fields=True):
+    allow: Annotated[
+        tuple[Program, ...], Meta(description="a list of program names (no paths)")
+    ] = DEFAULT_ALLOW
+    jobs: Annotated[int, Meta(ge=1, le=64, description="an integer from 1 to 64")] = 4
+    timeout: Annotated[float, Meta(ge=0.1, le=3600, description="seconds from 0.1 to 3600")] = 10.0
+    cpu_seconds: Annotated[int, Meta(ge=1, le=600, description="an integer from 1 to 600")] = 5
+    memory_mb: Annotated[int, Meta(ge=16, le=65536, description="an integer from 16 to 65536")] = (
+        512
+    )
+    output_kib: Annotated[int, Meta(ge=1, le=65536, description="an integer from 1 to 65536")] = 64
+    sandbox: Annotated[
+        Literal["auto", "bwrap", "none"], Meta(description="one of auto, bwrap, none")
+    ] = "auto"
+
+
+class IndexSettings(Struct, frozen=True, forbid_unknown_fields=True):
+    embedder: Annotated[
+        Literal["wordllama", "hash"], Meta(description="one of " + ", ".join(EMBEDDERS))
+    ] = "wordllama"
+    dim: Annotated[int, Meta(ge=8, le=4096, description="an integer from 8 to 4096")] | None = None
+    low_confidence: Unit = 0.6
+
+
+class FileTables(Struct, frozen=True, forbid_unknown_fields=True):
+    """The whole file. Types and scopes are tables of tables, read one by one."""
+
+    palace: PalaceTable = PalaceTable()
+    types: dict[str, Any] = {}
+    scopes: dict[str, Any] = {}
+    audit: AuditSettings = AuditSettings()
+    index: IndexSettings = IndexSettings()
+
+
+@dataclass(frozen=True)
+class ScopeSpec:
+    name: str
+    root: str | None = None  # relative to the palace root; None: the repository around it
+    sensitive: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    name: str = ""
+    taxonomy: str = "palace"
+    types: dict[str, TypeSpec] = field(default_factory=dict)
+    scopes: dict[str, ScopeSpec] = field(default_factory=dict)
+    authority: tuple[str, ...] = ()
+    audit: AuditSettings = field(default_factory=AuditSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
+
+    def type_spec(self, name: object) -> TypeSpec | None:
+        return self.types.get(name) if isinstance(name, str) else None
+
+    def scope_root(self, scope: str | None) -> Path | None:
+        """The project root for a scope's verify paths, or None for 'the repository'."""
+        spec = self.scopes.get(scope or GLOBAL_SCOPE)
+        if spec is None or spec.root is None:
+            return None
+        return (self.root / spec.root).resolve()
+
+    def is_sensitive_scope(self, scope: object) -> bool:
+        spec = self.scopes.get(scope) if isinstance(scope, str) else None
+        return bool(spec and spec.sensitive)
