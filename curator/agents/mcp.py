@@ -216,9 +216,13 @@ def build_server(memory: Memory) -> Any:
 
 
 def serve(root: Path, *, include_sensitive: bool = False) -> int:
+    import threading
+
     memory = Memory(root, include_sensitive=include_sensitive, watch=True)
     memory.palace  # noqa: B018 - load now: a broken palace.toml is refused before serving
     server = build_server(memory)
+    # open the index while the client connects: the first answer waits only for what is left
+    threading.Thread(target=_warm_up, args=(memory,), daemon=True).start()
     try:
         server.run("stdio")
     except KeyboardInterrupt:
@@ -226,6 +230,13 @@ def serve(root: Path, *, include_sensitive: bool = False) -> int:
     finally:
         memory.close()
     return 0
+
+
+def _warm_up(memory: Memory) -> None:
+    try:
+        memory.searcher  # noqa: B018
+    except Exception as exc:  # the tools report it on their first call
+        print(f"curator mcp: the search index could not be opened: {exc}", file=sys.stderr)
 
 
 # -- registering the server with agent tools ------------------------------------------------------

@@ -1,0 +1,97 @@
+"""A blocking MCP client over stdio for tests and benchmarks: the SDK's own `stdio_client` and
+`ClientSession`, run on an event loop in a background thread so each call is one plain call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'
+
+
+class McpClient:
+    """Starts `curator --palace ROOT mcp [extra]` and talks to it with the SDK client."""
+
+    def __init__(
+        self, root: Path, *extra: str, env: dict[str, str] | None = None, timeout: float = 60
+    ) -> None:
+        from mcp.client.stdio import StdioServerParameters
+
+        self.params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "curator", "--palace", str(root), "mcp", *extra],
+            env=env,
+        )
+        self.timeout = timeout
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        self._ready: asyncio.Future[Any] | None = None
+        self._closing: asyncio.Event | None = None
+        self.session: Any = None
+        self._run(self._open())
+
+    def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(self.timeout)
+
+    async def _open(self) -> None:
+        self._closing = asyncio.Event()
+        ready = self.loop.create_future()
+        self._task = self.loop.create_task(self._hold(ready))
+        await ready
+
+    async def _hold(self, ready: asyncio.Future[Any]) -> None:
+        from mcp.client.session import ClientSession
+        from mcp.client.stdio import stdio_client
+
+        try:
+            async with (
+                stdio_client(self.params) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                self.session = session
+                ready.set_result(None)
+                assert self._closing is not None
+                await self._closing.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            raise
+
+    def call(self, name: str, /, **arguments: Any) -> tuple[bool, str]:
+        """(is_error, text) of a tools/call."""
+        result = self._run(self.session.call_tool(name, arguments))
+        text = "".join(getattr(c, "text", "") for c in result.content)
+        return bool(result.is_error), text
+
+    def json(self, name: str, /, **arguments: Any) -> Any:
+        error, text = self.call(name, **arguments)
+        assert not error, text
+        return json.loads(text)
+
+    def list_tools(self) -> list[Any]:
+        return list(self._run(self.session.list_tools()).tools)
+
+    def read_resource(self, uri: str) -> str:
+        result = self._run(self.session.read_resource(uri))
+        return "".join(getattr(c, "text", "") for c in result.contents)
+
+    def request(self, coro_fn: Any) -> Any:
+        """Run `coro_fn(session)` on the loop (for raw requests)."""
+        return self._run(coro_fn(self.session))
+
+    def close(self) -> None:
+        if self._closing is not None:
+            self.loop.call_soon_threadsafe(self._closing.set)
+            try:
+                asyncio.run_coroutine_threadsafe(asyncio.wait([self._task]), self.loop).result(20)
+            except Exception:
+                pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)

@@ -1,0 +1,313 @@
+"""`curator mcp` end to end: the real server as a subprocess, driven by the MCP SDK's own client
+over stdio. Tools listed and called, the visibility gate, capture writes a draft and no note,
+refusals come back as messages, and garbage on the wire leaves the server answering."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agenthelpers import HASH_TOML, McpClient
+from palacehelpers import git_init_commit, note_text
+
+TOML = HASH_TOML + "\n[scopes.vault]\nsensitive = true\n"
+TOOLS = {"search", "ask", "pack", "read_note", "list_inbox", "capture", "report_stale"}
+SECRET = "notes/project/zebracorn-secret.md"
+VAULT = "notes/project/zebracorn-vault.md"
+PUBLIC = "notes/project/zebracorn-public.md"
+
+
+def _palace(base: Path) -> Path:
+    root = base / "palace"
+    files = {
+        PUBLIC: note_text(
+            "Zebracorn public",
+            body="The zebracorn webhook handler dedupes on the event id.\n",
+            extra="confidence: 0.9\n",
+        ),
+        SECRET: note_text(
+            "Zebracorn secret",
+            body="The zebracorn webhook signing key lives in the vault.\n",
+            extra="sensitive: true\nconfidence: 0.9\n",
+        ),
+        VAULT: note_text(
+            "Zebracorn vault",
+            body="The zebracorn webhook vault rotation happens monthly.\n",
+            extra="scope: vault\nconfidence: 0.9\n",
+        ),
+        "notes/feedback/retries.md": note_text(
+            "Webhook retries are idempotent",
+            type="feedback",
+            body="Every zebracorn webhook retry records the event id first.\n",
+            extra="confidence: 0.95\n",
+        ),
+        "inbox/2026-01-02-draft.md": note_text(
+            "Zebracorn draft", body="An unreviewed zebracorn idea.\n", extra="status: draft\n"
+        ),
+        "INDEX.md": "# Index\n\n<!-- curator:generated — do not hand-edit below this line -->\n"
+        f"- [Zebracorn public]({PUBLIC})\n- [Zebracorn secret]({SECRET})\n",
+    }
+    (root / "notes").mkdir(parents=True)
+    (root / "inbox").mkdir()
+    (root / "palace.toml").write_text(TOML)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git_init_commit(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _palace(tmp_path_factory.mktemp("mcp"))
+
+
+def _env(base: Path) -> dict[str, str]:
+    home = base / "home"
+    home.mkdir(exist_ok=True)
+    return {
+        "HOME": str(home),
+        "CURATOR_CACHE_HOME": str(base / "cache"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+
+
+@pytest.fixture(scope="module")
+def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+    c = McpClient(root, env=_env(tmp_path_factory.mktemp("env")))
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def sensitive_client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+    c = McpClient(root, "--include-sensitive", env=_env(tmp_path_factory.mktemp("env")))
+    yield c
+    c.close()
+
+
+def _paths(results: list[dict[str, object]]) -> set[object]:
+    return {r["path"] for r in results}
+
+
+def test_lists_every_tool_with_plain_descriptions(client: McpClient) -> None:
+    tools = {t.name: t for t in client.list_tools()}
+    assert set(tools) >= TOOLS
+    for name in ("capture", "report_stale", "list_inbox"):
+        assert "NOT rules until a person promotes them" in (tools[name].description or "")
+    assert "query" in tools["search"].input_schema["properties"]
+
+
+def test_search_ask_pack_hide_sensitive_notes(client: McpClient) -> None:
+    results = client.json("search", query="zebracorn webhook", limit=20)["results"]
+    assert PUBLIC in _paths(results)
+    assert not _paths(results) & {SECRET, VAULT}
+    sources = client.json("ask", question="what does the zebracorn webhook do?")["sources"]
+    assert sources and not _paths(sources) & {SECRET, VAULT}
+    assert sources[0]["path"] == "notes/feedback/retries.md"  # authority order: feedback first
+    assert all(s["marks"] for s in sources)  # each marked hint / stale / superseded / draft
+    error, text = client.call("pack", goal="zebracorn webhook", floor=0.5)
+    assert not error and PUBLIC in text and SECRET not in text and VAULT not in text
+
+
+def test_include_sensitive_server_shows_them(sensitive_client: McpClient) -> None:
+    results = sensitive_client.json("search", query="zebracorn webhook", limit=20)["results"]
+    assert {SECRET, VAULT} <= _paths(results)
+    assert "signing key" in sensitive_client.json("read_note", ref=SECRET)["text"]
+    assert SECRET in sensitive_client.read_resource("curator://INDEX.md")
+
+
+def test_read_note_by_slug_name_path_and_refusals(client: McpClient) -> None:
+    assert client.json("read_note", ref="zebracorn-public")["path"] == PUBLIC
+    assert client.json("read_note", ref="Zebracorn public")["path"] == PUBLIC
+    assert "dedupes" in client.json("read_note", ref=PUBLIC)["text"]
+    for ref in (SECRET, VAULT, "zebracorn-secret", "../../../etc/passwd", "/etc/passwd"):
+        error, text = client.call("read_note", ref=ref)
+        assert error and "no note or draft matches" in text, (ref, text)
+        assert "signing key" not in text and "root:" not in text
+
+
+def test_resources_index_and_notes(client: McpClient) -> None:
+    index = client.read_resource("curator://INDEX.md")
+    assert PUBLIC in index and SECRET not in index
+    assert "dedupes" in client.read_resource(f"curator://notes/{PUBLIC}")
+    with pytest.raises(Exception, match="no note or draft matches"):
+        client.read_resource(f"curator://notes/{SECRET}")
+
+
+def test_list_inbox_counts_drafts(client: McpClient) -> None:
+    inbox = client.json("list_inbox")
+    assert inbox["count"] >= 1 and "NOT rules" in inbox["note"]
+    assert "inbox/2026-01-02-draft.md" in _paths(inbox["drafts"])
+
+
+def test_capture_writes_a_draft_and_no_note(client: McpClient, root: Path) -> None:
+    notes_before = sorted(p.relative_to(root) for p in (root / "notes").rglob("*.md"))
+    body = "The zebracorn worker needs the ZC_QUEUE variable set before it starts.\n"
+    args = {
+        "name": "Zebracorn worker needs ZC_QUEUE",
+        "description": "Set ZC_QUEUE before starting the worker.",
+        "type": "project",
+        "body": body,
+        "source": "session=s1",
+    }
+    answer = client.json("capture", **args)
+    path = root / answer["path"]
+    assert answer["path"].startswith("inbox/") and path.is_file()
+    assert "NOT rules" in answer["note"]
+    assert "status: draft" in path.read_text()
+    assert sorted(p.relative_to(root) for p in (root / "notes").rglob("*.md")) == notes_before
+    assert (
+        subprocess.run(
+            ["git", "status", "--porcelain", "notes"], cwd=root, capture_output=True, text=True
+        ).stdout
+        == ""
+    )
+    error, text = client.call("capture", **args)  # the same draft again
+    assert error and answer["path"] in text and "identical draft" in text
+    # a second, similar capture lists the first one as similar
+    again = client.json("capture", **{**args, "body": body + "Also ZC_REGION.\n"})
+    assert answer["path"] in {s["path"] for s in again["similar"]}
+
+
+def test_capture_refusals_are_messages(client: McpClient, root: Path) -> None:
+    drafts_before = set((root / "inbox").iterdir())
+    base = {"name": "Bad one", "description": "d", "type": "project", "body": "x"}
+    cases = [
+        ({**base, "type": "nonsense"}, "unknown type"),
+        ({**base, "body": "y" * 20_000}, "at most"),
+        ({**base, "body": "  "}, "empty body"),
+        ({**base, "name": ""}, "empty name"),
+    ]
+    for args, expected in cases:
+        error, text = client.call("capture", **args)
+        assert error and expected in text, (args["type"], text)
+        assert "Traceback" not in text
+    assert set((root / "inbox").iterdir()) == drafts_before
+
+
+def test_capture_flags_a_secret(client: McpClient, root: Path) -> None:
+    answer = client.json(
+        "capture",
+        name="Zebracorn deploy key",
+        description="The deploy key.",
+        type="project",
+        body="Use AKIAIOSFODNN7EXAMPLE with the aws cli.\n",
+    )
+    assert answer["flagged"] and "secret" in answer["note"]
+    assert "secret: true" in (root / answer["path"]).read_text()
+
+
+def test_report_stale_files_a_draft_and_leaves_the_note(client: McpClient, root: Path) -> None:
+    before = (root / PUBLIC).read_bytes()
+    answer = client.json(
+        "report_stale", note="zebracorn-public", reason="the handler dedupes on the key now"
+    )
+    text = (root / answer["path"]).read_text()
+    assert answer["path"].startswith("inbox/") and PUBLIC in text and "dedupes on the key" in text
+    assert (root / PUBLIC).read_bytes() == before
+    error, text = client.call("report_stale", note=SECRET, reason="x")
+    assert error and "no note or draft matches" in text
+
+
+def test_bad_arguments_and_unknown_tools_keep_the_server_serving(client: McpClient) -> None:
+    for name, args in (
+        ("search", {"query": 5}),
+        ("search", {}),
+        ("search", {"query": "x", "limit": "many"}),
+        ("nope", {}),
+        ("read_note", {"ref": "\x00"}),
+    ):
+        error, _ = client.call(name, **args)
+        assert error
+    assert client.json("search", query="zebracorn")["results"]
+
+
+def test_garbage_on_the_wire_then_still_answers(root: Path, tmp_path: Path) -> None:
+    """Raw bytes that are not JSON-RPC, then a proper handshake and a call: still answered."""
+    env = {**os.environ, **_env(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "curator", "--palace", str(root), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(obj: object) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write((obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n")
+        proc.stdin.flush()
+
+    def reply(want_id: int) -> dict[str, object]:
+        assert proc.stdout is not None
+        while True:
+            line = proc.stdout.readline()
+            assert line, "the server closed its output"
+            msg = json.loads(line)
+            if msg.get("id") == want_id:
+                return msg
+
+    try:
+        send(b"this is not json")
+        send(b"\xff\xfe garbage \x00")
+        send({"jsonrpc": "2.0", "id": 99, "method": "no/such/method"})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            }
+        )
+        assert "result" in reply(1)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 7}})
+        bad = reply(2)
+        assert "error" in bad or bad["result"]["isError"]  # type: ignore[index]
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "search", "arguments": {"query": "zebracorn"}},
+            }
+        )
+        answer = reply(3)
+        text = answer["result"]["content"][0]["text"]  # type: ignore[index]
+        assert PUBLIC in text
+    finally:
+        proc.stdin.close()
+        proc.wait(20)
+
+
+def test_print_config_for_each_client(root: Path) -> None:
+    for client in ("claude-code", "claude-desktop", "cursor"):
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "curator",
+                "--palace",
+                str(root),
+                "mcp",
+                "--print-config",
+                client,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        entry = json.loads(proc.stdout)["mcpServers"]["curator"]
+        assert entry["args"][-1] == "mcp" and str(root) in entry["args"]
+        assert (entry.get("type") == "stdio") == (client == "claude-code")
