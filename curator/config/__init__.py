@@ -126,6 +126,11 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
         authority=_authority(palace.authority, palace.taxonomy, types, loc),
         audit=tables.audit,
         index=_index(tables.index, loc),
+        layout=palace.layout,
+        notes=palace.notes,
+        exclude=palace.exclude,
+        memory_index_lines=palace.memory_index_lines,
+        memory_index_kb=palace.memory_index_kb,
     )
 
 

@@ -28,6 +28,9 @@ Text = Annotated[str, Meta(description="a string")]
 NonEmpty = Annotated[str, Meta(pattern=r"\S", description="a non-empty string")]
 Unit = Annotated[float, Meta(ge=0, le=1, description="a number within 0..1")]
 Program = Annotated[str, Meta(pattern=r"^[^/]+$")]
+# a relative path that stays inside the palace ("." is the palace folder itself)
+_INSIDE = r"^(?![/\\])(?!.*(?:^|[/\\])\.\.(?:[/\\]|$))[^\x00]+$"
+_INSIDE_TEXT = 'a folder inside the palace ("." for the palace folder)'
 
 
 class PalaceTable(Struct, frozen=True, forbid_unknown_fields=True):
@@ -35,6 +38,18 @@ class PalaceTable(Struct, frozen=True, forbid_unknown_fields=True):
     taxonomy: Annotated[str, Meta(description="a taxonomy name")] = "palace"
     authority: Annotated[tuple[str, ...], Meta(description="a list of type names")] | None = None
     description: Text = ""
+    # where the notes are and how their tool reads them (curator.model.layouts)
+    layout: Annotated[
+        Literal["curator", "claude-code", "obsidian", "basic-memory", "folder"],
+        Meta(description="one of curator, claude-code, obsidian, basic-memory, folder"),
+    ] = "curator"
+    notes: Annotated[str, Meta(pattern=_INSIDE, description=_INSIDE_TEXT)] | None = None
+    exclude: Annotated[
+        tuple[Annotated[str, Meta(pattern=_INSIDE)], ...],
+        Meta(description="a list of folders or files inside the notes folder"),
+    ] = ()
+    memory_index_lines: Annotated[int, Meta(ge=1, description="a positive integer")] = 200
+    memory_index_kb: Annotated[int, Meta(ge=1, description="a positive integer")] = 25
 
 
 class TypeTable(Struct, frozen=True, forbid_unknown_fields=True):
@@ -105,6 +120,11 @@ class Config:
     authority: tuple[str, ...] = ()
     audit: AuditSettings = field(default_factory=AuditSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    layout: str = "curator"
+    notes: str | None = None  # None: the layout's own default
+    exclude: tuple[str, ...] = ()
+    memory_index_lines: int = 200
+    memory_index_kb: int = 25
 
     def type_spec(self, name: object) -> TypeSpec | None:
         return self.types.get(name) if isinstance(name, str) else None
