@@ -62,11 +62,16 @@ def read_note(
     *,
     mtime_ns: int = 0,
 ) -> Note:
-    """parse_note, then, for a lenient layout, a file without YAML front matter is still a
-    note (its fields from TOML/JSON front matter, or none) and the header is the layout's view
-    (name from the title or file name, the type the layout implies)."""
-    note = parse_note(rel, data, kind, mtime_ns=mtime_ns)
-    if not layout.lenient or kind != "note":
+    """`parse_note`, then `adapt` for the layout."""
+    return adapt(parse_note(rel, data, kind, mtime_ns=mtime_ns), layout, types)
+
+
+def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
+    """A parsed note as a lenient layout reads it: a file without YAML front matter is still
+    a note (its fields from TOML/JSON front matter, or none) and the header is the layout's
+    view (name from the title or file name, the type the layout implies). The same note for
+    a strict layout, a draft, or a note adapted already."""
+    if not layout.lenient or note.kind != "note":
         return note
     if not note.ok:
         if not note.text or not any(p.code == "header.missing" for p in note.problems):
@@ -85,11 +90,16 @@ def read_note(
             links=tuple(links),
             lines={key: 1 for key in header},
         )
-    view = layout.view(rel, note.header, types)
+    view = layout.view(note.rel, note.header, types)
     if view != note.header:
         lines = note.key_lines
         note = replace(note, header=view, lines={key: lines.get(key, 1) for key in view})
     return note
 
 
-__all__ = ["foreign_front_matter", "frontmatter", "read_note"]
+def body_of(note: Note) -> str:
+    """The body, also of a note without front matter (whose body is all of its text)."""
+    return note.text[note.header_end :] if note.ok else ""
+
+
+__all__ = ["adapt", "body_of", "foreign_front_matter", "frontmatter", "read_note"]

@@ -1,0 +1,161 @@
+"""A layout's rules applied to a loaded palace: which files are notes, how links resolve,
+what check reports, and what the generated index is.
+
+The palace, the loader and check call these; everything a layout decides is answered here,
+so curator's own layout keeps its behaviour and the others differ only where their tools do.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from curator.model.finding import Finding
+from curator.model.layouts import claude_code, get_layout
+from curator.model.layouts.base import Layout, Resolver
+from curator.model.layouts.frontmatter import adapt, body_of
+from curator.model.links import RawLink
+from curator.model.note import Kind, Note
+
+if TYPE_CHECKING:
+    from curator.model.palace import Palace
+
+# header findings a lenient layout does not make: its notes need no name, description or
+# type, and a type or scope curator does not know is the owning tool's own word
+LENIENT_SKIPS = frozenset({"header.missing", "type.unknown", "scope.unknown", "header.reserved"})
+_TABLES: weakref.WeakKeyDictionary[Any, Resolver] = weakref.WeakKeyDictionary()
+
+
+def layout_of(config: Any) -> Layout:
+    """The layout palace.toml names (curator's when it names none)."""
+    name = getattr(config, "layout", None) or "curator"
+    layout = get_layout(name, notes=getattr(config, "notes", None) or None)
+    lines = getattr(config, "memory_index_lines", None)
+    size = getattr(config, "memory_index_kb", None)
+    if isinstance(layout, claude_code.ClaudeCode) and (lines or size):
+        layout = replace(
+            layout,
+            max_lines=lines or layout.max_lines,
+            max_bytes=(size * 1024) if size else layout.max_bytes,
+        )
+    return layout
+
+
+def excludes_of(config: Any) -> tuple[str, ...]:
+    return tuple(getattr(config, "exclude", None) or ())
+
+
+def notes_prefix(layout: Layout) -> str:
+    return "" if layout.notes in ("", ".") else layout.notes.strip("/") + "/"
+
+
+def kind_in(layout: Layout, rel: str, excludes: Iterable[str] = ()) -> Kind | None:
+    """ "note" for a markdown file the layout reads, "draft" under inbox/, else None."""
+    if not rel.lower().endswith(".md"):
+        return None
+    if rel.startswith("inbox/"):
+        return "draft"
+    prefix = notes_prefix(layout)
+    if not rel.startswith(prefix):
+        return None
+    return None if layout.excluded(rel[len(prefix) :], tuple(excludes)) else "note"
+
+
+def adapt_all(notes: Iterable[Note], config: Any) -> list[Note]:
+    layout = layout_of(config)
+    if not layout.lenient:
+        return list(notes)
+    types = tuple(config.types)
+    return [adapt(n, layout, types) for n in notes]
+
+
+# -- links ---------------------------------------------------------------------------------
+def table(palace: Palace) -> Resolver:
+    """The palace's link table under its layout (built once per palace object)."""
+    found = _TABLES.get(palace)
+    if found is None:
+        layout = layout_of(palace.config)
+        entries = [layout.entry(n.rel, n.header, n.header, body_of(n)) for n in palace.notes]
+        files = [*getattr(palace, "attachments", ()), *(n.rel for n in palace.notes)]
+        found = _TABLES[palace] = layout.resolver(entries, files, layout.notes)
+    return found
+
+
+def resolve(palace: Palace, source_rel: str, link: RawLink) -> str | None:
+    return table(palace).resolve(source_rel, link).target
+
+
+def link_findings(palace: Palace) -> list[Finding]:
+    """Broken links and anchors as the layout reports them (orphans are curator's rule only:
+    a vault's daily notes or a project's leaves are not defects)."""
+    resolver = table(palace)
+    out: list[Finding] = []
+    for note in palace.notes:
+        for link in note.links:
+            problem = resolver.resolve(note.rel, link).problem
+            if problem is not None:
+                out.append(Finding(note.rel, link.line, problem[0], problem[1], problem[2]))
+    return out
+
+
+def header_findings(findings: Iterable[Finding], layout: Layout) -> list[Finding]:
+    """Header findings as a lenient layout makes them: the fields curator requires are
+    optional, and what curator would call an error in a field it does not own is a warning."""
+    if not layout.lenient:
+        return list(findings)
+    return [replace(f, severity="warning") for f in findings if f.code not in LENIENT_SKIPS]
+
+
+# -- the generated index -------------------------------------------------------------------
+def index_name(config: Any) -> str:
+    layout = layout_of(config)
+    return notes_prefix(layout) + layout.index_name
+
+
+def memory_entries(palace: Palace) -> list[tuple[str, str, str]]:
+    """(rel, name, hook) of each memory, for MEMORY.md: active ones in path order."""
+    return [
+        (n.rel, n.name, n.description)
+        for n in palace.notes
+        if n.ok and n.header.get("status") not in ("superseded", "retired")
+    ]
+
+
+def render_memory_index(palace: Palace, existing: bytes | None) -> bytes:
+    layout = layout_of(palace.config)
+    text = claude_code.render_index(
+        existing.decode("utf-8", "replace") if existing is not None else None,
+        memory_entries(palace),
+        folder=notes_prefix(layout).rstrip("/"),
+    )
+    return text.encode("utf-8")
+
+
+def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
+    """For Claude Code: what it would silently lose (see `claude_code.index_findings`)."""
+    layout = layout_of(palace.config)
+    if not isinstance(layout, claude_code.ClaudeCode):
+        return []
+    rel = index_name(palace.config)
+    found = claude_code.index_findings(
+        data,
+        [n.rel for n in palace.notes],
+        folder=notes_prefix(layout).rstrip("/"),
+        max_lines=layout.max_lines,
+        max_bytes=layout.max_bytes,
+    )
+    out: list[Finding] = []
+    for severity, code, line, message in found:
+        path = message.split(" ", 1)[0] if code == "memory-index.unlisted" else rel
+        out.append(Finding(path, line, severity, code, message))
+    return out
+
+
+def index_inbound(palace: Palace, data: bytes | None) -> set[str]:
+    """Notes the generated index links to (MEMORY.md's links count as inbound links)."""
+    if data is None or not isinstance(layout_of(palace.config), claude_code.ClaudeCode):
+        return set()
+    prefix = notes_prefix(layout_of(palace.config)).rstrip("/")
+    return claude_code.index_targets(data.decode("utf-8", "replace"), prefix)
