@@ -1,10 +1,9 @@
-"""INDEX.md: preamble kept, marker, rooms in taxonomy order, flags, superseded last,
-deterministic, and a guard that refuses to lose notes."""
+"""INDEX.md: preamble kept, marker, rooms in taxonomy order, flags and dates, superseded last,
+deterministic (a pure function of the files), and a guard that refuses to lose notes."""
 
 from __future__ import annotations
 
 import shutil
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,6 @@ from curator.model.index_md import (
 from curator.model.note import Note
 from curator.model.palace import Palace
 
-TODAY = date(2026, 11, 30)
 PREAMBLE = "# My palace\n\nHand-written words   \nwith trailing spaces.\n\n"
 
 FILES = {
@@ -49,7 +47,7 @@ def palace(make_palace: MakePalace) -> Palace:
 
 
 def test_layout_sections_entries_and_flags(palace: Palace) -> None:
-    text = render_index(palace, PREAMBLE + MARKER + "\nold generated stuff\n", TODAY)
+    text = render_index(palace, PREAMBLE + MARKER + "\nold generated stuff\n")
     preamble, generated = split_index(text)
     assert preamble == PREAMBLE
     assert generated is not None
@@ -64,7 +62,7 @@ def test_layout_sections_entries_and_flags(palace: Palace) -> None:
     ]
     entries = [ln for ln in generated.splitlines() if ln.startswith("- [")]
     assert entries == [
-        "- [Me](notes/user/me.md) — Who I am. · due for review",
+        "- [Me](notes/user/me.md) — Who I am. · review by 2020-03-31",
         "- [Able fact](notes/project/able.md) — A is first.",
         "- [Zed fact](notes/project/zed.md) — Z is a fact. · stale · low confidence",
         "- [Docs](notes/reference/docs.md) — Where docs are.",
@@ -77,24 +75,24 @@ def test_layout_sections_entries_and_flags(palace: Palace) -> None:
 
 
 def test_default_preamble_when_there_is_no_index(palace: Palace) -> None:
-    text = render_index(palace, None, TODAY)
+    text = render_index(palace, None)
     preamble, generated = split_index(text)
     assert preamble.startswith("# test palace\n")
     assert generated is not None and "- [Me](notes/user/me.md)" in generated
 
 
 def test_preamble_without_marker_is_kept_whole(palace: Palace) -> None:
-    text = render_index(palace, "# Mine\nno marker yet", TODAY)
+    text = render_index(palace, "# Mine\nno marker yet")
     assert text.startswith("# Mine\nno marker yet\n" + MARKER + "\n")
 
 
 def test_rerun_is_byte_identical(palace: Palace, make_palace: MakePalace) -> None:
-    first = render_index(palace, PREAMBLE, TODAY)
-    assert render_index(palace, first, TODAY) == first
+    first = render_index(palace, PREAMBLE)
+    assert render_index(palace, first) == first
     again = Palace.open(palace.root)
-    assert render_index(again, first, TODAY) == first
+    assert render_index(again, first) == first
     other = Palace.open(make_palace(dict(reversed(list(FILES.items())))))
-    assert render_index(other, first, TODAY) == first
+    assert render_index(other, first) == first
 
 
 def test_untrusted_names_cannot_break_the_index(make_palace: MakePalace) -> None:
@@ -107,7 +105,7 @@ def test_untrusted_names_cannot_break_the_index(make_palace: MakePalace) -> None
     root = make_palace({"notes/project/evil.md": evil})
     note = Palace.open(root).find("evil")
     assert note.ok and "\x1b" in note.name
-    text = render_index(Palace.open(root), None, TODAY)
+    text = render_index(Palace.open(root), None)
     assert "\x1b" not in text and "\x07" not in text
     entry = next(ln for ln in text.splitlines() if ln.startswith("- ["))
     assert entry == "- [Evil\\] (x) \\[link](notes/project/evil.md) — Line one line two"
@@ -118,25 +116,25 @@ def test_refuses_to_list_fewer_notes(palace: Palace, monkeypatch: pytest.MonkeyP
 
     real = index_md._render_entry
 
-    def buggy(palace: Palace, note: Note, today: date) -> str:  # a renderer bug drops one
-        line = real(palace, note, today)
+    def buggy(palace: Palace, note: Note) -> str:  # a renderer bug drops one
+        line = real(palace, note)
         return "  " + line if note.slug == "docs" else line
 
     monkeypatch.setattr(index_md, "_render_entry", buggy)
     with pytest.raises(IndexRefused) as info:
-        render_index(palace, PREAMBLE, TODAY)
+        render_index(palace, PREAMBLE)
     assert "would list 5 notes but the palace holds 6" in info.value.message
     assert info.value.path == "INDEX.md"
 
 
 def test_refuses_to_empty_a_filled_index(make_palace: MakePalace, run_cli: RunCli) -> None:
     root = make_palace(FILES)
-    (root / "INDEX.md").write_text(render_index(Palace.open(root), PREAMBLE, TODAY))
+    (root / "INDEX.md").write_text(render_index(Palace.open(root), PREAMBLE))
     shutil.move(root / "notes", root.parent / "notes-moved-away")
     palace = Palace.open(root)
     assert palace.notes == []
     with pytest.raises(IndexRefused, match="refusing to replace an index of 6 notes"):
-        index_is_current(palace, TODAY)
+        index_is_current(palace)
     before = (root / "INDEX.md").read_bytes()
     rc, out, err = run_cli("--palace", root, "index", "--check")
     assert rc == 2 and "refusing to replace an index of 6 notes" in err
@@ -149,13 +147,13 @@ def test_refuses_to_empty_a_filled_index(make_palace: MakePalace, run_cli: RunCl
 
 def test_empty_palace_with_empty_index_is_fine(make_palace: MakePalace) -> None:
     palace = Palace.open(make_palace({}))
-    text = render_index(palace, PREAMBLE + MARKER + "\n", TODAY)
+    text = render_index(palace, PREAMBLE + MARKER + "\n")
     assert "## Superseded — 0" in text
 
 
 def write_current_index(root: Path) -> None:
     palace = Palace.open(root)
-    (root / "INDEX.md").write_text(render_index(palace, PREAMBLE, date.today()))
+    (root / "INDEX.md").write_text(render_index(palace, PREAMBLE))
 
 
 def test_index_check_exit_codes(make_palace: MakePalace, run_cli: RunCli) -> None:
@@ -220,7 +218,7 @@ def test_incremental_render_matches_a_fresh_load(make_palace: MakePalace) -> Non
     removed and an edited note must all show exactly as a freshly loaded palace renders them."""
     root = make_palace(FILES)
     palace = Palace.open(root)
-    render_index(palace, PREAMBLE, TODAY)  # fills the room memo
+    render_index(palace, PREAMBLE)  # fills the room memo
     changes: dict[str, bytes | None] = {
         "notes/project/new.md": note_text("New fact", description="Brand new.").encode(),
         "notes/user/me.md": None,
@@ -234,8 +232,8 @@ def test_incremental_render_matches_a_fresh_load(make_palace: MakePalace) -> Non
             (root / rel).unlink()
         else:
             (root / rel).write_bytes(data)
-    fresh = render_index(Palace.open(root, cache=False), PREAMBLE, TODAY)
-    assert render_index(after, PREAMBLE, TODAY) == fresh
+    fresh = render_index(Palace.open(root, cache=False), PREAMBLE)
+    assert render_index(after, PREAMBLE) == fresh
     assert "Brand new." in fresh and "Docs moved to the wiki." in fresh
     assert "notes/user/me.md" not in fresh
 
@@ -254,12 +252,45 @@ def test_incremental_render_matches_a_fresh_load(make_palace: MakePalace) -> Non
 def test_rendering_from_bytes_equals_rendering_from_text(palace: Palace, existing: bytes) -> None:
     """Planners pass INDEX.md's bytes (only the preamble is decoded); the result is the same."""
     as_text = existing.decode("utf-8", errors="replace")
-    assert render_index(palace, existing, TODAY) == render_index(palace, as_text, TODAY)
+    assert render_index(palace, existing) == render_index(palace, as_text)
 
 
 def test_the_empty_guard_reads_a_bytes_index_too(make_palace: MakePalace) -> None:
     root = make_palace(FILES)
-    filled = render_index(Palace.open(root), PREAMBLE, TODAY).encode()
+    filled = render_index(Palace.open(root), PREAMBLE).encode()
     shutil.move(root / "notes", root.parent / "notes-gone")
     with pytest.raises(IndexRefused, match="refusing to replace an index of 6 notes"):
-        render_index(Palace.open(root), filled, TODAY)
+        render_index(Palace.open(root), filled)
+
+
+def test_index_shows_dates_and_stays_current_as_days_pass(make_palace: MakePalace) -> None:
+    """Due and expired depend on the day; INDEX.md shows their dates instead, so an index
+    written today is still current next year (`curator index --check` in a hook)."""
+    import subprocess
+    import sys
+
+    files = {
+        **FILES,
+        "notes/project/dated.md": note_text(
+            "Dated", extra="reviewed: 2026-09-11\nexpires: 2026-10-31\n", body="[[me]]\n"
+        ),
+    }
+    root = make_palace(files)
+    text = render_index(Palace.open(root), PREAMBLE)
+    assert (
+        "- [Dated](notes/project/dated.md) — About dated. · review by 2026-12-10 · "
+        "expires 2026-10-31" in text
+    )
+    assert "due for review" not in text and "expired" not in text
+    (root / "INDEX.md").write_text(text)
+    for faketime in ("2026-01-01", "2031-06-30"):  # a later day, in a fresh process
+        code = (
+            "import datetime, sys\n"
+            "class D(datetime.date):\n"
+            f"    @classmethod\n    def today(cls): return cls.fromisoformat({faketime!r})\n"
+            "datetime.date = D\n"
+            "from curator.cli import main\n"
+            f"sys.exit(main(['--palace', {str(root)!r}, 'index', '--check']))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr

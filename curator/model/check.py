@@ -156,7 +156,7 @@ class _Checker:
 
     def index(self) -> None:
         try:
-            current, _ = index_is_current(self.palace, self.today)
+            current, _ = index_is_current(self.palace)
         except IndexRefused as exc:
             self.findings.append(Finding(INDEX_NAME, 0, "error", "index.refused", exc.message))
             return

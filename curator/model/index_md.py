@@ -1,5 +1,9 @@
 """INDEX.md: a hand-written preamble, a marker, then one room per type and the superseded.
 
+INDEX.md is a pure function of the files: it shows the dates a note is due for review or
+expires ("review by 2026-12-10"), never flags that change with the calendar, so `curator index
+--check` passes until a file changes. `check`, `list` and the app say what is due today.
+
 The generator refuses to write an index that lists fewer notes than the palace holds, or that
 would replace a non-empty generated section with an empty one: a generator that can silently
 produce nothing has the same defect as a test that cannot fail.
@@ -12,6 +16,7 @@ import re
 from datetime import date
 
 from curator.errors import CuratorError
+from curator.model.flags import expires_on
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
 from curator.model.text import one_line
@@ -19,12 +24,6 @@ from curator.model.text import one_line
 MARKER = "<!-- curator:generated — do not hand-edit below this line -->"
 _MARKER_RE = re.compile(r"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)
 _ENTRY_RE = re.compile(r"^- \[", re.MULTILINE)
-_FLAG_TEXT = {
-    "stale": "stale",
-    "due": "due for review",
-    "expired": "expired",
-    "low-confidence": "low confidence",
-}
 
 
 class IndexRefused(CuratorError):
@@ -52,8 +51,8 @@ def _link_text(text: str) -> str:
     return one_line(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def _entry(palace: Palace, note: Note, today: date) -> tuple[tuple[str, str], str]:
-    """(sort key, line) for a note, cached by path and content hash for the day.
+def _entry(palace: Palace, note: Note) -> tuple[tuple[str, str], str]:
+    """(sort key, line) for a note, cached by path and content hash.
 
     A superseded note's line names its successor, so its key also holds the successor's hash.
     """
@@ -61,25 +60,25 @@ def _entry(palace: Palace, note: Note, today: date) -> tuple[tuple[str, str], st
     if note.superseded:
         successor = palace.successor(note)
         tail = f"{successor.rel}\0{successor.sha}" if successor is not None else "retired"
-    key = ("index", f"{note.rel}\0{note.sha}\0{tail}", today.isoformat())
+    key = ("index", f"{note.rel}\0{note.sha}\0{tail}")
     cached = palace.render_cache.get(key)
     if cached is None:
         sort_key = (note.name.casefold(), note.rel)
-        cached = palace.render_cache[key] = (sort_key, _render_entry(palace, note, today))
+        cached = palace.render_cache[key] = (sort_key, _render_entry(palace, note))
     return cached
 
 
-def _lines(palace: Palace, notes: list[Note], today: date) -> list[str]:
-    return [line + "\n" for _, line in sorted(_entry(palace, n, today) for n in notes)]
+def _lines(palace: Palace, notes: list[Note]) -> list[str]:
+    return [line + "\n" for _, line in sorted(_entry(palace, n) for n in notes)]
 
 
-def _room_text(palace: Palace, name: str, notes: list[Note], today: date) -> tuple[str, int]:
+def _room_text(palace: Palace, name: str, notes: list[Note]) -> tuple[str, int]:
     """A room's lines and their count, remembered with the exact notes they were made from: an
     action changes one or two rooms, and a palace made by ``replaced()`` shares the others' Note
     objects, so an unchanged room is reused and a changed one patched (its sorted entries minus
     the notes gone plus the notes added). Rooms hold active notes: no line in them names
     another note (a successor) that could change on its own."""
-    key = ("index-room", name, today.isoformat())
+    key = ("index-room", name)
     members = tuple(notes)
     cached = palace.render_cache.get(key)
     if cached is not None and cached[0] == members:
@@ -91,9 +90,9 @@ def _room_text(palace: Palace, name: str, notes: list[Note], today: date) -> tup
         gone = [n for i, n in was.items() if i not in now]
         added = [n for n in members if id(n) not in was]
         if len(gone) + len(added) < _PATCH_MAX:
-            entries = _patched(palace, cached[3], gone, added, today)
+            entries = _patched(palace, cached[3], gone, added)
     if entries is None:
-        entries = sorted(_entry(palace, n, today) for n in notes)
+        entries = sorted(_entry(palace, n) for n in notes)
     text = "".join(line + "\n" for _, line in entries)
     count = sum(1 for _, line in entries if line.startswith("- ["))  # what the guard counts
     palace.render_cache[key] = (members, text, count, entries)
@@ -105,30 +104,30 @@ _Entries = list[tuple[tuple[str, str], str]]
 
 
 def _patched(
-    palace: Palace, entries: _Entries, gone: list[Note], added: list[Note], today: date
+    palace: Palace, entries: _Entries, gone: list[Note], added: list[Note]
 ) -> _Entries | None:
     """Sorted `entries` without the `gone` notes' and with the `added` ones'; None when a gone
     note's entry is not there (then the room is sorted again from its notes)."""
     out = list(entries)
     for note in gone:
-        entry = _entry(palace, note, today)
+        entry = _entry(palace, note)
         at = bisect.bisect_left(out, entry)
         if at == len(out) or out[at] != entry:
             return None
         del out[at]
     for note in added:
-        bisect.insort(out, _entry(palace, note, today))
+        bisect.insort(out, _entry(palace, note))
     return out
 
 
-def _render_entry(palace: Palace, note: Note, today: date) -> str:
+def _render_entry(palace: Palace, note: Note) -> str:
     if not note.ok:
         problem = note.problems[0].message if note.problems else "unreadable header"
         return f"- [{_link_text(note.slug)}]({note.rel}) — needs repair: {one_line(problem, 120)}"
     line = f"- [{_link_text(note.name)}]({note.rel})"
     if note.description:
         line += f" — {one_line(note.description, 200)}"
-    flags = [_FLAG_TEXT[f] for f in palace.flags(note, today) if f in _FLAG_TEXT]
+    flags = _dated_flags(palace, note)
     if note.superseded:
         successor = palace.successor(note)
         if successor is not None:
@@ -140,16 +139,27 @@ def _render_entry(palace: Palace, note: Note, today: date) -> str:
     return line
 
 
-def render_generated(palace: Palace, today: date | None = None) -> tuple[str, int]:
+def _dated_flags(palace: Palace, note: Note) -> list[str]:
+    """What the files say of a note, with dates where a flag would depend on the day."""
+    out = ["stale"] if note.stale else []
+    if (review_by := palace.review_by(note)) is not None:
+        out.append(f"review by {review_by.isoformat()}")
+    if (expires := expires_on(note)) is not None:
+        out.append(f"expires {expires.isoformat()}")
+    if note.ok and palace.confidence(note) < palace.config.index.low_confidence:
+        out.append("low confidence")
+    return out
+
+
+def render_generated(palace: Palace) -> tuple[str, int]:
     """The text below the marker, and how many note lines it holds."""
-    today = today or date.today()
     out: list[str] = []
     room_lines = filed = 0
     for room in palace.rooms():
         out.append(f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n")
         if room.spec.purpose:
             out.append(f"_{one_line(room.spec.purpose)}_\n")
-        text, count = _room_text(palace, room.spec.name, room.notes, today)
+        text, count = _room_text(palace, room.spec.name, room.notes)
         out.append(text)
         room_lines += count
         filed += len(room.notes)
@@ -163,17 +173,19 @@ def render_generated(palace: Palace, today: date | None = None) -> tuple[str, in
     if rest:
         out.append(f"\n## Unfiled (unknown type or unreadable header) — {len(rest)}\n")
         out.extend(
-            line + "\n"
-            for _, line in sorted(((n.rel, ""), _entry(palace, n, today)[1]) for n in rest)
+            line + "\n" for _, line in sorted(((n.rel, ""), _entry(palace, n)[1]) for n in rest)
         )
     out.append(f"\n## Superseded — {len(superseded)}\n")
-    out.extend(_lines(palace, superseded, today))
+    out.extend(_lines(palace, superseded))
     listed_lines = room_lines + sum(1 for line in out[after_rooms:] if line.startswith("- ["))
     return "".join(out), listed_lines
 
 
 def render_index(palace: Palace, existing: str | bytes | None, today: date | None = None) -> str:
     """The whole INDEX.md, checked by the guard; raises IndexRefused instead of losing notes.
+
+    It depends on the files only; `today` is accepted (and ignored) for callers that still
+    pass it.
 
     `existing` may be the file's bytes: then only the preamble is decoded (at 10k notes the
     generated part is megabytes, read again only if the guard needs it)."""
@@ -187,7 +199,7 @@ def render_index(palace: Palace, existing: str | bytes | None, today: date | Non
         crlf = bool(existing) and "\r\n" in existing  # type: ignore[operator]
     if not preamble.endswith("\n"):
         preamble += "\n"
-    generated, listed = render_generated(palace, today)
+    generated, listed = render_generated(palace)
     if listed < len(palace.notes):
         raise IndexRefused(
             f"refusing to write: the index would list {listed} notes but the palace holds "
@@ -239,9 +251,9 @@ def read_index(palace: Palace) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
-def index_is_current(palace: Palace, today: date | None = None) -> tuple[bool, str]:
+def index_is_current(palace: Palace) -> tuple[bool, str]:
     """(INDEX.md on disk equals what would be generated, the rendered text)."""
     path = palace.root / INDEX_NAME  # the file as it is now, not as it was at load
     existing = path.read_bytes().decode("utf-8", errors="replace") if path.exists() else None
-    rendered = render_index(palace, existing, today)
+    rendered = render_index(palace, existing)
     return existing == rendered, rendered
