@@ -86,7 +86,7 @@ class Palace:
         # the notes naming a successor: built on first use, patched by replaced()
         self._grouped: groups.Groups | None = None
         # derived per-note text keyed by content hash, shared with palaces made by replaced()
-        self.render_cache: dict[tuple[str, str, str], Any] = {}
+        self.render_cache: dict[tuple[str, ...], Any] = {}
         self._replaced_memo: tuple[tuple[tuple[str, bytes | None], ...], Palace] | None = None
         # INDEX.md's bytes as read when the notes were loaded (None: absent; unset: not read).
         # Read *before* the notes, so an action landing during the load shows up as a changed
