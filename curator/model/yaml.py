@@ -23,6 +23,7 @@ MAP, SEQ, MERGE = P + "map", P + "seq", P + "merge"
 # plain data: what JSON, the index and every reader of a header can hold
 TAGS = frozenset({STR, INT, TIMESTAMP, MAP, SEQ, P + "float", P + "bool", P + "null"})
 MAX_DEPTH = 64  # a header is a few levels deep; deeper is refused, never recursed into
+MAX_NODES = 10_000  # a header holds tens of values; building 100k+ Python nodes takes seconds
 MAX_INT_DIGITS = 4300  # Python's limit for turning an int into text (sys.int_info)
 _MAX_INT_BITS = int(MAX_INT_DIGITS * math.log2(10))
 _TIMESTAMP_FORM = SafeConstructor.timestamp_regexp
@@ -42,19 +43,24 @@ class HeaderError(Exception):
 class HeaderLoader(yaml.CSafeLoader):
     """libyaml's parser and composer with a depth limit and careful constructors.
 
-    libyaml's composer calls `descend_resolver` before each collection's children, so the
-    depth check stops a deep header before anything recurses into it.
+    libyaml's composer calls `descend_resolver` before it composes each node, so the depth
+    and size checks stop a hostile header before anything recurses into it or builds it.
     """
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._depth = 0
+        self._nodes = 0
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
         self._depth += 1
-        if self._depth > MAX_DEPTH:
+        self._nodes += 1
+        if self._depth > MAX_DEPTH or self._nodes > MAX_NODES:
             mark = getattr(current_node, "start_mark", None)
-            problem = f"nested deeper than {MAX_DEPTH} levels"
+            if self._depth > MAX_DEPTH:
+                problem = f"nested deeper than {MAX_DEPTH} levels"
+            else:
+                problem = f"more than {MAX_NODES} values in one header"
             raise yaml.composer.ComposerError(None, None, problem, mark)
 
     def ascend_resolver(self) -> None:
@@ -180,8 +186,10 @@ def _header_error(exc: yaml.YAMLError, text: str, what: str) -> HeaderError:
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or what
-        if problem.startswith(("cannot read", "integer is", "nested deeper")):
+        if problem.startswith(("cannot read", "integer is")):
             what = "unreadable YAML value"
+        elif problem.startswith(("nested deeper", "more than")):
+            what = "header refused"
         return HeaderError(f"{what}: {problem}", index=mark.index if mark else -1)
     if isinstance(exc, yaml.reader.ReaderError):
         index = -1
