@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from curator.config import Config
+from curator.model.layouts.rules import default_confidence
 from curator.model.note import Note
 
 
@@ -32,7 +33,11 @@ def confidence(note: Note, config: Config) -> float:
     if note.confidence is not None:
         return note.confidence
     spec = config.type_spec(note.type)
-    return spec.default_confidence if spec else 0.0
+    if spec is not None:
+        return spec.default_confidence
+    # not stated, and no type to take it from: the layout's default (0.0 in curator's own,
+    # where every note has a type)
+    return default_confidence(config)
 
 
 def review_by(note: Note, config: Config) -> date | None:

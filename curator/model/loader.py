@@ -13,6 +13,8 @@ from pathlib import Path
 from curator.model import cache
 from curator.model.discovery import INBOX_DIR, INDEX_NAME, NOTES_DIR
 from curator.model.finding import Finding
+from curator.model.layouts import Layout
+from curator.model.layouts.walk import walk
 from curator.model.note import MAX_BYTES, Kind, Note, parse_note
 
 
@@ -22,11 +24,16 @@ class Loaded:
     problems: list[Finding] = field(default_factory=list)
     index_bytes: bytes | None = None
     started_ns: int = 0
+    attachments: list[str] = field(default_factory=list)  # other files under the notes root
 
 
-def load_files(root: Path, *, use_cache: bool) -> Loaded:
+def load_files(
+    root: Path, *, use_cache: bool, layout: Layout | None = None, excludes: tuple[str, ...] = ()
+) -> Loaded:
     """Every note and draft under `root` (resolved). INDEX.md is read first, so an action
-    landing during the load shows up as a changed INDEX.md when a plan made from it applies."""
+    landing during the load shows up as a changed INDEX.md when a plan made from it applies.
+    With a `layout` other than curator's, notes are its markdown files under its notes root
+    (less its excludes) and the other files there are kept as `attachments`."""
     out = Loaded(started_ns=time.time_ns())
     try:
         out.index_bytes = (root / INDEX_NAME).read_bytes()
@@ -40,7 +47,7 @@ def load_files(root: Path, *, use_cache: bool) -> Loaded:
     elif use_cache:
         known, trusted_ns = cache.read_notes(root)
     read_any = False  # a file was read: its entry is new, or trusted from now on
-    for rel, path, kind in _walk(root, out.problems):
+    for rel, path, kind in _walk(root, out.problems, layout, excludes, out.attachments):
         note, was_read = _load_one(rel, path, kind, known.get(rel), trusted_ns, out.problems)
         read_any = read_any or was_read
         if note is not None:
@@ -92,8 +99,22 @@ def _outside(rel: str, target: Path) -> Finding:
     return Finding(rel, 0, "error", "file.symlink-outside", message)
 
 
-def _walk(root: Path, problems: list[Finding]) -> Iterator[tuple[str, str, Kind]]:
-    for folder, kind in ((NOTES_DIR, "note"), (INBOX_DIR, "draft")):
+def _walk(
+    root: Path,
+    problems: list[Finding],
+    layout: Layout | None = None,
+    excludes: tuple[str, ...] = (),
+    attachments: list[str] | None = None,
+) -> Iterator[tuple[str, str, Kind]]:
+    folders: tuple[tuple[str, Kind], ...] = ((NOTES_DIR, "note"), (INBOX_DIR, "draft"))
+    if layout is not None and (layout.name != "curator" or layout.notes != NOTES_DIR):
+        for rel, is_markdown in walk(root, layout, excludes):
+            if is_markdown:
+                yield rel, str(root / rel), "note"
+            elif attachments is not None:
+                attachments.append(rel)
+        folders = ((INBOX_DIR, "draft"),)
+    for folder, kind in folders:
         base = root / folder
         if base.is_symlink():  # notes/ or inbox/ itself may not lead out of the palace
             target = Path(os.path.realpath(base))

@@ -31,6 +31,7 @@ from curator.model.discovery import (
     kind_of,
 )
 from curator.model.finding import Finding
+from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
 from curator.model.note import Kind, Note, parse_note
@@ -92,6 +93,13 @@ class Palace:
         # Read *before* the notes, so an action landing during the load shows up as a changed
         # INDEX.md when a plan made from this palace is applied.
         self.index_snapshot: tuple[bytes | None] | None = None
+        # files under the notes root that are not notes (a vault's attachments), for links
+        self.attachments: list[str] = []
+
+    @property
+    def foreign_layout(self) -> bool:
+        """The notes are in another tool's layout (see `curator.model.layouts`)."""
+        return layout_rules.foreign(self.config)
 
     # -- loading -----------------------------------------------------------------------------
     @classmethod
@@ -102,8 +110,13 @@ class Palace:
         copy of every unchanged note), else from the disk cache (see `curator.model.cache`)."""
         root = Path(root).resolve()
         config = load_config(root)
-        loaded = load_files(root, use_cache=cache)
-        files = loaded.notes.values()
+        loaded = load_files(
+            root,
+            use_cache=cache,
+            layout=layout_rules.layout_of(config),
+            excludes=layout_rules.excludes_of(config),
+        )
+        files = layout_rules.adapt_all(loaded.notes.values(), config)
         palace = cls(
             root,
             config,
@@ -112,6 +125,7 @@ class Palace:
             loaded.problems,
         )
         palace.index_snapshot = (loaded.index_bytes,)
+        palace.attachments = loaded.attachments
         if cache:
             _cache.remember(root, palace, loaded.started_ns)
         return palace
@@ -128,9 +142,11 @@ class Palace:
         gone = {rel for rel in changes if rel in self.by_rel}
         added: list[Note] = []
         for rel, data in key:
-            kind = kind_of(rel)
+            kind = layout_rules.kind_of(self.config, rel) if self.foreign_layout else kind_of(rel)
             if data is not None and kind is not None:
                 added.append(parse_note(rel, data, kind))
+        if self.foreign_layout:
+            added = layout_rules.adapt_all(added, self.config)
         new = Palace.__new__(Palace)
         new.root, new.config, new.problems = self.root, self.config, self.problems
         new.notes = groups.merge_sorted(self.notes, gone, [n for n in added if n.kind == "note"])
@@ -163,6 +179,7 @@ class Palace:
             groups.regroup(self._groups(), gone, added) if added or gone else self._grouped
         )
         new.render_cache = self.render_cache
+        new.attachments = self.attachments
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
         new.index_snapshot = (
             (changes[INDEX_NAME],) if INDEX_NAME in changes else self.index_snapshot
@@ -240,6 +257,8 @@ class Palace:
 
     # -- links --------------------------------------------------------------------------------
     def resolve(self, source_rel: str, link: RawLink) -> str | None:
+        if self.foreign_layout:
+            return layout_rules.resolve(self, source_rel, link)
         if link.kind == "md":
             target = md_target(source_rel, link.target)
             note = self.by_rel.get(target)
