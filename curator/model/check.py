@@ -12,6 +12,7 @@ from datetime import date
 
 from curator.model.finding import Finding, Severity
 from curator.model.index_md import IndexRefused, index_is_current
+from curator.model.layouts import rules as layout_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
 from curator.model.schema import MAX_TAGS, check_note
@@ -25,6 +26,9 @@ class _Checker:
         self.palace = palace
         self.today = today
         self.findings: list[Finding] = []
+        # another tool's layout: its own header, link and index rules (curator.model.layouts)
+        self.layout = layout_rules.layout_of(palace.config)
+        self.foreign = palace.foreign_layout
 
     def add(self, note: Note, key: str | None, severity: Severity, code: str, message: str) -> None:
         if note.kind == "draft":
@@ -49,7 +53,9 @@ class _Checker:
 
     # -- one note ---------------------------------------------------------------------------
     def header(self, note: Note) -> None:
-        self.findings.extend(check_note(note, self.palace.config))
+        self.findings.extend(
+            layout_rules.header_findings(check_note(note, self.palace.config), self.layout)
+        )
         self.stale(note)
         spec = self.palace.config.type_spec(note.header.get("type"))
         if note.kind == "note" and spec is not None and spec.name == "feedback":
@@ -86,6 +92,8 @@ class _Checker:
 
     # -- across notes ---------------------------------------------------------------------
     def names(self) -> None:
+        if self.layout.lenient:  # names from file names repeat across folders by design
+            return
         seen: dict[str, Note] = {}
         for note in self.palace.notes:
             if not note.ok or not isinstance(note.header.get("name"), str):
@@ -103,6 +111,11 @@ class _Checker:
                 seen[key] = note
 
     def links(self) -> None:
+        if self.foreign:
+            self.findings.extend(layout_rules.link_findings(self.palace))
+            if not self.layout.lenient:
+                self.orphans()
+            return
         for note in self.palace.notes:
             for link in self.palace.outgoing(note):
                 if link.target is None:
@@ -115,6 +128,9 @@ class _Checker:
                             f"broken link to {link.raw.target!r}",
                         )
                     )
+        self.orphans()
+
+    def orphans(self) -> None:
         for note in self.palace.notes:
             if note.ok and not self.palace.backlinks(note):
                 self.add(note, None, "warning", "note.orphan", "orphan: no other note links here")
@@ -155,6 +171,17 @@ class _Checker:
                 current = nxt
 
     def index(self) -> None:
+        if self.foreign:
+            name = layout_rules.index_name(self.palace.config)
+            try:
+                data: bytes | None = (self.palace.root / name).read_bytes()
+            except FileNotFoundError:
+                data = None
+            if self.layout.name == "claude-code":
+                self.findings.extend(layout_rules.index_findings(self.palace, data))
+                return
+            if data is None:  # adopted in place: curator writes its index only when asked
+                return
         try:
             current, _ = index_is_current(self.palace)
         except IndexRefused as exc:
