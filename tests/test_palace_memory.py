@@ -159,3 +159,83 @@ def test_lookups_are_built_on_first_use_and_follow_replaced(make_palace: MakePal
     assert "gamma" in other._by_name
     fresh = Palace(root, patched.config, patched.notes, patched.drafts)
     assert patched._by_slug == fresh._by_slug and patched._by_name == fresh._by_name
+
+
+# -- no leaks (issue 11): a load keeps nothing of the one before ----------------------------
+def _many_notes(root: Path, count: int) -> None:
+    folder = root / "notes" / "project"
+    folder.mkdir(parents=True)
+    for i in range(count):
+        header = (
+            f"---\nname: Note {i}\ndescription: about {i}\ntype: project\n"
+            f"tags: [t{i % 7}, shared]\ncreated: 2026-0{1 + i % 9}-1{i % 10}\n"
+            f"source: {{by: agent-{i % 3}, at: 2026-01-01}}\n---\n"
+        )
+        (folder / f"n{i}.md").write_text(header + f"See [[n{(i + 1) % count}]] and [x](n{i}.md).\n")
+    (folder / "broken.md").write_text("---\nname: [unclosed\n---\n")
+
+
+def _live_notes() -> int:
+    from curator.model.note import Note
+
+    return sum(1 for o in gc.get_objects() if type(o) is Note)
+
+
+def test_loading_twice_keeps_nothing_of_the_first_load(tmp_path: Path) -> None:
+    _many_notes(tmp_path, 2000)
+    gc.collect()
+    before = _live_notes()
+    first = Palace.open(tmp_path, cache=False)
+    assert len(first.notes) == 2001 and first.outgoing(first.find("n1"))  # lookups built too
+    first.rooms()
+    refs = [weakref.ref(first)]
+    del first
+    second = Palace.open(tmp_path, cache=False)
+    refs.append(weakref.ref(second))
+    assert refs[0]() is None  # freed by reference counting: the palace holds no cycles
+    assert _live_notes() - before == 2001  # the second load's notes, none of the first's
+    del second
+    gc.collect()
+    assert refs[1]() is None and _live_notes() == before
+
+
+def test_repeated_loads_do_not_grow_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    _many_notes(tmp_path, 300)
+    Palace.open(tmp_path, cache=False)  # warm: regex caches, interned keys
+    tracemalloc.start()
+    try:
+        sizes = []
+        for _ in range(3):
+            palace = Palace.open(tmp_path, cache=False)
+            palace.rooms()
+            del palace
+            gc.collect()
+            sizes.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    assert sizes[2] - sizes[0] < 32 * 1024, sizes  # nothing accumulates from load to load
+
+
+def test_reloads_with_the_cache_keep_only_the_palaces_alive(tmp_path: Path) -> None:
+    from curator.model import cache
+
+    _many_notes(tmp_path, 500)
+    gc.collect()
+    before = _live_notes()
+    palaces = [Palace.open(tmp_path)]
+    refs = [weakref.ref(palaces[0])]
+    for i in range(4):  # the app: a change, a reload, the old palace dropped
+        (tmp_path / "notes/project/n1.md").write_text(note_text(f"Changed {i}"))
+        palaces.append(Palace.open(tmp_path))
+        refs.append(weakref.ref(palaces[-1]))
+        del palaces[0]
+    gc.collect()
+    assert [r() is None for r in refs] == [True] * 4 + [False]
+    assert _live_notes() - before == len(palaces[0].by_rel)  # one copy of each, no more
+    del palaces
+    gc.collect()
+    assert all(r() is None for r in refs) and _live_notes() == before
+    assert cache.live(tmp_path.resolve()) is None
+    assert len(cache._LIVE.get(tmp_path.resolve(), [])) == 0
