@@ -83,3 +83,18 @@ def test_reading_never_raises(text: str) -> None:
         assert note.ok or note.problems
         if note.ok:
             assert isinstance(note.header.get("name"), str)
+
+
+def test_edits_add_front_matter_to_a_plain_note_and_refuse_toml(tmp_path: Path) -> None:
+    import pytest
+
+    from curator.model.note import NoteEditError, edit_header
+
+    layout = get_layout("folder")
+    plain = read_note("plain.md", b"Just text.\n", layout, TYPES)
+    assert plain.body == "Just text.\n"  # all body
+    edited = edit_header(plain, {"status": "retired"})
+    assert edited == b"---\nstatus: retired\n---\nJust text.\n"  # the text kept byte for byte
+    toml = read_note("t.md", b'+++\ntitle = "T"\n+++\nBody\n', layout, TYPES)
+    with pytest.raises(NoteEditError, match="read only"):
+        edit_header(toml, {"status": "retired"})

@@ -78,7 +78,8 @@ class Note:
 
     @property
     def body(self) -> str:
-        return self.text[self.header_end :] if self.header_end else ""
+        # a note read without front matter (another tool's layout) is all body
+        return self.text[self.header_end :] if self.header_end or self.ok else ""
 
     @property
     def slug(self) -> str:
@@ -297,6 +298,13 @@ def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
     """
     if not note.ok:
         raise NoteEditError("cannot edit a note whose header did not parse", path=note.rel)
+    if not _FENCE.match(note.text):  # read through a layout (curator.model.layouts)
+        if note.header_end:
+            message = "its TOML or JSON front matter is read only; convert it to YAML to edit"
+            raise NoteEditError(message, path=note.rel)
+        fields = {k: v for k, v in updates.items() if v is not DELETE}
+        text = new_note_text(fields, "", note.newline) + note.text if fields else note.text
+        return (BOM if note.bom else b"") + text.encode("utf-8")
     fence_end = note.text.index(note.newline) + len(note.newline)
     close = _CLOSE.search(note.text, fence_end - len(note.newline))
     assert close is not None  # the note parsed, so its header is closed
