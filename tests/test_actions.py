@@ -4,6 +4,7 @@ INDEX.md; trailers that history parses; undo; refusals. Real git repos in tmp_pa
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -75,7 +76,8 @@ def do(root: Path, plan_fn, *args, **kw):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def palace(sample_palace: Path) -> Path:
     """sample_palace with a current INDEX.md committed."""
-    commit(sample_palace, plan_index(Palace.open(sample_palace)))
+    with contextlib.suppress(ActionError):  # already current: nothing to commit
+        commit(sample_palace, plan_index(Palace.open(sample_palace)))
     return sample_palace
 
 

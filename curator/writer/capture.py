@@ -31,8 +31,8 @@ from typing import Any
 from curator.config import load_config
 from curator.errors import CuratorError
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
+from curator.model.similar import Similar, similar
 from curator.writer.secrets import SecretHit, scan
-from curator.writer.similar import Similar, similar
 
 __all__ = [
     "MAX_TAGS",

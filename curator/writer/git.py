@@ -9,13 +9,13 @@ text never becomes an option, a ref or a config value.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from curator.writer.plan import WriterError
+from curator.errors import WriterError
 
 __all__ = [
     "DEFAULT_EMAIL",
@@ -53,14 +53,17 @@ class NotARepositoryError(WriterError):
 
 
 class IndexLockError(WriterError):
-    """git's index.lock exists: another git process is running, or one died and left it."""
+    """git's lock files exist: another git process is running, or a killed one left them."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, *more: Path) -> None:
+        self.lock_path = path
+        self.locks = (path, *more)
+        names = ", ".join(str(p) for p in self.locks)
+        quoted = " ".join(shlex.quote(str(p)) for p in self.locks)
         super().__init__(
-            f"git's index.lock exists at {path}; another git command may be running. "
-            f"If no git process is running, a crashed one left it behind: remove it with "
-            f"`rm {path}` and retry."
+            f"git lock file(s) exist: {names}; another git command may be running. If no git "
+            f"process is running, a killed one left them behind: remove them with "
+            f"`rm {quoted}` and try again."
         )
 
 
@@ -144,11 +147,6 @@ class Repo:
     def index_lock(self) -> Path:
         return self.git_dir / "index.lock"
 
-    def check_index_lock(self) -> None:
-        """Raise IndexLockError if git's index.lock exists (never deletes it)."""
-        if self.index_lock.exists():
-            raise IndexLockError(self.index_lock)
-
     def git(
         self,
         *args: str,
@@ -167,13 +165,7 @@ class Repo:
         return out if proc.returncode == 0 and out else None
 
     def identity_config(self) -> list[tuple[str, str]]:
-        """``-c`` pairs for the default identity, only for the parts git config lacks.
-
-        Remembered per repository for a minute: one git process less per action in the app.
-        """
-        cached = _IDENTITY.get(str(self.top))
-        if cached is not None and time.monotonic() - cached[0] < _IDENTITY_TTL:
-            return list(cached[1])
+        """``-c`` pairs for the default identity, only for the parts git config lacks."""
         proc = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False)
         have = {
             line.split(" ", 1)[0].lower()
@@ -185,12 +177,7 @@ class Repo:
             out.append(("user.name", DEFAULT_NAME))
         if "user.email" not in have:
             out.append(("user.email", DEFAULT_EMAIL))
-        _IDENTITY[str(self.top)] = (time.monotonic(), tuple(out))
         return out
-
-
-_IDENTITY: dict[str, tuple[float, tuple[tuple[str, str], ...]]] = {}
-_IDENTITY_TTL = 60.0
 
 
 def discover(palace_root: Path) -> Repo:

@@ -24,6 +24,7 @@ GITIGNORE = (
 class InitResult:
     root: Path
     commit: str
+    kept: tuple[str, ...] = ()  # files that existed and were left as they were
 
 
 def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None) -> InitResult:
@@ -65,15 +66,19 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
             + ("" if text.endswith("\n") or not text else "\n")
             + "".join(f"{m}\n" for m in missing)
         )
+    # never overwrite a file init did not create (an INDEX.md of the user's own stays)
+    kept = tuple(rel for rel in files if rel != ".gitignore" and (root / rel).exists())
     plan = Plan(
         action="init",
         notes=(),
         reason=f"New palace with the {taxonomy} taxonomy.",
         summary=palace_name,
         changes=tuple(
-            Write.from_disk(root, rel, data.encode("utf-8")) for rel, data in files.items()
+            Write.from_disk(root, rel, data.encode("utf-8"))
+            for rel, data in files.items()
+            if rel not in kept
         ),
         root=root,
     )
     applied = apply_plan(root, plan)
-    return InitResult(root, applied.sha)
+    return InitResult(root, applied.sha, kept)

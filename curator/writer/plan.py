@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
+from curator.errors import WriterError
+
 __all__ = [
     "Change",
     "Delete",
@@ -36,10 +38,6 @@ __all__ = [
     "normalize_rel",
     "sanitize_line",
 ]
-
-
-class WriterError(Exception):
-    """Base class of every error the writer raises; ``str()`` is a sentence a person can act on."""
 
 
 class PlanError(WriterError, ValueError):

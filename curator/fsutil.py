@@ -1,0 +1,114 @@
+"""The one way curator writes a file: whole or not at all, and a note's bytes as they were.
+
+A file is written to a fresh temp file (``O_EXCL``, fsynced), renamed over its target with
+``os.replace`` and the folder fsynced: a reader sees the old file or the new one, never half,
+and a crash leaves at most a temp file. The temp file may live in another folder of the same
+file system (the writer keeps its own under ``.curator/tmp/``, which git ignores, so a killed
+writer never leaves draft text where ``git add -A`` would pick it up).
+
+A note keeps the byte order mark it was read with: :func:`note_bytes` is the only place that
+puts it back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+__all__ = [
+    "BOM",
+    "TMP_PREFIX",
+    "atomic_write",
+    "fsync_dir",
+    "install",
+    "note_bytes",
+    "read_or_none",
+    "remove",
+    "split_bom",
+    "write_temp",
+]
+
+BOM = b"\xef\xbb\xbf"
+TMP_PREFIX = ".curator-tmp-"
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_temp(folder: Path, data: bytes, mode: int = 0o644) -> Path:
+    """``data`` in a fresh fsynced file in ``folder``; removed again if writing it fails."""
+    tmp = Path(folder) / f"{TMP_PREFIX}{secrets.token_hex(8)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchmod(fd, mode & 0o7777)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def install(tmp: Path, path: Path) -> None:
+    """Rename ``tmp`` over ``path`` and fsync the folder (``tmp`` is removed if that fails)."""
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write(
+    path: Path, data: bytes, mode: int = 0o644, *, temp_dir: Path | None = None
+) -> None:
+    """Write ``data`` to ``path`` whole or not at all (temp file in ``temp_dir``, which must be
+    on the same file system, or next to ``path``)."""
+    path = Path(path)
+    install(write_temp(temp_dir or path.parent, data, mode), path)
+
+
+def remove(path: Path) -> None:
+    """Delete ``path`` (nothing if it is gone already) and fsync its folder."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    fsync_dir(path.parent)
+
+
+def read_or_none(path: Path) -> bytes | None:
+    """The file's bytes, or None when there is no file there."""
+    try:
+        return Path(path).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def split_bom(data: bytes) -> tuple[bool, bytes]:
+    """(whether ``data`` starts with a UTF-8 byte order mark, the bytes after it)."""
+    if data.startswith(BOM):
+        return True, data[len(BOM) :]
+    return False, data
+
+
+def note_bytes(text: str, bom: bool) -> bytes:
+    """A note's text as bytes, with the byte order mark it was read with (newlines as given:
+    curator never rewrites a file's line endings)."""
+    data = text.encode("utf-8")
+    return BOM + data if bom else data

@@ -1,0 +1,1 @@
+"""One module per curation action: pure planners from a loaded palace to a Plan."""

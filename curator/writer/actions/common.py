@@ -1,0 +1,203 @@
+"""What the action planners share: finding the note or draft, free paths, INDEX.md, checks.
+
+A planner is a pure function from a loaded palace to a Plan: it validates, builds the file
+changes (byte-preserving header edits), adds the regenerated INDEX.md and the commit message,
+and touches nothing on disk.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
+
+from curator.errors import CuratorError
+from curator.fsutil import note_bytes
+from curator.model.check import run_checks
+from curator.model.index_md import index_bytes, render_index
+from curator.model.links import RawLink, rewrite_links
+from curator.model.note import DRAFT_BANNER, Note
+from curator.model.palace import INDEX_NAME, Palace
+from curator.writer.plan import Change, Plan, Write, content_hash, effects
+from curator.writer.secrets import scan
+
+REJECTED_DIR = ".curator/rejected"
+PROMOTED_DIR = ".curator/promoted"
+MERGED_DIR = ".curator/merged"
+EDITED_DIR = ".curator/edited"  # a draft's text before an edit, for undo
+DRAFT_ONLY_KEYS = ("status", "similar", "secrets", "secret", "flagged")
+
+
+class ActionError(CuratorError):
+    """An action that cannot be planned as asked; the message says why and what to do."""
+
+
+# -- shared pieces ----------------------------------------------------------------------------
+def slugify(text: str, limit: int = 80) -> str:
+    """A file-name slug: lowercase ASCII words joined by hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:limit].rstrip("-") or "note"
+
+
+def today_iso(today: date | None) -> str:
+    return (today or date.today()).isoformat()
+
+
+def one_line(value: str, what: str) -> str:
+    text = " ".join(value.split())
+    if "\n" in value.strip() or "\r" in value.strip():
+        raise ActionError(f"{what} must be one line")
+    return text
+
+
+def find_note(palace: Palace, ref: str) -> Note:
+    note = palace.find(ref, kinds=("note",))
+    if not note.ok:
+        problem = note.problems[0].message if note.problems else "unreadable header"
+        raise ActionError(f"cannot change {note.rel}: its header does not parse ({problem})")
+    return note
+
+
+def find_draft(palace: Palace, ref: str) -> Note:
+    return palace.find(ref, kinds=("draft",))
+
+
+def free_path(palace: Palace, folder: str, slug: str, taken: Iterable[str] = ()) -> str:
+    """folder/slug.md, or folder/slug-2.md, ... when that exists on disk or is taken."""
+    taken = set(taken)
+    candidate = f"{folder}/{slug}.md"
+    counter = 2
+    while candidate in taken or (palace.root / candidate).exists():
+        candidate = f"{folder}/{slug}-{counter}.md"
+        counter += 1
+    return candidate
+
+
+def with_index(palace: Palace, changes: list[Change], today: date | None) -> tuple[Change, ...]:
+    """The changes plus INDEX.md regenerated for the palace as it will be after them."""
+    after = palace.replaced(effects(palace.root, changes))
+    existing = index_bytes(palace)
+    rendered = render_index(after, existing, today).encode("utf-8")
+    if existing != rendered:
+        # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
+        # if another action landed since, apply sees the difference and INDEX.md is redone
+        before = None if existing is None else content_hash(existing)
+        changes = [*changes, Write(INDEX_NAME, rendered, before)]
+    return tuple(changes)
+
+
+def make_plan(
+    palace: Palace,
+    action: str,
+    notes: Sequence[str],
+    reason: str,
+    summary: str,
+    changes: list[Change],
+    today: date | None,
+    trailers: Sequence[tuple[str, str]] = (),
+) -> Plan:
+    return Plan(
+        action=action,
+        notes=tuple(notes),
+        reason=reason,
+        summary=summary,
+        changes=with_index(palace, changes, today),
+        trailers=tuple(trailers),
+        root=palace.root,
+    )
+
+
+def errors_for(
+    palace: Palace, changes: Mapping[str, bytes | None], rels: Iterable[str]
+) -> list[str]:
+    """Check errors the changed notes would have (links and index aside).
+
+    Only the notes that can bear on those errors are checked (the changed notes as they would
+    be, the notes sharing a name with one, and the supersede chains they start, with every note
+    sharing a slug on the way): checking the whole palace took ~300 ms at 10,000 notes.
+    """
+    after = palace.replaced(changes)
+    wanted = {rel for rel in rels if rel in after.by_rel}
+    related: dict[str, Note] = {}
+    for rel in sorted(wanted):
+        note = after.by_rel[rel]
+        related[rel] = note
+        if not note.ok:
+            continue
+        for other in after._by_name.get(note.name.casefold(), []):
+            related.setdefault(other.rel, other)
+        current, seen = note, {note.rel}
+        while current.ok and current.superseded_by:
+            key = current.superseded_by.casefold().removesuffix(".md")
+            matches = after._by_slug.get(key, [])
+            for match in matches:
+                related.setdefault(match.rel, match)
+            if len(matches) != 1 or matches[0].rel in seen:
+                break
+            current = matches[0]
+            seen.add(current.rel)
+    subset = Palace(
+        after.root,
+        after.config,
+        [n for n in related.values() if n.kind == "note"],
+        [n for n in related.values() if n.kind == "draft"],
+        [f for f in after.problems if f.path in wanted],
+    )
+    return [
+        f.format()
+        for f in run_checks(subset, with_index=False)
+        if f.path in wanted and f.severity == "error" and not f.code.startswith("link.")
+    ]
+
+
+def strip_banner(body: str) -> str:
+    lines = body.splitlines(keepends=True)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if lines and lines[0].strip() == DRAFT_BANNER.strip():
+        lines.pop(0)
+        while lines and not lines[0].strip():
+            lines.pop(0)
+    return "".join(lines)
+
+
+def resolver(palace: Palace, source_rel: str) -> Callable[[RawLink], str | None]:
+    return lambda raw: palace.resolve(source_rel, raw)
+
+
+def inbound(palace: Palace, note: Note) -> list[str]:
+    """Where other notes link to `note`: 'path:line' strings, sorted."""
+    return sorted(f"{link.source}:{link.raw.line}" for link in palace.backlinks(note))
+
+
+def relinked(palace: Palace, old: Note, new_rel: str, skip: Iterable[str] = ()) -> dict[str, bytes]:
+    """Rewrite every link to `old` in other notes so it points at `new_rel`."""
+    out: dict[str, bytes] = {}
+    skipped = set(skip)
+    for source_rel in sorted({link.source for link in palace.backlinks(old)}):
+        if source_rel in skipped:
+            continue
+        source = palace.by_rel[source_rel]
+        body, count = rewrite_links(
+            source.body,
+            source.rel,
+            resolver(palace, source.rel),
+            old.rel,
+            new_rel,
+        )
+        if count:
+            out[source_rel] = note_bytes(source.text[: source.header_end] + body, source.bom)
+    return out
+
+
+def secrets_in(draft: Note) -> list[str]:
+
+    found = [f"{hit.kind} (line {hit.line + draft.body_line - 1})" for hit in scan(draft.body)]
+    flagged = (
+        draft.header.get("secrets") or draft.header.get("secret") or draft.header.get("flagged")
+    )
+    if flagged and not found:
+        found.append("flagged at capture")
+    return found

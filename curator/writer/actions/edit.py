@@ -1,0 +1,44 @@
+"""Edit: replace a note's (or draft's) whole text, refusing text that would not validate."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from curator.fsutil import note_bytes
+from curator.model.note import parse_note
+from curator.model.palace import Palace
+from curator.writer.actions.common import EDITED_DIR, ActionError, errors_for, free_path, make_plan
+from curator.writer.plan import Change, Plan, Write, encode_restore
+
+
+def plan_edit(
+    palace: Palace, ref: str, new_bytes: bytes, *, reason: str = "", today: date | None = None
+) -> Plan:
+    """Replace a note's (or draft's) whole text, refusing text that would not validate."""
+    note = palace.find(ref)
+    parsed = parse_note(note.rel, new_bytes, note.kind)
+    errors = [f.format() for f in parsed.problems if f.severity == "error"]
+    if not errors and note.kind == "note":
+        errors = errors_for(palace, {note.rel: new_bytes}, [note.rel])
+    if errors:
+        raise ActionError(f"the edited {note.rel} does not validate: " + "; ".join(errors))
+    if new_bytes == note_bytes(note.text, note.bom):
+        raise ActionError(f"no change to {note.rel}")
+    changes: list[Change] = [Write.from_disk(palace.root, note.rel, new_bytes)]
+    trailers: list[tuple[str, str]] = []
+    if note.kind == "draft":
+        # inbox/ is not in git: the draft's previous text is kept for undo, as reject keeps
+        # the draft itself
+        kept = free_path(palace, EDITED_DIR, note.slug)
+        changes.append(Write.from_disk(palace.root, kept, (palace.root / note.rel).read_bytes()))
+        trailers.append(("Curator-Previous", encode_restore(note.rel, kept)))
+    return make_plan(
+        palace,
+        "edit",
+        [note.rel],
+        reason or "Edited by hand.",
+        parsed.name,
+        changes,
+        today,
+        trailers,
+    )

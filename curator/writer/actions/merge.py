@@ -1,0 +1,156 @@
+"""Merge: several notes into a new one, or a draft folded into an existing note."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from curator.fsutil import note_bytes
+from curator.model.check import MAX_TAGS
+from curator.model.links import rewrite_links
+from curator.model.note import edit_header, new_note_text, parse_note
+from curator.model.palace import NOTES_DIR, Palace
+from curator.writer.actions.common import (
+    MERGED_DIR,
+    ActionError,
+    errors_for,
+    find_draft,
+    find_note,
+    free_path,
+    make_plan,
+    one_line,
+    relinked,
+    resolver,
+    secrets_in,
+    slugify,
+    strip_banner,
+    today_iso,
+)
+from curator.writer.plan import Change, Move, Plan, Write, encode_restore
+
+
+def plan_merge(
+    palace: Palace,
+    refs: Sequence[str],
+    into_name: str,
+    *,
+    description: str | None = None,
+    type: str | None = None,
+    reason: str = "",
+    today: date | None = None,
+) -> Plan:
+    """One new note from several: merged_from, combined bodies; sources superseded, links moved."""
+    sources = [find_note(palace, ref) for ref in refs]
+    if len(sources) < 2:
+        raise ActionError("merge needs at least two notes")
+    if len({s.rel for s in sources}) != len(sources):
+        raise ActionError("the same note is named twice")
+    for src in sources:
+        if src.superseded:
+            raise ActionError(f"{src.rel} is already superseded; merge current notes only")
+    name = one_line(into_name, "the merged note's name")
+    if not name:
+        raise ActionError("the merged note needs a name (--into NAME)")
+    if any(n.ok and n.name.casefold() == name.casefold() for n in palace.notes):
+        raise ActionError(f"a note named {name!r} already exists")
+    types = {s.type for s in sources}
+    type_name = type or (types.pop() if len(types) == 1 else None)
+    if type_name is None:
+        raise ActionError(
+            f"the notes have different types ({', '.join(sorted(types))}): choose one with --type"
+        )
+    spec = palace.config.type_spec(type_name)
+    if spec is None:
+        raise ActionError(f"unknown type {type_name!r} (known: {', '.join(palace.config.types)})")
+    confidence = min(palace.confidence(s) for s in sources)
+    confidence = min(max(confidence, spec.confidence[0]), spec.confidence[1])
+    tags: list[str] = []
+    for src in sources:
+        tags.extend(t for t in src.tags if t not in tags)
+    scopes = {s.header.get("scope") for s in sources if s.header.get("scope")}
+    header: dict[str, Any] = {
+        "name": name,
+        "description": one_line(description, "description")
+        if description
+        else sources[0].description,
+        "type": type_name,
+        "confidence": round(confidence, 4),
+        "created": today_iso(today),
+        "reviewed": today_iso(today),
+        "merged_from": [s.slug for s in sources],
+    }
+    if len(scopes) == 1:
+        header["scope"] = scopes.pop()
+    if tags:
+        header["tags"] = tags[:MAX_TAGS]
+    body = "\n".join(f"## From {s.name}\n\n{s.body.strip()}\n" for s in sources)
+    dest = free_path(palace, f"{NOTES_DIR}/{type_name}", slugify(name))
+    new_slug = dest.rsplit("/", 1)[-1][:-3]
+    changes: dict[str, bytes] = {dest: new_note_text(header, body).encode("utf-8")}
+    for src in sources:
+        changes[src.rel] = edit_header(src, {"status": "superseded", "superseded_by": new_slug})
+    source_rels = {s.rel for s in sources}
+    for src in sources:
+        for rel, data in relinked(palace, src, dest, skip=source_rels).items():
+            if rel in changes:  # a note linking to two sources: relink on top of the first pass
+                current = parse_note(rel, changes[rel], "note")
+                body2, _ = rewrite_links(current.body, rel, resolver(palace, rel), src.rel, dest)
+                changes[rel] = current.text[: current.header_end].encode("utf-8") + body2.encode(
+                    "utf-8"
+                )
+            else:
+                changes[rel] = data
+    errors = errors_for(palace, changes, [dest])
+    if errors:
+        raise ActionError("the merged note would not validate: " + "; ".join(errors))
+    write_list: list[Change] = [
+        Write.from_disk(palace.root, rel, data) for rel, data in changes.items()
+    ]
+    return make_plan(
+        palace,
+        "merge",
+        [dest, *(s.rel for s in sources)],
+        reason or f"Merged {len(sources)} notes into one; edit the combined body.",
+        f"{name} (from {', '.join(s.name for s in sources)})",
+        write_list,
+        today,
+    )
+
+
+def plan_merge_draft(
+    palace: Palace, draft_ref: str, into_ref: str, *, reason: str = "", today: date | None = None
+) -> Plan:
+    """Fold a draft into an existing note: its body is appended for the reviewer to edit."""
+    draft = find_draft(palace, draft_ref)
+    target = find_note(palace, into_ref)
+    if not draft.ok:
+        raise ActionError(f"cannot merge {draft.rel}: its header does not parse")
+    secrets = secrets_in(draft)
+    if secrets:
+        raise ActionError(
+            f"cannot merge {draft.rel}: it looks like it holds a secret ({', '.join(secrets)})"
+        )
+    addition = strip_banner(draft.body).strip()
+    when = draft.created[:10] or today_iso(today)
+    body = (
+        target.body.rstrip("\n")
+        + f"\n\n## Merged from draft: {draft.name} ({when})\n\n{addition}\n"
+    )
+    edited = parse_note(target.rel, edit_header(target, {"reviewed": today_iso(today)}), "note")
+    data = edited.text[: edited.header_end] + body
+    parked = free_path(palace, MERGED_DIR, draft.slug)
+    changes: list[Change] = [
+        Write.from_disk(palace.root, target.rel, note_bytes(data, target.bom)),
+        Move.from_disk(palace.root, draft.rel, parked),
+    ]
+    return make_plan(
+        palace,
+        "merge",
+        [target.rel, draft.rel],
+        reason or f"Draft {draft.rel} folded into {target.rel}.",
+        f"{draft.name} into {target.name}",
+        changes,
+        today,
+        [("Curator-Restore", encode_restore(draft.rel, parked))],
+    )

@@ -1,0 +1,171 @@
+"""Promote: a reviewed draft becomes a note in notes/<type>/ (optionally superseding one)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from curator.errors import CuratorError
+from curator.fsutil import note_bytes
+from curator.model.check import MAX_TAGS
+from curator.model.header import DELETE
+from curator.model.note import Note, edit_header, parse_note
+from curator.model.palace import NOTES_DIR, Palace
+from curator.writer.actions.common import (
+    DRAFT_ONLY_KEYS,
+    PROMOTED_DIR,
+    ActionError,
+    errors_for,
+    find_draft,
+    find_note,
+    free_path,
+    make_plan,
+    one_line,
+    secrets_in,
+    slugify,
+    strip_banner,
+    today_iso,
+)
+from curator.writer.plan import Change, Move, Plan, Write, effects, encode_restore
+
+
+def promote_fields(palace: Palace, draft: Note, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The header a promoted draft would get: the draft's fields with the overrides applied."""
+    header = dict(draft.header)
+    for key, value in overrides.items():
+        if value is not None and value != "":
+            header[key] = value
+    spec = palace.config.type_spec(header.get("type"))
+    if "confidence" not in header and spec is not None:
+        header["confidence"] = spec.default_confidence
+    return header
+
+
+def validate_promote(palace: Palace, draft_ref: str, fields: Mapping[str, Any]) -> list[str]:
+    """Problems with promoting the draft with these field values (for live form validation)."""
+    try:
+        draft = find_draft(palace, draft_ref)
+    except CuratorError as exc:
+        return [str(exc)]
+    if not draft.ok:
+        problem = draft.problems[0].message if draft.problems else "unreadable header"
+        return [f"the draft's header does not parse ({problem}): fix the file first"]
+    header = promote_fields(palace, draft, fields)
+    problems: list[str] = []
+    name = header.get("name")
+    if not isinstance(name, str) or not name.strip():
+        problems.append("name is required")
+    elif "\n" in name.strip():
+        problems.append("name must be one line")
+    else:
+        clash = next(iter(palace._by_name.get(name.strip().casefold(), [])), None)
+        if clash is not None:
+            problems.append(f"a note named {name.strip()!r} already exists: {clash.rel}")
+    description = header.get("description")
+    if not isinstance(description, str) or not description.strip():
+        problems.append("description is required (one line)")
+    elif "\n" in description.strip():
+        problems.append("description must be one line")
+    type_name = header.get("type")
+    spec = palace.config.type_spec(type_name)
+    if spec is None:
+        problems.append(f"type must be one of {', '.join(palace.config.types)} (got {type_name!r})")
+    confidence = header.get("confidence")
+    if not isinstance(confidence, (int, float)) or isinstance(confidence, bool):
+        problems.append("confidence must be a number from 0 to 1")
+    elif spec is not None and not spec.confidence[0] <= confidence <= spec.confidence[1]:
+        lo, hi = spec.confidence
+        problems.append(f"confidence {confidence} is outside the {spec.name} range {lo}–{hi}")
+    scope = header.get("scope")
+    if scope is not None and scope not in palace.config.scopes:
+        problems.append(f"scope must be one of {', '.join(palace.config.scopes)} (got {scope!r})")
+    tags = header.get("tags")
+    if tags is not None and (not isinstance(tags, list) or len(tags) > MAX_TAGS):
+        problems.append(f"tags must be a list of at most {MAX_TAGS} words")
+    return problems
+
+
+def plan_promote(
+    palace: Palace,
+    draft_ref: str,
+    *,
+    type: str | None = None,
+    name: str | None = None,
+    description: str | None = None,
+    confidence: float | None = None,
+    scope: str | None = None,
+    allow_secret: bool = False,
+    supersedes: str | None = None,
+    reason: str = "",
+    today: date | None = None,
+) -> Plan:
+    """Move a draft into notes/<type>/ with a checked header; optionally superseding a note."""
+    draft = find_draft(palace, draft_ref)
+    overrides: dict[str, Any] = {
+        "type": type,
+        "name": one_line(name, "name") if name else None,
+        "description": one_line(description, "description") if description else None,
+        "confidence": confidence,
+        "scope": scope,
+    }
+    problems = validate_promote(palace, draft.rel, overrides)
+    if problems:
+        raise ActionError(f"cannot promote {draft.rel}: " + "; ".join(problems))
+    secrets = secrets_in(draft)
+    if secrets and not allow_secret:
+        raise ActionError(
+            f"cannot promote {draft.rel}: it looks like it holds a secret ({', '.join(secrets)}). "
+            "Remove it from the draft, or pass --allow-secret if it is not one."
+        )
+    header = promote_fields(palace, draft, overrides)
+    updates: dict[str, Any] = {k: header[k] for k in ("name", "description", "type", "confidence")}
+    if scope:
+        updates["scope"] = scope
+    for key in DRAFT_ONLY_KEYS:
+        if key in draft.header:
+            updates[key] = DELETE
+    updates["reviewed"] = today_iso(today)
+    if not draft.header.get("created"):
+        updates["created"] = today_iso(today)
+    edited = parse_note(draft.rel, edit_header(draft, updates), "draft")
+    data = edited.text[: edited.header_end] + strip_banner(edited.body)
+    new_bytes = note_bytes(data, draft.bom)
+
+    dest = free_path(palace, f"{NOTES_DIR}/{header['type']}", slugify(str(header["name"])))
+    parked = free_path(palace, PROMOTED_DIR, draft.slug)
+    changes: list[Change] = [
+        Move.from_disk(palace.root, draft.rel, parked),
+        Write.from_disk(palace.root, dest, new_bytes),
+    ]
+    trailers = [("Curator-Restore", encode_restore(draft.rel, parked))]
+    notes = [dest]
+    summary = str(header["name"])
+    if supersedes:
+        old = find_note(palace, supersedes)
+        new_slug = dest.rsplit("/", 1)[-1][:-3]
+        after_new = parse_note(dest, new_bytes, "note")
+        new_bytes = edit_header(after_new, {"supersedes": [old.slug]})
+        changes[1] = Write.from_disk(palace.root, dest, new_bytes)
+        changes.append(
+            Write.from_disk(
+                palace.root,
+                old.rel,
+                edit_header(old, {"status": "superseded", "superseded_by": new_slug}),
+            )
+        )
+        notes.append(old.rel)
+        summary += f" (supersedes {old.name})"
+    errors = errors_for(palace, effects(palace.root, changes), [dest])
+    if errors:
+        raise ActionError(f"cannot promote {draft.rel}: " + "; ".join(errors))
+    return make_plan(
+        palace,
+        "promote",
+        notes,
+        reason or f"Reviewed draft {draft.rel}.",
+        summary,
+        changes,
+        today,
+        trailers,
+    )

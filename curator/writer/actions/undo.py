@@ -1,0 +1,251 @@
+"""Undo: revert one curator action with a new commit; the one undo the CLI and the app call.
+
+Each file the action changed goes back to its content before the action (or is deleted if the
+action created it); a draft the action moved outside git (``Curator-Restore``) is moved back,
+and a draft's text an edit replaced (``Curator-Previous``, kept under ``.curator/edited/``) is
+put back. Derived files (INDEX.md) are not reverted but rendered again for the palace after
+the undo, so later actions that changed them do not block undoing an older one. Only curator
+actions can be undone: not the commit ``curator init`` made, nor anyone else's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+from pathlib import Path
+
+from curator.model.index_md import index_bytes, render_index
+from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, Palace
+from curator.writer.git import Repo, discover_with_head
+from curator.writer.history import HistoryEntry, UndoError, entry_at, log
+from curator.writer.plan import Change, Delete, Move, Plan, Write, encode_restore
+
+__all__ = ["DERIVED", "NOT_UNDOABLE", "UndoError", "plan_undo", "undo"]
+
+DERIVED = (INDEX_NAME,)  # files rendered from the others: regenerated, never reverted
+NOT_UNDOABLE = ("init",)  # actions whose undo would take the palace apart
+_NULL_SHA = re.compile(r"0{40}|0{64}")
+_SHA_ARG = re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+def _resolve(repo: Repo, sha: str) -> str:
+    if not _SHA_ARG.fullmatch(sha):
+        raise UndoError(f"{sha!r} is not a commit id (hexadecimal, at least 4 digits)")
+    proc = repo.git("rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False)
+    if proc.returncode != 0:
+        raise UndoError(f"no commit {sha} in this repository")
+    return proc.stdout.decode().strip()
+
+
+def _changed(repo: Repo, entry: HistoryEntry) -> list[tuple[str, str, str]]:
+    """(repo path, old blob, new blob) for every file the commit changed, palace paths only."""
+    if len(entry.parents) > 1:
+        raise UndoError(f"{entry.sha[:10]} is a merge commit; curator only undoes its own actions")
+    args = ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff"]
+    if not entry.parents:
+        args.append("--root")
+    proc = repo.git(*args, entry.sha)
+    items = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out: list[tuple[str, str, str]] = []
+    i = 0
+    while i + 1 < len(items):
+        meta, path = items[i], items[i + 1]
+        i += 2
+        if not meta.startswith(":"):
+            continue
+        fields = meta[1:].split()
+        if len(fields) < 5 or repo.to_palace(path) is None:
+            continue
+        out.append((path, fields[2], fields[3]))
+    return out
+
+
+def _later_changes(repo: Repo, sha: str, repo_paths: Sequence[str]) -> dict[str, list[str]]:
+    """``{repo path: ["<short sha> <subject>", ...]}`` for commits after ``sha`` touching them."""
+    if not repo_paths:
+        return {}
+    proc = repo.git(
+        "log",
+        "--no-show-signature",
+        "--format=%x1e%h %s",
+        "--name-only",
+        "--no-renames",
+        "-z",
+        f"{sha}..HEAD",
+        "--",
+        *repo_paths,
+    )
+    wanted = set(repo_paths)
+    out: dict[str, list[str]] = {}
+    for record in proc.stdout.decode("utf-8", "surrogateescape").split("\x1e"):
+        fields = record.split("\0")
+        if not fields or not fields[0]:
+            continue
+        label = fields[0].strip()
+        for name in fields[1:]:
+            name = name.lstrip("\n")
+            if name in wanted:
+                out.setdefault(name, []).append(label)
+    return out
+
+
+def _blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:
+    if not ids:
+        return {}
+    proc = repo.git("cat-file", "--batch", input=("\n".join(ids) + "\n").encode())
+    data = proc.stdout
+    out: dict[str, bytes] = {}
+    pos = 0
+    for blob_id in ids:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].decode().split()
+        if len(header) < 3 or header[1] != "blob":
+            raise UndoError(f"git object {blob_id} is missing or not a file")
+        size = int(header[2])
+        out[blob_id] = data[nl + 1 : nl + 1 + size]
+        pos = nl + 1 + size + 1
+    return out
+
+
+def _target(repo: Repo, head: str, sha: str | None) -> HistoryEntry:
+    """The action to undo: ``sha``, or the newest undoable curator action."""
+    if sha is None:
+        for entry in log(repo, head):
+            if entry.action not in NOT_UNDOABLE:
+                return entry
+        raise UndoError("nothing to undo: no curator action in this repository's history")
+    full = _resolve(repo, sha)
+    found = entry_at(repo, full)
+    if found is None:
+        raise UndoError(f"{sha} is not a curator action (it has no Curator-Action trailer)")
+    if found.action in NOT_UNDOABLE:
+        raise UndoError(
+            f"{found.sha[:10]} is the commit `curator {found.action}` made; it cannot be undone "
+            f"(it would remove palace.toml and the .gitignore that keeps inbox/ out of git)"
+        )
+    anc = repo.git("merge-base", "--is-ancestor", found.sha, head, check=False)
+    if anc.returncode != 0:
+        raise UndoError(f"{found.sha[:10]} is not in the current branch's history")
+    return found
+
+
+def _reverted(
+    repo: Repo, root: Path, entry: HistoryEntry
+) -> tuple[list[Change], dict[str, bytes | None]]:
+    """The undo's changes to the files the commit changed (derived files aside)."""
+    short = entry.sha[:10]
+    changed = [
+        (rp, old, new)
+        for rp, old, new in _changed(repo, entry)
+        if repo.to_palace(rp) not in DERIVED
+    ]
+    later = _later_changes(repo, entry.sha, [rp for rp, _, _ in changed])
+    if later:
+        lines = [
+            f"{repo.to_palace(rp)} (changed later by {', '.join(labels)})"
+            for rp, labels in later.items()
+        ]
+        raise UndoError(
+            f"cannot undo {short} ({entry.subject}): later commits touched the same files: "
+            + "; ".join(lines)
+            + ". Undo those first, or edit by hand."
+        )
+    olds = _blobs(repo, [old for _, old, _ in changed if not _NULL_SHA.fullmatch(old)])
+    changes: list[Change] = []
+    post: dict[str, bytes | None] = {}
+    for rp, old, _new in changed:
+        rel = repo.to_palace(rp)
+        assert rel is not None
+        if _NULL_SHA.fullmatch(old):
+            changes.append(Delete.from_disk(root, rel))
+            post[rel] = None
+        else:
+            changes.append(Write.from_disk(root, rel, olds[old]))
+            post[rel] = olds[old]
+    return changes, post
+
+
+def _moved_back(
+    root: Path, entry: HistoryEntry, changes: list[Change], post: dict[str, bytes | None]
+) -> list[tuple[str, str]]:
+    """Drafts the action parked outside git go back; the undo's own trailers for them."""
+    short = entry.sha[:10]
+    trailers: list[tuple[str, str]] = []
+    for src, dst in entry.restores:
+        if not (root / dst).is_file():
+            raise UndoError(
+                f"cannot undo {short} ({entry.subject}): {dst} is gone, so {src} cannot be restored"
+            )
+        if (root / src).exists():
+            raise UndoError(
+                f"cannot undo {short} ({entry.subject}): {src} exists again; move or remove it "
+                f"first"
+            )
+        changes.append(Move.from_disk(root, dst, src))
+        post[dst], post[src] = None, (root / dst).read_bytes()
+        trailers.append(("Curator-Restore", encode_restore(dst, src)))
+    for src, kept in entry.previous:
+        if not (root / kept).is_file():
+            raise UndoError(
+                f"cannot undo {short} ({entry.subject}): the previous text of {src} ({kept}) "
+                f"is gone"
+            )
+        changes.append(Move.from_disk(root, kept, src))
+        post[kept], post[src] = None, (root / kept).read_bytes()
+    return trailers
+
+
+def regenerated(
+    palace: Palace, post: Mapping[str, bytes | None], today: date | None
+) -> dict[str, bytes]:
+    """The derived files for the palace once `post` is applied to it."""
+    after = palace.replaced(
+        {
+            rel: data
+            for rel, data in post.items()
+            if rel.startswith((NOTES_DIR + "/", INBOX_DIR + "/"))
+        }
+    )
+    return {INDEX_NAME: render_index(after, index_bytes(palace), today).encode("utf-8")}
+
+
+def undo(
+    palace_root: Path,
+    commit: str | None = None,
+    *,
+    palace: Palace | None = None,
+    reason: str | None = None,
+    today: date | None = None,
+) -> Plan:
+    """The Plan that reverts one curator action (the newest by default) with a new commit.
+
+    The one undo: the CLI (`curator undo`) and the app both call it and commit the Plan with
+    `curator.writer.session.commit`. Refuses, naming the files and the later commits, when
+    later commits touched the same files (derived files aside: they are rendered again).
+    """
+    root = Path(palace_root)
+    repo, head = discover_with_head(root)
+    if head is None:
+        raise UndoError("nothing to undo: the repository has no commits yet")
+    entry = _target(repo, head, commit)
+    changes, post = _reverted(repo, root, entry)
+    trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes, post)]
+    before = palace if palace is not None else Palace.open(root)
+    for rel, data in regenerated(before, post, today).items():
+        current = root / rel
+        if not current.is_file() or current.read_bytes() != data:
+            changes.append(Write.from_disk(root, rel, data))
+    short = entry.sha[:10]
+    return Plan(
+        action="undo",
+        notes=entry.notes,
+        reason=reason or f"Undo of {short} ({entry.action}: {', '.join(entry.notes) or '-'}).",
+        summary=entry.subject,
+        changes=tuple(changes),
+        trailers=tuple(trailers),
+        root=root,
+    )
+
+
+plan_undo = undo  # the name the writer's tests and older callers use
