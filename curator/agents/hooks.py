@@ -35,7 +35,7 @@ __all__ = ["EVENTS", "HookRun", "register_context", "register_turn_note", "run_h
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
 ALIASES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
-BUDGETS = {"SessionStart": 5.0, "UserPromptSubmit": 2.0, "Stop": 2.0}  # seconds
+BUDGETS = {"SessionStart": 8.0, "UserPromptSubmit": 4.0, "Stop": 3.0}  # seconds
 CONTEXT_CAP = 9_500  # Claude Code drops additionalContext past 10,000 characters
 MAX_WARNINGS = 12
 TURN_DIR = ".curator/turns"
@@ -130,12 +130,24 @@ def user_prompt(run: HookRun) -> list[str]:
         return []
     marker = threading.Thread(target=_mark_turn, args=(run,), daemon=True)
     marker.start()
-    text = run.memory.pack(
-        prompt[:2000], budget=run.settings.pack_budget, floor=run.settings.pack_floor
-    )
+    prompt = prompt[:2000]
+    floor = run.settings.pack_floor
+    if not _matches(run.memory, prompt, floor):
+        marker.join(timeout=0.5)
+        return []
+    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor)
     marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []
+
+
+def _matches(memory: Memory, prompt: str, floor: float) -> bool:
+    """Does any note the pack may hold share a word with the prompt? A vector neighbour alone
+    is no reason to put memory in front of the agent on every prompt."""
+    hits = memory.searcher.search(
+        prompt, status="active", min_confidence=floor, limit=5, include_sensitive=False
+    )
+    return any(h.spans for h in hits)
 
 
 def stop(run: HookRun) -> list[str]:

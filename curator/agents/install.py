@@ -24,7 +24,7 @@ from curator.agents.service import AgentRefusal
 __all__ = ["Change", "plan_install", "plan_uninstall", "settings_path"]
 
 MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
-TIMEOUTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5}  # seconds, above our budgets
+TIMEOUTS = {"SessionStart": 10, "UserPromptSubmit": 6, "Stop": 5}  # seconds, above our budgets
 _OURS = re.compile(r"(?:^|[\s/])(?:curator|-m curator)\b.* hook claude-code (\w+)$")
 
 

@@ -1,0 +1,342 @@
+"""`curator hook ...` as Claude Code runs it: a subprocess, the documented event JSON on stdin,
+hook JSON on stdout, always exit 0 (missing palace, broken palace, damaged or locked index, a
+timeout), one stderr line on failure, and a log line for every run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from agenthelpers import HASH_TOML
+from palacehelpers import MakePalace, git, git_init_commit, note_text
+
+from curator.agents import hooklog, hooks, warm
+
+TOML = HASH_TOML + '\n[scopes.app]\nroot = "workspace/app"\n\n[scopes.vault]\nsensitive = true\n'
+STALE = 'stale: {reason: "the queue moved to SQS", since: 2026-11-20}\n'
+
+
+@pytest.fixture(autouse=True)
+def no_warm_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CURATOR_HOOK_WARM", "0")
+    monkeypatch.setenv("CURATOR_HOOK_BUDGET", "60")  # a loaded test machine; one test lowers it
+
+
+@pytest.fixture
+def root(make_palace: MakePalace) -> Path:
+    root = make_palace(
+        {
+            "notes/project/queue.md": note_text(
+                "Billing queue is RabbitMQ",
+                body="The billing worker reads jobs from the RabbitMQ billing queue.\n",
+                extra=f"scope: app\nconfidence: 0.9\n{STALE}",
+            ),
+            "notes/project/freeze.md": note_text(
+                "Deploy freeze until filing",
+                body="No deploys of the billing worker until the VAT filing.\n",
+                extra="scope: app\nexpires: 2020-01-31\nconfidence: 0.9\n",
+            ),
+            "notes/project/other.md": note_text(
+                "Other project stale",
+                body="Unrelated.\n",
+                extra=f"scope: vault\n{STALE}",
+            ),
+            "notes/feedback/retries.md": note_text(
+                "Billing worker retries are idempotent",
+                type="feedback",
+                body="Every billing worker retry records the job id before doing anything.\n",
+                extra="confidence: 0.95\n",
+            ),
+            "inbox/2026-01-02-draft.md": note_text(
+                "A draft", body="Unreviewed.\n", extra="status: draft\n"
+            ),
+            "workspace/app/main.py": "print('hi')\n",
+        },
+        toml=TOML,
+    )
+    return root
+
+
+def run(
+    root: Path | None,
+    tool: str,
+    event: str,
+    payload: dict[str, object] | str,
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "curator"]
+    if root is not None:
+        args += ["--palace", str(root)]
+    stdin = payload if isinstance(payload, str) else json.dumps(payload)
+    return subprocess.run(
+        [*args, "hook", tool, event],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+    )
+
+
+def event(name: str, cwd: Path, **fields: object) -> dict[str, object]:
+    """The fields Claude Code's hooks reference documents for every event, plus `fields`."""
+    return {
+        "session_id": "abc123",
+        "transcript_path": str(cwd / "transcript.jsonl"),
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": name,
+        **fields,
+    }
+
+
+def context(proc: subprocess.CompletedProcess[str], name: str) -> str:
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == name
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert len(text) <= 10_000
+    return str(text)
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact"])
+def test_session_start(root: Path, source: str) -> None:
+    project = root / "workspace" / "app"
+    proc = run(root, "claude-code", "SessionStart", event("SessionStart", project, source=source))
+    text = context(proc, "SessionStart")
+    assert str(root / "INDEX.md") in text and "before working a fact out again" in text.lower()
+    assert "notes/project/queue.md" in text and "stale" in text
+    assert "notes/project/freeze.md" in text and "expired" in text
+    assert "other.md" not in text  # another (and sensitive) scope
+    assert "Inbox: 1 draft" in text
+    assert proc.stderr == ""
+
+
+def test_user_prompt_submit_packs_hints(root: Path) -> None:
+    payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
+    text = context(run(root, "claude-code", "UserPromptSubmit", payload), "UserPromptSubmit")
+    assert "notes/feedback/retries.md" in text and "hint, not truth" in text
+    assert "queue.md" not in text.split("left out as stale")[-1].split("\n", 1)[-1]
+    records = hooklog.read(root)
+    assert records[-1]["event"] == "UserPromptSubmit" and records[-1]["outcome"] == "ok"
+    assert records[-1]["items"] >= 1 and records[-1]["ms"] > 0
+
+
+def test_user_prompt_with_nothing_above_the_floor_gives_nothing(root: Path) -> None:
+    payload = event("UserPromptSubmit", root, prompt="zyxxy quokka saxophone")
+    proc = run(root, "claude-code", "UserPromptSubmit", payload)
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    assert hooklog.read(root)[-1]["outcome"] == "empty"
+
+
+def test_stop_warns_when_files_changed_and_nothing_was_captured(root: Path) -> None:
+    project = root / "workspace" / "app"
+    prompt = event("UserPromptSubmit", project, prompt="billing worker retries")
+    stop = event("Stop", project, stop_hook_active=False)
+    assert run(root, "claude-code", "UserPromptSubmit", prompt).returncode == 0
+    quiet = run(root, "claude-code", "Stop", stop)
+    assert quiet.returncode == 0 and quiet.stdout == ""  # nothing changed this turn
+
+    run(root, "claude-code", "UserPromptSubmit", prompt)
+    (project / "main.py").write_text("print('changed')\n")
+    proc = run(root, "claude-code", "Stop", stop)
+    assert proc.returncode == 0
+    out = json.loads(proc.stdout)
+    assert "captured nothing" in out["systemMessage"] and "decision" not in out
+    active = run(root, "claude-code", "Stop", {**stop, "stop_hook_active": True})
+    assert active.stdout == ""
+
+    run(root, "claude-code", "UserPromptSubmit", prompt)
+    (project / "main.py").write_text("print('changed again')\n")
+    (root / "inbox" / "2026-12-01-learnt.md").write_text(
+        note_text("Learnt", body="x\n", extra="status: draft\n")
+    )
+    assert run(root, "claude-code", "Stop", stop).stdout == ""  # captured: no warning
+
+
+def test_generic_prints_markdown(root: Path) -> None:
+    proc = run(root, "generic", "UserPromptSubmit", "make the billing worker retries safe")
+    assert proc.returncode == 0 and proc.stdout.startswith("# Memory pack")
+    proc = run(root, "generic", "session-start", {"cwd": str(root)})
+    assert proc.returncode == 0 and "INDEX.md" in proc.stdout and not proc.stdout.startswith("{")
+
+
+def one_line_failure(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 0 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return lines[0]
+
+
+def test_missing_palace_exits_zero_with_one_line(tmp_path: Path) -> None:
+    empty = tmp_path / "nowhere"
+    empty.mkdir()
+    for name in hooks.EVENTS:
+        proc = run(None, "claude-code", name, event(name, empty, prompt="x"), cwd=empty)
+        assert "no palace found" in one_line_failure(proc)
+
+
+def test_broken_palace_toml_exits_zero(root: Path) -> None:
+    (root / "palace.toml").write_text("[palace\nname = ")
+    proc = run(root, "claude-code", "SessionStart", event("SessionStart", root, source="startup"))
+    assert "palace.toml" in one_line_failure(proc)
+    (root / "palace.toml").write_text(TOML + "\n[agents]\npack_floor = 7\n")
+    proc = run(root, "claude-code", "UserPromptSubmit", event("UserPromptSubmit", root, prompt="x"))
+    assert "pack_floor" in one_line_failure(proc)
+
+
+def test_broken_note_still_answers(root: Path) -> None:
+    (root / "notes" / "project" / "broken.md").write_bytes(b"---\nname: [unclosed\n---\n\xff\n")
+    payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
+    assert "retries.md" in context(
+        run(root, "claude-code", "UserPromptSubmit", payload), "UserPromptSubmit"
+    )
+
+
+def test_damaged_index_exits_zero(root: Path) -> None:
+    payload = event("UserPromptSubmit", root, prompt="billing worker retries")
+    assert run(root, "claude-code", "UserPromptSubmit", payload).returncode == 0  # builds it
+    index = root / ".curator" / "index"
+    assert index.is_dir()
+    for path in index.rglob("*"):
+        if path.is_file():
+            path.write_bytes(b"\x00garbage")
+    proc = run(root, "claude-code", "UserPromptSubmit", payload)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) <= 1
+    assert hooklog.read(root)[-1]["event"] == "UserPromptSubmit"
+
+
+def test_locked_writer_exits_zero(root: Path) -> None:
+    import fcntl
+
+    (root / ".curator").mkdir(exist_ok=True)
+    with open(root / ".curator" / "writer.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        payload = event("UserPromptSubmit", root, prompt="billing worker retries")
+        proc = run(
+            root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_BUDGET": "20"}
+        )
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr
+
+
+def test_timeout_exits_zero_and_logs_it(root: Path) -> None:
+    payload = event("UserPromptSubmit", root, prompt="billing worker retries")
+    started = time.monotonic()
+    proc = run(
+        root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_BUDGET": "0.01"}
+    )
+    assert "timed out" in one_line_failure(proc)
+    assert time.monotonic() - started < 20
+    record = hooklog.read(root)[-1]
+    assert record["outcome"] == "timeout" and record["outcome"] != "ok"
+
+
+def test_unknown_event_and_garbage_stdin_exit_zero(root: Path) -> None:
+    assert "unknown event" in one_line_failure(run(root, "claude-code", "Nonsense", {}))
+    proc = run(root, "claude-code", "SessionStart", "\x00{not json")
+    assert proc.returncode == 0 and "INDEX.md" in proc.stdout
+
+
+def test_hook_log_command(root: Path) -> None:
+    run(root, "claude-code", "SessionStart", event("SessionStart", root, source="startup"))
+    run(root, "claude-code", "Nonsense", {})
+    proc = subprocess.run(
+        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "log", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    runs = json.loads(proc.stdout)["runs"]
+    assert [r["event"] for r in runs] == ["SessionStart"]
+    assert {"at", "tool", "event", "ms", "items", "outcome"} <= set(runs[0])
+    text = subprocess.run(
+        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "log"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "SessionStart" in text and "ok" in text
+
+
+def test_contributors_add_lines_and_their_failures_are_logged(root: Path) -> None:
+    def extra(run: hooks.HookRun) -> list[str]:
+        return [f"checkpoint for {run.event}"]
+
+    def broken(run: hooks.HookRun) -> list[str]:
+        raise RuntimeError("tasks store unreadable")
+
+    hooks.register_context("SessionStart", extra)
+    hooks.register_context("SessionStart", broken)
+    try:
+        payload = json.dumps({"cwd": str(root), "source": "startup"})
+        text, failure = hooks.run_hook("claude-code", "SessionStart", payload, str(root))
+    finally:
+        hooks.CONTRIBUTORS["SessionStart"].clear()
+    context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
+    assert "checkpoint for SessionStart" in context and "INDEX.md" in context
+    assert failure is not None and "tasks store unreadable" in failure
+    assert hooklog.read(root)[-1]["outcome"] == "error"
+
+
+def test_output_stays_under_the_cap() -> None:
+    text = hooks._render("claude-code", "UserPromptSubmit", ["x" * 80] * 500)
+    assert len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) <= 10_000
+
+
+def test_warm_server_answers_hooks(root: Path) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "serve"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not warm.socket_path(root).exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
+        assert "retries.md" in context(proc, "UserPromptSubmit")
+        assert hooklog.read(root)[-1]["via"] == "warm"
+        # a new note is seen without restarting the server
+        (root / "notes" / "project" / "zq.md").write_text(
+            note_text(
+                "Quokka saxophone rule",
+                body="Quokka saxophone tuning is weekly.\n",
+                extra="confidence: 0.9\n",
+            )
+        )
+        time.sleep(1.0)
+        payload = event("UserPromptSubmit", root, prompt="quokka saxophone tuning")
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
+        assert "zq.md" in context(proc, "UserPromptSubmit")
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_git_project_state_digest_changes_with_edits(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a.txt").write_text("a\n")
+    git_init_commit(project)
+    first = hooks._project_state(project)
+    assert first is not None and first == hooks._project_state(project)
+    (project / "a.txt").write_text("b\n")
+    second = hooks._project_state(project)
+    assert second != first
+    time.sleep(0.01)
+    (project / "a.txt").write_text("c\n")
+    assert hooks._project_state(project) != second
+    git(project, "commit", "-qam", "c")
+    assert hooks._project_state(project) not in (first, second)
+    assert hooks._project_state(tmp_path / "not-a-repo") is None
