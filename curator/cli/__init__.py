@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from curator.search import register_hooks  # cheap: the index sync the writer runs
+
+    register_hooks()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
