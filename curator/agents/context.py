@@ -60,7 +60,8 @@ def _digest(body: str) -> str:
 
 
 def _section(body: str, newline: str) -> str:
-    text = f"{BEGIN}\n{body.rstrip(chr(10))}\n{END.format(digest=_digest(body))}\n"
+    content = body.strip("\n") + "\n"
+    text = f"{BEGIN}\n{content}{END.format(digest=_digest(content))}\n"
     return text.replace("\n", newline)
 
 
@@ -80,8 +81,8 @@ def _locate(text: str, path: Path, force: bool) -> tuple[int, int] | None:
         end += 1
     if end < len(text) and text[end] == "\n":
         end += 1
-    body = text[begins[0].end() : ends[0].start()].lstrip("\r\n")
-    if _digest(body.rstrip("\r\n") + "\n") != ends[0].group(1) and not force:
+    body = text[begins[0].end() + 1 : ends[0].start()]  # after the begin line's "\n"
+    if _digest(body) != ends[0].group(1) and not force:
         raise AgentRefusal(
             f"{path}: the memory pack section was edited by hand since curator wrote it; "
             "move your text outside the markers, or pass --force to overwrite it"
