@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from curator.model.note import DRAFT_BANNER, parse_note
+from curator.model.similar import catalog, similar
 from curator.writer.capture import CaptureError, capture, parse_source, slugify
 from curator.writer.secrets import scan
-from curator.writer.similar import catalog, similar
 
 NOW = datetime(2026, 11, 30, 14, 3, 0, tzinfo=UTC)
 PY = sys.executable

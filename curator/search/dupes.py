@@ -1,8 +1,9 @@
 """`dupes`: ranked near-duplicate candidates, never merged.
 
-Candidates are the vector neighbours of a note, a draft or a text about to be captured; each
-is confirmed by the one text-similarity rule capture also uses (`curator.model.similar`), and
-scored half by vector similarity, half by that rule.
+Candidates are the vector neighbours of a note, a draft or a text about to be captured (the
+vectors read the whole text, body included); each is confirmed by the one near-duplicate rule
+capture also uses (`curator.model.similar.score`, over names and descriptions), and scored half
+by vector similarity, half by that rule.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from curator.model.similar import score
 from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
@@ -32,8 +34,9 @@ def dupes(
     limit: int = 5,
     include_sensitive: bool = False,
 ) -> list[Any]:
-    """Of a note or draft (`ref`), of a text about to be captured (`text`), or the likeliest
-    pairs in the whole palace (`all=True`)."""
+    """Of a note or draft (`ref`), of a text about to be captured (`text`: its first line is
+    taken as the name, the rest as the description), or the likeliest pairs in the whole
+    palace (`all=True`)."""
     check_limit(limit)
     flt = Filter.of(
         searcher.palace,
@@ -54,13 +57,17 @@ def dupes(
             raise SearchError(
                 f"{note.rel} is sensitive; pass --include-sensitive to look for its dupes"
             )
+        name, description, body = note.name, note.description, note.body
         text = make_text(note.name, note.description, note.tags, note.body)
         exclude = note.rel
-    assert text is not None
+    else:
+        assert text is not None
+        name, _, description = text.strip().partition("\n")
+        body = text
     vec = searcher.store.embed_query(text)
     rows = searcher.store.vector(vec, limit=limit * 4 + 8, where=flt.sql())
     out = [
-        _candidate(row, text_similarity(text, _row_text(row)))
+        _candidate(row, _rule(name, description, body, row))
         for row in rows
         if row["path"] != exclude and flt.ok(row)
     ]
@@ -93,7 +100,12 @@ def dupe_pairs(searcher: Searcher, flt: Filter, limit: int) -> list[DupePair]:
     out = []
     for (a, b), sim in _nearest_pairs(mat)[: max(limit * 4, 20)]:
         ra, rb = rows[a], rows[b]
-        fz = text_similarity(_row_text(ra), _row_text(rb))
+        fz = _rule(
+            str(ra.get("name") or ""),
+            str(ra.get("description") or ""),
+            str(ra.get("body") or ""),
+            rb,
+        )
         sim = max(0.0, sim)
         out.append(
             DupePair(
@@ -126,22 +138,10 @@ def _nearest_pairs(mat: np.ndarray) -> list[tuple[tuple[int, int], float]]:
     return sorted(pairs.items(), key=lambda kv: -kv[1])
 
 
-def _row_text(row: dict[str, Any]) -> str:
-    return make_text(
-        str(row.get("name") or ""),
-        str(row.get("description") or ""),
-        list(row.get("tags") or []),
-        str(row.get("body") or ""),
-    )
-
-
-def text_similarity(a: str, b: str) -> float:
-    """Word overlap of two texts regardless of order, 0..1 (rapidfuzz token_set_ratio)."""
-    from rapidfuzz import fuzz
-
-    from curator.search.text import fuzz_text
-
-    return fuzz.token_set_ratio(fuzz_text(a), fuzz_text(b)) / 100.0
+def _rule(name: str, description: str, body: str, row: dict[str, Any]) -> float:
+    """The near-duplicate rule of capture (`curator.model.similar.score`), as 0..1."""
+    other = [str(row.get(k) or "") for k in ("name", "description", "body")]
+    return score(name, description, other[0], other[1], body, other[2]) / 100.0
 
 
 __all__ = ["dupe_pairs", "dupes"]

@@ -6,12 +6,10 @@ Pure functions over strings (no index, no numpy), shared by ranking, ask, pack a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from curator.model.note import DRAFT_BANNER
 from curator.model.text import one_line
-from curator.search.docs import make_text
 
 SNIPPET_CHARS = 220
 FUZZY_MAX_WORDS = 3  # a query of up to this many words also ranks note names by rapidfuzz
@@ -130,30 +128,15 @@ def is_short(query: str) -> bool:
     return 0 < len(words) <= FUZZY_MAX_WORDS
 
 
-def row_text(row: Mapping[str, Any]) -> str:
-    return make_text(
-        str(row.get("name") or ""),
-        str(row.get("description") or ""),
-        list(row.get("tags") or []),
-        str(row.get("body") or ""),
-    )
-
-
-def fuzz_text(text: str) -> str:
-    return " ".join(WORD.findall(text.replace(DRAFT_BANNER, "").lower()))[:4000]
-
-
 __all__ = [
     "STOPWORDS",
     "WORD",
-    "fuzz_text",
     "is_short",
     "key_terms",
     "make_snippet",
     "name_share",
     "natural_language",
     "phrasings",
-    "row_text",
     "spans",
     "term_prefix",
 ]
