@@ -493,7 +493,7 @@ def test_cli_internal_error_is_exit_3_without_traceback(
 ) -> None:
     import io
 
-    from curator.cli import capture_cmd
+    from curator.cli import main
     from curator.writer import capture as capture_mod
 
     def boom(*args: object, **kwargs: object) -> None:
@@ -501,9 +501,7 @@ def test_cli_internal_error_is_exit_3_without_traceback(
 
     monkeypatch.setattr(capture_mod, "capture", boom)
     monkeypatch.setattr(sys, "stdin", io.StringIO("body\n"))
-    code = capture_cmd.main(
-        ["--palace", str(palace), "capture", "--type", "project", "--name", "x"]
-    )
+    code = main(["--palace", str(palace), "capture", "--type", "project", "--name", "x"])
     captured = capsys.readouterr()
     assert code == 3
     assert captured.err == "curator: internal error: RuntimeError: disk on fire\n"

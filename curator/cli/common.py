@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from curator.errors import CuratorError
+from curator.errors import EXIT_OK, CuratorError, exit_code
 from curator.model.palace import Palace, find_palace
 from curator.model.text import clean
 
@@ -88,24 +88,23 @@ def err(text: str) -> None:
 
 
 def run_handler(args: argparse.Namespace) -> int:
+    """Run a command; every way it can end maps to one exit code (curator.errors.EXIT_CODES)."""
     try:
         return int(args.handler(args))
     except CuratorError as exc:
         err(f"curator: error: {exc}")
-        return 2
+        return exit_code(exc)
     except BrokenPipeError:  # the reader went away (`curator list | head`): not an error
         _silence_stdout()
-        return 0
-    except Exception as exc:  # writer errors carry a sentence for a person, not a traceback
-        from curator.writer.plan import WriterError
-
-        if isinstance(exc, WriterError):
-            err(f"curator: error: {exc}")
-            return 2
-        raise
-    except KeyboardInterrupt:
+        return EXIT_OK
+    except KeyboardInterrupt as exc:
         err("curator: interrupted")
-        return 130
+        return exit_code(exc)
+    except Exception as exc:  # a bug: one line, not a traceback (CURATOR_DEBUG=1 shows it)
+        if os.environ.get("CURATOR_DEBUG"):
+            raise
+        err(f"curator: internal error: {type(exc).__name__}: {exc}")
+        return exit_code(exc)
 
 
 def _silence_stdout() -> None:
