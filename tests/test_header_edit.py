@@ -219,7 +219,7 @@ def test_new_note_text_drops_empty_values_and_uses_newline() -> None:
     assert text == "---\r\nname: A\r\n---\r\nb\n"
 
 
-def test_parse_header_fast_and_slow_paths_agree() -> None:
+def test_parse_header_reads_flat_and_block_fields_alike() -> None:
     flat = "name: A\ndescription: 'quoted'\ntags: [a, b]\nconfidence: 0.8\nflag: true\n"
     fast, lines = parse_header(flat)
     slow, _ = parse_header(flat + "block:\n  k: v\n")
@@ -241,3 +241,26 @@ def test_comment_after_a_block_survives_editing_the_block(newline: str) -> None:
     replaced = edited(text.encode(), {"stale": {"reason": "x", "since": "2026-02-02"}}).decode()
     assert f"# why the type is project{newline}type: project" in replaced
     assert parse_note("n.md", replaced.encode()).header["stale"]["reason"] == "x"
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "'a: b': colon inside\n",
+        "'it''s': quoted\n",
+        '"a\\"b": escaped\n',
+        "-x: dash\n",
+        "?y: question\n",
+        "? complex\n: key\n",
+        'long: "continued\nat column 0"\n',
+        "flow: [a,\nb]\n",
+    ],
+)
+def test_unusual_fields_survive_editing_the_field_above(field: str) -> None:
+    """These used to be glued to the key above and dropped when it was rewritten."""
+    data = f"---\nname: A\nstatus: draft\n{field}\n\ntype: project\n---\nbody\n".encode()
+    out = edited(data, {"status": "active"})
+    assert out == data.replace(b"status: draft", b"status: active")
+    assert parse_note("n.md", out).header == {**parse_note("n.md", data).header, "status": "active"}
+    out = edited(data, {"status": DELETE})
+    assert out == data.replace(b"status: draft\n", b"")
