@@ -115,8 +115,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from curator.cli.common import open_palace
+    from curator.fsutil import atomic_write
     from curator.interop.export import export_palace
-    from curator.writer.apply import atomic_write
 
     palace = open_palace(args)
     snapshot = export_palace(palace, include_sensitive=args.include_sensitive)
@@ -132,3 +132,47 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.out:
         err(f"curator: {len(snapshot.records)} record(s) written to {args.out}")
     return 0
+
+
+def adopt(args: argparse.Namespace) -> int:
+    """`curator init --adopt PATH`: show the plan, ask (or --yes), then write and commit."""
+    from curator.model.layouts.adopt import plan_adopt
+    from curator.writer.init import adopt_palace
+
+    plan = plan_adopt(Path(args.path), layout=args.layout, name=args.name)
+    ok = not plan.unread and plan.note_count > 0
+    if args.dry_run or not args.json:
+        for line in plan.summary():
+            out(line)
+    if plan.note_count == 0:
+        err(f"curator: {plan.layout} layout finds no notes under {plan.notes!r}; nothing adopted")
+        return 2
+    if args.dry_run:
+        return 0 if ok else 1
+    if not args.yes:
+        if not sys.stdin.isatty():
+            err("curator: refusing to adopt without confirmation: pass --yes, or --dry-run")
+            return 2
+        if input("Adopt this folder? [y/N] ").strip().lower() not in ("y", "yes"):
+            out("Nothing changed.")
+            return 1
+    result = adopt_palace(Path(args.path), layout=args.layout, name=args.name)
+    if args.json:
+        print_json(
+            {
+                "ok": ok,
+                "root": str(plan.root),
+                "layout": plan.layout,
+                "notes": plan.notes,
+                "read": plan.note_count,
+                "unread": len(plan.unread),
+                "commit": result.commit,
+                "new_repository": result.new_repository,
+            }
+        )
+    else:
+        made = " (new git repository)" if result.new_repository else ""
+        out(f"Adopted {plan.root} as a {plan.layout} palace{made}; committed {result.commit[:10]}")
+        if plan.unread:
+            err(f"curator: warning: {len(plan.unread)} markdown file(s) will not be read")
+    return 0 if ok else 1

@@ -22,6 +22,15 @@ def register(sub: Subcommands) -> None:
     p.add_argument("path", nargs="?", default=".", help="folder for the palace (default: here)")
     p.add_argument("--taxonomy", default="palace", choices=sorted(TAXONOMIES), help="type preset")
     p.add_argument("--name", help="palace name (default: the folder name)")
+    p.add_argument(
+        "--adopt",
+        action="store_true",
+        help="make an existing memory folder (Claude Code, Obsidian, basic-memory, markdown) a "
+        "palace in place: palace.toml and .gitignore only, no note moved or rewritten",
+    )
+    p.add_argument("--layout", help="with --adopt: the layout (default: detected)")
+    p.add_argument("--dry-run", action="store_true", help="with --adopt: show the plan only")
+    p.add_argument("--yes", "-y", action="store_true", help="with --adopt: do not ask")
     p.set_defaults(handler=cmd_init)
 
     p = sub.add_parser("list", help="list notes with their flags")
@@ -51,17 +60,28 @@ def register(sub: Subcommands) -> None:
 def cmd_init(args: argparse.Namespace) -> int:
     from curator.writer.init import init_palace
 
+    if args.adopt:
+        from curator.cli.interop_cmds import adopt
+
+        return adopt(args)
     result = init_palace(Path(args.path), taxonomy=args.taxonomy, name=args.name)
+    if result.unread:  # never report success over files the palace will not read
+        err(
+            f"curator: warning: {len(result.unread)} markdown file(s) outside notes/ will not "
+            f"be read (first: {result.unread[0]}); for memory kept where it is, use "
+            "'curator init --adopt'"
+        )
+    ok = not result.unread
     if args.json:
         print_json(
-            {"ok": True, "root": str(result.root), "taxonomy": args.taxonomy,
-             "commit": result.commit}
+            {"ok": ok, "root": str(result.root), "taxonomy": args.taxonomy,
+             "commit": result.commit, "unread": len(result.unread)}
         )  # fmt: skip
-        return 0
+        return 0 if ok else 1
     out(f"Created palace {result.root} ({args.taxonomy} taxonomy)")
     if result.commit:
         out(f"Committed {result.commit[:10]}")
-    return 0
+    return 0 if ok else 1
 
 
 # -- list --------------------------------------------------------------------------------

@@ -8,10 +8,14 @@ from pathlib import Path
 
 from curator.config import CONFIG_NAME, TAXONOMIES, default_config, render_config
 from curator.errors import CuratorError
+from curator.fsutil import atomic_write
 from curator.model.index_md import render_index
+from curator.model.layouts import get_layout
+from curator.model.layouts.adopt import AdoptPlan, plan_adopt
+from curator.model.layouts.walk import outside
 from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, Palace, ensure_state_dir
 from curator.writer.apply import apply_plan
-from curator.writer.git import git_env
+from curator.writer.git import git_env, run_git
 from curator.writer.plan import Plan, Write
 
 GITIGNORE = (
@@ -25,6 +29,7 @@ class InitResult:
     root: Path
     commit: str
     kept: tuple[str, ...] = ()  # files that existed and were left as they were
+    unread: tuple[str, ...] = ()  # markdown files outside notes/: the palace will not read them
 
 
 def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None) -> InitResult:
@@ -80,5 +85,44 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
         ),
         root=root,
     )
+    unread = tuple(outside(root, get_layout("curator")))
     applied = apply_plan(root, plan)
-    return InitResult(root, applied.sha, kept)
+    return InitResult(root, applied.sha, kept, unread)
+
+
+@dataclass(frozen=True)
+class AdoptResult:
+    plan: AdoptPlan
+    commit: str
+    new_repository: bool
+
+
+def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = None) -> AdoptResult:
+    """Make a folder of memory a palace in place (`curator init --adopt`): palace.toml and the
+    .gitignore lines, nothing else; no note is moved or rewritten. A folder that is no git
+    repository becomes one, with everything in it as its first commit (so every later change
+    has a before); in a repository only the two files are committed. (H-layouts, issue 12.)"""
+    plan = plan_adopt(path, layout=layout, name=name)
+    root = plan.root
+    inside = subprocess.run(
+        ["git", "rev-parse", "--is-inside-work-tree"], cwd=root, capture_output=True, env=git_env()
+    )
+    ensure_state_dir(root)
+    if inside.returncode == 0:
+        changes = tuple(
+            Write.from_disk(root, rel, text.encode("utf-8")) for rel, text in plan.files.items()
+        )
+        summary = f"adopt as a {plan.layout} palace"
+        applied = apply_plan(
+            root, Plan(action="init", notes=(), reason=plan.reason, summary=summary,
+                       changes=changes, root=root)
+        )  # fmt: skip
+        return AdoptResult(plan, applied.sha, False)
+    run_git(root, ["init", "-q"])
+    for rel, text in plan.files.items():
+        atomic_write(root / rel, text.encode("utf-8"))
+    run_git(root, ["add", "-A"])
+    message = f"curator: adopt this folder as a {plan.layout} palace\n\n{plan.reason}.\n"
+    run_git(root, ["commit", "-q", "-m", message])
+    sha = run_git(root, ["rev-parse", "HEAD"]).stdout.decode().strip()
+    return AdoptResult(plan, sha, True)

@@ -1,0 +1,100 @@
+"""`curator init --adopt PATH`: a memory folder becomes a palace where it is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from layouthelpers import FIXTURES
+from palacehelpers import RunCli, git, git_init_commit
+
+TOOLS = {"claude-code": "claude-code/memory", "obsidian": "obsidian/vault",
+         "basic-memory": "basic-memory/project"}  # fmt: skip
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(root).parts[:1]
+        and ".curator" not in p.parts
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+def test_adopt_detects_the_layout_and_commits_once_without_touching_notes(
+    tmp_path: Path, run_cli: RunCli, tool: str
+) -> None:
+    root = tmp_path / "memory"
+    shutil.copytree(FIXTURES / TOOLS[tool], root)
+    before = files(root)
+    code, out, err = run_cli("init", "--adopt", root, "--yes", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["layout"] == tool and result["new_repository"] is True
+    assert result["unread"] == 0 and result["read"] >= 3
+    after = files(root)
+    assert {k: v for k, v in after.items() if k in before} == before  # no note rewritten
+    assert set(after) - set(before) == {"palace.toml", ".gitignore"}
+    assert f'layout = "{tool}"' in (root / "palace.toml").read_text()
+    assert {"inbox/", ".curator/"} <= set((root / ".gitignore").read_text().splitlines())
+    assert git(root, "rev-list", "--count", "HEAD").stdout.strip() == "1"
+    assert git(root, "status", "--porcelain").stdout == ""  # everything is in that commit
+    assert run_cli("--palace", root, "check")[0] == 0
+
+
+def test_adopt_in_a_repository_commits_only_the_two_files(tmp_path: Path, run_cli: RunCli) -> None:
+    root = tmp_path / "memory"
+    shutil.copytree(FIXTURES / "claude-code/memory", root)
+    git_init_commit(root)
+    code, _, err = run_cli("init", "--adopt", root, "--yes")
+    assert code == 0, err
+    changed = git(root, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    assert sorted(changed) == [".gitignore", "palace.toml"]
+
+
+def test_dry_run_shows_the_plan_and_writes_nothing(tmp_path: Path, run_cli: RunCli) -> None:
+    root = tmp_path / "vault"
+    shutil.copytree(FIXTURES / "obsidian/vault", root)
+    before = files(root)
+    code, out, _ = run_cli("init", "--adopt", root, "--dry-run")
+    assert code == 0 and "as a obsidian palace" in out and "write  palace.toml" in out
+    assert files(root) == before and not (root / ".git").exists()
+
+
+def test_markdown_the_layout_will_not_read_is_counted_not_hidden(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    root = tmp_path / "vault"
+    shutil.copytree(FIXTURES / "obsidian/vault", root)
+    (root / ".trash").mkdir()
+    (root / ".trash" / "old.md").write_text("deleted note\n")
+    code, out, _ = run_cli("init", "--adopt", root, "--dry-run")
+    assert code == 1 and "1 markdown file(s) outside it" in out and ".trash/old.md" in out
+
+
+def test_plain_init_over_loose_markdown_does_not_report_success(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    root = tmp_path / "folder"
+    root.mkdir()
+    (root / "ideas.md").write_text("# ideas\n")
+    code, out, err = run_cli("init", root, "--json")
+    assert code == 1 and json.loads(out)["ok"] is False and json.loads(out)["unread"] == 1
+    assert "1 markdown file(s) outside notes/" in err and "--adopt" in err
+
+
+def test_adopt_refuses_a_palace_and_asks_without_a_terminal(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    root = tmp_path / "memory"
+    shutil.copytree(FIXTURES / "claude-code/memory", root)
+    code, _, err = run_cli("init", "--adopt", root)  # stdin is not a terminal under pytest
+    assert code == 2 and "--yes" in err and not (root / "palace.toml").exists()
+    assert run_cli("init", "--adopt", root, "--yes")[0] == 0
+    code, _, err = run_cli("init", "--adopt", root, "--yes")
+    assert code == 2 and "already" in err
+    subprocess.run(["git", "-C", str(root), "status"], check=True, capture_output=True)
