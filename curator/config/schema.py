@@ -100,6 +100,9 @@ class FileTables(Struct, frozen=True, forbid_unknown_fields=True):
     scopes: dict[str, Any] = {}
     audit: AuditSettings = AuditSettings()
     index: IndexSettings = IndexSettings()
+    # read and checked by their own areas: curator.agents.settings, curator.tasks.settings
+    agents: dict[str, Any] = {}
+    tasks: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
