@@ -5,6 +5,7 @@ kept, hand edits refused without --force, the line cap kept by cutting the pack,
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -129,3 +130,36 @@ def test_check_rule_for_always_loaded_files(tmp_path: Path) -> None:
     assert "21 lines" in findings[0].message
     (tmp_path / "palace.toml").write_text("[agents]\nmax_lines = -1\n")
     assert context_findings(tmp_path)[0].code == "agents.config"
+
+
+def test_pack_into_cli(make_palace: Any, run_cli: Any, tmp_path: Path) -> None:
+    from agenthelpers import HASH_TOML
+    from palacehelpers import note_text
+
+    notes = {
+        f"notes/project/n{i}.md": note_text(
+            f"Billing worker fact {i}",
+            body="The billing worker retries jobs.\n" * 6,
+            extra="confidence: 0.9\n",
+        )
+        for i in range(12)
+    }
+    root = make_palace(notes, toml=HASH_TOML + "\n[agents]\nmax_lines = 40\n")
+    target = tmp_path / "CLAUDE.md"
+    target.write_text("# Mine\n")
+    code, out, err = run_cli("--palace", root, "pack", "billing worker retries", "--into", target)
+    assert code == 0, err
+    text = target.read_text()
+    assert text.startswith("# Mine\n") and BEGIN in text and len(text.splitlines()) <= 40
+    assert "Wrote" in out and "cut the" in err and "cap of 40 lines" in err
+    code, _, err = run_cli(
+        "--palace", root, "pack", "billing", "--into", target, "--include-sensitive"
+    )
+    assert code == 2 and "sensitive" in err
+    target.write_text(text.replace("The billing worker retries jobs.", "hand edit", 1))
+    code, _, err = run_cli("--palace", root, "pack", "billing worker retries", "--into", target)
+    assert code == 2 and "edited by hand" in err
+    code, _, _ = run_cli(
+        "--palace", root, "pack", "billing worker retries", "--into", target, "--force"
+    )
+    assert code == 0 and "hand edit" not in target.read_text()

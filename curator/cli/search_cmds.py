@@ -69,6 +69,8 @@ def register(sub: Any) -> None:
     p.add_argument("goal", help="what the agent is about to do")
     p.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
     p.add_argument("--floor", type=float, default=0.7, help="confidence floor (default 0.7)")
+    p.add_argument("--into", metavar="FILE", help="write it into FILE's managed section")
+    p.add_argument("--force", action="store_true", help="with --into: overwrite hand edits")
     _add_sensitive(p)
     p.set_defaults(handler=_loud(cmd_pack))
 
@@ -237,12 +239,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 # -- pack ----------------------------------------------------------------------------------
 def cmd_pack(args: argparse.Namespace) -> int:
-    text = _searcher(args).pack(
+    searcher = _searcher(args)
+    text = searcher.pack(
         args.goal,
         budget=args.budget,
         floor=args.floor,
         include_sensitive=args.include_sensitive,
     )
+    if args.into:
+        from curator.agents.context import pack_into
+
+        return pack_into(args, searcher.palace.root, text)
     out(text.rstrip("\n"))
     return 0
 
