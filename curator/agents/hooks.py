@@ -75,6 +75,22 @@ CONTRIBUTORS: dict[str, list[Contributor]] = {e: [] for e in EVENTS}
 TURN_NOTES: list[Callable[[HookRun, float], bool]] = []
 
 
+# Modules of other areas that call register_context / register_turn_note when imported; a
+# module not (yet) present is skipped.
+EXTENSIONS = ("curator.tasks.agent_hooks",)
+
+
+def load_extensions(names: tuple[str, ...] = EXTENSIONS) -> None:
+    import importlib
+
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
 def register_context(event: str, contributor: Contributor) -> Contributor:
     """Add `contributor`'s lines to every `event` hook after the built-in ones."""
     if contributor not in CONTRIBUTORS[event]:
@@ -292,7 +308,13 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     run = HookRun(memory, event, data, load_settings(memory.root))
     result: dict[str, Any] = {}
+    try:
+        load_extensions()
+    except Exception as exc:  # a broken extension costs its lines, not the hook's
+        result["extension"] = f"extensions: {_one(exc)}"
     _work(run, result)
+    if "extension" in result:
+        result["problems"].append(result["extension"])
     return {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
 
 

@@ -46,6 +46,10 @@ ToolProvider = Callable[[Memory], Iterable[ToolDef]]
 TOOL_PROVIDERS: list[ToolProvider] = []
 
 
+# Modules of other areas that call register_tools when imported (skipped when not present).
+EXTENSIONS = ("curator.tasks.mcp_tools",)
+
+
 def register_tools(provider: ToolProvider) -> ToolProvider:
     """Add a provider of tools to every server built after this call (usable as a decorator)."""
     if provider not in TOOL_PROVIDERS:
@@ -183,6 +187,9 @@ def build_server(memory: Memory) -> Any:
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError
 
+    from curator.agents.hooks import load_extensions
+
+    load_extensions(EXTENSIONS)
     server = MCPServer(
         SERVER_NAME,
         instructions="The team's memory palace. Search or ask before working a fact out again; "
