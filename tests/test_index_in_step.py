@@ -8,12 +8,20 @@ import pytest
 from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
+from curator.search import register_hooks
+from curator.search.hooks import sync_after_commit
 from curator.search.index import open_index, sync_index
+from curator.search.state import EmptyIndexRefused
 from curator.writer.planners import plan_promote, plan_retire
 from curator.writer.session import commit
 
 pytestmark = pytest.mark.slow
 TOML = '[palace]\nname = "t"\n[index]\nembedder = "hash"\n'
+
+
+@pytest.fixture(autouse=True)
+def _hooks() -> None:
+    register_hooks()  # as the CLI and the app do at start
 
 
 def _paths(palace: Palace) -> dict[str, dict]:
@@ -49,6 +57,16 @@ def test_commit_updates_an_existing_index_from_the_after_palace(make_palace: Mak
     rows = _paths(Palace.open(root))
     assert rows["notes/project/a.md"]["status"] == "superseded"
     assert open_index(Palace.open(root)).state.commit == applied.sha
+
+
+def test_a_failing_index_sync_raises_for_the_writer_to_report(make_palace: MakePalace) -> None:
+    """The hook does not swallow a failure: the writer turns it into a warning on the commit."""
+    root = make_palace({"notes/project/a.md": note_text("Alpha")}, toml=TOML)
+    sync_index(Palace.open(root))
+    (root / "notes/project/a.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    with pytest.raises(EmptyIndexRefused):
+        sync_after_commit(root, None, ["notes/project/a.md"])
+    assert list(_paths(Palace.open(root))) == ["notes/project/a.md"]  # the index is kept
 
 
 def test_commit_without_an_index_builds_none(make_palace: MakePalace) -> None:

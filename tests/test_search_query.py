@@ -10,8 +10,9 @@ import pytest
 from palacehelpers import MakePalace, git, note_text
 
 from curator.model.palace import Palace
-from curator.search import Searcher, after_commit, reindex
-from curator.search.index import docs_from_palace, index_dir, open_index
+from curator.search import Searcher, reindex
+from curator.search.hooks import sync_after_commit
+from curator.search.index import docs_from_palace, head_commit, index_dir, open_index
 from curator.search.query import make_snippet
 from curator.search.store import STATE_FILE
 
@@ -129,14 +130,14 @@ def test_zero_byte_state_is_moved_aside_and_rebuilt(palace_root: Path) -> None:
     assert s.search("celery")[0].path == "notes/project/celery.md"
 
 
-def test_after_commit_syncs_only_an_existing_index(palace_root: Path) -> None:
-    after_commit(palace_root, "0" * 40)
+def test_the_after_commit_hook_syncs_only_an_existing_index(palace_root: Path) -> None:
+    sync_after_commit(palace_root, None, [])
     assert not index_dir(palace_root).exists()  # no index: nothing built by the hook
     searcher(palace_root)
     (palace_root / "notes/project/celery.md").write_text(n("Celery queues", "quokka tasks"))
-    after_commit(palace_root, "1" * 40)
+    sync_after_commit(palace_root, None, ["notes/project/celery.md"])
     store = open_index(Palace.open(palace_root))
-    assert store.state is not None and store.state.commit == "1" * 40
+    assert store.state is not None and store.state.commit == head_commit(palace_root)
     rows = store.fts("quokka", where=None)
     assert [r["path"] for r in rows] == ["notes/project/celery.md"]
 

@@ -4,6 +4,9 @@
 `sync_after_commit` with `curator.writer.hooks`, so the writer never imports search; the
 callback imports LanceDB only when the palace already has an index (the first search builds
 it otherwise). Importing this module is cheap.
+
+The sync runs against the process's open store for the palace (`open_index` keeps one per
+index folder), so the app's searcher sees the commit at once.
 """
 
 from __future__ import annotations
@@ -21,13 +24,17 @@ _REGISTERED: list[bool] = []
 
 def sync_after_commit(root: Path, after: Palace | None, changed_paths: list[str]) -> None:
     """Bring an existing index in line with the palace the commit left (under the writer
-    lock). No index: nothing to do. Never raises for index trouble (see `after_commit`)."""
+    lock; `after` when the writer knows it, else the palace is loaded). No index: nothing to
+    do, the first search builds it. A failure raises: the writer keeps the commit and shows it
+    as a warning, and the next search re-syncs (the index is derived)."""
     del changed_paths  # the sync diffs content hashes itself
-    if not (Path(root) / INDEX_STATE).is_file():
+    root = Path(root)
+    if not (root / INDEX_STATE).is_file():
         return
-    from curator.search.index import after_commit, head_commit
+    from curator.model.palace import Palace
+    from curator.search.index import sync_index
 
-    after_commit(Path(root), head_commit(Path(root)) or "", palace=after)
+    sync_index(after if after is not None else Palace.open(root))
 
 
 def register_hooks() -> None:

@@ -6,9 +6,10 @@
 - `sync_index(palace)`         incremental: only docs whose content hash changed are re-embedded,
                                deleted notes are removed; a changed embedder or dim, a missing or
                                corrupt index (moved aside first) means a full rebuild;
-- `reindex(palace)`            full rebuild into a new table, switched over atomically;
-- `after_commit(root, sha)`    the writer's on_commit hook: syncs an existing index under the
-                               writer lock, in the same step as the commit.
+- `reindex(palace)`            full rebuild into a new table, switched over atomically.
+
+After every writer commit `curator.search.hooks.sync_after_commit` runs `sync_index` (see
+`curator.search.register_hooks`).
 """
 
 from __future__ import annotations
@@ -278,25 +279,7 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     return stats
 
 
-def after_commit(
-    palace_root: Path, sha: str, *, palace: Palace | None = None, store: IndexStore | None = None
-) -> None:
-    """Writer hook (runs under the writer lock right after a commit): sync the index to `sha`
-    if an index already exists. With no index, do nothing — the first search builds it.
-    `palace` is the palace as the commit left it (the planner's 'after' palace: no reload) and
-    `store` an index the caller already holds open (the app's).
-    Never raises: the commit is done and the index is derived; the next search re-syncs."""
-    root = Path(palace_root)
-    if store is None and not (index_dir(root) / STATE_FILE).is_file():
-        return
-    try:
-        sync_index(palace if palace is not None else Palace.open(root), sha, store=store)
-    except Exception as exc:  # the index can always be rebuilt; never fail a commit over it
-        log.warning("search index not updated after commit %s: %s", sha[:10], exc)
-
-
 __all__ = [
-    "after_commit",
     "doc_from_note",
     "doc_hashes",
     "docs_from_palace",
