@@ -1,0 +1,157 @@
+"""Agents at N notes: the MCP server (start to first answer; a warm `search` tool round trip,
+against the same queries in-process), and the UserPromptSubmit hook as Claude Code runs it (a
+whole process) with the warm hook server, without it, and SessionStart; baselines from the
+same run: `python -c pass` and a `curator search` process.
+
+    python benchmarks/bench_agents.py --palace P --notes N   (or through run.py)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench_search import keyword_queries
+from benchutil import REPO, Row, main_for, process_times, row, timed
+
+sys.path.insert(0, str(REPO / "tests"))
+
+AREA = "agents"
+
+
+def _prompt_event(palace: Path, prompt: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": str(palace / "t.jsonl"),
+            "cwd": str(palace),
+            "permission_mode": "default",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
+    ).encode()
+
+
+def _mcp_rows(palace: Path, queries: list[str]) -> list[Row]:
+    from agenthelpers import McpClient
+
+    from curator.model.palace import Palace
+    from curator.search import Searcher
+
+    starts = []
+    for _ in range(3):
+        began = time.perf_counter()
+        client = McpClient(palace)
+        client.call("search", query=queries[0], limit=10)
+        starts.append(time.perf_counter() - began)
+        client.close()
+    client = McpClient(palace)
+    try:
+        client.call("search", query="warm up", limit=10)
+        rounds = []
+        for q in queries:
+            began = time.perf_counter()
+            error, _ = client.call("search", query=q, limit=10)
+            rounds.append(time.perf_counter() - began)
+            assert not error
+    finally:
+        client.close()
+    searcher = Searcher(Palace.open(palace))
+    searcher.search("warm up")
+    inproc = [
+        timed(lambda q=q: searcher.search(q, limit=10), 1)[0]  # type: ignore[misc]
+        for q in queries
+    ]
+    base = row(AREA, "in-process search", inproc)
+    return [
+        row(AREA, "mcp: start to first answer", starts, target_ms=2000.0),
+        row(
+            AREA,
+            "mcp: warm search round trip",
+            rounds,
+            target_ms=50.0,
+            baseline="Searcher.search in-process",
+            baseline_ms=base.median_ms,
+        ),
+    ]
+
+
+def _hook_rows(palace: Path, prompts: list[str]) -> list[Row]:
+    from curator.agents import warm
+
+    hook = [sys.executable, "-m", "curator", "--palace", str(palace), "hook", "claude-code"]
+    cold_env = {"CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"}
+    passes = process_times([sys.executable, "-c", "pass"], 10)
+    search = process_times(
+        [sys.executable, "-m", "curator", "--palace", str(palace), "search", prompts[0]], 5
+    )
+    cold = [
+        process_times([*hook, "UserPromptSubmit"], 1, env=cold_env, stdin=_prompt_event(palace, p))[
+            0
+        ]
+        for p in prompts[:5]
+    ]
+    start_event = json.dumps({"cwd": str(palace), "source": "startup"}).encode()
+    session = process_times([*hook, "SessionStart"], 5, env=cold_env, stdin=start_event)
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "curator", "--palace", str(palace), "hook", "serve"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while warm.ask(palace, {"event": "Stop", "data": {}}, 5.0) is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the warm hook server did not come up")
+            time.sleep(0.2)
+        warm_env = {"CURATOR_HOOK_WARM": "1", "CURATOR_HOOK_BUDGET": "60"}
+        warm_times = [
+            process_times(
+                [*hook, "UserPromptSubmit"], 1, env=warm_env, stdin=_prompt_event(palace, p)
+            )[0]
+            for p in prompts
+        ]
+    finally:
+        server.terminate()
+        server.wait(20)
+    pass_ms = row(AREA, "python -c pass", passes).median_ms
+    return [
+        row(
+            AREA,
+            "hook UserPromptSubmit (warm server), whole process",
+            warm_times,
+            target_ms=300.0,
+            baseline="curator search process",
+            baseline_ms=row(AREA, "search", search).median_ms,
+            note=f"python -c pass: {pass_ms:.0f} ms",
+        ),
+        row(
+            AREA,
+            "hook UserPromptSubmit (no warm server), whole process",
+            cold,
+            baseline="python -c pass",
+            baseline_ms=pass_ms,
+        ),
+        row(
+            AREA,
+            "hook SessionStart, whole process",
+            session,
+            baseline="python -c pass",
+            baseline_ms=pass_ms,
+        ),
+    ]
+
+
+def run(palace: Path, notes: int) -> list[Row]:
+    queries = keyword_queries(50)
+    prompts = [f"fix the {q} before the release" for q in keyword_queries(20)]
+    return [*_mcp_rows(palace, queries), *_hook_rows(palace, prompts)]
+
+
+if __name__ == "__main__":
+    main_for(run)
