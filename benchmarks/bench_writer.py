@@ -67,8 +67,9 @@ def run(palace_root: Path, notes: int) -> list[Row]:
     plan_s, apply_s, total_s = plan_s[1:], apply_s[1:], total_s[1:]
 
     baseline: list[float] = []
+    stamp = time.time_ns()  # new files on every run, even in a palace benchmarked before
     for i in range(RUNS):
-        path = f"notes/bench-baseline-{i}.md"
+        path = f"notes/bench-baseline-{stamp}-{i}.md"
         t0 = time.perf_counter()
         (root / path).write_text(f"---\nname: Baseline {i}\n---\nbody\n")
         _git(root, "add", "--", path)
@@ -103,7 +104,7 @@ def run(palace_root: Path, notes: int) -> list[Row]:
             "writer",
             "  apply only (session.commit)",
             apply_s,
-            note="lock, journal, atomic writes, one git commit (plumbing, or commit --only)",
+            note="lock, journal, atomic writes, one git commit --only",
         ),
         row(
             "writer",

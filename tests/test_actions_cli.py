@@ -38,6 +38,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
         and ".git" not in p.relative_to(root).parts
         and "cache" not in p.relative_to(root).parts
         and p.name != "writer.lock"
+        and p.relative_to(root).as_posix() != ".curator/.gitignore"  # machine state, ignored
     }
 
 
@@ -74,7 +75,11 @@ def curator(
 
 @pytest.fixture
 def palace(sample_palace: Path, run_cli: RunCli) -> Path:
-    """The sample palace with a current INDEX.md committed (so `index --check` starts at 0)."""
+    """The sample palace with a current INDEX.md committed by a curator `index` action (so
+    `index --check` starts at 0 and there is one curator action to undo)."""
+    index = sample_palace / "INDEX.md"
+    index.write_text(index.read_text(encoding="utf-8") + "- a stale line\n", encoding="utf-8")
+    git(sample_palace, "commit", "-q", "--no-verify", "-m", "stale index", "--", "INDEX.md")
     code, _, stderr = run_cli("--palace", sample_palace, "index", "--yes")
     assert code == 0, stderr
     return sample_palace

@@ -34,7 +34,15 @@ from pathlib import Path
 from curator.errors import WriterError
 from curator.fsutil import atomic_write, read_or_none
 from curator.writer.git import GitError, Repo, discover_with_head
-from curator.writer.gitsteps import check_git_state, commit_only, ignored, reset_index, status
+from curator.writer.gitsteps import (
+    anything_staged,
+    check_branch,
+    check_git_state,
+    commit_only,
+    ignored,
+    reset_index,
+    status,
+)
 from curator.writer.install import Temps, UnsafePathError, check_path_safe, file_mode, install_files
 from curator.writer.journal import Entry, Journal, RecoveryError, rollback_files
 from curator.writer.lock import LockTimeoutError, WriterLock
@@ -135,27 +143,25 @@ def _read_plan(root: Path, plan: Plan) -> _Files:
     return files
 
 
-def _commit_paths(repo: Repo, files: _Files, codes: dict[str, str], ignored_new: set[str]):
-    """(paths to commit, those of them git does not know yet)."""
+def _commit_paths(
+    repo: Repo, files: _Files, codes: dict[str, str], ignored_paths: set[str]
+) -> list[str]:
+    """The paths to commit: the touched ones git does not ignore."""
     commit_paths: list[str] = []
-    untracked: list[str] = []
     for p in files.post:
         code = codes.get(repo.to_repo(p))
-        if code is not None and code not in ("!!", "??"):
+        if code is not None and code != "??":
             raise DirtyFileError(p, code)
     for p in files.post:
         rp = repo.to_repo(p)
-        code = codes.get(rp)
-        if code == "!!" or rp in ignored_new:
+        if rp in ignored_paths:
             continue  # git-ignored (inbox drafts, .curator/rejected): not committed
-        if code == "??" and files.post[p] is None:
+        if codes.get(rp) == "??" and files.post[p] is None:
             continue  # an untracked file that goes away: git never knew it
         if files.pre[p] is None and files.post[p] is None:
             continue
         commit_paths.append(p)
-        if files.pre[p] is None or code == "??":
-            untracked.append(p)
-    return commit_paths, untracked
+    return commit_paths
 
 
 def _hash(data: bytes | None) -> str | None:
@@ -190,7 +196,7 @@ def apply_plan(
         recovered = recover_locked(root, repo)
         if recovered is not None:
             repo, head = discover_with_head(root)
-        check_git_state(repo, head)
+        check_git_state(repo)
         try:
             sha, paths = _apply_locked(root, repo, head, plan)
         except OSError as exc:
@@ -205,14 +211,17 @@ def _apply_locked(
 ) -> tuple[str, tuple[str, ...]]:
     touched = list(dict.fromkeys(p for ch in plan.changes for p in ch.touched()))
     repo_paths = [repo.to_repo(p) for p in touched]
-    with ThreadPoolExecutor(max_workers=2) as pool:  # git answers while the files are read
+    with ThreadPoolExecutor(max_workers=3) as pool:  # git answers while the files are read
         asking = pool.submit(status, repo, repo_paths)
         ignoring = pool.submit(ignored, repo, repo_paths)
+        staging = pool.submit(anything_staged, repo, head)
         try:
             files = _read_plan(root, plan)
         finally:
-            codes, ignored_new = asking.result(), ignoring.result()
-    commit_paths, untracked = _commit_paths(repo, files, codes, ignored_new)
+            (branch, codes), ignored_new = asking.result(), ignoring.result()
+            others_staged = staging.result()
+    check_branch(repo, branch)
+    commit_paths = _commit_paths(repo, files, codes, ignored_new)
     temps = Temps(root, root / TMP_REL, files.post, files.modes)
     journal = Journal.new(root, plan.action, plan.message, head)
     journal.commit_paths = commit_paths
@@ -228,7 +237,7 @@ def _apply_locked(
         raise
     try:
         install_files(root, journal.entries, files.post, temps)
-        sha = commit_only(repo, commit_paths, plan.message, untracked)
+        sha = commit_only(repo, commit_paths, plan.message, others_staged)
     except BaseException as exc:
         reset_index(repo, commit_paths, journal.head_before)
         rollback_files(root, journal)

@@ -8,7 +8,6 @@ the commit, and hooks, signing and ``gc --auto`` behave as with any ``git commit
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from curator.writer.git import GitError, IndexLockError, Repo
 
 __all__ = [
     "GitStateError",
+    "check_branch",
     "check_git_state",
     "commit_only",
     "ignored",
@@ -38,7 +38,6 @@ IN_PROGRESS = (
     ("REVERT_HEAD", "a revert", "git revert --continue` or `git revert --abort"),
     ("BISECT_LOG", "a bisect", "git bisect reset"),
 )
-_SUMMARY_SHA = re.compile(r"^\[.*?\b([0-9a-f]{40}|[0-9a-f]{64})\] ")
 
 
 class GitStateError(WriterError):
@@ -54,35 +53,37 @@ def stale_locks(repo: Repo) -> list[Path]:
     return found
 
 
-def check_git_state(repo: Repo, head: str | None) -> None:
-    """Refuse an operation in progress, a detached HEAD and git's lock files, saying what to do."""
+def check_git_state(repo: Repo) -> None:
+    """Refuse an operation in progress and git's lock files, saying what to do."""
     for marker, what, finish in IN_PROGRESS:
         if (repo.git_dir / marker).exists():
             raise GitStateError(
                 f"{what} is in progress in {repo.top}; curator will not commit into it. "
                 f"Finish it first (`{finish}`), then try again."
             )
-    if head is not None:
-        proc = repo.git("symbolic-ref", "-q", "HEAD", check=False)
-        if proc.returncode != 0:
-            raise GitStateError(
-                f"HEAD is detached in {repo.top} (at {head[:10]}): a commit there belongs to no "
-                f"branch. Check out a branch first (`git switch <branch>`), then try again."
-            )
     locks = stale_locks(repo)
     if locks:
         raise IndexLockError(*locks)
 
 
-def status(repo: Repo, repo_paths: Sequence[str]) -> dict[str, str]:
-    """``{repo_path: XY}`` for the given paths: ``!!`` ignored, ``??`` untracked, else changed."""
-    if not repo_paths:
-        return {}
+def check_branch(repo: Repo, branch: str) -> None:
+    """Refuse a detached HEAD (``branch`` is the ``## ...`` line of ``git status --branch``)."""
+    if branch.startswith("HEAD (no branch)"):
+        raise GitStateError(
+            f"HEAD is detached in {repo.top}: a commit there belongs to no branch. Check out a "
+            f"branch first (`git switch <branch>`), then try again."
+        )
+
+
+def status(repo: Repo, repo_paths: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """(the branch line, ``{repo_path: XY}`` for the given paths: ``??`` untracked, else
+    changed; ignored and clean tracked paths are not listed). The branch line is what ``## ``
+    heads: ``main``, or ``HEAD (no branch)`` when detached."""
     proc = repo.git(
         "status",
         "--porcelain",
+        "--branch",
         "-z",
-        "--ignored=traditional",
         "--untracked-files=all",
         "--no-renames",
         "--ignore-submodules=all",
@@ -91,10 +92,13 @@ def status(repo: Repo, repo_paths: Sequence[str]) -> dict[str, str]:
         env={"GIT_OPTIONAL_LOCKS": "0"},
     )
     out: dict[str, str] = {}
+    branch = ""
     for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
-        if len(item) > 3:
+        if item.startswith("## "):
+            branch = item[3:]
+        elif len(item) > 3:
             out[item[3:]] = item[:2]
-    return out
+    return branch, out
 
 
 def ignored(repo: Repo, repo_paths: Sequence[str]) -> set[str]:
@@ -112,29 +116,49 @@ def ignored(repo: Repo, repo_paths: Sequence[str]) -> set[str]:
     return {p.removeprefix("./") for p in out if p}
 
 
+def anything_staged(repo: Repo, head: str | None) -> bool:
+    """Whether the index holds changes against HEAD (the user's own staged work)."""
+    if head is None:
+        return True  # an unborn branch: let `commit --only` sort it out
+    proc = repo.git(
+        "diff-index",
+        "--cached",
+        "--quiet",
+        head,
+        "--",
+        check=False,
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )
+    return proc.returncode != 0
+
+
 def commit_only(
-    repo: Repo, commit_paths: Sequence[str], message: str, untracked: Sequence[str] | None = None
+    repo: Repo, commit_paths: Sequence[str], message: str, others_staged: bool = True
 ) -> str:
     """Commit exactly ``commit_paths`` (palace-relative) on top of HEAD; the new sha.
 
-    Paths git does not know yet (``untracked``; None: all of them, to be safe) are first added
-    to the index, as ``--only`` requires.
+    The paths are staged first. When nothing else was staged (``others_staged`` False, asked
+    with :func:`anything_staged` before), a plain ``git commit`` of the index commits exactly
+    them, as ``git add && git commit`` would; otherwise ``git commit --only -- PATHS`` keeps
+    the user's staged work out of the commit (and staged), at the cost of a second index.
     """
     rp = [repo.to_repo(p) for p in commit_paths]
-    to_add = rp if untracked is None else [repo.to_repo(p) for p in untracked]
-    if to_add:
-        repo.git("update-index", "--add", "--remove", "--", *to_add)
-    args = ["commit", "--only", "--allow-empty", "--no-edit", "--cleanup=whitespace"]
-    args += ["--no-status", "-F", "-"]
     if rp:
-        args += ["--", *rp]
-    # core.abbrev=no: the summary line names the new commit in full ("[main <sha>] subject")
-    config = [*repo.identity_config(), ("core.abbrev", "no")]
-    proc = repo.git(*args, input=message.encode("utf-8"), config=config)
-    first = proc.stdout.decode("utf-8", "replace").split("\n", 1)[0]
-    match = _SUMMARY_SHA.match(first)
-    if match:
-        return match.group(1)
+        repo.git("update-index", "--add", "--remove", "--", *rp)
+    # --quiet: no summary (its diffstat, with rename detection, cost more than the commit)
+    args = ["commit", "--quiet", "--allow-empty", "--no-edit", "--cleanup=whitespace"]
+    args += ["--no-status"]
+    args += ["-F", "-"]
+    if others_staged:
+        args += ["--only", "--", *rp] if rp else ["--only"]
+    # useConfigOnly: no identity configured is an error, not a guess, and then curator's own
+    config = [("user.useConfigOnly", "true")]
+    try:
+        repo.git(*args, input=message.encode("utf-8"), config=config)
+    except GitError as exc:
+        if "auto-detection is disabled" not in exc.stderr and "empty ident" not in exc.stderr:
+            raise
+        repo.git(*args, input=message.encode("utf-8"), config=repo.identity_config())
     return repo.git("rev-parse", "--verify", "HEAD^{commit}").stdout.decode().strip()
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from curator.errors import WriterError
-from curator.fsutil import install, remove, write_temp
+from curator.fsutil import fsync_dir, write_temp
 from curator.writer.journal import Entry
 
 __all__ = ["Temps", "UnsafePathError", "check_path_safe", "file_mode", "install_files"]
@@ -64,7 +65,7 @@ class Temps:
 
     def write(self) -> None:
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
-        for rel, data, mode in self.jobs:
+        for rel, _data, _mode in self.jobs:
             missing = []
             folder = (self.root / rel).parent
             while not folder.exists():
@@ -73,10 +74,20 @@ class Temps:
             for folder in reversed(missing):
                 folder.mkdir(exist_ok=True)
                 self.new_dirs.append(folder)
-            self.made[rel] = write_temp(self.tmp_dir, data, mode)
+        # the fsyncs overlap: one wait for the disk instead of one per file
+        with ThreadPoolExecutor(max_workers=max(1, len(self.jobs))) as pool:
+            futures = {
+                rel: pool.submit(write_temp, self.tmp_dir, data, mode)
+                for rel, data, mode in self.jobs
+            }
+            for rel, future in futures.items():
+                with contextlib.suppress(BaseException):
+                    self.made[rel] = future.result()  # every temp made is known, to discard
+            for future in futures.values():
+                future.result()  # raises what writing a temp file raised
 
     def install(self, rel: str) -> None:
-        install(self.made.pop(rel), self.root / rel)
+        os.replace(self.made.pop(rel), self.root / rel)
 
     def discard(self) -> None:
         for tmp in self.made.values():
@@ -91,10 +102,15 @@ class Temps:
 def install_files(
     root: Path, entries: list[Entry], post: dict[str, bytes | None], temps: Temps
 ) -> None:
-    """Writes first, deletes after: a moved note exists somewhere at every instant."""
+    """Writes first, deletes after: a moved note exists somewhere at every instant. Each
+    folder is fsynced once, at the end (the journal covers a crash before that)."""
     for e in entries:
         if post[e.path] is not None:
             temps.install(e.path)
     for e in entries:
         if post[e.path] is None:
-            remove(root / e.path)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(root / e.path)
+    folders = {(root / e.path).parent for e in entries}
+    with ThreadPoolExecutor(max_workers=len(folders) or 1) as pool:
+        list(pool.map(fsync_dir, folders))

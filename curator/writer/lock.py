@@ -32,9 +32,9 @@ class LockTimeoutError(WriterError):
 
 
 def _name_holder(fd: int) -> None:
-    """The holder's pid in the lock file, for the message of whoever waits too long."""
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    """The holder's pid in the lock file, for the message of whoever waits too long (padded to
+    one width, so it overwrites the last holder's without truncating the file)."""
+    os.pwrite(fd, f"{os.getpid():>10}\n".encode(), 0)
 
 
 def _holder(path: Path) -> str:

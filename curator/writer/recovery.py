@@ -10,6 +10,7 @@ writer's temp files (``.curator/tmp/``) are removed.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,10 @@ def recover(palace_root: Path, *, lock_timeout: float = 10.0) -> RecoveryReport 
 def _sweep(root: Path) -> None:
     """Temp files of a writer killed before (or while) it wrote its journal: no live writer
     makes them without the lock, which the caller holds."""
-    shutil.rmtree(root / TMP_REL, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(root / TMP_REL):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
     jdir = root / JOURNAL_REL
     if not jdir.is_dir():
         return

@@ -16,8 +16,9 @@ from curator.errors import CuratorError
 from curator.fsutil import note_bytes
 from curator.model.check import run_checks
 from curator.model.index_md import index_bytes, render_index
+from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
-from curator.model.note import DRAFT_BANNER, Note
+from curator.model.note import DRAFT_BANNER, Note, edit_header
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
@@ -75,9 +76,27 @@ def free_path(palace: Palace, folder: str, slug: str, taken: Iterable[str] = ())
     return candidate
 
 
+def edit_note(palace: Palace, note: Note, updates: Mapping[str, object]) -> bytes:
+    """`edit_header`, with the fields the palace's layout has no place for under `curator:`."""
+    if palace.foreign_layout:
+        return edit_header(note, layout_rules.route(palace.config, note, dict(updates)))
+    return edit_header(note, updates)
+
+
 def with_index(palace: Palace, changes: list[Change], today: date | None) -> tuple[Change, ...]:
-    """The changes plus INDEX.md regenerated for the palace as it will be after them."""
+    """The changes plus INDEX.md regenerated for the palace as it will be after them (in
+    another tool's layout: its own generated index, e.g. MEMORY.md, and INDEX.md only once
+    curator has written one)."""
     after = palace.replaced(effects(palace.root, changes))
+    if palace.foreign_layout:
+        own = layout_rules.generated_index(palace, after)
+        if own is not None:
+            rel, now, rendered_own = own
+            if now != rendered_own:
+                before_own = None if now is None else content_hash(now)
+                changes = [*changes, Write(rel, rendered_own, before_own)]
+        if index_bytes(palace) is None:
+            return tuple(changes)
     existing = index_bytes(palace)
     rendered = render_index(after, existing, today).encode("utf-8")
     if existing != rendered:

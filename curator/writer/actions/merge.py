@@ -8,12 +8,14 @@ from typing import Any
 
 from curator.fsutil import note_bytes
 from curator.model.check import MAX_TAGS
+from curator.model.layouts import rules as layout_rules
 from curator.model.links import rewrite_links
-from curator.model.note import edit_header, new_note_text, parse_note
+from curator.model.note import new_note_text, parse_note
 from curator.model.palace import NOTES_DIR, Palace
 from curator.writer.actions.common import (
     MERGED_DIR,
     ActionError,
+    edit_note,
     errors_for,
     find_draft,
     find_note,
@@ -85,11 +87,18 @@ def plan_merge(
     if tags:
         header["tags"] = tags[:MAX_TAGS]
     body = "\n".join(f"## From {s.name}\n\n{s.body.strip()}\n" for s in sources)
-    dest = free_path(palace, f"{NOTES_DIR}/{type_name}", slugify(name))
+    merged = new_note_text(header, body).encode("utf-8")
+    if palace.foreign_layout:  # named and written the way the layout's tool does
+        dest = layout_rules.promote_path(palace, name, type_name)
+        merged = layout_rules.promoted_bytes(palace, dest, merged)
+    else:
+        dest = free_path(palace, f"{NOTES_DIR}/{type_name}", slugify(name))
     new_slug = dest.rsplit("/", 1)[-1][:-3]
-    changes: dict[str, bytes] = {dest: new_note_text(header, body).encode("utf-8")}
+    changes: dict[str, bytes] = {dest: merged}
     for src in sources:
-        changes[src.rel] = edit_header(src, {"status": "superseded", "superseded_by": new_slug})
+        changes[src.rel] = edit_note(
+            palace, src, {"status": "superseded", "superseded_by": new_slug}
+        )
     source_rels = {s.rel for s in sources}
     for src in sources:
         for rel, data in relinked(palace, src, dest, skip=source_rels).items():
@@ -137,7 +146,8 @@ def plan_merge_draft(
         target.body.rstrip("\n")
         + f"\n\n## Merged from draft: {draft.name} ({when})\n\n{addition}\n"
     )
-    edited = parse_note(target.rel, edit_header(target, {"reviewed": today_iso(today)}), "note")
+    reviewed = edit_note(palace, target, {"reviewed": today_iso(today)})
+    edited = parse_note(target.rel, reviewed, "note")
     data = edited.text[: edited.header_end] + body
     parked = free_path(palace, MERGED_DIR, draft.slug)
     changes: list[Change] = [

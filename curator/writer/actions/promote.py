@@ -10,12 +10,14 @@ from curator.errors import CuratorError
 from curator.fsutil import note_bytes
 from curator.model.check import MAX_TAGS
 from curator.model.header import DELETE
+from curator.model.layouts import rules as layout_rules
 from curator.model.note import Note, edit_header, parse_note
 from curator.model.palace import NOTES_DIR, Palace
 from curator.writer.actions.common import (
     DRAFT_ONLY_KEYS,
     PROMOTED_DIR,
     ActionError,
+    edit_note,
     errors_for,
     find_draft,
     find_note,
@@ -132,7 +134,11 @@ def plan_promote(
     data = edited.text[: edited.header_end] + strip_banner(edited.body)
     new_bytes = note_bytes(data, draft.bom)
 
-    dest = free_path(palace, f"{NOTES_DIR}/{header['type']}", slugify(str(header["name"])))
+    if palace.foreign_layout:  # a new memory in the layout's own format and file naming
+        dest = layout_rules.promote_path(palace, str(header["name"]), str(header["type"]))
+        new_bytes = layout_rules.promoted_bytes(palace, dest, new_bytes)
+    else:
+        dest = free_path(palace, f"{NOTES_DIR}/{header['type']}", slugify(str(header["name"])))
     parked = free_path(palace, PROMOTED_DIR, draft.slug)
     changes: list[Change] = [
         Move.from_disk(palace.root, draft.rel, parked),
@@ -145,13 +151,13 @@ def plan_promote(
         old = find_note(palace, supersedes)
         new_slug = dest.rsplit("/", 1)[-1][:-3]
         after_new = parse_note(dest, new_bytes, "note")
-        new_bytes = edit_header(after_new, {"supersedes": [old.slug]})
+        new_bytes = edit_note(palace, after_new, {"supersedes": [old.slug]})
         changes[1] = Write.from_disk(palace.root, dest, new_bytes)
         changes.append(
             Write.from_disk(
                 palace.root,
                 old.rel,
-                edit_header(old, {"status": "superseded", "superseded_by": new_slug}),
+                edit_note(palace, old, {"status": "superseded", "superseded_by": new_slug}),
             )
         )
         notes.append(old.rel)

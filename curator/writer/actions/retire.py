@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from datetime import date
 
-from curator.model.note import edit_header
 from curator.model.palace import Palace
-from curator.writer.actions.common import ActionError, find_note, inbound, make_plan, today_iso
+from curator.writer.actions.common import (
+    ActionError,
+    edit_note,
+    find_note,
+    inbound,
+    make_plan,
+    today_iso,
+)
 from curator.writer.plan import Plan, Write
 
 
@@ -17,7 +23,8 @@ def plan_retire(palace: Palace, ref: str, reason: str, *, today: date | None = N
     note = find_note(palace, ref)
     if note.superseded:
         raise ActionError(f"{note.rel} is already superseded or retired")
-    data = edit_header(
+    data = edit_note(
+        palace,
         note,
         {
             "status": "superseded",

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from curator.model.note import edit_header
 from curator.model.palace import Palace
-from curator.writer.actions.common import ActionError, find_note, make_plan, today_iso
+from curator.writer.actions.common import ActionError, edit_note, find_note, make_plan, today_iso
 from curator.writer.plan import Plan, Write
 
 
@@ -17,7 +16,7 @@ def plan_mark_reviewed(
     note = find_note(palace, ref)
     if note.reviewed == today_iso(today):
         raise ActionError(f"{note.rel} is already marked reviewed today")
-    data = edit_header(note, {"reviewed": today_iso(today)})
+    data = edit_note(palace, note, {"reviewed": today_iso(today)})
     return make_plan(
         palace,
         "review",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import date
 
 from curator.model.links import rewrite_links
-from curator.model.note import edit_header, parse_note
+from curator.model.note import parse_note
 from curator.model.palace import Palace
 from curator.writer.actions.common import (
     ActionError,
+    edit_note,
     find_note,
     inbound,
     make_plan,
@@ -41,8 +42,8 @@ def plan_supersede(
         raise ActionError(f"{new.rel} already descends from {old.rel}: that would make a cycle")
     new_supersedes = [*new.supersedes, old.slug]
     changes: dict[str, bytes] = {
-        old.rel: edit_header(old, {"status": "superseded", "superseded_by": new.slug}),
-        new.rel: edit_header(new, {"supersedes": new_supersedes}),
+        old.rel: edit_note(palace, old, {"status": "superseded", "superseded_by": new.slug}),
+        new.rel: edit_note(palace, new, {"supersedes": new_supersedes}),
     }
     if relink:
         for rel, data in relinked(palace, old, new.rel, skip=[old.rel]).items():
