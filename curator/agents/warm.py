@@ -107,10 +107,13 @@ def serve(root: Path) -> int:
     from curator.agents.hooks import answer
     from curator.agents.service import Memory
 
+    import signal
+
     path = socket_path(root)
     listener = _bind(path)
     if listener is None:
         return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # clean up the socket on terminate
     memory = Memory(root, watch=True)
     last = [time.monotonic()]
 
