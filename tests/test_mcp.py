@@ -191,16 +191,18 @@ def test_capture_refusals_are_messages(client: McpClient, root: Path) -> None:
     assert set((root / "inbox").iterdir()) == drafts_before
 
 
-def test_capture_flags_a_secret(client: McpClient, root: Path) -> None:
-    answer = client.json(
+def test_capture_with_a_secret_is_refused(client: McpClient, root: Path) -> None:
+    drafts_before = set((root / "inbox").iterdir())
+    error, text = client.call(
         "capture",
         name="Zebracorn deploy key",
         description="The deploy key.",
         type="project",
-        body="Use AKIAIOSFODNN7EXAMPLE with the aws cli.\n",
+        body="Deploy with the key below.\nUse AKIAIOSFODNN7EXAMPLE with the aws cli.\n",
     )
-    assert answer["flagged"] and "secret" in answer["note"]
-    assert "secret: true" in (root / answer["path"]).read_text()
+    assert error and "secret" in text and "body line 2" in text and "nothing was written" in text
+    assert "AKIAIOSFODNN7EXAMPLE" not in text
+    assert set((root / "inbox").iterdir()) == drafts_before
 
 
 def test_report_stale_files_a_draft_and_leaves_the_note(client: McpClient, root: Path) -> None:

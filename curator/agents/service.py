@@ -264,6 +264,7 @@ class Memory:
                 f"the body is {len(body)} characters; a memory holds at most "
                 f"{MAX_CAPTURE_CHARS}: keep the fact and its evidence, link the rest"
             )
+        self._refuse_secrets(name, description, body, source)
         self._refuse_exact_draft(name, body)
         with self._lock:
             try:
@@ -283,9 +284,23 @@ class Memory:
         data = result.to_json()
         data["similar"] = [s for s in data["similar"] if self._visible_path(str(s.get("path", "")))]
         data["note"] = f"Wrote a draft for review. {NOT_RULES}"
-        if result.secrets:
-            data["note"] += " It looks like it holds a secret: remove it and capture again."
         return data
+
+    @staticmethod
+    def _refuse_secrets(name: str, description: str, body: str, source: str | None) -> None:
+        """An agent's capture holding a secret is refused (a person's `curator capture` only
+        flags it): the agent can take it out and capture again, and nothing is written."""
+        from curator.writer.secrets import scan
+
+        found = [(f"body line {h.line}", h.kind) for h in scan(body)]
+        for label, text in (("name", name), ("description", description), ("source", source)):
+            found += [(label, h.kind) for h in scan(text or "")]
+        if found:
+            where = ", ".join(f"{kind} in the {place}" for place, kind in found[:5])
+            raise AgentRefusal(
+                f"the memory looks like it holds a secret ({where}); nothing was written: "
+                "remove the secret (name where it is kept instead) and capture again"
+            )
 
     def _visible_path(self, rel: str) -> bool:
         note = self.palace.by_rel.get(rel)
