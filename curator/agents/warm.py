@@ -104,10 +104,10 @@ def _bind(path: Path) -> socket.socket | None:
 
 def serve(root: Path) -> int:
     """Serve hook requests for `root` until idle for IDLE_SECONDS."""
+    import signal
+
     from curator.agents.hooks import answer
     from curator.agents.service import Memory
-
-    import signal
 
     path = socket_path(root)
     listener = _bind(path)
