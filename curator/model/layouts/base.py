@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -105,6 +106,12 @@ def str_list(value: Any) -> list[str]:
     if isinstance(value, list):
         return [str(v).strip().lstrip("#") for v in value if isinstance(v, (str, int, float))]
     return []
+
+
+def title_stem(name: str) -> str:
+    """A title as a file name (Obsidian, basic-memory): what a link or a path cannot hold goes."""
+    cleaned = re.sub(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+', " ", name)
+    return " ".join(cleaned.split())[:120].strip(" .") or "Untitled"
 
 
 def stem(rel: str) -> str:
@@ -255,6 +262,17 @@ class Layout:
 
     def permalink(self, rel: str, header: Mapping[str, Any]) -> str:
         return ""
+
+    # -- new notes --------------------------------------------------------------------------
+    def file_stem(self, name: str, type: str) -> str:
+        """The file name (without .md) a new note gets: a slug of its name."""
+        ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+        return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:80].rstrip("-") or "note"
+
+    def new_header(self, rel: str, header: Mapping[str, Any]) -> dict[str, Any]:
+        """A promoted note's header in the layout's own format (its tool's fields first)."""
+        fields = {k: v for k, v in header.items() if v is not None and v is not DELETE}
+        return self.route({}, fields) if self.native is not None else fields
 
     # -- links ------------------------------------------------------------------------------
     def entry(

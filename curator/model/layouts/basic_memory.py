@@ -14,7 +14,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from curator.model.layouts.base import Entry, Layout, Severity, code_free_lines, stem
+from curator.model.layouts.base import (
+    Entry,
+    Layout,
+    Severity,
+    code_free_lines,
+    stem,
+    title_stem,
+)
 
 _OBSERVATION = re.compile(r"^[ \t]*[-*][ \t]+\[(?P<category>[^\]\n]+)\][ \t]+(?P<text>.+?)[ \t]*$")
 _RELATION = re.compile(
@@ -93,6 +100,15 @@ class BasicMemory(Layout):
             "link.forward",
             f"{target!r} does not exist yet (a forward reference basic-memory keeps)",
         )
+
+    def file_stem(self, name: str, type: str) -> str:
+        return title_stem(name)  # basic-memory writes "<title>.md"
+
+    def new_header(self, rel: str, header: Mapping[str, Any]) -> dict[str, Any]:
+        """basic-memory's fields first: title (its name) and a permalink to link by."""
+        fields = super().new_header(rel, header)
+        title = fields.pop("name", None) or stem(rel)
+        return {"title": title, **fields, "permalink": permalink_of(rel)}
 
     def permalink(self, rel: str, header: Mapping[str, Any]) -> str:
         value = header.get("permalink")

@@ -77,9 +77,10 @@ class ClaudeCode(Layout):
         if prefix and prefix.group(1) in TYPES:
             yield prefix.group(2)
 
-    def file_name(self, name: str, type: str) -> str:
+    def file_stem(self, name: str, type: str) -> str:
+        """Claude Code's own naming: the type, then the topic (`feedback_testing`)."""
         words = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:60].rstrip("_") or "memory"
-        return f"{type}_{words}.md" if type else f"{words}.md"
+        return f"{type}_{words}" if type else words
 
 
 LAYOUT = ClaudeCode()

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from curator.model.layouts.base import Entry, Layout, Resolver, stem, str_list
+from curator.model.layouts.base import Entry, Layout, Resolver, stem, str_list, title_stem
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,10 @@ class Obsidian(Layout):
     lenient: bool = True
     default_confidence: float | None = 0.75
     excludes: tuple[str, ...] = ("inbox",)
+
+    def file_stem(self, name: str, type: str) -> str:
+        """Obsidian names a note by its file: the title itself, less what a link cannot hold."""
+        return title_stem(name)
 
     def aliases(self, header: Mapping[str, Any]) -> tuple[str, ...]:
         return tuple(str_list(header.get("aliases")) or str_list(header.get("alias")))

@@ -43,6 +43,23 @@ def layout_of(config: Any) -> Layout:
     return layout
 
 
+def foreign(config: Any) -> bool:
+    """The notes are not in curator's own layout (another tool's, or another notes root)."""
+    layout = getattr(config, "layout", "curator")
+    return layout != "curator" or getattr(config, "notes", None) not in (None, "notes")
+
+
+def default_confidence(config: Any) -> float:
+    """The confidence of a note that states none and has no type to take it from."""
+    if getattr(config, "layout", "curator") == "curator":
+        return 0.0
+    return layout_of(config).default_confidence or 0.0
+
+
+def kind_of(config: Any, rel: str) -> Kind | None:
+    return kind_in(layout_of(config), rel, excludes_of(config))
+
+
 def excludes_of(config: Any) -> tuple[str, ...]:
     return tuple(getattr(config, "exclude", None) or ())
 
@@ -159,3 +176,48 @@ def index_inbound(palace: Palace, data: bytes | None) -> set[str]:
         return set()
     prefix = notes_prefix(layout_of(palace.config)).rstrip("/")
     return claude_code.index_targets(data.decode("utf-8", "replace"), prefix)
+
+
+# -- writing -------------------------------------------------------------------------------
+def route(config: Any, note: Note, updates: dict[str, Any]) -> dict[str, Any]:
+    """Header updates as the layout can hold them (fields its tool lacks go under `curator:`)."""
+    return layout_of(config).route(note.header, updates)
+
+
+def promote_path(palace: Palace, name: str, type: str) -> str:
+    """Where a promoted note goes, named the layout's way, never over an existing file."""
+    layout = layout_of(palace.config)
+    stem = layout.file_stem(name, type)
+    prefix = notes_prefix(layout)
+    taken = {rel.casefold() for rel in palace.by_rel}
+    candidate, counter = f"{prefix}{stem}.md", 2
+    while candidate.casefold() in taken or (palace.root / candidate).exists():
+        candidate = f"{prefix}{stem}-{counter}.md"
+        counter += 1
+    return candidate
+
+
+def promoted_bytes(palace: Palace, rel: str, data: bytes) -> bytes:
+    """A promoted note's bytes rewritten into the layout's format (a new file: nothing kept
+    but what it says)."""
+    from curator.model.note import new_note_text, parse_note
+
+    note = parse_note(rel, data, "note")
+    if not note.ok:
+        return data
+    header = layout_of(palace.config).new_header(rel, note.header)
+    return new_note_text(header, note.body, note.newline).encode("utf-8")
+
+
+def generated_index(palace: Palace, after: Palace) -> tuple[str, bytes | None, bytes] | None:
+    """(rel, bytes now, bytes after) of the layout's own generated index when it has one
+    curator keeps (Claude Code's MEMORY.md); None otherwise."""
+    layout = layout_of(palace.config)
+    if not isinstance(layout, claude_code.ClaudeCode):
+        return None
+    rel = index_name(palace.config)
+    try:
+        existing: bytes | None = (palace.root / rel).read_bytes()
+    except FileNotFoundError:
+        existing = None
+    return rel, existing, render_memory_index(after, existing)
