@@ -193,11 +193,7 @@ def parse_header(head: str) -> Header:
         key, sep, raw = line.partition(":")
         if not sep or key.strip() not in _HEADER_KEYS:
             continue
-        raw = raw.strip()
-        try:
-            values[key.strip()] = json.loads(raw) if raw else None
-        except ValueError:
-            values[key.strip()] = _yaml_scalar(raw)
+        values[key.strip()] = _scalar(raw.strip())
     try:
         header = Header(
             task=str(values["task"]),
@@ -240,6 +236,24 @@ def _body_sections(body: str) -> dict[str, str]:
             elif current is not None:
                 out[current] = (out[current] + "\n" + line) if out[current] else line
         return {k: v.strip("\n") for k, v in out.items()}
+
+
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None, "": None}
+
+
+def _scalar(raw: str) -> Any:
+    """A header value: the JSON scalars curator writes (plain strings and numbers without a
+    JSON parse: the task list reads a thousand headers), else YAML as a person wrote it."""
+    if len(raw) > 1 and raw[0] == raw[-1] == '"' and "\\" not in raw:
+        return raw[1:-1]
+    if raw in _LITERALS:
+        return _LITERALS[raw]
+    if raw.isdigit():
+        return int(raw)
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return _yaml_scalar(raw)
 
 
 def _opt_str(value: Any) -> str | None:

@@ -235,7 +235,7 @@ class TaskService:
         rel = self.store.rel(pending.slug, rev_name(pending.header.revision))
         changes = [Write(rel, pending.data(), None)]
         if self.settings.tracked:
-            for other in untracked(self.root, pending.slug):
+            for other in self._riding_along(pending.slug):
                 data = (self.root / other).read_bytes()
                 changes.append(Write(other, data, content_hash(data)))
         h = pending.header
@@ -247,6 +247,14 @@ class TaskService:
             changes=tuple(changes),
             root=self.root,
         )
+
+    def _riding_along(self, slug: str) -> list[str]:
+        from curator.writer.plan import WriterError
+
+        try:
+            return untracked(self.root, slug)
+        except WriterError:  # not a git repository: the commit will say so
+            return []
 
     def apply(self, pending: Pending, owner: str) -> Outcome:
         changed = pending.previous is not None and pending.previous.status != pending.header.status

@@ -129,13 +129,19 @@ class TaskStore:
             raise BadCheckpoint(exc.message, path=self.rel(slug, rev_name(n))) from None
 
     def header(self, slug: str, number: int | None = None) -> Header:
-        """The header of a revision (the newest by default), reading only the file's start."""
-        n = self._need(slug, number)
-        path = self.revision_path(slug, n)
-        with open(path, "rb") as handle:
-            data = handle.read(_HEAD_BYTES)
-            if b"\n---\n" not in data[3:]:
-                data += handle.read()
+        """The header of a revision (the newest by default), reading only the file's start.
+
+        Plain string paths and one open: the task list reads a thousand of these."""
+        n = self.newest(slug) if number is None else number
+        path = os.path.join(self.dir, check_slug(slug), rev_name(n))
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(_HEAD_BYTES)
+                if b"\n---\n" not in data[3:]:
+                    data += handle.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            what = f"task {slug!r}" if number is None else f"revision {number} of task {slug!r}"
+            raise TaskNotFound(f"no {what} (see `curator task list`)") from None
         try:
             return parse_header(split(data)[0])
         except BadCheckpoint as exc:
