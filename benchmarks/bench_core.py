@@ -1,99 +1,212 @@
-"""Palace core at N notes: cold load, no-change reload (cache), check, index."""
+"""Palace core at N notes: cold load, no-change reload (cache), check, index, hostile files.
+
+Baselines are measured in the same run, except basic-memory's re-sync: its own published
+figure, printed as such.
+"""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from benchutil import Row, main_for, process_times, row, timed
 
+# basic-memory's no-change re-sync, from its own benchmark (quoted in the project brief's
+# "Figures from peers"). Published, not measured here. Measured side by side for issue 10 its
+# no-change re-sync ran 175-460 files/s, slower than this figure.
+BASIC_MEMORY_RESYNC_FILES_PER_S = 930
+BASIC_MEMORY_SOURCE = (
+    "published, not measured: basic-memory's own benchmark (~930 files/s no-change re-sync; "
+    "measured side by side in issue 10: 175-460 files/s)"
+)
+HOSTILE_FILES = 1000
+HOSTILE_SIZE = 16 * 1024  # each hostile file; one of each class at 1 MiB has its own row
 
-def _read_all(root: Path) -> int:
-    total = 0
-    for folder, _, files in os.walk(root / "notes"):
-        for name in files:
-            total += len((Path(folder) / name).read_bytes())
-    return total
+
+def _files(root: Path) -> list[Path]:
+    return [p for folder in ("notes", "inbox") for p in sorted((root / folder).rglob("*.md"))]
+
+
+def _pyyaml_floor(files: list[Path]) -> int:
+    """Read every file and parse every header with PyYAML's C loader: the cold-load floor."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    parsed = 0
+    for path in files:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        if text.startswith("---"):
+            end = text.find("\n---", 3)
+            try:
+                yaml.load(text[3 : end if end > 0 else len(text)], Loader=loader)
+                parsed += 1
+            except yaml.YAMLError:
+                pass
+    return parsed
+
+
+def _clear_cache(root: Path) -> None:
+    try:
+        from curator.model.cache import cache_path
+    except ImportError:  # a tree from before the one cache module (for before/after runs)
+        shutil.rmtree(root / ".curator" / "cache", ignore_errors=True)
+        return
+    shutil.rmtree(cache_path(root).parent, ignore_errors=True)
+
+
+def _median_ms(seconds: list[float]) -> float:
+    return sorted(seconds)[len(seconds) // 2] * 1000
 
 
 def run(palace: Path, notes: int) -> list[Row]:
-    from curator.model.check import run_checks
-    from curator.model.index_md import read_index, render_index
-    from curator.model.cache import cache_path
+    palace = palace.resolve()
+    files = _files(palace)
+    rows = [_cold_row(palace, files)]
+    rows += _reload_rows(palace, len(files))
+    rows += _check_and_index_rows(palace)
+    rows += _hostile_rows()
+    return rows
+
+
+def _cold_row(palace: Path, files: list[Path]) -> Row:
     from curator.model.palace import Palace
 
-    cache = cache_path(palace).parent
-    rows: list[Row] = []
-    raw = timed(lambda: _read_all(palace), 5)
-    cold = timed(
-        lambda: Palace.open(palace), 5, setup=lambda: shutil.rmtree(cache, ignore_errors=True)
+    floor = timed(lambda: _pyyaml_floor(files), 5)
+    cold = timed(lambda: Palace.open(palace), 5, setup=lambda: _clear_cache(palace))
+    return row(
+        "core",
+        "load palace, cold (no cache)",
+        cold,
+        target_ms=2 * _median_ms(floor),
+        baseline="read every file + parse every header with PyYAML's C loader",
+        baseline_ms=_median_ms(floor),
+        note="target: within 2x of the floor",
     )
-    rows.append(
-        row(
-            "core",
-            "load palace, cold (no cache)",
-            cold,
-            target_ms=1000,
-            baseline="read every note's bytes",
-            baseline_ms=sorted(raw)[len(raw) // 2] * 1000,
+
+
+def _reload_rows(palace: Path, count: int) -> list[Row]:
+    from curator.model.palace import Palace
+
+    Palace.open(palace)  # writes the cache
+    # a new process's view: no palace alive, every note from the disk cache
+    disk = timed(lambda: Palace.open(palace), 9)
+    keep = Palace.open(palace)
+    live = timed(lambda: Palace.open(palace), 9)  # the app's reload: a palace still alive
+    del keep
+    peer_ms = count / BASIC_MEMORY_RESYNC_FILES_PER_S * 1000
+    out = []
+    for metric, seconds in (
+        ("reload, nothing changed (disk cache, as a new process)", disk),
+        ("reload, nothing changed (palace alive, as the app)", live),
+    ):
+        rate = count / (_median_ms(seconds) / 1000)
+        out.append(
+            row(
+                "core",
+                metric,
+                seconds,
+                target_ms=peer_ms / 30,
+                baseline="basic-memory no-change re-sync, ~930 files/s",
+                baseline_ms=peer_ms,
+                baseline_source=BASIC_MEMORY_SOURCE,
+                ratio="faster",
+                note=f"{rate:,.0f} files/s; target: 30x basic-memory's published figure",
+            )
         )
-    )
-    Palace.open(palace)  # warm the cache
-    warm = timed(lambda: Palace.open(palace), 9)
-    med = sorted(warm)[len(warm) // 2]
-    rows.append(
-        row(
-            "core",
-            "reload, nothing changed (cache)",
-            warm,
-            target_ms=300,
-            baseline="basic-memory re-sync ~930 files/s",
-            baseline_ms=notes / 930 * 1000,
-            note=f"{notes / med:,.0f} files/s = {notes / med / 930:.0f}x basic-memory",
-        )
-    )
+    return out
+
+
+def _check_and_index_rows(palace: Path) -> list[Row]:
+    from curator.model.check import run_checks
+    from curator.model.index_md import read_index, render_index
+    from curator.model.palace import Palace
+
     loaded = Palace.open(palace)
-    rows.append(
-        row(
-            "core",
-            "check, in-process (loaded palace)",
-            timed(lambda: run_checks(loaded), 5),
-            target_ms=2000,
-        )
-    )
     existing = read_index(loaded)
-    rows.append(
+    rows = [
+        row("core", "check, in-process (loaded palace)", timed(lambda: run_checks(loaded), 5)),
         row(
             "core",
             "render INDEX.md, in-process",
             timed(lambda: render_index(loaded, existing), 5),
-            target_ms=2000,
-        )
-    )
+        ),
+    ]
     cli = [sys.executable, "-m", "curator", "--palace", str(palace)]
-    # check exits 1 on this palace: the generator plants broken links on purpose
-    check_proc = _times_any_exit([*cli, "check", "--quiet"], 5)
     floor = process_times([sys.executable, "-c", "pass"], 5)
-    rows.append(
-        row(
-            "core",
-            "curator check, whole process",
-            check_proc,
-            target_ms=2000,
-            baseline="python -c pass",
-            baseline_ms=sorted(floor)[2] * 1000,
+    # check exits 1 on this palace: the generator plants broken links on purpose
+    for metric, argv in (
+        ("curator check, whole process", [*cli, "check", "--quiet"]),
+        ("curator index --check, whole process", [*cli, "index", "--check"]),
+    ):
+        rows.append(
+            row(
+                "core",
+                metric,
+                _times_any_exit(argv, 5),
+                target_ms=2000,
+                baseline="python -c pass",
+                baseline_ms=_median_ms(floor),
+            )
         )
-    )
+    return rows
+
+
+def _hostile_rows() -> list[Row]:
+    """A palace of hostile files (every class of issue 11, cycling) against as many plain
+    notes, both cold; and the slowest single 1 MiB hostile file."""
+    import gen_hostile
+
+    from curator.model.note import parse_note
+    from curator.model.palace import Palace
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plain, hostile = Path(tmp, "plain"), Path(tmp, "hostile")
+        for root in (plain, hostile):
+            (root / "notes").mkdir(parents=True)
+        for i in range(HOSTILE_FILES):
+            text = f"---\nname: Plain {i}\ndescription: A plain note.\ntype: project\n---\n"
+            (plain / "notes" / f"p{i:05d}.md").write_text(text + f"Body [[p{i + 1:05d}]].\n")
+            name, data = gen_hostile.hostile(i, HOSTILE_SIZE)
+            (hostile / "notes" / f"h{i:05d}-{name}.md").write_bytes(data)
+        base = timed(lambda: Palace.open(plain, cache=False), 3)
+        note = "every class of gen_hostile.py, cycling"
+        try:
+            bad = timed(lambda: Palace.open(hostile, cache=False), 3)
+        except Exception as exc:  # the failure this row exists to show (a tree before the fix)
+            bad, note = [float("nan")], f"crashed: {type(exc).__name__}: {str(exc)[:80]}"
+    rows = [
+        row(
+            "core",
+            f"load {HOSTILE_FILES:,} hostile files ({HOSTILE_SIZE // 1024} KiB each), cold",
+            bad,
+            baseline=f"load {HOSTILE_FILES:,} plain notes, cold",
+            baseline_ms=_median_ms(base),
+            note=note,
+        )
+    ]
+    slowest, worst = 0.0, ""
+    for index, name in enumerate(gen_hostile.CLASSES):
+        _, data = gen_hostile.hostile(index)
+        start = time.perf_counter()
+        try:
+            parse_note(f"notes/{name}.md", data)
+        except Exception as exc:
+            name = f"{name} crashed ({type(exc).__name__})"
+        took = time.perf_counter() - start
+        if took > slowest:
+            slowest, worst = took, name
     rows.append(
         row(
             "core",
-            "curator index --check, whole process",
-            _times_any_exit([*cli, "index", "--check"], 5),
-            target_ms=2000,
+            "parse one 1 MiB hostile file, slowest class",
+            [slowest],
+            target_ms=1000,
+            note=f"slowest: {worst}",
+            ratio="",
         )
     )
     return rows
