@@ -209,11 +209,11 @@ def test_no_temp_files_left_and_every_draft_parses(palace: Path) -> None:
 
 
 def test_stale_temp_files_are_swept(palace: Path) -> None:
-    stale = palace / "inbox" / ".capture-1-abc.tmp"
+    stale = palace / "inbox" / ".curator-tmp-1abc"
     stale.write_text("half")
     old = time.time() - 7200
     os.utime(stale, (old, old))
-    fresh = palace / "inbox" / ".capture-2-def.tmp"
+    fresh = palace / "inbox" / ".curator-tmp-2def"
     fresh.write_text("in flight")
     capture(palace, type="project", name="Sweep", body="Body.\n", now=NOW)
     assert not stale.exists()
@@ -609,4 +609,4 @@ def test_concurrent_captures_while_promotions_commit(palace: Path) -> None:
     assert workers == {str(i) for i in range(8)}
     captured = [n for n in inbox_files(palace) if n.startswith("20")]
     assert sorted(captured) == sorted(p.split("/", 1)[1] for p in paths)
-    assert not [n for n in os.listdir(palace / "inbox") if n.startswith(".capture-")]
+    assert not [n for n in os.listdir(palace / "inbox") if n.startswith(".curator-tmp-")]

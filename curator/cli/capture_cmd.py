@@ -20,8 +20,6 @@ from curator.errors import CuratorError
 from curator.model.note import MAX_BYTES
 
 STDIN_TIMEOUT = 10.0  # seconds to wait for the body on a pipe before giving up
-EXIT_REFUSED = 2
-EXIT_INTERNAL = 3
 
 
 class StdinError(CuratorError):
@@ -55,23 +53,8 @@ def register(sub: Subcommands) -> None:
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
-    """Every failure becomes one line on stderr and an exit code; nothing escapes."""
-    try:
-        return _capture(args)
-    except CuratorError as exc:
-        err(f"curator: error: {exc}")
-        return EXIT_REFUSED
-    except KeyboardInterrupt:
-        err("curator: interrupted; no draft written")
-        return 130
-    except BrokenPipeError:
-        return 0  # the draft is written; the reader of our output went away
-    except Exception as exc:
-        err(f"curator: internal error: {type(exc).__name__}: {exc}")
-        return EXIT_INTERNAL
-
-
-def _capture(args: argparse.Namespace) -> int:
+    """Errors end as every command's do (curator.cli.common.run_handler): one line, exit 2
+    refused or 3 internal, nothing half-written."""
     from curator.model.palace import find_palace
     from curator.writer.capture import capture
 

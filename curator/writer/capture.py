@@ -20,7 +20,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets as _random
 import time
 import unicodedata
 from dataclasses import dataclass, field
@@ -30,9 +29,10 @@ from typing import Any
 
 from curator.config import load_config
 from curator.errors import CuratorError
+from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
 from curator.model.similar import Similar, similar
-from curator.writer.secrets import SecretHit, scan
+from curator.writer.secrets import SecretHit, scan, without_secrets
 
 __all__ = [
     "MAX_TAGS",
@@ -50,8 +50,6 @@ MAX_NAME = 200
 MAX_SLUG = 60
 MAX_HEADER_SECRETS = 20  # the header lists at most this many; the flag covers the rest
 SECRET_FIELD = "secret"  # `secret: true` in the header: promote refuses it without --allow-secret
-TMP_PREFIX = ".capture-"
-TMP_SUFFIX = ".tmp"
 STALE_TMP_SECONDS = 3600
 _MAX_ATTEMPTS = 10_000
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -80,7 +78,11 @@ class CaptureResult:
 
 # -- input ---------------------------------------------------------------------------------------
 def slugify(name: str, limit: int = MAX_SLUG) -> str:
-    """ASCII, lower case, words joined by "-", cut at a word boundary; "draft" if empty."""
+    """ASCII, lower case, words joined by "-", cut at a word boundary; "draft" if empty.
+
+    Whatever the secret scanner flags in `name` is left out first: a file name shows in `ls`,
+    in shell history and in git's messages, so a secret never becomes part of one."""
+    name = without_secrets(name)
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
     if len(slug) > limit:
@@ -266,20 +268,12 @@ def type_name(exc: BaseException) -> str:
 
 
 # -- the write -----------------------------------------------------------------------------------
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _sweep_stale_temps(inbox: Path) -> None:
     """Remove temp files a killed capture left behind (they are hidden, but pile up)."""
     cutoff = time.time() - STALE_TMP_SECONDS
     with contextlib.suppress(OSError), os.scandir(inbox) as entries:
         for entry in entries:
-            if entry.name.startswith(TMP_PREFIX) and entry.name.endswith(TMP_SUFFIX):
+            if entry.name.startswith(TMP_PREFIX):
                 with contextlib.suppress(OSError):
                     if entry.stat(follow_symlinks=False).st_mtime < cutoff:
                         os.unlink(entry.path)
@@ -294,22 +288,12 @@ def _write_unique(root: Path, stem: str, data: bytes) -> str:
     except OSError as exc:
         raise CaptureError(f"cannot create {INBOX}/: {exc.strerror}") from None
     _sweep_stale_temps(inbox)
-    tmp = inbox / f"{TMP_PREFIX}{os.getpid()}-{_random.token_hex(6)}{TMP_SUFFIX}"
     try:
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644
-        )
+        tmp = write_temp(inbox, data, 0o644)
     except OSError as exc:
-        raise CaptureError(f"cannot write in {INBOX}/: {exc.strerror}") from None
+        raise CaptureError(f"cannot write in {INBOX}/: {exc.strerror or exc}") from None
     linked = False
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             final = inbox / (f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md")
             try:
@@ -332,7 +316,7 @@ def _write_unique(root: Path, stem: str, data: bytes) -> str:
             os.unlink(tmp)
     if linked:
         with contextlib.suppress(OSError):
-            _fsync_dir(inbox)
+            fsync_dir(inbox)
     return f"{INBOX}/{final.name}"
 
 

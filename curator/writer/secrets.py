@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["SecretHit", "scan"]
+__all__ = ["SecretHit", "scan", "spans", "without_secrets"]
 
 MAX_HITS = 200  # a body pasted from a dump of secrets is flagged all the same
 
@@ -175,6 +175,30 @@ _URL_CREDENTIALS = re.compile(
 
 def scan(text: str) -> list[SecretHit]:
     """Secret-looking values in `text`, in order of position (at most MAX_HITS)."""
+    return [hit for _, _, hit in _found(text)]
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """Where in `text` the secret-looking values are: (start, end) pairs, in order."""
+    return [(start, end) for start, end, _ in _found(text)]
+
+
+def without_secrets(text: str) -> str:
+    """`text` with every secret-looking value cut out (for file names and other places a
+    secret must never reach). A text that reaches MAX_HITS is dropped whole."""
+    found = spans(text)
+    if len(found) >= MAX_HITS:
+        return ""
+    out: list[str] = []
+    pos = 0
+    for start, end in found:
+        out.append(text[pos:start])
+        pos = max(pos, end)
+    out.append(text[pos:])
+    return " ".join(out)
+
+
+def _found(text: str) -> list[tuple[int, int, SecretHit]]:
     starts: list[int] = []
     found: list[tuple[int, int, SecretHit]] = []
 
@@ -230,4 +254,4 @@ def scan(text: str) -> list[SecretHit]:
 
     run()
     found.sort(key=lambda item: (item[0], item[1]))
-    return [hit for _, _, hit in found]
+    return found
