@@ -15,15 +15,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from curator.errors import CuratorError
+from curator.errors import SearchIndexError
 
 STATE_FILE = "state.json"
 SCHEMA_VERSION = 1
 TABLE_PREFIX = "docs_"
-
-
-class SearchIndexError(CuratorError):
-    """Base class of search-index errors (shown as one line, never a traceback)."""
 
 
 class IndexUnavailable(SearchIndexError):
