@@ -15,7 +15,7 @@ import pytest
 from agenthelpers import HASH_TOML
 from palacehelpers import MakePalace, git, git_init_commit, note_text
 
-from curator.agents import hooklog, hooks, warm
+from curator.agents import hooklog, hooks, turns, warm
 
 TOML = HASH_TOML + '\n[scopes.app]\nroot = "workspace/app"\n\n[scopes.vault]\nsensitive = true\n'
 STALE = 'stale: {reason: "the queue moved to SQS", since: 2026-11-20}\n'
@@ -117,6 +117,7 @@ def test_session_start(root: Path, source: str) -> None:
     assert "notes/project/freeze.md" in text and "expired" in text
     assert "other.md" not in text  # another (and sensitive) scope
     assert "Inbox: 1 draft" in text
+    assert "task checkpoint" in text  # the tasks area's lines (curator.agents.tasks_tools)
     assert proc.stderr == ""
 
 
@@ -329,14 +330,14 @@ def test_git_project_state_digest_changes_with_edits(tmp_path: Path) -> None:
     project.mkdir()
     (project / "a.txt").write_text("a\n")
     git_init_commit(project)
-    first = hooks._project_state(project)
-    assert first is not None and first == hooks._project_state(project)
+    first = turns.project_state(project)
+    assert first is not None and first == turns.project_state(project)
     (project / "a.txt").write_text("b\n")
-    second = hooks._project_state(project)
+    second = turns.project_state(project)
     assert second != first
     time.sleep(0.01)
     (project / "a.txt").write_text("c\n")
-    assert hooks._project_state(project) != second
+    assert turns.project_state(project) != second
     git(project, "commit", "-qam", "c")
-    assert hooks._project_state(project) not in (first, second)
-    assert hooks._project_state(tmp_path / "not-a-repo") is None
+    assert turns.project_state(project) not in (first, second)
+    assert turns.project_state(tmp_path / "not-a-repo") is None

@@ -18,27 +18,26 @@ import contextlib
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from curator.agents import hooklog, warm
+from curator.agents import hooklog, turns, warm
 from curator.agents.service import Memory
 from curator.agents.settings import AgentSettings, load_settings
 
-__all__ = ["EVENTS", "HookRun", "register_context", "register_turn_note", "run_hook"]
+__all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
 ALIASES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
 BUDGETS = {"SessionStart": 8.0, "UserPromptSubmit": 4.0, "Stop": 3.0}  # seconds
 CONTEXT_CAP = 9_500  # Claude Code drops additionalContext past 10,000 characters
 MAX_WARNINGS = 12
-TURN_DIR = ".curator/turns"
 STDIN_CAP = 1_000_000
 WORKER = "curator-hook"
 
@@ -53,6 +52,8 @@ class HookRun:
     settings: AgentSettings
     started: float = field(default_factory=time.time)
     items: int = 0
+    changed: bool = False  # Stop: the turn changed files in the project
+    turn_started: float = 0.0  # Stop: when the turn's prompt came in
 
     @property
     def root(self) -> Path:
@@ -71,24 +72,6 @@ class HookRun:
 
 Contributor = Callable[[HookRun], list[str]]
 CONTRIBUTORS: dict[str, list[Contributor]] = {e: [] for e in EVENTS}
-# "did the agent leave a note of this turn since `started`?" (tasks add their checkpoints)
-TURN_NOTES: list[Callable[[HookRun, float], bool]] = []
-
-
-# Modules of other areas that call register_context / register_turn_note when imported; a
-# module not (yet) present is skipped.
-EXTENSIONS = ("curator.tasks.agent_hooks",)
-
-
-def load_extensions(names: tuple[str, ...] = EXTENSIONS) -> None:
-    import importlib
-
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
 
 
 def register_context(event: str, contributor: Contributor) -> Contributor:
@@ -96,11 +79,6 @@ def register_context(event: str, contributor: Contributor) -> Contributor:
     if contributor not in CONTRIBUTORS[event]:
         CONTRIBUTORS[event].append(contributor)
     return contributor
-
-
-def register_turn_note(check: Callable[[HookRun, float], bool]) -> None:
-    if check not in TURN_NOTES:
-        TURN_NOTES.append(check)
 
 
 # -- the events ------------------------------------------------------------------------------------
@@ -144,7 +122,9 @@ def user_prompt(run: HookRun) -> list[str]:
     prompt = run.data.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return []
-    marker = threading.Thread(target=_mark_turn, args=(run,), daemon=True)
+    marker = threading.Thread(
+        target=turns.mark, args=(run.root, run.session, run.project, run.started), daemon=True
+    )
     marker.start()
     prompt = prompt[:2000]
     floor = run.settings.pack_floor
@@ -169,11 +149,11 @@ def _matches(memory: Memory, prompt: str, floor: float) -> bool:
 def stop(run: HookRun) -> list[str]:
     if run.data.get("stop_hook_active"):
         return []  # Claude Code is already continuing because of a stop hook
-    turn = _read_turn(run)
-    if turn is None or turn.get("state") == _project_state(run.project):
+    turn = turns.read(run.root, run.session)
+    if turn is None or turn.get("state") == turns.project_state(run.project):
         return []
-    since = float(turn.get("started", 0))
-    if _captured_since(run.root, since) or any(check(run, since) for check in TURN_NOTES):
+    run.changed, run.turn_started = True, float(turn.get("started", 0))
+    if turns.captured_since(run.root, run.turn_started):
         return []
     run.items = 1
     return [
@@ -183,73 +163,33 @@ def stop(run: HookRun) -> list[str]:
     ]
 
 
-BUILT_IN: dict[str, Contributor] = {
-    "SessionStart": session_start,
-    "UserPromptSubmit": user_prompt,
-    "Stop": stop,
+# -- other areas' lines, called by name (a module not installed gives none) ------------------------
+def task_lines(run: HookRun) -> list[str]:
+    """The agent's task checkpoint (curator.agents.tasks_tools, issue 14)."""
+    try:
+        from curator.agents import tasks_tools
+    except ModuleNotFoundError:
+        return []
+    return tasks_tools.context_lines(run.root, event=run.event)
+
+
+def task_stop(run: HookRun) -> list[str]:
+    if not run.changed:
+        return []
+    try:
+        from curator.agents import tasks_tools
+    except ModuleNotFoundError:
+        return []
+    started = datetime.fromtimestamp(run.turn_started, UTC)
+    warning = tasks_tools.stop_warning(run.root, None, turn_started=started, changed_files=True)
+    return [warning] if warning else []
+
+
+BUILT_IN: dict[str, list[Contributor]] = {
+    "SessionStart": [session_start, task_lines],
+    "UserPromptSubmit": [user_prompt, task_lines],
+    "Stop": [stop, task_stop],
 }
-
-
-# -- the turn's project state (for Stop) -----------------------------------------------------------
-def _project_state(project: Path) -> str | None:
-    """A digest of the project's git state: HEAD, the status lines and their files' mtimes."""
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(project), "status", "--porcelain=v1", "-z", "--untracked-files"],
-            capture_output=True,
-            timeout=1.5,
-            check=False,
-        )
-        head = subprocess.run(
-            ["git", "-C", str(project), "rev-parse", "-q", "--verify", "HEAD"],
-            capture_output=True,
-            timeout=1.0,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if proc.returncode != 0:
-        return None
-    digest = hashlib.sha256(head.stdout)
-    for entry in proc.stdout.split(b"\0"):
-        digest.update(entry)
-        with contextlib.suppress(OSError):
-            digest.update(str(os.stat(project / os.fsdecode(entry[3:])).st_mtime_ns).encode())
-    return digest.hexdigest()
-
-
-def _turn_path(run: HookRun) -> Path:
-    return run.root / TURN_DIR / f"{run.session}.json"
-
-
-def _mark_turn(run: HookRun) -> None:
-    from curator.model.palace import ensure_state_dir
-
-    with contextlib.suppress(OSError):
-        ensure_state_dir(run.root)
-        path = _turn_path(run)
-        path.parent.mkdir(exist_ok=True)
-        state = {"started": run.started, "state": _project_state(run.project)}
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(state), encoding="utf-8")
-        os.replace(tmp, path)
-
-
-def _read_turn(run: HookRun) -> dict[str, Any] | None:
-    try:
-        value = json.loads(_turn_path(run).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _captured_since(root: Path, since: float) -> bool:
-    with contextlib.suppress(OSError), os.scandir(root / "inbox") as entries:
-        return any(
-            e.name.endswith(".md") and e.stat(follow_symlinks=False).st_mtime >= since - 1
-            for e in entries
-        )
-    return False
 
 
 # -- running a hook --------------------------------------------------------------------------------
@@ -281,7 +221,7 @@ def _render(tool: str, event: str, lines: list[str]) -> str:
 def _work(run: HookRun, result: dict[str, Any]) -> None:
     lines: list[str] = []
     problems: list[str] = []
-    for contributor in [BUILT_IN[run.event], *CONTRIBUTORS[run.event]]:
+    for contributor in [*BUILT_IN[run.event], *CONTRIBUTORS[run.event]]:
         try:
             lines += contributor(run)
         except Exception as exc:  # one contributor failing must not cost the others' lines
@@ -308,13 +248,7 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     run = HookRun(memory, event, data, load_settings(memory.root))
     result: dict[str, Any] = {}
-    try:
-        load_extensions()
-    except Exception as exc:  # a broken extension costs its lines, not the hook's
-        result["extension"] = f"extensions: {_one(exc)}"
     _work(run, result)
-    if "extension" in result:
-        result["problems"].append(result["extension"])
     return {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
 
 

@@ -10,6 +10,7 @@ neither stops the server, and the SDK answers malformed requests with JSON-RPC e
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
@@ -44,10 +45,6 @@ class ToolDef:
 
 ToolProvider = Callable[[Memory], Iterable[ToolDef]]
 TOOL_PROVIDERS: list[ToolProvider] = []
-
-
-# Modules of other areas that call register_tools when imported (skipped when not present).
-EXTENSIONS = ("curator.tasks.mcp_tools",)
 
 
 def register_tools(provider: ToolProvider) -> ToolProvider:
@@ -187,9 +184,8 @@ def build_server(memory: Memory) -> Any:
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError
 
-    from curator.agents.hooks import load_extensions
-
-    load_extensions(EXTENSIONS)
+    with contextlib.suppress(ModuleNotFoundError):  # the task_* tools register on import
+        from curator.agents import tasks_tools  # noqa: F401
     server = MCPServer(
         SERVER_NAME,
         instructions="The team's memory palace. Search or ask before working a fact out again; "

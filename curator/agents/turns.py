@@ -1,0 +1,84 @@
+"""One agent turn's record, so the Stop hook can tell whether the turn changed the project.
+
+UserPromptSubmit `mark`s the turn: when it started and a digest of the project's git state
+(HEAD, the status lines and their files' mtimes), in .curator/turns/<session>.json. Stop
+compares the digest with the state now; `captured_since` tells whether a draft landed in the
+inbox during the turn. A project that is not a git repository has no state (None): no warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+__all__ = ["captured_since", "mark", "project_state", "read"]
+
+TURN_DIR = ".curator/turns"
+
+
+def project_state(project: Path) -> str | None:
+    """A digest of the project's git state, or None outside a repository."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(project), "status", "--porcelain=v1", "-z", "--untracked-files"],
+            capture_output=True,
+            timeout=1.5,
+            check=False,
+        )
+        head = subprocess.run(
+            ["git", "-C", str(project), "rev-parse", "-q", "--verify", "HEAD"],
+            capture_output=True,
+            timeout=1.0,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0:
+        return None
+    digest = hashlib.sha256(head.stdout)
+    for entry in proc.stdout.split(b"\0"):
+        digest.update(entry)
+        with contextlib.suppress(OSError):
+            digest.update(str(os.stat(project / os.fsdecode(entry[3:])).st_mtime_ns).encode())
+    return digest.hexdigest()
+
+
+def _path(root: Path, session: str) -> Path:
+    return Path(root) / TURN_DIR / f"{session}.json"
+
+
+def mark(root: Path, session: str, project: Path, started: float) -> None:
+    """Record the start of a turn (never raises: a hook must not fail for it)."""
+    from curator.model.palace import ensure_state_dir
+
+    with contextlib.suppress(OSError):
+        ensure_state_dir(root)
+        path = _path(root, session)
+        path.parent.mkdir(exist_ok=True)
+        state = {"started": started, "state": project_state(project)}
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def read(root: Path, session: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(_path(root, session).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def captured_since(root: Path, since: float) -> bool:
+    """Did a draft land in inbox/ since `since` (a second of slack for coarse mtimes)?"""
+    with contextlib.suppress(OSError), os.scandir(Path(root) / "inbox") as entries:
+        return any(
+            e.name.endswith(".md") and e.stat(follow_symlinks=False).st_mtime >= since - 1
+            for e in entries
+        )
+    return False
