@@ -52,7 +52,7 @@ def test_adopt_in_a_repository_commits_only_the_two_files(tmp_path: Path, run_cl
     git_init_commit(root)
     code, _, err = run_cli("init", "--adopt", root, "--yes")
     assert code == 0, err
-    changed = git(root, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    changed = git(root, "show", "--name-only", "--format=", "HEAD").stdout.splitlines()
     assert sorted(changed) == [".gitignore", "palace.toml"]
 
 

@@ -158,7 +158,7 @@ def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
     rel = index_name(palace.config)
     found = claude_code.index_findings(
         data,
-        [n.rel for n in palace.notes],
+        [rel for rel, _, _ in memory_entries(palace)],  # superseded ones leave MEMORY.md
         folder=notes_prefix(layout).rstrip("/"),
         max_lines=layout.max_lines,
         max_bytes=layout.max_bytes,
