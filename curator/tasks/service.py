@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curator.fsutil import atomic_write
 from curator.tasks import requests as reqs
 from curator.tasks.checkpoint import (
     OPEN_STATUSES,
@@ -33,7 +34,7 @@ from curator.tasks.commits import (
 )
 from curator.tasks.errors import TaskError
 from curator.tasks.settings import TaskSettings, load_settings
-from curator.tasks.store import REQUESTS_NAME, TaskStore, rev_name, write_temp
+from curator.tasks.store import REQUESTS_NAME, TaskStore, rev_name
 
 if TYPE_CHECKING:
     from curator.writer.plan import Plan
@@ -282,5 +283,5 @@ class TaskService:
             else:
                 keep_out_of_git(self.root)
             if committed.sha is None:  # the writer did not write it: keep the words anyway
-                os.replace(write_temp(path.parent, data), path)
+                atomic_write(path, data, temp_dir=self.store.temp_dir())
         return request, committed

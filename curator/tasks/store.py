@@ -14,16 +14,18 @@ import contextlib
 import hashlib
 import os
 import re
-import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from curator.fsutil import TMP_PREFIX, atomic_write, fsync_dir, write_temp
 from curator.model.palace import STATE_DIR, ensure_state_dir
 from curator.tasks.checkpoint import Checkpoint, Header, parse, parse_header, split
 from curator.tasks.errors import BadCheckpoint, TaskError, TaskNotFound
 
 TASKS_DIR = "tasks"
 REQUESTS_NAME = "requests.md"
+TEMP_DIR = "tasks-tmp"
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 _REVISION = re.compile(r"^(\d{4,9})\.md$")
 _HEAD_BYTES = 4096  # a header is a dozen short lines; the rest of the file is not read
@@ -41,30 +43,15 @@ def check_slug(slug: str) -> str:
     return slug
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_temp(folder: Path, data: bytes) -> Path:
-    """`data` in a fresh fsynced file in `folder` (to be linked or renamed into place)."""
-    tmp = folder / f"task-{secrets.token_hex(8)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    os.close(fd)
-    return tmp
+def sweep_temps(folder: Path, older_than: float = 3600.0) -> None:
+    """Remove temp files a killed process left behind (a live one keeps its temp for
+    milliseconds)."""
+    limit = time.time() - older_than
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.name.startswith(TMP_PREFIX) and entry.stat().st_mtime < limit:
+                    os.unlink(entry.path)
 
 
 class TaskStore:
@@ -85,7 +72,9 @@ class TaskStore:
         return self.task_dir(slug) / rev_name(number)
 
     def temp_dir(self) -> Path:
-        folder = ensure_state_dir(self.root) / "tmp"
+        """.curator/tasks-tmp/: the store's own temp folder (the writer empties .curator/tmp/
+        under its lock, which the store does not take)."""
+        folder = ensure_state_dir(self.root) / TEMP_DIR
         folder.mkdir(exist_ok=True)
         return folder
 
@@ -167,13 +156,15 @@ class TaskStore:
         folder = self.task_dir(slug)
         folder.mkdir(parents=True, exist_ok=True)
         final = folder / rev_name(number)
-        tmp = write_temp(self.temp_dir(), data)
+        temps = self.temp_dir()
+        tmp = write_temp(temps, data)
         try:
             os.link(tmp, final)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        _fsync_dir(folder)
+        fsync_dir(folder)
+        sweep_temps(temps)
         return final
 
     # -- what each owner last read (the stale-view rule of the CLI) ------------------------
@@ -185,8 +176,7 @@ class TaskStore:
         path = self._seen_path(owner, slug)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = write_temp(path.parent, f"{number}\n".encode())
-            os.replace(tmp, path)
+            atomic_write(path, f"{number}\n".encode())
         except OSError:
             pass  # only a convenience: --revision says the same explicitly
 
