@@ -341,3 +341,18 @@ def test_git_project_state_digest_changes_with_edits(tmp_path: Path) -> None:
     git(project, "commit", "-qam", "c")
     assert turns.project_state(project) not in (first, second)
     assert turns.project_state(tmp_path / "not-a-repo") is None
+
+
+def test_warm_socket_in_a_folder_open_to_others_is_never_used(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    path = warm.socket_path(root)
+    assert path.parent == runtime / "curator"
+    path.parent.mkdir(mode=0o777)
+    path.parent.chmod(0o777)
+    path.write_text("not a socket")
+    assert warm.ask(root, {"event": "Stop", "data": {}}, 1.0) is None
+    assert warm._bind(path) is None  # the server refuses to listen there too

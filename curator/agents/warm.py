@@ -18,6 +18,7 @@ import json
 import os
 import socket
 import socketserver
+import stat
 import subprocess
 import sys
 import tempfile
@@ -34,9 +35,23 @@ MAX_LINE = 4_000_000
 
 
 def socket_path(root: Path) -> Path:
-    folder = Path(tempfile.gettempdir()) / f"curator-{os.getuid()}"
+    """In $XDG_RUNTIME_DIR (private to the user) when set, else a per-user folder in /tmp."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).is_dir():
+        folder = Path(runtime) / "curator"
+    else:
+        folder = Path(tempfile.gettempdir()) / f"curator-{os.getuid()}"
     digest = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
     return folder / f"{digest}.sock"
+
+
+def _private(folder: Path) -> bool:
+    """Ours and closed to others: a folder someone else made could hand the agent their text."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
 def enabled() -> bool:
@@ -46,7 +61,7 @@ def enabled() -> bool:
 def ask(root: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
     """The server's answer, or None when no server answers (the caller does the work)."""
     path = socket_path(root)
-    if not path.exists():
+    if not path.exists() or not _private(path.parent):
         return None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -83,7 +98,8 @@ def start(root: Path) -> None:
 def _bind(path: Path) -> socket.socket | None:
     """A listening socket at `path`, or None when a live server already holds it."""
     path.parent.mkdir(mode=0o700, exist_ok=True)
-    os.chmod(path.parent, 0o700)
+    if not _private(path.parent):
+        return None  # not ours, or open to others: serve nothing rather than be spoofed
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.bind(str(path))
