@@ -8,10 +8,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from palacehelpers import MakePalace
 from textual.widgets import DataTable, Static
 from uihelpers import git_log, make_app, settle, wait_until
 
+from curator.model.text import clean
 from curator.tasks import TaskService
 from curator.tasks.checkpoint import SECTIONS
 from curator.tasks.claims import now_utc
@@ -115,3 +118,29 @@ async def test_action_from_a_stale_view_is_refused(palace: Path) -> None:
         )
         assert svc.store.header("fresh").status == "active"
         assert svc.store.revisions("fresh") == [1, 2, 3]
+
+
+PIECES = st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from(
+    ["\x1b[31m", "\x9b2J", "[bold]", "[/]", "[link=x]", "\r\n", "\u202e", "**", "`"]
+)
+WORDS = st.lists(PIECES, min_size=1, max_size=40).map("".join).filter(str.strip)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=4))
+def test_requests_render_as_plain_text(words: list[str]) -> None:
+    from curator.model.text import has_escapes
+    from curator.tasks import requests as reqs
+    from curator.ui.screens.tasks import requests_text
+
+    data = None
+    for w in words:
+        _, data = reqs.append(data, "t", "agent", w.encode(), "2026-12-01T00:00:00Z")
+    assert data is not None
+    parsed = reqs.parse(data)
+    assert [r.text for r in parsed] == words  # kept byte for byte
+    shown = requests_text(parsed)
+    assert not has_escapes(shown.plain.replace("\n", ""))  # nothing reaches the terminal raw
+    assert all(span.style == "bold" for span in shown.spans)  # only our headings are styled
+    for w in words:
+        assert clean(w).strip("\n") in shown.plain
