@@ -9,7 +9,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 from layouthelpers import FIXTURES
-from palacehelpers import git, git_init_commit
+from palacehelpers import RunCli, git, git_init_commit
 
 from curator.model.check import run_checks
 from curator.model.layouts.claude_code import parse_index
@@ -144,3 +144,23 @@ def test_memory_md_is_never_rebuilt_empty(tmp_path: Path) -> None:
     with pytest.raises(CuratorError, match="refusing to empty"):
         plan_index(Palace.open(root, cache=False))
     assert len(parse_index((root / "MEMORY.md").read_text())) == 4
+
+
+def test_curator_index_keeps_memory_md_and_leaves_vaults_alone(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    root = adopt(tmp_path, "claude-code")
+    assert run_cli("--palace", root, "index", "--check")[0] == 0  # MEMORY.md is current
+    (root / "project_new.md").write_text(
+        "---\nname: New thing\ndescription: added by hand\ntype: project\n---\nBody.\n"
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a memory written by hand")
+    assert run_cli("--palace", root, "index", "--check")[0] == 1
+    code, _, err = run_cli("--palace", root, "index", "--yes")
+    assert code == 0, err
+    assert "- [New thing](project_new.md) — added by hand" in (root / "MEMORY.md").read_text()
+    assert changed(root) == ["MEMORY.md"] and not (root / "INDEX.md").exists()
+    assert run_cli("--palace", root, "index", "--check")[0] == 0
+    vault = adopt(tmp_path, "obsidian")
+    assert run_cli("--palace", vault, "index", "--check")[0] == 0  # no INDEX.md asked for yet

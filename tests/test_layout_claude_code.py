@@ -64,7 +64,7 @@ def test_what_claude_code_would_lose_is_reported() -> None:
 def test_regeneration_keeps_the_order_and_prose_and_refuses_to_empty() -> None:
     existing = "# Memory\n\n- [Old](gone.md) — removed\n- [B](b.md) — old hook\nfree text\n"
     text = render_index(existing, [("a.md", "A", "first"), ("b.md", "B", "new hook")])
-    assert text == "# Memory\n\n- [B](b.md) — new hook\nfree text\n- [A](a.md) — first\n"
+    assert text == "# Memory\n\n- [B](b.md) — old hook\nfree text\n- [A](a.md) — first\n"
     assert [e.href for e in parse_index(text)] == ["b.md", "a.md"]
     with pytest.raises(MemoryIndexRefused):
         render_index(existing, [])  # nothing read: never rebuild an index empty

@@ -177,8 +177,8 @@ def render_index(
 ) -> str:
     """MEMORY.md with one `- [name](file.md) — description` line per memory (rel, name, hook).
 
-    Lines that are not entries are kept as they are, entries keep their place, entries for
-    files that are gone are dropped and new memories are appended. Refuses to produce an index
+    Lines that are not entries are kept as they are, entries keep their place and their words,
+    entries for files that are gone (or superseded) are dropped and new memories are appended. Refuses to produce an index
     without entries when there are memories, or to empty one that lists some.
     """
     by_rel = {rel: (name, hook) for rel, name, hook in memories}
@@ -193,7 +193,7 @@ def render_index(
             continue
         rel = posixpath.normpath(posixpath.join(folder, match.group("href").split("#", 1)[0]))
         if rel in by_rel and rel not in done:
-            out.append(_line(rel, *by_rel[rel], folder))
+            out.append(line)  # an entry's words are Claude's (or the person's): kept as written
             done.add(rel)
     for rel, name, hook in memories:
         if rel not in done:
