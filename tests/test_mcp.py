@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -215,6 +216,20 @@ def test_report_stale_files_a_draft_and_leaves_the_note(client: McpClient, root:
     assert (root / PUBLIC).read_bytes() == before
     error, text = client.call("report_stale", note=SECRET, reason="x")
     assert error and "no note or draft matches" in text
+
+
+def test_a_note_written_while_serving_is_found(client: McpClient, root: Path) -> None:
+    (root / "notes" / "project" / "quokka.md").write_text(
+        note_text("Quokka saxophone", body="Quokka saxophone tuning is weekly.\n")
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        found = client.json("search", query="quokka saxophone")["results"]
+        if "notes/project/quokka.md" in _paths(found):
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the server never saw the new note")
 
 
 def test_bad_arguments_and_unknown_tools_keep_the_server_serving(client: McpClient) -> None:

@@ -80,15 +80,20 @@ class Memory:
             while not self._stop.wait(2.0):
                 self._dirty.set()
             return
-        paths = [str(p) for p in (self.root / "notes", self.root / "inbox") if p.is_dir()]
-        paths.append(str(self.root))
+        names = ("notes", "inbox", "palace.toml", "INDEX.md")
+        paths = [str(self.root / n) for n in names if (self.root / n).exists()]
+        if not (self.root / "inbox").is_dir():  # the first draft creates it: watch for that
+            paths.append(str(self.root))
         for changes in watch(*paths, stop_event=self._stop, recursive=True, debounce=50):
             if any(self._relevant(p) for _, p in changes):
                 self._dirty.set()
 
     def _relevant(self, path: str) -> bool:
-        rel = Path(path).resolve().relative_to(self.root).as_posix() if path else ""
-        return rel == "palace.toml" or rel.startswith(("notes/", "inbox/")) or rel == "INDEX.md"
+        try:
+            rel = Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return True  # a path we cannot place: reload rather than miss a change
+        return rel in ("palace.toml", "INDEX.md") or rel.startswith(("notes/", "inbox"))
 
     def close(self) -> None:
         self._stop.set()
