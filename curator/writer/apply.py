@@ -26,6 +26,7 @@ nothing or a journal, which the next writer (or ``curator recover``) completes o
 from __future__ import annotations
 
 import errno
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -168,8 +169,13 @@ def _hash(data: bytes | None) -> str | None:
     return None if data is None else content_hash(data)
 
 
-def _disk_error(plan: Plan, exc: OSError) -> DiskError:
-    where = f" ({exc.filename})" if exc.filename else ""
+def _disk_error(root: Path, plan: Plan, exc: OSError) -> DiskError:
+    """One line for a write the file system refused; names the palace file, not a temp file."""
+    target = exc.filename2 or exc.filename  # a rename names its destination second
+    where = ""
+    if target:
+        path = Path(os.fsdecode(target))
+        where = f" ({path.relative_to(root) if path.is_relative_to(root) else path})"
     why = exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
     return DiskError(
         f"the {plan.action} could not write its files{where}: {why}; nothing was changed"
@@ -200,7 +206,7 @@ def apply_plan(
         try:
             sha, paths = _apply_locked(root, repo, head, plan)
         except OSError as exc:
-            raise _disk_error(plan, exc) from None
+            raise _disk_error(root, plan, exc) from None
         if on_commit is not None:
             on_commit(sha)
         return Applied(sha, plan.message, paths, recovered)
