@@ -77,61 +77,7 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., str]:
 
 # -- the memory tools ------------------------------------------------------------------------------
 def memory_tools(memory: Memory) -> list[ToolDef]:
-    def search(
-        query: str,
-        types: list[str] | None = None,
-        scope: list[str] | None = None,
-        status: list[str] | None = None,
-        stale: bool | None = None,
-        min_confidence: float | None = None,
-        drafts: bool = False,
-        limit: int = 10,
-    ) -> Any:
-        return memory.search(
-            query,
-            types=types,
-            scope=scope,
-            status=status,
-            stale=stale,
-            min_confidence=min_confidence,
-            drafts=drafts,
-            limit=limit,
-        )
-
-    def ask(question: str, limit: int = 8) -> Any:
-        return memory.ask(question, limit=limit)
-
-    def pack(goal: str, budget: int = 2000, floor: float = 0.7) -> Any:
-        return memory.pack(goal, budget=budget, floor=floor)
-
-    def read_note(ref: str) -> Any:
-        return memory.read_note(ref)
-
-    def list_inbox(limit: int = 50) -> Any:
-        return memory.list_inbox(limit=limit)
-
-    def capture(
-        name: str,
-        description: str,
-        type: str,
-        body: str,
-        source: str | None = None,
-        scope: str | None = None,
-        tags: list[str] | None = None,
-    ) -> Any:
-        return memory.capture(
-            name=name,
-            description=description,
-            type=type,
-            body=body,
-            source=source,
-            scope=scope,
-            tags=tags,
-        )
-
-    def report_stale(note: str, reason: str, evidence: str = "") -> Any:
-        return memory.report_stale(note=note, reason=reason, evidence=evidence)
-
+    """The Memory's methods, as they are: their signatures are the tools' input schemas."""
     types = ", ".join(memory.palace.config.types)
     return [
         ToolDef(
@@ -139,38 +85,38 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             "Search the memory palace (hybrid full-text and vector). Filters: types, scope, "
             "status, stale, min_confidence, drafts. Results are hints to check against the "
             "repository, not truth.",
-            search,
+            memory.search,
         ),
         ToolDef(
             "ask",
             "Sources for a question in order of authority; each is marked hint, stale, "
             "superseded or draft. Read a source with read_note before relying on it.",
-            ask,
+            memory.ask,
         ),
         ToolDef(
             "pack",
             "A markdown memory pack for a goal: the best reviewed notes above a confidence "
             "floor, cut to a token budget. Each item is a hint to check, not a rule.",
-            pack,
+            memory.pack,
         ),
         ToolDef(
             "read_note",
             "One note or draft by slug, name or palace path (notes/ and inbox/ only).",
-            read_note,
+            memory.read_note,
         ),
-        ToolDef("list_inbox", f"The drafts waiting for review. {NOT_RULES}", list_inbox),
+        ToolDef("list_inbox", f"The drafts waiting for review. {NOT_RULES}", memory.list_inbox),
         ToolDef(
             "capture",
             f"Write a new memory as a DRAFT into the inbox for a person to review. {NOT_RULES} "
             f"type is one of: {types}. The answer lists similar notes and drafts found first; "
-            "an identical draft is refused with its path; secrets are flagged.",
-            capture,
+            "an identical draft, or one holding a secret, is refused with the reason.",
+            memory.capture,
         ),
         ToolDef(
             "report_stale",
             "Report a note you found wrong or out of date: files a DRAFT naming the note and "
             f"why. The note itself is never edited. {NOT_RULES}",
-            report_stale,
+            memory.report_stale,
         ),
     ]
 
