@@ -158,11 +158,12 @@ def _edit_in_editor(palace_root: Path, rel: str, original: bytes) -> bytes:
 def cmd_edit(args: argparse.Namespace) -> int:
     import sys
 
+    from curator.fsutil import note_bytes
     from curator.writer.planners import ActionError, plan_edit
 
     palace = open_palace(args)
     note = palace.find(args.note)
-    original = (b"\xef\xbb\xbf" if note.bom else b"") + note.text.encode("utf-8")
+    original = note_bytes(note.text, note.bom)
     if args.from_file == "-":
         new = sys.stdin.buffer.read()
     elif args.from_file:
@@ -249,10 +250,10 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from curator.writer.session import plan_undo_action
+    from curator.writer.actions.undo import undo  # the one undo, the app's too
 
     palace = open_palace(args)
-    return apply_or_show(args, palace, plan_undo_action(palace, args.commit))
+    return apply_or_show(args, palace, undo(palace.root, args.commit, palace=palace))
 
 
 def cmd_history(args: argparse.Namespace) -> int:
