@@ -169,9 +169,9 @@ def serve(root: Path, *, include_sensitive: bool = False) -> int:
 
     memory = Memory(root, include_sensitive=include_sensitive, watch=True)
     memory.palace  # noqa: B018 - load now: a broken palace.toml is refused before serving
-    server = build_server(memory)
-    # open the index while the client connects: the first answer waits only for what is left
+    # open the index while the SDK loads and the client connects
     threading.Thread(target=_warm_up, args=(memory,), daemon=True).start()
+    server = build_server(memory)
     try:
         server.run("stdio")
     except KeyboardInterrupt:

@@ -100,6 +100,9 @@ class Memory:
 
     @property
     def palace(self) -> Palace:
+        loaded = self._loaded
+        if loaded is not None and not self._dirty.is_set():
+            return loaded.palace  # no lock: the index may be opening under it
         with self._lock:
             if self._loaded is None or self._dirty.is_set():
                 self._dirty.clear()
