@@ -62,6 +62,13 @@ Rows = dict[str, dict[str, Any]]
 Scored = list[tuple[str, float]]
 
 
+def similarities(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b.T (cosine similarities of unit rows), by numpy's own single-threaded loop: the
+    products of one query are small, and handing them to the multi-threaded BLAS costs more
+    than it saves; on shared, busy cores its thread hand-offs set the tail latency."""
+    return np.einsum("ij,kj->ik", a, b)
+
+
 @dataclass
 class Ranker:
     """Rankings over one palace's index (`Searcher` adds search, ask, pack and dupes)."""
@@ -117,7 +124,7 @@ class Ranker:
         k = min(n, passing)
         if k <= 0:
             return []
-        sims = matrix @ np.asarray(vec, dtype=np.float32)
+        sims = similarities(matrix, np.asarray(vec, dtype=np.float32)[None, :])[:, 0]
         sims[hidden] = -np.inf
         top = np.argpartition(sims, len(sims) - k)[len(sims) - k :]
         order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.paths[i]))
@@ -246,7 +253,8 @@ class Ranker:
         column = {w: i for i, w in enumerate(vocab)}
         sims = np.zeros((len(terms), 0), dtype=np.float32)
         if vocab and terms:
-            sims = np.clip(self._word_vectors(terms) @ self._word_vectors(vocab).T, 0.0, 1.0)
+            pairs = similarities(self._word_vectors(terms), self._word_vectors(vocab))
+            sims = np.clip(pairs, 0.0, 1.0)
         total_weight = float(weights.sum())
         scale = 1 + SOFT_WEIGHT + NAME_WEIGHT
         out = []
