@@ -153,13 +153,17 @@ def test_every_jsonl_field_is_type_checked_and_the_batch_goes_on(
     assert code == (0 if all("results" in r for r in rows) else 2)
 
 
-def test_an_index_folder_that_is_a_file_is_one_line(root: Path, run_cli: RunCli) -> None:
-    (root / ".curator").mkdir(exist_ok=True)
-    index_dir(root).write_text("not a folder")
+@pytest.mark.parametrize("where", [".curator/index", ".curator"])
+def test_an_index_folder_that_is_a_file_is_one_line(
+    root: Path, run_cli: RunCli, where: str
+) -> None:
+    if where == ".curator/index":
+        (root / ".curator").mkdir(exist_ok=True)
+    (root / where).write_text("not a folder")
     code, _out, err = run_cli("--palace", root, "search", "webhook")
-    assert code == 2 and "not a folder" in err and "internal error" not in err
+    assert code == 2 and where in err and "internal error" not in err
     assert len(err.strip().splitlines()) == 1
-    assert index_dir(root).read_text() == "not a folder"  # left for the person to move
+    assert (root / where).read_text() == "not a folder"  # left for the person to move
 
 
 def test_an_unknown_embedder_is_one_line(root: Path, run_cli: RunCli) -> None:

@@ -24,7 +24,7 @@ import time
 import weakref
 from pathlib import Path
 
-from curator.errors import ConfigError
+from curator.errors import ConfigError, SearchIndexError
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.search.docs import IndexDoc
@@ -148,7 +148,12 @@ def open_index(palace: Palace) -> IndexStore:
             return cached[0]
         # New, or state.json changed since (another process synced, or it was damaged or
         # removed): open afresh, which re-validates it and quarantines a corrupt index.
-        ensure_state_dir(palace.root)
+        try:
+            ensure_state_dir(palace.root)
+        except OSError as exc:  # .curator is a file, or read-only
+            where = str(palace.root / STATE_DIR)
+            message = f"cannot hold the search index: {exc.strerror}"
+            raise SearchIndexError(message, path=where) from None
         store = IndexStore.open(path, embedder)
         _STORES[key] = (store, _state_signature(path))
     return store
