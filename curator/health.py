@@ -13,10 +13,12 @@ from curator.model.palace import Palace
 
 
 def palace_findings(palace: Palace, today: date | None = None) -> list[Finding]:
+    from curator.agents.context import context_findings
     from curator.model.check import run_checks
 
     findings = run_checks(palace, today)
     findings += audit_findings(palace)
+    findings += context_findings(palace.root, palace.config)
     return sorted(findings)
 
 

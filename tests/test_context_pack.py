@@ -163,3 +163,10 @@ def test_pack_into_cli(make_palace: Any, run_cli: Any, tmp_path: Path) -> None:
         "--palace", root, "pack", "billing worker retries", "--into", target, "--force"
     )
     assert code == 0 and "hand edit" not in target.read_text()
+
+
+def test_curator_check_warns_about_a_long_claude_md(make_palace: Any, run_cli: Any) -> None:
+    root = make_palace({"CLAUDE.md": "line\n" * 201})
+    _, out, err = run_cli("--palace", root, "check")
+    line = next(ln for ln in (out + err).splitlines() if "context.too-long" in ln)
+    assert line.startswith("CLAUDE.md") and "warning" in line and "201 lines" in line
