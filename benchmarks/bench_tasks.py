@@ -20,6 +20,8 @@ from pathlib import Path
 
 from benchutil import REPO, Row, main_for, process_times, row
 
+from curator.ui.screens.tasks import FIRST_ROWS
+
 TASKS = 1000
 REVISIONS = 20
 SAVES = 15
@@ -82,7 +84,7 @@ def bench_save(root: Path) -> list[float]:
     return process_times([*curator, "save", "bench", "--as", "bench"], SAVES, stdin=_md(1).encode())
 
 
-async def _open_screen(root: Path) -> list[float]:
+async def _open_screen(root: Path) -> tuple[list[float], list[float]]:
     from textual.widgets import DataTable
 
     from curator.ui.app import CuratorApp
@@ -90,6 +92,7 @@ async def _open_screen(root: Path) -> list[float]:
 
     app = CuratorApp(root, watch=False)
     times: list[float] = []
+    filled: list[float] = []
     async with app.run_test(size=(160, 45)) as pilot:
         while app.palace is None:
             await pilot.pause(0.02)
@@ -98,13 +101,15 @@ async def _open_screen(root: Path) -> list[float]:
             screen = TasksScreen()
             start = time.perf_counter()
             await app.push_screen(screen)
-            while screen.drawn_at is None:  # set after the refresh that drew the rows
+            while screen.filled_at is None:  # set after the refresh that drew every row
                 await asyncio.sleep(0.001)
             assert screen.query_one("#tasks-table", DataTable).row_count == TASKS + 1
+            assert screen.drawn_at is not None  # the first paint of the list
             times.append(screen.drawn_at - start)
+            filled.append(screen.filled_at - start)
             await app.pop_screen()
             await pilot.pause(0.05)
-    return times
+    return times, filled
 
 
 def run(palace: Path, notes: int) -> list[Row]:
@@ -122,7 +127,7 @@ def run(palace: Path, notes: int) -> list[Row]:
             rows, _ = svc.rows()
             headers.append(time.perf_counter() - start)
         assert len(rows) == TASKS + 1  # and the one the save benchmark made
-        opens = asyncio.run(_open_screen(root))
+        opens, filled = asyncio.run(_open_screen(root))
         py = process_times([sys.executable, "-c", "pass"], SAVES)
         version = process_times([sys.executable, "-m", "curator", "--version"], SAVES)
     finally:
@@ -137,7 +142,9 @@ def run(palace: Path, notes: int) -> list[Row]:
         row("tasks", "task save, whole process", save, target_ms=300,
             baseline="curator --version", baseline_ms=version_ms),
         row("tasks", f"newest headers of {label}", headers, ratio=""),
-        row("tasks", f"Tasks screen opens, {label}", opens, target_ms=200, ratio=""),
+        row("tasks", f"Tasks screen opens (list drawn), {label}", opens, target_ms=200,
+            ratio="", note=f"first paint with the top {FIRST_ROWS} rows of the sorted list"),
+        row("tasks", f"Tasks screen, every row in the table, {label}", filled, ratio=""),
     ]  # fmt: skip
 
 

@@ -29,6 +29,7 @@ from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
 from curator.ui.widgets.footer import KeyFooter
 
+FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
 _ORDER = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
 _STATUS_STYLE = {"active": "green", "waiting": "yellow", "done": "dim", "abandoned": "dim red"}
 
@@ -82,7 +83,10 @@ class TasksScreen(PalaceScreen):
         self.revisions: dict[str, int] = {}  # slug -> the newest revision shown
         self.current: str | None = None
         self.base: int | None = None  # the revision diffs start from (None: the previous one)
-        self.drawn_at: float | None = None  # when the list was first on screen (the benchmark)
+        # when the list was first on screen, and when every row was in it (the benchmark)
+        self.drawn_at: float | None = None
+        self.filled_at: float | None = None
+        self._generation = 0  # of the list shown: a newer one drops the older one's rows
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="tasks-main"):
@@ -162,12 +166,16 @@ class TasksScreen(PalaceScreen):
         )
 
     def _show(self, rows: list[Any], cells: list[tuple[Text, ...]], broken: list[str]) -> None:
+        """Fill the list: the first screenfuls at once, the rest right after they are drawn
+        (the table measures every cell it is given before it paints)."""
         table = self.query_one("#tasks-table", DataTable)
-        table.loading = False
         table.clear()
+        self._generation += 1
         self.revisions = {r.header.task: r.header.revision for r in rows}
-        for row, row_cells in zip(rows, cells, strict=True):
-            table.add_row(*row_cells, key=row.header.task)
+        self._add_rows(self._generation, rows[:FIRST_ROWS], cells[:FIRST_ROWS])
+        self.call_after_refresh(
+            self._drawn, self._generation, rows[FIRST_ROWS:], cells[FIRST_ROWS:]
+        )
         for problem in broken[:3]:
             self.notify(problem, severity="warning", markup=False)
         if not rows:
@@ -175,11 +183,26 @@ class TasksScreen(PalaceScreen):
                 Text("No tasks yet: an agent starts one with `curator task new`.", style="dim")
             )
         self.focus_main()
-        if self.drawn_at is None:
-            self.call_after_refresh(self._drawn)
 
-    def _drawn(self) -> None:
-        self.drawn_at = time.perf_counter()
+    def _add_rows(
+        self, generation: int, rows: list[Any], cells: list[tuple[Text, ...]], last: bool = False
+    ) -> None:
+        if generation != self._generation:
+            return  # a newer list replaced this one
+        table = self.query_one("#tasks-table", DataTable)
+        for row, row_cells in zip(rows, cells, strict=True):
+            table.add_row(*row_cells, key=row.header.task)
+        if last and self.filled_at is None:
+            self.call_after_refresh(self._filled)
+
+    def _drawn(self, generation: int, rows: list[Any], cells: list[tuple[Text, ...]]) -> None:
+        """The top of the list is on screen: now the rest."""
+        if self.drawn_at is None:
+            self.drawn_at = time.perf_counter()
+        self._add_rows(generation, rows, cells, last=True)
+
+    def _filled(self) -> None:
+        self.filled_at = time.perf_counter()
 
     def selected(self) -> str | None:
         table = self.query_one("#tasks-table", DataTable)
