@@ -94,6 +94,14 @@ def test_user_settings_live_in_home(tmp_path: Path) -> None:
     assert cli(tmp_path, "uninstall", "claude-code", "--user", "--yes").returncode == 0
 
 
+def test_install_names_an_explicit_palace(tmp_path: Path) -> None:
+    change = install.plan_install(tmp_path / "settings.json", str(tmp_path / "my palace"), EVENTS)
+    data = json.loads(change.after or "")
+    command = data["hooks"]["Stop"][0]["hooks"][0]["command"]
+    assert f"--palace '{tmp_path / 'my palace'}'" in command
+    assert command.endswith("hook claude-code Stop")
+
+
 def test_uninstall_keeps_a_users_hook_in_the_same_group(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     cmd = "curator hook claude-code Stop"

@@ -131,8 +131,8 @@ def cmd_hook_log(args: argparse.Namespace) -> int:
         detail = f"  {r.get('detail')}" if r.get("detail") else ""
         out(
             f"{r.get('at', '?')}  {r.get('tool', '?'):<11} {r.get('event', '?'):<16} "
-            f"{r.get('outcome', '?'):<7} {r.get('items', 0):>3} items {r.get('ms', 0):>7} ms"
-            f"{detail}"
+            f"{r.get('outcome', '?'):<7} {r.get('items', 0):>3} items {r.get('ms', 0):>7} ms "
+            f"{r.get('via', ''):<7}{detail}"
         )
     failed = sum(1 for r in records if r.get("outcome") in ("error", "timeout"))
     if failed:
