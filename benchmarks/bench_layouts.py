@@ -12,6 +12,7 @@ same run.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import statistics
@@ -73,7 +74,9 @@ def make_vault(palace: Path, out: Path) -> int:
 
 
 def _clear_cache(root: Path) -> None:
+    """No cache anywhere: the palace's own state and the user cache folder (set per run)."""
     shutil.rmtree(root / ".curator", ignore_errors=True)
+    shutil.rmtree(os.environ["CURATOR_CACHE_HOME"], ignore_errors=True)
 
 
 def _median_ms(seconds: list[float]) -> float:
@@ -97,6 +100,7 @@ def _measure(root: Path) -> tuple[list[float], list[float], int]:
 def run(palace: Path, notes: int) -> list[Row]:
     palace = palace.resolve()
     with tempfile.TemporaryDirectory(prefix="bench-layouts-") as tmp:
+        os.environ["CURATOR_CACHE_HOME"] = str(Path(tmp) / "cache")  # cleared for "first open"
         vault = Path(tmp) / "vault"
         made = make_vault(palace, vault)
         base_first, base_check, base_notes = _measure(palace)

@@ -50,8 +50,7 @@ class Entry:
     name: str
     aliases: tuple[str, ...] = ()
     permalink: str = ""
-    headings: frozenset[str] = frozenset()
-    blocks: frozenset[str] = frozenset()
+    body: str = ""  # read for headings and block ids only when a link names one
 
 
 def code_free_lines(body: str) -> Iterator[tuple[int, str]]:
@@ -139,6 +138,7 @@ class Resolver:
     by_key: dict[str, list[str]] = field(default_factory=dict)  # name/stem/alias -> rels
     root: str = ""  # the notes root as a prefix ("" or "vault/"): paths in links start there
     by_base: dict[str, list[str]] = field(default_factory=dict)  # file name -> rels, shortest first
+    anchor_cache: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
 
     def add_key(self, key: str, rel: str) -> None:
         rels = self.by_key.setdefault(key.casefold(), [])
@@ -154,14 +154,21 @@ class Resolver:
             return Resolved(rel, self._anchor_problem(rel, anchor))
         return Resolved(rel)
 
+    def anchors(self, rel: str) -> tuple[frozenset[str], frozenset[str]]:
+        """(headings, block ids) of a note, read on first use."""
+        found = self.anchor_cache.get(rel)
+        if found is None:
+            found = self.anchor_cache[rel] = headings_and_blocks(self.entries[rel].body)
+        return found
+
     def _anchor_problem(self, rel: str, anchor: str) -> tuple[Severity, str, str] | None:
-        entry = self.entries[rel]
+        headings, blocks = self.anchors(rel)
         if anchor.startswith("^"):
-            if anchor[1:].casefold() in entry.blocks:
+            if anchor[1:].casefold() in blocks:
                 return None
             return ("warning", "link.block", f"{rel} has no block ^{anchor[1:]}")
         last = anchor.split("#")[-1]
-        if heading_key(last) in entry.headings:
+        if heading_key(last) in headings:
             return None
         return ("warning", "link.heading", f"{rel} has no heading {last!r}")
 
@@ -278,15 +285,13 @@ class Layout:
     def entry(
         self, rel: str, view: Mapping[str, Any], header: Mapping[str, Any], body: str
     ) -> Entry:
-        headings, blocks = headings_and_blocks(body)
         name = view.get("name")
         return Entry(
             rel,
             name if isinstance(name, str) else stem(rel),
             self.aliases(header),
             self.permalink(rel, header),
-            headings,
-            blocks,
+            body,
         )
 
     def resolver(self, entries: Iterable[Entry], files: Iterable[str], root: str = "") -> Resolver:

@@ -120,9 +120,7 @@ class BasicMemory(Layout):
         entry = super().entry(rel, view, header, body)
         if entry.permalink:
             return entry
-        return Entry(
-            entry.rel, entry.name, entry.aliases, permalink_of(rel), entry.headings, entry.blocks
-        )
+        return Entry(entry.rel, entry.name, entry.aliases, permalink_of(rel), entry.body)
 
     def keys(self, entry: Entry) -> Iterator[str]:
         yield stem(entry.rel)

@@ -178,8 +178,9 @@ def render_index(
     """MEMORY.md with one `- [name](file.md) — description` line per memory (rel, name, hook).
 
     Lines that are not entries are kept as they are, entries keep their place and their words,
-    entries for files that are gone (or superseded) are dropped and new memories are appended. Refuses to produce an index
-    without entries when there are memories, or to empty one that lists some.
+    entries for files that are gone (or superseded) are dropped and new memories are appended.
+    Refuses to produce an index without entries when there are memories, or to empty one that
+    lists some.
     """
     by_rel = {rel: (name, hook) for rel, name, hook in memories}
     lines = (existing or "").splitlines()

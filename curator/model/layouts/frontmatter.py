@@ -92,8 +92,11 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
         )
     view = layout.view(note.rel, note.header, types)
     if view != note.header:
+        # set in place (a copy per note cost more than the rest of the load): the view of a
+        # view is itself, so a note adapted twice, or shared by two loads, stays the same
         lines = note.key_lines
-        note = replace(note, header=view, lines={key: lines.get(key, 1) for key in view})
+        note.lines = {key: lines.get(key, 1) for key in view}
+        note.header = view
     return note
 
 
