@@ -10,8 +10,8 @@ times are kept as the string they were written as (where libyaml makes date obje
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, NoReturn
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -20,8 +20,6 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 P = "tag:yaml.org,2002:"
 STR, INT, TIMESTAMP = P + "str", P + "int", P + "timestamp"
 MAP, SEQ, MERGE = P + "map", P + "seq", P + "merge"
-# plain data: what JSON, the index and every reader of a header can hold
-TAGS = frozenset({STR, INT, TIMESTAMP, MAP, SEQ, P + "float", P + "bool", P + "null"})
 MAX_DEPTH = 64  # a header is a few levels deep; deeper is refused, never recursed into
 MAX_NODES = 10_000  # a header holds tens of values; building 100k+ Python nodes takes seconds
 MAX_INT_DIGITS = 4300  # Python's limit for turning an int into text (sys.int_info)
@@ -40,11 +38,18 @@ class HeaderError(Exception):
         self.index = index
 
 
+def _refuse(problem: str, node: Node) -> ConstructorError:
+    return ConstructorError(None, None, problem, node.start_mark)
+
+
 class HeaderLoader(yaml.CSafeLoader):
-    """libyaml's parser and composer with a depth limit and careful constructors.
+    """libyaml's parser and composer with curator's limits and refusals.
 
     libyaml's composer calls `descend_resolver` before it composes each node, so the depth
     and size checks stop a hostile header before anything recurses into it or builds it.
+    The refusals live in the constructor's own loops (no second walk over the nodes): a node
+    met a second time is an alias; keys are checked as their mapping is built; a tag beyond
+    plain data (str, int, float, bool, null, date, list, map) has no constructor.
     """
 
     def __init__(self, stream: str) -> None:
@@ -66,39 +71,84 @@ class HeaderLoader(yaml.CSafeLoader):
     def ascend_resolver(self) -> None:
         self._depth -= 1
 
-    def construct_object(self, node: Node, deep: bool = False) -> Any:
-        """Any failure of a value's constructor (`!!float abc`, `0b_`, `!!bool maybe`, an
-        overflowing float) becomes the loader's own error, at the value."""
-        try:
-            return super().construct_object(node, deep)
-        except yaml.YAMLError:
-            raise
-        except (ArithmeticError, LookupError, ValueError, TypeError, AttributeError) as exc:
-            shown = node.value if isinstance(node.value, str) else ""
-            problem = f"cannot read {_short(shown)!r} as {tag_name(node.tag)} ({exc})"
-            raise ConstructorError(None, None, problem, node.start_mark) from None
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Hashable, Any]:
+        if not isinstance(node, MappingNode):
+            raise _refuse(f"expected a mapping for {tag_name(node.tag)}", node)
+        built = self.constructed_objects
+        mapping: dict[Hashable, Any] = {}
+        for key, value in node.value:
+            _check_key(key, mapping)
+            if key in built or value in built:
+                raise _refuse("YAML aliases are not allowed in a header", key)
+            built[key] = key.value
+            mapping[key.value] = self.construct_object(value, deep)
+        return mapping
+
+    def construct_sequence(self, node: Node, deep: bool = False) -> list[Any]:
+        if not isinstance(node, SequenceNode):
+            raise _refuse(f"expected a list for {tag_name(node.tag)}", node)
+        built = self.constructed_objects
+        items = []
+        for item in node.value:
+            if item in built:
+                raise _refuse("YAML aliases are not allowed in a header", node)
+            items.append(self.construct_object(item, deep))
+        return items
+
+    def construct_undefined(self, node: Node) -> NoReturn:
+        if node.tag == MERGE:
+            raise _refuse("YAML merge keys (<<) are not allowed in a header", node)
+        raise _refuse(f"the YAML tag {tag_name(node.tag)} is not allowed in a header", node)
 
     def construct_header_int(self, node: ScalarNode) -> int:
         """An int as YAML reads it, refused when it is too long to print (or to compute: a
         long base-60 int costs quadratic time)."""
         if len(node.value) > MAX_INT_DIGITS:
-            raise ConstructorError(None, None, "integer is too long", node.start_mark)
+            raise _refuse("integer is too long", node)
         value: int = self.construct_yaml_int(node)
         if abs(value).bit_length() > _MAX_INT_BITS:
-            raise ConstructorError(None, None, "integer is too large", node.start_mark)
+            raise _refuse("integer is too large", node)
         return value
 
     def construct_header_timestamp(self, node: ScalarNode) -> str:
         """A date or time kept as written (`2026-03-04`, not a date object). An impossible
         date such as 2026-02-30 is kept too: `check` reports it at its field; a value that
         is no date at all (`!!timestamp soon`) is refused."""
-        if not _TIMESTAMP_FORM.match(node.value):
-            raise ConstructorError(None, None, "not a date or time", node.start_mark)
+        if not _TIMESTAMP_FORM.match(self.construct_scalar(node)):
+            raise _refuse("not a date or time", node)
         return str(node.value)
 
 
-HeaderLoader.add_constructor(INT, HeaderLoader.construct_header_int)
-HeaderLoader.add_constructor(TIMESTAMP, HeaderLoader.construct_header_timestamp)
+def _guarded(construct: Callable[..., Any]) -> Callable[..., Any]:
+    """The constructor with any failure (`!!float abc`, `0b_`, `!!bool maybe`, a float that
+    overflows) turned into the loader's own error, at the value."""
+
+    def guarded(loader: Any, node: Node) -> Any:
+        try:
+            return construct(loader, node)
+        except yaml.YAMLError:
+            raise
+        except (ArithmeticError, LookupError, ValueError, TypeError, AttributeError) as exc:
+            shown = node.value if isinstance(node.value, str) else ""
+            problem = f"cannot read {_short(shown)!r} as {tag_name(node.tag)} ({exc})"
+            raise _refuse(problem, node) from None
+
+    return guarded
+
+
+# only plain data: every other tag (!!binary, !!set, !!omap, !!python/..., !local) is refused
+HeaderLoader.yaml_constructors = {
+    STR: SafeConstructor.construct_yaml_str,
+    SEQ: SafeConstructor.construct_yaml_seq,
+    MAP: SafeConstructor.construct_yaml_map,
+    INT: _guarded(HeaderLoader.construct_header_int),
+    TIMESTAMP: _guarded(HeaderLoader.construct_header_timestamp),
+    P + "float": _guarded(SafeConstructor.construct_yaml_float),
+    P + "bool": _guarded(SafeConstructor.construct_yaml_bool),
+    P + "null": _guarded(SafeConstructor.construct_yaml_null),
+    None: HeaderLoader.construct_undefined,
+}
+HeaderLoader.yaml_multi_constructors = {}
 
 
 def tag_name(tag: str) -> str:
@@ -109,62 +159,31 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def check_tree(root: Node) -> None:
-    """Refuse aliases, merge keys, non-string or duplicate keys and tags beyond plain data.
-
-    Iterative (a stack, no recursion): a refused node raises HeaderError at its offset.
-    """
-    seen: set[int] = set()
-    stack: list[tuple[Node, int]] = [(root, root.start_mark.index)]
-    while stack:
-        node, used_at = stack.pop()
-        if id(node) in seen:  # an alias: the anchored node met again, reported where used
-            raise HeaderError("YAML aliases are not allowed in a header", index=used_at)
-        seen.add(id(node))
-        at = node.start_mark.index
-        if node.tag not in TAGS:
-            if node.tag == MERGE:
-                raise HeaderError("YAML merge keys (<<) are not allowed in a header", index=at)
-            raise HeaderError(f"the YAML tag {tag_name(node.tag)} is not allowed here", index=at)
-        if isinstance(node, SequenceNode):
-            stack.extend((item, at) for item in reversed(node.value))
-        elif isinstance(node, MappingNode):
-            keys: set[str] = set()
-            for key, _ in node.value:
-                _check_key(key, keys)
-            for key, value in reversed(node.value):
-                stack.append((value, key.start_mark.index))
-                stack.append((key, key.start_mark.index))
-
-
-def _check_key(key: Node, keys: set[str]) -> None:
-    at = key.start_mark.index
+def _check_key(key: Node, keys: Mapping[Hashable, Any]) -> None:
     if key.tag == MERGE:
-        raise HeaderError("YAML merge keys (<<) are not allowed in a header", index=at)
+        raise _refuse("YAML merge keys (<<) are not allowed in a header", key)
     if not isinstance(key, ScalarNode) or key.tag != STR:
         shown = key.value if isinstance(key, ScalarNode) else "?"
         reads_as = key.tag.rsplit(":", 1)[-1]
-        raise HeaderError(
-            f"key {_short(shown)!r} is not a string (YAML reads it as {reads_as}); quote it",
-            index=at,
+        raise _refuse(
+            f"key {_short(shown)!r} is not a string (YAML reads it as {reads_as}); quote it", key
         )
     if key.value in keys:
-        raise HeaderError(f"duplicate key {_short(key.value)!r}", index=at)
-    keys.add(key.value)
+        raise _refuse(f"duplicate key {_short(key.value)!r}", key)
 
 
 def compose(text: str) -> tuple[Node | None, Callable[[Node], Any]]:
-    """The header's node tree (checked) and a function that constructs a node's value.
+    """The header's node tree and a function that constructs a node's value.
 
-    Raises HeaderError (with the offset) for anything libyaml or the refusals above reject.
+    Both raise HeaderError (with the offset) for anything libyaml or the refusals above
+    reject: libyaml's errors and the depth and size limits while composing, the rest while
+    constructing.
     """
     loader = HeaderLoader(text)
     try:
         node = loader.get_single_node()
     except yaml.YAMLError as exc:
         raise _header_error(exc, text, "malformed YAML") from None
-    if node is not None:
-        check_tree(node)
 
     def construct(target: Node) -> Any:
         try:
@@ -186,10 +205,10 @@ def _header_error(exc: yaml.YAMLError, text: str, what: str) -> HeaderError:
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or what
-        if problem.startswith(("cannot read", "integer is")):
+        if problem.startswith(("cannot read", "integer is", "not a date", "expected a")):
             what = "unreadable YAML value"
-        elif problem.startswith(("nested deeper", "more than")):
-            what = "header refused"
+        elif isinstance(exc, ConstructorError) or problem.startswith(("nested", "more than")):
+            return HeaderError(problem, index=mark.index if mark else -1)
         return HeaderError(f"{what}: {problem}", index=mark.index if mark else -1)
     if isinstance(exc, yaml.reader.ReaderError):
         index = -1
