@@ -10,7 +10,7 @@ from curator.fsutil import note_bytes
 from curator.model.check import MAX_TAGS
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import rewrite_links
-from curator.model.note import new_note_text, parse_note
+from curator.model.note import Note, new_note_text, parse_note
 from curator.model.palace import NOTES_DIR, Palace
 from curator.writer.actions.common import (
     MERGED_DIR,
@@ -32,17 +32,8 @@ from curator.writer.actions.common import (
 from curator.writer.plan import Change, Move, Plan, Write, encode_restore
 
 
-def plan_merge(
-    palace: Palace,
-    refs: Sequence[str],
-    into_name: str,
-    *,
-    description: str | None = None,
-    type: str | None = None,
-    reason: str = "",
-    today: date | None = None,
-) -> Plan:
-    """One new note from several: merged_from, combined bodies; sources superseded, links moved."""
+def _sources(palace: Palace, refs: Sequence[str], name: str) -> list[Note]:
+    """The notes to merge, refused unless there are two or more current, distinct ones."""
     sources = [find_note(palace, ref) for ref in refs]
     if len(sources) < 2:
         raise ActionError("merge needs at least two notes")
@@ -51,11 +42,21 @@ def plan_merge(
     for src in sources:
         if src.superseded:
             raise ActionError(f"{src.rel} is already superseded; merge current notes only")
-    name = one_line(into_name, "the merged note's name")
     if not name:
         raise ActionError("the merged note needs a name (--into NAME)")
     if any(n.ok and n.name.casefold() == name.casefold() for n in palace.notes):
         raise ActionError(f"a note named {name!r} already exists")
+    return sources
+
+
+def _merged_header(
+    palace: Palace,
+    sources: list[Note],
+    name: str,
+    type: str | None,
+    description: str | None,
+    today: date | None,
+) -> dict[str, Any]:
     types = {s.type for s in sources}
     type_name = type or (types.pop() if len(types) == 1 else None)
     if type_name is None:
@@ -86,6 +87,39 @@ def plan_merge(
         header["scope"] = scopes.pop()
     if tags:
         header["tags"] = tags[:MAX_TAGS]
+    return header
+
+
+def _relink_sources(
+    palace: Palace, sources: list[Note], dest: str, changes: dict[str, bytes]
+) -> None:
+    """Links to any source point at `dest` (a note linking to two sources: both)."""
+    source_rels = {s.rel for s in sources}
+    for src in sources:
+        for rel, data in relinked(palace, src, dest, skip=source_rels).items():
+            if rel in changes:  # relink on top of the first pass
+                current = parse_note(rel, changes[rel], "note")
+                body, _ = rewrite_links(current.body, rel, resolver(palace, rel), src.rel, dest)
+                changes[rel] = note_bytes(current.text[: current.header_end] + body, current.bom)
+            else:
+                changes[rel] = data
+
+
+def plan_merge(
+    palace: Palace,
+    refs: Sequence[str],
+    into_name: str,
+    *,
+    description: str | None = None,
+    type: str | None = None,
+    reason: str = "",
+    today: date | None = None,
+) -> Plan:
+    """One new note from several: merged_from, combined bodies; sources superseded, links moved."""
+    name = one_line(into_name, "the merged note's name")
+    sources = _sources(palace, refs, name)
+    header = _merged_header(palace, sources, name, type, description, today)
+    type_name = str(header["type"])
     body = "\n".join(f"## From {s.name}\n\n{s.body.strip()}\n" for s in sources)
     merged = new_note_text(header, body).encode("utf-8")
     if palace.foreign_layout:  # named and written the way the layout's tool does
@@ -99,17 +133,7 @@ def plan_merge(
         changes[src.rel] = edit_note(
             palace, src, {"status": "superseded", "superseded_by": new_slug}
         )
-    source_rels = {s.rel for s in sources}
-    for src in sources:
-        for rel, data in relinked(palace, src, dest, skip=source_rels).items():
-            if rel in changes:  # a note linking to two sources: relink on top of the first pass
-                current = parse_note(rel, changes[rel], "note")
-                body2, _ = rewrite_links(current.body, rel, resolver(palace, rel), src.rel, dest)
-                changes[rel] = current.text[: current.header_end].encode("utf-8") + body2.encode(
-                    "utf-8"
-                )
-            else:
-                changes[rel] = data
+    _relink_sources(palace, sources, dest, changes)
     errors = errors_for(palace, changes, [dest])
     if errors:
         raise ActionError("the merged note would not validate: " + "; ".join(errors))

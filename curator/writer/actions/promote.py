@@ -88,6 +88,43 @@ def validate_promote(palace: Palace, draft_ref: str, fields: Mapping[str, Any]) 
     return problems
 
 
+def _note_bytes(
+    draft: Note, header: Mapping[str, Any], scope: str | None, today: date | None
+) -> bytes:
+    """The draft's text as a note: checked fields set, draft-only fields and banner gone."""
+    updates: dict[str, Any] = {k: header[k] for k in ("name", "description", "type", "confidence")}
+    if scope:
+        updates["scope"] = scope
+    for key in DRAFT_ONLY_KEYS:
+        if key in draft.header:
+            updates[key] = DELETE
+    updates["reviewed"] = today_iso(today)
+    if not draft.header.get("created"):
+        updates["created"] = today_iso(today)
+    edited = parse_note(draft.rel, edit_header(draft, updates), "draft")
+    return note_bytes(edited.text[: edited.header_end] + strip_banner(edited.body), draft.bom)
+
+
+def _supersede(
+    palace: Palace, ref: str, dest: str, new_bytes: bytes, changes: list[Change]
+) -> Note:
+    """The promoted note supersedes the note `ref`: both headers say so (`changes` edited)."""
+    old = find_note(palace, ref)
+    new_slug = dest.rsplit("/", 1)[-1][:-3]
+    after_new = parse_note(dest, new_bytes, "note")
+    changes[1] = Write.from_disk(
+        palace.root, dest, edit_note(palace, after_new, {"supersedes": [old.slug]})
+    )
+    changes.append(
+        Write.from_disk(
+            palace.root,
+            old.rel,
+            edit_note(palace, old, {"status": "superseded", "superseded_by": new_slug}),
+        )
+    )
+    return old
+
+
 def plan_promote(
     palace: Palace,
     draft_ref: str,
@@ -121,18 +158,7 @@ def plan_promote(
             "Remove it from the draft, or pass --allow-secret if it is not one."
         )
     header = promote_fields(palace, draft, overrides)
-    updates: dict[str, Any] = {k: header[k] for k in ("name", "description", "type", "confidence")}
-    if scope:
-        updates["scope"] = scope
-    for key in DRAFT_ONLY_KEYS:
-        if key in draft.header:
-            updates[key] = DELETE
-    updates["reviewed"] = today_iso(today)
-    if not draft.header.get("created"):
-        updates["created"] = today_iso(today)
-    edited = parse_note(draft.rel, edit_header(draft, updates), "draft")
-    data = edited.text[: edited.header_end] + strip_banner(edited.body)
-    new_bytes = note_bytes(data, draft.bom)
+    new_bytes = _note_bytes(draft, header, scope, today)
 
     if palace.foreign_layout:  # a new memory in the layout's own format and file naming
         dest = layout_rules.promote_path(palace, str(header["name"]), str(header["type"]))
@@ -148,18 +174,7 @@ def plan_promote(
     notes = [dest]
     summary = str(header["name"])
     if supersedes:
-        old = find_note(palace, supersedes)
-        new_slug = dest.rsplit("/", 1)[-1][:-3]
-        after_new = parse_note(dest, new_bytes, "note")
-        new_bytes = edit_note(palace, after_new, {"supersedes": [old.slug]})
-        changes[1] = Write.from_disk(palace.root, dest, new_bytes)
-        changes.append(
-            Write.from_disk(
-                palace.root,
-                old.rel,
-                edit_note(palace, old, {"status": "superseded", "superseded_by": new_slug}),
-            )
-        )
+        old = _supersede(palace, supersedes, dest, new_bytes, changes)
         notes.append(old.rel)
         summary += f" (supersedes {old.name})"
     errors = errors_for(palace, effects(palace.root, changes), [dest])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from curator.fsutil import note_bytes
 from curator.model.links import rewrite_links
 from curator.model.note import parse_note
 from curator.model.palace import Palace
@@ -56,9 +57,7 @@ def plan_supersede(
                     new.rel,
                 )
                 edited = parse_note(rel, changes[rel], "note")
-                changes[rel] = edited.text[: edited.header_end].encode("utf-8") + body.encode(
-                    "utf-8"
-                )
+                changes[rel] = note_bytes(edited.text[: edited.header_end] + body, edited.bom)
             else:
                 changes[rel] = data
     write_list: list[Change] = [
