@@ -288,9 +288,11 @@ def test_contributors_add_lines_and_their_failures_are_logged(root: Path) -> Non
     assert hooklog.read(root)[-1]["outcome"] == "error"
 
 
-def test_output_stays_under_the_cap() -> None:
-    text = hooks._render("claude-code", "UserPromptSubmit", ["x" * 80] * 500)
+@pytest.mark.parametrize("lines", [["x" * 80] * 500, ["y" * 50_000], ["z\n" * 9_000]])
+def test_output_stays_under_the_cap(lines: list[str]) -> None:
+    text = hooks._render("claude-code", "UserPromptSubmit", lines)
     assert len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) <= 10_000
+    assert len(hooks._render("generic", "UserPromptSubmit", lines)) <= 10_000
 
 
 def test_warm_server_answers_hooks(root: Path) -> None:

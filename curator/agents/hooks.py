@@ -210,7 +210,8 @@ def _render(tool: str, event: str, lines: list[str]) -> str:
         return ""
     text = "\n".join(lines)
     if len(text) > CONTEXT_CAP:
-        text = text[: text.rfind("\n", 0, CONTEXT_CAP - 60)] + "\n[memory cut to fit the cap]"
+        cut = text.rfind("\n", 0, CONTEXT_CAP - 60)
+        text = text[: cut if cut > 0 else CONTEXT_CAP - 60] + "\n[memory cut to fit the cap]"
     if tool == "generic":
         return text + "\n"
     if event == "Stop":  # a warning shown to the person; never {"decision": "block"}
@@ -265,6 +266,8 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
     if event not in EVENTS:
         return "", f"curator hook: unknown event {event!r} (known: {', '.join(EVENTS)})"
     data = _parse_event(stdin[:STDIN_CAP], event)
+    if not isinstance(data.get("cwd"), str) or not data["cwd"]:
+        data["cwd"] = os.getcwd()  # the project, for a tool that does not send it
     started = time.perf_counter()
     try:
         from curator.model.palace import find_palace
