@@ -114,3 +114,41 @@ def test_untyped_notes_are_unfiled_and_confidence_is_the_layouts_default(tmp_pat
     from curator.model.index_md import render_index
 
     assert "## Unfiled" in render_index(palace, None)
+
+
+def test_pack_keeps_notes_that_state_no_confidence(tmp_path: Path, run_cli: RunCli) -> None:
+    root = adopt(tmp_path, "obsidian")
+    code, out, err = run_cli("--palace", root, "pack", "alpha importer sqlite")
+    assert code == 0, err
+    assert "source: Projects/Alpha.md" in out  # 0.75, the layout's default, not 0.00
+
+
+def test_openmemory_export_opens_checks_searches_and_promotes(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    from test_interop import openmemory_zip
+
+    from curator.writer.planners import plan_promote
+    from curator.writer.session import commit
+
+    root = tmp_path / "om"
+    assert run_cli("init", root)[0] == 0
+    toml = (root / "palace.toml").read_text().replace('embedder = "wordllama"', 'embedder = "hash"')
+    (root / "palace.toml").write_text(toml)
+    archive = openmemory_zip(tmp_path)
+    code, _, err = run_cli("--palace", root, "import", "openmemory", archive, "--type", "project")
+    assert code == 0, err
+    palace = Palace.open(root, cache=False)
+    assert len(palace.drafts) == 4 and not palace.notes
+    assert [f for f in run_checks(palace) if f.severity == "error"] == []  # drafts: warnings
+    code, out, _ = run_cli("--palace", root, "search", "dark mode editor", "--drafts", "--json")
+    assert code == 0
+    dark = json.loads(out)["results"][0]
+    assert dark["kind"] == "draft" and dark["name"].startswith("Prefers dark mode")
+    plan = plan_promote(palace, dark["path"], description="Dark mode everywhere", confidence=0.9)
+    commit(root, plan, palace=palace, sync_index=False)
+    promoted = Palace.open(root, cache=False).by_rel[plan.notes[0]]
+    assert promoted.rel.startswith("notes/user/") and promoted.header["source"]["store"] == (
+        "openmemory"
+    )
+    assert promoted.header["created"] == "2025-03-04T10:15:00Z"
