@@ -74,7 +74,11 @@ async def test_list_flags_stale_and_shows_requests_safely(palace: Path) -> None:
         shown = text_of(app, "#tasks-requests")
         assert "Keep [bold red]this[/]" in shown and "**as is** ünïcode ✓" in shown
         assert "\x1b" not in shown and "\x9b" not in shown
-        await wait_until(pilot, lambda: "+[link=x]click[/link] next" in text_of(app, "#tasks-diff"))
+        right = screen.query_one("#tasks-right", Static)
+        await wait_until(pilot, lambda: "[link=x]click[/link] next" in text_of(app, "#tasks-right"))
+        assert "next_action" in text_of(app, "#tasks-left")  # revision 1 beside revision 2
+        changed = {str(right.render())[s.start : s.end] for s in right.render().spans}  # type: ignore[union-attr]
+        assert "click" in changed and "Objective" not in changed  # only what changed is lit
 
 
 async def test_release_stuck_claim_is_planned_then_committed(palace: Path) -> None:
@@ -144,3 +148,22 @@ def test_requests_render_as_plain_text(words: list[str]) -> None:
     assert all(span.style == "bold" for span in shown.spans)  # only our headings are styled
     for w in words:
         assert clean(w).strip("\n") in shown.plain
+
+
+async def test_diff_between_any_two_revisions(palace: Path) -> None:
+    svc = TaskService(palace)
+    svc.save("fresh", "agent-new", md("third step"))
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_tasks(pilot)
+        await pilot.press("down")
+        revs = screen.query_one("#tasks-revisions", DataTable)
+        await wait_until(pilot, lambda: revs.row_count == 3)
+        revs.focus()
+        revs.move_cursor(row=0)
+        await pilot.press("m")  # diffs now start from revision 1
+        revs.move_cursor(row=2)
+        left = screen.query_one("#tasks-left-scroll")
+        await wait_until(pilot, lambda: str(left.border_title) == "Revision 1")
+        await wait_until(pilot, lambda: "third step" in text_of(app, "#tasks-right"))
+        assert "third step" not in text_of(app, "#tasks-left")

@@ -93,8 +93,11 @@ class TasksScreen(PalaceScreen):
             yield DataTable(id="tasks-table", cursor_type="row")
             with Vertical(id="tasks-detail"):
                 yield DataTable(id="tasks-revisions", cursor_type="row")
-                with VerticalScroll(id="tasks-diff-scroll"):
-                    yield Static(Text(), id="tasks-diff")
+                with Horizontal(id="tasks-diff"):
+                    with VerticalScroll(id="tasks-left-scroll", classes="tasks-side"):
+                        yield Static(Text(), id="tasks-left")
+                    with VerticalScroll(id="tasks-right-scroll", classes="tasks-side"):
+                        yield Static(Text(), id="tasks-right")
                 with VerticalScroll(id="tasks-requests-scroll"):
                     yield Static(Text(), id="tasks-requests")
         yield KeyFooter()
@@ -115,7 +118,6 @@ class TasksScreen(PalaceScreen):
         revs.border_title = "Revisions"
         for label, key in (("Rev", "rev"), ("Saved", "saved"), ("Event", "event"), ("By", "by")):
             revs.add_column(label, key=key)
-        self.query_one("#tasks-diff-scroll").border_title = "Diff"
         self.query_one("#tasks-requests-scroll").border_title = "Requests (word for word)"
         if self.palace is None:
             self.sync()  # the list follows once the palace has loaded
@@ -179,7 +181,7 @@ class TasksScreen(PalaceScreen):
         for problem in broken[:3]:
             self.notify(problem, severity="warning", markup=False)
         if not rows:
-            self.query_one("#tasks-diff", Static).update(
+            self.query_one("#tasks-right", Static).update(
                 Text("No tasks yet: an agent starts one with `curator task new`.", style="dim")
             )
         self.focus_main()
@@ -252,24 +254,31 @@ class TasksScreen(PalaceScreen):
 
     @work(thread=True, exclusive=True, group="task-diff", exit_on_error=False)
     def show_diff(self, slug: str, number: int) -> None:
-        from curator.ui.widgets.plan_dialog import diff_text
+        """Revision `number` beside the marked one (else the one before), the words only one
+        of them has highlighted on its side."""
+        from curator.ui.widgets.candidate_diff import word_diff
 
         base = self.base if self.base is not None and self.base != number else number - 1
-        svc = TaskService(self.curator.root)
+        store = TaskService(self.curator.root).store
         try:
+            new = store.read_bytes(slug, number).decode("utf-8", "replace")
             if base < 1:
-                text = Text(clean(svc.store.read_bytes(slug, number).decode("utf-8", "replace")))
+                left, right = Text("(no earlier revision)", style="dim"), Text(clean(new))
             else:
-                text = diff_text(svc.diff(slug, base, number))
+                left, right = word_diff(
+                    store.read_bytes(slug, base).decode("utf-8", "replace"), new
+                )
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
             return
-        title = f"Revision {number}" if base < 1 else f"Diff {base} → {number}"
-        self.app.call_from_thread(self._show_diff, title, text)
+        titles = (f"Revision {base}" if base >= 1 else "", f"Revision {number}")
+        self.app.call_from_thread(self._show_diff, titles, left, right)
 
-    def _show_diff(self, title: str, text: Text) -> None:
-        self.query_one("#tasks-diff-scroll").border_title = title
-        self.query_one("#tasks-diff", Static).update(text)
+    def _show_diff(self, titles: tuple[str, str], left: Text, right: Text) -> None:
+        self.query_one("#tasks-left-scroll").border_title = titles[0]
+        self.query_one("#tasks-right-scroll").border_title = titles[1]
+        self.query_one("#tasks-left", Static).update(left)
+        self.query_one("#tasks-right", Static).update(right)
 
     def action_mark(self) -> None:
         revs = self.query_one("#tasks-revisions", DataTable)
