@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from agenthelpers import HASH_TOML
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from palacehelpers import MakePalace, git, git_init_commit, note_text
 
 from curator.agents import hooklog, hooks, turns, warm
@@ -358,3 +360,39 @@ def test_warm_socket_in_a_folder_open_to_others_is_never_used(
     path.write_text("not a socket")
     assert warm.ask(root, {"event": "Stop", "data": {}}, 1.0) is None
     assert warm._bind(path) is None  # the server refuses to listen there too
+
+
+_untrusted = st.one_of(
+    st.text(max_size=400),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=40),
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=20), c, max_size=5),
+        max_leaves=12,
+    ).map(json.dumps),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "prompt": st.text(max_size=200) | st.integers(),
+            "cwd": st.text(max_size=40) | st.none(),
+            "session_id": st.text(max_size=20) | st.integers(),
+            "source": st.text(max_size=10),
+            "stop_hook_active": st.booleans() | st.text(max_size=3),
+        },
+    ).map(json.dumps),
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(stdin=_untrusted, name=st.sampled_from(["SessionStart", "UserPromptSubmit", "Stop"]))
+def test_any_stdin_gives_valid_output_and_never_raises(root: Path, stdin: str, name: str) -> None:
+    text, failure = hooks.run_hook("claude-code", name, stdin, str(root))
+    assert failure is None or "\n" not in failure
+    if text:
+        out = json.loads(text)
+        if name == "Stop":
+            assert set(out) == {"systemMessage"}
+        else:
+            assert out["hookSpecificOutput"]["hookEventName"] == name
+            assert len(out["hookSpecificOutput"]["additionalContext"]) <= 10_000
