@@ -9,7 +9,7 @@ import hashlib
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from curator.model.finding import Finding
@@ -24,7 +24,6 @@ DRAFT_BANNER = "> DRAFT — unreviewed, NOT a rule until a reviewer promotes it.
 # and NEL, which would let one header line pass for two (or hide the closing fence).
 _FENCE = re.compile(r"---[ \t]*(\r\n|\n|\r)")
 _CLOSE = re.compile(r"(\r\n|\n|\r)(?:---|\.\.\.)[ \t]*(?:\r\n|\n|\r|\Z)")
-_BREAK = re.compile(r"\r\n|\n|\r")
 
 Kind = Literal["note", "draft"]
 
@@ -230,42 +229,32 @@ def _compact_lines(header: Mapping[str, Any], key_lines: Mapping[str, int]) -> A
     return dict(key_lines)
 
 
+def _lines_before(text: str, end: int) -> int:
+    """How many lines end (at LF, CRLF or CR) before offset `end`, plus one."""
+    crlf = text.count("\r\n", 0, end)
+    return text.count("\n", 0, end) + text.count("\r", 0, end) - crlf + 1
+
+
 def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0) -> Note:
-    """Parse one file's bytes. Problems are recorded on the note; nothing raises."""
+    """Parse one file's bytes. Problems are recorded on the note; nothing raises.
+
+    Options for other layouts are keyword arguments (like `mtime_ns`), so callers that pass
+    only the bytes keep working as options are added.
+    """
     note = Note(rel=rel, kind=kind, size=len(data), mtime_ns=mtime_ns)
     note.sha = hashlib.blake2b(data, digest_size=16).hexdigest()
-    if not data.strip():
-        return _problem(note, "empty file: a note needs a YAML header", "file.empty")
-    if len(data) > MAX_BYTES:
-        return _problem(
-            note, f"file is {len(data)} bytes, over the 1 MiB limit for a note", "file.too-large"
-        )
-    if b"\x00" in data[:8192]:
-        return _problem(note, "binary file (NUL bytes), not a markdown note", "file.binary")
-    if data.startswith(BOM):
-        note.bom = True
-        data = data[len(BOM) :]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        byte = data[exc.start : exc.start + 1].hex()
-        return _problem(note, f"not UTF-8: byte 0x{byte} cannot be decoded", "file.encoding", line)
+    text = _text(note, data)
+    if text is None:
+        return note
     note.text = text
-    fence = _FENCE.match(text)
-    if not fence:
-        return _problem(
-            note, "no YAML header: the file must start with a '---' line", "header.missing", 1
-        )
-    note.newline = fence.group(1)
-    close = _CLOSE.search(text, fence.end() - len(note.newline))
-    if close is None:
-        return _problem(note, "the YAML header is not closed by a '---' line", "header.unclosed", 1)
-    header_text = text[fence.end() : close.end(1)]
-    note.header_end = close.end()
-    note.body_line = len(_BREAK.findall(text, 0, close.end(1))) + 2
+    bounds = _bounds(text)
+    if isinstance(bounds, Finding):
+        note.problems += (replace(bounds, path=rel),)
+        return note
+    note.newline, start, stop, note.header_end = bounds
+    note.body_line = _lines_before(text, stop) + 1
     try:
-        header, key_lines = parse_header(header_text)
+        header, key_lines = parse_header(text[start:stop])
     except HeaderError as exc:
         line = exc.line + 1 if exc.line else 1
         return _problem(note, exc.message, "header.yaml", line)
@@ -278,16 +267,47 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     links = extract_links(note.body, note.body_line)
     note.links = tuple(links) if links else ()
     if note.bom:
-        note.problems += (
-            Finding(
-                rel,
-                1,
-                "warning",
-                "file.bom",
-                "file starts with a UTF-8 byte order mark; kept as is",
-            ),
-        )
+        message = "file starts with a UTF-8 byte order mark; kept as is"
+        note.problems += (Finding(rel, 1, "warning", "file.bom", message),)
     return note
+
+
+def _text(note: Note, data: bytes) -> str | None:
+    """The file's text without its BOM, or None with the problem recorded on the note."""
+    if not data.strip():
+        _problem(note, "empty file: a note needs a YAML header", "file.empty")
+        return None
+    if len(data) > MAX_BYTES:
+        message = f"file is {len(data)} bytes, over the 1 MiB limit for a note"
+        _problem(note, message, "file.too-large")
+        return None
+    if b"\x00" in data[:8192]:
+        _problem(note, "binary file (NUL bytes), not a markdown note", "file.binary")
+        return None
+    if data.startswith(BOM):
+        note.bom = True
+        data = data[len(BOM) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        byte = data[exc.start : exc.start + 1].hex()
+        _problem(note, f"not UTF-8: byte 0x{byte} cannot be decoded", "file.encoding", line)
+        return None
+
+
+def _bounds(text: str) -> tuple[str, int, int, int] | Finding:
+    """Where the header is: (newline, header start, header end, body start), or why not."""
+    fence = _FENCE.match(text)
+    if not fence:
+        message = "no YAML header: the file must start with a '---' line"
+        return Finding("", 1, "error", "header.missing", message)
+    newline = fence.group(1)
+    close = _CLOSE.search(text, fence.end() - len(newline))
+    if close is None:
+        message = "the YAML header is not closed by a '---' line"
+        return Finding("", 1, "error", "header.unclosed", message)
+    return newline, fence.end(), close.end(1), close.end()
 
 
 def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
@@ -296,23 +316,15 @@ def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
     NoteEditError when the note did not parse or the edit would not read back as intended
     (see `curator.model.header_edit`); nothing else is ever returned.
     """
-    if not note.ok:
+    bounds = _bounds(note.text)
+    if not note.ok or isinstance(bounds, Finding):
         raise NoteEditError("cannot edit a note whose header did not parse", path=note.rel)
-    if not _FENCE.match(note.text):  # read through a layout (curator.model.layouts)
-        if note.header_end:
-            message = "its TOML or JSON front matter is read only; convert it to YAML to edit"
-            raise NoteEditError(message, path=note.rel)
-        fields = {k: v for k, v in updates.items() if v is not DELETE}
-        text = new_note_text(fields, "", note.newline) + note.text if fields else note.text
-        return (BOM if note.bom else b"") + text.encode("utf-8")
-    fence_end = note.text.index(note.newline) + len(note.newline)
-    close = _CLOSE.search(note.text, fence_end - len(note.newline))
-    assert close is not None  # the note parsed, so its header is closed
+    _, start, stop, _ = bounds
     try:
-        header = edit_fields(note.text[fence_end : close.end(1)], updates, note.newline)
+        header = edit_fields(note.text[start:stop], updates, note.newline)
     except NoteEditError as exc:
         raise NoteEditError(exc.message, path=note.rel) from None
-    text = note.text[:fence_end] + header + note.text[close.end(1) :]
+    text = note.text[:start] + header + note.text[stop:]
     return (BOM if note.bom else b"") + text.encode("utf-8")
 
 
