@@ -43,8 +43,9 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_temp(folder: Path, data: bytes, mode: int = 0o644) -> Path:
-    """``data`` in a fresh fsynced file in ``folder``; removed again if writing it fails."""
+def write_temp(folder: Path, data: bytes, mode: int = 0o644, *, sync: bool = True) -> Path:
+    """``data`` in a fresh file in ``folder`` (fsynced unless ``sync`` is False: derived data
+    a crash only makes slower to read); removed again if writing it fails."""
     tmp = Path(folder) / f"{TMP_PREFIX}{secrets.token_hex(8)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -53,7 +54,8 @@ def write_temp(folder: Path, data: bytes, mode: int = 0o644) -> Path:
             while view:
                 view = view[os.write(fd, view) :]
             os.fchmod(fd, mode & 0o7777)
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
     except BaseException:
@@ -63,7 +65,7 @@ def write_temp(folder: Path, data: bytes, mode: int = 0o644) -> Path:
     return tmp
 
 
-def install(tmp: Path, path: Path) -> None:
+def install(tmp: Path, path: Path, *, sync: bool = True) -> None:
     """Rename ``tmp`` over ``path`` and fsync the folder (``tmp`` is removed if that fails)."""
     try:
         os.replace(tmp, path)
@@ -71,16 +73,23 @@ def install(tmp: Path, path: Path) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    fsync_dir(path.parent)
+    if sync:
+        fsync_dir(path.parent)
 
 
 def atomic_write(
-    path: Path, data: bytes, mode: int = 0o644, *, temp_dir: Path | None = None
+    path: Path,
+    data: bytes,
+    mode: int = 0o644,
+    *,
+    temp_dir: Path | None = None,
+    sync: bool = True,
 ) -> None:
     """Write ``data`` to ``path`` whole or not at all (temp file in ``temp_dir``, which must be
-    on the same file system, or next to ``path``)."""
+    on the same file system, or next to ``path``). ``sync=False`` for derived data (caches,
+    index bookkeeping): whole or not at all still, without waiting for the disk."""
     path = Path(path)
-    install(write_temp(temp_dir or path.parent, data, mode), path)
+    install(write_temp(temp_dir or path.parent, data, mode, sync=sync), path, sync=sync)
 
 
 def remove(path: Path) -> None:

@@ -15,13 +15,11 @@ read again and its note reused only when the bytes hash the same.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import hashlib
 import io
 import os
 import pickle
-import tempfile
 import threading
 import weakref
 from collections.abc import Mapping
@@ -29,6 +27,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Protocol
 
+from curator.fsutil import atomic_write
 from curator.model.finding import Finding
 from curator.model.links import RawLink
 from curator.model.note import Note, _shared
@@ -81,17 +80,12 @@ def load(root: Path, name: str) -> Any:
 def store(root: Path, name: str, value: Any) -> None:
     """Best effort: a cache that cannot be written only makes the next load slower."""
     path = cache_path(root, name)
-    tmp = ""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump((VERSION, str(Path(root).resolve()), value), handle, protocol=5)
-        os.replace(tmp, path)
+        data = pickle.dumps((VERSION, str(Path(root).resolve()), value), protocol=5)
+        atomic_write(path, data, 0o600, sync=False)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        pass
 
 
 # -- the notes ------------------------------------------------------------------------------

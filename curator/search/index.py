@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import subprocess
 import threading
 import time
@@ -25,6 +24,7 @@ import weakref
 from pathlib import Path
 
 from curator.errors import ConfigError, SearchIndexError
+from curator.fsutil import atomic_write
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.search.docs import IndexDoc
@@ -264,10 +264,9 @@ def _write_synced(store: IndexStore, signature: str) -> None:
     path = store.index_dir / SYNCED_FILE
     if state is None:
         return
-    tmp = path.with_name(f".{SYNCED_FILE}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(_synced_record(state, signature)), encoding="utf-8")
-        os.replace(tmp, path)
+        data = json.dumps(_synced_record(state, signature)).encode("utf-8")
+        atomic_write(path, data, sync=False)
     except OSError as exc:
         log.info("could not record the synced palace fingerprint: %s", exc)
 

@@ -6,16 +6,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from curator.errors import SearchIndexError
+from curator.fsutil import atomic_write
 
 STATE_FILE = "state.json"
 SCHEMA_VERSION = 1
@@ -80,22 +78,8 @@ class IndexState:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    with contextlib.suppress(OSError):  # make the rename itself durable
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    """state.json and its kin, whole or not at all (curator.fsutil, the one file writer)."""
+    atomic_write(path, data)
 
 
 def now() -> str:

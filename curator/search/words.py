@@ -7,11 +7,11 @@ the palace fingerprint, so a one-shot process reads them instead of scanning a t
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import threading
 from pathlib import Path
 
+from curator.fsutil import atomic_write
 from curator.model.palace import Palace
 from curator.search.text import WORD
 
@@ -62,18 +62,9 @@ def _read(path: Path, signature: str) -> dict[str, int] | None:
 def _write(path: Path, signature: str, counts: dict[str, int]) -> None:
     """Best effort (derived data, like the index itself): a failure only costs the next
     process a rescan."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        tmp.write_text(
-            json.dumps({"signature": signature, "counts": counts}, ensure_ascii=False),
-            encoding="utf-8",
-        )
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+    data = json.dumps({"signature": signature, "counts": counts}, ensure_ascii=False)
+    with contextlib.suppress(OSError):
+        atomic_write(path, data.encode("utf-8"), sync=False)
 
 
 __all__ = ["SIF_A", "count_words", "sif_weight", "word_freq"]
