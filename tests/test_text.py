@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from curator.model.text import clean, has_escapes, one_line
 
@@ -57,3 +61,34 @@ def test_clean_without_newlines() -> None:
 
 def test_has_escapes_on_clean_text() -> None:
     assert not has_escapes("plain text\nwith lines\r\nand tabs\t")
+
+
+TERMINAL_CHARS = ["\x1b", "\x9b", "\x9d", "\x90", "[", "]", "\\", "\x07", "\x9c", "0", ";", "m"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.one_of(st.sampled_from(TERMINAL_CHARS), st.characters()), max_size=200))
+def test_cleaned_text_holds_no_escapes(text: str) -> None:
+    out = clean(text)
+    assert not has_escapes(out), repr(out)
+    assert "\x1b" not in out and "\r" not in out
+    flat = one_line(text)
+    assert "\n" not in flat and not has_escapes(flat)
+
+
+@pytest.mark.parametrize(
+    "unit", ["\x1b[", "\x1b[0", "\x1b]", "\x1bP", "\x9b0", "\u202e", "\x1b[" + "0" * 50 + "\x00"]
+)
+def test_clean_costs_linear_time(unit: str) -> None:
+    """8x the input in well under 64x (quadratic) the time."""
+
+    def best(n: int) -> float:
+        text = unit * n
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            clean(text)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    assert best(80_000) / max(best(10_000), 1e-5) < 32
