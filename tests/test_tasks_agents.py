@@ -103,3 +103,10 @@ def test_tools_over_the_real_server(palace: Path, monkeypatch: pytest.MonkeyPatc
         assert json.loads(client.call("task_request", task=SLUG, words="hi")[1])["request"] == 1
     finally:
         client.close()
+
+
+def test_a_lapsed_claim_is_still_named_with_how_to_claim_it_again(palace: Path) -> None:
+    TaskService(palace).new(SLUG, "Port the parser", "agent-1")
+    later = now_utc() + timedelta(days=2)
+    lines = tasks_tools.context_lines(palace, "agent-1", now=later)
+    assert "Your claim lapsed at" in lines[0] and f"task claim {SLUG} --revision 1" in lines[0]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.tasks import TaskService, default_owner
-from curator.tasks.claims import now_utc, parse_time
+from curator.tasks.claims import holder, now_utc, parse_time
 from curator.tasks.store import rev_name
 
 RULE = (
@@ -41,7 +41,7 @@ def context_lines(
     update, how to keep it, and the rule to record each request word for word first."""
     owner, now = owner or default_owner(), now or now_utc()
     svc = TaskService(root)
-    mine = svc.current_for(owner, now)
+    mine = svc.current_for(owner)
     if not mine:
         if event == "UserPromptSubmit":
             return []
@@ -56,6 +56,11 @@ def context_lines(
         saved = parse_time(header.saved_at)
         ago = f", {_age((now - saved).total_seconds())} ago" if saved else ""
         flag = " (unverified: a hook wrote it)" if header.unverified else ""
+        if holder(header, now) is None:
+            flag += (
+                f" Your claim lapsed at {header.expires_at}: claim it again with "
+                f"`curator task claim {header.task} --revision {header.revision}`."
+            )
         lines.append(
             f"Your task checkpoint: {path} ({size} bytes, saved {header.saved_at}{ago}, "
             f"revision {header.revision}, {header.status}){flag}. "

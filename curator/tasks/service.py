@@ -146,13 +146,13 @@ class TaskService:
             )
         )
 
-    def current_for(self, owner: str, now: datetime | None = None) -> list[Header]:
-        """The open tasks `owner` holds, newest save first (the hooks' "your checkpoint")."""
-        now = now or now_utc()
+    def current_for(self, owner: str) -> list[Header]:
+        """The open tasks whose newest revision names `owner` as holder, lapsed claims too
+        (nobody took them over), newest save first: the hooks' "your checkpoint"."""
         mine = [
             h
             for h in self.store.headers()
-            if isinstance(h, Header) and h.status in OPEN_STATUSES and holder(h, now) == owner
+            if isinstance(h, Header) and h.status in OPEN_STATUSES and h.owner == owner
         ]
         return sorted(mine, key=lambda h: h.saved_at, reverse=True)
 
