@@ -190,6 +190,8 @@ def apply_or_show(
     applied = commit(palace.root, plan, palace=palace)
     if applied.recovered is not None:
         err(f"curator: {applied.recovered}")
+    for warning in applied.warnings:  # a derived view (the search index) did not follow
+        err(f"curator: warning: {warning}")
     if getattr(args, "json", False):
         print_json(
             {
