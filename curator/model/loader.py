@@ -122,7 +122,7 @@ def _walk(
                 problems.append(_outside(folder, target))
                 continue
         if base.is_dir():
-            yield from _walk_dir(root, str(base), folder, kind, problems)  # type: ignore[arg-type]
+            yield from _walk_dir(root, str(base), folder, kind, problems)
 
 
 def _walk_dir(
