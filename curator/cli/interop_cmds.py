@@ -10,16 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from curator.cli.common import add_json, err, out, print_json
+from curator.cli.common import add_common, err, out, print_json
 from curator.errors import CuratorError
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    from curator.cli import common
-
-    add_common = getattr(common, "add_common", None)
-    if add_common is not None:
-        add_common(parser)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,8 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             help="the type for records that name none the palace knows (asked on a terminal)",
         )
         q.add_argument("--dry-run", action="store_true", help="show what would be imported")
-        add_json(q)
-        _common(q)
+        add_common(q)
         q.set_defaults(handler=cmd_import)
 
     p = sub.add_parser(
@@ -60,7 +51,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--include-sensitive", action="store_true", help="include sensitive notes and scopes"
     )
-    _common(p)
     p.set_defaults(handler=cmd_export)
 
 
