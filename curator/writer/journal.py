@@ -84,15 +84,15 @@ class Journal:
     def load(cls, json_path: Path) -> Journal:
         try:
             raw = json.loads(json_path.read_text("utf-8"))
-            if raw.get("version") != JOURNAL_VERSION:
+            if not isinstance(raw, dict) or raw.get("version") != JOURNAL_VERSION:
                 raise RecoveryError(
-                    f"{json_path}: journal version {raw.get('version')!r} is not one this "
+                    f"{json_path}: not a journal of version {JOURNAL_VERSION}, which this "
                     f"curator reads; finish it with the curator that wrote it"
                 )
             fields = set(Entry.__dataclass_fields__)
             entries = [Entry(**{k: v for k, v in e.items() if k in fields}) for e in raw["entries"]]
             for e in entries:
-                normalize_rel(e.path)
+                _check_entry(e)
             return cls(
                 id=raw["id"],
                 folder=json_path.parent,
@@ -102,7 +102,7 @@ class Journal:
                 entries=entries,
                 commit_paths=[normalize_rel(p) for p in raw["commit_paths"]],
             )
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise RecoveryError(f"{json_path}: unreadable journal ({exc})") from None
 
     def write(self, root: Path) -> None:
@@ -122,6 +122,16 @@ class Journal:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.json_path)
         shutil.rmtree(self.backups, ignore_errors=True)
+
+
+def _check_entry(e: Entry) -> None:
+    """Refuse an entry whose values are not what the writer writes (a damaged journal)."""
+    optional = (e.before, e.after, e.backup)
+    if not all(v is None or isinstance(v, str) for v in optional) or not isinstance(e.mode, int):
+        raise TypeError(f"bad entry for {e.path!r}")
+    normalize_rel(e.path)
+    if e.backup is not None and ("/" in e.backup or e.backup in ("", ".", "..")):
+        raise ValueError(f"bad pre-image name {e.backup!r}")
 
 
 def _keep(path: Path, backup: Path) -> None:

@@ -121,14 +121,15 @@ def encode_restore(src: str, dst: str) -> str:
     """Value of a ``Curator-Restore`` trailer: the action moved ``src`` to ``dst`` outside git
     (both git-ignored, e.g. inbox/x.md -> .curator/rejected/x.md); undo moves it back.
 
-    ``%``, ``=`` and non-printing characters are percent-encoded so the value stays one line and
-    splits unambiguously; ordinary paths read as themselves.
+    ``%``, ``=``, spaces and non-printing characters are percent-encoded so the value stays one
+    line, splits unambiguously and survives git's trimming and curator's collapsing of
+    whitespace in trailers; ordinary paths read as themselves.
     """
 
     def enc(p: str) -> str:
         out = []
         for ch in normalize_rel(p):
-            if ch in "%=" or (unicodedata.category(ch)[0] in "CZ" and ch != " "):
+            if ch in "%=" or unicodedata.category(ch)[0] in "CZ":
                 out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
             else:
                 out.append(ch)
