@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -52,16 +53,16 @@ def test_install_then_uninstall_round_trips_bytes(tmp_path: Path, indent: int | 
 
     proc = cli(tmp_path, "install", "claude-code", "--project", "--yes")
     assert proc.returncode == 0, proc.stderr
-    assert "+" in proc.stdout and "hook claude-code UserPromptSubmit" in proc.stdout  # the diff
+    assert "+" in proc.stdout and "claude-code UserPromptSubmit" in proc.stdout  # the diff
     data = json.loads(path.read_text())
     assert data["permissions"] == EXISTING["permissions"] and data["env"] == EXISTING["env"]
     assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
     assert data["hooks"]["SessionStart"][0] == EXISTING["hooks"]["SessionStart"][0]
     ours = data["hooks"]["SessionStart"][1]
     assert ours["matcher"] == "startup|resume|clear|compact"
-    assert ours["hooks"][0]["command"].endswith("hook claude-code SessionStart")
+    assert ours["hooks"][0]["command"].endswith(" claude-code SessionStart")
     for event in EVENTS:
-        assert any("hook claude-code " + event in h["command"]
+        assert any(h["command"].endswith(" claude-code " + event)
                    for g in data["hooks"][event] for h in g["hooks"])  # fmt: skip
 
     again = cli(tmp_path, "install", "claude-code", "--yes")
@@ -99,7 +100,7 @@ def test_install_names_an_explicit_palace(tmp_path: Path) -> None:
     data = json.loads(change.after or "")
     command = data["hooks"]["Stop"][0]["hooks"][0]["command"]
     assert f"--palace '{tmp_path / 'my palace'}'" in command
-    assert command.endswith("hook claude-code Stop")
+    assert command.endswith(" claude-code Stop")
 
 
 def test_uninstall_keeps_a_users_hook_in_the_same_group(tmp_path: Path) -> None:
@@ -153,3 +154,29 @@ def test_round_trip_property(tmp_path: Path, other: dict[str, object], indent: i
         assert removed.after == original
     else:
         assert removed.after is None  # the file held nothing else: it goes away
+
+
+def test_the_installed_command_runs_as_a_hook(tmp_path: Path, make_palace: Any) -> None:
+    """The command install writes, run the way Claude Code runs it (through a shell)."""
+    from agenthelpers import HASH_TOML
+
+    root = make_palace({}, toml=HASH_TOML)
+    change = install.plan_install(tmp_path / "settings.json", str(root), EVENTS)
+    data = json.loads(change.after or "")
+    command = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    proc = subprocess.run(
+        command,
+        shell=True,  # Claude Code runs hook commands through a shell; the path is quoted
+        input=json.dumps({"cwd": str(tmp_path), "source": "startup"}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CURATOR_HOOK_WARM": "0"},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "SessionStart" and "INDEX.md" in out["additionalContext"]
+    usage = subprocess.run(
+        [sys.executable, "-m", "curator.agents", "nonsense"], capture_output=True, text=True
+    )
+    assert usage.returncode == 0 and "usage" in usage.stderr

@@ -24,7 +24,7 @@ _MAX_BYTES = MAX_RECORDS * 400  # a record is well under 400 bytes
 
 def append(root: Path, record: dict[str, Any]) -> None:
     """Append one record; never raises (a hook must not fail because its log cannot be written)."""
-    from curator.model.palace import ensure_state_dir
+    from curator.model.discovery import ensure_state_dir
 
     record = {"at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), **record}
     line = json.dumps(record, ensure_ascii=False) + "\n"

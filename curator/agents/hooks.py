@@ -25,11 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.agents import hooklog, turns, warm
-from curator.agents.service import Memory
 from curator.agents.settings import AgentSettings, load_settings
+
+if TYPE_CHECKING:  # the warm path never loads a palace in the hook's own process
+    from curator.agents.service import Memory
 
 __all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
 
@@ -254,6 +256,8 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _in_process(root: Path, request: dict[str, Any], result: dict[str, Any]) -> None:
+    from curator.agents.service import Memory
+
     try:
         result.update(answer(Memory(root), request))
     except Exception as exc:
@@ -270,7 +274,7 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
         data["cwd"] = os.getcwd()  # the project, for a tool that does not send it
     started = time.perf_counter()
     try:
-        from curator.model.palace import find_palace
+        from curator.model.discovery import find_palace
 
         cwd = data.get("cwd")
         root = find_palace(palace, Path(cwd) if isinstance(cwd, str) and cwd else None)

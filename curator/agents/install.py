@@ -14,7 +14,6 @@ import difflib
 import json
 import re
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,8 @@ __all__ = ["Change", "plan_install", "plan_uninstall", "settings_path"]
 
 MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
 TIMEOUTS = {"SessionStart": 10, "UserPromptSubmit": 6, "Stop": 5}  # seconds, above our budgets
-_OURS = re.compile(r"(?:^|[\s/])(?:curator|-m curator)\b.* hook claude-code (\w+)$")
+# ours: `... -m curator.agents ... claude-code EVENT` or `curator ... hook claude-code EVENT`
+_OURS = re.compile(r"(?:^|[\s/])(?:curator|-m curator(?:\.agents)?)\b.* claude-code (\w+)$")
 
 
 class Change:
@@ -63,9 +63,13 @@ def settings_path(user: bool, project: Path) -> Path:
     return (Path.home() if user else project) / ".claude" / "settings.json"
 
 
-def command_prefix(palace: str | None) -> str:
-    base = "curator" if shutil.which("curator") else f"{shlex.quote(sys.executable)} -m curator"
-    return f"{base} --palace {shlex.quote(str(Path(palace).resolve()))}" if palace else base
+def command(event: str, palace: str | None) -> str:
+    """This interpreter's light hook entry (`python -m curator.agents`): a prompt hook must not
+    load the whole command line first."""
+    base = f"{shlex.quote(sys.executable)} -m curator.agents"
+    if palace:
+        base += f" --palace {shlex.quote(str(Path(palace).resolve()))}"
+    return f"{base} claude-code {event}"
 
 
 def _read(path: Path) -> tuple[str | None, dict[str, Any]]:
@@ -115,7 +119,6 @@ def _is_ours(entry: Any) -> bool:
 def plan_install(path: Path, palace: str | None, events: tuple[str, ...]) -> Change:
     before, data = _read(path)
     hooks = _hooks_of(data, path)
-    prefix = command_prefix(palace)
     for event in events:
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
@@ -131,7 +134,7 @@ def plan_install(path: Path, palace: str | None, events: tuple[str, ...]) -> Cha
         group["hooks"] = [
             {
                 "type": "command",
-                "command": f"{prefix} hook claude-code {event}",
+                "command": command(event, palace),
                 "timeout": TIMEOUTS[event],
             }
         ]

@@ -54,7 +54,7 @@ def _path(root: Path, session: str) -> Path:
 
 def mark(root: Path, session: str, project: Path, started: float) -> None:
     """Record the start of a turn (never raises: a hook must not fail for it)."""
-    from curator.model.palace import ensure_state_dir
+    from curator.model.discovery import ensure_state_dir
 
     with contextlib.suppress(OSError):
         ensure_state_dir(root)
