@@ -164,3 +164,25 @@ def test_curator_index_keeps_memory_md_and_leaves_vaults_alone(
     assert run_cli("--palace", root, "index", "--check")[0] == 0
     vault = adopt(tmp_path, "obsidian")
     assert run_cli("--palace", vault, "index", "--check")[0] == 0  # no INDEX.md asked for yet
+
+
+def test_merge_writes_the_new_note_the_layouts_way(tmp_path: Path) -> None:
+    from curator.writer.planners import plan_merge
+
+    root = adopt(tmp_path, "claude-code")
+    palace = Palace.open(root, cache=False)
+    plan = plan_merge(
+        palace,
+        ["project_release_freeze.md", "reference_linear.md"],
+        "Release and tracker",
+        type="project",
+        description="the freeze and where its bugs go",
+    )
+    commit(root, plan, palace=palace, sync_index=False)
+    merged = frontmatter.load(root / "project_release_and_tracker.md")
+    assert merged["type"] == "project" and "merged_from" in merged["curator"]
+    assert frontmatter.load(root / "reference_linear.md")["curator"]["status"] == "superseded"
+    listed = [e.href for e in parse_index((root / "MEMORY.md").read_text())]
+    assert "project_release_and_tracker.md" in listed and "reference_linear.md" not in listed
+    findings = run_checks(Palace.open(root, cache=False))
+    assert [f for f in findings if f.severity == "error"] == []

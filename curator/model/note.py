@@ -316,6 +316,8 @@ def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
     NoteEditError when the note did not parse or the edit would not read back as intended
     (see `curator.model.header_edit`); nothing else is ever returned.
     """
+    if note.ok and not _FENCE.match(note.text):  # read through a layout (curator.model.layouts)
+        return _first_header(note, updates)
     bounds = _bounds(note.text)
     if not note.ok or isinstance(bounds, Finding):
         raise NoteEditError("cannot edit a note whose header did not parse", path=note.rel)
@@ -325,6 +327,18 @@ def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
     except NoteEditError as exc:
         raise NoteEditError(exc.message, path=note.rel) from None
     text = note.text[:start] + header + note.text[stop:]
+    return (BOM if note.bom else b"") + text.encode("utf-8")
+
+
+def _first_header(note: Note, updates: Mapping[str, Any]) -> bytes:
+    """An edit of a note another tool's layout reads without YAML front matter: one with none
+    gets a YAML header holding only the edited fields, its text kept byte for byte; TOML or
+    JSON front matter is read only (H-layouts, issue 12)."""
+    if note.header_end:
+        message = "its TOML or JSON front matter is read only; convert it to YAML to edit"
+        raise NoteEditError(message, path=note.rel)
+    fields = {k: v for k, v in updates.items() if v is not DELETE}
+    text = new_note_text(fields, "", note.newline) + note.text if fields else note.text
     return (BOM if note.bom else b"") + text.encode("utf-8")
 
 
