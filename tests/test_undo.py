@@ -53,6 +53,8 @@ def test_the_init_commit_is_not_an_action_to_undo(tmp_path: Path, run_cli: RunCl
     code, _, err = run_cli("init", root)
     assert code == 0, err
     init_sha = git(root, "rev-parse", "HEAD").stdout.strip()
+    (entry,) = history(root)
+    assert entry.action == "init" and not entry.undoable  # the app offers no undo on it
     with pytest.raises(UndoError, match="nothing to undo"):
         undo(root)
     code, _, err = run_cli("--palace", root, "undo", init_sha, "--yes")

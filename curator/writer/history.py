@@ -19,6 +19,9 @@ __all__ = ["HistoryEntry", "UndoError", "entry_at", "history", "log"]
 _FIELDS = "%H%x1f%P%x1f%an <%ae>%x1f%aI%x1f%s%x1f%(trailers:only,unfold)"
 
 
+NOT_UNDOABLE = ("init",)  # actions whose undo would take the palace apart
+
+
 class UndoError(WriterError):
     """The action cannot be undone (named files changed later, not a curator commit, ...)."""
 
@@ -35,6 +38,12 @@ class HistoryEntry:
     undoes: str | None = None
     restores: tuple[tuple[str, str], ...] = ()
     previous: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def undoable(self) -> bool:
+        """Whether `undo` takes this action back (not the commit `curator init` made)."""
+        return self.action not in NOT_UNDOABLE
+
     parents: tuple[str, ...] = ()
     trailers: tuple[tuple[str, str], ...] = ()
 

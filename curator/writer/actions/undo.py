@@ -18,13 +18,12 @@ from pathlib import Path
 from curator.model.index_md import index_bytes, render_index
 from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, Palace
 from curator.writer.git import Repo, discover_with_head
-from curator.writer.history import HistoryEntry, UndoError, entry_at, log
+from curator.writer.history import NOT_UNDOABLE, HistoryEntry, UndoError, entry_at, log
 from curator.writer.plan import Change, Delete, Move, Plan, Write, encode_restore
 
 __all__ = ["DERIVED", "NOT_UNDOABLE", "UndoError", "plan_undo", "undo"]
 
 DERIVED = (INDEX_NAME,)  # files rendered from the others: regenerated, never reverted
-NOT_UNDOABLE = ("init",)  # actions whose undo would take the palace apart
 _NULL_SHA = re.compile(r"0{40}|0{64}")
 _SHA_ARG = re.compile(r"[0-9a-fA-F]{4,64}")
 
@@ -112,14 +111,14 @@ def _target(repo: Repo, head: str, sha: str | None) -> HistoryEntry:
     """The action to undo: ``sha``, or the newest undoable curator action."""
     if sha is None:
         for entry in log(repo, head):
-            if entry.action not in NOT_UNDOABLE:
+            if entry.undoable:
                 return entry
         raise UndoError("nothing to undo: no curator action in this repository's history")
     full = _resolve(repo, sha)
     found = entry_at(repo, full)
     if found is None:
         raise UndoError(f"{sha} is not a curator action (it has no Curator-Action trailer)")
-    if found.action in NOT_UNDOABLE:
+    if not found.undoable:
         raise UndoError(
             f"{found.sha[:10]} is the commit `curator {found.action}` made; it cannot be undone "
             f"(it would remove palace.toml and the .gitignore that keeps inbox/ out of git)"
