@@ -272,6 +272,7 @@ def cmd_history(args: argparse.Namespace) -> int:
                     "author": e.author,
                     "date": e.date.isoformat(),
                     "subject": e.subject,
+                    "undoable": e.undoable,
                 }
                 for e in entries
             ]
