@@ -6,6 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from layouthelpers import FIXTURES, read_folder
 
 from curator.model.layouts import detect
@@ -80,3 +82,38 @@ def test_the_vault_read_in_place_is_never_written(tmp_path: Path) -> None:
     before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     read_folder(copy, "obsidian")
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before
+
+
+def test_a_vault_in_a_subfolder_resolves_from_its_own_root(tmp_path: Path) -> None:
+    from curator.model.check import run_checks
+    from curator.model.palace import Palace
+
+    shutil.copytree(VAULT, tmp_path / "vault")
+    (tmp_path / "palace.toml").write_text('[palace]\nlayout = "obsidian"\nnotes = "vault"\n')
+    (tmp_path / "README.md").write_text("not a note\n")
+    palace = Palace.open(tmp_path, cache=False)
+    assert len(palace.notes) == 7 and all(n.rel.startswith("vault/") for n in palace.notes)
+    home = palace.by_rel["vault/Home.md"]
+    assert palace.resolve(home.rel, home.links[0]) == "vault/Projects/Alpha.md"
+    assert [f for f in run_checks(palace) if f.severity == "error"] == []
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    target=st.text(st.characters(blacklist_categories=["Cs"]), max_size=40),
+    heading=st.text(st.characters(blacklist_categories=["Cs"]), max_size=20),
+    kind=st.sampled_from(["wiki", "md"]),
+)
+def test_resolving_any_link_text_never_raises(
+    vault,  # type: ignore[no-untyped-def]
+    target: str,
+    heading: str,
+    kind: str,
+) -> None:
+    resolved = vault.table.resolve("Home.md", RawLink(target, kind, 1, heading))  # type: ignore[arg-type]
+    assert resolved.target is None or resolved.target in vault.files
+    assert (resolved.target is None) == (
+        resolved.problem is not None and resolved.problem[1] == "link.broken"
+    )
