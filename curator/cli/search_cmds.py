@@ -143,31 +143,46 @@ _SEARCH_KEYS = {
 }
 
 
+def _request(item: Any, keys: dict[str, str]) -> tuple[str, dict[str, Any]] | str:
+    """(query, keyword arguments) of one JSONL line, or why it cannot run. The values' types
+    are checked by the query itself (`Filter.of`, the limit check): a wrong one fails its line."""
+    if isinstance(item, str):
+        return item  # the reader's "not JSON" message
+    if not isinstance(item, dict):
+        return "not an object"
+    query = item.get("query", item.get("question"))
+    unknown = sorted(k for k in item if k not in keys and k not in ("query", "question", "id"))
+    if unknown:
+        return f"unknown keys {unknown}"
+    if not isinstance(query, str):
+        return "missing string 'query'"
+    given = [k for k in item if k in keys]
+    kwargs = {keys[k]: item[k] for k in given}
+    if len(kwargs) < len(given):  # "type" and "types" both given: neither may be dropped
+        return "give type or types, not both"
+    return query, kwargs
+
+
 def _batch(args: argparse.Namespace, run: Any, keys: dict[str, str]) -> int:
     searcher = _searcher(args)
     failed = 0
     for number, item in _read_queries(args.queries):
-        if isinstance(item, str) or not isinstance(item, dict):
+        line = {"line": number, "id": item.get("id") if isinstance(item, dict) else None}
+        request = _request(item, keys)
+        if isinstance(request, str):
             failed += 1
-            _jsonl({"line": number, "error": item if isinstance(item, str) else "not an object"})
+            _jsonl({**line, "error": request})
             continue
-        query = item.get("query", item.get("question"))
-        unknown = sorted(k for k in item if k not in keys and k not in ("query", "question", "id"))
-        if not isinstance(query, str) or unknown:
-            failed += 1
-            why = f"unknown keys {unknown}" if unknown else "missing string 'query'"
-            _jsonl({"line": number, "id": item.get("id"), "error": why})
-            continue
-        kwargs = {keys[k]: v for k, v in item.items() if k in keys}
+        query, kwargs = request
         if args.include_sensitive and isinstance(kwargs.get("include_sensitive", False), bool):
             kwargs["include_sensitive"] = True  # a wrong type still fails on its own line
         try:
             result = run(searcher, query, kwargs)
         except (CuratorError, ValueError, TypeError) as exc:
             failed += 1
-            _jsonl({"line": number, "id": item.get("id"), "query": query, "error": str(exc)})
+            _jsonl({**line, "query": query, "error": str(exc)})
             continue
-        _jsonl({"line": number, "id": item.get("id"), "query": query, **result})
+        _jsonl({**line, "query": query, **result})
     if failed:
         err(f"curator: {failed} queries failed (see their 'error' lines)")
     return 2 if failed else 0
