@@ -52,19 +52,22 @@ NEW_VALUES = st.one_of(
     st.dictionaries(st.sampled_from(["reason", "since", "a b"]), st.text(max_size=6), max_size=2),
 )
 
-FIELD = st.one_of(
-    st.tuples(st.sampled_from(KEYS), st.sampled_from(VALUES)).map(lambda kv: f"{kv[0]}:{kv[1]}\n"),
-    st.tuples(st.sampled_from(KEYS), st.sampled_from(ONE_LINE)).map(
-        lambda kv: f"? {kv[0]}\n:{kv[1]}\n"
-    ),
+
+def field_text(key: str, value: str, explicit: bool) -> str:
+    """`key: value`, or the complex-key form `? key` / `: value` (for one-line values)."""
+    return f"? {key}\n:{value}\n" if explicit and "\n" not in value else f"{key}:{value}\n"
+
+
+def gap_for(value: str, gap: str) -> str:
+    # an indented comment after a block scalar (`|`, `>`) is a line of the scalar, not a gap
+    return "# a comment\n" if gap.startswith("  #") and value.startswith((" |", " >")) else gap
+
+
+PART = st.tuples(
+    st.sampled_from(KEYS), st.sampled_from(VALUES), st.booleans(), st.sampled_from(GAPS)
 )
-# an indented comment after a block scalar (`|`, `>`) is a line of the scalar, not a gap
-HEADER = st.lists(
-    st.tuples(FIELD, st.sampled_from(GAPS)).filter(
-        lambda part: not (part[1].startswith("  #") and (": |" in part[0] or ": >" in part[0]))
-    ),
-    min_size=1,
-    max_size=6,
+HEADER = st.lists(PART, min_size=1, max_size=6, unique_by=lambda part: part[0]).map(
+    lambda parts: [(field_text(k, v, x), gap_for(v, g)) for k, v, x, g in parts]
 )
 
 
