@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from yamlref import as_libyaml, impossible_date, libyaml
 
@@ -95,9 +95,11 @@ def check_edit(note: Any, updates: dict[str, Any], expected_header: str) -> None
     a `|` block and an indented comment would make the comment part of the block)."""
     intended = {k: v for k, v in {**note.header, **updates}.items() if v is not DELETE}
     if not reads_as(expected_header, intended):
+        event("refused: the byte-preserving result would not read back")
         with pytest.raises(NoteEditError):
             edit_header(note, updates)
         return
+    event("edited")
     out = edit_header(note, updates)
     assert out.decode() == f"---\n{expected_header}---\nbody [[x]]\n"
     after = parse_note("notes/x.md", out)
