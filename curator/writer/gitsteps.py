@@ -79,6 +79,9 @@ def status(repo: Repo, repo_paths: Sequence[str]) -> tuple[str, dict[str, str]]:
     """(the branch line, ``{repo_path: XY}`` for the given paths: ``??`` untracked, else
     changed; ignored and clean tracked paths are not listed). The branch line is what ``## ``
     heads: ``main``, or ``HEAD (no branch)`` when detached."""
+    if not repo_paths:  # no pathspec would mean the whole tree: ask only for the branch
+        detached = repo.git("symbolic-ref", "-q", "HEAD", check=False).returncode != 0
+        return ("HEAD (no branch)" if detached else "", {})
     proc = repo.git(
         "status",
         "--porcelain",
