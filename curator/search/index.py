@@ -20,7 +20,6 @@ import logging
 import subprocess
 import threading
 import time
-import weakref
 from pathlib import Path
 
 from curator.errors import ConfigError, SearchIndexError
@@ -211,27 +210,10 @@ def sync_index(
     return stats
 
 
-# A Palace object never changes once loaded: its fingerprint is computed once.
-_SIGNATURES: weakref.WeakKeyDictionary[Palace, str] = weakref.WeakKeyDictionary()
-
-
 def palace_signature(palace: Palace) -> str:
     """A fingerprint of everything the index derives from the palace: every parsed file's path
     and hash, plus the config that derives fields from them (type default confidences and
-    sensitive scopes). Memoized per Palace object."""
-    try:
-        return _SIGNATURES[palace]
-    except (KeyError, TypeError):
-        pass
-    signature = _palace_signature(palace)
-    try:
-        _SIGNATURES[palace] = signature
-    except TypeError:  # not weak-referenceable: just not memoized
-        pass
-    return signature
-
-
-def _palace_signature(palace: Palace) -> str:
+    sensitive scopes). Computed afresh (a few ms at 10k notes; once a sync or a searcher)."""
     config = palace.config
     derived = repr(
         (
