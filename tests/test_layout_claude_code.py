@@ -92,3 +92,9 @@ def test_index_parsing_never_raises_and_regeneration_lists_every_memory(text: st
     index_findings(text.encode(), ["a.md"])
     rendered = render_index(text, [("a.md", "A [1]", "hook\nsplit")])
     assert "a.md" in {e.href for e in parse_index(rendered)}
+
+
+def test_a_superseded_memory_still_listed_is_a_warning_not_a_missing_file() -> None:
+    data = b"- [Old](old.md) \xe2\x80\x94 replaced\n- [New](new.md) \xe2\x80\x94 current\n"
+    findings = index_findings(data, ["new.md"], retired=["old.md"])
+    assert [(f[0], f[1]) for f in findings] == [("warning", "memory-index.superseded")]

@@ -113,62 +113,55 @@ def index_findings(
     folder: str = "",
     max_lines: int = MAX_LINES,
     max_bytes: int = MAX_BYTES,
+    retired: Iterable[str] = (),
 ) -> list[Finding]:
     """What Claude Code would silently lose: MEMORY.md over its load limit, memories it does
-    not list, entries pointing at files that do not exist. `memories` are rels."""
-    present = set(memories)
+    not list, entries pointing at files that do not exist. `memories` are the current ones'
+    rels; `retired` the superseded ones (still listed: a warning, not a missing file)."""
+    present, gone = set(memories), set(retired)
     if data is None:
         if present:
             return [("warning", "memory-index.missing", 0, f"no {INDEX}: Claude Code loads none")]
         return []
     text = data.decode("utf-8", "replace")
     entries = parse_index(text)
-    out: list[Finding] = []
-    lines = text.splitlines()
-    if len(lines) > max_lines:
-        lost = sum(1 for e in entries if e.line > max_lines)
-        out.append(
-            (
-                "warning",
-                "memory-index.too-long",
-                max_lines + 1,
-                f"{len(lines)} lines: Claude Code loads the first {max_lines}; "
-                f"{lost} entr{'y' if lost == 1 else 'ies'} after that are not loaded",
-            )
-        )
-    if len(data) > max_bytes:
-        cut = len(data[:max_bytes].decode("utf-8", "ignore").splitlines())
-        out.append(
-            (
-                "warning",
-                "memory-index.too-large",
-                cut + 1,
-                f"{len(data)} bytes: Claude Code loads the first {max_bytes // 1024} KB; "
-                f"the rest (from line {cut + 1}) is not loaded",
-            )
-        )
+    out = _limits(data, text, entries, max_lines, max_bytes)
     listed: set[str] = set()
     for entry in entries:
         rel = posixpath.normpath(posixpath.join(folder, entry.href))
         listed.add(rel)
-        if rel not in present:
-            out.append(
-                (
-                    "error",
-                    "memory-index.dangling",
-                    entry.line,
-                    f"lists {entry.href}, which is missing",
-                )
-            )
+        if rel in gone:
+            message = f"lists {entry.href}, which is superseded: run 'curator index'"
+            out.append(("warning", "memory-index.superseded", entry.line, message))
+        elif rel not in present:
+            message = f"lists {entry.href}, which is missing"
+            out.append(("error", "memory-index.dangling", entry.line, message))
     for rel in sorted(present - listed):
-        out.append(
-            (
-                "warning",
-                "memory-index.unlisted",
-                0,
-                f"{rel} is not in {INDEX}: Claude Code won't see it",
-            )
+        message = f"{rel} is not in {INDEX}: Claude Code won't see it"
+        out.append(("warning", "memory-index.unlisted", 0, message))
+    return out
+
+
+def _limits(
+    data: bytes, text: str, entries: list[IndexEntry], max_lines: int, max_bytes: int
+) -> list[Finding]:
+    """MEMORY.md past what Claude Code loads: its first `max_lines` lines or `max_bytes`."""
+    out: list[Finding] = []
+    lines = text.splitlines()
+    if len(lines) > max_lines:
+        lost = sum(1 for e in entries if e.line > max_lines)
+        message = (
+            f"{len(lines)} lines: Claude Code loads the first {max_lines}; "
+            f"{lost} entr{'y' if lost == 1 else 'ies'} after that are not loaded"
         )
+        out.append(("warning", "memory-index.too-long", max_lines + 1, message))
+    if len(data) > max_bytes:
+        cut = len(data[:max_bytes].decode("utf-8", "ignore").splitlines())
+        message = (
+            f"{len(data)} bytes: Claude Code loads the first {max_bytes // 1024} KB; "
+            f"the rest (from line {cut + 1}) is not loaded"
+        )
+        out.append(("warning", "memory-index.too-large", cut + 1, message))
     return out
 
 
