@@ -328,3 +328,17 @@ def test_print_config_for_each_client(root: Path) -> None:
         entry = json.loads(proc.stdout)["mcpServers"]["curator"]
         assert entry["args"][-1] == "mcp" and str(root) in entry["args"]
         assert (entry.get("type") == "stdio") == (client == "claude-code")
+
+
+def test_a_broken_palace_toml_is_refused_before_serving(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "palace.toml").write_text("[palace\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "curator", "--palace", str(tmp_path), "mcp"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "palace.toml" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr

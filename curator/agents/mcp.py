@@ -78,7 +78,7 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., str]:
 # -- the memory tools ------------------------------------------------------------------------------
 def memory_tools(memory: Memory) -> list[ToolDef]:
     """The Memory's methods, as they are: their signatures are the tools' input schemas."""
-    types = ", ".join(memory.palace.config.types)
+    types = ", ".join(memory.config.types)
     return [
         ToolDef(
             "search",
@@ -168,8 +168,8 @@ def serve(root: Path, *, include_sensitive: bool = False) -> int:
     import threading
 
     memory = Memory(root, include_sensitive=include_sensitive, watch=True)
-    memory.palace  # noqa: B018 - load now: a broken palace.toml is refused before serving
-    # open the index while the SDK loads and the client connects
+    memory.config  # noqa: B018 - a broken palace.toml is refused before serving
+    # load the palace and open the index while the SDK loads and the client connects
     threading.Thread(target=_warm_up, args=(memory,), daemon=True).start()
     server = build_server(memory)
     try:

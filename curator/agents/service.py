@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curator.config import Config, load_config
 from curator.errors import CuratorError
 from curator.model.note import DRAFT_BANNER
 from curator.model.palace import Palace
@@ -67,6 +68,7 @@ class Memory:
         self.include_sensitive = include_sensitive
         self._lock = threading.RLock()
         self._loaded: _Loaded | None = None
+        self._config: Config | None = None
         self._dirty = threading.Event()
         self._stop = threading.Event()
         if watch:
@@ -97,6 +99,16 @@ class Memory:
 
     def close(self) -> None:
         self._stop.set()
+
+    @property
+    def config(self) -> Config:
+        """palace.toml as loaded with the palace, or read on its own before that (cheap)."""
+        loaded = self._loaded
+        if loaded is not None:
+            return loaded.palace.config
+        if self._config is None:
+            self._config = load_config(self.root)
+        return self._config
 
     @property
     def palace(self) -> Palace:
