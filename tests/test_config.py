@@ -194,3 +194,61 @@ def test_any_palace_toml_loads_or_is_a_config_error(
         load_config(root)
     except ConfigError as exc:
         assert exc.path is not None and "\n" not in exc.message.strip()
+
+
+# (table, key, a good TOML value, a bad one): one bad value among good ones names its line
+SETTINGS = [
+    ("palace", "name", '"p"', "3"),
+    ("palace", "taxonomy", '"palace"', '"nine-types"'),
+    ("palace", "authority", '["user"]', '["nobody"]'),
+    ("types.project", "room", '"Facts"', '""'),
+    ("types.project", "confidence", "[0.5, 0.9]", "[0.9, 0.5]"),
+    ("types.project", "review_after_days", "30", "0"),
+    ("scopes.app", "root", '"app"', "[1]"),
+    ("scopes.app", "sensitive", "true", '"yes"'),
+    ("audit", "jobs", "2", "65"),
+    ("audit", "timeout", "2.5", "-1"),
+    ("audit", "allow", '["git"]', '["/bin/sh"]'),
+    ("audit", "sandbox", '"none"', '"docker"'),
+    ("index", "embedder", '"hash"', '"openai"'),
+    ("index", "low_confidence", "0.5", "1.5"),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(range(len(SETTINGS))), min_size=1, max_size=10, unique=True),
+    st.data(),
+    st.sampled_from(["headers", "dotted", "inline"]),
+)
+def test_one_bad_value_is_reported_at_its_line(
+    tmp_path_factory: pytest.TempPathFactory, chosen: list[int], data: st.DataObject, style: str
+) -> None:
+    """Tables in any order, written under [table] headers, as dotted keys at the top, or as
+    inline tables: the error names the line of the one bad key (an inline table's line)."""
+    bad = data.draw(st.sampled_from(chosen))
+    lines: list[str] = []
+    where = 0
+    for table in dict.fromkeys(SETTINGS[i][0] for i in chosen):
+        pairs = [
+            (i, f"{key} = {wrong if i == bad else good}")
+            for i in chosen
+            for t, key, good, wrong in [SETTINGS[i]]
+            if t == table
+        ]
+        if style == "inline":
+            lines.append(f"{table} = {{{', '.join(p for _, p in pairs)}}}")
+            where = len(lines) if any(i == bad for i, _ in pairs) else where
+            continue
+        if style == "headers":
+            lines.append(f"[{table}]")
+        for i, pair in pairs:
+            lines.append(f"{table}.{pair}" if style == "dotted" else pair)
+            where = len(lines) if i == bad else where
+        lines.append("")
+    root = tmp_path_factory.mktemp("cfg")
+    (root / "palace.toml").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(root)
+    assert info.value.line == where, ("\n".join(lines), str(info.value))
+    assert SETTINGS[bad][1] in info.value.message or "nobody" in info.value.message

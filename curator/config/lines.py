@@ -27,45 +27,50 @@ class Locator:
         return ConfigError(message, path=str(self.path), line=self.line(section, key))
 
     def line(self, section: str, key: str | None = None) -> int:
-        if not section:
-            return self._top(key or "")
-        parts = section.split(".")
-        header = re.compile(
-            r"^\s*\[+\s*"
-            + r"\s*\.\s*".join(r"[\"']?" + re.escape(p) + r"[\"']?" for p in parts)
-            + r"\s*\]+"
-        )
-        start = next((i for i, ln in enumerate(self.lines) if header.match(ln)), None)
-        if start is None:
-            # No [section] header: the table may be written as a value, `section = ...` at
-            # the top level or `leaf = ...` inside its parent table.
-            if len(parts) > 1:
-                return self.line(".".join(parts[:-1]), parts[-1])
-            return self._top(section)
-        if key is None:
-            return start + 1
-        key_re = _key_re(key)
-        for i in range(start + 1, len(self.lines)):
-            if re.match(r"^\s*\[", self.lines[i]):
-                break
-            if key_re.match(self.lines[i]):
-                return i + 1
-        return start + 1
+        """The line of `key` in table `section` (dotted), however the file spells it: under
+        a [section] header, as a dotted key under a shorter table's header or at the top
+        (`scopes.app.sensitive = ...`), or inside an inline table (its line). 0: not found."""
+        path = [*(section.split(".") if section else []), *([key] if key else [])]
+        tables = len(path) - (1 if key else 0)
+        if key and (own := self._table(path)) is not None:
+            return own[0]  # the key is a table of its own: [section.key]
+        for depth in range(tables, -1, -1):
+            span = self._table(path[:depth])
+            if span is None:
+                continue
+            start, end = span
+            rest = path[depth:]
+            if not rest:
+                return start  # the [table] header itself
+            for size in range(len(rest), 0, -1):  # the longest spelling of the key first
+                pattern = _key_re(rest[:size])
+                for i in range(start, end):
+                    if pattern.match(self.lines[i]):
+                        return i + 1
+            if depth:
+                return start  # the key is not written out: its table's header
+        return 0
 
-    def _top(self, key: str) -> int:
-        """The line of `key` among the top-level keys, or of a [key] table."""
-        top = _key_re(key)
-        for i, ln in enumerate(self.lines):
-            if re.match(r"^\s*\[", ln):
-                break
-            if top.match(ln):
-                return i + 1
-        header = re.compile(r"^\s*\[+\s*[\"']?" + re.escape(key) + r"[\"']?\s*[\].]")
-        return next((i + 1 for i, ln in enumerate(self.lines) if header.match(ln)), 0)
+    def _table(self, parts: list[str]) -> tuple[int, int] | None:
+        """(header line, end) of [parts] — 1-based header, exclusive end index; the top level
+        is (0, first header)."""
+        headers = [i for i, ln in enumerate(self.lines) if re.match(r"^\s*\[", ln)]
+        if not parts:
+            return 0, headers[0] if headers else len(self.lines)
+        header = re.compile(r"^\s*\[+\s*" + _dotted(parts) + r"\s*\]+")
+        for n, i in enumerate(headers):
+            if header.match(self.lines[i]):
+                end = headers[n + 1] if n + 1 < len(headers) else len(self.lines)
+                return i + 1, end
+        return None
 
 
-def _key_re(key: str) -> re.Pattern[str]:
-    return re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*[=.]")
+def _dotted(parts: list[str]) -> str:
+    return r"\s*\.\s*".join(r"[\"']?" + re.escape(p) + r"[\"']?" for p in parts)
+
+
+def _key_re(parts: list[str]) -> re.Pattern[str]:
+    return re.compile(r"^\s*" + _dotted(parts) + r"\s*[=.]")
 
 
 def convert(value: Any, kind: type[Any], loc: Locator, section: str) -> Any:
