@@ -82,20 +82,18 @@ class Memory:
             while not self._stop.wait(2.0):
                 self._dirty.set()
             return
-        names = ("notes", "inbox", "palace.toml", "INDEX.md")
-        paths = [str(self.root / n) for n in names if (self.root / n).exists()]
-        if not (self.root / "inbox").is_dir():  # the first draft creates it: watch for that
-            paths.append(str(self.root))
-        for changes in watch(*paths, stop_event=self._stop, recursive=True, debounce=50):
+        root = str(self.root)
+        for changes in watch(root, stop_event=self._stop, recursive=True, debounce=50):
             if any(self._relevant(p) for _, p in changes):
                 self._dirty.set()
 
     def _relevant(self, path: str) -> bool:
+        """Any file of the palace (whatever its layout) but curator's own state and git's."""
         try:
             rel = Path(path).relative_to(self.root).as_posix()
         except ValueError:
             return True  # a path we cannot place: reload rather than miss a change
-        return rel in ("palace.toml", "INDEX.md") or rel.startswith(("notes/", "inbox"))
+        return not rel.startswith((".curator/", ".git/")) and rel not in (".curator", ".git")
 
     def close(self) -> None:
         self._stop.set()
