@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from curator.model.palace import Palace
 
 
@@ -82,3 +86,54 @@ def test_replaced_matches_a_full_rebuild(tmp_path: Path) -> None:
         link.source for link in fresh.backlinks(fresh.find("n000"))
     ]
     assert palace.find("n002").rel == "notes/n002.md"  # the original is untouched
+
+
+header_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30)
+    | st.dates(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(st.text(min_size=1, max_size=12), header_values, max_size=6),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_disk_cache_gives_back_exactly_what_was_parsed(
+    tmp_path_factory: pytest.TempPathFactory, headers: list[dict[str, object]]
+) -> None:
+    """Whatever a header holds, a note from the disk cache equals the freshly parsed one,
+    value types included (no value changes on its way through the cache)."""
+    import yaml
+
+    root = tmp_path_factory.mktemp("palace")
+    (root / "notes").mkdir()
+    for i, header in enumerate(headers):
+        text = "---\n" + yaml.safe_dump(header, allow_unicode=True) + "---\nbody [[x]]\n"
+        (root / "notes" / f"n{i}.md").write_text(text, encoding="utf-8")
+    fresh = Palace.open(root, cache=False)
+    Palace.open(root)  # writes the cache; dropped at once
+    cached = Palace.open(root)  # from the disk cache
+    for rel, note in fresh.by_rel.items():
+        again = cached.by_rel[rel]
+        assert again == note
+        assert _types(again.header) == _types(note.header)
+
+
+def _types(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _types(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_types(v) for v in value]
+    return type(value).__name__
