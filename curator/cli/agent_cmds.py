@@ -11,18 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from curator.cli.common import add_json, err, out, print_json
+from curator.cli.common import add_common, err, out, print_json
 from curator.errors import CuratorError
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    """--palace/--json on a nested subcommand, when the shared parent options exist."""
-    try:
-        from curator.cli.common import add_common
-    except ImportError:
-        add_json(parser)
-        return
-    add_common(parser)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,19 +45,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ):
         h = hook.add_parser(tool, help=text, description=f"{text}. Always exits 0.")
         h.add_argument("event", help="SessionStart, UserPromptSubmit or Stop")
-        _common(h)
+        add_common(h)
         h.set_defaults(handler=cmd_hook, tool=tool)
 
     h = hook.add_parser(
         "serve",
         help="keep the index warm for hooks (started by the hooks themselves; exits when idle)",
     )
-    _common(h)
+    add_common(h)
     h.set_defaults(handler=cmd_hook_serve)
 
     h = hook.add_parser("log", help="the last hook runs (event, duration, items, outcome)")
     h.add_argument("--limit", "-n", type=int, default=20, help="how many runs (default 20)")
-    _common(h)
+    add_common(h)
     h.set_defaults(handler=cmd_hook_log)
 
     for action, text in (
@@ -85,7 +75,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         where.add_argument("--user", action="store_true", help="~/.claude/settings.json")
         h.add_argument("--dry-run", action="store_true", help="show the diff; change nothing")
         h.add_argument("--yes", "-y", action="store_true", help="write without asking")
-        _common(h)
+        add_common(h)
         h.set_defaults(handler=cmd_install, action=action)
 
 
