@@ -1,13 +1,20 @@
 """Hostile notes: one generator per class of input that once crashed curator or cost it
-quadratic time (issue 11). Used by the parsing tests, the hostile-palace benchmark row and
-`python benchmarks/gen_hostile.py DIR N` (writes N hostile notes, cycling the classes).
+quadratic time (issue 11). Used by the parsing tests (tests/test_parse_hostile.py), by a
+hostile-palace benchmark row (`write_hostile`), and from the command line:
+`python benchmarks/gen_hostile.py DIR N` writes N hostile notes (cycling the classes);
+`python benchmarks/gen_hostile.py --bench N` times N plain and N hostile notes in-process.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
+
+import yaml
 
 MIB = 1 << 20
 HEAD = "---\nname: Hostile\ndescription: A hostile note.\ntype: project\n"
@@ -98,18 +105,88 @@ CLASSES: dict[str, Callable[[int], bytes]] = {
 }
 
 
-def hostile(index: int, size: int = MIB - 4096) -> tuple[str, bytes]:
-    """The index-th hostile note (cycling the classes): (class name, file bytes)."""
-    name = list(CLASSES)[index % len(CLASSES)]
-    return name, CLASSES[name](size)
+def write_hostile(folder: Path, count: int, size: int = MIB - 4096) -> list[Path]:
+    """`count` hostile notes in `folder`, cycling the classes (each class generated once)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    made = {name: make(size) for name, make in CLASSES.items()}
+    paths = []
+    for i in range(count):
+        name = list(CLASSES)[i % len(CLASSES)]
+        path = folder / f"hostile-{i:05d}-{name}.md"
+        path.write_bytes(made[name])
+        paths.append(path)
+    return paths
+
+
+def _parse_all(paths: list[Path]) -> list[float]:
+    from curator.model.note import parse_note
+
+    times = []
+    for path in paths:
+        start = time.perf_counter()
+        parse_note(path.name, path.read_bytes())
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _floor(paths: list[Path]) -> list[float]:
+    """Read every file and parse its header with PyYAML's C loader (nothing else)."""
+    times = []
+    for path in paths:
+        start = time.perf_counter()
+        text = path.read_bytes().decode("utf-8")
+        yaml.load(text.split("---\n", 2)[1], Loader=yaml.CSafeLoader)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _palace_open(root: Path) -> list[float]:
+    """One cold load of the whole palace (no cache), as one figure."""
+    from curator.model.palace import Palace
+
+    start = time.perf_counter()
+    Palace.open(root, cache=False)
+    return [time.perf_counter() - start]
+
+
+def bench(count: int) -> None:
+    """Parse `count` plain notes and `count` hostile ones in-process, and load a palace of
+    each; print medians (per file) and totals."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from gen_palace import generate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plain_root, hostile_root = Path(tmp, "plain"), Path(tmp, "hostile")
+        generate(plain_root, notes=count, drafts=0)
+        plain = sorted(Path(plain_root, "notes").rglob("*.md"))[:count]
+        hostile_root.mkdir()
+        (hostile_root / "palace.toml").write_bytes((plain_root / "palace.toml").read_bytes())
+        hostile = write_hostile(hostile_root / "notes" / "project", count)
+        rows = {
+            "plain: parse_note": _parse_all(plain),
+            "plain: floor (read + yaml.load CSafeLoader)": _floor(plain),
+            "hostile: parse_note": _parse_all(hostile),
+            "plain palace: Palace.open(cache=False)": _palace_open(plain_root),
+            "hostile palace: Palace.open(cache=False)": _palace_open(hostile_root),
+        }
+    for label, times in rows.items():
+        print(
+            f"{label:45s} files={len(times):5d} median={statistics.median(times) * 1e3:8.3f} ms"
+            f"  max={max(times) * 1e3:8.1f} ms  total={sum(times):7.2f} s"
+        )
+    by_class: dict[str, list[float]] = {}
+    for i, seconds in enumerate(rows["hostile: parse_note"]):
+        by_class.setdefault(list(CLASSES)[i % len(CLASSES)], []).append(seconds)
+    for name, times in by_class.items():
+        print(f"  hostile {name:22s} median={statistics.median(times) * 1e3:8.2f} ms")
 
 
 def main(argv: list[str]) -> int:
-    folder, count = Path(argv[0]), int(argv[1])
-    folder.mkdir(parents=True, exist_ok=True)
-    for i in range(count):
-        name, data = hostile(i)
-        (folder / f"hostile-{i:05d}-{name}.md").write_bytes(data)
+    """`gen_hostile.py DIR N` writes N hostile notes; `gen_hostile.py --bench N` times them."""
+    if argv[0] == "--bench":
+        bench(int(argv[1]))
+        return 0
+    write_hostile(Path(argv[0]), int(argv[1]))
     return 0
 
 
