@@ -44,6 +44,7 @@ Timed(Path(sys.argv[1]), watch=False).run(headless=True, size=(120, 40))
 
 KEYSTROKES = 36
 PROMOTES = 20  # a reviewer clearing the inbox: memory must hold over a session
+BULK = 50  # drafts rejected in one plan and one commit
 
 
 def first_paint(palace: Path, repeat: int) -> tuple[list[float], list[float]]:
@@ -91,9 +92,11 @@ async def in_app(palace: Path) -> dict[str, Any]:
     from textual import events
     from textual.widgets import DataTable, Input
 
+    from curator.ui import services
     from curator.ui.app import CuratorApp
     from curator.ui.screens.inbox import InboxScreen
     from curator.ui.screens.search import SearchScreen
+    from curator.ui.widgets.dialogs import AskDialog
     from curator.ui.widgets.plan_dialog import PlanDialog
     from curator.ui.widgets.promote_form import PromoteForm
 
@@ -184,6 +187,27 @@ async def in_app(palace: Path) -> dict[str, Any]:
         out["promote"] = promote
         print(f"promote {[round(p * 1000) for p in promote]} ms", file=sys.stderr)
         out["notes"] = [m for _, m in notes if not m.startswith("Committed")]
+
+        # -- bulk reject: mark BULK drafts, one reason, one plan, one commit
+        inbox = app.screen
+        assert isinstance(inbox, InboxScreen)
+        await until(lambda: not app.indexing and all(w.is_finished for w in app.workers))
+        rels = (inbox.listed or [])[:BULK]
+        assert app.palace is not None
+        t1 = time.perf_counter()
+        services.plan_bulk(
+            app.palace, "reject", rels, lambda p, r: services.plan_reject(p, r, "bulk"), "bulk"
+        )
+        out["bulk_plan"] = [time.perf_counter() - t1]
+        inbox.marked = set(rels)
+        seen = len(notes)
+        t0 = time.perf_counter()
+        await pilot.press("x")
+        await until(lambda: isinstance(app.screen, AskDialog))
+        await pilot.press(*"bulk", "enter", "y")
+        await until(lambda s=seen: any(m.startswith("Committed") for _, m in notes[s:]), 60)
+        out["bulk"] = [next(t for t, m in notes[seen:] if m.startswith("Committed")) - t0]
+        out["bulk_count"] = len(rels)
     return out
 
 
@@ -230,6 +254,17 @@ def run(palace: Path, notes: int) -> list[Row]:
             found["promote"],
             target_ms=300,
             note="notified once git has the commit; the index update follows in the writer lock",
+        )
+    )
+    rows.append(
+        row(
+            "app",
+            f"bulk reject of {found['bulk_count']} drafts: x to notification",
+            found["bulk"],
+            target_ms=1000,
+            baseline="services.plan_bulk() of the same drafts, in-process",
+            baseline_ms=statistics.median(found["bulk_plan"]) * 1000,
+            note="one plan, one commit; keys typed without waiting for the dialogs",
         )
     )
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

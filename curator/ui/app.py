@@ -5,6 +5,7 @@ worker with a progress bar; the event loop never waits on git, LanceDB or an aud
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import date
@@ -15,28 +16,33 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import get_current_worker
 
-from curator.model.palace import INBOX_DIR, Palace
+from curator.model.palace import STATE_DIR, Palace
 from curator.model.text import clean, one_line
+from curator.ui import services
 from curator.ui.commands import OpenNoteProvider
 from curator.ui.gcfreeze import StartupFreeze
 from curator.ui.keys import load_keymap
-from curator.ui.lookup import SearchSession, session_for
 from curator.ui.progress import JobProgress
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
+from curator.ui.screens_list import SCREENS
+from curator.ui.services import SearchSession, session_for
 from curator.ui.styles import css_paths
 from curator.writer.plan import Plan
 
-SCREENS = {
-    "inbox": ("Inbox", "1", "Drafts waiting for review"),
-    "rooms": ("Rooms", "2", "The palace by room, note by note"),
-    "audit": ("Audit", "3", "Stale and due notes"),
-    "search": ("Search", "4", "Search every note"),
-    "history": ("History", "5", "Curator actions; undo"),
-}
+WATCH_DEBOUNCE_MS = 300
+_OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme"}
+
+
+def _palace_file(_change: object, path: str) -> bool:
+    """A note, draft or palace.toml changed (not git's or curator's own state)."""
+    parts = Path(path).parts
+    if ".git" in parts or STATE_DIR in parts:
+        return False
+    return path.endswith((".md", ".toml"))
 
 
 def _lazy(mode: str) -> Callable[[], Screen[Any]]:
@@ -52,6 +58,10 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
             from curator.ui.screens.audit import AuditScreen
 
             return AuditScreen()
+        if mode == "tasks":
+            from curator.ui.screens.tasks import TasksScreen
+
+            return TasksScreen()
         if mode == "search":
             from curator.ui.screens.search import SearchScreen
 
@@ -65,7 +75,9 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
 
 def _screen_bindings() -> list[Binding]:
     return [
-        Binding(key, f"show_screen('{mode}')", title, id=f"screen.{mode}", tooltip=help_)
+        Binding(
+            key, f"show_screen('{mode}')", title, id=f"screen.{mode}", tooltip=help_, show=False
+        )
         for mode, (title, key, help_) in SCREENS.items()
     ]
 
@@ -79,6 +91,7 @@ class CuratorApp(App[None]):
         "audit": _lazy("audit"),
         "search": _lazy("search"),
         "history": _lazy("history"),
+        "tasks": _lazy("tasks"),
     }
     COMMANDS = App.COMMANDS | {OpenNoteProvider}
     BINDINGS = [
@@ -110,7 +123,7 @@ class CuratorApp(App[None]):
         self.keymap_file = keymap_file
         self.palace: Palace | None = None
         self.palace_version = 0
-        self._inbox_stamp: tuple[Any, ...] | None = None
+        self._stop_watch = threading.Event()
         self.search_session: SearchSession = session_for(self.root)
         self.indexing = False  # an index job (first build, sync, reindex) is running
         self._index_again = False  # the palace changed while it ran: sync once more after
@@ -126,18 +139,19 @@ class CuratorApp(App[None]):
         for problem in problems:
             self.notify(problem, severity="warning", markup=False)
         self.switch_mode("inbox")
-        self._inbox_stamp = self._stamp()
         self.load_palace()
         if self.watch_inbox:
-            self.set_interval(1.0, self.poll_inbox)
+            self.watch_palace()
 
     def on_unmount(self) -> None:
+        self._stop_watch.set()
         self._gc.release()
         self.search_session.stop()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_palace(self) -> None:
         try:
+            services.start()
             palace = Palace.open(self.root)
         except Exception as exc:
             self.call_from_thread(self.error, exc)
@@ -244,23 +258,22 @@ class CuratorApp(App[None]):
             screen.mount(bar)
             self.call_after_refresh(bar.show, label, done, total)
 
-    # -- inbox watching -------------------------------------------------------------------------
-    def _stamp(self) -> tuple[Any, ...]:
-        inbox = self.root / INBOX_DIR
-        try:
-            st = inbox.stat()
-            files = tuple(
-                sorted((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in inbox.iterdir())
-            )
-        except OSError:
-            return ()
-        return (st.st_mtime_ns, files)
+    # -- watching the palace ----------------------------------------------------------------
+    @work(thread=True, group="watch", exit_on_error=False)
+    def watch_palace(self) -> None:
+        """Reload when notes or drafts change on disk (the CLI, agents, `git pull`): watchfiles
+        reports a change within WATCH_DEBOUNCE_MS; the app's own derived state is ignored."""
+        from watchfiles import watch
 
-    def poll_inbox(self) -> None:
-        stamp = self._stamp()
-        if stamp != self._inbox_stamp:
-            self._inbox_stamp = stamp
-            self.load_palace()
+        for _changes in watch(
+            self.root,
+            watch_filter=_palace_file,
+            debounce=WATCH_DEBOUNCE_MS,
+            step=50,
+            stop_event=self._stop_watch,
+            raise_interrupt=False,
+        ):
+            self.call_from_thread(self.load_palace)
 
     # -- navigation ----------------------------------------------------------------------------
     def action_show_screen(self, mode: str) -> None:
@@ -276,6 +289,9 @@ class CuratorApp(App[None]):
             self.action_show_help_panel()
 
     def action_reload(self) -> None:
+        """Reload the palace; the inbox then lists the drafts that arrived meanwhile."""
+        if isinstance(self.screen, PalaceScreen):
+            self.screen.refresh_requested()
         self.load_palace()
 
     def open_note(self, rel: str) -> None:
@@ -290,28 +306,51 @@ class CuratorApp(App[None]):
             screen.open_note(rel)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """Curator's commands, each once: the screens, the focused screen's actions, theme,
+        keys and quit (no generic widget entries)."""
         for mode, (title, _key, help_) in SCREENS.items():
             yield SystemCommand(f"{title} screen", help_, self._show(mode))
         seen: set[str] = set()
-        for active in screen.active_bindings.values():
+        actives = sorted(screen.active_bindings.values(), key=lambda a: not a.binding.show)
+        for active in actives:  # shown keys first: one entry per action, under its main key
             binding = active.binding
             if binding.action in seen or binding.action.startswith("show_screen"):
                 continue
-            if not binding.description or binding.system:
-                continue
+            if not binding.description or binding.system or not binding.id:
+                continue  # a widget's own key (cursor moves, text editing)
+            if binding.action in ("toggle_theme", "quit", "toggle_keys"):
+                continue  # listed below
             seen.add(binding.action)
             yield SystemCommand(
                 binding.description,
                 binding.tooltip or binding.description,
                 self._runner(binding.action, active.node),
             )
+        yield SystemCommand("Theme: dark and light", "Switch the colour theme", self._theme)
+        yield SystemCommand("Keys", "Show the keys of this screen", self.action_toggle_keys)
+        yield SystemCommand("Quit", "Quit curator", self.exit)
+
+    def _theme(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
     def _show(self, mode: str) -> Callable[[], None]:
         return lambda: self.action_show_screen(mode)
 
     def _runner(self, action: str, node: Any) -> Callable[[], Any]:
         return lambda: self.run_action(action, node)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Inside a dialog the screen keys, reload and quit are off (a dialog is answered
+        first); they are then neither run nor listed."""
+        in_dialog = isinstance(self.screen, ModalScreen)
+        return not (in_dialog and action.split("(", 1)[0] in _OUTSIDE_DIALOGS)
+
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
+        """A notification; one identical to a toast still on screen is not shown twice."""
+        for shown in list(self._notifications):
+            if shown.message == message:
+                return
+        super().notify(message, *args, **kwargs)
 
     # -- actions -------------------------------------------------------------------------------
     def error(self, exc: BaseException) -> None:
@@ -320,30 +359,68 @@ class CuratorApp(App[None]):
         )
 
     @work(group="action", exit_on_error=False)
-    async def run_plan(self, build: Callable[[Palace], Plan]) -> None:
-        """Plan in a thread, show the plan, commit in a thread, name the commit."""
-        from curator.ui.widgets.plan_dialog import PlanDialog
+    async def run_plan(self, build: Callable[[Palace], Plan]) -> Plan | None:
+        """Open the plan dialog, plan (and render the diff) in a thread, show the plan, commit
+        in a thread, name the commit. Returns the plan once committed (None otherwise)."""
+        from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
 
         palace = self.palace
         if palace is None:
             self.notify("The palace is still loading", severity="warning", markup=False)
-            return
+            return None
+        dialog = PlanDialog()
+        answer = self.push_screen(dialog, wait_for_dismiss=True)
+
+        def planned() -> tuple[Plan, Any]:
+            plan = build(palace)
+            return plan, diff_text(plan.diff(palace.root)) if plan.changes else None
+
         try:
-            plan = await asyncio.to_thread(build, palace)
+            plan, diff = await asyncio.to_thread(planned)
         except Exception as exc:
+            dialog.dismiss(False)
+            await answer
             self.error(exc)
-            return
+            return None
         if not plan.changes:
+            dialog.dismiss(False)
+            await answer
             self.notify("Nothing to change", markup=False)
-            return
-        if not await self.push_screen_wait(PlanDialog(plan, palace.root)):
+            return None
+        if dialog.is_attached:
+            dialog.set_plan(plan, diff)
+        if not await answer:
             self.notify("Cancelled: nothing changed", markup=False)
-            return
+            return None
         await self.commit_plan(plan)
+        return plan
+
+    @work(group="edit", exit_on_error=False)
+    async def edit_then_plan(
+        self,
+        rel: str,
+        text: str,
+        build: Callable[[str], Callable[[Palace], Plan]] | None = None,
+        check: Callable[[str], list[str]] | None = None,
+    ) -> None:
+        """Edit `text` ($EDITOR or the built-in editor), then plan `build(new_text)` (an edit
+        of `rel` by default), checked on save as `curator edit` checks it."""
+        from curator.ui.editing import edit_text
+
+        palace = self.palace
+        if palace is None:
+            return
+        if check is None:
+            check = lambda new: services.edit_problems(palace, rel, new)  # noqa: E731
+        new = await edit_text(self, f"Edit {rel}", text, check)
+        if new is None:
+            return
+        if build is None:
+            self.run_plan(lambda p: services.plan_edit(p, rel, new))
+        else:
+            self.run_plan(build(new))
 
     async def commit_plan(self, plan: Plan) -> None:
-        from curator.ui import core
-
         subject = clean(plan.message.split("\n", 1)[0])
 
         def committed(sha: str) -> None:  # in the worker: git has it, the index update follows
@@ -352,7 +429,7 @@ class CuratorApp(App[None]):
             )
 
         try:
-            await asyncio.to_thread(core.commit, self.root, plan, self.palace, committed)
+            await asyncio.to_thread(services.commit, self.root, plan, self.palace, committed)
         except Exception as exc:
             self.error(exc)
             self.load_palace()

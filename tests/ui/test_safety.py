@@ -171,7 +171,7 @@ async def test_plan_dialog_shows_hostile_diff_literally(hostile_palace: Path) ->
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
         await pilot.press("pagedown", "pagedown", "end", "enter", *"[@click=app.quit]ok[/]")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        await wait_until(pilot, lambda: getattr(app.screen, "plan", None) is not None)
         await pilot.pause(0.2)
         diff = rendered_plain(app.screen.query_one("#plan-diff", Static))
         assert "+[@click=app.quit]ok[/]" in diff and "[[money]]" in diff

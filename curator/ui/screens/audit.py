@@ -1,24 +1,27 @@
-"""Audit: stale and due notes with reason and since-date; re-verify, review, edit, supersede,
-retire; the audit itself runs in a worker with a progress bar."""
+"""Audit: stale and due notes with reason and since-date, and a detail pane; re-verify,
+review, edit, supersede, retire (the same keys as Rooms); the audit itself runs in a worker
+with a progress bar."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from textual import work
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, ProgressBar
+from textual.widgets import DataTable, ProgressBar, Static
 
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.text import one_line
+from curator.ui import services
 from curator.ui.safe import badges, plain
-from curator.ui.screens.base import PalaceScreen
-from curator.ui.widgets.dialogs import AskDialog, EditDialog
-from curator.ui.widgets.footer import KeyFooter
+from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
+from curator.ui.widgets.table import Table, mark_cell
 
 WATCHED = ("stale", "due", "expired")
+FLAGS_WIDTH = 9
 
 
 def reason_and_since(palace: Palace, note: Note, flags: list[str]) -> tuple[str, str]:
@@ -31,48 +34,44 @@ def reason_and_since(palace: Palace, note: Note, flags: list[str]) -> tuple[str,
     return f"due for review{every}", note.reviewed or note.created
 
 
-class AuditScreen(PalaceScreen):
+class AuditScreen(NoteActions):
+    MODE = "audit"
     MAIN = "#audit-table"
+    TABLE = "#audit-table"
     BINDINGS = [
+        *NOTE_BINDINGS,
         Binding("v", "verify", "Re-verify", id="audit.verify", tooltip="Re-verify this note now"),
-        Binding("r", "reviewed", "Reviewed", id="audit.reviewed", tooltip="Mark reviewed today"),
-        Binding("e", "edit", "Edit", id="audit.edit", tooltip="Edit the note"),
-        Binding(
-            "s",
-            "supersede",
-            "Supersede",
-            id="audit.supersede",
-            tooltip="Supersede with another note",
-        ),
-        Binding("t", "retire", "Retire", id="audit.retire", tooltip="Retire with a reason"),
         Binding("A", "audit_all", "Run audit", id="audit.run", tooltip="Audit every note"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[Note] = []
+        self.marked: set[str] = set()
 
-    def compose(self) -> ComposeResult:
+    def body(self) -> ComposeResult:
         yield ProgressBar(id="audit-progress", show_eta=False)
-        table: DataTable[Any] = DataTable(id="audit-table", cursor_type="row")
+        table = Table(flex="name", id="audit-table")
         table.loading = True
         yield table
-        yield KeyFooter()
+        yield Static(Text(), id="audit-detail")
 
     def on_mount(self) -> None:
-        table = self.query_one("#audit-table", DataTable)
+        table = self.query_one("#audit-table", Table)
         table.border_title = "Stale and due"
-        table.add_column("Flags", key="flags", width=18)
-        table.add_column("Note", key="name")
-        table.add_column("Reason", key="reason")
-        table.add_column("Since", key="since", width=10)
+        table.add_fixed(" ", "mark", 1)
+        table.add_fixed("Flags", "flags", FLAGS_WIDTH)
+        table.add_fixed("Since", "since", 10)
+        table.add_fixed("Reason", "reason", 24)
+        table.add_flex("Note")
         self.query_one(ProgressBar).display = False
         self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
-        table = self.query_one("#audit-table", DataTable)
+        table = self.query_one("#audit-table", Table)
         table.loading = False
         keep = self.selected()
+        row = max(table.cursor_row, 0)
         table.clear()
         today = self.curator.today
         self.rows = []
@@ -85,28 +84,57 @@ class AuditScreen(PalaceScreen):
             reason, since = reason_and_since(palace, note, flags)
             self.rows.append(note)
             table.add_row(
+                mark_cell(note.rel in self.marked),
                 badges([f for f in flags if f in WATCHED]),
-                plain(note.name or note.rel),
-                plain(reason, limit=60),
                 plain(since[:10]),
+                plain(reason, limit=60),
+                plain(note.name or note.rel),
                 key=note.rel,
             )
+        self.marked &= {n.rel for n in self.rows}
         table.border_title = f"Stale and due ({len(self.rows)})"
         rels = [n.rel for n in self.rows]
         if keep is not None and keep.rel in rels:
-            table.move_cursor(row=rels.index(keep.rel), animate=False)
+            row = rels.index(keep.rel)
+        if self.rows:
+            table.move_cursor(row=min(row, len(self.rows) - 1), animate=False)
+        self._detail()
+
+    @on(DataTable.RowHighlighted, "#audit-table")
+    def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._detail()
+
+    @on(DataTable.RowSelected, "#audit-table")
+    def _opened(self, _event: DataTable.RowSelected) -> None:
+        note = self.selected()
+        if note is not None:
+            self.curator.open_note(note.rel)
+
+    def _detail(self) -> None:
+        """The selected note's name, file, flags, whole reason and since-date."""
+        detail = self.query_one("#audit-detail", Static)
+        palace = self.palace
+        note = self.selected()
+        if palace is None or note is None:
+            empty = "Nothing is stale or due: every note has been reviewed in time."
+            detail.update(Text(empty if palace is not None else "", style="dim"))
+            return
+        flags = palace.flags(note, self.curator.today)
+        reason, since = reason_and_since(palace, note, flags)
+        out = plain(note.name or note.rel, "bold")
+        out.append("  ")
+        out.append_text(plain(note.rel, "dim"))
+        out.append("\n")
+        out.append_text(badges(flags))
+        out.append(f"  since {since[:10] or '?'}\n")
+        out.append_text(plain(reason, limit=400))
+        detail.update(out)
 
     def selected(self) -> Note | None:
-        table = self.query_one("#audit-table", DataTable)
+        table = self.query_one("#audit-table", Table)
         if not self.rows or not 0 <= table.cursor_row < len(self.rows):
             return None
         return self.rows[table.cursor_row]
-
-    def _note(self) -> Note | None:
-        note = self.selected()
-        if note is None:
-            self.notify("No note selected", severity="warning", markup=False)
-        return note
 
     # -- audit runs ----------------------------------------------------------------------------
     def action_verify(self) -> None:
@@ -123,9 +151,6 @@ class AuditScreen(PalaceScreen):
         """Audit in this thread with a progress bar, then offer the stale changes as a plan.
         The palace is the app's when the audit starts, not an argument (see
         CuratorApp._index_job)."""
-        from curator.audit.run import plan_audit
-        from curator.audit.run import run_audit as audit
-
         palace = self.palace
         if palace is None:
             return
@@ -139,14 +164,15 @@ class AuditScreen(PalaceScreen):
 
         refs = [n.rel for n in notes] if notes is not None else None
         try:
-            report = audit(palace, refs, today=self.curator.today, progress=progress)
-            plan = plan_audit(palace, report, self.curator.today)
+            report, plan = services.run_audit(palace, refs, self.curator.today, progress)
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
             return
         finally:
             self.app.call_from_thread(self._progress_end)
         summary = one_line(report.summary(), 300)
+        if notes is not None and len(notes) == 1:  # say which note was checked
+            summary = one_line(f"{notes[0].name or notes[0].rel}: {summary}", 300)
         self.app.call_from_thread(self.notify, summary, markup=False, timeout=8)
         if plan is not None:
             self.app.call_from_thread(self.curator.run_plan, lambda _p: plan)
@@ -158,49 +184,3 @@ class AuditScreen(PalaceScreen):
 
     def _progress_end(self) -> None:
         self.query_one(ProgressBar).display = False
-
-    # -- write actions -------------------------------------------------------------------------
-    def action_reviewed(self) -> None:
-        note = self._note()
-        if note is not None:
-            self.curator.run_plan(lambda p: _planners().plan_mark_reviewed(p, note.rel))
-
-    def action_edit(self) -> None:
-        note = self._note()
-        if note is None:
-            return
-
-        def edited(text: str | None) -> None:
-            if text is not None and text != note.text:
-                data = text.encode("utf-8")
-                self.curator.run_plan(lambda p: _planners().plan_edit(p, note.rel, data))
-
-        self.app.push_screen(EditDialog(f"Edit {note.rel}", note.text), edited)
-
-    def action_supersede(self) -> None:
-        note = self._note()
-        if note is None:
-            return
-
-        def chosen(ref: str | None) -> None:
-            if ref:
-                self.curator.run_plan(lambda p: _planners().plan_supersede(p, note.rel, ref))
-
-        self.app.push_screen(AskDialog("Superseded by which note (path, slug or name)?"), chosen)
-
-    def action_retire(self) -> None:
-        note = self._note()
-        if note is None:
-            return
-
-        def reason(text: str | None) -> None:
-            if text:
-                self.curator.run_plan(lambda p: _planners().plan_retire(p, note.rel, text))
-
-        self.app.push_screen(AskDialog("Retire this note: why?"), reason)
-
-
-def _planners() -> Any:
-    from curator.ui.core import planners
-
-    return planners()

@@ -1,14 +1,18 @@
-"""What every screen shares: the palace from the app, refreshed when it reloads."""
+"""What every screen shares: the tab bar, the key footer, and the palace from the app,
+refreshed when it reloads."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.tabs import ScreenTabs
 
 if TYPE_CHECKING:
     from curator.ui.app import CuratorApp
@@ -19,12 +23,24 @@ THEMES = ("textual-dark", "textual-light")
 
 class PalaceScreen(Screen[None]):
     BINDINGS = [
-        Binding("T", "toggle_theme", "Theme", id="app.theme", tooltip="Switch dark and light"),
+        # in the palette ("Theme: dark and light"), not the footer
+        Binding("T", "toggle_theme", "Theme", id="app.theme", show=False, tooltip="Dark/light"),
     ]
+    #: this screen's mode (its tab)
+    MODE = ""
     #: the widget focused once the palace has loaded, if nothing else has focus (tables show
     #: a loading indicator until then, and a loading widget cannot take focus)
     MAIN: str | None = None
     _seen_version = 0
+
+    def compose(self) -> ComposeResult:
+        yield ScreenTabs(self.MODE)
+        yield from self.body()
+        yield KeyFooter()
+
+    def body(self) -> ComposeResult:
+        """The screen's own widgets, between the tab bar and the footer."""
+        yield from ()
 
     @property
     def curator(self) -> CuratorApp:
@@ -40,19 +56,26 @@ class PalaceScreen(Screen[None]):
             return
         if self._seen_version == self.curator.palace_version:
             return
+        first = self._seen_version == 0
         self._seen_version = self.curator.palace_version
         self.palace_changed(self.palace)
-        self.focus_main()
+        self.focus_main(force=first)
 
-    def focus_main(self) -> None:
-        if self.MAIN is None or self.focused is not None:
+    def focus_main(self, *, force: bool = False) -> None:
+        """Focus the screen's main list (on the first draw always: nothing the reviewer
+        chose has focus yet; later only when nothing has)."""
+        if self.MAIN is None or (self.focused is not None and not force):
             return
         widget = self.query_one(self.MAIN)
+        widget.loading = False
         if widget.focusable:
             widget.focus()
 
     def on_screen_resume(self) -> None:
         self.call_after_refresh(self.sync)
+
+    def refresh_requested(self) -> None:
+        """The reviewer asked for a reload (ctrl+r)."""
 
     def palace_changed(self, palace: Palace) -> None:
         """Redraw from `palace`."""

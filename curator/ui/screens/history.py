@@ -1,4 +1,5 @@
-"""History: curator actions from git log; undo the selected one."""
+"""History: curator actions from git log, each with its files, reason and whether it was
+undone (by which commit); undo the selected one (the CLI's undo)."""
 
 from __future__ import annotations
 
@@ -6,37 +7,44 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from curator.model.palace import Palace
-from curator.ui import core
+from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
-from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.table import Table
 
 
 class HistoryScreen(PalaceScreen):
+    MODE = "history"
     MAIN = "#history-table"
     BINDINGS = [
         Binding("u", "undo", "Undo", id="history.undo", tooltip="Undo the selected action"),
     ]
 
-    def compose(self) -> ComposeResult:
-        table: DataTable[Any] = DataTable(id="history-table", cursor_type="row")
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[Any] = []
+        self.undone_by: dict[str, str] = {}
+
+    def body(self) -> ComposeResult:
+        table = Table(flex="subject", id="history-table")
         table.loading = True
         yield table
-        yield KeyFooter()
+        yield Static(Text(), id="history-detail")
 
     def on_mount(self) -> None:
-        table = self.query_one("#history-table", DataTable)
+        table = self.query_one("#history-table", Table)
         table.border_title = "History"
-        table.add_column("Commit", key="sha", width=10)
-        table.add_column("Date", key="date", width=10)
-        table.add_column("Action", key="action", width=10)
-        table.add_column("Subject", key="subject")
+        table.add_fixed("Commit", "sha", 10)
+        table.add_fixed("Date", "date", 10)
+        table.add_fixed("Action", "action", 9)
+        table.add_fixed("Undone", "undone", 6)
+        table.add_flex("Subject")
         self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
@@ -45,31 +53,98 @@ class HistoryScreen(PalaceScreen):
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def load(self, root: Path) -> None:
         try:
-            entries = core.history(root)
+            entries = services.history(root)
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
             entries = []
         self.app.call_from_thread(self._show, entries)
 
     def _show(self, entries: list[Any]) -> None:
-        table = self.query_one("#history-table", DataTable)
+        table = self.query_one("#history-table", Table)
         table.loading = False
+        row = max(table.cursor_row, 0)
         table.clear()
+        self.entries = entries
+        self.undone_by = {e.undoes: e.sha for e in entries if e.undoes}
         for entry in entries:
+            undone = self.undone_by.get(entry.sha)
             table.add_row(
                 Text(entry.sha[:10], style="yellow"),
                 plain(str(entry.date)[:10]),
                 plain(entry.action, "bold"),
+                Text("undone", style="dim italic") if undone else Text(""),
                 plain(entry.subject),
                 key=entry.sha,
             )
+        table.border_title = f"History ({len(entries)})"
+        if entries:
+            table.move_cursor(row=min(row, len(entries) - 1), animate=False)
+        self._detail()
         self.focus_main()
 
+    def selected(self) -> Any | None:
+        table = self.query_one("#history-table", Table)
+        if not self.entries or not 0 <= table.cursor_row < len(self.entries):
+            return None
+        return self.entries[table.cursor_row]
+
+    @on(DataTable.RowHighlighted, "#history-table")
+    def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._detail()
+
+    @on(DataTable.RowSelected, "#history-table")
+    def _opened(self, _event: DataTable.RowSelected) -> None:
+        entry = self.selected()
+        palace = self.palace
+        if entry is not None and palace is not None:
+            note = next((n for n in entry.notes if n in palace.by_rel), None)
+            if note is not None:
+                self.curator.open_note(note)
+
+    @work(thread=True, exclusive=True, group="history-detail", exit_on_error=False)
+    def _files(self, sha: str) -> None:
+        files = services.changed_files(self.curator.root, sha)
+        self.app.call_from_thread(self._detail, sha, files)
+
+    def _detail(self, sha: str | None = None, files: list[str] | None = None) -> None:
+        detail = self.query_one("#history-detail", Static)
+        entry = self.selected()
+        if entry is None:
+            empty = "No curator actions yet: promote or reject a draft in the Inbox (1)."
+            detail.update(Text(empty if self.entries == [] else "", style="dim"))
+            return
+        if files is None:
+            self._files(entry.sha)
+        elif sha != entry.sha:
+            return
+        out = plain(entry.subject, "bold")
+        out.append("\n")
+        out.append_text(plain(f"{entry.sha[:10]} by {entry.author}", "dim"))
+        undone = self.undone_by.get(entry.sha)
+        if undone:
+            out.append_text(plain(f"  · undone by {undone[:10]}", "yellow"))
+        if entry.undoes:
+            out.append_text(plain(f"  · undoes {entry.undoes[:10]}", "cyan"))
+        out.append("\n")
+        if entry.reason:
+            out.append_text(plain("reason: " + entry.reason, limit=300))
+            out.append("\n")
+        shown = files or []
+        out.append_text(plain("files: " + (", ".join(shown) if shown else "…"), "dim", limit=400))
+        detail.update(out)
+
     def action_undo(self) -> None:
-        table = self.query_one("#history-table", DataTable)
-        if table.row_count == 0:
+        entry = self.selected()
+        if entry is None:
             self.notify("No action to undo", severity="warning", markup=False)
             return
-        sha = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        root = self.curator.root
-        self.curator.run_plan(lambda _palace: core.plan_undo(root, sha))
+        undone = self.undone_by.get(entry.sha)
+        if undone:
+            self.notify(
+                f"{entry.sha[:10]} was already undone by {undone[:10]}",
+                severity="warning",
+                markup=False,
+            )
+            return
+        sha = entry.sha
+        self.curator.run_plan(lambda palace: services.plan_undo(palace, sha))

@@ -1,9 +1,13 @@
-"""Inbox: drafts newest first; the selected draft beside its duplicate candidates and a diff."""
+"""Inbox: drafts newest first; the selected draft beside its duplicate candidates and a diff.
+
+The list keeps its order while the reviewer works: drafts captured meanwhile are counted as
+"N new" and listed when the reviewer reloads (ctrl+r), so no row moves under the cursor. After
+an action the cursor stays on the same row, which is then the next draft. Marked drafts (space,
+shift+arrows, * for all like this) are rejected, promoted or tagged in one plan and one commit.
+"""
 
 from __future__ import annotations
 
-import re
-from datetime import date
 from typing import Any
 
 from rich.text import Text
@@ -16,78 +20,81 @@ from textual.widgets.option_list import Option
 
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.model.text import has_escapes
-from curator.ui import lookup
+from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
-from curator.ui.widgets.candidate_diff import CandidateDiff
-from curator.ui.widgets.dialogs import AskDialog, EditDialog
-from curator.ui.widgets.footer import KeyFooter
+from curator.ui.screens.drafts import (
+    SOURCE_WIDTH,
+    draft_age,
+    draft_source,
+    newest_first,
+    short_source,
+    warnings,
+)
+from curator.ui.widgets.candidate_diff import CandidateDiff, without_banner
+from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
 from curator.ui.widgets.promote_form import PromoteForm
-from curator.writer.secrets import scan
+from curator.ui.widgets.table import Table, mark_cell
 
-_MARKUPISH = re.compile(r"\[\s*(?:/|@|[A-Za-z#])[^\]\n]*\]")
-
-
-def draft_age(note: Note, today: date) -> str:
-    try:
-        created = date.fromisoformat(note.created[:10])
-    except ValueError:
-        return "?"
-    days = (today - created).days
-    return "today" if days <= 0 else f"{days}d"
-
-
-def draft_source(note: Note) -> str:
-    source = note.header.get("source")
-    if isinstance(source, dict):
-        for key in ("session", "run", "file"):
-            if source.get(key):
-                return str(source[key])
-        return ""
-    return str(source or "")
-
-
-def newest_first(drafts: list[Note]) -> list[Note]:
-    return sorted(drafts, key=lambda n: (n.created, n.rel), reverse=True)
-
-
-def warnings(note: Note) -> Text:
-    out = Text()
-    for finding in note.problems:
-        out.append_text(plain(f"! {finding.message}", "yellow"))
-        out.append("\n")
-    for hit in scan(note.text):
-        out.append_text(
-            plain(f"! possible secret: {hit.kind} on line {hit.line} ({hit.preview})", "bold red")
-        )
-        out.append("\n")
-    if has_escapes(note.text):
-        out.append("! terminal escapes or control characters removed for display\n", "red")
-    if _MARKUPISH.search(note.text):
-        out.append("! contains markup-like text (shown literally, never run)\n", "yellow")
-    return out
+NARROW = 100  # columns: below this the detail goes under the list
 
 
 class InboxScreen(PalaceScreen):
+    MODE = "inbox"
     MAIN = "#inbox-drafts"
     BINDINGS = [
         Binding("p", "promote", "Promote", id="inbox.promote", tooltip="Promote into the palace"),
         Binding("x", "reject", "Reject", id="inbox.reject", tooltip="Reject with a reason"),
         Binding("e", "edit", "Edit", id="inbox.edit", tooltip="Edit the draft's text"),
+        Binding(
+            "enter",
+            "edit",
+            "Open",
+            id="inbox.open",
+            show=False,
+            priority=True,
+            tooltip="Open the draft in the editor",
+        ),
         Binding("m", "merge", "Merge", id="inbox.merge", tooltip="Merge into the candidate"),
         Binding(
             "s",
             "supersede",
             "Supersede",
             id="inbox.supersede",
-            tooltip="Replace the candidate note with this draft",
+            tooltip="Promote this draft as the note that replaces the candidate",
+        ),
+        Binding("g", "tag", "Tag", id="inbox.tag", show=False, tooltip="Add a tag to the draft(s)"),
+        Binding("space", "mark", "Mark", id="inbox.mark", tooltip="Mark for a bulk action"),
+        Binding(
+            "shift+down",
+            "mark_move(1)",
+            "Mark ↓",
+            id="inbox.mark_down",
+            show=False,
+            tooltip="Mark this draft and the next",
+        ),
+        Binding(
+            "shift+up",
+            "mark_move(-1)",
+            "Mark ↑",
+            id="inbox.mark_up",
+            show=False,
+            tooltip="Mark this draft and the one above",
+        ),
+        Binding(
+            "asterisk",
+            "mark_like",
+            "All like this",
+            id="inbox.mark_like",
+            show=False,
+            tooltip="Mark every draft from the same source",
         ),
         Binding(
             "right_square_bracket",
             "candidate(1)",
             "Next cand.",
             id="inbox.next_candidate",
+            show=False,
             tooltip="Diff against the next candidate",
         ),
         Binding(
@@ -95,6 +102,7 @@ class InboxScreen(PalaceScreen):
             "candidate(-1)",
             "Prev cand.",
             id="inbox.prev_candidate",
+            show=False,
             tooltip="Diff against the previous candidate",
         ),
     ]
@@ -102,55 +110,85 @@ class InboxScreen(PalaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self.drafts: list[Note] = []
-        self.candidates: list[lookup.Found] = []
+        self.listed: list[str] | None = None  # the rels shown, in their order
+        self.new_count = 0
+        self._show_all = False
+        self.marked: set[str] = set()
+        self.candidates: list[services.Found] = []
         self.candidate_index = 0
         self.selected: str | None = None
+        self.searched = False  # the candidates of the selected draft have been looked up
 
-    def compose(self) -> ComposeResult:
+    def body(self) -> ComposeResult:
         with Horizontal(id="inbox-main"):
-            table: DataTable[Any] = DataTable(id="inbox-drafts", cursor_type="row")
+            table = Table(flex="name", id="inbox-drafts")
             table.loading = True
             yield table
             with Vertical(id="inbox-detail"):
                 yield Static(Text(), id="inbox-warnings")
-                yield OptionList(id="inbox-candidates")
+                candidates = OptionList(id="inbox-candidates")
+                yield candidates
                 yield CandidateDiff(id="inbox-diff")
-        yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "Inbox"
-        table = self.query_one("#inbox-drafts", DataTable)
-        table.add_column("Age", key="age", width=5)
-        table.add_column("Source", key="source", width=12)
-        table.add_column("Draft", key="name")
+        table = self.query_one("#inbox-drafts", Table)
+        table.add_fixed(" ", "mark", 1)
+        table.add_fixed("Age", "age", 5)
+        table.add_fixed("Source", "source", SOURCE_WIDTH)
+        table.add_flex("Draft")
         table.border_title = "Inbox"
         self.query_one("#inbox-candidates", OptionList).border_title = "Duplicate candidates"
         self.sync()
 
+    def on_resize(self, event: Any) -> None:
+        self.set_class(event.size.width < NARROW, "narrow")
+
+    def refresh_requested(self) -> None:
+        self._show_all = True
+
     # -- drawing -------------------------------------------------------------------------------
     def palace_changed(self, palace: Palace) -> None:
-        table = self.query_one("#inbox-drafts", DataTable)
+        table = self.query_one("#inbox-drafts", Table)
         table.loading = False
-        keep = self.selected
-        self.drafts = newest_first(list(palace.drafts))
+        row = max(table.cursor_row, 0)
+        by_rel = {d.rel: d for d in palace.drafts}
+        ordered = newest_first(list(palace.drafts))
+        if self.listed is None or self._show_all:
+            self.drafts = ordered
+        else:
+            self.drafts = [by_rel[rel] for rel in self.listed if rel in by_rel]
+        self._show_all = False
+        self.listed = [d.rel for d in self.drafts]
+        self.new_count = len(by_rel) - len(self.drafts)
+        self.marked &= set(self.listed)
         table.clear()
         today = self.curator.today
         for note in self.drafts:
             table.add_row(
+                mark_cell(note.rel in self.marked),
                 Text(draft_age(note, today)),
-                plain(draft_source(note), "dim", limit=12),
+                plain(short_source(draft_source(note)), "dim"),
                 plain(note.name or note.rel),
                 key=note.rel,
             )
-        table.border_title = f"Inbox ({len(self.drafts)})"
-        rels = [n.rel for n in self.drafts]
-        if keep in rels:
-            table.move_cursor(row=rels.index(keep), animate=False)
-        self.show_draft(self.current())
+        self._title()
+        if self.selected in self.listed:
+            row = self.listed.index(self.selected)
+        if self.drafts:  # the same draft, or the one that took its row (the next one)
+            table.move_cursor(row=min(row, len(self.drafts) - 1), animate=False)
+        self.show_draft(self.current(), reload=True)
+
+    def _title(self) -> None:
+        title = f"Inbox ({len(self.drafts)})"
+        if self.marked:
+            title += f" · {len(self.marked)} marked"
+        if self.new_count:
+            title += f" · {self.new_count} new: ctrl+r"
+        self.query_one("#inbox-drafts", Table).border_title = title
 
     def current(self) -> Note | None:
-        table = self.query_one("#inbox-drafts", DataTable)
-        if not self.drafts or table.cursor_row < 0 or table.cursor_row >= len(self.drafts):
+        table = self.query_one("#inbox-drafts", Table)
+        if not self.drafts or not 0 <= table.cursor_row < len(self.drafts):
             return None
         return self.drafts[table.cursor_row]
 
@@ -158,15 +196,21 @@ class InboxScreen(PalaceScreen):
     def _row(self, _event: DataTable.RowHighlighted) -> None:
         self.show_draft(self.current())
 
-    def show_draft(self, draft: Note | None) -> None:
-        if draft is not None and draft.rel == self.selected and self.candidates:
-            self._show_candidate()
+    def show_draft(self, draft: Note | None, *, reload: bool = False) -> None:
+        """Show the draft's warnings (from its current text) and its candidates."""
+        shown = warnings(draft) if draft else Text()
+        box = self.query_one("#inbox-warnings", Static)
+        box.update(shown)
+        box.display = bool(shown.plain)
+        if draft is not None and draft.rel == self.selected and not reload:
             return
+        same = draft is not None and draft.rel == self.selected
         self.selected = draft.rel if draft else None
-        self.candidates = []
-        self.candidate_index = 0
-        self.query_one("#inbox-warnings", Static).update(warnings(draft) if draft else Text())
-        self.query_one("#inbox-candidates", OptionList).clear_options()
+        if not same:
+            self.candidates = []
+            self.candidate_index = 0
+            self.searched = False
+            self.query_one("#inbox-candidates", OptionList).clear_options()
         self._show_candidate()
         if draft is not None and self.palace is not None:
             self.find_candidates(draft)
@@ -176,35 +220,44 @@ class InboxScreen(PalaceScreen):
         palace = self.palace  # not an argument (see CuratorApp._index_job)
         if palace is None:
             return
-        found = lookup.dupes(palace, draft)
+        found = services.dupes(palace, draft)
         self.app.call_from_thread(self._got_candidates, draft.rel, found)
 
-    def _got_candidates(self, rel: str, found: list[lookup.Found]) -> None:
+    def _got_candidates(self, rel: str, found: list[services.Found]) -> None:
         if rel != self.selected:
             return
+        keep = self.chosen()
         self.candidates = found
-        self.candidate_index = 0
+        self.searched = True
+        paths = [c.path for c in found]
+        self.candidate_index = paths.index(keep.path) if keep and keep.path in paths else 0
         options = self.query_one("#inbox-candidates", OptionList)
         options.clear_options()
         for c in found:
             prompt = Text(f"{c.score:.2f} ", style="cyan").append_text(plain(c.name))
             options.add_option(Option(prompt, id=c.path))
-        if found:
-            options.highlighted = 0
+        if not found:
+            options.add_option(Option(Text("no similar note", style="dim"), disabled=True))
+        else:
+            options.highlighted = self.candidate_index
         self._show_candidate()
 
     def _show_candidate(self) -> None:
         draft = self.find(self.selected)
         diff = self.query_one(CandidateDiff)
         if draft is None:
-            diff.show("", None)
+            empty = "Inbox zero: no drafts to review." if not self.drafts else ""
+            diff.show("", None, empty=empty)
             return
         candidate = self.chosen()
         note = self.find(candidate.path) if candidate else None
         title = plain(f"candidate: {note.name}", "bold") if note else None
-        diff.show(draft.body, note.body if note else None, title)
+        empty = "(no candidate)" if self.searched else "indexing…"
+        if not self.searched and self.curator.search_session.ready:
+            empty = "looking for candidates…"
+        diff.show(draft.body, note.body if note else None, title, empty=empty)
 
-    def chosen(self) -> lookup.Found | None:
+    def chosen(self) -> services.Found | None:
         if not self.candidates:
             return None
         return self.candidates[self.candidate_index % len(self.candidates)]
@@ -220,79 +273,179 @@ class InboxScreen(PalaceScreen):
             index = (self.candidate_index + step) % len(self.candidates)
             self.query_one("#inbox-candidates", OptionList).highlighted = index
 
+    # -- marks ---------------------------------------------------------------------------------
+    def _set_mark(self, rel: str, on: bool) -> None:
+        if on:
+            self.marked.add(rel)
+        else:
+            self.marked.discard(rel)
+        self.query_one("#inbox-drafts", Table).update_cell(rel, "mark", mark_cell(on))
+        self._title()
+
+    def action_mark(self) -> None:
+        draft = self.current()
+        if draft is not None:
+            self._set_mark(draft.rel, draft.rel not in self.marked)
+            self.query_one("#inbox-drafts", Table).action_cursor_down()
+
+    def action_mark_move(self, step: int) -> None:
+        table = self.query_one("#inbox-drafts", Table)
+        draft = self.current()
+        if draft is None:
+            return
+        self._set_mark(draft.rel, True)
+        if step > 0:
+            table.action_cursor_down()
+        else:
+            table.action_cursor_up()
+        after = self.current()
+        if after is not None:
+            self._set_mark(after.rel, True)
+
+    def action_mark_like(self) -> None:
+        """Mark every draft from the same source as this one (same type when it has none)."""
+        draft = self.current()
+        if draft is None:
+            return
+        source = draft_source(draft)
+        for other in self.drafts:
+            same = draft_source(other) == source if source else other.type == draft.type
+            if same:
+                self._set_mark(other.rel, True)
+
+    def _targets(self) -> list[str]:
+        """The marked drafts (in list order), else the selected one."""
+        if self.marked:
+            return [rel for rel in self.listed or [] if rel in self.marked]
+        draft = self._draft()
+        return [draft.rel] if draft else []
+
     # -- actions -------------------------------------------------------------------------------
     def _draft(self) -> Note | None:
         draft = self.current()
         if draft is None:
-            self.notify("No draft selected", severity="warning", markup=False)
+            self.notify("No draft selected: the inbox is empty", severity="warning", markup=False)
         return draft
 
     def action_promote(self) -> None:
-        draft = self._draft()
-        if draft is None or self.palace is None:
+        rels = self._targets()
+        palace = self.palace
+        if not rels or palace is None:
             return
+        if len(rels) > 1:
+            types = [(f"{t.name} — {t.purpose}", t.name) for t in palace.config.types.values()]
+
+            def typed(type_: str | None) -> None:
+                if type_:
+                    build = lambda p, r: services.plan_promote(p, r, type=type_)  # noqa: E731
+                    self._bulk("promote", rels, build)
+
+            self.app.push_screen(ChoiceDialog(f"Promote {len(rels)} drafts as type:", types), typed)
+            return
+        draft = palace.by_rel[rels[0]]
 
         def chosen(fields: dict[str, Any] | None) -> None:
             if fields is not None:
-                self.curator.run_plan(lambda p: _planners().plan_promote(p, draft.rel, **fields))
+                self.curator.run_plan(lambda p: services.plan_promote(p, draft.rel, **fields))
 
-        self.app.push_screen(PromoteForm(self.palace, draft), chosen)
+        self.app.push_screen(PromoteForm(palace, draft, services.promote_problems), chosen)
+
+    def _bulk(self, action: str, rels: list[str], build: Any, reason: str = "") -> None:
+        why = reason or f"Bulk {action} of {len(rels)} drafts in the inbox."
+        self.curator.run_plan(lambda p: services.plan_bulk(p, action, rels, build, why))
 
     def action_reject(self) -> None:
-        draft = self._draft()
-        if draft is None:
+        rels = self._targets()
+        if not rels:
             return
 
         def reason(text: str | None) -> None:
             if text:
-                self.curator.run_plan(lambda p: _planners().plan_reject(p, draft.rel, text))
+                self._bulk("reject", rels, lambda p, r: services.plan_reject(p, r, text), text)
 
-        self.app.push_screen(AskDialog("Reject this draft: why?"), reason)
+        what = "this draft" if len(rels) == 1 else f"{len(rels)} drafts"
+        self.app.push_screen(AskDialog(f"Reject {what}: why?"), reason)
+
+    def action_tag(self) -> None:
+        rels = self._targets()
+        if not rels:
+            return
+
+        def tag(text: str | None) -> None:
+            if text:
+                build = lambda p, r: services.plan_tag(p, r, text)  # noqa: E731
+                self._bulk("edit", rels, build, f"Tagged {text}.")
+
+        what = "this draft" if len(rels) == 1 else f"{len(rels)} drafts"
+        self.app.push_screen(AskDialog(f"Tag {what} with:"), tag)
 
     def action_edit(self) -> None:
         draft = self._draft()
-        if draft is None:
-            return
+        if draft is not None:
+            self.curator.edit_then_plan(draft.rel, draft.text)
 
-        def edited(text: str | None) -> None:
-            if text is not None and text != draft.text:
-                data = text.encode("utf-8")
-                self.curator.run_plan(lambda p: _planners().plan_edit(p, draft.rel, data))
-
-        self.app.push_screen(EditDialog(f"Edit {draft.rel}", draft.text), edited)
-
-    def _candidate_note(self) -> lookup.Found | None:
+    def _candidate_note(self) -> services.Found | None:
         candidate = self.chosen()
         if candidate is None:
             self.notify("No candidate to act on", severity="warning", markup=False)
         return candidate
 
     def action_merge(self) -> None:
+        """Open the merged text for editing (remove what repeats), then plan the merge."""
         draft = self._draft()
         candidate = self._candidate_note() if draft else None
         if draft is None or candidate is None:
             return
+        self._merge(draft.rel, candidate.path)
 
-        self.curator.run_plan(lambda p: _planners().plan_merge_draft(p, draft.rel, candidate.path))
+    @work(group="merge", exit_on_error=False)
+    async def _merge(self, rel: str, into: str) -> None:
+        import asyncio
+
+        palace = self.palace
+        if palace is None:
+            return
+        try:
+            body = await asyncio.to_thread(services.merged_body, palace, rel, into)
+        except Exception as exc:
+            self.curator.error(exc)
+            return
+
+        def build(text: str) -> Any:
+            return lambda p: services.plan_merge_draft(p, rel, into, text)
+
+        self.curator.edit_then_plan(into, without_banner(body), build, lambda _t: [])
 
     def action_supersede(self) -> None:
-        """Promote the draft (through the form) as the note that replaces the candidate."""
+        """Promote the draft (through the form) as the note that replaces the candidate, or a
+        note picked by name when there is no candidate."""
         draft = self._draft()
-        candidate = self._candidate_note() if draft else None
-        if draft is None or candidate is None or self.palace is None:
+        palace = self.palace
+        if draft is None or palace is None:
             return
-        old = candidate.path
+        candidate = self.chosen()
+        if candidate is not None:
+            self._supersede(draft, candidate.path)
+            return
+
+        def picked(rel: str | None) -> None:
+            if rel:
+                self._supersede(draft, rel)
+
+        find = lambda query: services.notes_named(palace, query)  # noqa: E731
+        self.app.push_screen(NotePicker("This draft supersedes which note?", find), picked)
+
+    def _supersede(self, draft: Note, old: str) -> None:
+        palace = self.palace
+        if palace is None:
+            return
+        name = palace.by_rel[old].name if old in palace.by_rel else old
 
         def chosen(fields: dict[str, Any] | None) -> None:
             if fields is not None:
                 self.curator.run_plan(
-                    lambda p: _planners().plan_promote(p, draft.rel, supersedes=old, **fields)
+                    lambda p: services.plan_promote(p, draft.rel, supersedes=old, **fields)
                 )
 
-        self.app.push_screen(PromoteForm(self.palace, draft, supersedes=candidate.name), chosen)
-
-
-def _planners() -> Any:
-    from curator.ui.core import planners
-
-    return planners()
+        form = PromoteForm(palace, draft, services.promote_problems, supersedes=name)
+        self.app.push_screen(form, chosen)

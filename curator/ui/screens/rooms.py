@@ -1,8 +1,7 @@
-"""Rooms: the taxonomy with counts, each room's notes with confidence and badges, one note."""
+"""Rooms: the taxonomy with counts (and Unfiled), each room's notes with confidence and badges,
+one note with its links; edit, review, retire and supersede from here (the Audit keys)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -14,16 +13,21 @@ from textual.widgets.option_list import Option
 
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.ui.safe import badges, bar, plain
-from curator.ui.screens.base import PalaceScreen
-from curator.ui.widgets.footer import KeyFooter
+from curator.ui.safe import badges, plain
+from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
 from curator.ui.widgets.note_view import NoteView
+from curator.ui.widgets.table import Table, mark_cell
 
 SUPERSEDED = "_superseded"
+UNFILED = "_unfiled"
 
 
-class RoomsScreen(PalaceScreen):
+class RoomsScreen(NoteActions):
+    MODE = "rooms"
+    MAIN = "#rooms-notes"
+    TABLE = "#rooms-notes"
     BINDINGS = [
+        *NOTE_BINDINGS,
         # priority: the lists' own Enter would otherwise hide this binding from the footer
         Binding(
             "enter", "open", "Open", id="rooms.open", tooltip="Open the room or note", priority=True
@@ -36,23 +40,34 @@ class RoomsScreen(PalaceScreen):
         self.room: str | None = None
         self.notes: list[Note] = []
         self.history: list[str] = []
+        self.marked: set[str] = set()
 
-    def compose(self) -> ComposeResult:
+    def body(self) -> ComposeResult:
         with Horizontal(id="rooms-main"):
             yield OptionList(id="rooms-list")
-            table: DataTable[Any] = DataTable(id="rooms-notes", cursor_type="row")
-            yield table
+            yield Table(flex="name", id="rooms-notes")
             yield NoteView(id="rooms-note", today=self.curator.today)
-        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#rooms-list").border_title = "Rooms"
-        table = self.query_one("#rooms-notes", DataTable)
+        table = self.query_one("#rooms-notes", Table)
         table.border_title = "Notes"
-        table.add_column("Confidence", key="conf", width=13)
-        table.add_column("Note", key="name")
-        table.add_column("Flags", key="flags")
+        table.add_fixed(" ", "mark", 1)
+        table.add_fixed("Conf.", "conf", 4)
+        table.add_fixed("Flags", "flags", 9)
+        table.add_flex("Note")
         self.sync()
+
+    def selected(self) -> Note | None:
+        table = self.query_one("#rooms-notes", Table)
+        if not self.notes or not 0 <= table.cursor_row < len(self.notes):
+            return None
+        return self.notes[table.cursor_row]
+
+    def unfiled(self, palace: Palace) -> list[Note]:
+        """Current notes in no room (no type, or a type palace.toml does not list)."""
+        filed = {n.rel for room in palace.rooms() for n in room.notes}
+        return [n for n in palace.notes if not n.superseded and n.rel not in filed]
 
     def palace_changed(self, palace: Palace) -> None:
         rooms = self.query_one("#rooms-list", OptionList)
@@ -62,12 +77,19 @@ class RoomsScreen(PalaceScreen):
             label = plain(f"{room.spec.room or room.spec.name}", "bold")
             label.append(f"  {len(room.notes)}", style="cyan")
             rooms.add_option(Option(label, id=room.spec.name))
+        unfiled = self.unfiled(palace)
+        ids = [r.spec.name for r in palace.rooms()]
+        if unfiled:
+            rooms.add_option(
+                Option(Text("Unfiled", style="italic").append(f"  {len(unfiled)}"), id=UNFILED)
+            )
+            ids.append(UNFILED)
         superseded = palace.superseded_notes()
         rooms.add_option(
             Option(Text("Superseded", style="dim").append(f"  {len(superseded)}"), id=SUPERSEDED)
         )
-        ids = [SUPERSEDED, *(r.spec.name for r in palace.rooms())]
-        self.show_room(keep if keep in ids else ids[1] if len(ids) > 1 else SUPERSEDED)
+        ids.append(SUPERSEDED)
+        self.show_room(keep if keep in ids else ids[0])
         view = self.query_one(NoteView)
         if view.note is not None:
             view.show(palace, palace.by_rel.get(view.note.rel))
@@ -83,18 +105,27 @@ class RoomsScreen(PalaceScreen):
             rooms.highlighted = index
         if name == SUPERSEDED:
             self.notes = palace.superseded_notes()
+        elif name == UNFILED:
+            self.notes = self.unfiled(palace)
         else:
             self.notes = next((r.notes for r in palace.rooms() if r.spec.name == name), [])
-        table = self.query_one("#rooms-notes", DataTable)
+        table = self.query_one("#rooms-notes", Table)
+        row = max(table.cursor_row, 0)
         table.clear()
         today = self.curator.today
+        self.marked &= {n.rel for n in self.notes}
         for note in self.notes:
             table.add_row(
-                bar(palace.confidence(note), 6),
-                plain(note.name or note.rel),
+                mark_cell(note.rel in self.marked),
+                Text(f"{palace.confidence(note):.2f}", style="cyan"),
                 badges(palace.flags(note, today)),
+                plain(note.name or note.rel),
                 key=note.rel,
             )
+        room = "Unfiled" if name == UNFILED else "Superseded" if name == SUPERSEDED else name
+        table.border_title = plain(f"{room} ({len(self.notes)})")
+        if self.notes:
+            table.move_cursor(row=min(row, len(self.notes) - 1), animate=False)
 
     @on(OptionList.OptionHighlighted, "#rooms-list")
     def _room(self, event: OptionList.OptionHighlighted) -> None:
@@ -133,9 +164,11 @@ class RoomsScreen(PalaceScreen):
             self.notify(f"No such note: {rel}", severity="warning", markup=False)
             return
         room = SUPERSEDED if note.superseded else note.type
+        if not note.superseded and note in self.unfiled(palace):
+            room = UNFILED
         if room != self.room:
             self.show_room(room)
-        table = self.query_one("#rooms-notes", DataTable)
+        table = self.query_one("#rooms-notes", Table)
         rels = [n.rel for n in self.notes]
         if rel in rels:
             table.move_cursor(row=rels.index(rel), animate=False)

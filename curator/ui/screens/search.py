@@ -20,10 +20,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from curator.model.palace import Palace
-from curator.ui import lookup
+from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
-from curator.ui.widgets.footer import KeyFooter
 
 
 def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
@@ -51,7 +50,15 @@ class ResultsList(OptionList):
 
 
 class SearchScreen(PalaceScreen):
+    MODE = "search"
     BINDINGS = [
+        Binding(
+            "escape",
+            "leave_query",
+            "Leave query",
+            id="search.leave",
+            tooltip="Leave the query field (number keys then switch screens)",
+        ),
         Binding("ctrl+f", "focus_query", "Query", id="search.focus", tooltip="Type a query"),
         Binding(
             "ctrl+t", "focus_filters", "Filters", id="search.filters", tooltip="Go to the filters"
@@ -68,12 +75,12 @@ class SearchScreen(PalaceScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.results: list[lookup.Found] = []
+        self.results: list[services.Found] = []
         self.shown: tuple[str, dict[str, Any]] | None = None  # the query the results are for
         self._timer: Timer | None = None
         self._query_lock = threading.Lock()
 
-    def compose(self) -> ComposeResult:
+    def body(self) -> ComposeResult:
         yield Input(placeholder="search notes…", id="search-query")
         with Horizontal(id="search-filters"):
             yield Select([], prompt="type", id="search-type")
@@ -86,7 +93,6 @@ class SearchScreen(PalaceScreen):
             yield Checkbox("stale", id="search-stale")
             yield Input(placeholder="min conf", id="search-confidence", restrict=r"[0-9.]*")
         yield ResultsList(id="search-results")
-        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#search-results").border_title = "Results"
@@ -156,7 +162,7 @@ class SearchScreen(PalaceScreen):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, query, filters, found)
 
-    def _show(self, query: str, filters: dict[str, Any], found: list[lookup.Found]) -> None:
+    def _show(self, query: str, filters: dict[str, Any], found: list[services.Found]) -> None:
         if query != self.query_one("#search-query", Input).value:
             return  # typing went on: a newer query is on its way
         self.shown = (query, filters)
@@ -172,6 +178,12 @@ class SearchScreen(PalaceScreen):
         options.clear_options()
         options.add_options(prompts)
         options.border_title = f"Results ({len(found)})" if query.strip() else "Results"
+        if query.strip() and not found:
+            none = "No results: try fewer words, or clear the filters (ctrl+t)."
+            options.add_option(Option(Text(none, style="dim"), disabled=True))
+        elif not query.strip():
+            hint = "Type to search every note; Down goes to the results, Escape leaves."
+            options.add_option(Option(Text(hint, style="dim"), disabled=True))
 
     @on(Input.Submitted, "#search-query")
     def _submitted(self) -> None:
@@ -185,9 +197,16 @@ class SearchScreen(PalaceScreen):
 
     def action_to_results(self) -> None:
         options = self.query_one("#search-results", OptionList)
-        if self.focused is self.query_one("#search-query") and options.option_count:
+        if self.focused is self.query_one("#search-query") and self.results:
             options.focus()
             options.highlighted = 0
+
+    def action_leave_query(self) -> None:
+        results = self.query_one("#search-results", OptionList)
+        if self.results:
+            results.focus()
+        else:
+            self.set_focus(None)
 
     def action_focus_query(self) -> None:
         self.query_one("#search-query").focus()

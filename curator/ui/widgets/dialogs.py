@@ -1,37 +1,65 @@
-"""Small modal dialogs: ask for a line of text, edit a file's text."""
+"""Small modal dialogs: a line of text, a yes/no question, a whole text to edit, a choice, a
+note picker. Each fits 80×24 (or scrolls), shows its own keys, and shows a problem in place:
+nothing the reviewer typed is ever thrown away by a failed check."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, TextArea
+from textual.widgets import Input, Label, OptionList, Select, Static, TextArea
+from textual.widgets.option_list import Option
 
+from curator.model.note import Note
 from curator.ui.safe import plain
+from curator.ui.widgets.footer import KeyFooter
+
+#: problems with a text, [] when it is fine (runs on the UI thread: keep it quick)
+Check = Callable[[str], list[str]]
+
+
+def problems_text(problems: list[str]) -> Text:
+    out = Text()
+    for problem in problems:
+        out.append_text(plain(f"! {problem}", limit=300))
+        out.append("\n")
+    return out
 
 
 class AskDialog(ModalScreen[str | None]):
-    """One line of text (a reason, a name, a note); Enter accepts, Escape cancels."""
+    """One line of text (a reason, a tag); Enter accepts, Escape cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask.cancel", tooltip="Cancel")]
 
-    def __init__(self, prompt: str, value: str = "", *, required: bool = True) -> None:
+    def __init__(
+        self, prompt: str, value: str = "", *, required: bool = True, check: Check | None = None
+    ) -> None:
         super().__init__()
         self.prompt = prompt
         self.value = value
         self.required = required
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
             yield Label(plain(self.prompt, "bold"))
             yield Input(self.value, id="ask-input", select_on_focus=False)
-            yield Label("", id="ask-error", classes="error")
+            yield Static("", id="ask-error", classes="error")
+            yield Label("Enter: accept · Escape: cancel", classes="hint")
+        yield KeyFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
         value = event.value.strip()
-        if self.required and not value:
-            self.query_one("#ask-error", Label).update("A value is required.")
+        problems = ["a value is required"] if self.required and not value else []
+        if not problems and self.check is not None:
+            problems = self.check(value)
+        if problems:
+            self.query_one("#ask-error", Static).update(problems_text(problems))
             return
         self.dismiss(value)
 
@@ -39,26 +67,174 @@ class AskDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class EditDialog(ModalScreen[str | None]):
-    """Edit a note's whole text; ctrl+s saves (dismisses the new text), Escape cancels."""
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes/no question; y or Enter says yes, n or Escape says no."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="edit.save", tooltip="Plan the edit"),
-        Binding("escape", "cancel", "Cancel", id="edit.cancel", tooltip="Discard"),
+        Binding("y,enter", "answer(True)", "Yes", id="confirm.yes", tooltip="Yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no", tooltip="No"),
     ]
 
-    def __init__(self, title: str, text: str) -> None:
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box", id="confirm-box"):
+            yield Label(plain(self.question, "bold"))
+            yield Label("y: yes · n or Escape: no", classes="hint")
+        yield KeyFooter()
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class EditDialog(ModalScreen[str | None]):
+    """Edit a note's whole text; ctrl+s checks it and saves (dismisses the new text), or keeps
+    the text open with the problems shown; Escape with unsaved changes asks first."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="edit.save", tooltip="Check and plan the edit"),
+        Binding("escape", "cancel", "Cancel", id="edit.cancel", tooltip="Close (asks if changed)"),
+    ]
+
+    def __init__(
+        self, title: str, text: str, *, check: Check | None = None, original: str | None = None
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.text = text
+        self.original = text if original is None else original
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="edit-box"):
             yield Label(plain(self.title_text, "bold"))
+            yield Static("", id="edit-problems", classes="error")
             yield TextArea(self.text, id="edit-area", soft_wrap=True, show_line_numbers=False)
+            yield Label("ctrl+s: save · Escape: close", classes="hint")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        if self.check is not None and self.text != self.original:
+            self._show(self.check(self.text))  # reopened after an outside editor: say why
+
+    def _show(self, problems: list[str]) -> None:
+        box = self.query_one("#edit-problems", Static)
+        box.update(problems_text(problems))
+        box.display = bool(problems)
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        text = self.query_one(TextArea).text
+        problems = self.check(text) if self.check is not None else []
+        if problems:
+            self._show(problems)
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        if self.query_one(TextArea).text == self.original:
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmDialog("Discard your changes?"), answered)
+
+
+class ChoiceDialog(ModalScreen[str | None]):
+    """Choose one value from a list (a type for a bulk promote)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel", tooltip="Choose nothing")]
+
+    def __init__(self, prompt: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.prompt = prompt
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box"):
+            yield Label(plain(self.prompt, "bold"))
+            options = [Option(plain(label), id=value) for label, value in self.choices]
+            yield OptionList(*options, id="choice-list")
+            yield Label("Enter: choose · Escape: cancel", classes="hint")
+        yield KeyFooter()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class NotePicker(ModalScreen[str | None]):
+    """Pick a note by typing part of its name; Enter or Down then Enter picks it."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Pick nothing")]
+
+    def __init__(self, prompt: str, find: Callable[[str], list[Note]]) -> None:
+        super().__init__()
+        self.prompt = prompt
+        self.find = find
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box", id="picker-box"):
+            yield Label(plain(self.prompt, "bold"))
+            yield Input(placeholder="type part of a note's name", id="picker-query")
+            yield OptionList(id="picker-list")
+            yield Label("type to filter · Down: the list · Enter: pick · Escape", classes="hint")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self._fill("")
+
+    def _fill(self, query: str) -> None:
+        found = self.find(query)
+        options = self.query_one("#picker-list", OptionList)
+        options.clear_options()
+        options.add_options(
+            [Option(plain(n.name or n.rel).append(f"  {n.type}", "dim"), id=n.rel) for n in found]
+        )
+        if found:
+            options.highlighted = 0
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._fill(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        options = self.query_one("#picker-list", OptionList)
+        if options.highlighted is not None and options.option_count:
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    def on_key(self, event: object) -> None:
+        key = getattr(event, "key", "")
+        if key == "down" and isinstance(self.focused, Input):
+            self.query_one("#picker-list").focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def select_value(widget: Select[str]) -> str | None:
+    value = widget.value
+    return value if isinstance(value, str) else None
+
+
+__all__ = [
+    "AskDialog",
+    "ChoiceDialog",
+    "ConfirmDialog",
+    "EditDialog",
+    "NotePicker",
+    "problems_text",
+    "select_value",
+]

@@ -23,6 +23,7 @@ from curator.model.text import clean
 from curator.ui.safe import badges, bar, plain
 
 SAFE_SCHEMES = ("http", "https")
+LEGEND = "→ link  ← backlink  ○ chain · Enter opens"
 
 
 class NoteView(VerticalScroll):
@@ -53,7 +54,10 @@ class NoteView(VerticalScroll):
             return
         head.update(self._head(palace, note))
         body.update(clean(note.body))
-        links.add_options(self._link_options(palace, note))
+        options = self._link_options(palace, note)
+        links.add_options(options)
+        links.display = bool(options)
+        links.border_title = LEGEND
         self.scroll_home(animate=False)
 
     def _head(self, palace: Palace, note: Note) -> Text:
@@ -94,6 +98,12 @@ class NoteView(VerticalScroll):
 
     def _link_options(self, palace: Palace, note: Note) -> list[Option]:
         options: list[Option] = []
+        chain = palace.chain(note) if note.kind == "note" else [note]
+        if len(chain) > 1:  # the supersede chain first: is this note still the current one?
+            for step in chain:
+                mark = "● " if step is note else "○ "
+                prompt = Text("chain " + mark).append_text(plain(step.name or step.rel))
+                options.append(Option(prompt, id=f"chain:{step.rel}", disabled=step is note))
         for link in palace.outgoing(note):
             if link.target:
                 target = palace.by_rel[link.target]
@@ -106,12 +116,6 @@ class NoteView(VerticalScroll):
             source = palace.by_rel[link.source]
             prompt = Text("← ").append_text(plain(source.name or source.rel))
             options.append(Option(prompt, id=f"back:{link.source}"))
-        chain = palace.chain(note) if note.kind == "note" else [note]
-        if len(chain) > 1:
-            for step in chain:
-                mark = "● " if step is note else "○ "
-                prompt = Text("chain " + mark).append_text(plain(step.name or step.rel))
-                options.append(Option(prompt, id=f"chain:{step.rel}", disabled=step is note))
         return options
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

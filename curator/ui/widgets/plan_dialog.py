@@ -13,6 +13,7 @@ from textual.widgets import Button, Label, Static
 
 from curator.model.text import clean
 from curator.ui.safe import plain
+from curator.ui.widgets.footer import KeyFooter
 from curator.writer.plan import Plan
 
 _DIFF_STYLES = (
@@ -64,39 +65,62 @@ def diff_text(diff: str, file_lines: int = MAX_FILE_LINES, total: int = MAX_LINE
 
 
 class PlanDialog(ModalScreen[bool]):
-    """Shows a Plan; dismisses True to apply it, False to cancel."""
+    """Shows a Plan; dismisses True to apply it, False to cancel.
+
+    It opens at once, while the plan is still being made (`set_plan` fills it in), so a key
+    typed right after the action's key is not lost: y or Enter pressed early applies the plan
+    as soon as it is shown; n or Escape cancels it."""
 
     BINDINGS = [
         Binding("y,enter", "confirm", "Apply", id="plan.confirm", tooltip="Apply this change"),
         Binding("n,escape", "cancel", "Cancel", id="plan.cancel", tooltip="Change nothing"),
     ]
 
-    def __init__(self, plan: Plan, root: Path) -> None:
+    def __init__(self, plan: Plan | None = None, root: Path | None = None) -> None:
         super().__init__()
         self.plan = plan
         self.root = root
+        self.early = False  # confirmed before the plan was ready
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-box"):
-            yield Label(plain(self.plan.subject, "bold"), id="plan-subject")
-            files = Text()
-            for path in self.plan.paths():
-                files.append("  " + clean(path) + "\n")
-            yield Static(files, id="plan-files")
+            yield Label(Text("Planning…", style="bold"), id="plan-subject")
+            yield Static(Text(), id="plan-files")
             with VerticalScroll(id="plan-diff-scroll"):
-                yield Static(diff_text(self.plan.diff(self.root)), id="plan-diff")
+                yield Static(Text(), id="plan-diff")
             with Horizontal(id="plan-buttons"):
                 yield Button("Apply (y)", variant="primary", id="plan-apply")
                 yield Button("Cancel (n)", id="plan-cancel")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#plan-diff-scroll").focus()
+        if self.plan is not None and self.root is not None:
+            self.set_plan(self.plan, diff_text(self.plan.diff(self.root)))
+
+    def set_plan(self, plan: Plan, diff: Text) -> None:
+        """Show the plan (its diff already rendered, off the event loop)."""
+        self.plan = plan
+        self.query_one("#plan-subject", Label).update(plain(plan.subject, "bold"))
+        files = Text()
+        for path in plan.paths():
+            files.append("  " + clean(path) + "\n")
+        self.query_one("#plan-files", Static).update(files)
+        self.query_one("#plan-diff", Static).update(diff)
+        if self.early:
+            self.dismiss(True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "plan-apply")
+        if event.button.id == "plan-apply":
+            self.action_confirm()
+        else:
+            self.action_cancel()
 
     def action_confirm(self) -> None:
-        self.dismiss(True)
+        if self.plan is None:
+            self.early = True
+        else:
+            self.dismiss(True)
 
     def action_cancel(self) -> None:
         self.dismiss(False)

@@ -1,0 +1,73 @@
+"""What the inbox shows about a draft: its age, its source (abbreviated), its warnings.
+
+Warnings are computed from the draft's current text each time it is shown, so a fixed draft
+loses them; a `[[wikilink]]` is a link, not markup."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from rich.text import Text
+
+from curator.model.note import Note
+from curator.model.text import has_escapes
+from curator.ui import services
+from curator.ui.safe import plain
+
+_WIKILINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
+_MARKUPISH = re.compile(r"\[\s*(?:/|@|[A-Za-z#])[^\]\n]*\]")
+SOURCE_WIDTH = 8
+
+
+def draft_age(note: Note, today: date) -> str:
+    try:
+        created = date.fromisoformat(note.created[:10])
+    except ValueError:
+        return "?"
+    days = (today - created).days
+    return "today" if days <= 0 else f"{days}d"
+
+
+def draft_source(note: Note) -> str:
+    source = note.header.get("source")
+    if isinstance(source, dict):
+        for key in ("session", "run", "file"):
+            if source.get(key):
+                return str(source[key])
+        return ""
+    return str(source or "")
+
+
+def short_source(source: str, width: int = SOURCE_WIDTH) -> str:
+    """The source cut to `width` cells, keeping its distinctive end ("sess-2026-11-28-a" ->
+    "…11-28-a"): the draft's name gets the width."""
+    if len(source) <= width:
+        return source
+    return "…" + source[-(width - 1) :]
+
+
+def newest_first(drafts: list[Note]) -> list[Note]:
+    return sorted(drafts, key=lambda n: (n.created, n.rel), reverse=True)
+
+
+def markup_like(text: str) -> bool:
+    return _MARKUPISH.search(_WIKILINK.sub("", text)) is not None
+
+
+def warnings(note: Note) -> Text:
+    out = Text()
+    for finding in note.problems:
+        out.append_text(plain(f"! {finding.message}", "yellow"))
+        out.append("\n")
+    for hit in services.secrets_in(note.text):
+        out.append_text(
+            plain(f"! possible secret: {hit.kind} on line {hit.line} ({hit.preview})", "bold red")
+        )
+        out.append("\n")
+    if has_escapes(note.text):
+        out.append("! terminal escapes or control characters removed for display\n", "red")
+    if markup_like(note.text):
+        out.append("! contains markup-like text (shown literally, never run)\n", "yellow")
+    out.rstrip()
+    return out
