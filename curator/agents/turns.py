@@ -54,6 +54,7 @@ def _path(root: Path, session: str) -> Path:
 
 def mark(root: Path, session: str, project: Path, started: float) -> None:
     """Record the start of a turn (never raises: a hook must not fail for it)."""
+    from curator.fsutil import atomic_write
     from curator.model.discovery import ensure_state_dir
 
     with contextlib.suppress(OSError):
@@ -61,9 +62,7 @@ def mark(root: Path, session: str, project: Path, started: float) -> None:
         path = _path(root, session)
         path.parent.mkdir(exist_ok=True)
         state = {"started": started, "state": project_state(project)}
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(state), encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(state).encode("utf-8"), sync=False)
 
 
 def read(root: Path, session: str) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from curator.cli.common import Subcommands, err, out, print_json
 from curator.errors import CuratorError
+from curator.fsutil import split_bom
 from curator.model.note import MAX_BYTES
 
 STDIN_TIMEOUT = 10.0  # seconds to wait for the body on a pipe before giving up
@@ -106,8 +107,7 @@ def read_body(stream: IO[Any] | None, *, timeout: float = STDIN_TIMEOUT) -> str:
     data = _read_fd(fd, timeout) if fd is not None else _read_stream(stream, timeout)
     if len(data) > MAX_BYTES:
         raise StdinError("the body on stdin is over the 1 MiB limit")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = split_bom(data)[1]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
