@@ -176,6 +176,23 @@ def test_capture_writes_a_draft_and_no_note(client: McpClient, root: Path) -> No
     assert answer["path"] in {s["path"] for s in again["similar"]}
 
 
+def test_a_draft_never_names_a_hidden_similar_note(client: McpClient, root: Path) -> None:
+    answer = client.json(
+        "capture",
+        name="Zebracorn secret again",
+        description="About zebracorn secret.",
+        type="project",
+        body="The zebracorn webhook signing key rotates.\n",
+    )
+    on_disk = (root / answer["path"]).read_text()
+    assert SECRET in on_disk  # the capture recorded it for the reviewer
+    shown = client.json("read_note", ref=answer["path"])["text"]
+    assert SECRET not in shown and "Zebracorn secret\n" not in shown
+    assert SECRET not in json.dumps(answer) and SECRET not in client.read_resource(
+        f"curator://notes/{answer['path']}"
+    )
+
+
 def test_capture_refusals_are_messages(client: McpClient, root: Path) -> None:
     drafts_before = set((root / "inbox").iterdir())
     base = {"name": "Bad one", "description": "d", "type": "project", "body": "x"}

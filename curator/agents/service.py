@@ -218,7 +218,7 @@ class Memory:
             ) from None
         if not self.visible(note):
             raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")
-        text = clean(note.text)
+        text = clean(self._shown_text(note))
         cut = len(text) > MAX_NOTE_CHARS
         return {
             "path": note.rel,
@@ -230,6 +230,25 @@ class Memory:
             "text": cap(text, MAX_NOTE_CHARS),
             "truncated": cut,
         }
+
+    def _shown_text(self, note: Any) -> str:
+        """A draft's text without the `similar:` entries naming notes this Memory hides (the
+        capture that wrote it listed every similar note, sensitive or not)."""
+        similar = note.header.get("similar") if note.ok else None
+        if not isinstance(similar, list):
+            return str(note.text)
+        kept = [
+            s for s in similar if isinstance(s, dict) and self._visible_path(str(s.get("path")))
+        ]
+        if len(kept) == len(similar):
+            return str(note.text)
+        from curator.model.note import DELETE, NoteEditError, edit_header
+
+        try:
+            data = edit_header(note, {"similar": kept or DELETE})
+        except NoteEditError:
+            return "[this draft names hidden notes and cannot be shown]"
+        return data.decode("utf-8", "replace")
 
     def list_inbox(self, *, limit: int = 50) -> dict[str, Any]:
         palace = self.palace
@@ -300,7 +319,9 @@ class Memory:
                 raise AgentRefusal(str(exc)) from None
             self._dirty.set()
         data = result.to_json()
-        data["similar"] = [s for s in data["similar"] if self._visible_path(str(s.get("path", "")))]
+        hidden = [s.path for s in result.similar if not self._visible_path(s.path)]
+        data["similar"] = [s for s in data["similar"] if s["path"] not in hidden]
+        data["warnings"] = [w for w in data["warnings"] if not any(h in w for h in hidden)]
         data["note"] = f"Wrote a draft for review. {NOT_RULES}"
         return data
 
