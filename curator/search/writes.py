@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,17 +58,12 @@ class IndexWrites:
     _live: Any
     _lock: threading.RLock
 
-    def _connect(self) -> Any:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by IndexStore
 
-    def _matches_embedder(self, state: IndexState) -> bool:
-        raise NotImplementedError
-
-    def _quarantine(self, reason: str) -> Path | None:
-        raise NotImplementedError
-
-    def _set_live(self, state: IndexState, table: Any) -> None:
-        raise NotImplementedError
+        def _connect(self) -> Any: ...
+        def _matches_embedder(self, state: IndexState) -> bool: ...
+        def _quarantine(self, reason: str) -> Path | None: ...
+        def _set_live(self, state: IndexState, table: Any) -> None: ...
 
     def sync(
         self, docs: Sequence[IndexDoc], commit: str | None, *, allow_empty: bool = False
