@@ -396,3 +396,12 @@ def test_any_stdin_gives_valid_output_and_never_raises(root: Path, stdin: str, n
         else:
             assert out["hookSpecificOutput"]["hookEventName"] == name
             assert len(out["hookSpecificOutput"]["additionalContext"]) <= 10_000
+
+
+def test_turn_records_of_old_sessions_are_swept(root: Path) -> None:
+    turns.mark(root, "old", root, time.time())
+    old = root / turns.TURN_DIR / "old.json"
+    os.utime(old, (time.time() - 30 * 86400,) * 2)
+    turns.mark(root, "new", root, time.time())
+    assert not old.exists() and (root / turns.TURN_DIR / "new.json").exists()
+    assert turns.read(root, "new") is not None and turns.read(root, "old") is None
