@@ -197,6 +197,26 @@ def _secret_field(hits: list[SecretHit]) -> list[dict[str, Any]]:
     return [{"kind": h.kind, "line": h.line} for h in hits[:MAX_HEADER_SECRETS]]
 
 
+_FIXED = ("name", "description", "type", "status", "created", "source", "scope", "tags")
+
+
+def _advice(hits: list[SecretHit], found_similar: list[Similar]) -> list[str]:
+    """What the agent is told besides the path: secrets flagged, a near duplicate."""
+    out: list[str] = []
+    if hits:
+        kinds = ", ".join(sorted({h.kind for h in hits}))
+        out.append(
+            f"possible secrets ({kinds}): the draft is flagged '{SECRET_FIELD}: true'; "
+            "remove them before it is promoted"
+        )
+    if found_similar and found_similar[0].score >= 90:
+        out.append(
+            f"a very similar {found_similar[0].kind} exists: {found_similar[0].path}; "
+            "consider updating it instead"
+        )
+    return out
+
+
 def capture(
     palace_root: Path,
     *,
@@ -236,9 +256,7 @@ def capture(
         "source": source_value,
         "scope": scope,
         "tags": clean_tags or None,
-    }
-    for key, value in (extra or {}).items():
-        header.setdefault(key, value)
+    } | {k: v for k, v in (extra or {}).items() if k not in _FIXED}
     header_hits = scan(new_note_text(header, ""))  # what the agent wrote in the header
     if found_similar:
         header["similar"] = [
@@ -248,17 +266,7 @@ def capture(
     data = text.encode("utf-8", "surrogatepass")
     if len(data) > MAX_BYTES:
         raise CaptureError(f"the draft would be {len(data)} bytes, over the 1 MiB note limit")
-    if hits:
-        kinds = ", ".join(sorted({h.kind for h in hits}))
-        warnings.append(
-            f"possible secrets ({kinds}): the draft is flagged '{SECRET_FIELD}: true'; "
-            "remove them before it is promoted"
-        )
-    if found_similar and found_similar[0].score >= 90:
-        warnings.append(
-            f"a very similar {found_similar[0].kind} exists: {found_similar[0].path}; "
-            "consider updating it instead"
-        )
+    warnings += _advice(hits, found_similar)
     rel = _write_unique(root, f"{stamp:%Y-%m-%d}-{slugify(name)}", data)
     return CaptureResult(rel, found_similar, hits, warnings)
 
