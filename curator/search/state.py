@@ -10,10 +10,8 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 from curator.errors import SearchIndexError
-from curator.fsutil import atomic_write
 
 STATE_FILE = "state.json"
 SCHEMA_VERSION = 1
@@ -77,11 +75,6 @@ class IndexState:
         return cls(table, embedder, dim, commit, count, str(updated or ""), version)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """state.json and its kin, whole or not at all (curator.fsutil, the one file writer)."""
-    atomic_write(path, data)
-
-
 def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -95,5 +88,4 @@ __all__ = [
     "SearchIndexError",
     "SyncStats",
     "now",
-    "write_atomic",
 ]

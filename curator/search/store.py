@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from curator.fsutil import atomic_write
 from curator.search.arrow import by_path, release_arrow_memory
 from curator.search.docs import DOC_COLUMNS
 from curator.search.embed import Embedder
@@ -45,7 +46,6 @@ from curator.search.state import (
     SearchIndexError,
     SyncStats,
     now,
-    write_atomic,
 )
 from curator.search.writes import IndexWrites, MakeDocs
 
@@ -118,7 +118,7 @@ class IndexStore(IndexWrites):
         self.index_dir.mkdir(parents=True, exist_ok=True)
         ignore = self.index_dir / ".gitignore"
         if not ignore.exists():
-            write_atomic(ignore, b"# derived search index: never commit\n*\n")
+            atomic_write(ignore, b"# derived search index: never commit\n*\n")
 
     def _connect(self) -> Any:
         if self._db is None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from curator.fsutil import atomic_write
 from curator.search.arrow import create_fts, release_arrow_memory, to_arrow
 from curator.search.docs import IndexDoc
 from curator.search.embed import Embedder
@@ -33,7 +34,6 @@ from curator.search.state import (
     SearchIndexError,
     SyncStats,
     now,
-    write_atomic,
 )
 
 log = logging.getLogger(__name__)
@@ -277,7 +277,7 @@ class IndexWrites:
 
     def _write_state(self, state: IndexState) -> None:
         raw = json.dumps(asdict(state), indent=2, sort_keys=True).encode("utf-8") + b"\n"
-        write_atomic(self.index_dir / STATE_FILE, raw)
+        atomic_write(self.index_dir / STATE_FILE, raw)
 
 
 def _docs_of(by_path: Mapping[str, IndexDoc]) -> MakeDocs:
