@@ -19,6 +19,7 @@ from typing import Any
 __all__ = ["captured_since", "mark", "project_state", "read"]
 
 TURN_DIR = ".curator/turns"
+KEEP_SECONDS = 7 * 86400
 
 
 def project_state(project: Path) -> str | None:
@@ -63,6 +64,16 @@ def mark(root: Path, session: str, project: Path, started: float) -> None:
         path.parent.mkdir(exist_ok=True)
         state = {"started": started, "state": project_state(project)}
         atomic_write(path, json.dumps(state).encode("utf-8"), sync=False)
+        _sweep(path.parent, started - KEEP_SECONDS)
+
+
+def _sweep(folder: Path, cutoff: float) -> None:
+    """Forget the turns of sessions idle for long (one file per session otherwise piles up)."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(entry.path)
 
 
 def read(root: Path, session: str) -> dict[str, Any] | None:
