@@ -21,9 +21,16 @@ use, so `curator list` can import `curator.search.filters` and the CLI can call
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.search.hooks import register_hooks
+
+if TYPE_CHECKING:  # the real types for the checker; at run time __getattr__ loads them
+    from curator.search.filters import Filter, SearchError, visible, where_visible
+    from curator.search.index import docs_from_palace, open_index, reindex, sync_index
+    from curator.search.query import ask, dupes, pack, search, searcher
+    from curator.search.searcher import Searcher
+    from curator.search.values import Answer, Candidate, DupePair, Hit, Source
 
 _LAZY = {
     "Answer": "values",
