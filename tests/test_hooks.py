@@ -405,3 +405,14 @@ def test_turn_records_of_old_sessions_are_swept(root: Path) -> None:
     turns.mark(root, "new", root, time.time())
     assert not old.exists() and (root / turns.TURN_DIR / "new.json").exists()
     assert turns.read(root, "new") is not None and turns.read(root, "old") is None
+
+
+def test_the_log_keeps_its_last_runs(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hooklog, "MAX_RECORDS", 10)
+    monkeypatch.setattr(hooklog, "_MAX_BYTES", 2000)
+    for i in range(40):
+        hooklog.append(root, {"event": "Stop", "items": i, "outcome": "empty"})
+    records = hooklog.read(root, limit=0)
+    assert 10 <= len(records) < 40 and records[-1]["items"] == 39
+    (root / hooklog.LOG_REL).write_text("not json\n" + json.dumps({"event": "x"}) + "\n[1]\n")
+    assert hooklog.read(root) == [{"event": "x"}]

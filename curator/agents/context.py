@@ -96,7 +96,7 @@ def _lines(text: str) -> int:
 
 def write_pack(path: Path, pack: str, *, cap: int, force: bool = False) -> PackWrite:
     """Write `pack` into the managed section of `path` (see the module docstring)."""
-    from curator.writer.apply import atomic_write
+    from curator.fsutil import atomic_write
 
     path = Path(path)
     try:

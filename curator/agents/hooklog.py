@@ -42,10 +42,10 @@ def append(root: Path, record: dict[str, Any]) -> None:
 
 
 def _trim(path: Path) -> None:
-    from curator.writer.apply import atomic_write
+    from curator.fsutil import atomic_write
 
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-    atomic_write(path, "".join(lines[-MAX_RECORDS:]).encode("utf-8"))
+    atomic_write(path, "".join(lines[-MAX_RECORDS:]).encode("utf-8"), sync=False)
 
 
 def read(root: Path, limit: int = 50) -> list[dict[str, Any]]:

@@ -49,7 +49,7 @@ class Change:
         )
 
     def apply(self) -> None:
-        from curator.writer.apply import atomic_write
+        from curator.fsutil import atomic_write
 
         if self.after is None:
             self.path.unlink(missing_ok=True)
