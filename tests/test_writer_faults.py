@@ -277,3 +277,12 @@ def test_the_loser_of_two_racing_promotes_of_one_draft_gets_one_line(sample_pala
     assert "Traceback" not in loser and len(loser.strip().splitlines()) == 1, loser
     assert STRIPE.split("/")[1].split(".")[0][:10] in loser or "no draft" in loser.lower()
     assert git(sample_palace, "status", "--porcelain").stdout == ""
+
+
+def test_recover_does_not_finish_an_action_into_a_rebase(sample_palace: Path) -> None:
+    run_killed(sample_palace, "committed")  # a journal waits to be cleaned up
+    journal = list((sample_palace / ".curator/journal").glob("*.json"))
+    _start(sample_palace, "rebase")
+    line = one_line_error(curator(sample_palace, "recover"))
+    assert "rebase" in line and "in progress" in line
+    assert list((sample_palace / ".curator/journal").glob("*.json")) == journal

@@ -199,10 +199,10 @@ def apply_plan(
     root = Path(palace_root).absolute()
     with WriterLock(root, lock_timeout):
         repo, head = discover_with_head(root)
+        check_git_state(repo)
         recovered = recover_locked(root, repo)
         if recovered is not None:
             repo, head = discover_with_head(root)
-        check_git_state(repo)
         try:
             sha, paths = _apply_locked(root, repo, head, plan)
         except OSError as exc:

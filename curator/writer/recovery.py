@@ -18,8 +18,14 @@ from typing import Literal
 
 from curator.errors import WriterError
 from curator.fsutil import TMP_PREFIX
-from curator.writer.git import IndexLockError, Repo, discover_with_head
-from curator.writer.gitsteps import commit_only, reset_index, stale_locks
+from curator.writer.git import Repo, discover_with_head
+from curator.writer.gitsteps import (
+    check_branch,
+    check_git_state,
+    commit_only,
+    reset_index,
+    status,
+)
 from curator.writer.journal import JOURNAL_REL, Journal, RecoveryError, hash_of, rollback_files
 from curator.writer.lock import WriterLock
 
@@ -74,10 +80,10 @@ def recover_locked(root: Path, repo: Repo) -> RecoveryReport | None:
     jdir = root / JOURNAL_REL
     journals = sorted(jdir.glob("*.json")) if jdir.is_dir() else []
     reports: list[RecoveryReport] = []
+    if journals:  # finishing an action commits or resets the index: not into a rebase
+        check_git_state(repo)
+        check_branch(repo, status(repo, [])[0])
     for json_path in journals:
-        locks = stale_locks(repo)
-        if locks:
-            raise IndexLockError(*locks)
         reports.append(_recover_one(root, repo, Journal.load(json_path)))
     _sweep(root)
     if not reports:
