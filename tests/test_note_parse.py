@@ -47,7 +47,7 @@ BAD = [
     ("duplicate", (HEAD + "name: Again\n---\nbody\n").encode(), "header.yaml", 5),
     ("alias", b"---\nname: &n A\ndescription: d\ntype: project\nalso: *n\n---\n", "header.yaml", 5),
     ("merge-key", b"---\nbase: &b {x: 1}\nname: A\nm:\n  <<: *b\n---\n", "header.yaml", 5),
-    ("billion-laughs", BILLION_LAUGHS.encode(), "header.yaml", 4),
+    ("billion-laughs", BILLION_LAUGHS.encode(), "header.yaml", 12),  # `description: *i`
     ("not-utf8", (HEAD + "source: caf").encode() + b"\xe9\n---\n", "file.encoding", 5),
     ("empty", b"", "file.empty", 0),
     ("whitespace-only", b"  \n\n", "file.empty", 0),

@@ -55,5 +55,7 @@ def parse_header(text: str) -> tuple[dict[str, Any], dict[str, int]]:
         data = construct(mapping)
     except HeaderError as exc:
         raise _located(exc, text) from None
-    lines = LineIndex(text)
-    return data, {key.value: lines.line(key.start_mark.index) for key, _ in mapping.value}
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:  # libyaml breaks lines there
+        lines = LineIndex(text)
+        return data, {key.value: lines.line(key.start_mark.index) for key, _ in mapping.value}
+    return data, {key.value: key.start_mark.line + 1 for key, _ in mapping.value}

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
 
 _WIKI = re.compile(r"\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
-_MD = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\)")
+# `[` first, then "not an image": a pattern that starts with a literal is searched for fast
+_MD = re.compile(r"\[(?<!!\[)([^\[\]\n]*)\]\(<?([^()\s<>]+)>?(?:\s+\"[^\"\n]*\")?\)")
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _BACKTICKS = re.compile(r"`+")
 _NOT_BREAK = re.compile(r"[^\r\n]")
