@@ -73,6 +73,8 @@ def test_ask_and_pack(root: Path, run_cli: RunCli) -> None:
     code2, second, _ = run_cli("--palace", root, "pack", "webhook handler", "--budget", "500")
     assert code == code2 == 0 and first == second
     assert "> hint, not truth — source: notes/" in first and "inbox/" not in first
+    code, out, _ = run_cli("--palace", root, "pack", "webhook handler", "--budget", "500", "--json")
+    assert code == 0 and json.loads(out)["pack"].rstrip("\n") == first.rstrip("\n")
 
 
 def test_dupes_and_reindex(root: Path, run_cli: RunCli) -> None:

@@ -265,6 +265,9 @@ def cmd_pack(args: argparse.Namespace) -> int:
         from curator.agents.context import pack_into
 
         return pack_into(args, searcher.palace.root, text)
+    if args.json:
+        print_json({"goal": args.goal, "budget": args.budget, "floor": args.floor, "pack": text})
+        return 0
     out(text.rstrip("\n"))
     return 0
 
