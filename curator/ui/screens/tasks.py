@@ -129,7 +129,7 @@ class TasksScreen(PalaceScreen):
             self._show(*self._read(self.curator.root))
         except Exception as exc:
             self.curator.error(exc)
-            self._show([], [], [])
+            self._show([], [])
 
     def palace_changed(self, palace: Palace) -> None:
         self.load(palace.root)
@@ -145,13 +145,13 @@ class TasksScreen(PalaceScreen):
             listed = self._read(root)
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
-            listed = ([], [], [])
+            listed = ([], [])
         self.app.call_from_thread(self._show, *listed)
 
-    def _read(self, root: Path) -> tuple[list[Any], list[tuple[Text, ...]], list[str]]:
+    def _read(self, root: Path) -> tuple[list[Any], list[str]]:
         rows, broken = TaskService(root).rows()
         rows.sort(key=lambda r: (not r.stale, _ORDER.get(r.header.status, 4), r.age or 0))
-        return rows, [self._cells(r) for r in rows], [str(e) for e in broken]
+        return rows, [str(e) for e in broken]
 
     def _cells(self, row: Any) -> tuple[Text, ...]:
         h = row.header
@@ -167,17 +167,15 @@ class TasksScreen(PalaceScreen):
             plain(h.next_action),
         )
 
-    def _show(self, rows: list[Any], cells: list[tuple[Text, ...]], broken: list[str]) -> None:
+    def _show(self, rows: list[Any], broken: list[str]) -> None:
         """Fill the list: the first screenfuls at once, the rest right after they are drawn
         (the table measures every cell it is given before it paints)."""
         table = self.query_one("#tasks-table", DataTable)
         table.clear()
         self._generation += 1
         self.revisions = {r.header.task: r.header.revision for r in rows}
-        self._add_rows(self._generation, rows[:FIRST_ROWS], cells[:FIRST_ROWS])
-        self.call_after_refresh(
-            self._drawn, self._generation, rows[FIRST_ROWS:], cells[FIRST_ROWS:]
-        )
+        self._add_rows(self._generation, rows[:FIRST_ROWS])
+        self.call_after_refresh(self._drawn, self._generation, rows[FIRST_ROWS:])
         for problem in broken[:3]:
             self.notify(problem, severity="warning", markup=False)
         if not rows:
@@ -186,22 +184,20 @@ class TasksScreen(PalaceScreen):
             )
         self.focus_main()
 
-    def _add_rows(
-        self, generation: int, rows: list[Any], cells: list[tuple[Text, ...]], last: bool = False
-    ) -> None:
+    def _add_rows(self, generation: int, rows: list[Any], last: bool = False) -> None:
         if generation != self._generation:
             return  # a newer list replaced this one
         table = self.query_one("#tasks-table", DataTable)
-        for row, row_cells in zip(rows, cells, strict=True):
-            table.add_row(*row_cells, key=row.header.task)
+        for row in rows:
+            table.add_row(*self._cells(row), key=row.header.task)
         if last and self.filled_at is None:
             self.call_after_refresh(self._filled)
 
-    def _drawn(self, generation: int, rows: list[Any], cells: list[tuple[Text, ...]]) -> None:
+    def _drawn(self, generation: int, rows: list[Any]) -> None:
         """The top of the list is on screen: now the rest."""
         if self.drawn_at is None:
             self.drawn_at = time.perf_counter()
-        self._add_rows(generation, rows, cells, last=True)
+        self._add_rows(generation, rows, last=True)
 
     def _filled(self) -> None:
         self.filled_at = time.perf_counter()
