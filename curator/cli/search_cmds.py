@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from curator.cli.common import err, open_palace, out, print_json
 from curator.errors import CuratorError
 from curator.model.text import one_line
-from curator.search.filters import MAX_LIMIT, add_filter_flags, filter_kwargs
+from curator.search.filters import MAX_LIMIT, add_filter_flags, add_sensitive_flag, filter_kwargs
 
 if TYPE_CHECKING:
     from curator.search.query import Searcher
@@ -62,7 +62,7 @@ def register(sub: Any) -> None:
     p.add_argument("question", nargs="?", help="the question")
     p.add_argument("--limit", "-n", type=_limit_arg, default=8, help="number of sources (8)")
     p.add_argument("--queries", metavar="FILE", help="JSONL of questions ('-' for stdin)")
-    _add_sensitive(p)
+    add_sensitive_flag(p)
     p.set_defaults(handler=_loud(cmd_ask))
 
     p = sub.add_parser("pack", help="a markdown memory pack for an agent's context file")
@@ -71,26 +71,18 @@ def register(sub: Any) -> None:
     p.add_argument("--floor", type=float, default=0.7, help="confidence floor (default 0.7)")
     p.add_argument("--into", metavar="FILE", help="write it into FILE's managed section")
     p.add_argument("--force", action="store_true", help="with --into: overwrite hand edits")
-    _add_sensitive(p)
+    add_sensitive_flag(p)
     p.set_defaults(handler=_loud(cmd_pack))
 
     p = sub.add_parser("dupes", help="ranked near-duplicate candidates (never merged)")
     p.add_argument("note", nargs="?", help="path, slug or name of a note or draft")
     p.add_argument("--all", action="store_true", help="the likeliest pairs in the whole palace")
     p.add_argument("--limit", "-n", type=_limit_arg, default=5, help="number of candidates (5)")
-    _add_sensitive(p)
+    add_sensitive_flag(p)
     p.set_defaults(handler=_loud(cmd_dupes))
 
     p = sub.add_parser("reindex", help="rebuild the search index from scratch")
     p.set_defaults(handler=_loud(cmd_reindex))
-
-
-def _add_sensitive(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--include-sensitive",
-        action="store_true",
-        help="also show sensitive notes and notes in sensitive scopes",
-    )
 
 
 # -- shared --------------------------------------------------------------------------------

@@ -324,6 +324,11 @@ def add_filter_flags(parser: argparse.ArgumentParser) -> None:
         "--min-confidence", type=_confidence_arg, metavar="X", help="confidence at least X (0..1)"
     )
     parser.add_argument("--drafts", action="store_true", help="include inbox drafts")
+    add_sensitive_flag(parser)
+
+
+def add_sensitive_flag(parser: argparse.ArgumentParser) -> None:
+    """--include-sensitive, for the commands that take no other filter (ask, pack, dupes)."""
     parser.add_argument(
         "--include-sensitive",
         action="store_true",
@@ -355,6 +360,7 @@ __all__ = [
     "Filter",
     "SearchError",
     "add_filter_flags",
+    "add_sensitive_flag",
     "and_where",
     "check_limit",
     "filter_from_args",
