@@ -416,3 +416,29 @@ def test_the_log_keeps_its_last_runs(root: Path, monkeypatch: pytest.MonkeyPatch
     assert 10 <= len(records) < 40 and records[-1]["items"] == 39
     (root / hooklog.LOG_REL).write_text("not json\n" + json.dumps({"event": "x"}) + "\n[1]\n")
     assert hooklog.read(root) == [{"event": "x"}]
+
+
+def test_a_busy_warm_server_means_a_timeout_not_a_second_index_open(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("CURATOR_HOOK_WARM", "1")
+    monkeypatch.setenv("CURATOR_HOOK_BUDGET", "1")
+    path = warm.socket_path(root)
+    path.parent.mkdir(mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)  # accepts, never answers: a server still opening a big index
+    try:
+        payload = json.dumps({"cwd": str(root), "prompt": "billing worker retries"})
+        text, failure = hooks.run_hook("claude-code", "UserPromptSubmit", payload, str(root))
+    finally:
+        listener.close()
+    assert text == "" and failure is not None and "timed out" in failure
+    record = hooklog.read(root)[-1]
+    assert record["outcome"] == "timeout" and record["via"] == "warm"
+    assert not (root / ".curator" / "index").exists()  # no index opened beside the server

@@ -59,20 +59,27 @@ def enabled() -> bool:
 
 
 def ask(root: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-    """The server's answer, or None when no server answers (the caller does the work)."""
+    """The server's answer; None when no server listens (the caller does the work); {} when
+    one listens but did not answer in time (busy opening the index: the caller must not
+    start the same work beside it)."""
     path = socket_path(root)
     if not path.exists() or not _private(path.parent):
         return None
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
             sock.settimeout(CONNECT_TIMEOUT)
             sock.connect(str(path))
+        except OSError:
+            return None
+        try:
             sock.settimeout(timeout)
             sock.sendall(json.dumps(request).encode() + b"\n")
             with sock.makefile("rb") as reader:
                 line = reader.readline(MAX_LINE)
-    except (OSError, ValueError):
-        return None
+        except TimeoutError:
+            return {}
+        except (OSError, ValueError):
+            return None
     with contextlib.suppress(ValueError):
         value = json.loads(line)
         if isinstance(value, dict):
