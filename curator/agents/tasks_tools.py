@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.tasks import TaskService, default_owner
-from curator.tasks.claims import holder, now_utc, parse_time
+from curator.tasks.claims import age_text, holder, now_utc, parse_time
 from curator.tasks.store import rev_name
 
 RULE = (
@@ -25,13 +25,6 @@ SAVE_HINT = (
     "after each significant change, before you wait or hand over, and before you end or compact."
 )
 MAX_SHOWN = 3
-
-
-def _age(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return f"{int(max(seconds, 0))}s"
 
 
 def context_lines(
@@ -54,7 +47,7 @@ def context_lines(
         path = svc.store.revision_path(header.task, header.revision)
         size = path.stat().st_size
         saved = parse_time(header.saved_at)
-        ago = f", {_age((now - saved).total_seconds())} ago" if saved else ""
+        ago = f", {age_text((now - saved).total_seconds())} ago" if saved else ""
         flag = " (unverified: a hook wrote it)" if header.unverified else ""
         if holder(header, now) is None:
             flag += (

@@ -148,6 +148,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from curator.tasks.claims import age_text
+
     rows, broken = _service(args).rows()
     if not args.all:
         rows = [r for r in rows if r.header.status in ("active", "waiting")]
@@ -159,21 +161,12 @@ def _list(args: argparse.Namespace) -> int:
         flag = " STALE" if r.stale else ""
         flag += " LAPSED" if r.lapsed else ""
         out(
-            f"{h.task:<24} {h.status:<9} {h.owner or '-':<20} {_age(r.age):>5}{flag}  "
+            f"{h.task:<24} {h.status:<9} {h.owner or '-':<20} {age_text(r.age):>5}{flag}  "
             f"{h.next_action}"
         )
     for e in broken:
         out(f"broken: {e}")
     return 0
-
-
-def _age(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return f"{int(max(seconds, 0))}s"
 
 
 def _history(args: argparse.Namespace) -> int:

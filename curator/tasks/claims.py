@@ -73,6 +73,16 @@ def parse_time(text: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def age_text(seconds: float | None) -> str:
+    """A short age for a list: 45s, 12m, 3h, 2d."""
+    if seconds is None:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(max(seconds, 0))}s"
+
+
 def holder(header: Header, now: datetime) -> str | None:
     """Who holds the task now: its owner while the claim has not lapsed."""
     if header.owner is None:

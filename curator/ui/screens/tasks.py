@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Static
 from curator.model.palace import Palace
 from curator.model.text import clean
 from curator.tasks import TaskService, default_owner
+from curator.tasks.claims import age_text
 from curator.ui.safe import BADGE_STYLE, plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
@@ -32,15 +33,6 @@ from curator.ui.widgets.footer import KeyFooter
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
 _ORDER = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
 _STATUS_STYLE = {"active": "green", "waiting": "yellow", "done": "dim", "abandoned": "dim red"}
-
-
-def age_text(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return f"{int(max(seconds, 0))}s"
 
 
 def requests_text(requests: list[Any]) -> Text:
