@@ -101,3 +101,36 @@ def test_init_never_overwrites_a_file_it_did_not_create(tmp_path: Path, run_cli:
     assert code == 0, err
     assert (root / "INDEX.md").read_text(encoding="utf-8") == "# my own index\n"
     assert "INDEX.md" not in git(root, "show", "--name-only", "--format=", "HEAD").stdout
+
+
+def test_undo_in_another_tools_layout_renders_its_index_again(tmp_path: Path) -> None:
+    """Claude Code's MEMORY.md is derived like INDEX.md: an older promote is undone although
+    a later one changed MEMORY.md, and MEMORY.md lists exactly what is left."""
+    import shutil
+
+    from layouthelpers import FIXTURES
+    from palacehelpers import git_init_commit
+
+    from curator.model.layouts.claude_code import parse_index
+    from curator.writer.capture import capture
+
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURES / "claude-code/memory", root)
+    (root / "palace.toml").write_text(
+        '[palace]\nlayout = "claude-code"\n[index]\nembedder = "hash"\n'
+    )
+    (root / ".gitignore").write_text("inbox/\n.curator/\n")
+    git_init_commit(root)
+    listed_before = [e.href for e in parse_index((root / "MEMORY.md").read_text())]
+    shas, rels = [], []
+    for name in ("Deploy day", "Freeze week"):
+        draft = capture(root, type="project", name=name, body="Tuesdays.\n", description=name)
+        palace = Palace.open(root, cache=False)
+        plan = plan_promote(palace, draft.path, confidence=0.8)
+        shas.append(commit(root, plan, palace=palace, sync_index=False).sha)
+        rels.append(plan.notes[0])
+    commit(root, undo(root, shas[0]), sync_index=False)
+    listed = [e.href for e in parse_index((root / "MEMORY.md").read_text())]
+    assert listed == [*listed_before, rels[1]]
+    assert not (root / rels[0]).exists() and (root / rels[1]).exists()
+    assert git(root, "status", "--porcelain").stdout == ""

@@ -11,19 +11,19 @@ actions can be undone: not the commit ``curator init`` made, nor anyone else's.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from curator.model.index_md import index_bytes, render_index
-from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, Palace
+from curator.model.layouts import rules as layout_rules
+from curator.model.palace import INDEX_NAME, Palace
+from curator.writer.actions.common import with_index
 from curator.writer.git import Repo, discover_with_head
 from curator.writer.history import NOT_UNDOABLE, HistoryEntry, UndoError, entry_at, log
 from curator.writer.plan import Change, Delete, Move, Plan, Write, encode_restore
 
-__all__ = ["DERIVED", "NOT_UNDOABLE", "UndoError", "plan_undo", "undo"]
+__all__ = ["NOT_UNDOABLE", "UndoError", "derived", "plan_undo", "undo"]
 
-DERIVED = (INDEX_NAME,)  # files rendered from the others: regenerated, never reverted
 _NULL_SHA = re.compile(r"0{40}|0{64}")
 _SHA_ARG = re.compile(r"[0-9a-fA-F]{4,64}")
 
@@ -129,15 +129,20 @@ def _target(repo: Repo, head: str, sha: str | None) -> HistoryEntry:
     return found
 
 
-def _reverted(
-    repo: Repo, root: Path, entry: HistoryEntry
-) -> tuple[list[Change], dict[str, bytes | None]]:
-    """The undo's changes to the files the commit changed (derived files aside)."""
+def derived(palace: Palace) -> set[str]:
+    """The files rendered from the others (INDEX.md; a layout's own index such as MEMORY.md):
+    an undo renders them again, never reverts them."""
+    out = {INDEX_NAME}
+    if palace.foreign_layout:
+        out.add(layout_rules.index_name(palace.config))
+    return out
+
+
+def _reverted(repo: Repo, root: Path, entry: HistoryEntry, skip: set[str]) -> list[Change]:
+    """The undo's changes to the files the commit changed (the derived ones, `skip`, aside)."""
     short = entry.sha[:10]
     changed = [
-        (rp, old, new)
-        for rp, old, new in _changed(repo, entry)
-        if repo.to_palace(rp) not in DERIVED
+        (rp, old, new) for rp, old, new in _changed(repo, entry) if repo.to_palace(rp) not in skip
     ]
     later = _later_changes(repo, entry.sha, [rp for rp, _, _ in changed])
     if later:
@@ -152,22 +157,17 @@ def _reverted(
         )
     olds = _blobs(repo, [old for _, old, _ in changed if not _NULL_SHA.fullmatch(old)])
     changes: list[Change] = []
-    post: dict[str, bytes | None] = {}
     for rp, old, _new in changed:
         rel = repo.to_palace(rp)
         assert rel is not None
         if _NULL_SHA.fullmatch(old):
             changes.append(Delete.from_disk(root, rel))
-            post[rel] = None
         else:
             changes.append(Write.from_disk(root, rel, olds[old]))
-            post[rel] = olds[old]
-    return changes, post
+    return changes
 
 
-def _moved_back(
-    root: Path, entry: HistoryEntry, changes: list[Change], post: dict[str, bytes | None]
-) -> list[tuple[str, str]]:
+def _moved_back(root: Path, entry: HistoryEntry, changes: list[Change]) -> list[tuple[str, str]]:
     """Drafts the action parked outside git go back; the undo's own trailers for them."""
     short = entry.sha[:10]
     trailers: list[tuple[str, str]] = []
@@ -182,7 +182,6 @@ def _moved_back(
                 f"first"
             )
         changes.append(Move.from_disk(root, dst, src))
-        post[dst], post[src] = None, (root / dst).read_bytes()
         trailers.append(("Curator-Restore", encode_restore(dst, src)))
     for src, kept in entry.previous:
         if not (root / kept).is_file():
@@ -191,22 +190,7 @@ def _moved_back(
                 f"is gone"
             )
         changes.append(Move.from_disk(root, kept, src))
-        post[kept], post[src] = None, (root / kept).read_bytes()
     return trailers
-
-
-def regenerated(
-    palace: Palace, post: Mapping[str, bytes | None], today: date | None
-) -> dict[str, bytes]:
-    """The derived files for the palace once `post` is applied to it."""
-    after = palace.replaced(
-        {
-            rel: data
-            for rel, data in post.items()
-            if rel.startswith((NOTES_DIR + "/", INBOX_DIR + "/"))
-        }
-    )
-    return {INDEX_NAME: render_index(after, index_bytes(palace), today).encode("utf-8")}
 
 
 def undo(
@@ -228,20 +212,16 @@ def undo(
     if head is None:
         raise UndoError("nothing to undo: the repository has no commits yet")
     entry = _target(repo, head, commit)
-    changes, post = _reverted(repo, root, entry)
-    trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes, post)]
     before = palace if palace is not None else Palace.open(root)
-    for rel, data in regenerated(before, post, today).items():
-        current = root / rel
-        if not current.is_file() or current.read_bytes() != data:
-            changes.append(Write.from_disk(root, rel, data))
+    changes = _reverted(repo, root, entry, derived(before))
+    trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes)]
     short = entry.sha[:10]
     return Plan(
         action="undo",
         notes=entry.notes,
         reason=reason or f"Undo of {short} ({entry.action}: {', '.join(entry.notes) or '-'}).",
         summary=entry.subject,
-        changes=tuple(changes),
+        changes=with_index(before, changes, today),  # the one rule for derived files
         trailers=tuple(trailers),
         root=root,
     )
