@@ -283,3 +283,11 @@ def test_revisions_are_never_rewritten(make_palace: MakePalace, ops: list[tuple[
             data = svc.store.read_bytes(SLUG, n)
             assert seen.setdefault(n, data) == data  # never rewritten
             assert parse(data).header.revision == n
+
+
+def test_switching_back_to_tracked_says_what_keeps_tasks_out(make_palace: MakePalace) -> None:
+    root = make_palace({"notes/.keep": ""}, toml="[tasks]\ntracked = false\n")
+    TaskService(root).new(SLUG, "x", "alice")
+    (root / "palace.toml").write_text("[tasks]\ntracked = true\n")
+    out = TaskService(root).release(SLUG, "alice")
+    assert out.committed.sha is None and "tasks/.gitignore" in str(out.committed.warning)

@@ -84,6 +84,12 @@ def commit_task(
     from curator.writer.session import commit
 
     root = store.root
+    ignore = root / TASKS_DIR / ".gitignore"
+    if ignore.is_file() and ignore.read_text(encoding="utf-8", errors="replace") == IGNORE_ALL:
+        return Committed(
+            warning=f"{TASKS_DIR}/.gitignore keeps tasks out of git (it was written "
+            "for tracked = false); delete it to commit them"
+        )
     try:
         extra_paths = {rel for rel, _, _ in extra}
         changes = [
