@@ -286,3 +286,16 @@ def test_recover_does_not_finish_an_action_into_a_rebase(sample_palace: Path) ->
     line = one_line_error(curator(sample_palace, "recover"))
     assert "rebase" in line and "in progress" in line
     assert list((sample_palace / ".curator/journal").glob("*.json")) == journal
+
+
+def test_a_palace_whose_state_folder_cannot_be_made_is_one_line(sample_palace: Path) -> None:
+    before = state(sample_palace)
+    if not _chattr("+i", [sample_palace]):
+        pytest.skip("this file system has no immutable attribute")
+    try:
+        proc = curator(sample_palace, "promote", STRIPE, "--confidence", "0.8", "--yes")
+    finally:
+        _chattr("-i", [sample_palace])
+    line = one_line_error(proc)
+    assert "writer lock" in line or "not permitted" in line, line
+    assert state(sample_palace) == before

@@ -60,11 +60,16 @@ class WriterLock:
         )
 
     def acquire(self) -> None:
-        ensure_state_dir(self.path.parent.parent)  # .curator/ with its .gitignore
         try:
+            ensure_state_dir(self.path.parent.parent)  # .curator/ with its .gitignore
             self._lock.acquire()
         except Timeout:
             raise LockTimeoutError(self.path, _holder(self.path), self.timeout) from None
+        except OSError as exc:
+            raise WriterError(
+                f"cannot take the writer lock {self.path}: {exc.strerror or exc}; nothing was "
+                f"changed"
+            ) from None
 
     def release(self) -> None:
         self._lock.release()

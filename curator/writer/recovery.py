@@ -84,7 +84,14 @@ def recover_locked(root: Path, repo: Repo) -> RecoveryReport | None:
         check_git_state(repo)
         check_branch(repo, status(repo, [])[0])
     for json_path in journals:
-        reports.append(_recover_one(root, repo, Journal.load(json_path)))
+        try:
+            reports.append(_recover_one(root, repo, Journal.load(json_path)))
+        except OSError as exc:  # the disk refused: the journal stays for the next try
+            raise RecoveryError(
+                f"an interrupted action could not be finished: {exc.strerror or exc}"
+                f"{f' ({exc.filename})' if exc.filename else ''}; the journal stays in "
+                f"{json_path}, try `curator recover` again once that is fixed"
+            ) from None
     _sweep(root)
     if not reports:
         return None
