@@ -442,3 +442,27 @@ def test_a_busy_warm_server_means_a_timeout_not_a_second_index_open(
     record = hooklog.read(root)[-1]
     assert record["outcome"] == "timeout" and record["via"] == "warm"
     assert not (root / ".curator" / "index").exists()  # no index opened beside the server
+
+
+def test_the_first_prompt_starts_the_warm_server_and_waits_for_it(root: Path) -> None:
+    import signal
+
+    payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
+    try:
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
+        assert "retries.md" in context(proc, "UserPromptSubmit")
+        assert hooklog.read(root)[-1]["via"] == "warm"
+        assert not (root / ".curator" / "index").exists() or warm.pid_path(root).exists()
+        again = run(
+            root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"}
+        )
+        assert "retries.md" in context(again, "UserPromptSubmit")
+    finally:
+        deadline = time.monotonic() + 10
+        while not warm.pid_path(root).exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        pid = int(warm.pid_path(root).read_text())
+        os.kill(pid, signal.SIGTERM)  # the server this test started, by its id
+        while warm.socket_path(root).exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert not warm.socket_path(root).exists() and not warm.pid_path(root).exists()

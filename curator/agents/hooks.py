@@ -283,7 +283,14 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
         return "", f"curator hook {event}: {_one(exc)}"
     budget = _budget(event)
     request = {"tool": tool, "event": event, "data": data}
+    deadline = time.monotonic() + budget
     result = warm.ask(root, request, budget) if warm.enabled() else None
+    if result is None and event == "UserPromptSubmit" and warm.enabled():
+        # the pack needs the index: start the warm server and wait for it, rather than open
+        # the index here too (at 10k notes that alone outlasts the budget)
+        result = warm.ask_starting(root, request, deadline)
+    elif result is None and event == "SessionStart":
+        warm.start(root)  # warm it for the first prompt; this event needs no index
     via = "warm"
     if result is None:
         via, result = "process", {}
@@ -291,9 +298,7 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
             target=_in_process, args=(root, request, result), name=WORKER, daemon=True
         )
         worker.start()
-        worker.join(max(0.0, budget - (time.perf_counter() - started)))
-        if event != "Stop":
-            warm.start(root)
+        worker.join(max(0.0, deadline - time.monotonic()))
     ms = round((time.perf_counter() - started) * 1000, 1)
     record: dict[str, Any] = {"tool": tool, "event": event, "ms": ms, "via": via}
     if "lines" not in result:

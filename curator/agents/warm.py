@@ -2,8 +2,9 @@
 (a whole short process) answers in the time of a query instead of an index open.
 
 A hook first asks the server over a unix socket (in a private per-user folder, named by a hash
-of the palace root); when none answers, it does the work itself and starts one with
-`curator hook serve` for the next prompt. The server reloads the palace when its files change
+of the palace root). When none listens, SessionStart starts one and does its own (index-free)
+work; a prompt starts one and waits for it within its budget, rather than open the index
+beside it. The server reloads the palace when its files change
 (see `Memory`), exits after IDLE_SECONDS without a request, and never holds a lock a writer
 waits on. Set `CURATOR_HOOK_WARM=0` to never start one.
 
@@ -87,19 +88,41 @@ def ask(root: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] |
     return None
 
 
-def start(root: Path) -> None:
+def start(root: Path) -> subprocess.Popen[bytes] | None:
     """Start a server for `root` in the background (detached; its output goes nowhere)."""
     if not enabled():
-        return
-    with contextlib.suppress(OSError):
-        subprocess.Popen(
-            [sys.executable, "-m", "curator", "--palace", str(root), "hook", "serve"],
+        return None
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "curator.agents.warm", str(root)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             close_fds=True,
         )
+    except OSError:
+        return None
+
+
+def ask_starting(root: Path, request: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+    """Start a server and ask it, until `deadline` (time.monotonic). None when the server could
+    not start (it exited): the caller does the work itself."""
+    proc = start(root)
+    if proc is None:
+        return None
+    while (left := deadline - time.monotonic()) > 0:
+        answer = ask(root, request, left)
+        if answer is not None:
+            return answer
+        if proc.poll() is not None and not socket_path(root).exists():
+            return None  # it exited (another server won the socket, or it failed)
+        time.sleep(0.05)
+    return {}
+
+
+def pid_path(root: Path) -> Path:
+    return socket_path(root).with_suffix(".pid")
 
 
 def _bind(path: Path) -> socket.socket | None:
@@ -137,6 +160,7 @@ def serve(root: Path) -> int:
     if listener is None:
         return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # clean up the socket on terminate
+    pid_path(root).write_text(f"{os.getpid()}\n")
     memory = Memory(root, watch=True)
     last = [time.monotonic()]
 
@@ -166,6 +190,10 @@ def serve(root: Path) -> int:
         server.shutdown()
         memory.close()
         with contextlib.suppress(OSError):
-            if path.exists():
-                path.unlink()
+            path.unlink()
+            pid_path(root).unlink()
     return 0
+
+
+if __name__ == "__main__":  # `python -m curator.agents.warm ROOT`, as `start` runs it
+    sys.exit(serve(Path(sys.argv[1])))
