@@ -103,6 +103,8 @@ def _show(svc: TaskService, slug: str, owner: str, revision: int | None) -> dict
 
 
 def task_tools(memory: Any) -> list[Any]:
+    """The five task tools over `memory`'s palace. One function: each tool closes over the
+    palace root and is a few lines; the SDK reads each one's signature for its schema."""
     from curator.agents.mcp import ToolDef
 
     root = Path(memory.root)
