@@ -70,8 +70,14 @@ def _new(args: argparse.Namespace) -> int:
     return _report(args, outcome, "created")
 
 
+def _stdin(what: str) -> bytes:
+    if sys.stdin.isatty():
+        sys.stderr.write(f"curator: reading {what} from stdin; end with Ctrl-D\n")
+    return sys.stdin.buffer.read()
+
+
 def _save(args: argparse.Namespace) -> int:
-    data = sys.stdin.buffer.read()
+    data = _stdin("the checkpoint (the seven sections as markdown headings)")
     text = data.decode("utf-8", errors="replace")
     outcome = _service(args).save(
         args.slug,
@@ -104,7 +110,7 @@ def _done(args: argparse.Namespace) -> int:
 
 
 def _request(args: argparse.Namespace) -> int:
-    words = sys.stdin.buffer.read()
+    words = _stdin("the person's request, word for word")
     request, committed = _service(args).request(args.slug, _owner(args), words)
     if args.json:
         print_json(
