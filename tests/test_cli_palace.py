@@ -204,3 +204,32 @@ def test_closed_pipe_is_not_a_traceback(root: Path) -> None:
         os.close(write_end)
     assert proc.stderr == ""
     assert proc.returncode == 0
+
+
+def test_list_takes_searchs_filter_flags_and_its_visibility(
+    make_palace: MakePalace, run_cli: RunCli
+) -> None:
+    files = {
+        **FILES,
+        "notes/user/secret.md": note_text("Secret", type="user", extra="sensitive: true\n"),
+        "notes/user/vault.md": note_text("Vault", type="user", extra="scope: private\n"),
+    }
+    toml = TOML + '[scopes.private]\nroot = "app"\nsensitive = true\n'
+    root = make_palace(files, toml=toml)
+    shown = listed(run_cli, root, "--type", "user")
+    assert shown == ["notes/user/maya.md"]
+    rc, _, err = run_cli("--palace", root, "list", "--type", "user")
+    assert rc == 0 and "2 sensitive not shown (--include-sensitive)" in err
+    assert listed(run_cli, root, "--type", "user", "--include-sensitive") == [
+        "notes/user/maya.md",
+        "notes/user/secret.md",
+        "notes/user/vault.md",
+    ]
+    # repeatable like search's: any of the statuses
+    assert sorted(listed(run_cli, root, "--status", "superseded", "--status", "draft")) == [
+        "inbox/idea.md",
+        "notes/project/old-fact.md",
+    ]
+    assert "notes/project/stale-fact.md" not in listed(run_cli, root, "--not-stale")
+    rc, _, err = run_cli("--palace", root, "list", "--status", "bogus")
+    assert rc == 2 and "unknown --status 'bogus'" in err

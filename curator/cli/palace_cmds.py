@@ -10,11 +10,13 @@ from typing import Any
 
 from curator.cli.common import Subcommands, add_apply_options, err, open_palace, out, print_json
 from curator.config import TAXONOMIES
+from curator.errors import CuratorError
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.text import one_line
+from curator.search.filters import Filter, add_filter_flags, filter_from_args, note_row
 
 
 def register(sub: Subcommands) -> None:
@@ -34,12 +36,8 @@ def register(sub: Subcommands) -> None:
     p.set_defaults(handler=cmd_init)
 
     p = sub.add_parser("list", help="list notes with their flags")
-    p.add_argument("--type", dest="types", action="append", help="only this type (repeatable)")
-    p.add_argument("--status", choices=["active", "superseded", "draft"], help="only this status")
-    p.add_argument("--scope", help="only this scope")
-    p.add_argument("--stale", action="store_true", help="only stale notes")
+    add_filter_flags(p)  # the same flags as `search`, from the one Filter
     p.add_argument("--due", action="store_true", help="only notes due for review or expired")
-    p.add_argument("--drafts", action="store_true", help="include inbox drafts")
     p.set_defaults(handler=cmd_list)
 
     p = sub.add_parser("show", help="show one note: header, body, links, backlinks, chain")
@@ -103,35 +101,44 @@ def note_summary(palace: Palace, note: Note, today: date) -> dict[str, Any]:
     }
 
 
-def _selected(palace: Palace, args: argparse.Namespace, today: date) -> list[Note]:
-    pool = palace.all() if args.drafts or args.status == "draft" else list(palace.notes)
-    chosen = []
-    for note in pool:
-        if args.types and note.type not in args.types:
+#: the statuses a note or draft can have (`--status` is checked against these)
+STATUSES = ("active", "superseded", "retired", "draft")
+
+
+def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[list[Note], int]:
+    """The notes `list` shows, and how many the visibility gate hid."""
+    unknown = sorted(set(args.status or ()) - set(STATUSES))
+    if unknown:
+        raise CuratorError(f"unknown --status {unknown[0]!r} (known: {', '.join(STATUSES)})")
+    flt = filter_from_args(args, palace)
+    chosen, hidden = [], 0
+    for note in palace.all():
+        row = note_row(palace, note)
+        if not flt.ok(row):
+            hidden += not flt.visible(row) and _passes_but_for_visibility(flt, row)
             continue
-        if args.status and note.status != args.status:
-            continue
-        if args.scope and note.scope != args.scope:
-            continue
-        if args.stale and not note.stale:
-            continue
-        flags = palace.flags(note, today)
-        if args.due and not ({"due", "expired"} & set(flags)):
+        if args.due and not ({"due", "expired"} & set(palace.flags(note, today))):
             continue
         chosen.append(note)
-    return chosen
+    return chosen, hidden
+
+
+def _passes_but_for_visibility(flt: Filter, row: dict[str, object]) -> bool:
+    """Would the row pass but for its visibility?"""
+    return replace(flt, include_sensitive=True).ok(row)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     palace = open_palace(args)
     today = date.today()
-    notes = _selected(palace, args, today)
+    notes, hidden = _selected(palace, args, today)
     problems = _load_errors(palace)
     if args.json:
         print_json(
             {
                 "notes": [note_summary(palace, n, today) for n in notes],
                 "problems": [f.to_json() for f in problems],
+                "hidden_sensitive": hidden,
             }
         )
         return 0
@@ -146,7 +153,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     for finding in problems:
         err(finding.format())
     if not args.json:
-        err(f"{len(notes)} notes" + (f", {len(problems)} unreadable" if problems else ""))
+        summary = f"{len(notes)} notes" + (f", {len(problems)} unreadable" if problems else "")
+        if hidden:
+            summary += f", {hidden} sensitive not shown (--include-sensitive)"
+        err(summary)
     return 0
 
 
