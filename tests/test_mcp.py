@@ -256,6 +256,8 @@ def test_bad_arguments_and_unknown_tools_keep_the_server_serving(client: McpClie
         ("search", {"query": "x", "limit": "many"}),
         ("nope", {}),
         ("read_note", {"ref": "\x00"}),
+        ("search", {"query": "zebracorn " * 1000}),
+        ("ask", {"question": "   "}),
     ):
         error, _ = client.call(name, **args)
         assert error

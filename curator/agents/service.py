@@ -32,6 +32,7 @@ MAX_ANSWER_CHARS = 24_000  # any one answer (a model's context is precious)
 MAX_NOTE_CHARS = 20_000  # read_note's text beyond this is cut, and the answer says so
 MAX_CAPTURE_CHARS = 16_000  # a memory longer than this is a document, not a memory
 MAX_LIMIT = 50
+MAX_QUERY_CHARS = 4_000
 NOT_RULES = "Drafts are NOT rules until a person promotes them."
 
 
@@ -52,6 +53,16 @@ def _limit(value: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise AgentRefusal(f"limit must be a whole number of at least 1, got {value!r}")
     return min(value, MAX_LIMIT)
+
+
+def _text_arg(label: str, value: str) -> None:
+    if not value.strip():
+        raise AgentRefusal(f"empty {label}: say what to look for in a few words")
+    if len(value) > MAX_QUERY_CHARS:
+        raise AgentRefusal(
+            f"the {label} is {len(value)} characters; keep it under {MAX_QUERY_CHARS} "
+            "(the key words are enough)"
+        )
 
 
 @dataclass
@@ -148,8 +159,7 @@ class Memory:
         drafts: bool = False,
         limit: int = 10,
     ) -> dict[str, Any]:
-        if not query.strip():
-            raise AgentRefusal("empty query: say what to look for")
+        _text_arg("query", query)
         with self._lock:
             hits = self.searcher.search(
                 query,
@@ -173,8 +183,7 @@ class Memory:
         return {"query": query, "results": results}
 
     def ask(self, question: str, *, limit: int = 8) -> dict[str, Any]:
-        if not question.strip():
-            raise AgentRefusal("empty question")
+        _text_arg("question", question)
         with self._lock:
             answer = self.searcher.ask(
                 question, limit=_limit(limit), include_sensitive=self.include_sensitive
@@ -198,8 +207,7 @@ class Memory:
         return {"question": question, "sources": sources}
 
     def pack(self, goal: str, *, budget: int = 2000, floor: float = 0.7) -> str:
-        if not goal.strip():
-            raise AgentRefusal("empty goal: say what you are about to do")
+        _text_arg("goal", goal)
         with self._lock:
             return self.searcher.pack(
                 goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
