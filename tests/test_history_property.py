@@ -20,7 +20,9 @@ from curator.writer.history import history
 from curator.writer.journal import Journal, RecoveryError
 from curator.writer.plan import PlanError, build_message, decode_restore, encode_restore
 
-TEXT = st.text(st.characters(blacklist_characters="\x00"), max_size=120)
+TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=120
+)
 INJECT = st.sampled_from(
     [
         "",
