@@ -104,16 +104,24 @@ class NoteView(VerticalScroll):
                 mark = "● " if step is note else "○ "
                 prompt = Text("chain " + mark).append_text(plain(step.name or step.rel))
                 options.append(Option(prompt, id=f"chain:{step.rel}", disabled=step is note))
+        seen: set[str] = set()  # a note linked twice is listed once (option ids are unique)
         for link in palace.outgoing(note):
-            if link.target:
-                target = palace.by_rel[link.target]
+            target = palace.by_rel.get(link.target) if link.target else None
+            if target is not None and f"go:{target.rel}" not in seen:
+                seen.add(f"go:{target.rel}")
                 prompt = Text("→ ").append_text(plain(target.name or target.rel))
-                options.append(Option(prompt, id=f"go:{link.target}"))
-            else:
+                options.append(Option(prompt, id=f"go:{target.rel}"))
+            elif link.target and target is None:  # a file, not a note (a vault's attachment)
+                prompt = Text("→ file: ", style="dim").append_text(plain(link.target))
+                options.append(Option(prompt, disabled=True))
+            elif not link.target:
                 prompt = Text("→ broken: ", style="red").append_text(plain(link.raw.target))
                 options.append(Option(prompt, disabled=True))
         for link in palace.backlinks(note):
             source = palace.by_rel[link.source]
+            if f"back:{link.source}" in seen:
+                continue
+            seen.add(f"back:{link.source}")
             prompt = Text("← ").append_text(plain(source.name or source.rel))
             options.append(Option(prompt, id=f"back:{link.source}"))
         return options
