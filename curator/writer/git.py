@@ -143,10 +143,6 @@ class Repo:
             return repo_rel[len(self.prefix) :]
         return None
 
-    @property
-    def index_lock(self) -> Path:
-        return self.git_dir / "index.lock"
-
     def git(
         self,
         *args: str,

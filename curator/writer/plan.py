@@ -44,7 +44,7 @@ class PlanError(WriterError, ValueError):
 
 
 # Paths the writer keeps for itself; a plan may not touch them.
-RESERVED = (".curator/journal", ".curator/writer.lock")
+RESERVED = (".curator/journal", ".curator/writer.lock", ".curator/tmp")
 
 _ACTION_RE = re.compile(r"[a-z][a-z0-9-]{0,39}")
 _TRAILER_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,62}")
