@@ -30,7 +30,6 @@ HIDDEN_EXCLUDES = (".git", ".curator", ".obsidian", ".trash", ".basic-memory")
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
-_INLINE_TAG = re.compile(r"(?:^|[ \t(])#([A-Za-z_][\w/-]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +84,6 @@ def headings_and_blocks(body: str) -> tuple[frozenset[str], frozenset[str]]:
         if block:
             blocks.add(block.group(1).casefold())
     return frozenset(headings), frozenset(blocks)
-
-
-def inline_tags(body: str) -> list[str]:
-    found: list[str] = []
-    for _, line in code_free_lines(body):
-        if _HEADING.match(line):
-            continue
-        for tag in _INLINE_TAG.findall(line):
-            if not tag.isdigit() and tag not in found:
-                found.append(tag)
-    return found
 
 
 def str_list(value: Any) -> list[str]:
