@@ -79,20 +79,34 @@ class TasksScreen(PalaceScreen):
         self.drawn_at: float | None = None
         self.filled_at: float | None = None
         self._generation = 0  # of the list shown: a newer one drops the older one's rows
+        self.detail_ready = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="tasks-main"):
             yield DataTable(id="tasks-table", cursor_type="row")
-            with Vertical(id="tasks-detail"):
-                yield DataTable(id="tasks-revisions", cursor_type="row")
-                with Horizontal(id="tasks-diff"):
-                    with VerticalScroll(id="tasks-left-scroll", classes="tasks-side"):
-                        yield Static(Text(), id="tasks-left")
-                    with VerticalScroll(id="tasks-right-scroll", classes="tasks-side"):
-                        yield Static(Text(), id="tasks-right")
-                with VerticalScroll(id="tasks-requests-scroll"):
-                    yield Static(Text(), id="tasks-requests")
+            yield Vertical(id="tasks-detail")  # filled once the list is on screen
         yield KeyFooter()
+
+    async def _mount_detail(self) -> None:
+        """The selected task's panes: revisions, two revisions side by side, its requests."""
+        revs: DataTable[Any] = DataTable(id="tasks-revisions", cursor_type="row")
+        revs.border_title = "Revisions"
+        for label, key in (("Rev", "rev"), ("Saved", "saved"), ("Event", "event"), ("By", "by")):
+            revs.add_column(label, key=key)
+        requests = VerticalScroll(Static(Text(), id="tasks-requests"), id="tasks-requests-scroll")
+        requests.border_title = "Requests (word for word)"
+        sides = [
+            VerticalScroll(Static(Text(), id=f"tasks-{side}"), id=f"tasks-{side}-scroll")
+            for side in ("left", "right")
+        ]
+        for side in sides:
+            side.add_class("tasks-side")
+        await self.query_one("#tasks-detail").mount(
+            revs, Horizontal(*sides, id="tasks-diff"), requests
+        )
+        self.detail_ready = True
+        if self.current is not None:
+            self.load_task(self.current)
 
     def on_mount(self) -> None:
         table = self.query_one("#tasks-table", DataTable)
@@ -106,11 +120,6 @@ class TasksScreen(PalaceScreen):
             ("Next action", "next", 80),
         ):
             table.add_column(label, key=key, width=width)
-        revs = self.query_one("#tasks-revisions", DataTable)
-        revs.border_title = "Revisions"
-        for label, key in (("Rev", "rev"), ("Saved", "saved"), ("Event", "event"), ("By", "by")):
-            revs.add_column(label, key=key)
-        self.query_one("#tasks-requests-scroll").border_title = "Requests (word for word)"
         if self.palace is None:
             self.sync()  # the list follows once the palace has loaded
             return
@@ -170,10 +179,9 @@ class TasksScreen(PalaceScreen):
         self.call_after_refresh(self._drawn, self._generation, rows[FIRST_ROWS:])
         for problem in broken[:3]:
             self.notify(problem, severity="warning", markup=False)
-        if not rows:
-            self.query_one("#tasks-right", Static).update(
-                Text("No tasks yet: an agent starts one with `curator task new`.", style="dim")
-            )
+        table.border_subtitle = (
+            "" if rows else "No tasks yet: an agent starts one with `curator task new`"
+        )
         self.focus_main()
 
     def _add_rows(self, generation: int, rows: list[Any], last: bool = False) -> None:
@@ -189,6 +197,7 @@ class TasksScreen(PalaceScreen):
         """The top of the list is on screen: now the rest."""
         if self.drawn_at is None:
             self.drawn_at = time.perf_counter()
+            self.call_after_refresh(self._mount_detail)
         self._add_rows(generation, rows, last=True)
 
     def _filled(self) -> None:
@@ -207,7 +216,8 @@ class TasksScreen(PalaceScreen):
             slug = self.selected()
             if slug is not None and slug != self.current:
                 self.current, self.base = slug, None
-                self.load_task(slug)
+                if self.detail_ready:
+                    self.load_task(slug)
         elif event.data_table.id == "tasks-revisions" and self.current is not None:
             self.show_diff(self.current, event.cursor_row + 1)
 
@@ -223,7 +233,7 @@ class TasksScreen(PalaceScreen):
         self.app.call_from_thread(self._show_task, slug, headers, requests)
 
     def _show_task(self, slug: str, headers: list[Any], requests: list[Any]) -> None:
-        if slug != self.current:
+        if slug != self.current or not self.detail_ready:
             return
         revs = self.query_one("#tasks-revisions", DataTable)
         revs.clear()
@@ -269,8 +279,10 @@ class TasksScreen(PalaceScreen):
         self.query_one("#tasks-right", Static).update(right)
 
     def action_mark(self) -> None:
+        if self.current is None or not self.detail_ready:
+            return
         revs = self.query_one("#tasks-revisions", DataTable)
-        if self.current is None or revs.row_count == 0:
+        if revs.row_count == 0:
             return
         self.base = revs.cursor_coordinate.row + 1
         self.notify(f"Diffs now start from revision {self.base}", markup=False)
