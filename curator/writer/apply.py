@@ -14,9 +14,10 @@ Order of work in :func:`apply_plan` (all under the writer lock, :mod:`curator.wr
    the fsynced json;
 5. install the new files by rename, then delete what goes away (a moved note always exists
    somewhere); :mod:`curator.writer.install`;
-6. commit only the plan's paths with ``git commit --only`` (:mod:`curator.writer.gitsteps`):
-   the user's other staged changes stay staged and out of the commit; git-ignored paths (inbox
-   drafts, ``.curator/rejected``) change on disk but are not committed;
+6. commit only the plan's paths with git's own ``git commit`` (:mod:`curator.writer.gitsteps`;
+   ``--only`` when the user has staged work of their own, which stays staged and out of the
+   commit); git-ignored paths (inbox drafts, ``.curator/rejected``) change on disk but are not
+   committed;
 7. remove the journal, then run the after-commit callbacks while still holding the lock.
 
 A failure at any step leaves the tree as it was, with a one-line error; a kill leaves either

@@ -1,9 +1,11 @@
 """The git side of an action: is the repository in a state to commit, what git knows of the
-touched paths, and the commit itself (``git commit --only``, git's own porcelain).
+touched paths, and the commit itself, always git's own porcelain (no code of ours writes git
+objects, refs or index files).
 
-``git commit --only -- PATHS`` commits exactly those paths as they are in the work tree, on
-top of HEAD, through a temporary index: the user's other staged changes stay staged and out of
-the commit, and hooks, signing and ``gc --auto`` behave as with any ``git commit``.
+The action's paths are staged and committed with ``git commit``, as ``git add && git commit``
+would; when the user has staged work of their own, ``git commit --only -- PATHS`` commits
+exactly the action's paths through a temporary index and their work stays staged and out of
+the commit. Hooks, signing and ``gc --auto`` behave as with any ``git commit``.
 """
 
 from __future__ import annotations
