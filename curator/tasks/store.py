@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from curator.fsutil import TMP_PREFIX, atomic_write, fsync_dir, write_temp
+from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
 from curator.model.palace import STATE_DIR, ensure_state_dir
 from curator.tasks.checkpoint import Checkpoint, Header, parse, parse_header, split
 from curator.tasks.errors import BadCheckpoint, TaskError, TaskNotFound
@@ -174,9 +174,11 @@ class TaskStore:
 
     def mark_seen(self, owner: str, slug: str, number: int) -> None:
         path = self._seen_path(owner, slug)
-        try:
+        try:  # no fsync: a record lost to a power cut only means passing --revision once
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, f"{number}\n".encode())
+            tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
+            tmp.write_bytes(f"{number}\n".encode())
+            os.replace(tmp, path)
         except OSError:
             pass  # only a convenience: --revision says the same explicitly
 
