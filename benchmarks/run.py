@@ -22,7 +22,9 @@ sys.path.insert(0, str(HERE))
 
 from gen_palace import generate  # noqa: E402
 
-AREAS = ["core", "capture", "writer", "search", "audit", "app"]
+AREAS = [
+    "core", "capture", "writer", "search", "audit", "app", "agents", "tasks", "layouts",
+]  # fmt: skip
 
 
 def palace_for(notes: int) -> Path:
