@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from curator.model.finding import Finding
-from curator.model.layouts import claude_code, get_layout
+from curator.model.layouts import LAYOUTS, claude_code, get_layout
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.layouts.frontmatter import adapt, body_of
 from curator.model.links import RawLink
@@ -52,9 +52,8 @@ def foreign(config: Any) -> bool:
 
 def default_confidence(config: Any) -> float:
     """The confidence of a note that states none and has no type to take it from."""
-    if getattr(config, "layout", "curator") == "curator":
-        return 0.0
-    return layout_of(config).default_confidence or 0.0
+    layout = LAYOUTS.get(getattr(config, "layout", "curator"))  # asked once a note: no copy
+    return (layout.default_confidence if layout is not None else None) or 0.0
 
 
 def kind_of(config: Any, rel: str) -> Kind | None:
