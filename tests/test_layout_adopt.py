@@ -98,3 +98,16 @@ def test_adopt_refuses_a_palace_and_asks_without_a_terminal(
     code, _, err = run_cli("init", "--adopt", root, "--yes")
     assert code == 2 and "already" in err
     subprocess.run(["git", "-C", str(root), "status"], check=True, capture_output=True)
+
+
+def test_adopt_in_a_repository_names_notes_git_does_not_track(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    root = tmp_path / "memory"
+    shutil.copytree(FIXTURES / "claude-code/memory", root)
+    git(root, "init", "-q")
+    git(root, "add", "MEMORY.md", "user_role.md")
+    git(root, "commit", "-q", "-m", "two of them")
+    code, out, err = run_cli("init", "--adopt", root, "--yes", "--json")
+    assert code == 0 and json.loads(out)["untracked"] == 3
+    assert "3 note(s) are not in git yet" in err

@@ -158,6 +158,7 @@ def adopt(args: argparse.Namespace) -> int:
                 "unread": len(plan.unread),
                 "commit": result.commit,
                 "new_repository": result.new_repository,
+                "untracked": len(result.untracked),
             }
         )
     else:
@@ -165,4 +166,9 @@ def adopt(args: argparse.Namespace) -> int:
         out(f"Adopted {plan.root} as a {plan.layout} palace{made}; committed {result.commit[:10]}")
         if plan.unread:
             err(f"curator: warning: {len(plan.unread)} markdown file(s) will not be read")
+    if result.untracked:
+        err(
+            f"curator: warning: {len(result.untracked)} note(s) are not in git yet (first: "
+            f"{result.untracked[0]}): commit them so every change curator makes has a before"
+        )
     return 0 if ok else 1

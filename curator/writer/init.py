@@ -95,6 +95,7 @@ class AdoptResult:
     plan: AdoptPlan
     commit: str
     new_repository: bool
+    untracked: tuple[str, ...] = ()  # notes git does not track yet: their changes have no before
 
 
 def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = None) -> AdoptResult:
@@ -117,7 +118,10 @@ def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = No
             root, Plan(action="init", notes=(), reason=plan.reason, summary=summary,
                        changes=changes, root=root)
         )  # fmt: skip
-        return AdoptResult(plan, applied.sha, False)
+        others = run_git(root, ["ls-files", "--others", "--exclude-standard", "-z"])
+        names = others.stdout.decode("utf-8", "replace").split("\0")
+        untracked = tuple(p for p in names if p.lower().endswith(".md"))
+        return AdoptResult(plan, applied.sha, False, untracked)
     run_git(root, ["init", "-q"])
     for rel, text in plan.files.items():
         atomic_write(root / rel, text.encode("utf-8"))
