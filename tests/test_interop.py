@@ -242,3 +242,13 @@ def test_readers_never_raise_on_any_json(obj: object) -> None:
 def test_parse_time_is_utc_or_none(value: object) -> None:
     parsed = parse_time(value)
     assert parsed is None or parsed.utcoffset() is not None
+
+
+def test_openmemory_files_on_their_own_read_like_the_zip(tmp_path: Path) -> None:
+    gz = tmp_path / "memories.jsonl.gz"
+    gz.write_bytes(gzip.compress((OPENMEMORY / "memories.jsonl").read_bytes()))
+    from_zip = [r for r in read_openmemory(openmemory_zip(tmp_path)) if isinstance(r, Record)]
+    alone = [r for r in read_openmemory(gz) if isinstance(r, Record)]
+    assert [(r.id, r.state, r.app) for r in alone] == [(r.id, r.state, r.app) for r in from_zip]
+    manifest = [r for r in read_openmemory(OPENMEMORY / "memories.json") if isinstance(r, Record)]
+    assert [r.app for r in manifest] == ["cursor", "cursor"]

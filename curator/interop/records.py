@@ -243,7 +243,16 @@ def read_mem0(path: Path) -> Iterator[Item]:
 
 
 def read_openmemory(path: Path) -> Iterator[Item]:
-    """OpenMemory's backup zip: `memories.jsonl.gz` (one memory a line) or `memories.json`."""
+    """OpenMemory's backup zip: `memories.jsonl.gz` (one memory a line) or `memories.json`;
+    either of those two files on its own is read too."""
+    if not zipfile.is_zipfile(path):
+        data = _read_bytes(path)  # gunzipped when it is gzip
+        if data.lstrip()[:1] == b"{" and b'"memories"' in data[:4096]:
+            yield from _openmemory_manifest(data, path)
+            return
+        for number, obj in _lines(data, path):
+            yield obj if isinstance(obj, Problem) else mem0_record(obj, number, "openmemory")
+        return
     try:
         archive = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as exc:
