@@ -152,3 +152,22 @@ def test_openmemory_export_opens_checks_searches_and_promotes(
         "openmemory"
     )
     assert promoted.header["created"] == "2025-03-04T10:15:00Z"
+
+
+def test_changing_the_layout_never_reuses_notes_read_the_other_way(tmp_path: Path) -> None:
+    import gc
+    import os
+
+    root = adopt(tmp_path, "claude-code")
+    first = Palace.open(root)
+    assert first.by_rel["feedback_testing.md"].header["type"] == "feedback"  # metadata.type
+    later = os.stat(root / "user_role.md").st_mtime_ns + 5_000_000_000
+    os.utime(root / "user_role.md", ns=(later, later))
+    second = Palace.open(root)  # reuses the live notes, writes the disk cache
+    assert second.by_rel["feedback_testing.md"].header["type"] == "feedback"
+    del first, second
+    gc.collect()
+    toml = (root / "palace.toml").read_text().replace('"claude-code"', '"folder"')
+    (root / "palace.toml").write_text(toml)
+    plain = Palace.open(root)
+    assert "type" not in plain.by_rel["feedback_testing.md"].header  # the folder layout's view

@@ -103,9 +103,10 @@ def _note(row: tuple[Any, ...]) -> Note:
     return note
 
 
-def read_notes(root: Path) -> tuple[dict[str, Note], int]:
-    """The cached notes of `root` and the time of the load that wrote them ({} and 0: none)."""
-    value = load(root, "notes")
+def read_notes(root: Path, name: str = "notes") -> tuple[dict[str, Note], int]:
+    """The cached notes of `root` and the time of the load that wrote them ({} and 0: none).
+    `name` tells caches apart that hold notes read another way (another tool's layout)."""
+    value = load(root, name)
     try:
         started_ns, rows = value
         return {note.rel: note for note in map(_note, rows)}, int(started_ns)
@@ -113,12 +114,14 @@ def read_notes(root: Path) -> tuple[dict[str, Note], int]:
         return {}, 0
 
 
-def write_notes(root: Path, notes: Mapping[str, Note], started_ns: int) -> None:
-    store(root, "notes", (started_ns, [_row(n) for n in notes.values()]))
+def write_notes(
+    root: Path, notes: Mapping[str, Note], started_ns: int, name: str = "notes"
+) -> None:
+    store(root, name, (started_ns, [_row(n) for n in notes.values()]))
 
 
-def notes_cached(root: Path) -> bool:
-    return cache_path(root, "notes").is_file()
+def notes_cached(root: Path, name: str = "notes") -> bool:
+    return cache_path(root, name).is_file()
 
 
 # -- the palaces alive in this process ------------------------------------------------------

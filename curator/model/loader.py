@@ -41,19 +41,24 @@ def load_files(
         out.index_bytes = None
     known: Mapping[str, Note] = {}
     trusted_ns = 0
+    # notes read through another tool's layout are cached apart: a palace.toml that changes its
+    # layout never gets notes read the other way
+    cache_name = "notes" if layout is None or layout.name == "curator" else f"notes-{layout.name}"
     alive = cache.live(root) if use_cache else None
     if alive is not None:
         known, trusted_ns = alive
     elif use_cache:
-        known, trusted_ns = cache.read_notes(root)
+        known, trusted_ns = cache.read_notes(root, cache_name)
     read_any = False  # a file was read: its entry is new, or trusted from now on
     for rel, path, kind in _walk(root, out.problems, layout, excludes, out.attachments):
         note, was_read = _load_one(rel, path, kind, known.get(rel), trusted_ns, out.problems)
         read_any = read_any or was_read
         if note is not None:
             out.notes[rel] = note
-    if use_cache and (read_any or out.notes.keys() != known.keys() or not cache.notes_cached(root)):
-        cache.write_notes(root, out.notes, out.started_ns)
+    if use_cache and (
+        read_any or out.notes.keys() != known.keys() or not cache.notes_cached(root, cache_name)
+    ):
+        cache.write_notes(root, out.notes, out.started_ns, cache_name)
     return out
 
 
