@@ -171,3 +171,12 @@ def test_changing_the_layout_never_reuses_notes_read_the_other_way(tmp_path: Pat
     (root / "palace.toml").write_text(toml)
     plain = Palace.open(root)
     assert "type" not in plain.by_rel["feedback_testing.md"].header  # the folder layout's view
+
+
+def test_a_live_palace_read_another_way_is_not_reused(tmp_path: Path) -> None:
+    root = adopt(tmp_path, "claude-code")
+    alive = Palace.open(root)  # kept alive, as the app keeps its palace
+    assert alive.by_rel["feedback_testing.md"].header["type"] == "feedback"
+    toml = (root / "palace.toml").read_text().replace('"claude-code"', '"folder"')
+    (root / "palace.toml").write_text(toml)
+    assert "type" not in Palace.open(root).by_rel["feedback_testing.md"].header

@@ -129,15 +129,17 @@ _LIVE: dict[Path, list[tuple[weakref.ref[Any], int]]] = {}
 _LIVE_LOCK = threading.Lock()
 
 
-def live(root: Path) -> tuple[Mapping[str, Note], int] | None:
+def live(root: Path, layout: str = "curator") -> tuple[Mapping[str, Note], int] | None:
     """The notes of the latest palace loaded from `root` that is still alive, and when its
-    load started."""
+    load started; only one read through the same `layout` (palace.toml's) counts."""
     with _LIVE_LOCK:
         alive = [(ref, ns) for ref, ns in _LIVE.get(root, []) if ref() is not None]
         _LIVE[root] = alive
         for ref, started_ns in reversed(alive):
             palace = ref()
             if palace is not None:
+                if getattr(getattr(palace, "config", None), "layout", "curator") != layout:
+                    return None
                 return palace.by_rel, started_ns
         return None
 

@@ -44,7 +44,9 @@ def load_files(
     # notes read through another tool's layout are cached apart: a palace.toml that changes its
     # layout never gets notes read the other way
     cache_name = "notes" if layout is None or layout.name == "curator" else f"notes-{layout.name}"
-    alive = cache.live(root) if use_cache else None
+    alive = (
+        cache.live(root, layout.name if layout is not None else "curator") if use_cache else None
+    )
     if alive is not None:
         known, trusted_ns = alive
     elif use_cache:
