@@ -26,7 +26,7 @@ from curator.ui.screens.tasks import FIRST_ROWS
 TASKS = 1000
 REVISIONS = 20
 SAVES = 15
-OPENS = 7
+OPENS = 9
 
 
 def _md(step: int) -> str:
@@ -130,7 +130,7 @@ async def _open_screen(root: Path) -> tuple[list[float], list[float], list[float
                 await asyncio.sleep(0.001)
             empty.append(base.drawn_at - start)
             await app.pop_screen()
-            await pilot.pause(0.05)
+            await pilot.pause(0.1)
             screen = TasksScreen()
             start = time.perf_counter()
             await app.push_screen(screen)
@@ -140,8 +140,9 @@ async def _open_screen(root: Path) -> tuple[list[float], list[float], list[float
             assert screen.drawn_at is not None  # the first paint of the list
             times.append(screen.drawn_at - start)
             filled.append(screen.filled_at - start)
+            await pilot.pause(0.3)  # the selected task's panes load; then the app is idle
             await app.pop_screen()
-            await pilot.pause(0.05)
+            await pilot.pause(0.1)
     return times, filled, empty
 
 
