@@ -291,3 +291,19 @@ def test_switching_back_to_tracked_says_what_keeps_tasks_out(make_palace: MakePa
     (root / "palace.toml").write_text("[tasks]\ntracked = true\n")
     out = TaskService(root).release(SLUG, "alice")
     assert out.committed.sha is None and "tasks/.gitignore" in str(out.committed.warning)
+
+
+def test_a_hand_broken_revision_is_reported_not_fatal(svc: TaskService, palace: Path) -> None:
+    svc.new("other", "x", "bob")
+    (palace / "tasks" / SLUG / "0002.md").write_text("no header here\n")
+    rows, broken = svc.rows()
+    assert [r.header.task for r in rows] == ["other"]
+    assert len(broken) == 1 and "tasks/fix-login/0002.md" in str(broken[0])
+    assert "no header" in str(broken[0])
+    # a plain-YAML header written by a person still reads
+    (palace / "tasks" / SLUG / "0003.md").write_text(
+        "---\ntask: fix-login\nrevision: 3\nowner: alice\nsaved_at: 2026-12-01T10:00:00Z\n"
+        "status: waiting\n---\n## Objective\nby hand\n"
+    )
+    header = svc.store.header(SLUG)
+    assert (header.revision, header.owner, header.status) == (3, "alice", "waiting")
