@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from palacehelpers import RunCli, git
+from palacehelpers import MakePalace, RunCli, git, note_text
 
 from curator.model.palace import Palace
 from curator.writer.actions.undo import UndoError, undo
@@ -134,3 +134,19 @@ def test_undo_in_another_tools_layout_renders_its_index_again(tmp_path: Path) ->
     assert listed == [*listed_before, rels[1]]
     assert not (root / rels[0]).exists() and (root / rels[1]).exists()
     assert git(root, "status", "--porcelain").stdout == ""
+
+
+def test_a_task_checkpoint_commit_is_not_undone(make_palace: MakePalace, run_cli: RunCli) -> None:
+    root = make_palace({"notes/project/a.md": note_text("A")})
+    code, _, err = run_cli(
+        "--palace", root, "task", "new", "fix-it", "--objective", "Fix it", "--as", "agent-1"
+    )
+    assert code == 0, err
+    code, _, err = run_cli("--palace", root, "task", "release", "fix-it", "--as", "agent-1")
+    assert code == 0, err
+    sha = git(root, "rev-parse", "HEAD").stdout.strip()
+    assert history(root)[0].action.startswith("task-")
+    revisions = sorted(p.name for p in (root / "tasks" / "fix-it").iterdir())
+    code, _, err = run_cli("--palace", root, "undo", sha, "--yes")
+    assert code == 2 and "task checkpoint" in err
+    assert sorted(p.name for p in (root / "tasks" / "fix-it").iterdir()) == revisions

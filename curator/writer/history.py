@@ -20,6 +20,8 @@ _FIELDS = "%H%x1f%P%x1f%an <%ae>%x1f%aI%x1f%s%x1f%(trailers:only,unfold)"
 
 
 NOT_UNDOABLE = ("init",)  # actions whose undo would take the palace apart
+#: task checkpoint actions: their revisions are never rewritten or removed, so no undo
+NOT_UNDOABLE_PREFIX = "task-"
 
 
 class UndoError(WriterError):
@@ -41,8 +43,9 @@ class HistoryEntry:
 
     @property
     def undoable(self) -> bool:
-        """Whether `undo` takes this action back (not the commit `curator init` made)."""
-        return self.action not in NOT_UNDOABLE
+        """Whether `undo` takes this action back: not the commit `curator init` made, nor a
+        task checkpoint's (a revision, once written, stays)."""
+        return self.action not in NOT_UNDOABLE and not self.action.startswith(NOT_UNDOABLE_PREFIX)
 
     parents: tuple[str, ...] = ()
     trailers: tuple[tuple[str, str], ...] = ()

@@ -119,9 +119,14 @@ def _target(repo: Repo, head: str, sha: str | None) -> HistoryEntry:
     if found is None:
         raise UndoError(f"{sha} is not a curator action (it has no Curator-Action trailer)")
     if not found.undoable:
+        why = (
+            "a task checkpoint's revisions are never rewritten or removed"
+            if found.action.startswith("task-")
+            else "it would remove palace.toml and the .gitignore that keeps inbox/ out of git"
+        )
         raise UndoError(
-            f"{found.sha[:10]} is the commit `curator {found.action}` made; it cannot be undone "
-            f"(it would remove palace.toml and the .gitignore that keeps inbox/ out of git)"
+            f"{found.sha[:10]} is the commit `curator {found.action}` made; it cannot be "
+            f"undone ({why})"
         )
     anc = repo.git("merge-base", "--is-ancestor", found.sha, head, check=False)
     if anc.returncode != 0:
