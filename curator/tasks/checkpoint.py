@@ -209,7 +209,7 @@ def parse_header(head: str) -> Header:
             taken_over_from=_opt_str(values.get("taken_over_from")),
             next_action=str(values.get("next_action") or ""),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise BadCheckpoint(f"the header lacks or mangles a field ({exc})") from None
     if header.status not in STATUSES:
         raise BadCheckpoint(f"unknown status {header.status!r} (known: {', '.join(STATUSES)})")
@@ -248,11 +248,9 @@ def _scalar(raw: str) -> Any:
         return raw[1:-1]
     if raw in _LITERALS:
         return _LITERALS[raw]
-    if raw.isdigit():
-        return int(raw)
     try:
-        return json.loads(raw)
-    except ValueError:
+        return int(raw) if raw.isdigit() else json.loads(raw)
+    except ValueError:  # not JSON, or an integer too long to convert
         return _yaml_scalar(raw)
 
 
@@ -261,9 +259,11 @@ def _opt_str(value: Any) -> str | None:
 
 
 def _yaml_scalar(raw: str) -> Any:
-    import yaml
+    """YAML as the header reader reads it (its refusals included); unreadable text stays text."""
+    from curator.model.header import HeaderError
+    from curator.model.yaml import load
 
     try:
-        return yaml.safe_load(raw)
-    except yaml.YAMLError:
+        return load(raw)
+    except HeaderError:
         return raw
