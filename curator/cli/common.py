@@ -64,10 +64,6 @@ class Subcommands:
         return parser
 
 
-def add_json(parser: argparse.ArgumentParser) -> None:
-    """Kept while command modules move to `Subcommands`: --json now comes with every command."""
-
-
 # json.dump escapes C0 controls (ESC included) but passes C1 controls (U+0080-U+009F, e.g.
 # the 8-bit CSI U+009B) and bidi overrides through; escape those too (only strings hold them).
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

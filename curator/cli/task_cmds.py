@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from curator.cli.common import add_json, out, print_json
+from curator.cli.common import add_common, out, print_json
 from curator.model.palace import find_palace
 
 
@@ -28,13 +28,7 @@ def _owner(args: argparse.Namespace) -> str:
 
 
 def _common(parser: argparse.ArgumentParser, *, acts: bool = True, revision: bool = True) -> None:
-    from curator.cli import common
-
-    add_common = getattr(common, "add_common", None)
-    if add_common is not None:
-        add_common(parser)
-    else:
-        add_json(parser)
+    add_common(parser)
     if acts:
         parser.add_argument(
             "--as",
