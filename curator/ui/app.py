@@ -283,10 +283,12 @@ class CuratorApp(App[None]):
                 self.call_after_refresh(self._show_job)
 
     def action_toggle_keys(self) -> None:
+        from curator.ui.widgets.keyhelp import CuratorHelp
+
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
         else:
-            self.action_show_help_panel()
+            self.screen.mount(CuratorHelp())
 
     def action_reload(self) -> None:
         """Reload the palace; the inbox then lists the drafts that arrived meanwhile."""
@@ -387,8 +389,7 @@ class CuratorApp(App[None]):
             await answer
             self.notify("Nothing to change", markup=False)
             return None
-        if dialog.is_attached:
-            dialog.set_plan(plan, diff)
+        dialog.set_plan(plan, diff)
         if not await answer:
             self.notify("Cancelled: nothing changed", markup=False)
             return None
@@ -412,7 +413,7 @@ class CuratorApp(App[None]):
             return
         if check is None:
             check = lambda new: services.edit_problems(palace, rel, new)  # noqa: E731
-        new = await edit_text(self, f"Edit {rel}", text, check)
+        new = await edit_text(self, f"Edit {rel}", text, check, keep_unchanged=build is not None)
         if new is None:
             return
         if build is None:

@@ -40,15 +40,21 @@ def run_editor(app: App[object], argv: list[str], text: str, suffix: str = ".md"
         path.unlink(missing_ok=True)
 
 
-async def edit_text(app: App[object], title: str, text: str, check: Check) -> str | None:
-    """The edited text once it validates (None: cancelled or unchanged). Call from a worker."""
+async def edit_text(
+    app: App[object], title: str, text: str, check: Check, *, keep_unchanged: bool = False
+) -> str | None:
+    """The edited text once it validates (None: cancelled, or unchanged unless
+    `keep_unchanged`: a merge goes ahead with the merged text as it is). Call from a worker."""
     argv = outside_editor()
     edited = run_editor(app, argv, text) if argv else None
     if edited is not None:
-        if edited == text:
+        if edited == text and not keep_unchanged:
             return None
         if not check(edited):
             return edited
     start = text if edited is None else edited
-    result = await app.push_screen_wait(EditDialog(title, start, check=check, original=text))
-    return None if result is None or result == text else result
+    dialog = EditDialog(title, start, check=check, original=text)
+    result: str | None = await app.push_screen_wait(dialog)
+    if result is None or (result == text and not keep_unchanged):
+        return None
+    return result

@@ -297,6 +297,6 @@ def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:
     notes = [n for n in palace.notes if n.ok]
     if not query.strip():
         return notes[:limit]
-    names = {i: (n.name or n.rel) for i, n in enumerate(notes)}
+    names = {i: f"{n.name} {n.slug}" for i, n in enumerate(notes)}  # by name or file name
     found = process.extract(query, names, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
     return [notes[i] for _name, _score, i in found]

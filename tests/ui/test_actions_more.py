@@ -17,7 +17,7 @@ from uihelpers import git_log, make_app, settle, wait_until
 from curator.ui.app import CuratorApp
 from curator.ui.screens.audit import AuditScreen
 from curator.ui.screens.inbox import InboxScreen
-from curator.ui.widgets.dialogs import AskDialog, EditDialog
+from curator.ui.widgets.dialogs import AskDialog, EditDialog, NotePicker
 from curator.ui.widgets.plan_dialog import PlanDialog
 from curator.ui.widgets.promote_form import PromoteForm
 
@@ -89,7 +89,9 @@ async def test_inbox_merge_into_candidate(sample_palace: Path) -> None:
         await pilot.press("right_square_bracket", "left_square_bracket")
         candidate = screen.chosen()
         assert candidate is not None
-        await pilot.press("m")
+        await pilot.press("m")  # the merged text opens for editing first
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
+        await pilot.press("ctrl+s")
         await confirm(pilot, app)
         assert not (sample_palace / rel).exists()
         assert git_log(sample_palace)[0].startswith("merge")
@@ -130,8 +132,10 @@ async def test_audit_supersede_with_named_note(sample_palace: Path) -> None:
         old = screen.selected()
         assert old is not None
         await pilot.press("s")
-        await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
-        await pilot.press(*"stripe-tax-handles-vat", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, NotePicker))
+        await pilot.press(*"stripe-tax-handles-vat")
+        await pilot.pause(0.2)
+        await pilot.press("enter")
         await confirm(pilot, app)
         assert git_log(sample_palace)[0].startswith("supersede")
         assert header(sample_palace / old.rel)["superseded_by"] == "stripe-tax-handles-vat"

@@ -128,7 +128,8 @@ async def test_keys_toml_in_xdg_config_remaps_and_footer_follows(sample_palace: 
         await pilot.press("P")
         await wait_until(pilot, lambda: isinstance(app.screen, PromoteForm))
         await pilot.press("escape")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PromoteForm))  # keys switch
+        await pilot.pause(0.1)  # screens only outside dialogs
         await pilot.press("3")
         await pilot.pause(0.1)
         assert app.current_mode == "inbox"

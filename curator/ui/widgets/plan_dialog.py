@@ -81,6 +81,7 @@ class PlanDialog(ModalScreen[bool]):
         self.plan = plan
         self.root = root
         self.early = False  # confirmed before the plan was ready
+        self._diff: Text | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-box"):
@@ -95,12 +96,20 @@ class PlanDialog(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#plan-diff-scroll").focus()
-        if self.plan is not None and self.root is not None:
-            self.set_plan(self.plan, diff_text(self.plan.diff(self.root)))
+        if self.plan is not None:
+            if self._diff is None and self.root is not None:
+                self._diff = diff_text(self.plan.diff(self.root))
+            self._show(self.plan, self._diff or Text())
 
     def set_plan(self, plan: Plan, diff: Text) -> None:
-        """Show the plan (its diff already rendered, off the event loop)."""
+        """Show the plan (its diff already rendered, off the event loop); before the dialog
+        is mounted it is kept for `on_mount`."""
         self.plan = plan
+        self._diff = diff
+        if self.is_mounted:
+            self._show(plan, diff)
+
+    def _show(self, plan: Plan, diff: Text) -> None:
         self.query_one("#plan-subject", Label).update(plain(plan.subject, "bold"))
         files = Text()
         for path in plan.paths():

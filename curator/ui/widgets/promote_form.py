@@ -126,6 +126,8 @@ class PromoteForm(ModalScreen[dict[str, Any] | None]):
         yield Static("", id=f"promote-problems-{name}", classes="error field-error")
 
     def on_mount(self) -> None:
+        if not self.query("#promote-name"):
+            return  # the app is quitting under the form
         self.query_one("#promote-name", Input).focus()
         self.validate()
 
@@ -200,3 +202,6 @@ class PromoteForm(ModalScreen[dict[str, Any] | None]):
             self.query_one("#promote-box", VerticalScroll).scroll_to_widget(widget)
         else:
             self.query_one("#promote-box", VerticalScroll).scroll_home()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
