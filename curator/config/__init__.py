@@ -131,6 +131,8 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
         exclude=palace.exclude,
         memory_index_lines=palace.memory_index_lines,
         memory_index_kb=palace.memory_index_kb,
+        agents=tables.agents,
+        tasks=tables.tasks,
     )
 
 

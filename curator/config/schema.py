@@ -92,6 +92,37 @@ class IndexSettings(Struct, frozen=True, forbid_unknown_fields=True):
     low_confidence: Unit = 0.6
 
 
+class AgentsTable(Struct, frozen=True, forbid_unknown_fields=True):
+    """[agents]: how much memory the agent-facing paths hand out (curator.agents)."""
+
+    pack_budget: Annotated[
+        int, Meta(ge=50, le=100_000, description="a whole number from 50 to 100000")
+    ] = 2000  # tokens of the UserPromptSubmit memory pack
+    pack_floor: Unit = 0.7  # confidence floor of that pack
+    max_lines: Annotated[
+        int, Meta(ge=10, le=100_000, description="a whole number from 10 to 100000")
+    ] = 200  # hard cap on a context file's lines (curator pack --into)
+    always_loaded: Annotated[tuple[NonEmpty, ...], Meta(description="a list of file paths")] = (
+        "CLAUDE.md",
+    )  # files an agent always loads; `curator check` warns past the cap
+
+
+DURATION_PATTERN = r"^\s*\d+(?:\.\d+)?\s*[smhd]?\s*$"
+Duration = (
+    Annotated[str, Meta(pattern=DURATION_PATTERN, description='a duration such as "30m", "2h"')]
+    | Annotated[float, Meta(gt=0, description="a number of seconds")]
+)
+
+
+class TasksTable(Struct, frozen=True, forbid_unknown_fields=True):
+    """[tasks]: whether tasks/ is committed, how often, and when a claim lapses (curator.tasks)."""
+
+    tracked: Annotated[bool, Meta(description="true or false")] = True
+    commit_saves: Annotated[bool, Meta(description="true or false")] = False
+    stale_after: Duration = "2h"  # claimed but not saved for this long: flagged stale
+    claim_ttl: Duration = "8h"  # a claim lapses this long after the holder's last save or claim
+
+
 class FileTables(Struct, frozen=True, forbid_unknown_fields=True):
     """The whole file. Types and scopes are tables of tables, read one by one."""
 
@@ -100,9 +131,8 @@ class FileTables(Struct, frozen=True, forbid_unknown_fields=True):
     scopes: dict[str, Any] = {}
     audit: AuditSettings = AuditSettings()
     index: IndexSettings = IndexSettings()
-    # read and checked by their own areas: curator.agents.settings, curator.tasks.settings
-    agents: dict[str, Any] = {}
-    tasks: dict[str, Any] = {}
+    agents: AgentsTable = AgentsTable()
+    tasks: TasksTable = TasksTable()
 
 
 @dataclass(frozen=True)
@@ -128,6 +158,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     memory_index_lines: int = 200
     memory_index_kb: int = 25
+    agents: AgentsTable = field(default_factory=AgentsTable)
+    tasks: TasksTable = field(default_factory=TasksTable)
 
     def type_spec(self, name: object) -> TypeSpec | None:
         return self.types.get(name) if isinstance(name, str) else None

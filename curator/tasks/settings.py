@@ -8,21 +8,17 @@ after which a claim lapses or a task counts as stale.
     stale_after = "2h"    # claimed but not saved for this long: flagged stale
     claim_ttl = "8h"      # a claim lapses this long after the holder's last save or claim
 
-Read here, with its own validation, so the task commands never load the rest of the config.
+palace.toml declares and checks the table (`curator.config.schema.TasksTable`, errors with
+their line); this module turns its durations into seconds.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from curator.errors import ConfigError
-
-CONFIG_NAME = "palace.toml"
-_KEYS = {"tracked", "commit_saves", "stale_after", "claim_ttl"}
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -48,36 +44,14 @@ def duration(value: Any) -> float | None:
 
 
 def load_settings(root: Path) -> TaskSettings:
-    path = Path(root) / CONFIG_NAME
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return TaskSettings()
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", path=str(path)) from None
-    table = data.get("tasks", {})
-    if not isinstance(table, dict):
-        raise ConfigError("[tasks] must be a table", path=str(path))
-    return parse_settings(table, str(path))
+    """The [tasks] settings of the palace at `root`, durations in seconds (defaults when absent).
+    palace.toml declares and checks the table once (`curator.config.schema.TasksTable`)."""
+    from curator.config import load_config
 
-
-def parse_settings(table: dict[str, Any], path: str = CONFIG_NAME) -> TaskSettings:
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        known = ", ".join(sorted(_KEYS))
-        raise ConfigError(f"unknown key {unknown[0]!r} in [tasks] (known: {known})", path=path)
-    out: dict[str, Any] = {}
-    for key in ("tracked", "commit_saves"):
-        if key in table:
-            if not isinstance(table[key], bool):
-                raise ConfigError(f"[tasks] {key} must be true or false", path=path)
-            out[key] = table[key]
-    for key in ("stale_after", "claim_ttl"):
-        if key in table:
-            seconds = duration(table[key])
-            if seconds is None:
-                raise ConfigError(
-                    f'[tasks] {key} must be a duration such as "30m", "2h" or "1d"', path=path
-                )
-            out[key] = seconds
-    return TaskSettings(**out)
+    table = load_config(Path(root)).tasks
+    return TaskSettings(
+        tracked=table.tracked,
+        commit_saves=table.commit_saves,
+        stale_after=duration(table.stale_after) or TaskSettings.stale_after,
+        claim_ttl=duration(table.claim_ttl) or TaskSettings.claim_ttl,
+    )
