@@ -1,0 +1,272 @@
+"""The tmux side of bench_tmux_review.py: the app in a private tmux server (keys in, screen
+text out), the app's keys read from its binding tables, the scratch palace, and the checks of
+what a review session left (files, commits, the terminal)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO))
+
+from gen_review_inbox import (  # noqa: E402
+    BULK_TYPE,
+    CLIP_MARK,
+    NEW_TYPE,
+    TITLE_MARK,
+    DraftSpec,
+    write_inbox,
+)
+
+WIDTH, HEIGHT = 80, 24
+PROMOTED = ("promote", "retype", "markup", "pair_a", "supersede", "bulkpromote")
+MERGED = ("merge", "pair_b")
+REJECTED = ("reject", "noise", "batch", "escapes", "malformed")
+_TMUX_KEYS = {
+    "space": "Space",
+    "enter": "Enter",
+    "escape": "Escape",
+    "tab": "Tab",
+    "asterisk": "*",
+    "home": "Home",
+    "end": "End",
+    "up": "Up",
+    "down": "Down",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+}
+_MODS = {"ctrl": "C-", "shift": "S-", "alt": "M-"}
+
+
+def tmux_key(key: str) -> str:
+    """A Textual key name ('ctrl+s', 'shift+down', 'asterisk') as tmux send-keys names it."""
+    *mods, base = key.split("+")
+    return "".join(_MODS[m] for m in mods) + _TMUX_KEYS.get(base, base)
+
+
+def app_keys() -> dict[str, str]:
+    """Binding id (or 'table.<action>') -> tmux key, read from the app's binding tables."""
+    from textual.binding import Binding
+
+    from curator.ui.app import CuratorApp
+    from curator.ui.screens.inbox import InboxScreen
+    from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, EditDialog
+    from curator.ui.widgets.plan_dialog import PlanDialog
+    from curator.ui.widgets.promote_form import PromoteForm
+    from curator.ui.widgets.table import Table
+
+    out: dict[str, str] = {}
+    tables = (CuratorApp, InboxScreen, PromoteForm, PlanDialog, AskDialog, ChoiceDialog, EditDialog)
+    for cls in (*tables, Table):
+        for binding in cls.BINDINGS:
+            if isinstance(binding, Binding):
+                name = binding.id or f"table.{binding.action}"
+                out.setdefault(name, tmux_key(binding.key.split(",")[0].strip()))
+    return out
+
+
+class Tmux:
+    """One app in a private tmux server (its own socket): keys in, screen text out."""
+
+    def __init__(self, name: str) -> None:
+        self.socket = name
+        self.keystrokes = 0
+        self.screens = 0
+        self.escapes_seen: list[str] = []
+        self.waited: list[tuple[float, str]] = []  # seconds until the screen showed the text
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    def start(self, command: str) -> None:
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "review", "-x", str(WIDTH),
+                  "-y", str(HEIGHT), command)  # fmt: skip
+        self.tmux("set-option", "-g", "set-clipboard", "on")  # an OSC 52 would land in a buffer
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+    def keys(self, *keys: str, repeat: int = 1) -> None:
+        for key in keys:
+            self.tmux("send-keys", "-t", "review", "-N", str(repeat), key)
+            self.keystrokes += repeat
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", "review", "-l", text)
+        self.keystrokes += len(text)
+
+    def screen(self) -> str:
+        """The screen as text; the styled capture is checked for planted sequences."""
+        styled = self.tmux("capture-pane", "-p", "-e", "-t", "review")
+        self.screens += 1
+        found = re.findall(r"\x1b\][^\x07\x1b]*|\x07|\x9b", styled)
+        self.escapes_seen += [repr(f) for f in found]
+        return re.sub(r"\x1b\[[0-9;:]*m", "", styled)
+
+    def wait(self, *texts: str, gone: tuple[str, ...] = (), timeout: float = 30.0) -> str:
+        """The screen once it shows every one of `texts` and none of `gone`."""
+        end = time.monotonic() + timeout
+        screen = ""
+        toasts: dict[str, None] = {}  # what notifications said meanwhile (they time out)
+        while time.monotonic() < end:
+            screen = self.screen()
+            if all(t in screen for t in texts) and not any(g in screen for g in gone):
+                self.waited.append((time.monotonic() - end + timeout, " ".join(texts)))
+                return screen
+            toasts.update(dict.fromkeys(line.split("▌", 1)[1].strip() for line in
+                                        screen.splitlines() if "▌" in line))  # fmt: skip
+            time.sleep(0.03)
+        said = " / ".join(t for t in toasts if t)
+        raise AssertionError(
+            f"waited {timeout:.0f} s for {texts!r} (and not {gone!r}); toasts meanwhile: "
+            f"{said or 'none'}; the screen was:\n{screen}"
+        )
+
+
+# -- the scratch palace --------------------------------------------------------------------------
+def run(root: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(list(argv), cwd=root, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {done.returncode}\n{done.stderr[-1500:]}")
+    return done
+
+
+def curator(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return run(root, sys.executable, "-m", "curator", *args, check=check)
+
+
+def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run(root, "git", *args)
+
+
+def make_palace(
+    root: Path,
+    drafts: int,
+    notes: int = 0,
+    seed: int = 1,
+    source: Path | None = None,
+    *,
+    search_index: bool = True,
+) -> tuple[list[DraftSpec], str]:
+    """A palace at `root` with the review inbox, INDEX.md current and the search index built;
+    returns the drafts in list order and the commit the review starts from."""
+    if source is not None:  # run.py's scratch copy, or any palace
+        if root != source:
+            shutil.copytree(source, root, ignore=shutil.ignore_patterns(".curator"))
+    elif notes:
+        from gen_palace import generate
+
+        generate(root, notes=notes, drafts=0, seed=seed)
+    else:
+        ignore = shutil.ignore_patterns(".curator", "__pycache__", "__init__.py")
+        shutil.copytree(REPO / "sample_palace", root, ignore=ignore)
+    specs = write_inbox(root, drafts, seed)
+    if not (root / ".git").exists():
+        git(root, "init", "-q", "-b", "main")
+    for key, value in (("user.name", "reviewer"), ("user.email", "reviewer@localhost"),
+                       ("commit.gpgsign", "false"), ("gc.auto", "0")):  # fmt: skip
+        git(root, "config", key, value)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "--allow-empty", "-m", "bench: review inbox")
+    curator(root, "index", "--yes")
+    if search_index:  # built before the app starts, as in a palace in use
+        curator(root, "reindex")
+    base = git(root, "rev-parse", "HEAD").stdout.strip()
+    return specs, base
+
+
+# -- checking what the session left ----------------------------------------------------------------
+def verify(root: Path, specs: list[DraftSpec], base: str, actions: list) -> list[str]:
+    """Every file and commit against the roles; [] when all is as the reviewer meant it."""
+    from curator.model.palace import Palace
+
+    problems: list[str] = []
+    left = sorted(p.name for p in (root / "inbox").glob("*.md"))
+    if left:
+        problems.append(f"inbox/ still holds {left}")
+    palace = Palace.open(root, cache=False)
+    by_name = {n.name: n for n in palace.notes}
+    for d in specs:
+        kept = {"promoted": PROMOTED, "merged": MERGED, "rejected": REJECTED}
+        folder = next(f for f, roles in kept.items() if d.role in roles)
+        if not (root / ".curator" / folder / Path(d.rel).name).is_file():
+            problems.append(f"{d.rel} ({d.role}) is not in .curator/{folder}/")
+        if d.role in PROMOTED:
+            problems += _promoted(d, by_name.get(d.name), palace)
+        if d.role in MERGED and (root / ".curator/merged" / Path(d.rel).name).is_file():
+            target = palace.find(d.target_name if d.role == "pair_b" else d.target)
+            draft_text = (root / ".curator/merged" / Path(d.rel).name).read_text(encoding="utf-8")
+            added = draft_text.rstrip().splitlines()[-1]
+            if target.body.count(added) != 1:
+                problems.append(f"{target.rel}: the merged line {added[:40]!r} is not there once")
+            first = next(line for line in target.body.splitlines() if line.strip())
+            if target.body.count(first) != 1:
+                problems.append(f"{target.rel}: what repeats was not removed ({first[:30]!r}…)")
+    problems += _commits(root, base, actions)
+    for args, what in ((("index", "--check"), "INDEX.md is not current"),
+                       (("check", "-q"), "curator check has errors")):  # fmt: skip
+        done = curator(root, *args, check=False)
+        if done.returncode != 0:
+            problems.append(f"{what}: {done.stdout.strip()[-500:]}")
+    status = git(root, "status", "--porcelain").stdout.strip()
+    if status:
+        problems.append(f"the working tree is not clean after the session:\n{status}")
+    return problems
+
+
+def _promoted(d: DraftSpec, note: object, palace: object) -> list[str]:
+    from curator.model.note import Note
+
+    if not isinstance(note, Note):
+        return [f"{d.rel} ({d.role}): no note named {d.name!r}"]
+    want = {"retype": NEW_TYPE, "bulkpromote": BULK_TYPE}.get(d.role, d.type)
+    out = []
+    if note.type != want or note.status == "draft" or not note.rel.startswith("notes/"):
+        out.append(f"{note.rel}: type {note.type!r}, status {note.status!r} (want {want})")
+    errors = [f.message for f in note.problems if getattr(f, "severity", "error") == "error"]
+    if errors:
+        out.append(f"{note.rel}: header problems {errors}")
+    if "DRAFT" in note.body.split("\n", 2)[0]:
+        out.append(f"{note.rel}: still carries the draft banner")
+    if d.role == "supersede":
+        old = palace.find(d.target)  # type: ignore[attr-defined]
+        if old.status != "superseded" or Path(d.target).stem not in str(note.header):
+            out.append(f"{note.rel} does not supersede {d.target} ({old.status})")
+    return out
+
+
+def _commits(root: Path, base: str, actions: list) -> list[str]:
+    log = git(root, "log", "--reverse", "--format=%H%x00%B%x01", f"{base}..HEAD").stdout
+    commits = [c.strip("\n").split("\x00", 1) for c in log.split("\x01") if c.strip()]
+    problems = []
+    if len(commits) != len(actions):
+        problems.append(f"{len(commits)} commits for {len(actions)} actions")
+    for (sha, body), (action, drafts) in zip(commits, actions, strict=False):
+        got = re.findall(r"^Curator-Action: (\S+)$", body, re.M)
+        if got != [action]:
+            problems.append(f"{sha[:10]}: Curator-Action {got}, want {action}")
+        missing = [d.rel for d in drafts if d.rel not in body]
+        if missing:
+            problems.append(f"{sha[:10]} ({action}) does not name {missing}")
+    return problems
+
+
+def terminal_problems(term: Tmux, title: str, buffers: str) -> list[str]:
+    out = []
+    if term.escapes_seen:
+        out.append(f"escape sequences on the screen: {sorted(set(term.escapes_seen))[:5]}")
+    if TITLE_MARK in title:
+        out.append(f"a draft set the terminal title: {title!r}")
+    if CLIP_MARK in buffers:
+        out.append("a draft wrote to the clipboard (OSC 52)")
+    return out

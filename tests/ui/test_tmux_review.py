@@ -1,0 +1,74 @@
+"""The scripted review at 80×24 in tmux (benchmarks/bench_tmux_review.py) on a 14-draft inbox:
+keys only, every role's action once or more, then every file and commit checked."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+from bench_tmux_review import review  # noqa: E402
+from gen_review_inbox import CORE, OSC_TITLE, roles  # noqa: E402
+from tmux_review_lib import make_palace, tmux_key, verify  # noqa: E402
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def test_tmux_key_names() -> None:
+    assert tmux_key("ctrl+s") == "C-s"
+    assert tmux_key("shift+down") == "S-Down"
+    assert tmux_key("asterisk") == "*"
+    assert tmux_key("space") == "Space"
+    assert tmux_key("x") == "x"
+
+
+def test_roles_keep_bulk_blocks_whole() -> None:
+    for count in range(len(CORE), 80):
+        got = roles(count)
+        assert len(got) == count
+        assert got[-1] not in ("batch", "bulkpromote") or got[-2] == got[-1]
+
+
+def test_generated_inbox_is_hostile(tmp_path: Path) -> None:
+    from curator.model.palace import Palace
+
+    specs, _base = make_palace(tmp_path / "palace", drafts=len(CORE), search_index=False)
+    palace = Palace.open(tmp_path / "palace", cache=False)
+    drafts = {d.rel: d for d in palace.drafts}
+    assert sorted(drafts) == sorted(s.rel for s in specs)
+    by_role = {s.role: s for s in specs}
+    assert drafts[by_role["malformed"].rel].problems  # its YAML does not parse
+    assert OSC_TITLE in (tmp_path / "palace" / by_role["escapes"].rel).read_text()
+    assert "[@click=app.quit]" in drafts[by_role["markup"].rel].name
+    assert specs[-1].role == "malformed"  # no date: the app lists it last
+
+
+def test_verify_sees_an_unreviewed_inbox(tmp_path: Path) -> None:
+    """The checks fail on a palace nobody reviewed (they can fail)."""
+    root = tmp_path / "palace"
+    specs, base = make_palace(root, drafts=len(CORE), search_index=False)
+    problems = verify(root, specs, base, [("promote", specs[:1])])
+    assert any("inbox/ still holds" in p for p in problems)
+    assert any(".curator/rejected/" in p for p in problems)
+    assert any("no note named" in p for p in problems)
+    assert any("0 commits for 1 actions" in p for p in problems)
+
+
+@pytest.mark.slow
+@needs_tmux
+def test_review_clears_the_inbox_in_tmux(tmp_path: Path) -> None:
+    root = tmp_path / "palace"
+    specs, base = make_palace(root, drafts=len(CORE))
+    result = review(root, specs, base)
+    assert result.problems == [], "\n".join(result.problems)
+    assert result.commits == len(result.actions)
+    done = {s.role for _action, drafts in result.actions for s in drafts}
+    assert done == set(CORE)
+    bulk = [drafts for action, drafts in result.actions if action == "reject" and len(drafts) > 1]
+    assert len(bulk) == 2  # the noise loop (`*`) and a marked run (space, shift+down)
+    assert result.keystrokes > 0
