@@ -26,11 +26,9 @@ def audit_findings(palace: Palace) -> list[Finding]:
     """A warning, once, when notes have verify commands and the audit would run them without
     the bubblewrap sandbox."""
     from curator.audit.sandbox import notice
+    from curator.audit.select import has_command
 
-    has_commands = any(
-        isinstance(n.header.get("verify"), dict) and "command" in n.header["verify"]
-        for n in palace.notes
-    )
+    has_commands = any(has_command(n) for n in palace.notes)
     message = notice(palace.config.audit.sandbox) if has_commands else None
     if message is None:
         return []

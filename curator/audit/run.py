@@ -22,7 +22,7 @@ from curator.audit.report import (
 )
 from curator.audit.runner import KiB, MiB, RunLimits
 from curator.audit.sandbox import notice
-from curator.audit.select import select_notes
+from curator.audit.select import has_command, select_notes
 from curator.audit.verify import Context, check_note, default_scope_root
 from curator.errors import CuratorError
 from curator.model.note import DELETE, Note, edit_header
@@ -86,31 +86,28 @@ def run_audit(
         palace=str(palace.root),
         selection=selection,
     )
-    if any(
-        isinstance(n.header.get("verify"), dict) and "command" in n.header["verify"] for n in notes
-    ):
+    if any(has_command(n) for n in notes):
         report.sandbox_notice = notice(mode)
     workers = max(1, min(64, jobs or palace.config.audit.jobs))
-    total = len(notes)
-    results: list[NoteResult] = []
-    if notes:
-        done = 0
-
-        def one(note: Note) -> NoteResult:
-            res = check_note(ctx, note)
-            return res
-
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="audit") as pool:
-            for res in pool.map(one, notes):
-                results.append(res)
-                done += 1
-                if progress is not None:
-                    with contextlib.suppress(Exception):
-                        progress(done, total, res.path)
+    results = _check_all(ctx, notes, workers, progress)
     report.results = sorted(results, key=lambda r: r.path)
     report.changes = stale_changes(palace, report.results, today)
     report.duration = time.monotonic() - start
     return report
+
+
+def _check_all(
+    ctx: Context, notes: list[Note], workers: int, progress: Progress | None
+) -> list[NoteResult]:
+    """Every note's result, checked in `workers` threads; `progress` hears of each one."""
+    results: list[NoteResult] = []
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="audit") as pool:
+        for res in pool.map(lambda note: check_note(ctx, note), notes):
+            results.append(res)
+            if progress is not None:
+                with contextlib.suppress(Exception):
+                    progress(len(results), len(notes), res.path)
+    return results
 
 
 def stale_changes(palace: Palace, results: Sequence[NoteResult], today: date) -> list[StaleChange]:

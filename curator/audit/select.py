@@ -10,6 +10,12 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 
 
+def has_command(note: Note) -> bool:
+    """Whether the note's `verify` names a command (run by the contained runner)."""
+    verify = note.header.get("verify")
+    return isinstance(verify, dict) and "command" in verify
+
+
 def _auditable(note: Note) -> bool:
     return note.kind == "note" and note.ok and not note.superseded and "verify" in note.header
 
