@@ -131,12 +131,12 @@ def test_promote_moves_the_draft_into_notes_and_commits_note_and_index(
 @pytest.mark.parametrize(
     ("fields", "problem"),
     [
-        ({"type": "opinion"}, "type must be one of"),
+        ({"type": "opinion"}, "type: unknown type 'opinion'"),
         ({"confidence": 0.1, "type": "feedback"}, "outside the feedback range"),
-        ({"confidence": 1.5}, "outside"),
+        ({"confidence": 1.5}, "confidence must be a number from 0 to 1"),
         ({"description": "one\ntwo"}, "description must be one line"),
         ({"name": "Production deploys on version tags via GitHub Actions"}, "already exists"),
-        ({"scope": "nowhere"}, "scope must be one of"),
+        ({"scope": "nowhere"}, "scope: unknown scope 'nowhere'"),
     ],
 )
 def test_promote_validates_the_full_header(palace: Path, fields: dict, problem: str) -> None:

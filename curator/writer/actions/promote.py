@@ -8,11 +8,11 @@ from typing import Any
 
 from curator.errors import CuratorError
 from curator.fsutil import note_bytes
-from curator.model.check import MAX_TAGS
 from curator.model.header import DELETE
 from curator.model.layouts import rules as layout_rules
 from curator.model.note import Note, edit_header, parse_note
 from curator.model.palace import NOTES_DIR, Palace
+from curator.model.schema import REQUIRED, WARNINGS, header_problems
 from curator.writer.actions.common import (
     DRAFT_ONLY_KEYS,
     PROMOTED_DIR,
@@ -44,48 +44,49 @@ def promote_fields(palace: Palace, draft: Note, overrides: Mapping[str, Any]) ->
     return header
 
 
-def validate_promote(palace: Palace, draft_ref: str, fields: Mapping[str, Any]) -> list[str]:
-    """Problems with promoting the draft with these field values (for live form validation)."""
+#: what a note must have once promoted: the schema's required fields and a confidence
+PROMOTE_REQUIRED = (*REQUIRED, "confidence")
+
+
+def promote_problems(
+    palace: Palace, draft_ref: str, fields: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """(field, message) for each problem with promoting the draft with these values; field ''
+    for the draft as a whole. The header rules are the schema's (the ones `check` applies)."""
     try:
         draft = find_draft(palace, draft_ref)
     except CuratorError as exc:
-        return [str(exc)]
+        return [("", str(exc))]
     if not draft.ok:
         problem = draft.problems[0].message if draft.problems else "unreadable header"
-        return [f"the draft's header does not parse ({problem}): fix the file first"]
-    header = promote_fields(palace, draft, fields)
-    problems: list[str] = []
+        return [("", f"the draft's header does not parse ({problem}): fix the file first")]
+    header = {
+        k: v for k, v in promote_fields(palace, draft, fields).items() if k not in DRAFT_ONLY_KEYS
+    }  # as the note will hold it
+    out: list[tuple[str, str]] = []
+    for key in PROMOTE_REQUIRED:
+        value = header.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            out.append((key, f"{key} is required"))
+    missing = {key for key, _ in out}
+    for key, code, message in header_problems(header, palace.config, required=()):
+        if key not in missing and code not in WARNINGS:
+            out.append((key or "", message))
     name = header.get("name")
-    if not isinstance(name, str) or not name.strip():
-        problems.append("name is required")
-    elif "\n" in name.strip():
-        problems.append("name must be one line")
-    else:
+    if isinstance(name, str) and name.strip() and "name" not in {k for k, _ in out}:
         clash = next(iter(palace._by_name.get(name.strip().casefold(), [])), None)
         if clash is not None:
-            problems.append(f"a note named {name.strip()!r} already exists: {clash.rel}")
-    description = header.get("description")
-    if not isinstance(description, str) or not description.strip():
-        problems.append("description is required (one line)")
-    elif "\n" in description.strip():
-        problems.append("description must be one line")
-    type_name = header.get("type")
-    spec = palace.config.type_spec(type_name)
-    if spec is None:
-        problems.append(f"type must be one of {', '.join(palace.config.types)} (got {type_name!r})")
-    confidence = header.get("confidence")
-    if not isinstance(confidence, (int, float)) or isinstance(confidence, bool):
-        problems.append("confidence must be a number from 0 to 1")
-    elif spec is not None and not spec.confidence[0] <= confidence <= spec.confidence[1]:
-        lo, hi = spec.confidence
-        problems.append(f"confidence {confidence} is outside the {spec.name} range {lo}–{hi}")
-    scope = header.get("scope")
-    if scope is not None and scope not in palace.config.scopes:
-        problems.append(f"scope must be one of {', '.join(palace.config.scopes)} (got {scope!r})")
-    tags = header.get("tags")
-    if tags is not None and (not isinstance(tags, list) or len(tags) > MAX_TAGS):
-        problems.append(f"tags must be a list of at most {MAX_TAGS} words")
-    return problems
+            out.append(("name", f"a note named {name.strip()!r} already exists: {clash.rel}"))
+    return out
+
+
+def validate_promote(palace: Palace, draft_ref: str, fields: Mapping[str, Any]) -> list[str]:
+    """The problems of `promote_problems` as sentences, each starting with its field."""
+    return [
+        message if not field or message.startswith(field) or "named" in message[:12]
+        else f"{field}: {message}"
+        for field, message in promote_problems(palace, draft_ref, fields)
+    ]  # fmt: skip
 
 
 def _note_bytes(
