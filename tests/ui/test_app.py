@@ -65,9 +65,25 @@ async def test_new_drafts_appear_and_selection_stays(sample_palace: Path) -> Non
         (sample_palace / "inbox" / "2026-11-30-new-one.md").write_text(
             DRAFT.format(name="A new draft appears")
         )
-        await wait_until(pilot, lambda: len(screen.drafts) == before + 1, timeout=2.5)
+        # watchfiles: within 2 s, counted as new without moving the list under the cursor
+        await wait_until(pilot, lambda: screen.new_count == 1, timeout=2.5)
+        assert len(screen.drafts) == before
+        assert "1 new" in str(screen.query_one("#inbox-drafts").border_title)
         now = screen.current()
         assert now is not None and now.rel == selected.rel
+        await pilot.press("ctrl+r")  # the reviewer refreshes: now it is listed
+        await wait_until(pilot, lambda: len(screen.drafts) == before + 1, timeout=5)
+        now = screen.current()
+        assert now is not None and now.rel == selected.rel
+        # a note changed outside the app (the CLI, git pull) shows as well
+        note = next(n for n in app.palace.notes if n.ok)
+        path = sample_palace / note.rel
+        path.write_text(path.read_text().replace(note.name, "Renamed outside the app", 1))
+        await wait_until(
+            pilot,
+            lambda: app.palace.by_rel[note.rel].name == "Renamed outside the app",
+            timeout=2.5,
+        )
 
 
 async def test_keymap_file_remaps_bindings(sample_palace: Path, tmp_path: Path) -> None:

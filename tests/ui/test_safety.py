@@ -203,3 +203,36 @@ async def test_notifications_are_literal(hostile_palace: Path) -> None:
         assert list(app._notifications)[-1].markup is False
         assert app.is_running and app.exits == []
         assert_no_raw_escapes(app)
+
+
+async def test_every_dialog_on_a_hostile_draft_is_literal(hostile_palace: Path) -> None:
+    """Promote form, reject reason, editor, plan, note picker and key help on the hostile
+    draft: nothing it holds reaches the terminal as an escape sequence."""
+    from curator.ui.widgets.dialogs import AskDialog, NotePicker
+    from curator.ui.widgets.promote_form import PromoteForm
+
+    app = ScreenSpy(hostile_palace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        opened = []
+        for keys, kind in (
+            (("p",), PromoteForm),
+            (("x",), AskDialog),
+            (("e",), EditDialog),
+            (("x", *"no", "enter"), PlanDialog),
+            (("s",), NotePicker),
+        ):
+            if kind.__name__ == "NotePicker":  # supersede from Rooms, on a note
+                app.open_note("notes/project/money.md")
+                await pilot.pause(0.3)
+            await pilot.press(*keys)
+            await wait_until(pilot, lambda k=kind: isinstance(app.screen, k))  # type: ignore[misc]
+            await pilot.pause(0.3)
+            assert_no_raw_escapes(app)
+            opened.append(kind.__name__)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda k=kind: not isinstance(app.screen, k))  # type: ignore[misc]
+            await pilot.press("1")
+            await pilot.pause(0.1)
+        assert app.is_running and app.exits == []
+        assert opened == ["PromoteForm", "AskDialog", "EditDialog", "PlanDialog", "NotePicker"]

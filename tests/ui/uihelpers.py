@@ -34,7 +34,10 @@ async def settle(pilot: Pilot[None]) -> None:
     assert isinstance(app, CuratorApp)
     await wait_until(pilot, lambda: app.palace is not None)
     await pilot.pause(0.1)
-    await wait_until(pilot, lambda: all(w.is_finished for w in app.workers), timeout=30)
+    # the file watcher runs as long as the app does
+    await wait_until(
+        pilot, lambda: all(w.is_finished or w.group == "watch" for w in app.workers), timeout=30
+    )
     await pilot.pause(0.1)
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.events import Resize
 from textual.screen import Screen
 
 from curator.model.note import Note
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 
 THEMES = ("textual-dark", "textual-light")
+NARROW = 100  # columns: below this, screens stack their panes (see the .narrow rules)
 
 
 class PalaceScreen(Screen[None]):
@@ -32,6 +34,9 @@ class PalaceScreen(Screen[None]):
     #: a loading indicator until then, and a loading widget cannot take focus)
     MAIN: str | None = None
     _seen_version = 0
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "narrow")
 
     def compose(self) -> ComposeResult:
         yield ScreenTabs(self.MODE)

@@ -36,8 +36,6 @@ from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Table, mark_cell
 
-NARROW = 100  # columns: below this the detail goes under the list
-
 
 class InboxScreen(PalaceScreen):
     MODE = "inbox"
@@ -139,9 +137,6 @@ class InboxScreen(PalaceScreen):
         table.border_title = "Inbox"
         self.query_one("#inbox-candidates", OptionList).border_title = "Duplicate candidates"
         self.sync()
-
-    def on_resize(self, event: Any) -> None:
-        self.set_class(event.size.width < NARROW, "narrow")
 
     def refresh_requested(self) -> None:
         self._show_all = True

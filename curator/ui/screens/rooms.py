@@ -139,7 +139,7 @@ class RoomsScreen(NoteActions):
         self.query_one("#rooms-notes").focus()
 
     @on(DataTable.RowHighlighted, "#rooms-notes")
-    def _note(self, event: DataTable.RowHighlighted) -> None:
+    def _note_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.cursor_row != event.data_table.cursor_row:
             return  # a highlight from before the cursor last moved
         if self.palace is not None and event.row_key.value:

@@ -49,7 +49,10 @@ class NoteView(VerticalScroll):
         links = self.query_one("#note-links", OptionList)
         links.clear_options()
         if note is None:
-            head.update(Text("No note selected", style="dim"))
+            empty = "No note selected: pick one in the list (Enter opens it)."
+            if not palace.notes:
+                empty = "This palace has no notes yet: promote a draft in the Inbox (1)."
+            head.update(Text(empty, style="dim"))
             body.update("")
             return
         head.update(self._head(palace, note))
@@ -62,6 +65,15 @@ class NoteView(VerticalScroll):
 
     def _head(self, palace: Palace, note: Note) -> Text:
         out = Text()
+        chain = palace.chain(note) if note.kind == "note" else [note]
+        if len(chain) > 1:  # first: is this note still the one to follow?
+            out.append("chain ", style="magenta")
+            for index, step in enumerate(chain):
+                if index:
+                    out.append(" → ", style="magenta")
+                style = "bold reverse" if step is note else "magenta"
+                out.append_text(plain(step.name or step.rel, style, limit=40))
+            out.append("\n")
         out.append_text(plain(note.name or note.rel, "bold"))
         out.append("\n")
         out.append_text(plain(note.rel, "dim"))
