@@ -52,6 +52,7 @@ class Reviewer:
     root: Path
     type_index: dict[str, int]
     actions: list[tuple[str, list[DraftSpec]]] = field(default_factory=list)
+    buttons_covered: int = 0  # plans whose Apply button toasts hid when it was pressed
     bench_seconds: float = 0.0  # spent in this process working out keys, not in the app
 
     def key(self, binding_id: str, repeat: int = 1) -> None:
@@ -67,7 +68,10 @@ class Reviewer:
             self.term.wait("why?")
             self.term.type(reason)
             self.term.keys("Enter")
-        self.term.wait("Apply (y)", done[0].tag, gone=("Planning…",))  # the plan is shown
+        # the plan is shown: its keys in the footer, the draft in its files, no "Planning…"
+        shown = self.term.wait(self.keys["footer.plan.confirm"], done[0].tag, gone=("Planning…",))
+        if "Apply (y)" not in shown:  # notifications stacked over the dialog's buttons
+            self.buttons_covered += 1
         self.key("plan.confirm")
         self.remaining = [d for d in self.remaining if d not in done]
         self.actions.append((action, done))
@@ -98,10 +102,10 @@ class Reviewer:
         if supersede:
             self.candidate(draft)
             self.key("inbox.supersede")
-            self.term.wait(f"Promote {draft.rel}", "superseding:")
+            self.term.wait(f"Promote inbox/{draft.tag}", "superseding:")
         else:
             self.key("inbox.promote")
-            self.term.wait(f"Promote {draft.rel}")
+            self.term.wait(f"Promote inbox/{draft.tag}")
         if retype:  # name, description, then the type: open it, type to search, choose
             self.term.keys("Tab", "Tab", "Enter")
             self.term.wait("choose a type", f"{NEW_TYPE} —")
@@ -170,7 +174,7 @@ class Reviewer:
         self.candidate(draft)
         into, cut = self.lines_to_cut(draft)
         self.key("inbox.merge")
-        self.term.wait(f"Edit {into[:40]}")
+        self.term.wait(f"Edit {into[:24]}", self.keys["footer.edit.save"])
         self.term.keys("C-x", repeat=cut)
         self.key("edit.save")
         self.confirm("merge", [draft])
@@ -205,6 +209,8 @@ class Result:
     screens: int
     problems: list[str]
     slowest: list[tuple[float, str]]  # the longest waits for the screen, and what for
+    buttons_covered: int  # plans whose Apply button was under notifications
+    empty_state: bool  # "Inbox zero" readable within 10 s of the last action
 
     def summary(self) -> str:
         kinds: dict[str, int] = {}
@@ -216,7 +222,9 @@ class Result:
             f"{self.drafts} drafts cleared with {self.keystrokes} keystrokes in "
             f"{self.review_s:.1f} s of review (+{self.startup_s:.1f} s to the first inbox); "
             f"{len(self.actions)} actions ({made}); {self.commits} commits; "
-            f"{self.screens} screens read; {len(self.problems)} problems\n"
+            f"{self.screens} screens read; {len(self.problems)} problems; "
+            f"{self.buttons_covered} plan dialogs had their buttons under notifications; "
+            f"empty state {'shown' if self.empty_state else 'hidden under stale notifications'}\n"
             "slowest waits: " + ", ".join(f"{what!r} {sec:.1f} s" for sec, what in self.slowest)
         )
 
@@ -240,8 +248,13 @@ def review(root: Path, specs: list[DraftSpec], base: str) -> Result:
         term.wait(f"Inbox ({len(specs)})", timeout=180)
         ready = time.monotonic()
         reviewer.run()
-        term.wait("Inbox (0)", "Inbox zero")
+        term.wait("Inbox (0)")
         done = time.monotonic()
+        try:  # the empty state's text (expired notifications stayed painted over it)
+            term.wait("Inbox zero", timeout=10)
+            empty_state = True
+        except AssertionError:
+            empty_state = False
         term.keys(keys["app.quit"])
         term.wait("curator-exited-0")
         title = term.tmux("display", "-p", "-t", "review", "#{pane_title}")
@@ -263,6 +276,8 @@ def review(root: Path, specs: list[DraftSpec], base: str) -> Result:
         term.screens,
         problems,
         sorted(term.waited, reverse=True)[:4],
+        reviewer.buttons_covered,
+        empty_state,
     )
 
 

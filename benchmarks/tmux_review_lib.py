@@ -52,7 +52,8 @@ def tmux_key(key: str) -> str:
 
 
 def app_keys() -> dict[str, str]:
-    """Binding id (or 'table.<action>') -> tmux key, read from the app's binding tables."""
+    """Binding id (or 'table.<action>') -> tmux key, read from the app's binding tables; and
+    'footer.<id>' -> how the footer shows it ('y Apply'): the footer row is never covered."""
     from textual.binding import Binding
 
     from curator.ui.app import CuratorApp
@@ -68,7 +69,10 @@ def app_keys() -> dict[str, str]:
         for binding in cls.BINDINGS:
             if isinstance(binding, Binding):
                 name = binding.id or f"table.{binding.action}"
-                out.setdefault(name, tmux_key(binding.key.split(",")[0].strip()))
+                first = binding.key.split(",")[0].strip()
+                out.setdefault(name, tmux_key(first))
+                shown = "esc" if first == "escape" else first.replace("ctrl+", "^")
+                out.setdefault(f"footer.{name}", f"{shown} {binding.description}")
     return out
 
 
