@@ -13,8 +13,8 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 from bench_tmux_review import review  # noqa: E402
-from gen_review_inbox import CORE, OSC_TITLE, roles  # noqa: E402
-from tmux_review_lib import make_palace, tmux_key, verify  # noqa: E402
+from gen_review_inbox import CORE, OSC_CLIP, OSC_TITLE, roles  # noqa: E402
+from tmux_review_lib import Tmux, make_palace, terminal_problems, tmux_key, verify  # noqa: E402
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -57,6 +57,28 @@ def test_verify_sees_an_unreviewed_inbox(tmp_path: Path) -> None:
     assert any(".curator/rejected/" in p for p in problems)
     assert any("no note named" in p for p in problems)
     assert any("0 commits for 1 actions" in p for p in problems)
+
+
+@needs_tmux
+def test_terminal_check_catches_planted_escapes(tmp_path: Path) -> None:
+    """A program that does write the planted title and clipboard escapes is caught."""
+    script = tmp_path / "hostile.py"
+    script.write_text(
+        f"import sys, time\ntime.sleep(0.5)\nsys.stdout.write({OSC_TITLE + OSC_CLIP!r})\n"
+        "sys.stdout.flush()\nprint('planted')\ntime.sleep(30)\n"
+    )
+    term = Tmux(f"curator-test-{tmp_path.name}")
+    try:
+        term.start(f"{sys.executable} {script}")
+        term.wait("planted", timeout=10)
+        title = term.tmux("display", "-p", "-t", "review", "#{pane_title}")
+        names = term.tmux("list-buffers", "-F", "#{buffer_name}").split()
+        buffers = "".join(term.tmux("show-buffer", "-b", name) for name in names)
+    finally:
+        term.close()
+    problems = terminal_problems(term, title, buffers)
+    assert any("terminal title" in p for p in problems)
+    assert any("clipboard" in p for p in problems)
 
 
 @pytest.mark.slow

@@ -106,7 +106,9 @@ class PlanDialog(ModalScreen[bool]):
         is mounted it is kept for `on_mount`."""
         self.plan = plan
         self._diff = diff
-        if self.is_mounted:
+        if self.early:  # confirmed already: no need to lay the diff out
+            self.dismiss(True)
+        elif self.is_mounted:
             self._show(plan, diff)
 
     def _show(self, plan: Plan, diff: Text) -> None:
@@ -116,8 +118,6 @@ class PlanDialog(ModalScreen[bool]):
             files.append("  " + clean(path) + "\n")
         self.query_one("#plan-files", Static).update(files)
         self.query_one("#plan-diff", Static).update(diff)
-        if self.early:
-            self.dismiss(True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "plan-apply":
