@@ -26,6 +26,17 @@ def _with_fresh_index(root: Path, plan: Plan) -> Plan:
     return dataclasses.replace(plan, changes=with_index(Palace.open(root), others, None))
 
 
+def _after(root: Path, plan: Plan, palace: Palace | None) -> Palace | None:
+    """The palace as the plan leaves it, when it can be known without reloading; None when a
+    file the plan moves is gone already (another action took it: apply will say so)."""
+    if palace is None:
+        return None
+    try:
+        return palace.replaced(plan.effects(root))
+    except OSError:
+        return None
+
+
 def commit(
     palace_root: Path | str,
     plan: Plan,
@@ -50,10 +61,7 @@ def commit(
     """
     del store
     root = Path(palace_root)
-    state: dict[str, Any] = {
-        "after": palace.replaced(plan.effects(root)) if palace is not None else None,
-        "warnings": [],
-    }
+    state: dict[str, Any] = {"after": _after(root, plan, palace), "warnings": []}
 
     def hook(sha: str) -> None:
         if on_committed is not None:
