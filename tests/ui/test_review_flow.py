@@ -183,7 +183,6 @@ async def test_bulk_reject_is_one_commit(make_palace: Any) -> None:
         assert len(list((root / ".curator/rejected").glob("*.md"))) == 4
 
 
-@pytest.mark.xfail(reason="writer undo of a reject with git-tracked drafts: PlanError (H-writer)")
 def test_app_undo_is_the_cli_undo(make_palace: Any) -> None:
     root = make_palace(drafts(1))
     palace = Palace.open(root)

@@ -186,6 +186,9 @@ def _moved_back(root: Path, entry: HistoryEntry, changes: list[Change]) -> list[
                 f"cannot undo {short} ({entry.subject}): {src} exists again; move or remove it "
                 f"first"
             )
+        # a draft git tracked was also deleted by the commit: the parked file is its text,
+        # so it moves back instead of git's copy being written beside it
+        changes[:] = [ch for ch in changes if src not in ch.touched()]
         changes.append(Move.from_disk(root, dst, src))
         trailers.append(("Curator-Restore", encode_restore(dst, src)))
     for src, kept in entry.previous:
