@@ -38,12 +38,16 @@ def shape(root: Path) -> dict[str, object]:
 def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "curator")
     data = shape(root)
-    print(f"{data['modules']} modules, {data['lines']} lines; over 400 lines: "
-          f"{data['modules_over_400']}")
+    print(
+        f"{data['modules']} modules, {data['lines']} lines; over 400 lines: "
+        f"{data['modules_over_400']}"
+    )
     for n, name in data["largest_modules"]:  # type: ignore[attr-defined]
         print(f"  {n:5d}  {name}")
-    print(f"{data['functions']} functions: median {data['function_median']} lines, "
-          f"p90 {data['function_p90']}")
+    print(
+        f"{data['functions']} functions: median {data['function_median']} lines, "
+        f"p90 {data['function_p90']}"
+    )
     over = data["functions_over_60"]
     print(f"functions over 60 lines: {len(over)}")  # type: ignore[arg-type]
     for n, name in over:  # type: ignore[attr-defined]

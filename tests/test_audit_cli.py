@@ -113,7 +113,9 @@ def test_changed_since(root: Path, run_cli: RunCli) -> None:
     path = root / "notes" / "ok.md"
     path.write_text(path.read_text() + "edit\n")
     git(root, "commit", "-qam", "edit ok")
-    code, out, _ = run_cli("--palace", root, "audit", "--yes", "--changed-since", "HEAD~1", "--json")
+    code, out, _ = run_cli(
+        "--palace", root, "audit", "--yes", "--changed-since", "HEAD~1", "--json"
+    )
     data = json.loads(out)
     assert code == 0 and [r["path"] for r in data["results"]] == ["notes/ok.md"]
 
