@@ -257,14 +257,12 @@ def review(root: Path, specs: list[DraftSpec], base: str) -> Result:
             empty_state = False
         term.keys(keys["app.quit"])
         term.wait("curator-exited-0")
-        title = term.tmux("display", "-p", "-t", "review", "#{pane_title}")
-        names = term.tmux("list-buffers", "-F", "#{buffer_name}").split()
-        buffers = "".join(term.tmux("show-buffer", "-b", name) for name in names)
+        leaks = terminal_problems(term)
     finally:
         term.close()
         shutil.rmtree(xdg, ignore_errors=True)
     problems = verify(root, specs, base, reviewer.actions)
-    problems += terminal_problems(term, title, buffers)
+    problems += leaks
     commits = int(git(root, "rev-list", "--count", f"{base}..HEAD").stdout)
     return Result(
         len(specs),
