@@ -211,6 +211,7 @@ class Result:
     slowest: list[tuple[float, str]]  # the longest waits for the screen, and what for
     buttons_covered: int  # plans whose Apply button was under notifications
     empty_state: bool  # "Inbox zero" readable within 10 s of the last action
+    app_peak_mb: float | None
 
     def summary(self) -> str:
         kinds: dict[str, int] = {}
@@ -220,7 +221,8 @@ class Result:
         made = ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items()))
         return (
             f"{self.drafts} drafts cleared with {self.keystrokes} keystrokes in "
-            f"{self.review_s:.1f} s of review (+{self.startup_s:.1f} s to the first inbox); "
+            f"{self.review_s:.1f} s wall time of review (+{self.startup_s:.1f} s to the first "
+            f"inbox); app peak memory {self.app_peak_mb or 0:.0f} MB; "
             f"{len(self.actions)} actions ({made}); {self.commits} commits; "
             f"{self.screens} screens read; {len(self.problems)} problems; "
             f"{self.buttons_covered} plan dialogs had their buttons under notifications; "
@@ -255,6 +257,7 @@ def review(root: Path, specs: list[DraftSpec], base: str) -> Result:
             empty_state = True
         except AssertionError:
             empty_state = False
+        peak = term.app_peak_mb()
         term.keys(keys["app.quit"])
         term.wait("curator-exited-0")
         leaks = terminal_problems(term)
@@ -276,6 +279,7 @@ def review(root: Path, specs: list[DraftSpec], base: str) -> Result:
         sorted(term.waited, reverse=True)[:4],
         reviewer.buttons_covered,
         empty_state,
+        peak,
     )
 
 
@@ -306,7 +310,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.palace:  # run.py reads rows
         from benchutil import emit, row
 
-        note = f"{result.keystrokes} keys, {len(result.actions)} actions, 80x24 tmux"
+        note = (
+            f"{result.keystrokes} keys, {len(result.actions)} actions, 80x24 tmux, "
+            f"app peak {result.app_peak_mb or 0:.0f} MB"
+        )
         emit([row("tmux", f"clear {result.drafts}-draft inbox", [result.review_s], note=note)])
     return 1 if result.problems else 0
 

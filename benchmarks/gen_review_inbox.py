@@ -19,6 +19,7 @@ import argparse
 import base64
 import datetime as dt
 import random
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ OSC_TITLE = f"\x1b]0;{TITLE_MARK}\x07"
 OSC_CLIP = "\x1b]52;c;" + base64.b64encode(CLIP_MARK.encode()).decode() + "\x07"
 OSC_LINK = "\x1b]8;;https://evil.invalid/\x1b\\click\x1b]8;;\x1b\\"
 NOISE_SESSION = "sess-loop-noise"
+_MD_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+\.md)\)")
 #: roles every inbox has, in list order (the test's 14 drafts)
 CORE = (
     "promote",
@@ -121,7 +123,13 @@ def _targets(root: Path, rng: random.Random) -> list[tuple[str, str, str, str]]:
     ]
     notes.sort(key=lambda n: n.rel)
     picked = rng.sample(notes, min(len(notes), 12))
-    return [(n.rel, n.name, n.type, n.body) for n in picked]
+    return [(n.rel, n.name, n.type, _portable(n.body)) for n in picked]
+
+
+def _portable(body: str) -> str:
+    """The body with its relative markdown links as wikilinks: a copy lives in another
+    folder, where `../x.md` would point nowhere (an agent quoting a note does the same)."""
+    return _MD_LINK.sub(lambda m: f"[[{Path(m.group(2)).stem}]]", body)
 
 
 def _name(rng: random.Random, used: set[str]) -> str:

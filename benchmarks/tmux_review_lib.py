@@ -101,6 +101,20 @@ class Tmux:
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
 
+    def app_peak_mb(self) -> float | None:
+        """The app's peak resident memory (Linux: VmHWM of the processes the pane's shell
+        started), read while it still runs."""
+        shell = self.tmux("display", "-p", "-t", "review", "#{pane_pid}").strip()
+        found = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True)
+        peaks = []
+        for pid in found.stdout.split():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            peaks += [int(m) for m in re.findall(r"^VmHWM:\s+(\d+) kB", status, re.M)]
+        return max(peaks) / 1024 if peaks else None
+
     def keys(self, *keys: str, repeat: int = 1) -> None:
         for key in keys:
             self.tmux("send-keys", "-t", "review", "-N", str(repeat), key)
