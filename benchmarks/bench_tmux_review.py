@@ -10,12 +10,16 @@ draft's is unknown), reject one by one, reject in bulk (space and shift+down, or
 from one session), bulk promote with one type, merge into the duplicate candidate (the
 repeated text cut in the editor), supersede the candidate. Every step waits for the screen to
 show what a reviewer would wait for (capture-pane, with a timeout that prints the screen),
-never for a fixed time. Keys come from the app's own binding tables by id.
+never for a fixed time. Curator's keys come from the app's own binding tables by id (and the
+plan dialog is recognised by its keys in the footer, the one row notifications never cover);
+Tab, Enter, Down and ctrl+x (cut a line) are Textual's own widget keys.
 
 Then it checks every file and commit: inbox empty, each promoted draft a note with a header
 that checks, the rejected ones in .curator/rejected/, one commit per action with curator's
-trailers, INDEX.md current, `curator check` clean, and no planted escape sequence reached the
-terminal (pane title, clipboard, screen). Prints keystrokes, wall time, actions and commits.
+trailers, INDEX.md current, `curator check` adding no error to the palace's own, a clean
+working tree, and no planted escape sequence reached the terminal (pane title, clipboard,
+screen). Prints keystrokes, wall time, actions, commits, the app's peak memory, the slowest
+waits, and how often notifications covered a dialog's buttons or the inbox's empty state.
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ class Reviewer:
     def candidate(self, draft: DraftSpec) -> None:
         """Wait until the duplicate finder lists the expected note first."""
         want = draft.target_name[:24]
-        end = time.monotonic() + 30
+        end = time.monotonic() + 60
         while True:
             lines = self.term.screen().splitlines()
             at = next((i for i, line in enumerate(lines) if "Duplicate candidates" in line), -1)

@@ -132,7 +132,7 @@ class Tmux:
         self.escapes_seen += [repr(f) for f in found]
         return re.sub(r"\x1b\[[0-9;:]*m", "", styled)
 
-    def wait(self, *texts: str, gone: tuple[str, ...] = (), timeout: float = 30.0) -> str:
+    def wait(self, *texts: str, gone: tuple[str, ...] = (), timeout: float = 60.0) -> str:
         """The screen once it shows every one of `texts` and none of `gone`."""
         end = time.monotonic() + timeout
         screen = ""
