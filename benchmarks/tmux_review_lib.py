@@ -265,7 +265,7 @@ def _promoted(d: DraftSpec, note: object, palace: object) -> list[str]:
     out = []
     if note.type != want or note.status == "draft" or not note.rel.startswith("notes/"):
         out.append(f"{note.rel}: type {note.type!r}, status {note.status!r} (want {want})")
-    errors = [f.message for f in note.problems if getattr(f, "severity", "error") == "error"]
+    errors = [f.message for f in note.problems if f.severity == "error"]
     if errors:
         out.append(f"{note.rel}: header problems {errors}")
     if "DRAFT" in note.body.split("\n", 2)[0]:
