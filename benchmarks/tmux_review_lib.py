@@ -99,7 +99,14 @@ class Tmux:
         self.tmux("set-option", "-g", "set-clipboard", "on")  # an OSC 52 would land in a buffer
 
     def close(self) -> None:
+        """Stop this server and remove its socket (kill-server leaves the file behind)."""
+        try:
+            path = self.tmux("display", "-p", "#{socket_path}").strip()
+        except subprocess.CalledProcessError:
+            path = ""
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        if path:
+            Path(path).unlink(missing_ok=True)
 
     def app_peak_mb(self) -> float | None:
         """The app's peak resident memory (Linux: VmHWM of the processes the pane's shell
