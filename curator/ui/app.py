@@ -116,6 +116,9 @@ class CuratorApp(App[None]):
         watch: bool = True,
         keymap_file: Path | None = None,
     ) -> None:
+        from curator.runtime import tune_process
+
+        tune_process()  # before the app's threads start (the CLI has called it already)
         super().__init__()
         self.root = Path(root)
         self.today = today or date.today()

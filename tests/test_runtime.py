@@ -1,0 +1,40 @@
+"""curator.runtime: the one place process tuning lives, applied once, and switchable off."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import json, sys
+from curator.runtime import tune_process
+print(json.dumps([tune_process(), tune_process()]))
+"""
+
+
+def probe(**env: str) -> list[bool]:
+    clean = {
+        k: v for k, v in os.environ.items() if k not in ("CURATOR_NO_TUNING", "MALLOC_ARENA_MAX")
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        env={**clean, **env},
+        check=True,
+    )
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_tuning_applies_once_and_stays() -> None:
+    assert probe() == [True, True]
+
+
+def test_tuning_can_be_turned_off_and_glibcs_own_switch_wins() -> None:
+    assert probe(CURATOR_NO_TUNING="1") == [False, False]
+    assert probe(MALLOC_ARENA_MAX="4") == [False, False]
