@@ -27,17 +27,28 @@ class OpenNoteProvider(Provider):
         app = cast("CuratorApp", self.app)
         if app.palace is None:
             return
+        # "open note money" and "money" both look for notes named like "money"
+        query = query.strip()
+        for lead in ("open note…", "open note", "open"):
+            if query.casefold().startswith(lead):
+                query = query[len(lead) :].strip()
+                break
+        if not query:
+            return
         matcher = self.matcher(query)
         found = 0
+        prefix = "open note… "
         for note in app.palace.notes:
-            title = "open note… " + one_line(note.name or note.rel, 80)
-            score = matcher.match(title)
+            name = one_line(note.name or note.rel, 80)
+            score = matcher.match(name)  # the note's name, not the command's words
             if score <= 0:
                 continue
-            _, offsets = matcher.fuzzy_search.match(query, title)
+            _, offsets = matcher.fuzzy_search.match(query, name)
+            title = prefix + name
             display = Content(title)
             for offset in offsets:
-                display = display.stylize("bold reverse", offset, offset + 1)
+                start = len(prefix) + offset
+                display = display.stylize("bold reverse", start, start + 1)
             yield Hit(score, display, partial(app.open_note, note.rel), text=title)
             found += 1
             if found >= MAX_HITS:

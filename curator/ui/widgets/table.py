@@ -45,7 +45,9 @@ class Table(DataTable[Any]):
         if column is None or not self.size.width:
             return
         pad = 2 * self.cell_padding * len(self.columns)
-        width = max(8, self.scrollable_content_region.width - sum(self.fixed.values()) - pad - 3)
+        # room for a vertical scrollbar whether or not it shows yet: the same widths either way
+        inner = self.size.width - self.styles.gutter.width - self.styles.scrollbar_size_vertical
+        width = max(8, inner - sum(self.fixed.values()) - pad - 1)
         if column.width != width:
             column.width = width
             column.auto_width = False
