@@ -9,6 +9,7 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
@@ -20,7 +21,7 @@ def outside_editor() -> list[str] | None:
     return shlex.split(command) if command and command.strip() else None
 
 
-def run_editor(app: App[object], argv: list[str], text: str, suffix: str = ".md") -> str | None:
+def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -> str | None:
     """The text after the editor `argv` edited it (None: the app cannot suspend here, or the
     editor failed; the caller uses the built-in editor)."""
     fd, name = tempfile.mkstemp(prefix="curator-edit-", suffix=suffix)
@@ -41,7 +42,7 @@ def run_editor(app: App[object], argv: list[str], text: str, suffix: str = ".md"
 
 
 async def edit_text(
-    app: App[object], title: str, text: str, check: Check, *, keep_unchanged: bool = False
+    app: App[Any], title: str, text: str, check: Check, *, keep_unchanged: bool = False
 ) -> str | None:
     """The edited text once it validates (None: cancelled, or unchanged unless
     `keep_unchanged`: a merge goes ahead with the merged text as it is). Call from a worker."""

@@ -197,3 +197,18 @@ def test_app_undo_is_the_cli_undo(make_palace: Any) -> None:
     shown_by_cli = json.loads(cli.stdout)
     assert list(app_plan.paths()) == shown_by_cli["paths"]
     assert app_plan.diff(root) == shown_by_cli["diff"]
+
+
+async def test_tab_bar_is_visible_and_switches_screens(sample_palace: Path) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        tabs = app.screen.query_one("#screen-tabs")
+        assert tabs.region.height >= 1 and tabs.region.y == 0
+        await pilot.click("#tab-rooms")
+        await wait_until(pilot, lambda: app.current_mode == "rooms")
+        await pilot.press("4")
+        await wait_until(pilot, lambda: app.current_mode == "search")
+        await pilot.press(*"money", "escape")  # Escape leaves the query: digits switch again
+        await pilot.press("1")
+        await wait_until(pilot, lambda: app.current_mode == "inbox")

@@ -15,7 +15,8 @@ class CuratorKeyPanel(KeyPanel):
         table = Table(padding=(0, 1), show_header=False, box=box.SIMPLE)
         table.add_column("key", justify="right", style="bold")
         table.add_column("what")
-        ours, generic = [], []
+        ours: list[tuple[str, Text]] = []
+        generic: list[tuple[str, Text]] = []
         seen: set[str] = set()
         for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if binding.system or binding.action in seen or not binding.description:

@@ -21,4 +21,4 @@ class ScreenTabs(Tabs):
         tab_id = event.tab.id or ""
         mode = tab_id.removeprefix("tab-")
         if mode != self.mode:
-            self.app.run_action(f"show_screen('{mode}')")
+            self.app.call_later(self.app.run_action, f"show_screen('{mode}')")
