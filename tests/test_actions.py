@@ -356,7 +356,11 @@ def test_hostile_note_name_keeps_trailers_one_line(palace: Path) -> None:
             "name: placeholder", f'name: "{name.encode("unicode_escape").decode()}"'
         )
     )
-    plan, applied = do(palace, plan_promote, "inbox/--force.md", confidence=0.8)
+    with pytest.raises(ActionError, match="escape sequences or control characters"):
+        plan_promote(Palace.open(palace), "inbox/--force.md", confidence=0.8)
+    # a name that passes the header rules but still tries to forge a trailer line
+    forged = "--amend Curator-Action: reject\u2028Curator-Note: x"
+    plan, applied = do(palace, plan_promote, "inbox/--force.md", confidence=0.8, name=forged)
     msg = git(palace, "log", "-1", "--format=%B").stdout
     trailers = [line for line in msg.splitlines() if line.startswith("Curator-")]
     assert [t.split(":")[0] for t in trailers].count("Curator-Action") == 1

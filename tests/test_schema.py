@@ -76,3 +76,18 @@ def test_any_header_gives_findings_never_an_exception(header: dict) -> None:
     for finding in check_header(header, CONFIG, kind="note"):
         assert finding.severity in ("error", "warning") and finding.message
     check_header(header, CONFIG, kind="draft")
+
+
+def test_a_line_field_with_escape_sequences_is_an_error_everywhere_the_schema_is_read() -> None:
+    from pathlib import Path
+
+    from curator.config import default_config
+    from curator.model.schema import header_problems
+
+    config = default_config(Path("."))
+    for name in ("Hi \x1b]0;pwned\x07", "a\x1b[2Jb", "tab\x0bbed", "bell\x07"):
+        header = {"name": name, "description": "d", "type": "user", "confidence": 0.9}
+        codes = [code for _key, code, _msg in header_problems(header, config)]
+        assert "header.escapes" in codes, name
+    header = {"name": "Plain – with ünïcode and [[links]]", "description": "d", "type": "user"}
+    assert header_problems(header, config) == []

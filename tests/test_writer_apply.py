@@ -134,7 +134,7 @@ def test_plan_paths_message_and_diff(palace: Path) -> None:
     plan = Plan(
         "merge",
         ("notes/a.md", "notes/b\nInjected: x"),
-        "line one\nline\x1b two",
+        "line one\nline\x1b[2J two",
         "Merge A\tB",
         (
             Write.from_disk(palace, "notes/a.md", b"---\nname: A\n---\nalpha and beta\n"),

@@ -29,6 +29,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from curator.model.finding import Finding, Severity
+from curator.model.text import has_escapes
 
 if TYPE_CHECKING:
     from curator.config import Config
@@ -192,6 +193,9 @@ def _field_problems(
         return [(key, code, sentence.format(key=key))]
     if spec.type == "line" and "\n" in value.strip():
         return [(key, "header.invalid", f"{key} must be one line")]
+    if spec.type == "line" and has_escapes(value):
+        message = f"{key} holds terminal escape sequences or control characters"
+        return [(key, "header.escapes", message)]
     if spec.max_items is not None and len(value) > spec.max_items:
         return [(key, "header.invalid", f"at most {spec.max_items} {key} ({len(value)} given)")]
     if spec.allowed is not None:

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 from curator.errors import WriterError
+from curator.model.text import clean
 
 __all__ = [
     "Change",
@@ -95,7 +96,7 @@ def sanitize_line(text: str, *, limit: int = 500) -> str:
     spaces; runs of whitespace collapse to one space; the result is stripped and cut to ``limit``.
     """
     out = []
-    for ch in str(text):
+    for ch in clean(str(text), keep_newlines=False):  # whole escape sequences go, not just ESC
         cat = unicodedata.category(ch)
         if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") or ch.isspace():
             out.append(" ")
