@@ -23,7 +23,6 @@ from curator.model.palace import STATE_DIR, Palace
 from curator.model.text import clean, one_line
 from curator.ui import services
 from curator.ui.commands import OpenNoteProvider
-from curator.ui.gcfreeze import StartupFreeze
 from curator.ui.keys import load_keymap
 from curator.ui.progress import JobProgress
 from curator.ui.screens.base import PalaceScreen
@@ -132,7 +131,6 @@ class CuratorApp(App[None]):
         self._index_again = False  # the palace changed while it ran: sync once more after
         self._job: tuple[str, float, float | None] | None = None  # label, done, total
         self._bars: list[JobProgress] = []
-        self._gc = StartupFreeze()
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -148,7 +146,6 @@ class CuratorApp(App[None]):
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
-        self._gc.release()
         self.search_session.stop()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -169,8 +166,6 @@ class CuratorApp(App[None]):
             if isinstance(screen, PalaceScreen):
                 screen.sync()
         self.sync_index()
-        if not self._gc.frozen:  # once the first palace is on screen (see gcfreeze)
-            self.set_timer(0.5, self._gc.freeze)
 
     # -- the search index ------------------------------------------------------------------------
     def sync_index(self) -> None:

@@ -118,7 +118,8 @@ async def test_open_note_from_anywhere_shows_links(sample_palace: Path) -> None:
 
 
 HOSTILE = (
-    "---\nname: \x1b]0;pwned\x07Hostile [BOLD]note[/BOLD] \u202eevil\n"
+    # YAML refuses raw control characters in a header, so the name carries them as escapes
+    '---\nname: "\\e]0;pwned\\aHostile [BOLD]note[/BOLD] \\u202eevil"\n'
     "description: '[@click=app.quit]x[/] and [ @click=app.quit]y[/]'\n"
     "type: project\nconfidence: 0.8\ncreated: 2026-11-01\n---\n"
     "[@click=app.quit]click me[/] [ @click=app.quit]me too[/] [BOLD]loud[/BOLD]\n\n"
