@@ -69,9 +69,9 @@ def promote_problems(
         if value is None or (isinstance(value, str) and not value.strip()):
             out.append((key, f"{key} is required"))
     missing = {key for key, _ in out}
-    for key, code, message in header_problems(header, palace.config, required=()):
-        if key not in missing and code not in WARNINGS:
-            out.append((key or "", message))
+    for field, code, message in header_problems(header, palace.config, required=()):
+        if field not in missing and code not in WARNINGS:
+            out.append((field or "", message))
     name = header.get("name")
     if isinstance(name, str) and name.strip() and "name" not in {k for k, _ in out}:
         clash = next(iter(palace._by_name.get(name.strip().casefold(), [])), None)
