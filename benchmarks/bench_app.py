@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -215,8 +217,31 @@ async def in_app(palace: Path) -> dict[str, Any]:
     return out
 
 
+UNTUNED = """
+import asyncio, json, resource, sys
+sys.path[:0] = [sys.argv[2], sys.argv[3]]
+from pathlib import Path
+from bench_app import in_app
+asyncio.run(in_app(Path(sys.argv[1])))
+print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+"""
+
+
+def untuned_peak(scratch: Path) -> float:
+    """The app's peak after the same steps with curator/runtime.py's tuning off: the
+    baseline row that shows what the malloc arena cap buys."""
+    env = {"CURATOR_NO_TUNING": "1"}
+    argv = [sys.executable, "-c", UNTUNED, str(scratch), str(Path(__file__).parent), str(REPO)]
+    proc = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **env})
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-800:])
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
 def run(palace: Path, notes: int) -> list[Row]:
     rows: list[Row] = []
+    scratch = Path(tempfile.mkdtemp(prefix="curator-bench-untuned-")) / "palace"
+    shutil.copytree(palace, scratch, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
     first_paint(palace, 1)  # builds .curator/cache: later opens are warm, as in daily use
     paint, populated = first_paint(palace, 5)
     floor = process_times([sys.executable, "-c", "import textual.app"], 5)
@@ -275,6 +300,24 @@ def run(palace: Path, notes: int) -> list[Row]:
     rows[-1].note += (
         f"; peak MB: this process (the app) is the column on the right, the largest child "
         f"(first-paint app runs, the index build job) {child:.0f}"
+    )
+    tuned = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        untuned = untuned_peak(scratch)
+    finally:
+        shutil.rmtree(scratch.parent, ignore_errors=True)
+    rows.append(
+        Row(
+            "app",
+            f"app peak MB after {len(found['promote'])} promotes and the bulk reject",
+            tuned,
+            tuned,
+            1,
+            target_ms=500,
+            baseline="the same steps, curator/runtime.py's tuning off",
+            baseline_ms=untuned,
+            note="MB, not ms: the malloc arena cap of curator/runtime.py is what the ratio shows",
+        )
     )
     return rows
 

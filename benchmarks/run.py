@@ -33,7 +33,7 @@ def palace_for(notes: int) -> Path:
         if out.exists():
             shutil.rmtree(out)
         start = time.perf_counter()
-        generate(out, notes=notes, drafts=50, seed=1, git=True)
+        generate(out, notes=notes, drafts=80, seed=1, git=True)  # 20 promotes + a bulk of 50
         (out / ".done").write_text("")
         print(f"generated {notes} notes in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return out
