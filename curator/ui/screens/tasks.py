@@ -28,7 +28,6 @@ from curator.tasks.claims import age_text
 from curator.ui.safe import BADGE_STYLE, plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
-from curator.ui.widgets.footer import KeyFooter
 
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
 _ORDER = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
@@ -48,6 +47,7 @@ def requests_text(requests: list[Any]) -> Text:
 
 class TasksScreen(PalaceScreen):
     CSS_PATH = str(styles_dir() / "tasks.tcss")
+    MODE = "tasks"
     MAIN = "#tasks-table"
     BINDINGS = [
         Binding(
@@ -81,11 +81,10 @@ class TasksScreen(PalaceScreen):
         self._generation = 0  # of the list shown: a newer one drops the older one's rows
         self.detail_ready = False
 
-    def compose(self) -> ComposeResult:
+    def body(self) -> ComposeResult:
         with Horizontal(id="tasks-main"):
             yield DataTable(id="tasks-table", cursor_type="row")
             yield Vertical(id="tasks-detail")  # filled once the list is on screen
-        yield KeyFooter()
 
     async def _mount_detail(self) -> None:
         """The selected task's panes: revisions, two revisions side by side, its requests."""
