@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from palacehelpers import git
+from textual.screen import ModalScreen
 from textual.widgets import Input
 from uihelpers import make_app, settle, wait_until
 
@@ -113,6 +114,9 @@ def _go(view: str, theme: str) -> Any:
             field.cursor_blink = False
         for area in app.screen.query("TextArea"):
             area.cursor_blink = False
+        if isinstance(app.screen, ModalScreen) and app.screen.query("Input, TextArea"):
+            # a dialog focuses its field on mount, late on a busy machine: the cursor shows then
+            await wait_until(pilot, lambda: app.focused is not None, timeout=30)
         await pilot.pause()
 
     return run_before
