@@ -20,6 +20,21 @@ from curator.model.links import RawLink, extract_links
 MAX_BYTES = 1 << 20
 BOM = b"\xef\xbb\xbf"
 DRAFT_BANNER = "> DRAFT — unreviewed, NOT a rule until a reviewer promotes it."
+
+
+def strip_banner(body: str) -> str:
+    """The body without the draft banner (and the blank lines around it): never part of a
+    note, so promote, merge and the app's diff all leave it out."""
+    lines = body.splitlines(keepends=True)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if lines and lines[0].strip() == DRAFT_BANNER.strip():
+        lines.pop(0)
+        while lines and not lines[0].strip():
+            lines.pop(0)
+    return "".join(lines)
+
+
 # Lines end at LF, CRLF or CR only: `str.splitlines` also breaks at \x0b, \x0c, \x1c-\x1e
 # and NEL, which would let one header line pass for two (or hide the closing fence).
 _FENCE = re.compile(r"---[ \t]*(\r\n|\n|\r)")

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
-from curator.model.note import Note
+from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
 from curator.ui import services
 from curator.ui.safe import plain
@@ -31,7 +31,7 @@ from curator.ui.screens.drafts import (
     short_source,
     warnings,
 )
-from curator.ui.widgets.candidate_diff import CandidateDiff, without_banner
+from curator.ui.widgets.candidate_diff import CandidateDiff
 from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Table, mark_cell
@@ -338,7 +338,7 @@ class InboxScreen(DraftList):
         def build(text: str) -> Any:
             return lambda p: services.plan_merge_draft(p, rel, into, text)
 
-        self.curator.edit_then_plan(into, without_banner(body), build, lambda _t: [])
+        self.curator.edit_then_plan(into, strip_banner(body), build, lambda _t: [])
 
     def action_supersede(self) -> None:
         """Promote the draft (through the form) as the note that replaces the candidate, or a

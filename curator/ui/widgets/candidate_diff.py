@@ -14,23 +14,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from curator.model.note import DRAFT_BANNER
+from curator.model.note import strip_banner
 from curator.model.text import clean
 
 _TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
 LEFT_STYLE = "bold black on red3"
 RIGHT_STYLE = "bold black on green3"
-
-
-def without_banner(body: str) -> str:
-    lines = body.splitlines(keepends=True)
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    if lines and lines[0].strip() == DRAFT_BANNER.strip():
-        lines.pop(0)
-        while lines and not lines[0].strip():
-            lines.pop(0)
-    return "".join(lines)
 
 
 def word_diff(left: str, right: str) -> tuple[Text, Text]:
@@ -76,7 +65,7 @@ class CandidateDiff(Horizontal):
         *,
         empty: str = "(no candidate)",
     ) -> None:
-        draft = without_banner(draft_text)
+        draft = strip_banner(draft_text)
         if candidate_text is None:
             left, right = Text(clean(draft)), Text(empty, style="dim")
         else:

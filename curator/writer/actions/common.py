@@ -18,7 +18,7 @@ from curator.model.check import run_checks
 from curator.model.index_md import index_bytes, render_index
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
-from curator.model.note import DRAFT_BANNER, Note, edit_header
+from curator.model.note import Note, edit_header
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
@@ -169,17 +169,6 @@ def errors_for(
         for f in run_checks(subset, with_index=False)
         if f.path in wanted and f.severity == "error" and not f.code.startswith("link.")
     ]
-
-
-def strip_banner(body: str) -> str:
-    lines = body.splitlines(keepends=True)
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    if lines and lines[0].strip() == DRAFT_BANNER.strip():
-        lines.pop(0)
-        while lines and not lines[0].strip():
-            lines.pop(0)
-    return "".join(lines)
 
 
 def resolver(palace: Palace, source_rel: str) -> Callable[[RawLink], str | None]:

@@ -10,7 +10,7 @@ from curator.fsutil import note_bytes
 from curator.model.check import MAX_TAGS
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import rewrite_links
-from curator.model.note import Note, new_note_text, parse_note
+from curator.model.note import Note, new_note_text, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.writer.actions.common import (
     MERGED_DIR,
@@ -26,7 +26,6 @@ from curator.writer.actions.common import (
     resolver,
     secrets_in,
     slugify,
-    strip_banner,
     today_iso,
 )
 from curator.writer.plan import Change, Move, Plan, Write, encode_restore

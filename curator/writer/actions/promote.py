@@ -10,7 +10,7 @@ from curator.errors import CuratorError
 from curator.fsutil import note_bytes
 from curator.model.header import DELETE
 from curator.model.layouts import rules as layout_rules
-from curator.model.note import Note, edit_header, parse_note
+from curator.model.note import Note, edit_header, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.model.schema import REQUIRED, WARNINGS, header_problems
 from curator.writer.actions.common import (
@@ -26,7 +26,6 @@ from curator.writer.actions.common import (
     one_line,
     secrets_in,
     slugify,
-    strip_banner,
     today_iso,
 )
 from curator.writer.plan import Change, Move, Plan, Write, effects, encode_restore
