@@ -285,8 +285,15 @@ def effects(root: Path, changes: Iterable[Change]) -> dict[str, bytes | None]:
             out[ch.path] = None
         else:
             out[ch.src] = None
-            out[ch.dst] = ch.data if ch.data is not None else (Path(root) / ch.src).read_bytes()
+            out[ch.dst] = ch.data if ch.data is not None else _moved_bytes(Path(root), ch.src)
     return out
+
+
+def _moved_bytes(root: Path, src: str) -> bytes:
+    try:
+        return (root / src).read_bytes()
+    except FileNotFoundError:  # another action took it since the plan was made
+        raise PlanError(f"cannot move {src}: it is gone (another action took it)") from None
 
 
 # --------------------------------------------------------------------------- plan

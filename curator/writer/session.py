@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.undo import undo
 from curator.writer.apply import Applied, ChangedSincePlanError, apply_plan
@@ -33,7 +34,7 @@ def _after(root: Path, plan: Plan, palace: Palace | None) -> Palace | None:
         return None
     try:
         return palace.replaced(plan.effects(root))
-    except OSError:
+    except (OSError, WriterError):
         return None
 
 

@@ -30,7 +30,11 @@ def plan_edit(
         # inbox/ is not in git: the draft's previous text is kept for undo, as reject keeps
         # the draft itself
         kept = free_path(palace, EDITED_DIR, note.slug)
-        changes.append(Write.from_disk(palace.root, kept, (palace.root / note.rel).read_bytes()))
+        try:
+            previous = (palace.root / note.rel).read_bytes()
+        except FileNotFoundError:  # another action took the draft since the palace loaded
+            raise ActionError(f"{note.rel} is gone (another action took it)") from None
+        changes.append(Write.from_disk(palace.root, kept, previous))
         trailers.append(("Curator-Previous", encode_restore(note.rel, kept)))
     return make_plan(
         palace,
