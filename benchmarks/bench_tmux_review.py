@@ -189,13 +189,13 @@ class Reviewer:
         """The note merged into, and the lines before the draft's part of the merged text
         (the note's body and the heading), read from the palace on disk."""
         start = time.monotonic()
+        from curator.model.note import strip_banner
         from curator.model.palace import Palace
         from curator.ui import services
-        from curator.ui.widgets.candidate_diff import without_banner
 
         palace = Palace.open(self.root)
         into = palace.find(draft.target_name if draft.role == "pair_b" else draft.target).rel
-        lines = without_banner(services.merged_body(palace, draft.rel, into)).splitlines()
+        lines = strip_banner(services.merged_body(palace, draft.rel, into)).splitlines()
         heading = next(i for i, line in enumerate(lines) if line.startswith("## Merged from"))
         self.bench_seconds += time.monotonic() - start
         return into, heading + 2  # the heading and the blank line after it
