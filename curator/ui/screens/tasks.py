@@ -28,6 +28,7 @@ from curator.tasks.claims import age_text
 from curator.ui.safe import BADGE_STYLE, plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
+from curator.ui.widgets.table import RowTable
 
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
 _ORDER = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
@@ -83,12 +84,12 @@ class TasksScreen(PalaceScreen):
 
     def body(self) -> ComposeResult:
         with Horizontal(id="tasks-main"):
-            yield DataTable(id="tasks-table", cursor_type="row")
+            yield RowTable(id="tasks-table", cursor_type="row")  # Home/End: first/last row
             yield Vertical(id="tasks-detail")  # filled once the list is on screen
 
     async def _mount_detail(self) -> None:
         """The selected task's panes: revisions, two revisions side by side, its requests."""
-        revs: DataTable[Any] = DataTable(id="tasks-revisions", cursor_type="row")
+        revs = RowTable(id="tasks-revisions", cursor_type="row")
         revs.border_title = "Revisions"
         for label, key in (("Rev", "rev"), ("Saved", "saved"), ("Event", "event"), ("By", "by")):
             revs.add_column(label, key=key)

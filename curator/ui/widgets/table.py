@@ -13,13 +13,18 @@ from textual.widgets import DataTable
 MARK = "●"
 
 
-class Table(DataTable[Any]):
-    """A row table. `flex` names the column that shrinks or grows with the table's width."""
+class RowTable(DataTable[Any]):
+    """A table of rows: Home and End go to the first and last row (DataTable's own Home and End
+    scroll sideways, which a row cursor never needs)."""
 
     BINDINGS = [
         Binding("home", "scroll_top", "First", show=False),
         Binding("end", "scroll_bottom", "Last", show=False),
     ]
+
+
+class Table(RowTable):
+    """A row table. `flex` names the column that shrinks or grows with the table's width."""
 
     def __init__(self, *, flex: str, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
