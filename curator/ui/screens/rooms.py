@@ -89,7 +89,9 @@ class RoomsScreen(NoteActions):
             Option(Text("Superseded", style="dim").append(f"  {len(superseded)}"), id=SUPERSEDED)
         )
         ids.append(SUPERSEDED)
-        self.show_room(keep if keep in ids else ids[0])
+        # at first the first room with notes in it: an empty room shows nothing to work on
+        filled = [r.spec.name for r in palace.rooms() if r.notes] + ([UNFILED] if unfiled else [])
+        self.show_room(keep if keep in ids else (filled or ids)[0])
         view = self.query_one(NoteView)
         if view.note is not None:
             view.show(palace, palace.by_rel.get(view.note.rel))
