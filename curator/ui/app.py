@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
@@ -124,6 +125,7 @@ class CuratorApp(IndexingApp):
         self.palace: Palace | None = None
         self.palace_version = 0
         self._stop_watch = threading.Event()
+        self._sent: dict[str, float] = {}  # message -> when notify was last called with it
         self.search_session: SearchSession = session_for(self.root)
 
     # -- start ---------------------------------------------------------------------------------
@@ -188,10 +190,13 @@ class CuratorApp(IndexingApp):
     def action_toggle_keys(self) -> None:
         from curator.ui.widgets.keyhelp import CuratorHelp
 
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        screen = self.screen
+        opening = not screen.query("HelpPanel")
+        if opening:
+            screen.mount(CuratorHelp())
         else:
-            self.screen.mount(CuratorHelp())
+            self.action_hide_help_panel()
+        screen.set_class(opening, "-keys-open")  # toasts move left of the panel
 
     def action_reload(self) -> None:
         """Reload the palace; the inbox then lists the drafts that arrived meanwhile."""
@@ -251,10 +256,14 @@ class CuratorApp(IndexingApp):
         return not (in_dialog and action.split("(", 1)[0] in _OUTSIDE_DIALOGS)
 
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
-        """A notification; one identical to a toast still on screen is not shown twice."""
-        for shown in list(self._notifications):
-            if shown.message == message:
-                return
+        """A notification; one identical to a toast on screen, or to one sent a moment ago and
+        not yet shown (notify posts a message), is not shown twice."""
+        now = time.monotonic()
+        shown = any(n.message == message for n in self._notifications)
+        if shown or self._sent.get(message, 0.0) > now - 1.0:
+            return
+        self._sent = {m: t for m, t in self._sent.items() if t > now - 1.0}
+        self._sent[message] = now
         super().notify(message, *args, **kwargs)
 
     # -- actions -------------------------------------------------------------------------------

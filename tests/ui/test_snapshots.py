@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 from palacehelpers import git
 from textual.screen import ModalScreen
 from textual.widgets import Input
-from uihelpers import make_app, settle, wait_until
+from uihelpers import VIEWS, make_app, settle, view_ready, wait_until
 
 from curator.model.palace import Palace
 from curator.ui.services import session_for
@@ -29,23 +28,6 @@ PINNED = "2026-11-30T12:00:00+00:00"
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 THEMES = ("textual-dark", "textual-light")
-
-#: view -> the keys that open it from the inbox (a dialog's keys end with it open)
-VIEWS: dict[str, tuple[str, ...]] = {
-    "inbox": (),
-    "rooms": ("2",),
-    "audit": ("3",),
-    "search": ("4",),
-    "history": ("5",),
-    "promote": ("p",),
-    "reject": ("x",),
-    "edit": ("e",),
-    "edit-confirm": ("e", "end", "!", "escape"),
-    "plan": ("x", *"duplicate", "enter"),
-    "bulk-choice": ("space", "space", "p"),
-    "picker": ("2", "s"),
-    "keys": ("question_mark",),
-}
 
 
 def _pinned_repo(root: Path) -> None:
@@ -80,12 +62,6 @@ def snap_palace(indexed_sample: Path, tmp_path: Path) -> Path:
     return root
 
 
-def _ready(view: str) -> Callable[[Any], bool]:
-    if view == "plan":
-        return lambda app: getattr(app.screen, "plan", None) is not None
-    return lambda app: True
-
-
 WAITING = {"action", "edit", "merge"}  # workers that wait for an open dialog's answer
 
 
@@ -107,7 +83,7 @@ def _go(view: str, theme: str) -> Any:
             await pilot.press(key)
             await pilot.pause(0.05)
         await _quiet(pilot)
-        ready = _ready(view)
+        ready = view_ready(view)
         await wait_until(pilot, lambda: ready(app), timeout=30)
         await _quiet(pilot)
         for field in app.screen.query(Input):  # a blinking cursor differs run to run
@@ -135,8 +111,7 @@ def test_matrix_covers_every_screen_and_dialog() -> None:
     from curator.ui.app import CuratorApp
     from curator.ui.widgets import dialogs
 
-    modes = set(CuratorApp.MODES) - {"tasks"}  # the Tasks screen has its own tests
-    assert modes <= set(VIEWS)
+    assert set(CuratorApp.MODES) <= set(VIEWS)
     names = {n for n in dir(dialogs) if re.fullmatch(r"[A-Z]\w+Dialog|NotePicker", n)}
     covered = {"AskDialog", "ConfirmDialog", "EditDialog", "ChoiceDialog", "NotePicker"}
     assert names <= covered, names - covered

@@ -7,6 +7,7 @@ import subprocess
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
 
@@ -46,3 +47,29 @@ def git_log(root: Path, fmt: str = "%s") -> list[str]:
         ["git", "log", f"--format={fmt}"], cwd=root, capture_output=True, text=True, check=True
     )
     return out.stdout.splitlines()
+
+
+#: every screen and dialog -> the keys that open it from the inbox (a dialog's keys end with
+#: it open); the snapshot matrix and the toast tests walk it
+VIEWS: dict[str, tuple[str, ...]] = {
+    "inbox": (),
+    "rooms": ("2",),
+    "audit": ("3",),
+    "search": ("4",),
+    "history": ("5",),
+    "tasks": ("6",),
+    "promote": ("p",),
+    "reject": ("x",),
+    "edit": ("e",),
+    "edit-confirm": ("e", "end", "!", "escape"),
+    "plan": ("x", *"duplicate", "enter"),
+    "bulk-choice": ("space", "space", "p"),
+    "picker": ("2", "s"),
+    "keys": ("question_mark",),
+}
+
+
+def view_ready(view: str) -> Callable[[Any], bool]:
+    if view == "plan":
+        return lambda app: getattr(app.screen, "plan", None) is not None
+    return lambda app: True
