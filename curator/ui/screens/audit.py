@@ -92,7 +92,7 @@ class AuditScreen(NoteActions):
                 key=note.rel,
             )
         self.marked &= {n.rel for n in self.rows}
-        table.border_title = f"Stale and due ({len(self.rows)})"
+        self.show_title()
         rels = [n.rel for n in self.rows]
         if keep is not None and keep.rel in rels:
             row = rels.index(keep.rel)
@@ -129,6 +129,17 @@ class AuditScreen(NoteActions):
         out.append(f"  since {since[:10] or '?'}\n")
         out.append_text(plain(reason, limit=400))
         detail.update(out)
+
+    def listed(self) -> list[Note]:
+        return self.rows
+
+    def list_title(self) -> str:
+        return f"Stale and due ({len(self.rows)})"
+
+    def shown_flags(self, note: Note) -> list[str]:
+        palace = self.palace
+        flags = palace.flags(note, self.curator.today) if palace is not None else []
+        return [f for f in flags if f in WATCHED]
 
     def selected(self) -> Note | None:
         table = self.query_one("#audit-table", Table)

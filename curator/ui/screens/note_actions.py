@@ -1,13 +1,19 @@
 """The note actions Rooms and Audit share, on the same keys: e edit, r reviewed, t retire,
-s supersede (with a note picker); each on the marked notes when several are marked (one plan,
-one commit), else on the selected one."""
+s supersede (with a note picker); review and retire on the marked notes when several are
+marked (one plan, one commit), else on the selected one. Marks as in the Inbox: space,
+shift+arrows, * for every listed note with the same flags."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from textual import work
 from textual.binding import Binding
 
 from curator.model.note import Note
 from curator.ui import services
+from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.widgets.dialogs import AskDialog, NotePicker
 from curator.ui.widgets.table import Table, mark_cell
@@ -18,6 +24,30 @@ NOTE_BINDINGS = [
     Binding("s", "supersede", "Supersede", id="note.supersede", tooltip="Superseded by a note"),
     Binding("t", "retire", "Retire", id="note.retire", tooltip="Retire with a reason"),
     Binding("space", "mark", "Mark", id="note.mark", tooltip="Mark for a bulk action"),
+    Binding(
+        "shift+down",
+        "mark_move(1)",
+        "Mark ↓",
+        id="note.mark_down",
+        show=False,
+        tooltip="Mark this note and the next",
+    ),
+    Binding(
+        "shift+up",
+        "mark_move(-1)",
+        "Mark ↑",
+        id="note.mark_up",
+        show=False,
+        tooltip="Mark this note and the one above",
+    ),
+    Binding(
+        "asterisk",
+        "mark_like",
+        "All like this",
+        id="note.mark_like",
+        show=False,
+        tooltip="Mark every listed note with the same flags",
+    ),
 ]
 
 
@@ -28,6 +58,24 @@ class NoteActions(PalaceScreen):
     def selected(self) -> Note | None:
         raise NotImplementedError
 
+    def listed(self) -> list[Note]:
+        """The notes in the table, in its order."""
+        raise NotImplementedError
+
+    def shown_flags(self, note: Note) -> list[str]:
+        """The flags the table shows for `note` (what "all like this" compares)."""
+        palace = self.palace
+        return palace.flags(note, self.curator.today) if palace is not None else []
+
+    def list_title(self) -> str:
+        """The table's title without the marks."""
+        raise NotImplementedError
+
+    def show_title(self) -> None:
+        table = self.query_one(self.TABLE, Table)
+        marks = f" · {len(self.marked)} marked" if self.marked else ""
+        table.border_title = plain(self.list_title() + marks)  # a room's name is not markup
+
     def _note(self) -> Note | None:
         note = self.selected()
         if note is None:
@@ -35,29 +83,71 @@ class NoteActions(PalaceScreen):
         return note
 
     def targets(self) -> list[str]:
+        """The marked notes (in list order), else the selected one."""
         if self.marked:
-            return sorted(self.marked)
+            return [n.rel for n in self.listed() if n.rel in self.marked]
         note = self._note()
         return [note.rel] if note else []
+
+    # -- marks ---------------------------------------------------------------------------------
+    def _set_mark(self, rel: str, on: bool) -> None:
+        if on:
+            self.marked.add(rel)
+        else:
+            self.marked.discard(rel)
+        table = self.query_one(self.TABLE, Table)
+        if rel in table.rows:
+            table.update_cell(rel, "mark", mark_cell(on))
 
     def action_mark(self) -> None:
         note = self.selected()
         if note is None:
             return
-        table = self.query_one(self.TABLE, Table)
-        on = note.rel not in self.marked
-        if on:
-            self.marked.add(note.rel)
-        else:
-            self.marked.discard(note.rel)
-        table.update_cell(note.rel, "mark", mark_cell(on))
-        table.action_cursor_down()
+        self._set_mark(note.rel, note.rel not in self.marked)
+        self.show_title()
+        self.query_one(self.TABLE, Table).action_cursor_down()
 
-    def _bulk(self, action: str, rels: list[str], build: object, reason: str) -> None:
-        self.marked.clear()
-        self.curator.run_plan(
-            lambda p: services.plan_bulk(p, action, rels, build, reason)  # type: ignore[arg-type]
-        )
+    def action_mark_move(self, step: int) -> None:
+        note = self.selected()
+        if note is None:
+            return
+        table = self.query_one(self.TABLE, Table)
+        self._set_mark(note.rel, True)
+        if step > 0:
+            table.action_cursor_down()
+        else:
+            table.action_cursor_up()
+        after = self.selected()
+        if after is not None:
+            self._set_mark(after.rel, True)
+        self.show_title()
+
+    def action_mark_like(self) -> None:
+        note = self.selected()
+        if note is None:
+            return
+        flags = self.shown_flags(note)
+        for other in self.listed():
+            if self.shown_flags(other) == flags:
+                self._set_mark(other.rel, True)
+        self.show_title()
+
+    # -- actions -------------------------------------------------------------------------------
+    @work(group="bulk", exit_on_error=False)
+    async def _bulk(
+        self, action: str, rels: list[str], build: Callable[..., Any], why: str
+    ) -> None:
+        """One plan for `rels`; their marks go once it is committed (kept when cancelled: the
+        reviewer sees what the next key acts on)."""
+        worker = self.curator.run_plan(lambda p: services.plan_bulk(p, action, rels, build, why))
+        try:
+            committed = await worker.wait() is not None
+        except Exception:  # the app reported it (CuratorApp.error)
+            return
+        if committed:
+            for rel in rels:
+                self._set_mark(rel, False)
+            self.show_title()
 
     def action_edit(self) -> None:
         note = self._note()

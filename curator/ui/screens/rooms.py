@@ -64,6 +64,14 @@ class RoomsScreen(NoteActions):
             return None
         return self.notes[table.cursor_row]
 
+    def listed(self) -> list[Note]:
+        return self.notes
+
+    def list_title(self) -> str:
+        name = self.room or ""
+        room = "Unfiled" if name == UNFILED else "Superseded" if name == SUPERSEDED else name
+        return f"{room} ({len(self.notes)})"
+
     def unfiled(self, palace: Palace) -> list[Note]:
         """Current notes in no room (no type, or a type palace.toml does not list)."""
         filed = {n.rel for room in palace.rooms() for n in room.notes}
@@ -124,8 +132,7 @@ class RoomsScreen(NoteActions):
                 plain(note.name or note.rel),
                 key=note.rel,
             )
-        room = "Unfiled" if name == UNFILED else "Superseded" if name == SUPERSEDED else name
-        table.border_title = plain(f"{room} ({len(self.notes)})")
+        self.show_title()
         if self.notes:
             table.move_cursor(row=min(row, len(self.notes) - 1), animate=False)
 
