@@ -121,10 +121,12 @@ class HistoryScreen(PalaceScreen):
         out.append("\n")
         out.append_text(plain(f"{entry.sha[:10]} by {entry.author}", "dim"))
         undone = self.undone_by.get(entry.sha)
-        if undone:
-            out.append_text(plain(f"  · undone by {undone[:10]}", "yellow"))
+        if undone:  # (plain() folds whitespace: the separator goes in on its own)
+            out.append("  · ", style="dim")
+            out.append_text(plain(f"undone by {undone[:10]}", "yellow"))
         if entry.undoes:
-            out.append_text(plain(f"  · undoes {entry.undoes[:10]}", "cyan"))
+            out.append("  · ", style="dim")
+            out.append_text(plain(f"undoes {entry.undoes[:10]}", "cyan"))
         out.append("\n")
         if entry.reason:
             out.append_text(plain("reason: " + entry.reason, limit=300))

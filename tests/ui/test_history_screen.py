@@ -1,0 +1,159 @@
+"""History (issue 15): each action with its files, reason and whether it was undone (by which
+commit); undo of an undone action says so and commits nothing; undo of another one commits.
+Real app (Pilot) at 80×24 on a real palace whose actions went through the writer."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from palacehelpers import note_text
+from textual.widgets import DataTable, Static
+from uihelpers import git_log, make_app, settle, wait_until
+
+from curator.model.palace import Palace
+from curator.ui import services
+from curator.ui.app import CuratorApp
+from curator.ui.screens.history import HistoryScreen
+from curator.ui.widgets.plan_dialog import PlanDialog
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+A = "inbox/2026-11-20-a.md"
+B = "inbox/2026-11-21-b.md"
+
+
+def draft(name: str) -> str:
+    return note_text(name, extra="status: draft\ncreated: 2026-11-20\n")
+
+
+@pytest.fixture
+def palace(make_palace: Any) -> tuple[Path, dict[str, str]]:
+    """Two rejects, the first undone: {'a': sha, 'b': sha, 'undo': sha}."""
+    root = make_palace({A: draft("Draft A"), B: draft("Draft B")})
+    shas: dict[str, str] = {}
+    for key, rel, reason in (("a", A, "a duplicate of billing"), ("b", B, "not true")):
+        palace = Palace.open(root)
+        services.commit(root, services.plan_reject(palace, rel, reason), palace)
+        shas[key] = git_log(root, "%H")[0]
+    palace = Palace.open(root)
+    services.commit(root, services.plan_undo(palace, shas["a"]), palace)
+    shas["undo"] = git_log(root, "%H")[0]
+    return root, shas
+
+
+def files_of(root: Path, sha: str) -> list[str]:
+    out = subprocess.run(
+        ["git", "show", "--name-only", "--format=", sha],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [line for line in out.stdout.splitlines() if line]
+
+
+def detail(screen: HistoryScreen) -> str:
+    return str(screen.query_one("#history-detail", Static).render())
+
+
+async def open_history(pilot: Any, app: CuratorApp) -> HistoryScreen:
+    await settle(pilot)
+    await pilot.press("5")
+    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    return screen
+
+
+async def select(pilot: Any, screen: HistoryScreen, sha: str) -> str:
+    """Select the entry of `sha` and wait for its files to show; its detail text."""
+    table = screen.query_one("#history-table", DataTable)
+    table.move_cursor(row=table.get_row_index(sha))
+    mine = f"\n{sha[:10]} by "  # the detail's second line: this entry's, not the one before
+    await wait_until(pilot, lambda: "files: …" not in detail(screen) and mine in detail(screen))
+    return detail(screen)
+
+
+async def test_history_shows_files_reason_and_undone_by(
+    palace: tuple[Path, dict[str, str]],
+) -> None:
+    root, shas = palace
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot, app)
+        table = screen.query_one("#history-table", DataTable)
+        assert [e.sha for e in screen.entries] == [shas["undo"], shas["b"], shas["a"]]
+        assert "undone" in str(table.get_cell(shas["a"], "undone"))
+        assert str(table.get_cell(shas["b"], "undone")).strip() == ""
+
+        shown = await select(pilot, screen, shas["a"])
+        assert "reason: a duplicate of billing" in shown
+        assert f"undone by {shas['undo'][:10]}" in shown
+        assert files_of(root, shas["a"]) and all(f in shown for f in files_of(root, shas["a"]))
+
+        shown = await select(pilot, screen, shas["b"])
+        assert "reason: not true" in shown and "undone by" not in shown
+        assert all(f in shown for f in files_of(root, shas["b"]))
+
+        shown = await select(pilot, screen, shas["undo"])
+        assert f"Test <test@example.com>  · undoes {shas['a'][:10]}" in shown
+        assert all(f in shown for f in files_of(root, shas["undo"]))
+
+        # all of it on screen at 80×24: the Undone column and the detail pane
+        undone = table.columns[next(k for k in table.columns if k.value == "undone")]
+        assert sum(c.get_render_width(table) for c in table.columns.values()) <= table.size.width
+        assert undone.width >= len("undone")
+        pane = screen.query_one("#history-detail")
+        assert pane.region.height >= 3 and pane.region.bottom <= 24
+
+
+async def test_undo_of_an_undone_action_says_so(palace: tuple[Path, dict[str, str]]) -> None:
+    root, shas = palace
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot, app)
+        await select(pilot, screen, shas["a"])
+        before = git_log(root)
+        await pilot.press("u")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert not isinstance(app.screen, PlanDialog)
+        assert git_log(root) == before
+        said = [str(n.message) for n in app._notifications]
+        assert any(
+            "already undone" in m and shas["undo"][:10] in m and shas["a"][:10] in m for m in said
+        ), said
+        assert (root / A).exists()  # back in the inbox since the undo, and stays there
+
+
+async def test_undo_from_history_commits_and_shows_it_undone(
+    palace: tuple[Path, dict[str, str]],
+) -> None:
+    root, shas = palace
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot, app)
+        await select(pilot, screen, shas["b"])
+        before = len(git_log(root))
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(git_log(root)) == before + 1, timeout=30)
+        await settle(pilot)
+        assert git_log(root)[0].startswith("undo")
+        assert (root / B).exists()  # the rejected draft is back in the inbox
+        new = git_log(root, "%H")[0]
+        await wait_until(pilot, lambda: len(screen.entries) == 4)
+        table = screen.query_one("#history-table", DataTable)
+        assert "undone" in str(table.get_cell(shas["b"], "undone"))
+        shown = await select(pilot, screen, shas["b"])
+        assert f"undone by {new[:10]}" in shown
+        await pilot.press("u")  # again: it says so, nothing more is committed
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert len(git_log(root)) == before + 1
+        assert any("already undone" in str(n.message) for n in app._notifications)
