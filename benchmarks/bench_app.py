@@ -1,7 +1,8 @@
 """The app at N notes, headless: first paint of the inbox and the inbox populated, each in a
 fresh process from interpreter start (imports included); keystroke to updated search results;
-promote from confirming the plan to the notification naming the commit. This process runs the
-app through the search and promote steps, so its peak memory is the app's."""
+promote from confirming the plan to the notification naming the commit; merge key to the
+merge's editor right after a promote (app_pilot.merge_session). This process runs the app
+through the search and promote steps, so its peak memory is the app's."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app_pilot import merge_session, promote_by_keys, recorded, until
 from benchutil import REPO, Row, process_times, row
 from gen_palace import COMPONENTS, OBJECTS, TOOLS
 
@@ -99,26 +101,10 @@ async def in_app(palace: Path) -> dict[str, Any]:
     from curator.ui.screens.inbox import InboxScreen
     from curator.ui.screens.search import SearchScreen
     from curator.ui.widgets.dialogs import AskDialog
-    from curator.ui.widgets.plan_dialog import PlanDialog
-    from curator.ui.widgets.promote_form import PromoteForm
 
     shutil.rmtree(palace / ".curator" / "index", ignore_errors=True)  # the app builds it
     app = CuratorApp(palace, watch=False)
-    notes: list[tuple[float, str]] = []
-    notify = app.notify
-
-    def recording(message: str, *args: Any, **kwargs: Any) -> None:
-        notes.append((time.perf_counter(), str(message)))
-        notify(message, *args, **kwargs)
-
-    app.notify = recording  # type: ignore[method-assign]
-
-    async def until(cond: Any, timeout: float = 120.0) -> None:
-        end = time.perf_counter() + timeout
-        while not cond():
-            if time.perf_counter() > end:
-                raise TimeoutError(f"timed out waiting for {cond}")
-            await asyncio.sleep(0.002)
+    notes = recorded(app)
 
     out: dict[str, Any] = {}
     async with app.run_test(size=(160, 50)) as pilot:
@@ -168,22 +154,10 @@ async def in_app(palace: Path) -> dict[str, Any]:
             table.focus()
             table.move_cursor(row=row_index - len(promote), animate=False)
             await pilot.pause(0.05)
-            await pilot.press("p")
-            await until(lambda: isinstance(app.screen, PromoteForm))
-            await pilot.press("ctrl+s")
-            await pilot.pause(0.3)
-            if isinstance(app.screen, PromoteForm):  # this draft needs more than its defaults
-                await pilot.press("escape")
-                await until(lambda: isinstance(app.screen, InboxScreen))
+            took = await promote_by_keys(app, pilot, notes)
+            if took is None:  # this draft needs more than its defaults
                 continue
-            await until(lambda: isinstance(app.screen, PlanDialog), 30)
-            await pilot.pause(0.05)
-            seen = len(notes)
-            t0 = time.perf_counter()
-            app.post_message(events.Key("y", "y"))
-            await until(lambda s=seen: any(m.startswith("Committed") for _, m in notes[s:]), 30)
-            done = next(t for t, m in notes[seen:] if m.startswith("Committed"))
-            promote.append(done - t0)
+            promote.append(took)
             _mem("promoted")
             await until(lambda: isinstance(app.screen, InboxScreen))
         out["promote"] = promote
@@ -217,6 +191,35 @@ async def in_app(palace: Path) -> dict[str, Any]:
     return out
 
 
+def merge_rows(palace: Path, _notes: int = 0) -> list[Row]:
+    """The merge row alone (`--merge-only`), on a scratch copy of `palace`."""
+    scratch = Path(tempfile.mkdtemp(prefix="curator-bench-merge-")) / "palace"
+    shutil.copytree(palace, scratch, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
+    try:
+        return merge_rows_on(scratch)
+    finally:
+        shutil.rmtree(scratch.parent, ignore_errors=True)
+
+
+def merge_rows_on(scratch: Path) -> list[Row]:
+    """The merge row, from a session of its own on `scratch` (its promotes take drafts the
+    other rows' sessions must keep)."""
+    found = asyncio.run(merge_session(scratch))
+    return [
+        row(
+            "app",
+            "merge right after a promote: m to the editor drawn",
+            found["after_promote"],
+            target_ms=100,
+            baseline="m to the editor drawn, app idle (same drafts)",
+            baseline_ms=statistics.median(found["idle"]) * 1000,
+            note="m pressed as soon as the next draft lists its candidate, "
+            f"{statistics.median(found['candidate']) * 1000:.0f} ms (median) after the commit "
+            "was named; 80x24, watching the palace",
+        )
+    ]
+
+
 UNTUNED = """
 import asyncio, json, resource, sys
 sys.path[:0] = [sys.argv[2], sys.argv[3]]
@@ -242,6 +245,8 @@ def run(palace: Path, notes: int) -> list[Row]:
     rows: list[Row] = []
     scratch = Path(tempfile.mkdtemp(prefix="curator-bench-untuned-")) / "palace"
     shutil.copytree(palace, scratch, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
+    merging = scratch.parent / "merge"  # the merge session's own copy, taken before any row
+    shutil.copytree(palace, merging, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
     first_paint(palace, 1)  # builds .curator/cache: later opens are warm, as in daily use
     paint, populated = first_paint(palace, 5)
     floor = process_times([sys.executable, "-c", "import textual.app"], 5)
@@ -304,6 +309,7 @@ def run(palace: Path, notes: int) -> list[Row]:
     tuned = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     try:
         untuned = untuned_peak(scratch)
+        merge = merge_rows_on(merging)  # after the peak was read: it is the other rows' app
     finally:
         shutil.rmtree(scratch.parent, ignore_errors=True)
     rows.append(
@@ -319,10 +325,14 @@ def run(palace: Path, notes: int) -> list[Row]:
             note="MB, not ms: the malloc arena cap of curator/runtime.py is what the ratio shows",
         )
     )
-    return rows
+    return rows + merge
 
 
 if __name__ == "__main__":
     from benchutil import main_for
 
-    main_for(run)
+    if "--merge-only" in sys.argv:  # the merge rows alone (a quick before/after)
+        sys.argv.remove("--merge-only")
+        main_for(merge_rows)
+    else:
+        main_for(run)

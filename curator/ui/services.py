@@ -4,7 +4,7 @@ Screens and widgets import this module, never a planner, scanner, audit or histo
 every action the app offers is planned here by the same planner the CLI command uses, applied
 by the same `curator.writer.session.commit`, and undone by the same undo planner. The core
 modules are imported inside the functions (they may pull in git or LanceDB); everything but
-`start` and `warnings_for` runs in worker threads.
+`start`, `warnings_for` and `merged_body` (two notes' text) runs in worker threads.
 
 Bulk actions (several drafts or notes at once) are one Plan and one commit: each item is planned
 by the CLI's planner against the palace as the items before it leave it, and INDEX.md is
@@ -123,15 +123,12 @@ def plan_merge_draft(palace: Palace, rel: str, into: str, text: str | None = Non
 
 
 def merged_body(palace: Palace, rel: str, into: str) -> str:
-    """The body the merge would give `into` (for the reviewer to edit before planning)."""
-    plan = plan_merge_draft(palace, rel, into)
-    target = palace.find(into)
-    data = plan.effects(palace.root).get(target.rel)
-    if data is None:
-        return target.body
-    from curator.model.note import parse_note
+    """The body the merge would give `into`, for the reviewer to edit before planning; refused
+    as the merge would be. Made from the loaded palace's two notes (no plan, no disk, no index),
+    so the app opens the editor on the event loop at once, whatever the workers are doing."""
+    from curator.writer.actions.merge import draft_merge_body
 
-    return parse_note(target.rel, data, "note").body
+    return draft_merge_body(palace, rel, into)[2]
 
 
 def _with_body(palace: Palace, plan: Plan, rel: str, body: str) -> Plan:

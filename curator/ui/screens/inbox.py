@@ -112,6 +112,8 @@ class InboxScreen(DraftList):
         self.candidate_index = 0
         self.selected: str | None = None
         self.searched = False  # the candidates of the selected draft have been looked up
+        self._looking = False  # a candidate lookup is running
+        self._look_again = False  # the selection or the palace changed meanwhile
 
     def body(self) -> ComposeResult:
         with Horizontal(id="inbox-main"):
@@ -190,15 +192,38 @@ class InboxScreen(DraftList):
             self.query_one("#inbox-candidates", OptionList).clear_options()
         self._show_candidate()
         if draft is not None and self.palace is not None:
-            self.find_candidates(draft)
+            self._look_up()
 
-    @work(thread=True, exclusive=True, group="dupes", exit_on_error=False)
-    def find_candidates(self, draft: Note) -> None:
-        palace = self.palace  # not an argument (see CuratorApp._index_job)
-        if palace is None:
+    def _look_up(self) -> None:
+        """Look up the selected draft's candidates, one lookup at a time: a lookup waits while
+        an index sync runs, and one per reload or cursor move would fill the thread pool that
+        every other worker (planning, commits, reloads) needs until the sync ends."""
+        if self._looking:
+            self._look_again = True
             return
-        found = services.dupes(palace, draft)
-        self.app.call_from_thread(self._got_candidates, draft.rel, found)
+        if self.selected is None:
+            return
+        self._looking = True
+        self.find_candidates(self.selected)
+
+    @work(thread=True, group="dupes", exit_on_error=False)
+    def find_candidates(self, rel: str) -> None:
+        found: list[services.Found] | None = None
+        try:
+            palace = self.palace  # not an argument (see CuratorApp._index_job)
+            draft = palace.by_rel.get(rel) if palace is not None else None
+            if palace is not None and draft is not None:
+                found = services.dupes(palace, draft)
+        finally:
+            self.app.call_from_thread(self._looked, rel, found)
+
+    def _looked(self, rel: str, found: list[services.Found] | None) -> None:
+        self._looking = False
+        if found is not None:
+            self._got_candidates(rel, found)
+        if self._look_again:  # for the draft selected now, in the palace loaded now
+            self._look_again = False
+            self._look_up()
 
     def _got_candidates(self, rel: str, found: list[services.Found]) -> None:
         if rel != self.selected:
@@ -315,22 +340,19 @@ class InboxScreen(DraftList):
         return candidate
 
     def action_merge(self) -> None:
-        """Open the merged text for editing (remove what repeats), then plan the merge."""
+        """Open the merged text for editing (remove what repeats), then plan the merge.
+
+        The merged text is the loaded palace's two notes put together, so the editor opens at
+        once, on the event loop: not behind the index sync, the candidate lookups or any other
+        worker that follows a commit. The plan is made from the edited text afterwards."""
         draft = self._draft()
         candidate = self._candidate_note() if draft else None
-        if draft is None or candidate is None:
-            return
-        self._merge(draft.rel, candidate.path)
-
-    @work(group="merge", exit_on_error=False)
-    async def _merge(self, rel: str, into: str) -> None:
-        import asyncio
-
         palace = self.palace
-        if palace is None:
+        if draft is None or candidate is None or palace is None:
             return
+        rel, into = draft.rel, candidate.path
         try:
-            body = await asyncio.to_thread(services.merged_body, palace, rel, into)
+            body = services.merged_body(palace, rel, into)
         except Exception as exc:
             self.curator.error(exc)
             return

@@ -150,10 +150,12 @@ def plan_merge(
     )
 
 
-def plan_merge_draft(
-    palace: Palace, draft_ref: str, into_ref: str, *, reason: str = "", today: date | None = None
-) -> Plan:
-    """Fold a draft into an existing note: its body is appended for the reviewer to edit."""
+def draft_merge_body(
+    palace: Palace, draft_ref: str, into_ref: str, today: date | None = None
+) -> tuple[Note, Note, str]:
+    """The draft, the note it folds into, and the body that note gets (its own, then the
+    draft's without the banner under a heading); refused as the merge would be. Two notes'
+    text and no disk: the app shows it for editing the moment the reviewer asks."""
     draft = find_draft(palace, draft_ref)
     target = find_note(palace, into_ref)
     if not draft.ok:
@@ -169,6 +171,14 @@ def plan_merge_draft(
         target.body.rstrip("\n")
         + f"\n\n## Merged from draft: {draft.name} ({when})\n\n{addition}\n"
     )
+    return draft, target, body
+
+
+def plan_merge_draft(
+    palace: Palace, draft_ref: str, into_ref: str, *, reason: str = "", today: date | None = None
+) -> Plan:
+    """Fold a draft into an existing note: its body is appended for the reviewer to edit."""
+    draft, target, body = draft_merge_body(palace, draft_ref, into_ref, today)
     reviewed = edit_note(palace, target, {"reviewed": today_iso(today)})
     edited = parse_note(target.rel, reviewed, "note")
     data = edited.text[: edited.header_end] + body

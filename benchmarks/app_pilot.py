@@ -1,0 +1,131 @@
+"""Driving the app in-process for bench_app.py: waiting on conditions, the notifications as
+they are made, a promote by keys, and the session that opens the merge editor right after a
+promote (time from the key to the editor drawn)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+MERGES = 8  # merges opened (and closed unchanged) right after a promote
+
+
+async def until(cond: Any, timeout: float = 120.0) -> None:
+    end = time.perf_counter() + timeout
+    while not cond():
+        if time.perf_counter() > end:
+            raise TimeoutError(f"timed out waiting for {cond}")
+        await asyncio.sleep(0.002)
+
+
+def recorded(app: Any) -> list[tuple[float, str]]:
+    """The app's notifications as (perf_counter, message), appended as they are made."""
+    notes: list[tuple[float, str]] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> None:
+        notes.append((time.perf_counter(), str(message)))
+        notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return notes
+
+
+def idle(app: Any) -> bool:
+    return not app.indexing and all(w.is_finished or w.group == "watch" for w in app.workers)
+
+
+async def promote_by_keys(app: Any, pilot: Any, notes: list[tuple[float, str]]) -> float | None:
+    """Promote the draft under the cursor with the form's defaults (p, ctrl+s, y): seconds from
+    y to the notification naming the commit; None when the draft needs more than its defaults
+    (the form is left with Escape)."""
+    from textual import events
+
+    from curator.ui.screens.inbox import InboxScreen
+    from curator.ui.widgets.plan_dialog import PlanDialog
+    from curator.ui.widgets.promote_form import PromoteForm
+
+    await pilot.press("p")
+    await until(lambda: isinstance(app.screen, PromoteForm))
+    await pilot.press("ctrl+s")
+    await pilot.pause(0.3)
+    if isinstance(app.screen, PromoteForm):
+        await pilot.press("escape")
+        await until(lambda: isinstance(app.screen, InboxScreen))
+        return None
+    await until(lambda: isinstance(app.screen, PlanDialog), 30)
+    await pilot.pause(0.05)
+    seen = len(notes)
+    t0 = time.perf_counter()
+    app.post_message(events.Key("y", "y"))
+    await until(lambda: any(m.startswith("Committed") for _, m in notes[seen:]), 30)
+    return next(t for t, m in notes[seen:] if m.startswith("Committed")) - t0
+
+
+async def merge_session(palace: Path, samples: int = MERGES) -> dict[str, list[float]]:
+    """Merge key to the merge's editor drawn, right after a promote, as in the tmux review: the
+    draft under the cursor is promoted, the next takes its row, and m is pressed the moment its
+    duplicate candidate is listed (the index sync, the reloads and the lookups that follow the
+    commit still running). The baseline: m on the same draft once the app is idle. The app
+    runs as `curator` runs it (watching the palace), at 80x24; the editor is closed unchanged,
+    so nothing is merged."""
+    from textual import events
+    from textual.widgets import DataTable, TextArea
+
+    from curator.ui.app import CuratorApp
+    from curator.ui.screens.inbox import InboxScreen
+    from curator.ui.widgets.dialogs import EditDialog
+
+    shutil.rmtree(palace / ".curator" / "index", ignore_errors=True)
+    app = CuratorApp(palace, watch=True)
+    notes = recorded(app)
+    out: dict[str, list[float]] = {"after_promote": [], "idle": [], "candidate": []}
+
+    def drawn() -> bool:
+        screen = app.screen
+        if not isinstance(screen, EditDialog):
+            return False
+        return any(area.region.height > 0 for area in screen.query(TextArea))
+
+    async def merge_key() -> float:
+        await pilot.pause(0)
+        t0 = time.perf_counter()
+        app.post_message(events.Key("m", "m"))
+        await until(drawn, 30)
+        took = time.perf_counter() - t0
+        await pilot.press("escape")  # unchanged: nothing planned
+        await until(lambda: isinstance(app.screen, InboxScreen))
+        return took
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: app.palace is not None and app.search_session.ready and idle(app))
+        inbox = app.screen
+        assert isinstance(inbox, InboxScreen)
+        inbox.query_one("#inbox-drafts", DataTable).focus()
+        skipped = 0  # drafts at the top that need more than the form's defaults
+        for _attempt in range(samples * 4):
+            if len(out["after_promote"]) >= samples or len(inbox.drafts) < skipped + 2:
+                break
+            await until(lambda: idle(app))
+            table = inbox.query_one("#inbox-drafts", DataTable)
+            table.move_cursor(row=skipped, animate=False)
+            await pilot.pause(0.05)
+            promoted, following = inbox.drafts[skipped].rel, inbox.drafts[skipped + 1].rel
+            if await promote_by_keys(app, pilot, notes) is None:
+                skipped += 1
+                continue
+            committed = next(t for t, m in reversed(notes) if m.startswith("Committed"))
+            await until(lambda r=following: inbox.selected == r and inbox.searched, 60)
+            out["candidate"].append(time.perf_counter() - committed)
+            assert promoted not in inbox.listed  # type: ignore[operator]
+            if inbox.chosen() is None:
+                continue
+            out["after_promote"].append(await merge_key())
+            await until(lambda: idle(app))
+            await pilot.pause(0.4)  # the watcher's reload of the commit came and went
+            await until(lambda: idle(app))
+            out["idle"].append(await merge_key())
+    return out

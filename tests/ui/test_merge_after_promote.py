@@ -1,0 +1,137 @@
+"""Merge right after a promote, while the index sync that follows the commit is still running.
+
+The sync holds the search session's lock for as long as it runs (the first build at 10k notes
+takes tens of seconds; a sync embedding new drafts, seconds). Meanwhile the palace reloads
+(the reviewer's ctrl+r here, the file watcher as agents capture in daily use) and each reload
+looks up the selected draft's candidates. The merge must not wait for any of that: its editor
+opens from the palace already loaded, and its plan and commit go through while the sync runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, TextArea
+from uihelpers import git_log, make_app, settle, wait_until
+
+from curator.model.note import DRAFT_BANNER
+from curator.ui.app import CuratorApp
+from curator.ui.screens.inbox import InboxScreen
+from curator.ui.widgets.dialogs import EditDialog
+from curator.ui.widgets.plan_dialog import PlanDialog
+from curator.ui.widgets.promote_form import PromoteForm
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+PROMOTED = "make-lint-runs-mypy"  # listed just above the draft merged
+MERGED = "stripe-retries-webhooks"
+
+
+@contextmanager
+def sync_running(app: CuratorApp) -> Iterator[None]:
+    """Hold the app's search session as a long index sync holds it (the real lock)."""
+    lock = app.search_session._lock
+    lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def reloads_to_fill_the_pool() -> int:
+    """More palace reloads than asyncio's default thread pool has threads: each reload once
+    started a candidate lookup that waited on the session, and so filled it."""
+    import os
+
+    return min(32, (os.cpu_count() or 1) + 4) + 2
+
+
+async def marked_above(pilot: Pilot[None], app: CuratorApp) -> InboxScreen:
+    """Mark the draft PROMOTED (the cursor moves to MERGED below it) and wait for MERGED's
+    candidates."""
+    screen = app.screen
+    assert isinstance(screen, InboxScreen)
+    rels = [d.rel for d in screen.drafts]
+    above = next(i for i, rel in enumerate(rels) if PROMOTED in rel)
+    assert MERGED in rels[above + 1]
+    screen.query_one("#inbox-drafts", DataTable).move_cursor(row=above)
+    await settle(pilot)
+    await pilot.press("space")
+    await settle(pilot)
+    assert screen.selected is not None and MERGED in screen.selected
+    assert screen.chosen() is not None
+    return screen
+
+
+async def test_merge_right_after_promote_while_the_index_syncs(sample_palace: Path) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await marked_above(pilot, app)
+        candidate = screen.chosen()
+        assert candidate is not None
+        draft_rel = screen.selected
+        assert draft_rel is not None
+        await pilot.press("p")  # promotes the marked draft
+        await wait_until(pilot, lambda: isinstance(app.screen, PromoteForm))
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        with sync_running(app):
+            await pilot.press("y")
+            await wait_until(pilot, lambda: git_log(sample_palace)[0].startswith("promote"))
+            await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen))
+            await wait_until(pilot, lambda: not any(PROMOTED in d.rel for d in screen.drafts))
+            for _ in range(reloads_to_fill_the_pool()):
+                await pilot.press("ctrl+r")
+                await pilot.pause(0.05)
+            assert app.indexing  # the sync after the promote has not finished
+            assert screen.selected == draft_rel and screen.chosen() == candidate
+
+            await pilot.press("m")
+            await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=3)
+            text = app.screen.query_one(TextArea).text
+            assert "## Merged from draft:" in text and DRAFT_BANNER not in text
+            note_body = (sample_palace / candidate.path).read_text().split("---\n", 2)[2]
+            assert text.startswith(note_body.rstrip("\n"))  # the note first, then the draft
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+            dialog = app.screen
+            await wait_until(pilot, lambda: dialog.plan is not None, timeout=5)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: git_log(sample_palace)[0].startswith("merge"), 5)
+            assert app.indexing  # all of it while the sync was still running
+        await settle(pilot)
+        assert not (sample_palace / draft_rel).exists()
+        merged = (sample_palace / candidate.path).read_text()
+        assert merged.count("## Merged from draft:") == 1 and DRAFT_BANNER not in merged
+        assert [s.split(":", 1)[0] for s in git_log(sample_palace)[:2]] == ["merge", "promote"]
+
+
+def test_merged_text_is_what_the_plan_writes(sample_palace: Path) -> None:
+    """The text the editor opens with (made from two notes, no plan) is the body the merge
+    plan writes, for every draft that merges into every note of the sample palace."""
+    from curator.errors import CuratorError
+    from curator.model.note import parse_note
+    from curator.model.palace import Palace
+    from curator.ui import services
+
+    palace = Palace.open(sample_palace, cache=False)
+    checked = 0
+    for draft in palace.drafts:
+        for note in palace.notes[:12]:
+            try:
+                plan = services.plan_merge_draft(palace, draft.rel, note.rel)
+            except CuratorError:
+                with pytest.raises(CuratorError):  # refused alike, before the editor opens
+                    services.merged_body(palace, draft.rel, note.rel)
+                continue
+            written = plan.effects(palace.root)[note.rel]
+            assert written is not None
+            body = parse_note(note.rel, written, "note").body
+            assert services.merged_body(palace, draft.rel, note.rel) == body
+            checked += 1
+    assert checked >= 12
