@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from curator.model.palace import Palace
+from curator.model.text import one_line
 from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
@@ -96,10 +97,18 @@ class HistoryScreen(PalaceScreen):
     def _opened(self, _event: DataTable.RowSelected) -> None:
         entry = self.selected()
         palace = self.palace
-        if entry is not None and palace is not None:
-            note = next((n for n in entry.notes if n in palace.by_rel), None)
-            if note is not None:
-                self.curator.open_note(note)
+        if entry is None or palace is None:
+            return
+        rel = next((n for n in entry.notes if n in palace.by_rel), None)
+        if rel is not None and palace.by_rel[rel].kind == "note":
+            self.curator.open_note(rel)
+            return
+        what = ", ".join(entry.notes) or "no note"
+        self.notify(  # say why Enter did nothing (a rejected draft is gone)
+            one_line(f"Nothing to open: {what} is not a note in the palace now", 200),
+            severity="warning",
+            markup=False,
+        )
 
     @work(thread=True, exclusive=True, group="history-detail", exit_on_error=False)
     def _files(self, sha: str) -> None:

@@ -18,11 +18,16 @@ from curator.ui.screens.base import PalaceScreen
 from curator.ui.widgets.dialogs import AskDialog, NotePicker
 from curator.ui.widgets.table import Table, mark_cell
 
-NOTE_BINDINGS = [
+#: the actions on one note (Search has these: its results are one note at a time)
+NOTE_KEYS = [
     Binding("e", "edit", "Edit", id="note.edit", tooltip="Edit the note"),
     Binding("r", "reviewed", "Reviewed", id="note.reviewed", tooltip="Mark reviewed today"),
     Binding("s", "supersede", "Supersede", id="note.supersede", tooltip="Superseded by a note"),
     Binding("t", "retire", "Retire", id="note.retire", tooltip="Retire with a reason"),
+]
+#: and the marks, where notes are listed in a table (Rooms, Audit)
+NOTE_BINDINGS = [
+    *NOTE_KEYS,
     Binding("space", "mark", "Mark", id="note.mark", tooltip="Mark for a bulk action"),
     Binding(
         "shift+down",
@@ -52,7 +57,7 @@ NOTE_BINDINGS = [
 
 
 class NoteActions(PalaceScreen):
-    TABLE = ""  # the notes table's selector
+    TABLE = ""  # the notes table's selector (the marks are in its "mark" column)
     marked: set[str]
 
     def selected(self) -> Note | None:

@@ -1,4 +1,5 @@
-"""Search: as-you-type search with filters; snippets with matches highlighted; Enter opens.
+"""Search: as-you-type search with filters; snippets with matches highlighted; Enter opens;
+e, r, s, t act on the highlighted result as they do in Rooms and Audit.
 
 Each keystroke restarts a short debounce timer; the query then runs in an exclusive thread
 worker, so a newer query supersedes an older one and the event loop never waits on LanceDB.
@@ -19,10 +20,11 @@ from textual.widgets import Checkbox, Input, OptionList, Select
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui import services
 from curator.ui.safe import plain
-from curator.ui.screens.base import PalaceScreen
+from curator.ui.screens.note_actions import NOTE_KEYS, NoteActions
 
 
 def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
@@ -49,7 +51,7 @@ class ResultsList(OptionList):
             super().action_cursor_up()
 
 
-class SearchScreen(PalaceScreen):
+class SearchScreen(NoteActions):
     MODE = "search"
     BINDINGS = [
         Binding(
@@ -71,6 +73,7 @@ class SearchScreen(PalaceScreen):
             show=False,
             tooltip="From the query to the results",
         ),
+        *NOTE_KEYS,  # on the highlighted result (while typing, the query takes the letters)
     ]
 
     def __init__(self) -> None:
@@ -79,6 +82,7 @@ class SearchScreen(PalaceScreen):
         self.shown: tuple[str, dict[str, Any]] | None = None  # the query the results are for
         self._timer: Timer | None = None
         self._query_lock = threading.Lock()
+        self.marked: set[str] = set()  # no marks here: one result at a time
 
     def body(self) -> ComposeResult:
         yield Input(placeholder="search notes…", id="search-query")
@@ -194,6 +198,16 @@ class SearchScreen(PalaceScreen):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.curator.open_note(event.option.id)
+
+    def selected(self) -> Note | None:
+        """The highlighted result's note."""
+        index = self.query_one("#search-results", OptionList).highlighted
+        if index is None or not 0 <= index < len(self.results):
+            return None
+        return self.find(self.results[index].path)
+
+    def listed(self) -> list[Note]:
+        return []
 
     def action_to_results(self) -> None:
         options = self.query_one("#search-results", OptionList)

@@ -211,6 +211,11 @@ class TasksScreen(PalaceScreen):
         return None if key is None else str(key)
 
     # -- one task's revisions, diff and requests ---------------------------------------------
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a task opens it: into its revisions (the detail follows the cursor)."""
+        if event.data_table.id == "tasks-table" and self.detail_ready:
+            self.query_one("#tasks-revisions").focus()
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "tasks-table":
             slug = self.selected()
