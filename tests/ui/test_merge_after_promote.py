@@ -135,3 +135,28 @@ def test_merged_text_is_what_the_plan_writes(sample_palace: Path) -> None:
             assert services.merged_body(palace, draft.rel, note.rel) == body
             checked += 1
     assert checked >= 12
+
+
+async def test_merge_before_the_candidates_are_listed_says_so(sample_palace: Path) -> None:
+    """m while the lookup still waits for the index: a warning saying so, no editor; once the
+    candidate is listed, m merges into it."""
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        rels = [d.rel for d in screen.drafts]
+        row = next(i for i, rel in enumerate(rels) if MERGED in rel)
+        with sync_running(app):
+            screen.query_one("#inbox-drafts", DataTable).move_cursor(row=row)
+            await pilot.pause(0.2)
+            assert screen.selected == rels[row] and screen.chosen() is None
+            await pilot.press("m")
+            await pilot.pause(0.2)
+            said = [n.message for n in app._notifications]
+            assert any(m.startswith("Still looking for candidates") for m in said), said
+            assert isinstance(app.screen, InboxScreen)
+        await settle(pilot)
+        assert screen.chosen() is not None
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=3)

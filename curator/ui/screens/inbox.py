@@ -334,17 +334,19 @@ class InboxScreen(DraftList):
             self.curator.edit_then_plan(draft.rel, draft.text)
 
     def _candidate_note(self) -> services.Found | None:
+        """The candidate shown, or None with why (none is similar, or none is listed yet)."""
         candidate = self.chosen()
         if candidate is None:
-            self.notify("No candidate to act on", severity="warning", markup=False)
+            why = "No similar note to merge into"
+            if not self.searched:
+                why = "Still looking for candidates: merge once one is listed"
+            self.notify(why, severity="warning", markup=False)
         return candidate
 
     def action_merge(self) -> None:
-        """Open the merged text for editing (remove what repeats), then plan the merge.
-
-        The merged text is the loaded palace's two notes put together, so the editor opens at
-        once, on the event loop: not behind the index sync, the candidate lookups or any other
-        worker that follows a commit. The plan is made from the edited text afterwards."""
+        """Open the merged text for editing (remove what repeats), then plan the merge. The
+        text is made from the loaded palace's two notes on the event loop: the editor opens at
+        once, not behind the index sync, the lookups or any worker that follows a commit."""
         draft = self._draft()
         candidate = self._candidate_note() if draft else None
         palace = self.palace
