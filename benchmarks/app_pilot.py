@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -128,4 +129,9 @@ async def merge_session(palace: Path, samples: int = MERGES) -> dict[str, list[f
             await pilot.pause(0.4)  # the watcher's reload of the commit came and went
             await until(lambda: idle(app))
             out["idle"].append(await merge_key())
+            print(
+                f"merge after promote {out['after_promote'][-1] * 1000:.0f} ms, "
+                f"idle {out['idle'][-1] * 1000:.0f} ms",
+                file=sys.stderr,
+            )
     return out
