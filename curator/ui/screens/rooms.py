@@ -22,6 +22,12 @@ SUPERSEDED = "_superseded"
 UNFILED = "_unfiled"
 
 
+def room_label(count: int, name: str, style: str) -> Text:
+    """The count first, then the name: a narrow list cuts the name (…), never the count."""
+    label = Text(f"{count:>3} ", style="cyan", no_wrap=True, overflow="ellipsis")
+    return label.append_text(plain(name, style))
+
+
 class RoomsScreen(NoteActions):
     MODE = "rooms"
     MAIN = "#rooms-notes"
@@ -68,9 +74,12 @@ class RoomsScreen(NoteActions):
         return self.notes
 
     def list_title(self) -> str:
+        """The room's whole label (the list beside may have cut it) and its count."""
         name = self.room or ""
         room = "Unfiled" if name == UNFILED else "Superseded" if name == SUPERSEDED else name
-        return f"{room} ({len(self.notes)})"
+        palace = self.palace
+        spec = palace.config.type_spec(name) if palace is not None else None
+        return f"{spec.room if spec is not None and spec.room else room} ({len(self.notes)})"
 
     def unfiled(self, palace: Palace) -> list[Note]:
         """Current notes in no room (no type, or a type palace.toml does not list)."""
@@ -82,20 +91,15 @@ class RoomsScreen(NoteActions):
         keep = self.room
         rooms.clear_options()
         for room in palace.rooms():
-            label = plain(f"{room.spec.room or room.spec.name}", "bold")
-            label.append(f"  {len(room.notes)}", style="cyan")
-            rooms.add_option(Option(label, id=room.spec.name))
+            name = room.spec.room or room.spec.name
+            rooms.add_option(Option(room_label(len(room.notes), name, "bold"), id=room.spec.name))
         unfiled = self.unfiled(palace)
         ids = [r.spec.name for r in palace.rooms()]
         if unfiled:
-            rooms.add_option(
-                Option(Text("Unfiled", style="italic").append(f"  {len(unfiled)}"), id=UNFILED)
-            )
+            rooms.add_option(Option(room_label(len(unfiled), "Unfiled", "italic"), id=UNFILED))
             ids.append(UNFILED)
         superseded = palace.superseded_notes()
-        rooms.add_option(
-            Option(Text("Superseded", style="dim").append(f"  {len(superseded)}"), id=SUPERSEDED)
-        )
+        rooms.add_option(Option(room_label(len(superseded), "Superseded", "dim"), id=SUPERSEDED))
         ids.append(SUPERSEDED)
         # at first the first room with notes in it: an empty room shows nothing to work on
         filled = [r.spec.name for r in palace.rooms() if r.notes] + ([UNFILED] if unfiled else [])

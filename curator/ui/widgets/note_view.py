@@ -23,7 +23,7 @@ from curator.model.text import clean
 from curator.ui.safe import badges, bar, plain
 
 SAFE_SCHEMES = ("http", "https")
-LEGEND = "→ link  ← backlink  ○ chain · Enter opens"
+LEGEND = "→ link  ← backlink  ○ chain · ⏎ opens"  # fits the note pane at 120 columns
 
 
 class NoteView(VerticalScroll):

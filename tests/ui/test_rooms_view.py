@@ -1,0 +1,191 @@
+"""Rooms as a working place (issue 15): a note's links and backlinks as a navigable list with a
+legend, the supersede chain at the top of the note, an Unfiled room for notes with no type (or
+a type palace.toml does not list), and the first room with notes shown at first. Real app
+(Pilot) at 80×24 and 120×40, real palace and git repo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from palacehelpers import note_text
+from rich.text import Text
+from textual.widgets import OptionList, Static
+from uihelpers import make_app, settle, wait_until
+
+from curator.ui.app import CuratorApp
+from curator.ui.screens.rooms import SUPERSEDED, UNFILED, RoomsScreen
+from curator.ui.widgets.note_view import LEGEND, NoteView
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+HUB = "notes/project/hub.md"
+SPOKE = "notes/project/spoke.md"
+FAN = "notes/project/fan.md"
+OLD = "notes/project/old-way.md"
+NEW = "notes/project/new-way.md"
+BARE = "notes/loose-thought.md"
+ODD = "notes/project/odd-type.md"
+
+UNTYPED = "---\nname: Loose thought\ndescription: A note with no type.\n---\nNo room for me.\n"
+
+
+@pytest.fixture
+def palace(make_palace: Any) -> Path:
+    return make_palace(
+        {
+            HUB: note_text("Hub", body="See [[spoke]] and [[missing-note]].\n"),
+            SPOKE: note_text("Spoke", body="Plain.\n"),
+            FAN: note_text("Fan", body="I like [[hub]].\n"),
+            OLD: note_text(
+                "Old way", extra="status: superseded\nsuperseded_by: new-way\n", body="Old.\n"
+            ),
+            NEW: note_text("New way", extra="supersedes: [old-way]\n", body="New.\n"),
+            BARE: UNTYPED,
+            ODD: note_text("Odd type", type="musing", body="Odd.\n"),
+        }
+    )
+
+
+async def rooms_of(pilot: Any, app: CuratorApp) -> RoomsScreen:
+    await settle(pilot)
+    await pilot.press("2")
+    await wait_until(pilot, lambda: isinstance(app.screen, RoomsScreen))
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, RoomsScreen)
+    return screen
+
+
+def options(links: OptionList) -> list[tuple[str, str | None, bool]]:
+    """(prompt, id, disabled) of every entry."""
+    out = []
+    for i in range(links.option_count):
+        option = links.get_option_at_index(i)
+        out.append((str(option.prompt), option.id, option.disabled))
+    return out
+
+
+def head(screen: RoomsScreen) -> str:
+    rendered = screen.query_one("#note-head", Static).render()
+    return rendered.plain if isinstance(rendered, Text) else str(rendered)
+
+
+def shown(screen: RoomsScreen) -> str | None:
+    note = screen.query_one(NoteView).note
+    return note.rel if note is not None else None
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_links_and_backlinks_are_a_navigable_list_with_a_legend(
+    palace: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await rooms_of(pilot, app)
+        screen.open_note(HUB)
+        await pilot.pause(0.2)
+        links = screen.query_one("#note-links", OptionList)
+        entries = options(links)
+        assert ("→ Spoke", f"go:{SPOKE}", False) in entries
+        assert ("← Fan", f"back:{FAN}", False) in entries
+        assert ("→ broken: missing-note", None, True) in entries  # shown, not followed
+        assert links.border_title == LEGEND
+        # Enter on a note goes into its links; the list and its legend are then on screen
+        screen.query_one("#rooms-notes").focus()
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert screen.focused is links
+        visible = screen.query_one(NoteView).region
+        assert links.region.height >= 2 and visible.contains_region(links.region), (
+            links.region,
+            visible,
+        )
+        links.highlighted = links.get_option_index(f"go:{SPOKE}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: shown(screen) == SPOKE)
+        assert screen.selected() is not None and screen.selected().rel == SPOKE  # type: ignore[union-attr]
+        await pilot.press("backspace")  # back where the reviewer came from
+        await wait_until(pilot, lambda: shown(screen) == HUB)
+        links.focus()
+        links.highlighted = links.get_option_index(f"back:{FAN}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: shown(screen) == FAN)
+        # and from Fan, its link back to Hub
+        assert ("→ Hub", f"go:{HUB}", False) in options(links)
+
+
+async def test_the_supersede_chain_is_at_the_top_of_the_note(palace: Path) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await rooms_of(pilot, app)
+        screen.open_note(NEW)
+        await pilot.pause(0.2)
+        first = head(screen).splitlines()[0]
+        assert first == "chain Old way → New way", head(screen)
+        links = screen.query_one("#note-links", OptionList)
+        entries = options(links)
+        assert entries[:2] == [
+            ("chain ○ Old way", f"chain:{OLD}", False),
+            ("chain ● New way", f"chain:{NEW}", True),  # this note: nowhere to go
+        ]
+        links.focus()
+        links.highlighted = 0
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: shown(screen) == OLD)
+        assert screen.room == SUPERSEDED
+        assert head(screen).splitlines()[0] == "chain Old way → New way"
+        assert [e[1] for e in options(links)[:2]] == [f"chain:{OLD}", f"chain:{NEW}"]
+        links.highlighted = 1  # now the newer note is the one to follow
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: shown(screen) == NEW)
+        # a note in no chain has no chain line
+        screen.open_note(SPOKE)
+        await pilot.pause(0.2)
+        assert not head(screen).startswith("chain")
+
+
+async def test_unfiled_room_holds_notes_with_no_type(palace: Path) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await rooms_of(pilot, app)
+        rooms = screen.query_one("#rooms-list", OptionList)
+        index = rooms.get_option_index(UNFILED)
+        assert str(rooms.get_option_at_index(index).prompt) == "  2 Unfiled"
+        rooms.focus()
+        rooms.highlighted = index
+        await pilot.pause(0.2)
+        assert screen.room == UNFILED
+        assert {n.rel for n in screen.notes} == {BARE, ODD}
+        assert "Unfiled (2)" in str(screen.query_one("#rooms-notes").border_title)
+        await pilot.press("enter")  # into the notes; the note shows
+        await pilot.pause(0.2)
+        assert shown(screen) in {BARE, ODD}
+        # opened from elsewhere (palette, search), an untyped note lands in Unfiled too
+        screen.show_room("project")
+        await pilot.pause(0.1)
+        app.open_note(BARE)
+        await wait_until(pilot, lambda: shown(screen) == BARE)
+        assert screen.room == UNFILED
+        assert screen.selected() is not None and screen.selected().rel == BARE  # type: ignore[union-attr]
+
+
+async def test_rooms_opens_on_the_first_room_with_notes(palace: Path) -> None:
+    """The taxonomy's first room (user) is empty here: Rooms starts on one with notes."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await rooms_of(pilot, app)
+        palace_ = app.palace
+        assert palace_ is not None and not palace_.rooms()[0].notes
+        assert screen.room == "project" and screen.selected() is not None
+        assert screen.focused is screen.query_one("#rooms-notes")
+        assert shown(screen) == screen.selected().rel  # type: ignore[union-attr]
+
+
+async def test_a_palace_with_no_typed_notes_opens_on_unfiled(make_palace: Any) -> None:
+    root = make_palace({BARE: UNTYPED})
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await rooms_of(pilot, app)
+        assert screen.room == UNFILED and [n.rel for n in screen.notes] == [BARE]
