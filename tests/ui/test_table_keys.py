@@ -26,6 +26,8 @@ TABLES = {
     "search": "#search-results",
     "tasks": "#tasks-table",
     "tasks-revisions": "#tasks-revisions",  # the selected task's revisions
+    "rooms-list": "#rooms-list",  # the lists too: the rooms, a note's links
+    "rooms-links": "#note-links",
 }
 
 
@@ -65,9 +67,10 @@ async def test_home_and_end_go_to_the_first_and_last_row(busy_palace: Path, mode
             assert palace is not None
             biggest = max(palace.rooms(), key=lambda r: len(r.notes))
             screen.show_room(biggest.spec.name)  # type: ignore[attr-defined]
+        if mode == "rooms-links":
+            screen.open_note("notes/project/stripe-webhook-handler.md")  # type: ignore[attr-defined]
         if mode == "search":
             screen.query_one("#search-query", Input).value = "stripe"
-            results = screen.query_one("#search-results", OptionList)
             await wait_until(pilot, lambda: len(screen.results) >= 3, timeout=30)  # type: ignore[attr-defined]
         if mode == "tasks-revisions":
             tasks = screen.query_one("#tasks-table", DataTable)
@@ -78,8 +81,8 @@ async def test_home_and_end_go_to_the_first_and_last_row(busy_palace: Path, mode
         await wait_until(pilot, lambda: rows(table) >= 3, timeout=30)
         table.focus()
         await pilot.pause(0.1)
-        if mode == "search":
-            results.highlighted = 1
+        if isinstance(table, OptionList):
+            table.highlighted = 1
         else:
             table.move_cursor(row=1)  # type: ignore[attr-defined]
         await pilot.pause(0.1)
