@@ -12,11 +12,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
-from textual.worker import get_current_worker
+from textual.widgets import Input, TextArea
+from textual.worker import Worker, get_current_worker
 
 from curator.model.palace import STATE_DIR, Palace
 from curator.model.text import clean
@@ -29,6 +30,8 @@ from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
 from curator.ui.services import SearchSession, session_for
 from curator.ui.styles import css_paths
+from curator.ui.typeahead import TypeAhead
+from curator.ui.widgets.dialog_base import Dialog, DialogShown
 from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
@@ -95,6 +98,13 @@ class CuratorApp(IndexingApp):
     BINDINGS = [
         *_screen_bindings(),
         Binding("question_mark", "toggle_keys", "Keys", id="app.keys", tooltip="Show key help"),
+        Binding(
+            "f1",
+            "toggle_keys_typing",
+            "Keys",
+            id="app.keys_typing",
+            tooltip="Show key help (in a text field ? types a ?)",
+        ),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", tooltip="Reload the palace"),
         Binding(
             "R",
@@ -127,6 +137,7 @@ class CuratorApp(IndexingApp):
         self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
         self.search_session: SearchSession = session_for(self.root)
+        self.typeahead = TypeAhead(self)
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -180,6 +191,26 @@ class CuratorApp(IndexingApp):
         ):
             self.call_from_thread(self.load_palace)
 
+    # -- keys typed ahead ----------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        """Keys go on one at a time, each once the one before it is handled (typeahead.py)."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self.typeahead.hold(event):
+                return
+            target = self.focused or self.screen
+            await super().on_event(event)
+            self.typeahead.sent(event, target)
+            return
+        await super().on_event(event)
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(screen, Dialog):
+            self.typeahead.expect_dialog()  # until it is mounted and has focused its field
+        return super().push_screen(screen, *args, **kwargs)
+
+    def on_dialog_shown(self, _message: DialogShown) -> None:
+        self.typeahead.dialog_shown()
+
     # -- navigation ----------------------------------------------------------------------------
     def action_show_screen(self, mode: str) -> None:
         if mode in self.MODES and self.current_mode != mode:
@@ -197,6 +228,9 @@ class CuratorApp(IndexingApp):
         else:
             self.action_hide_help_panel()
         screen.set_class(opening, "-keys-open")  # toasts move left of the panel
+
+    def action_toggle_keys_typing(self) -> None:
+        self.action_toggle_keys()
 
     def action_reload(self) -> None:
         """Reload the palace; the inbox then lists the drafts that arrived meanwhile."""
@@ -228,7 +262,7 @@ class CuratorApp(IndexingApp):
                 continue
             if not binding.description or binding.system or not binding.id:
                 continue  # a widget's own key (cursor moves, text editing)
-            if binding.action in ("toggle_theme", "quit", "toggle_keys"):
+            if binding.action in ("toggle_theme", "quit", "toggle_keys", "toggle_keys_typing"):
                 continue  # listed below
             seen.add(binding.action)
             yield SystemCommand(
@@ -251,9 +285,14 @@ class CuratorApp(IndexingApp):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Inside a dialog the screen keys, reload and quit are off (a dialog is answered
-        first); they are then neither run nor listed."""
+        first); they are then neither run nor listed. In a text field `?` is a character, so
+        the key help is on F1 there (and the footer says so)."""
+        name = action.split("(", 1)[0]
+        if name in ("toggle_keys", "toggle_keys_typing"):
+            typing = isinstance(self.focused, (Input, TextArea))
+            return typing == (name == "toggle_keys_typing")
         in_dialog = isinstance(self.screen, ModalScreen)
-        return not (in_dialog and action.split("(", 1)[0] in _OUTSIDE_DIALOGS)
+        return not (in_dialog and name in _OUTSIDE_DIALOGS)
 
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
         """A notification; one identical to a toast on screen, or to one sent a moment ago and
@@ -267,14 +306,21 @@ class CuratorApp(IndexingApp):
         super().notify(message, *args, **kwargs)
 
     # -- actions -------------------------------------------------------------------------------
+    def run_plan(self, build: Callable[[Palace], Plan]) -> Worker[Plan | None]:
+        """Plan, show, confirm and commit `build` (see `_plan_flow`); keys typed from now on
+        are for its dialog."""
+        self.typeahead.expect_dialog()
+        return self._plan_flow(build)
+
     @work(group="action", exit_on_error=False)
-    async def run_plan(self, build: Callable[[Palace], Plan]) -> Plan | None:
+    async def _plan_flow(self, build: Callable[[Palace], Plan]) -> Plan | None:
         """Open the plan dialog, plan (and render the diff) in a thread, show the plan, commit
         in a thread, name the commit. Returns the plan once committed (None otherwise)."""
         from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
 
         palace = self.palace
         if palace is None:
+            self.typeahead.dialog_shown()  # none is coming
             self.notify("The palace is still loading", severity="warning", markup=False)
             return None
         dialog = PlanDialog()
@@ -303,8 +349,19 @@ class CuratorApp(IndexingApp):
         await self.commit_plan(plan)
         return plan
 
+    def edit_then_plan(
+        self,
+        rel: str,
+        text: str,
+        build: Callable[[str], Callable[[Palace], Plan]] | None = None,
+        check: Callable[[str], list[str]] | None = None,
+    ) -> Worker[None]:
+        """Edit, then plan (see `_edit_flow`); keys typed from now on are for the editor."""
+        self.typeahead.expect_dialog()
+        return self._edit_flow(rel, text, build, check)
+
     @work(group="edit", exit_on_error=False)
-    async def edit_then_plan(
+    async def _edit_flow(
         self,
         rel: str,
         text: str,
@@ -317,6 +374,7 @@ class CuratorApp(IndexingApp):
 
         palace = self.palace
         if palace is None:
+            self.typeahead.dialog_shown()  # none is coming
             return
         if check is None:
             check = lambda new: services.edit_problems(palace, rel, new)  # noqa: E731

@@ -10,12 +10,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from curator.model.note import Note
 from curator.ui.safe import plain
+from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 
 #: problems with a text, [] when it is fine (runs on the UI thread: keep it quick)
@@ -30,7 +30,7 @@ def problems_text(problems: list[str]) -> Text:
     return out
 
 
-class AskDialog(ModalScreen[str | None]):
+class AskDialog(Dialog[str | None]):
     """One line of text (a reason, a tag); Enter accepts, Escape cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask.cancel", tooltip="Cancel")]
@@ -67,7 +67,7 @@ class AskDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(Dialog[bool]):
     """A yes/no question; y or Enter says yes, n or Escape says no."""
 
     BINDINGS = [
@@ -89,7 +89,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class EditDialog(ModalScreen[str | None]):
+class EditDialog(Dialog[str | None]):
     """Edit a note's whole text; ctrl+s checks it and saves (dismisses the new text), or keeps
     the text open with the problems shown; Escape with unsaved changes asks first."""
 
@@ -144,7 +144,7 @@ class EditDialog(ModalScreen[str | None]):
         self.app.push_screen(ConfirmDialog("Discard your changes?"), answered)
 
 
-class ChoiceDialog(ModalScreen[str | None]):
+class ChoiceDialog(Dialog[str | None]):
     """Choose one value from a list (a type for a bulk promote)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel", tooltip="Choose nothing")]
@@ -170,7 +170,7 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class NotePicker(ModalScreen[str | None]):
+class NotePicker(Dialog[str | None]):
     """Pick a note by typing part of its name; Enter or Down then Enter picks it."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Pick nothing")]

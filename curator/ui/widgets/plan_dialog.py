@@ -8,11 +8,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from curator.model.text import clean
 from curator.ui.safe import plain
+from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 from curator.writer.plan import Plan
 
@@ -64,7 +64,7 @@ def diff_text(diff: str, file_lines: int = MAX_FILE_LINES, total: int = MAX_LINE
     return out
 
 
-class PlanDialog(ModalScreen[bool]):
+class PlanDialog(Dialog[bool]):
     """Shows a Plan; dismisses True to apply it, False to cancel.
 
     It opens at once, while the plan is still being made (`set_plan` fills it in), so a key

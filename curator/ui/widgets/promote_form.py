@@ -12,7 +12,6 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static
 
@@ -21,6 +20,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
 from curator.ui.safe import plain
+from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.dialogs import problems_text
 from curator.ui.widgets.footer import KeyFooter
 
@@ -45,7 +45,7 @@ def field_of(problem: str) -> str:
 Validate = Callable[[Palace, str, dict[str, Any]], list[str]]
 
 
-class PromoteForm(ModalScreen[dict[str, Any] | None]):
+class PromoteForm(Dialog[dict[str, Any] | None]):
     """Dismisses the fields for `plan_promote`, or None when cancelled."""
 
     BINDINGS = [

@@ -1,0 +1,102 @@
+"""Keys typed fast are handled one at a time, in order, by the screen they were meant for.
+
+A terminal delivers a burst of keys at once ("x", "dup", Enter, "y" typed quickly, or pasted),
+and Textual forwards each to whatever has focus *at that moment*: before the widget has handled
+the first key. So "x" (reject) and "dup" both reached the draft list, and a "y" right after the
+Enter that closes a dialog landed in that dialog's field. Here a key is sent on only when the
+previous one has been handled all the way up (the focused widget, its parents, the screen, the
+app's bindings, and the messages those posted), and while a dialog is about to open (an action
+was asked for and its dialog is not mounted yet) keys wait for it. A timer bounds every wait,
+so a key is never held for long if a widget goes away mid-way."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from textual import events
+from textual.timer import Timer
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.dom import DOMNode
+
+#: how long a key or an expected dialog may hold the keys typed after it (seconds)
+KEY_WAIT = 0.5
+DIALOG_WAIT = 3.0
+#: passes up the widget chain: the second catches what the first pass's handlers posted (an
+#: Input's Submitted after its Enter binding ran)
+PASSES = 2
+
+
+class TypeAhead:
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.held: deque[events.Key] = deque()
+        self.in_flight = False
+        self.dialog_coming = False
+        self._releasing: events.Key | None = None
+        self._key_timer: Timer | None = None
+        self._dialog_timer: Timer | None = None
+
+    def hold(self, event: events.Key) -> bool:
+        """True when `event` must wait (it was queued and will be sent again in turn)."""
+        if event is self._releasing:
+            self._releasing = None
+            return False
+        if self.in_flight or self.dialog_coming or self.held or self._releasing is not None:
+            self.held.append(event)
+            return True
+        return False
+
+    def sent(self, event: events.Key, target: DOMNode) -> None:
+        """`event` went to `target` (not a priority binding): wait until it is handled."""
+        if not event.is_forwarded:
+            return  # a priority binding handled it, in the app's own turn
+        self.in_flight = True
+        self._key_timer = self.app.set_timer(KEY_WAIT, self._key_done)
+        self._climb(list(target.ancestors_with_self), PASSES)
+
+    def _climb(self, chain: list[DOMNode], passes: int, at: int = 0) -> None:
+        if not self.in_flight:
+            return
+        if at == len(chain):
+            if passes > 1:
+                self._climb(chain, passes - 1)
+            else:
+                self._key_done()
+            return
+        node = chain[at]
+        if not node.is_attached:  # gone (a dialog closed): nothing more to wait for there
+            self._climb(chain, passes, at + 1)
+            return
+        node.call_later(self._climb, chain, passes, at + 1)
+
+    def _key_done(self) -> None:
+        if self._key_timer is not None:
+            self._key_timer.stop()
+            self._key_timer = None
+        self.in_flight = False
+        self._release()
+
+    def expect_dialog(self) -> None:
+        """A dialog is on its way: keys typed from now on are for it."""
+        self.dialog_coming = True
+        if self._dialog_timer is not None:
+            self._dialog_timer.stop()
+        self._dialog_timer = self.app.set_timer(DIALOG_WAIT, self.dialog_shown)
+
+    def dialog_shown(self) -> None:
+        if self._dialog_timer is not None:
+            self._dialog_timer.stop()
+            self._dialog_timer = None
+        self.dialog_coming = False
+        self._release()
+
+    def _release(self) -> None:
+        """Send the next held key (a copy: a posted message can't be posted twice)."""
+        if self.in_flight or self.dialog_coming or self._releasing is not None or not self.held:
+            return
+        key = self.held.popleft()
+        self._releasing = events.Key(key.key, key.character)
+        self.app.post_message(self._releasing)

@@ -1,0 +1,54 @@
+"""Keys typed in one burst (a fast typist, a paste, tmux send-keys) are handled in order by the
+screen they were meant for: the reason typed after a reject key goes into the reason, and a
+"y" right after the Enter that closes the reason prompt answers the plan dialog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual import events
+from uihelpers import git_log, make_app, settle, wait_until
+
+from curator.ui.widgets.plan_dialog import PlanDialog
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+
+def burst(app: Any, *keys: str) -> None:
+    """Post every key at once, as a terminal read of several keys does (Pilot's press waits
+    for the app to go idle between keys, which hides the race)."""
+    for key in keys:
+        char = key if len(key) == 1 else ("\r" if key == "enter" else None)
+        app.post_message(events.Key(key, char))
+
+
+async def test_a_burst_rejects_with_its_reason_and_applies(make_palace: Any) -> None:
+    from test_review_flow import drafts
+
+    root = make_palace(drafts(3))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        before = len(git_log(root))
+        burst(app, "x", *"dup of d1", "enter", "y")
+        await wait_until(pilot, lambda: len(git_log(root)) == before + 1, timeout=60)
+        body = git_log(root, "%B")
+        assert git_log(root)[0].startswith("reject")
+        assert "dup of d1" in "\n".join(body)
+        assert "dup of d1y" not in "\n".join(body)
+        assert not isinstance(app.screen, PlanDialog)
+
+
+async def test_keys_after_an_action_go_to_its_dialog(make_palace: Any) -> None:
+    from test_review_flow import drafts
+
+    root = make_palace(drafts(3))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(app, "p", *"Renamed")  # typed before the promote form is up
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "PromoteForm")
+        await pilot.pause(0.3)
+        name = app.screen.query_one("#promote-name").value
+        assert name.endswith("Renamed"), name

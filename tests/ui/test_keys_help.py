@@ -1,0 +1,65 @@
+"""The key help inside dialogs: `?` opens it where it is not a character; in a text field `?`
+types a `?` and F1 opens the help (the footer shows which); curator's keys come first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+from uihelpers import make_app, settle, wait_until
+
+from curator.ui.widgets.dialogs import AskDialog
+from curator.ui.widgets.plan_dialog import PlanDialog
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+
+def _footer_keys(app: object) -> str:
+    footer = app.screen.query_one("KeyFooter")  # type: ignore[attr-defined]
+    return " ".join(str(key.render()) for key in footer.query("FooterKey"))
+
+
+def _help_lines(app: object) -> list[str]:
+    panel = app.screen.query_one("#keys-help")  # type: ignore[attr-defined]
+    table = panel.render_bindings_table()
+    return [str(cell) for cell in table.columns[1]._cells]
+
+
+async def test_question_mark_in_a_text_field_types_and_f1_opens_help(
+    sample_palace: Path,
+) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
+        await wait_until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"why", "question_mark")
+        assert app.screen.query_one(Input).value == "why?"
+        assert not app.screen.query("HelpPanel")
+        await wait_until(pilot, lambda: "f1" in _footer_keys(app).lower())
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        lines = _help_lines(app)
+        assert lines.index("curator") < lines.index("Cancel Cancel") < lines.index("generic")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+        assert app.screen.query_one(Input).value == "why?"  # nothing typed was lost
+
+
+async def test_question_mark_opens_help_in_the_plan_dialog(sample_palace: Path) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("x", *"dup", "enter")
+        await wait_until(pilot, lambda: getattr(app.screen, "plan", None) is not None)
+        assert isinstance(app.screen, PlanDialog)
+        assert "?" in _footer_keys(app)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        lines = _help_lines(app)
+        assert lines[0] == "curator"
+        assert any(line.startswith("Apply") for line in lines[1:3]), lines
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PlanDialog))
