@@ -36,6 +36,12 @@ from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Table, mark_cell
 
+INBOX_ZERO = (
+    "Inbox zero: nothing to review.\n\n"
+    "Agents' drafts (curator capture, the MCP server, hooks) land in inbox/ and show here as "
+    "they arrive. 2: Rooms · 3: Audit · 4: Search."
+)
+
 
 class InboxScreen(DraftList):
     MODE = "inbox"
@@ -248,8 +254,7 @@ class InboxScreen(DraftList):
         draft = self.find(self.selected)
         diff = self.query_one(CandidateDiff)
         if draft is None:
-            empty = "Inbox zero: no drafts to review." if not self.drafts else ""
-            diff.show("", None, empty=empty)
+            diff.show(INBOX_ZERO if not self.drafts else "", None, empty="")
             return
         candidate = self.chosen()
         note = self.find(candidate.path) if candidate else None
