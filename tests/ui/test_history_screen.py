@@ -73,7 +73,7 @@ async def select(pilot: Any, screen: HistoryScreen, sha: str) -> str:
     """Select the entry of `sha` and wait for its files to show; its detail text."""
     table = screen.query_one("#history-table", DataTable)
     table.move_cursor(row=table.get_row_index(sha))
-    mine = f"\n{sha[:10]} by "  # the detail's second line: this entry's, not the one before
+    mine = f"\n{sha[:10]}  · "  # the detail's second line: this entry's, not the one before
     await wait_until(pilot, lambda: "files: …" not in detail(screen) and mine in detail(screen))
     return detail(screen)
 
@@ -100,7 +100,7 @@ async def test_history_shows_files_reason_and_undone_by(
         assert all(f in shown for f in files_of(root, shas["b"]))
 
         shown = await select(pilot, screen, shas["undo"])
-        assert f"Test <test@example.com>  · undoes {shas['a'][:10]}" in shown
+        assert f"{shas['undo'][:10]}  · undoes {shas['a'][:10]}  · by Test" in shown
         assert all(f in shown for f in files_of(root, shas["undo"]))
 
         # all of it on screen at 80×24: the Undone column and the detail pane
@@ -157,3 +157,23 @@ async def test_undo_from_history_commits_and_shows_it_undone(
         await settle(pilot)
         assert len(git_log(root)) == before + 1
         assert any("already undone" in str(n.message) for n in app._notifications)
+
+
+async def test_a_draft_moved_outside_git_is_listed_as_moved(sample_palace: Path) -> None:
+    """The sample palace ignores inbox/ in git: a reject's commit lists no file, the move is in
+    its Curator-Restore trailer. History lists the move (and the undo's move back), never a
+    "files: …" that stays as if still loading."""
+    palace = Palace.open(sample_palace)
+    rel = sorted(d.rel for d in palace.drafts)[0]
+    services.commit(sample_palace, services.plan_reject(palace, rel, "dup"), palace)
+    reject = git_log(sample_palace, "%H")[0]
+    assert files_of(sample_palace, reject) == []  # git itself shows nothing
+    palace = Palace.open(sample_palace)
+    services.commit(sample_palace, services.plan_undo(palace, reject), palace)
+    undo = git_log(sample_palace, "%H")[0]
+    kept = ".curator/rejected/" + Path(rel).name
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_history(pilot, app)
+        assert f"files: {rel} → {kept}" in await select(pilot, screen, reject)
+        assert f"files: {kept} → {rel}" in await select(pilot, screen, undo)

@@ -126,23 +126,37 @@ class HistoryScreen(PalaceScreen):
             self._files(entry.sha)
         elif sha != entry.sha:
             return
+        # most telling first (a short pane cuts the last lines): what, undone by whom, files,
+        # why; the author last
         out = plain(entry.subject, "bold")
         out.append("\n")
-        out.append_text(plain(f"{entry.sha[:10]} by {entry.author}", "dim"))
+        out.append_text(plain(entry.sha[:10], "yellow"))
         undone = self.undone_by.get(entry.sha)
-        if undone:  # (plain() folds whitespace: the separator goes in on its own)
+        if undone:  # (plain() folds whitespace: the separators go in on their own)
             out.append("  · ", style="dim")
-            out.append_text(plain(f"undone by {undone[:10]}", "yellow"))
+            out.append_text(plain(f"undone by {undone[:10]}", "bold yellow"))
         if entry.undoes:
             out.append("  · ", style="dim")
             out.append_text(plain(f"undoes {entry.undoes[:10]}", "cyan"))
+        out.append("  · ", style="dim")
+        out.append_text(plain(f"by {entry.author}", "dim", limit=80))
         out.append("\n")
+        # (None: git is still being asked)
+        listed = "…" if files is None else ", ".join([*files, *self._moves(entry)]) or "none"
+        out.append_text(plain("files: " + listed, limit=400))
         if entry.reason:
-            out.append_text(plain("reason: " + entry.reason, limit=300))
             out.append("\n")
-        shown = files or []
-        out.append_text(plain("files: " + (", ".join(shown) if shown else "…"), "dim", limit=400))
+            out.append_text(plain("reason: " + entry.reason, "italic", limit=300))
         detail.update(out)
+
+    def _moves(self, entry: Any) -> list[str]:
+        """The drafts the action moved outside git (an ignored inbox: the commit itself lists
+        no file), from its Curator-Restore trailers; an undo's are the undone action's, back."""
+        moves = [f"{src} → {dst}" for src, dst in entry.restores]
+        undone = next((e for e in self.entries if e.sha == entry.undoes), None)
+        if undone is not None and not entry.restores:
+            moves += [f"{dst} → {src}" for src, dst in undone.restores]
+        return moves
 
     def action_undo(self) -> None:
         entry = self.selected()
