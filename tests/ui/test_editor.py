@@ -51,9 +51,18 @@ else:
 """
 
 
+DRAFT = "inbox/2026-11-30-billing-draft.md"
+
+
 @pytest.fixture
 def palace(make_palace: Any) -> Path:
-    return make_palace({REL: note_text("Billing", body=f"{OLD}\n")})
+    """One note (due for review: Audit lists it) and one draft, both saying OLD."""
+    return make_palace(
+        {
+            REL: note_text("Billing", body=f"{OLD}\n", extra="reviewed: 2025-01-01\n"),
+            DRAFT: note_text("Billing draft", body=f"{OLD}\n", extra="status: draft\n"),
+        }
+    )
 
 
 @pytest.fixture
@@ -144,6 +153,31 @@ async def test_outside_editor_edits_and_the_edit_is_committed(
         assert not app.screen.query(EditDialog)  # the built-in editor never opened
     text = (palace / REL).read_text()
     assert NEW in text and OLD not in text
+    assert git_log(palace)[0].startswith("edit")
+
+
+@pytest.mark.parametrize("mode", ["inbox", "audit", "search"])
+async def test_outside_editor_from_every_screen(
+    palace: Path,
+    editor: Path,
+    suspending: type[SuspendingDriver],
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+) -> None:
+    """e runs $VISUAL on the Inbox's draft, on Audit's note and on Search's result alike."""
+    monkeypatch.setenv("VISUAL", command(editor))
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.action_show_screen(mode)
+        await settle(pilot)
+        if mode == "search":
+            await pilot.press(*"invoices sent", "down")
+            await wait_until(pilot, lambda: app.screen.focused.id == "search-results", timeout=30)
+        await pilot.press("e")
+        await apply_plan(pilot, app)
+    edited = DRAFT if mode == "inbox" else REL
+    assert runs(editor) == 1 and NEW in (palace / edited).read_text()
     assert git_log(palace)[0].startswith("edit")
 
 
