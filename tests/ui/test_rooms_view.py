@@ -189,3 +189,12 @@ async def test_a_palace_with_no_typed_notes_opens_on_unfiled(make_palace: Any) -
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await rooms_of(pilot, app)
         assert screen.room == UNFILED and [n.rel for n in screen.notes] == [BARE]
+        assert shown(screen) == BARE
+        rooms = screen.query_one("#rooms-list", OptionList)
+        rooms.focus()
+        rooms.highlighted = rooms.get_option_index("project")  # an empty room
+        await pilot.pause(0.2)
+        assert screen.room == "project" and not screen.notes
+        assert shown(screen) is None  # not the note of the room before
+        assert "No note selected" in head(screen)
+        assert not screen.query_one("#note-links").display

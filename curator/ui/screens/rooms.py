@@ -139,6 +139,8 @@ class RoomsScreen(NoteActions):
         self.show_title()
         if self.notes:
             table.move_cursor(row=min(row, len(self.notes) - 1), animate=False)
+        else:  # no row to highlight: the note of the room before must not stay on show
+            self.query_one(NoteView).show(palace, None)
 
     @on(OptionList.OptionHighlighted, "#rooms-list")
     def _room(self, event: OptionList.OptionHighlighted) -> None:

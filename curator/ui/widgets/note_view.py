@@ -54,6 +54,7 @@ class NoteView(VerticalScroll):
                 empty = "This palace has no notes yet: promote a draft in the Inbox (1)."
             head.update(Text(empty, style="dim"))
             body.update("")
+            links.display = False  # no empty box under "No note selected"
             return
         head.update(self._head(palace, note))
         body.update(clean(note.body))
