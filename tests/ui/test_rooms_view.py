@@ -9,14 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from palacehelpers import note_text
+from palacehelpers import git, note_text
 from rich.text import Text
 from textual.widgets import OptionList, Static
 from uihelpers import make_app, settle, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.rooms import SUPERSEDED, UNFILED, RoomsScreen
+from curator.ui.widgets.dialogs import NotePicker
 from curator.ui.widgets.note_view import LEGEND, NoteView
+from curator.ui.widgets.plan_dialog import PlanDialog
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -198,3 +200,37 @@ async def test_a_palace_with_no_typed_notes_opens_on_unfiled(make_palace: Any) -
         assert shown(screen) is None  # not the note of the room before
         assert "No note selected" in head(screen)
         assert not screen.query_one("#note-links").display
+
+
+async def test_supersede_from_rooms_with_the_picker_then_the_chain_shows(palace: Path) -> None:
+    """s on a note in Rooms: the picker finds the newer note by name; one commit; the old note
+    moves to Superseded and both show the chain at their top."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await rooms_of(pilot, app)
+        screen.open_note(SPOKE)
+        screen.query_one("#rooms-notes").focus()
+        await pilot.pause(0.2)
+        before = git(palace, "rev-list", "--count", "HEAD").stdout
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, NotePicker))
+        await pilot.press(*"fan")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
+        await pilot.press("y")
+        await wait_until(
+            pilot, lambda: git(palace, "rev-list", "--count", "HEAD").stdout != before, timeout=30
+        )
+        await settle(pilot)
+        assert int(git(palace, "rev-list", "--count", "HEAD").stdout) == int(before) + 1
+        assert git(palace, "log", "-1", "--format=%s").stdout.startswith("supersede")
+        assert "superseded_by: fan" in (palace / SPOKE).read_text()
+        assert SPOKE not in [n.rel for n in screen.notes]  # left the project room
+        screen.open_note(SPOKE)
+        await pilot.pause(0.2)
+        assert screen.room == SUPERSEDED
+        assert head(screen).splitlines()[0] == "chain Spoke → Fan"
+        screen.open_note(FAN)
+        await pilot.pause(0.2)
+        assert head(screen).splitlines()[0] == "chain Spoke → Fan"
