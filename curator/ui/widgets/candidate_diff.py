@@ -1,14 +1,22 @@
 """Side-by-side, word-level diff of a draft against a duplicate candidate.
 
 Words are compared across the whole text (not line by line), so a sentence rewrapped or with
-one word changed shows just that word: removed words highlighted on the draft's side, added
-words on the candidate's. The draft banner is left out: it is never part of a note."""
+one word changed shows just that word: words only the draft has highlighted on its side, words
+only the candidate has on the other. The draft banner is left out: it is never part of a note.
+
+The words both sides share are their longest common subsequence (rapidfuzz's Indel, in C++ and
+bit-parallel: about 40 ms for 20,000 words a side, whatever the text). difflib's matcher was
+cubic on repetitive text (a pasted log, a run of one word): a long or hostile draft froze the
+app for minutes on every cursor move. Texts of more than MAX_WORDS words a side are compared
+up to there, and the view says so.
+"""
 
 from __future__ import annotations
 
-import difflib
+import itertools
 import re
 
+from rapidfuzz.distance import Indel
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -17,33 +25,44 @@ from textual.widgets import Static
 from curator.model.note import strip_banner
 from curator.model.text import clean
 
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+_WORDS = re.compile(r"\w+|[^\w\s]")  # a word, or one mark of punctuation
 LEFT_STYLE = "bold black on red3"
 RIGHT_STYLE = "bold black on green3"
+MAX_WORDS = 10_000  # a side; the comparison takes ~15 ms at this size
 
 
 def word_diff(left: str, right: str) -> tuple[Text, Text]:
     """(left, right) with the words only one side has highlighted on that side."""
-    a = _TOKENS.findall(clean(left))
-    b = _TOKENS.findall(clean(right))
-    out_a, out_b = Text(), Text()
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        chunk_a, chunk_b = "".join(a[i1:i2]), "".join(b[j1:j2])
-        if tag == "equal":
-            out_a.append(chunk_a)
-            out_b.append(chunk_b)
-            continue
-        _styled(out_a, chunk_a, LEFT_STYLE)
-        _styled(out_b, chunk_b, RIGHT_STYLE)
-    return out_a, out_b
+    a_text, b_text = clean(left), clean(right)
+    a, b = _words(a_text), _words(b_text)
+    shared_a: set[int] = set()
+    shared_b: set[int] = set()
+    ops = Indel.opcodes([m.group() for m in a[:MAX_WORDS]], [m.group() for m in b[:MAX_WORDS]])
+    for op in ops:
+        if op.tag == "equal":
+            shared_a.update(range(op.src_start, op.src_end))
+            shared_b.update(range(op.dest_start, op.dest_end))
+    return _marked(a_text, a, shared_a, LEFT_STYLE), _marked(b_text, b, shared_b, RIGHT_STYLE)
 
 
-def _styled(out: Text, chunk: str, style: str) -> None:
-    """Highlight the words of `chunk`, not the white space around them (a highlighted newline
-    would paint to the end of the line)."""
-    for token in _TOKENS.findall(chunk):
-        out.append(token, style="" if token.isspace() else style)
+def _words(text: str) -> list[re.Match[str]]:
+    """The first MAX_WORDS words of `text`, and one more when there are more."""
+    return list(itertools.islice(_WORDS.finditer(text), MAX_WORDS + 1))
+
+
+def _marked(text: str, words: list[re.Match[str]], shared: set[int], style: str) -> Text:
+    """`text` with its words not in `shared` highlighted (the white space between them never
+    is: a highlighted newline would paint to the end of the line)."""
+    out = Text()
+    end = 0
+    for index, word in enumerate(words[:MAX_WORDS]):
+        out.append(text[end : word.start()])
+        out.append(word.group(), style="" if index in shared else style)
+        end = word.end()
+    out.append(text[end:])
+    if len(words) > MAX_WORDS:
+        out.append(f"\n(compared up to word {MAX_WORDS:,}; the rest is not)", style="dim")
+    return out
 
 
 class CandidateDiff(Horizontal):
