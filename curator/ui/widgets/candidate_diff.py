@@ -4,11 +4,11 @@ Words are compared across the whole text (not line by line), so a sentence rewra
 one word changed shows just that word: words only the draft has highlighted on its side, words
 only the candidate has on the other. The draft banner is left out: it is never part of a note.
 
-The words both sides share are their longest common subsequence (rapidfuzz's Indel, in C++ and
-bit-parallel: about 40 ms for 20,000 words a side, whatever the text). difflib's matcher was
-cubic on repetitive text (a pasted log, a run of one word): a long or hostile draft froze the
-app for minutes on every cursor move. Texts of more than MAX_WORDS words a side are compared
-up to there, and the view says so.
+The diff is drawn on every cursor move, so it must be quick on any text a draft can hold (a
+pasted log, a run of one word: difflib's matcher is cubic on such repetition). The words both
+sides share are their longest common subsequence (rapidfuzz's Indel, C++ and bit-parallel: its
+time depends on the lengths only). Texts of more than MAX_WORDS words a side are compared up
+to there, and the view says so.
 """
 
 from __future__ import annotations
