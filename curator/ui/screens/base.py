@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 THEMES = ("textual-dark", "textual-light")
-NARROW = 100  # columns: below this, screens stack their panes (see the .narrow rules)
+NARROW = 120  # columns: below this, screens stack their panes (see the .narrow rules)
 
 
 class PalaceScreen(Screen[None]):
@@ -33,10 +33,13 @@ class PalaceScreen(Screen[None]):
     #: the widget focused once the palace has loaded, if nothing else has focus (tables show
     #: a loading indicator until then, and a loading widget cannot take focus)
     MAIN: str | None = None
+    #: below this width the screen stacks its panes (a screen whose list has more columns sets
+    #: a wider one)
+    NARROW = NARROW
     _seen_version = 0
 
     def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < NARROW, "narrow")
+        self.set_class(event.size.width < self.NARROW, "narrow")
 
     def compose(self) -> ComposeResult:
         yield ScreenTabs(self.MODE)

@@ -28,7 +28,7 @@ from curator.tasks.claims import age_text
 from curator.ui.safe import BADGE_STYLE, plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
-from curator.ui.widgets.table import RowTable
+from curator.ui.widgets.table import RowTable, Table
 
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
 _ORDER = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
@@ -50,6 +50,7 @@ class TasksScreen(PalaceScreen):
     CSS_PATH = str(styles_dir() / "tasks.tcss")
     MODE = "tasks"
     MAIN = "#tasks-table"
+    NARROW = 140  # six columns: side by side only when the next action still has room
     BINDINGS = [
         Binding(
             "r",
@@ -84,7 +85,7 @@ class TasksScreen(PalaceScreen):
 
     def body(self) -> ComposeResult:
         with Horizontal(id="tasks-main"):
-            yield RowTable(id="tasks-table", cursor_type="row")  # Home/End: first/last row
+            yield Table(flex="next", id="tasks-table")  # Home/End: first/last row
             yield Vertical(id="tasks-detail")  # filled once the list is on screen
 
     async def _mount_detail(self) -> None:
@@ -111,15 +112,16 @@ class TasksScreen(PalaceScreen):
     def on_mount(self) -> None:
         table = self.query_one("#tasks-table", DataTable)
         table.border_title = "Tasks"
+        assert isinstance(table, Table)
         for label, key, width in (
-            ("Task", "task", 24),
+            ("Task", "task", 22),
             ("Status", "status", 9),
-            ("Owner", "owner", 18),
-            ("Age", "age", 5),
+            ("Owner", "owner", 12),
+            ("Age", "age", 4),
             ("", "flag", 7),
-            ("Next action", "next", 80),
         ):
-            table.add_column(label, key=key, width=width)
+            table.add_fixed(label, key, width)
+        table.add_flex("Next action")  # what the fixed columns leave: no sideways scrolling
         if self.palace is None:
             self.sync()  # the list follows once the palace has loaded
             return

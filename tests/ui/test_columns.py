@@ -1,0 +1,61 @@
+"""Columns fit at every width from 80 to 200: no table scrolls sideways, draft and note names
+stay readable (the source is what gets abbreviated), Rooms' badges and Audit's reason and
+since-date are on screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable
+from uihelpers import make_app, settle
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+WIDTHS = (80, 100, 120, 140, 160, 200)
+SCREENS = ("inbox", "rooms", "audit", "history", "tasks")
+
+
+def _columns(table: DataTable[Any]) -> dict[str, int]:
+    return {str(c.label).strip(): c.get_render_width(table) for c in table.columns.values()}
+
+
+async def _show(pilot: Any, mode: str) -> None:
+    pilot.app.action_show_screen(mode)
+    await settle(pilot)
+    await pilot.pause(0.2)  # the flexible column is fitted after the first refresh
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_no_table_scrolls_sideways(sample_palace: Path, width: int) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        for mode in SCREENS:
+            await _show(pilot, mode)
+            tables = list(app.screen.query(DataTable))
+            assert tables, mode
+            for table in tables:
+                if not table.display or not table.columns:
+                    continue
+                where = f"{mode} #{table.id} at {width} columns"
+                assert not table.show_horizontal_scrollbar, where
+                assert table.virtual_size.width <= table.size.width, where
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_names_badges_and_reasons_are_readable(sample_palace: Path, width: int) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        drafts = _columns(app.screen.query_one("#inbox-drafts", DataTable))
+        assert drafts["Draft"] >= 30, drafts  # the name, not the source, gets the room
+        assert drafts["Source"] <= 10, drafts
+        await _show(pilot, "rooms")
+        notes = _columns(app.screen.query_one("#rooms-notes", DataTable))
+        assert notes["Note"] >= 20 and notes["Flags"] >= 8, notes
+        await _show(pilot, "audit")
+        audit = _columns(app.screen.query_one("#audit-table", DataTable))
+        assert audit["Reason"] >= 20 and audit["Since"] >= 10 and audit["Note"] >= 20, audit
+        assert app.screen.query_one("#audit-detail").region.height > 0
