@@ -4,7 +4,6 @@ the marks. Real app (Pilot), real palace and git repo; asserts on files and comm
 
 from __future__ import annotations
 
-import subprocess
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 import yaml
 from palacehelpers import note_text
 from textual.widgets import DataTable
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import commit_files, git_log, make_app, settle, show_screen, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.audit import AuditScreen
@@ -49,33 +48,17 @@ def palace(make_palace: Any) -> Path:
     return make_palace(files)
 
 
-def changed(root: Path, sha: str = "HEAD") -> set[str]:
-    out = subprocess.run(
-        ["git", "show", "--name-only", "--format=", sha],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return {line for line in out.stdout.splitlines() if line}
-
-
 def marks_shown(screen: NoteActions) -> set[str]:
     """The rows whose mark cell shows the mark."""
     table = screen.query_one(screen.TABLE, DataTable)
     return {str(key.value) for key in table.rows if MARK in str(table.get_cell(key, "mark"))}
 
 
-async def go(pilot: Any, app: CuratorApp, key: str, cls: type[NoteActions]) -> NoteActions:
-    await settle(pilot)
-    await pilot.press(key)
-    await wait_until(pilot, lambda: isinstance(app.screen, cls))
-    await settle(pilot)
-    screen = app.screen
-    assert isinstance(screen, cls)
+async def go(pilot: Any, key: str, cls: type[NoteActions]) -> NoteActions:
+    screen = await show_screen(pilot, key, cls)
     screen.query_one(screen.TABLE).focus()
     await pilot.pause(0.1)
-    return screen
+    return screen  # type: ignore[no-any-return]
 
 
 async def to_row(pilot: Any, screen: NoteActions, rel: str) -> None:
@@ -103,7 +86,7 @@ async def apply(pilot: Any, app: CuratorApp) -> None:
 async def test_audit_all_like_this_then_review_in_one_commit(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await go(pilot, app, "3", AuditScreen)
+        screen = await go(pilot, "3", AuditScreen)
         assert {n.rel for n in screen.listed()} == {*DUE, STALE}
         await to_row(pilot, screen, DUE[1])
         await pilot.press("asterisk")  # every due note, not the stale one
@@ -116,7 +99,7 @@ async def test_audit_all_like_this_then_review_in_one_commit(palace: Path) -> No
         await apply(pilot, app)
         assert len(git_log(palace)) == start + 1  # one commit for the four
         assert git_log(palace)[0].startswith("review")
-        assert changed(palace) == {*DUE, "INDEX.md"}
+        assert set(commit_files(palace)) == {*DUE, "INDEX.md"}
         today = date.today().isoformat()  # the planners date by the clock
         assert all(str(header(palace / rel)["reviewed"]) == today for rel in DUE)
         assert str(header(palace / STALE)["reviewed"]) == "2026-11-01"
@@ -128,7 +111,7 @@ async def test_audit_all_like_this_then_review_in_one_commit(palace: Path) -> No
 async def test_audit_cancelled_bulk_keeps_the_marks_then_retires_them(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await go(pilot, app, "3", AuditScreen)
+        screen = await go(pilot, "3", AuditScreen)
         await to_row(pilot, screen, screen.listed()[0].rel)
         first, second = (n.rel for n in screen.listed()[:2])
         await pilot.press("space", "space")
@@ -152,7 +135,7 @@ async def test_audit_cancelled_bulk_keeps_the_marks_then_retires_them(palace: Pa
         await apply(pilot, app)
         assert len(git_log(palace)) == len(before) + 1
         assert git_log(palace)[0].startswith("retire")
-        assert changed(palace) == {first, second, "INDEX.md"}
+        assert set(commit_files(palace)) == {first, second, "INDEX.md"}
         for rel in (first, second):
             head = header(palace / rel)
             assert head["status"] == "superseded"
@@ -163,7 +146,7 @@ async def test_audit_cancelled_bulk_keeps_the_marks_then_retires_them(palace: Pa
 async def test_rooms_shift_arrows_mark_a_run_and_retire_it_in_one_commit(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await go(pilot, app, "2", RoomsScreen)
+        screen = await go(pilot, "2", RoomsScreen)
         assert isinstance(screen, RoomsScreen) and screen.room == "project"
         rels = [n.rel for n in screen.listed()]
         await to_row(pilot, screen, rels[1])
@@ -181,7 +164,7 @@ async def test_rooms_shift_arrows_mark_a_run_and_retire_it_in_one_commit(palace:
         await plan_shown(pilot, app)
         await apply(pilot, app)
         assert len(git_log(palace)) == before + 1
-        assert changed(palace) == {*rels[1:4], "INDEX.md"}
+        assert set(commit_files(palace)) == {*rels[1:4], "INDEX.md"}
         assert all(header(palace / rel)["status"] == "superseded" for rel in rels[1:4])
         assert header(palace / rels[0]).get("status") != "superseded"
         # retired notes leave the room for Superseded; nothing stays marked
@@ -194,7 +177,7 @@ async def test_rooms_shift_arrows_mark_a_run_and_retire_it_in_one_commit(palace:
 async def test_rooms_bulk_review_in_one_commit(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await go(pilot, app, "2", RoomsScreen)
+        screen = await go(pilot, "2", RoomsScreen)
         await to_row(pilot, screen, DUE[0])
         await pilot.press("asterisk")  # the due ones (the same flags)
         assert screen.marked == set(DUE)
@@ -204,6 +187,6 @@ async def test_rooms_bulk_review_in_one_commit(palace: Path) -> None:
         await apply(pilot, app)
         assert len(git_log(palace)) == before + 1
         assert git_log(palace)[0].startswith("review")
-        assert changed(palace) == {*DUE, "INDEX.md"}
+        assert set(commit_files(palace)) == {*DUE, "INDEX.md"}
         await wait_until(pilot, lambda: not screen.marked)
         assert marks_shown(screen) == set()  # still listed (reviewed, not moved), unmarked

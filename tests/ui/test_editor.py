@@ -21,7 +21,7 @@ import pytest
 from palacehelpers import note_text
 from textual.drivers import headless_driver
 from textual.widgets import Static, TextArea
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import git_log, make_app, settle, show_screen, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.rooms import RoomsScreen
@@ -110,11 +110,7 @@ def suspending(monkeypatch: pytest.MonkeyPatch) -> type[SuspendingDriver]:
 
 
 async def open_in_rooms(pilot: Any, app: CuratorApp, rel: str = REL) -> RoomsScreen:
-    await settle(pilot)
-    await pilot.press("2")
-    await wait_until(pilot, lambda: isinstance(app.screen, RoomsScreen))
-    await settle(pilot)
-    screen = app.screen
+    screen = await show_screen(pilot, "2", RoomsScreen)
     assert isinstance(screen, RoomsScreen)
     screen.open_note(rel)
     await wait_until(pilot, lambda: (n := screen.selected()) is not None and n.rel == rel)

@@ -4,18 +4,16 @@ Real app (Pilot) at 80×24 on a real palace whose actions went through the write
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from palacehelpers import note_text
 from textual.widgets import DataTable, Static
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import commit_files, git_log, make_app, settle, show_screen, wait_until
 
 from curator.model.palace import Palace
 from curator.ui import services
-from curator.ui.app import CuratorApp
 from curator.ui.screens.history import HistoryScreen
 from curator.ui.widgets.plan_dialog import PlanDialog
 
@@ -44,27 +42,12 @@ def palace(make_palace: Any) -> tuple[Path, dict[str, str]]:
     return root, shas
 
 
-def files_of(root: Path, sha: str) -> list[str]:
-    out = subprocess.run(
-        ["git", "show", "--name-only", "--format=", sha],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return [line for line in out.stdout.splitlines() if line]
-
-
 def detail(screen: HistoryScreen) -> str:
     return str(screen.query_one("#history-detail", Static).render())
 
 
-async def open_history(pilot: Any, app: CuratorApp) -> HistoryScreen:
-    await settle(pilot)
-    await pilot.press("5")
-    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
-    await settle(pilot)
-    screen = app.screen
+async def open_history(pilot: Any) -> HistoryScreen:
+    screen = await show_screen(pilot, "5", HistoryScreen)
     assert isinstance(screen, HistoryScreen)
     return screen
 
@@ -84,7 +67,7 @@ async def test_history_shows_files_reason_and_undone_by(
     root, shas = palace
     app = make_app(root, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_history(pilot, app)
+        screen = await open_history(pilot)
         table = screen.query_one("#history-table", DataTable)
         assert [e.sha for e in screen.entries] == [shas["undo"], shas["b"], shas["a"]]
         assert "undone" in str(table.get_cell(shas["a"], "undone"))
@@ -93,15 +76,17 @@ async def test_history_shows_files_reason_and_undone_by(
         shown = await select(pilot, screen, shas["a"])
         assert "reason: a duplicate of billing" in shown
         assert f"undone by {shas['undo'][:10]}" in shown
-        assert files_of(root, shas["a"]) and all(f in shown for f in files_of(root, shas["a"]))
+        assert commit_files(root, shas["a"]) and all(
+            f in shown for f in commit_files(root, shas["a"])
+        )
 
         shown = await select(pilot, screen, shas["b"])
         assert "reason: not true" in shown and "undone by" not in shown
-        assert all(f in shown for f in files_of(root, shas["b"]))
+        assert all(f in shown for f in commit_files(root, shas["b"]))
 
         shown = await select(pilot, screen, shas["undo"])
         assert f"{shas['undo'][:10]}  · undoes {shas['a'][:10]}  · by Test" in shown
-        assert all(f in shown for f in files_of(root, shas["undo"]))
+        assert all(f in shown for f in commit_files(root, shas["undo"]))
 
         # all of it on screen at 80×24: the Undone column and the detail pane
         undone = table.columns[next(k for k in table.columns if k.value == "undone")]
@@ -115,7 +100,7 @@ async def test_undo_of_an_undone_action_says_so(palace: tuple[Path, dict[str, st
     root, shas = palace
     app = make_app(root, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_history(pilot, app)
+        screen = await open_history(pilot)
         await select(pilot, screen, shas["a"])
         before = git_log(root)
         await pilot.press("u")
@@ -136,7 +121,7 @@ async def test_undo_from_history_commits_and_shows_it_undone(
     root, shas = palace
     app = make_app(root, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_history(pilot, app)
+        screen = await open_history(pilot)
         await select(pilot, screen, shas["b"])
         before = len(git_log(root))
         await pilot.press("u")
@@ -167,13 +152,13 @@ async def test_a_draft_moved_outside_git_is_listed_as_moved(sample_palace: Path)
     rel = sorted(d.rel for d in palace.drafts)[0]
     services.commit(sample_palace, services.plan_reject(palace, rel, "dup"), palace)
     reject = git_log(sample_palace, "%H")[0]
-    assert files_of(sample_palace, reject) == []  # git itself shows nothing
+    assert commit_files(sample_palace, reject) == []  # git itself shows nothing
     palace = Palace.open(sample_palace)
     services.commit(sample_palace, services.plan_undo(palace, reject), palace)
     undo = git_log(sample_palace, "%H")[0]
     kept = ".curator/rejected/" + Path(rel).name
     app = make_app(sample_palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_history(pilot, app)
+        screen = await open_history(pilot)
         assert f"files: {rel} → {kept}" in await select(pilot, screen, reject)
         assert f"files: {kept} → {rel}" in await select(pilot, screen, undo)

@@ -12,9 +12,8 @@ import pytest
 from palacehelpers import git, note_text
 from rich.text import Text
 from textual.widgets import OptionList, Static
-from uihelpers import make_app, settle, wait_until
+from uihelpers import make_app, settle, show_screen, wait_until
 
-from curator.ui.app import CuratorApp
 from curator.ui.screens.rooms import SUPERSEDED, UNFILED, RoomsScreen
 from curator.ui.widgets.dialogs import NotePicker
 from curator.ui.widgets.note_view import LEGEND, NoteView
@@ -50,12 +49,8 @@ def palace(make_palace: Any) -> Path:
     )
 
 
-async def rooms_of(pilot: Any, app: CuratorApp) -> RoomsScreen:
-    await settle(pilot)
-    await pilot.press("2")
-    await wait_until(pilot, lambda: isinstance(app.screen, RoomsScreen))
-    await settle(pilot)
-    screen = app.screen
+async def rooms_of(pilot: Any) -> RoomsScreen:
+    screen = await show_screen(pilot, "2", RoomsScreen)
     assert isinstance(screen, RoomsScreen)
     return screen
 
@@ -85,7 +80,7 @@ async def test_links_and_backlinks_are_a_navigable_list_with_a_legend(
 ) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=size) as pilot:
-        screen = await rooms_of(pilot, app)
+        screen = await rooms_of(pilot)
         screen.open_note(HUB)
         await pilot.pause(0.2)
         links = screen.query_one("#note-links", OptionList)
@@ -121,7 +116,7 @@ async def test_links_and_backlinks_are_a_navigable_list_with_a_legend(
 async def test_the_supersede_chain_is_at_the_top_of_the_note(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await rooms_of(pilot, app)
+        screen = await rooms_of(pilot)
         screen.open_note(NEW)
         await pilot.pause(0.2)
         first = head(screen).splitlines()[0]
@@ -151,7 +146,7 @@ async def test_the_supersede_chain_is_at_the_top_of_the_note(palace: Path) -> No
 async def test_unfiled_room_holds_notes_with_no_type(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await rooms_of(pilot, app)
+        screen = await rooms_of(pilot)
         rooms = screen.query_one("#rooms-list", OptionList)
         index = rooms.get_option_index(UNFILED)
         assert str(rooms.get_option_at_index(index).prompt) == "  2 Unfiled"
@@ -177,7 +172,7 @@ async def test_rooms_opens_on_the_first_room_with_notes(palace: Path) -> None:
     """The taxonomy's first room (user) is empty here: Rooms starts on one with notes."""
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await rooms_of(pilot, app)
+        screen = await rooms_of(pilot)
         palace_ = app.palace
         assert palace_ is not None and not palace_.rooms()[0].notes
         assert screen.room == "project" and screen.selected() is not None
@@ -189,7 +184,7 @@ async def test_a_palace_with_no_typed_notes_opens_on_unfiled(make_palace: Any) -
     root = make_palace({BARE: UNTYPED})
     app = make_app(root, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await rooms_of(pilot, app)
+        screen = await rooms_of(pilot)
         assert screen.room == UNFILED and [n.rel for n in screen.notes] == [BARE]
         assert shown(screen) == BARE
         rooms = screen.query_one("#rooms-list", OptionList)
@@ -207,7 +202,7 @@ async def test_supersede_from_rooms_with_the_picker_then_the_chain_shows(palace:
     moves to Superseded and both show the chain at their top."""
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await rooms_of(pilot, app)
+        screen = await rooms_of(pilot)
         screen.open_note(SPOKE)
         screen.query_one("#rooms-notes").focus()
         await pilot.pause(0.2)

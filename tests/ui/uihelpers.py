@@ -49,6 +49,28 @@ def git_log(root: Path, fmt: str = "%s") -> list[str]:
     return out.stdout.splitlines()
 
 
+def commit_files(root: Path, sha: str = "HEAD") -> list[str]:
+    """The files one commit changed, as git lists them."""
+    out = subprocess.run(
+        ["git", "show", "--name-only", "--format=", sha],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [line for line in out.stdout.splitlines() if line]
+
+
+async def show_screen(pilot: Pilot[None], key: str, cls: type[Any]) -> Any:
+    """Press the screen's key, wait until it is the screen and has settled; the screen."""
+    app = pilot.app
+    await settle(pilot)
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, cls))
+    await settle(pilot)
+    return app.screen
+
+
 #: every screen and dialog -> the keys that open it from the inbox (a dialog's keys end with
 #: it open); the snapshot matrix and the toast tests walk it
 VIEWS: dict[str, tuple[str, ...]] = {
