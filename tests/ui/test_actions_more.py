@@ -163,6 +163,8 @@ async def test_audit_reverify_failing_note_marks_it_stale(sample_palace: Path) -
         assert "stale" not in header(sample_palace / FLAGS_NOTE)
         await pilot.press("v")
         await confirm(pilot, app)
+        said = [str(n.message) for n in app._notifications]
+        assert any(m.startswith(f"{selected.name}: ") for m in said), said  # names the note
         stale = header(sample_palace / FLAGS_NOTE)["stale"]
         assert "config/feature_flags.yaml" in stale["reason"]
         assert str(stale["since"]) == "2027-06-01"
