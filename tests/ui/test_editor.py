@@ -42,7 +42,8 @@ from pathlib import Path
 
 path = Path(sys.argv[-1])
 ran = Path(__file__).with_suffix(".ran")
-ran.write_text(ran.read_text() + path.name + "\\n" if ran.exists() else path.name + "\\n")
+line = path.name + (" tty" if sys.stdin.isatty() and sys.stdout.isatty() else "") + "\\n"
+ran.write_text(ran.read_text() + line if ran.exists() else line)
 replace = Path(__file__).with_suffix(".replace")
 if replace.exists():
     path.write_text(replace.read_text())
@@ -337,6 +338,8 @@ def test_visual_in_a_real_terminal(palace: Path, editor: Path, tmp_path: Path) -
         term.keys("e")
         term.wait("y Apply", timeout=30)
         assert runs(editor) == 1
+        # the editor had the terminal: the app handed it over (suspended), not a pipe
+        assert editor.with_suffix(".ran").read_text().split()[-1] == "tty"
         term.keys("y")
         end = 30.0
         import time
