@@ -160,3 +160,67 @@ async def test_merge_before_the_candidates_are_listed_says_so(sample_palace: Pat
         assert screen.chosen() is not None
         await pilot.press("m")
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=3)
+
+
+async def test_merge_into_the_note_just_promoted(sample_palace: Path) -> None:
+    """Two drafts saying the same thing (drafts are not committed: inbox/ is git-ignored): the
+    first is promoted, the second then lists the new note as its candidate (the index followed
+    the commit) and m merges into that note."""
+    text = (
+        "---\nname: {name}\ndescription: Why the ledger export job retries at night.\n"
+        "type: reference\nstatus: draft\ncreated: {created}\nsource: {{session: s-{n}}}\n---\n"
+        f"{DRAFT_BANNER}\n\nThe ledger export job retries three times at night because the "
+        "warehouse rotates its credentials at 02:00 and the first attempt often fails.{extra}\n"
+    )
+    first = "inbox/2026-11-30-ledger-export-retries.md"
+    second = "inbox/2026-11-30-ledger-export-retries-again.md"
+    (sample_palace / first).write_text(
+        text.format(
+            name="Ledger export retries at night", created="2026-11-30T12:00:00Z", n=1, extra=""
+        ),
+        encoding="utf-8",
+    )
+    (sample_palace / second).write_text(
+        text.format(
+            name="Ledger export retries nightly",
+            created="2026-11-30T11:00:00Z",
+            n=2,
+            extra=" Seen again on the 30th.",
+        ),
+        encoding="utf-8",
+    )
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        assert screen.listed is not None and screen.listed[:2] == [first, second]
+        screen.query_one("#inbox-drafts", DataTable).move_cursor(row=0)
+        await settle(pilot)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromoteForm))
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: git_log(sample_palace)[0].startswith("promote"))
+        await wait_until(
+            pilot,
+            lambda: (
+                screen.selected == second
+                and (chosen := screen.chosen()) is not None
+                and chosen.name == "Ledger export retries at night"
+            ),
+        )
+        into = screen.chosen()
+        assert into is not None and into.path.startswith("notes/")
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=3)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: git_log(sample_palace)[0].startswith("merge"))
+        await settle(pilot)
+        merged = (sample_palace / into.path).read_text(encoding="utf-8")
+        assert "## Merged from draft: Ledger export retries nightly" in merged
+        assert "Seen again on the 30th." in merged and DRAFT_BANNER not in merged
+        assert not (sample_palace / first).exists() and not (sample_palace / second).exists()
