@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.timer import Timer
+from textual.validation import Number
 from textual.widgets import Checkbox, Input, OptionList, Select
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -95,7 +96,14 @@ class SearchScreen(NoteActions):
                 id="search-status",
             )
             yield Checkbox("stale", id="search-stale")
-            yield Input(placeholder="min conf", id="search-confidence", restrict=r"[0-9.]*")
+            yield Input(
+                placeholder="min conf",
+                id="search-confidence",
+                restrict=r"[0-9.]*",
+                validators=[Number(0, 1)],  # out of range: marked in place, not an error toast
+                valid_empty=True,
+                tooltip="The least confidence a note has: 0 to 1",
+            )
         yield ResultsList(id="search-results")
 
     def on_mount(self) -> None:
@@ -124,10 +132,9 @@ class SearchScreen(NoteActions):
             out["status"] = status
         if self.query_one("#search-stale", Checkbox).value:
             out["stale"] = True
-        try:
-            out["min_confidence"] = float(self.query_one("#search-confidence", Input).value)
-        except ValueError:
-            pass
+        confidence = self.query_one("#search-confidence", Input)
+        if confidence.value and confidence.is_valid:  # (not a number from 0 to 1: left out)
+            out["min_confidence"] = float(confidence.value)
         return out
 
     @on(Input.Changed)

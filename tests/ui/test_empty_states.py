@@ -1,0 +1,103 @@
+"""Empty states say what to do (issue 15): inbox zero, a palace with no notes (Rooms), nothing
+due (Audit), no curator actions yet (History), no results (Search), no tasks; each read off
+the screen as drawn at 80×24 and 120×40, so a message cut off or hidden fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+from uihelpers import make_app, settle, wait_until
+
+from curator.ui.app import CuratorApp
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+# mode -> (the widget, the words it shows when there is nothing there)
+EMPTY = {
+    "inbox": ("#diff-left", "Inbox zero: nothing to review."),
+    "rooms": ("#note-head", "This palace has no notes yet: promote a draft in the Inbox (1)."),
+    "audit": ("#audit-detail", "Nothing is stale or due"),
+    "history": (
+        "#history-detail",
+        "No curator actions yet: promote or reject a draft in the Inbox (1).",
+    ),
+    "tasks": ("#tasks-table", "No tasks yet"),
+}
+
+
+def shown_in(app: CuratorApp, selector: str) -> str:
+    """The text the screen shows inside the widget's region, as last drawn (its lines joined:
+    a message may wrap), so a message cut off, covered or scrolled away is not there."""
+    from textual.strip import Strip
+
+    region = app.screen.query_one(selector).region
+    update = app.screen._compositor.render_full_update()
+    lines = [Strip.join(row).crop(region.x, region.right).text for row in update.strips]
+    return " ".join(" ".join(lines[region.y : region.bottom]).split())
+
+
+@pytest.fixture
+def empty_palace(make_palace: Any) -> Path:
+    return make_palace({"notes/.keep": ""})
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("mode", list(EMPTY))
+async def test_empty_screens_say_what_to_do(
+    empty_palace: Path, mode: str, size: tuple[int, int]
+) -> None:
+    app = make_app(empty_palace, watch=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        app.action_show_screen(mode)
+        await settle(pilot)
+        selector, words = EMPTY[mode]
+        await wait_until(pilot, lambda: words in shown_in(app, selector), timeout=10)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_search_says_what_to_do_with_no_query_and_no_results(
+    empty_palace: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(empty_palace, watch=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        app.action_show_screen("search")
+        await settle(pilot)
+        hint = "Type to search every note; Down goes to the results, Escape leaves."
+        await wait_until(pilot, lambda: hint in shown_in(app, "#search-results"))
+        await pilot.press(*"stripe")
+        none = "No results: try fewer words, or clear the filters (ctrl+t)."
+        await wait_until(pilot, lambda: none in shown_in(app, "#search-results"), timeout=30)
+
+
+async def test_a_confidence_out_of_range_is_marked_in_place(sample_palace: Path) -> None:
+    """The min-confidence filter takes 0 to 1: "2" marks the field, is left out of the query
+    (the results stay) and raises no error toast."""
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.action_show_screen("search")
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*"stripe webhooks")
+        await wait_until(pilot, lambda: len(screen.results) > 0, timeout=30)  # type: ignore[attr-defined]
+        field = screen.query_one("#search-confidence", Input)
+        field.focus()
+        await pilot.press("2")
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert field.has_class("-invalid")
+        assert len(screen.results) > 0  # type: ignore[attr-defined]
+        assert not [n for n in app._notifications if n.severity == "error"]
+        await pilot.press("backspace", *"0.9")
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert not field.has_class("-invalid")
+        palace = app.palace
+        assert palace is not None
+        found = [palace.by_rel[hit.path] for hit in screen.results]  # type: ignore[attr-defined]
+        assert found and all(palace.confidence(note) >= 0.9 for note in found)
