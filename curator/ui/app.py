@@ -380,6 +380,7 @@ class CuratorApp(IndexingApp):
             check = lambda new: services.edit_problems(palace, rel, new)  # noqa: E731
         new = await edit_text(self, f"Edit {rel}", text, check, keep_unchanged=build is not None)
         if new is None:
+            self.typeahead.dialog_shown()  # no plan follows ($EDITOR left it unchanged)
             return
         if build is None:
             self.run_plan(lambda p: services.plan_edit(p, rel, new))

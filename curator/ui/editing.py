@@ -31,8 +31,11 @@ def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -
             handle.write(text)
         try:
             with app.suspend():
-                done = subprocess.run([*argv, str(path)], check=False)
-        except (SuspendNotSupported, OSError):
+                try:  # inside the block: suspend() gives the terminal back only on a clean exit
+                    done = subprocess.run([*argv, str(path)], check=False)
+                except OSError:  # no such program: the built-in editor instead
+                    return None
+        except SuspendNotSupported:
             return None
         if done.returncode != 0:
             return None

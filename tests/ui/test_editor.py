@@ -234,12 +234,6 @@ async def test_outside_editor_unchanged_changes_nothing(
         assert git_log(palace) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="curator/ui/editing.py run_editor: an OSError from subprocess.run inside "
-    "`with app.suspend()` leaves the app suspended (textual's suspend() resumes only when "
-    "its block ends without an exception); catch OSError inside the block",
-)
 async def test_editor_that_cannot_start_gives_the_terminal_back(
     palace: Path, suspending: type[SuspendingDriver], monkeypatch: pytest.MonkeyPatch
 ) -> None:
