@@ -224,3 +224,33 @@ async def test_merge_into_the_note_just_promoted(sample_palace: Path) -> None:
         assert "## Merged from draft: Ledger export retries nightly" in merged
         assert "Seen again on the 30th." in merged and DRAFT_BANNER not in merged
         assert not (sample_palace / first).exists() and not (sample_palace / second).exists()
+
+
+async def test_merge_goes_into_the_candidate_shown(sample_palace: Path) -> None:
+    """] shows the second candidate: the editor opens on that note's text and the merge
+    writes into it, not into the first."""
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        rels = [d.rel for d in screen.drafts]
+        screen.query_one("#inbox-drafts", DataTable).move_cursor(
+            row=next(i for i, rel in enumerate(rels) if MERGED in rel)
+        )
+        await settle(pilot)
+        assert len(screen.candidates) >= 2
+        first, second = screen.candidates[0], screen.candidates[1]
+        await pilot.press("right_square_bracket")
+        assert screen.chosen() == second
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=3)
+        body = (sample_palace / second.path).read_text().split("---\n", 2)[2]
+        assert app.screen.query_one(TextArea).text.startswith(body.rstrip("\n"))
+        before = (sample_palace / first.path).read_bytes()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: git_log(sample_palace)[0].startswith("merge"))
+        assert "## Merged from draft:" in (sample_palace / second.path).read_text()
+        assert (sample_palace / first.path).read_bytes() == before
