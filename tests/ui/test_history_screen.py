@@ -162,3 +162,36 @@ async def test_a_draft_moved_outside_git_is_listed_as_moved(sample_palace: Path)
         screen = await open_history(pilot)
         assert f"files: {rel} → {kept}" in await select(pilot, screen, reject)
         assert f"files: {kept} → {rel}" in await select(pilot, screen, undo)
+
+
+async def test_an_undone_undo_puts_the_action_back_in_effect(make_palace: Any) -> None:
+    """review A, undo it (U), undo the undo (U2): A is in effect again, so History does not
+    call it undone (it says both undos), and u on A is the writer's answer, not "already
+    undone"; U is the one undone now."""
+    rel = "notes/project/a.md"
+    root = make_palace({rel: note_text("A thing", extra="reviewed: 2026-01-01\n")})
+    shas = []
+    for step in range(3):
+        palace = Palace.open(root)
+        plan = services.plan_review(palace, rel) if step == 0 else services.plan_undo(palace)
+        services.commit(root, plan, palace)
+        shas.append(git_log(root, "%H")[0])
+    action, undo, redo = shas
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        table = screen.query_one("#history-table", DataTable)
+        assert str(table.get_cell(action, "undone")).strip() == ""
+        assert "undone" in str(table.get_cell(undo, "undone"))
+        shown = await select(pilot, screen, action)
+        assert f"undone by {undo[:10]}, redone by {redo[:10]}" in shown
+        before = git_log(root)
+        await pilot.press("u")
+        await wait_until(
+            pilot,
+            lambda: any("later commits touched" in str(n.message) for n in app._notifications),
+            timeout=30,
+        )
+        await settle(pilot)
+        assert git_log(root) == before
+        assert not any("already undone" in str(n.message) for n in app._notifications)

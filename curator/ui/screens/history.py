@@ -68,7 +68,7 @@ class HistoryScreen(PalaceScreen):
         self.entries = entries
         self.undone_by = {e.undoes: e.sha for e in entries if e.undoes}
         for entry in entries:
-            undone = self.undone_by.get(entry.sha)
+            undone = self.undoer(entry.sha)
             table.add_row(
                 Text(entry.sha[:10], style="yellow"),
                 plain(str(entry.date)[:10]),
@@ -131,10 +131,12 @@ class HistoryScreen(PalaceScreen):
         out = plain(entry.subject, "bold")
         out.append("\n")
         out.append_text(plain(entry.sha[:10], "yellow"))
-        undone = self.undone_by.get(entry.sha)
-        if undone:  # (plain() folds whitespace: the separators go in on their own)
+        by = self.undone_by.get(entry.sha)
+        if by:  # (plain() folds whitespace: the separators go in on their own)
             out.append("  · ", style="dim")
-            out.append_text(plain(f"undone by {undone[:10]}", "bold yellow"))
+            out.append_text(plain(f"undone by {by[:10]}", "bold yellow"))
+            if self.undoer(entry.sha) is None:  # that undo was undone in turn: in effect again
+                out.append_text(plain(f", redone by {self.undone_by[by][:10]}", "yellow"))
         if entry.undoes:
             out.append("  · ", style="dim")
             out.append_text(plain(f"undoes {entry.undoes[:10]}", "cyan"))
@@ -148,6 +150,12 @@ class HistoryScreen(PalaceScreen):
             out.append("\n")
             out.append_text(plain("reason: " + entry.reason, "italic", limit=300))
         detail.update(out)
+
+    def undoer(self, sha: str) -> str | None:
+        """The undo that took `sha` back and still stands (one that was undone in turn does
+        not count: the action is in effect again)."""
+        by = self.undone_by.get(sha)
+        return by if by is not None and self.undoer(by) is None else None
 
     def _moves(self, entry: Any) -> list[str]:
         """The drafts the action moved outside git (an ignored inbox: the commit itself lists
@@ -163,7 +171,7 @@ class HistoryScreen(PalaceScreen):
         if entry is None:
             self.notify("No action to undo", severity="warning", markup=False)
             return
-        undone = self.undone_by.get(entry.sha)
+        undone = self.undoer(entry.sha)
         if undone:
             self.notify(
                 f"{entry.sha[:10]} was already undone by {undone[:10]}",
