@@ -50,14 +50,18 @@ def reloads_to_fill_the_pool() -> int:
     return min(32, (os.cpu_count() or 1) + 4) + 2
 
 
+def inbox_row(app: CuratorApp, part: str) -> tuple[InboxScreen, int]:
+    """The inbox, and the row of the draft whose path holds `part`."""
+    screen = app.screen
+    assert isinstance(screen, InboxScreen)
+    return screen, next(i for i, d in enumerate(screen.drafts) if part in d.rel)
+
+
 async def marked_above(pilot: Pilot[None], app: CuratorApp) -> InboxScreen:
     """Mark the draft PROMOTED (the cursor moves to MERGED below it) and wait for MERGED's
     candidates."""
-    screen = app.screen
-    assert isinstance(screen, InboxScreen)
-    rels = [d.rel for d in screen.drafts]
-    above = next(i for i, rel in enumerate(rels) if PROMOTED in rel)
-    assert MERGED in rels[above + 1]
+    screen, above = inbox_row(app, PROMOTED)
+    assert MERGED in screen.drafts[above + 1].rel
     screen.query_one("#inbox-drafts", DataTable).move_cursor(row=above)
     await settle(pilot)
     await pilot.press("space")
@@ -143,14 +147,11 @@ async def test_merge_before_the_candidates_are_listed_says_so(sample_palace: Pat
     app = make_app(sample_palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, InboxScreen)
-        rels = [d.rel for d in screen.drafts]
-        row = next(i for i, rel in enumerate(rels) if MERGED in rel)
+        screen, row = inbox_row(app, MERGED)
         with sync_running(app):
             screen.query_one("#inbox-drafts", DataTable).move_cursor(row=row)
             await pilot.pause(0.2)
-            assert screen.selected == rels[row] and screen.chosen() is None
+            assert screen.selected == screen.drafts[row].rel and screen.chosen() is None
             await pilot.press("m")
             await pilot.pause(0.2)
             said = [n.message for n in app._notifications]
@@ -232,12 +233,8 @@ async def test_merge_goes_into_the_candidate_shown(sample_palace: Path) -> None:
     app = make_app(sample_palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, InboxScreen)
-        rels = [d.rel for d in screen.drafts]
-        screen.query_one("#inbox-drafts", DataTable).move_cursor(
-            row=next(i for i, rel in enumerate(rels) if MERGED in rel)
-        )
+        screen, row = inbox_row(app, MERGED)
+        screen.query_one("#inbox-drafts", DataTable).move_cursor(row=row)
         await settle(pilot)
         assert len(screen.candidates) >= 2
         first, second = screen.candidates[0], screen.candidates[1]
