@@ -176,9 +176,9 @@ class Reviewer:
         """m opens the merged text; the note's own copy of what the draft repeats is cut a
         line at a time (ctrl+x), keeping the draft's copy and what it adds."""
         self.candidate(draft)
-        into, cut = self.lines_to_cut(draft)
+        name, cut = self.lines_to_cut(draft)
         self.key("inbox.merge")
-        self.term.wait(f"Edit {into[:24]}", self.keys["footer.edit.save"])
+        self.term.wait(f"Merge into {name[:24]}", self.keys["footer.edit.save"])
         self.term.keys("C-x", repeat=cut)
         self.key("edit.save")
         self.confirm("merge", [draft])
@@ -186,19 +186,19 @@ class Reviewer:
     do_pair_b = do_merge
 
     def lines_to_cut(self, draft: DraftSpec) -> tuple[str, int]:
-        """The note merged into, and the lines before the draft's part of the merged text
-        (the note's body and the heading), read from the palace on disk."""
+        """The name of the note merged into, and the lines before the draft's part of the
+        merged text (the note's body and the heading), read from the palace on disk."""
         start = time.monotonic()
         from curator.model.note import strip_banner
         from curator.model.palace import Palace
         from curator.ui import services
 
         palace = Palace.open(self.root)
-        into = palace.find(draft.target_name if draft.role == "pair_b" else draft.target).rel
-        lines = strip_banner(services.merged_body(palace, draft.rel, into)).splitlines()
+        note = palace.find(draft.target_name if draft.role == "pair_b" else draft.target)
+        lines = strip_banner(services.merged_body(palace, draft.rel, note.rel)).splitlines()
         heading = next(i for i, line in enumerate(lines) if line.startswith("## Merged from"))
         self.bench_seconds += time.monotonic() - start
-        return into, heading + 2  # the heading and the blank line after it
+        return note.name, heading + 2  # the heading and the blank line after it
 
 
 # -- the session ----------------------------------------------------------------------------------

@@ -355,10 +355,11 @@ class CuratorApp(IndexingApp):
         text: str,
         build: Callable[[str], Callable[[Palace], Plan]] | None = None,
         check: Callable[[str], list[str]] | None = None,
+        title: str | None = None,
     ) -> Worker[None]:
         """Edit, then plan (see `_edit_flow`); keys typed from now on are for the editor."""
         self.typeahead.expect_dialog()
-        return self._edit_flow(rel, text, build, check)
+        return self._edit_flow(rel, text, build, check, title or f"Edit {rel}")
 
     @work(group="edit", exit_on_error=False)
     async def _edit_flow(
@@ -367,6 +368,7 @@ class CuratorApp(IndexingApp):
         text: str,
         build: Callable[[str], Callable[[Palace], Plan]] | None = None,
         check: Callable[[str], list[str]] | None = None,
+        title: str = "",
     ) -> None:
         """Edit `text` ($EDITOR or the built-in editor), then plan `build(new_text)` (an edit
         of `rel` by default), checked on save as `curator edit` checks it."""
@@ -378,7 +380,7 @@ class CuratorApp(IndexingApp):
             return
         if check is None:
             check = lambda new: services.edit_problems(palace, rel, new)  # noqa: E731
-        new = await edit_text(self, f"Edit {rel}", text, check, keep_unchanged=build is not None)
+        new = await edit_text(self, title, text, check, keep_unchanged=build is not None)
         if new is None:
             self.typeahead.dialog_shown()  # no plan follows ($EDITOR left it unchanged)
             return

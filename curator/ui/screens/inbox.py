@@ -367,7 +367,8 @@ class InboxScreen(DraftList):
         def build(text: str) -> Any:
             return lambda p: services.plan_merge_draft(p, rel, into, text)
 
-        self.curator.edit_then_plan(into, strip_banner(body), build, lambda _t: [])
+        title = f"Merge into {candidate.name or into}: remove what repeats"
+        self.curator.edit_then_plan(into, strip_banner(body), build, lambda _t: [], title=title)
 
     def action_supersede(self) -> None:
         """Promote the draft (through the form) as the note that replaces the candidate, or a
