@@ -62,7 +62,7 @@ def snap_palace(indexed_sample: Path, tmp_path: Path) -> Path:
     return root
 
 
-WAITING = {"action", "edit", "merge"}  # workers that wait for an open dialog's answer
+WAITING = {"action", "edit"}  # workers that wait for an open dialog's answer
 
 
 async def _quiet(pilot: Any) -> None:
