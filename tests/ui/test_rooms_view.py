@@ -229,3 +229,23 @@ async def test_supersede_from_rooms_with_the_picker_then_the_chain_shows(palace:
         screen.open_note(FAN)
         await pilot.pause(0.2)
         assert head(screen).splitlines()[0] == "chain Spoke → Fan"
+
+
+async def test_enter_on_a_note_without_links_keeps_the_focus_in_sight(palace: Path) -> None:
+    """BARE links nowhere and nothing links to it: Enter says so and the notes keep the keys
+    (the hidden links list took them, and arrows then moved nothing on screen)."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await rooms_of(pilot)
+        screen.open_note(BARE)
+        table = screen.query_one("#rooms-notes")
+        table.focus()
+        await pilot.pause(0.2)
+        assert not screen.query_one("#note-links").display
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert screen.focused is table
+        assert any("no links" in str(n.message) for n in app._notifications)
+        await pilot.press("down")
+        await pilot.pause(0.2)
+        assert shown(screen) == ODD  # the other unfiled note: the arrows still work

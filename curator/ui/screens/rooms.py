@@ -162,7 +162,11 @@ class RoomsScreen(NoteActions):
 
     @on(DataTable.RowSelected, "#rooms-notes")
     def _note_chosen(self, _event: DataTable.RowSelected) -> None:
-        self.query_one("#note-links").focus()
+        links = self.query_one("#note-links", OptionList)
+        if links.display and links.option_count:
+            links.focus()
+        else:  # a hidden list would take the keys out of sight: stay, and say why
+            self.notify("This note has no links or backlinks to open", markup=False)
 
     @on(NoteView.Navigate)
     def _navigate(self, event: NoteView.Navigate) -> None:
