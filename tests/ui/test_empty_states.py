@@ -9,9 +9,7 @@ from typing import Any
 
 import pytest
 from textual.widgets import Input
-from uihelpers import make_app, settle, wait_until
-
-from curator.ui.app import CuratorApp
+from uihelpers import make_app, settle, shown_in, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -26,17 +24,6 @@ EMPTY = {
     ),
     "tasks": ("#tasks-table", "No tasks yet"),
 }
-
-
-def shown_in(app: CuratorApp, selector: str) -> str:
-    """The text the screen shows inside the widget's region, as last drawn (its lines joined:
-    a message may wrap), so a message cut off, covered or scrolled away is not there."""
-    from textual.strip import Strip
-
-    region = app.screen.query_one(selector).region
-    update = app.screen._compositor.render_full_update()
-    lines = [Strip.join(row).crop(region.x, region.right).text for row in update.strips]
-    return " ".join(" ".join(lines[region.y : region.bottom]).split())
 
 
 @pytest.fixture

@@ -95,3 +95,14 @@ def view_ready(view: str) -> Callable[[Any], bool]:
     if view == "plan":
         return lambda app: getattr(app.screen, "plan", None) is not None
     return lambda app: True
+
+
+def shown_in(app: CuratorApp, selector: str) -> str:
+    """The text the screen shows inside the widget's region, as last drawn (its lines joined:
+    a message may wrap), so a message cut off, covered or scrolled away is not there."""
+    from textual.strip import Strip
+
+    region = app.screen.query_one(selector).region
+    update = app.screen._compositor.render_full_update()
+    lines = [Strip.join(row).crop(region.x, region.right).text for row in update.strips]
+    return " ".join(" ".join(lines[region.y : region.bottom]).split())

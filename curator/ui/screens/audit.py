@@ -27,8 +27,8 @@ FLAGS_WIDTH = 9
 def reason_and_since(palace: Palace, note: Note, flags: list[str]) -> tuple[str, str]:
     if note.stale:
         return note.stale.get("reason", "stale"), note.stale.get("since", "")
-    if "expired" in flags:
-        return "expired", note.expires
+    if "expired" in flags:  # (the badge already says "expired": say what it means)
+        return "past its expiry date", note.expires
     spec = palace.config.type_spec(note.type)
     every = f" (every {spec.review_after_days} days)" if spec else ""
     return f"due for review{every}", note.reviewed or note.created
@@ -121,13 +121,15 @@ class AuditScreen(NoteActions):
             return
         flags = palace.flags(note, self.curator.today)
         reason, since = reason_and_since(palace, note, flags)
+        # most telling first (a short pane cuts the last lines): which note, what and since
+        # when, the whole reason, then its file
         out = plain(note.name or note.rel, "bold")
-        out.append("  ")
-        out.append_text(plain(note.rel, "dim"))
         out.append("\n")
         out.append_text(badges(flags))
         out.append(f"  since {since[:10] or '?'}\n")
         out.append_text(plain(reason, limit=400))
+        out.append("\n")
+        out.append_text(plain(note.rel, "dim"))
         detail.update(out)
 
     def listed(self) -> list[Note]:
