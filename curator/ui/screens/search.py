@@ -1,8 +1,8 @@
 """Search: as-you-type search with filters; snippets with matches highlighted; Enter opens;
 e, r, s, t act on the highlighted result as they do in Rooms and Audit.
 
-Each keystroke restarts a short debounce timer; the query then runs in an exclusive thread
-worker, so a newer query supersedes an older one and the event loop never waits on LanceDB.
+Each keystroke restarts a short debounce timer; the query then runs in the screen's one search
+thread, which always runs the newest query next, so the event loop never waits on LanceDB.
 Down moves from the query into the results, Up at the top of the results goes back."""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from textual.timer import Timer
 from textual.validation import Number
 from textual.widgets import Checkbox, Input, OptionList, Select
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from curator.model.note import Note
 from curator.model.palace import Palace
@@ -82,8 +81,12 @@ class SearchScreen(NoteActions):
         self.results: list[services.Found] = []
         self.shown: tuple[str, dict[str, Any]] | None = None  # the query the results are for
         self._timer: Timer | None = None
-        self._query_lock = threading.Lock()
+        self._query_lock = threading.Lock()  # guards the two below
+        self._next: tuple[str, dict[str, Any]] | None = None  # the query to run next
+        self._searching = False  # the search thread is running
         self.marked: set[str] = set()  # no marks here: one result at a time
+        self._choices: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self._keep: str | None = None  # the result to highlight again once the query reruns
 
     def body(self) -> ComposeResult:
         yield Input(placeholder="search notes…", id="search-query")
@@ -112,10 +115,17 @@ class SearchScreen(NoteActions):
         self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
-        types = self.query_one("#search-type", Select)
-        types.set_options([(plain(t), t) for t in palace.config.types])
-        scopes = self.query_one("#search-scope", Select)
-        scopes.set_options([(plain(s), s) for s in palace.config.scopes])
+        """Offer the palace's types and scopes, and run the query again on the new palace:
+        the filters chosen and the highlighted result stay (after an action on it, say)."""
+        choices = (tuple(palace.config.types), tuple(palace.config.scopes))
+        if choices != self._choices:  # set_options clears a Select's value
+            self._choices = choices
+            types = self.query_one("#search-type", Select)
+            types.set_options([(plain(t), t) for t in choices[0]])
+            scopes = self.query_one("#search-scope", Select)
+            scopes.set_options([(plain(s), s) for s in choices[1]])
+        note = self.selected()
+        self._keep = note.rel if note is not None else None
         self.shown = None
         self.refresh_results()
 
@@ -157,21 +167,38 @@ class SearchScreen(NoteActions):
                 self.query_one("#search-results").border_title = "Results (indexing…)"
             self.run_search(query, filters)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, query: str, filters: dict[str, Any]) -> None:
-        # the app's palace when the query runs, not an argument (see CuratorApp._index_job)
-        with self._query_lock:  # one query at a time; superseded ones give up once they get here
-            palace = self.palace
-            if get_current_worker().is_cancelled or palace is None:
+        """Search for `query` in the one search thread (started if none runs). A query typed
+        while another runs replaces any waiting one: the thread runs the newest next. One
+        thread, not one per query: queries waiting on a busy index (a sync holds it) would fill
+        the worker pool the whole app plans and commits with."""
+        with self._query_lock:
+            self._next = (query, filters)
+            if self._searching:
                 return
+            self._searching = True
+        self._search_thread()
+
+    @work(thread=True, group="search", exit_on_error=False)
+    def _search_thread(self) -> None:
+        while True:
+            with self._query_lock:
+                job, self._next = self._next, None
+                if job is None:
+                    self._searching = False
+                    return
+            query, filters = job
+            # the app's palace when the query runs, not an argument (see CuratorApp._index_job)
+            palace = self.palace
+            if palace is None:
+                continue
             try:
                 found = self.curator.search_session.search(palace, query, filters, LIMIT)
             except Exception as exc:
-                if not get_current_worker().is_cancelled:
-                    self.app.call_from_thread(self.curator.error, exc)
-                return
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, query, filters, found)
+                self.app.call_from_thread(self.curator.error, exc)
+                continue
+            if self._next is None:  # a newer query would replace these results at once
+                self.app.call_from_thread(self._show, query, filters, found)
 
     def _show(self, query: str, filters: dict[str, Any], found: list[services.Found]) -> None:
         if query != self.query_one("#search-query", Input).value:
@@ -188,6 +215,10 @@ class SearchScreen(NoteActions):
             prompts.append(Option(prompt, id=hit.path))
         options.clear_options()
         options.add_options(prompts)
+        paths = [hit.path for hit in found]
+        if self._keep in paths:
+            options.highlighted = paths.index(self._keep)
+        self._keep = None
         options.border_title = f"Results ({len(found)})" if query.strip() else "Results"
         if query.strip() and not found:
             none = "No results: try fewer words, or clear the filters (ctrl+t)."
