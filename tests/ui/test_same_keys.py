@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from textual.binding import Binding
-from textual.widgets import DataTable, Input, OptionList
+from textual.widgets import DataTable, Input, OptionList, Select
 from uihelpers import git_log, make_app, settle, wait_until
 
 from curator.model.palace import Palace
@@ -256,3 +256,32 @@ async def test_search_note_keys_act_on_the_highlighted_result(palace: Path) -> N
         head = yaml.safe_load((palace / rel).read_text().split("---\n", 2)[1])
         assert head["status"] == "superseded"
         assert head["retired"]["reason"] == "replaced by the handler note"
+
+
+async def test_search_keeps_its_filters_and_highlight_after_an_action(palace: Path) -> None:
+    """r on a result commits; the palace reloads and the query runs again: the type filter
+    the reviewer chose and the highlighted result are still there (the filter was cleared and
+    the highlight lost, so the next key acted on nothing)."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        search = await show(pilot, app, "search")
+        assert isinstance(search, SearchScreen)
+        search.query_one("#search-type", Select).value = "feedback"
+        search.query_one("#search-query", Input).focus()
+        await pilot.press(*"stripe webhooks")
+        await wait_until(pilot, lambda: len(search.results) >= 2, timeout=30)
+        assert {hit.type for hit in search.results} == {"feedback"}
+        await pilot.press("down", "down")
+        rel = search.results[1].path
+        before = len(git_log(palace))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(git_log(palace)) == before + 1, timeout=30)
+        await settle(pilot)
+        assert git_log(palace)[0].startswith("review")
+        await wait_until(pilot, lambda: search.selected() is not None, timeout=30)
+        assert search.query_one("#search-type", Select).value == "feedback"
+        assert {hit.type for hit in search.results} == {"feedback"}
+        note = search.selected()
+        assert note is not None and note.rel == rel
