@@ -12,7 +12,15 @@ import pytest
 import yaml
 from palacehelpers import note_text
 from textual.widgets import DataTable
-from uihelpers import commit_files, git_log, make_app, settle, show_screen, wait_until
+from uihelpers import (
+    apply_plan,
+    commit_files,
+    git_log,
+    make_app,
+    settle,
+    show_screen,
+    wait_until,
+)
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.audit import AuditScreen
@@ -76,13 +84,6 @@ async def plan_shown(pilot: Any, app: CuratorApp) -> PlanDialog:
     return dialog
 
 
-async def apply(pilot: Any, app: CuratorApp) -> None:
-    before = len(git_log(app.root))
-    await pilot.press("y")
-    await wait_until(pilot, lambda: len(git_log(app.root)) == before + 1, timeout=30)
-    await settle(pilot)
-
-
 async def test_audit_all_like_this_then_review_in_one_commit(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -96,7 +97,7 @@ async def test_audit_all_like_this_then_review_in_one_commit(palace: Path) -> No
         await pilot.press("r")
         dialog = await plan_shown(pilot, app)
         assert set(dialog.plan.paths()) >= set(DUE)  # type: ignore[union-attr]
-        await apply(pilot, app)
+        await apply_plan(pilot)
         assert len(git_log(palace)) == start + 1  # one commit for the four
         assert git_log(palace)[0].startswith("review")
         assert set(commit_files(palace)) == {*DUE, "INDEX.md"}
@@ -132,7 +133,7 @@ async def test_audit_cancelled_bulk_keeps_the_marks_then_retires_them(palace: Pa
         await pilot.press(*"moved to the wiki", "enter")
         dialog = await plan_shown(pilot, app)
         assert set(dialog.plan.paths()) >= {first, second}  # type: ignore[union-attr]
-        await apply(pilot, app)
+        await apply_plan(pilot)
         assert len(git_log(palace)) == len(before) + 1
         assert git_log(palace)[0].startswith("retire")
         assert set(commit_files(palace)) == {first, second, "INDEX.md"}
@@ -162,7 +163,7 @@ async def test_rooms_shift_arrows_mark_a_run_and_retire_it_in_one_commit(palace:
         await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
         await pilot.press(*"old project", "enter")
         await plan_shown(pilot, app)
-        await apply(pilot, app)
+        await apply_plan(pilot)
         assert len(git_log(palace)) == before + 1
         assert set(commit_files(palace)) == {*rels[1:4], "INDEX.md"}
         assert all(header(palace / rel)["status"] == "superseded" for rel in rels[1:4])
@@ -184,7 +185,7 @@ async def test_rooms_bulk_review_in_one_commit(palace: Path) -> None:
         before = len(git_log(palace))
         await pilot.press("r")
         await plan_shown(pilot, app)
-        await apply(pilot, app)
+        await apply_plan(pilot)
         assert len(git_log(palace)) == before + 1
         assert git_log(palace)[0].startswith("review")
         assert set(commit_files(palace)) == {*DUE, "INDEX.md"}

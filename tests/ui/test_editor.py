@@ -21,7 +21,7 @@ import pytest
 from palacehelpers import note_text
 from textual.drivers import headless_driver
 from textual.widgets import Static, TextArea
-from uihelpers import git_log, make_app, settle, show_screen, wait_until
+from uihelpers import apply_plan, git_log, make_app, settle, show_screen, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.rooms import RoomsScreen
@@ -120,14 +120,6 @@ async def open_in_rooms(pilot: Any, app: CuratorApp, rel: str = REL) -> RoomsScr
     return screen
 
 
-async def apply_plan(pilot: Any, app: CuratorApp) -> None:
-    await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
-    before = len(git_log(app.root))
-    await pilot.press("y")
-    await wait_until(pilot, lambda: len(git_log(app.root)) == before + 1, timeout=30)
-    await settle(pilot)
-
-
 @pytest.mark.parametrize("variable", ["VISUAL", "EDITOR"])
 async def test_outside_editor_edits_and_the_edit_is_committed(
     palace: Path,
@@ -146,7 +138,7 @@ async def test_outside_editor_edits_and_the_edit_is_committed(
         await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
         assert runs(editor) == 1  # the editor process ran, once
         assert (suspending.suspends, suspending.resumes) == (1, 1)  # around it, the app slept
-        await apply_plan(pilot, app)
+        await apply_plan(pilot)
         assert not app.screen.query(EditDialog)  # the built-in editor never opened
     text = (palace / REL).read_text()
     assert NEW in text and OLD not in text
@@ -172,7 +164,7 @@ async def test_outside_editor_from_every_screen(
             await pilot.press(*"invoices sent", "down")
             await wait_until(pilot, lambda: app.screen.focused.id == "search-results", timeout=30)
         await pilot.press("e")
-        await apply_plan(pilot, app)
+        await apply_plan(pilot)
     edited = DRAFT if mode == "inbox" else REL
     assert runs(editor) == 1 and NEW in (palace / edited).read_text()
     assert git_log(palace)[0].startswith("edit")
@@ -187,7 +179,7 @@ async def test_visual_wins_over_editor(
     async with app.run_test(size=(80, 24)) as pilot:
         await open_in_rooms(pilot, app)
         await pilot.press("e")
-        await apply_plan(pilot, app)
+        await apply_plan(pilot)
     assert runs(editor) == 1 and NEW in (palace / REL).read_text()
 
 
@@ -213,7 +205,7 @@ async def test_outside_edit_that_fails_its_check_opens_in_the_app_with_problems(
         assert problems.display and str(problems.render()).strip()
         area.text = note_text("Billing", body="my careful words\n")
         await pilot.press("ctrl+s")
-        await apply_plan(pilot, app)
+        await apply_plan(pilot)
         assert git_log(palace)[1:] == before
     assert "my careful words" in (palace / REL).read_text()
 
@@ -305,7 +297,7 @@ async def test_built_in_editor_asks_before_discarding(
         area = app.screen.query_one("#edit-area", TextArea)
         area.move_cursor(area.document.end)
         await pilot.press(*" Checked.", "ctrl+s")
-        await apply_plan(pilot, app)
+        await apply_plan(pilot)
     assert "Checked." in (palace / REL).read_text()
     assert git_log(palace)[0].startswith("edit")
 

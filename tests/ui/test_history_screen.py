@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from palacehelpers import note_text
 from textual.widgets import DataTable, Static
-from uihelpers import commit_files, git_log, make_app, settle, show_screen, wait_until
+from uihelpers import apply_plan, commit_files, git_log, make_app, settle, show_screen, wait_until
 
 from curator.model.palace import Palace
 from curator.ui import services
@@ -125,10 +125,7 @@ async def test_undo_from_history_commits_and_shows_it_undone(
         await select(pilot, screen, shas["b"])
         before = len(git_log(root))
         await pilot.press("u")
-        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
-        await pilot.press("y")
-        await wait_until(pilot, lambda: len(git_log(root)) == before + 1, timeout=30)
-        await settle(pilot)
+        await apply_plan(pilot)
         assert git_log(root)[0].startswith("undo")
         assert (root / B).exists()  # the rejected draft is back in the inbox
         new = git_log(root, "%H")[0]

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from textual.binding import Binding
 from textual.widgets import DataTable, Input, OptionList, Select
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import apply_plan, git_log, make_app, settle, wait_until
 
 from curator.model.palace import Palace
 from curator.tasks import TaskService
@@ -244,14 +244,10 @@ async def test_search_note_keys_act_on_the_highlighted_result(palace: Path) -> N
         await wait_until(pilot, lambda: len(search.results) >= 2, timeout=30)
         await pilot.press("down", "down")
         rel = search.results[1].path
-        before = len(git_log(palace))
         await pilot.press("t")
         await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
         await pilot.press(*"replaced by the handler note", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
-        await pilot.press("y")
-        await wait_until(pilot, lambda: len(git_log(palace)) == before + 1, timeout=30)
-        await settle(pilot)
+        await apply_plan(pilot)
         assert git_log(palace)[0].startswith("retire")
         head = yaml.safe_load((palace / rel).read_text().split("---\n", 2)[1])
         assert head["status"] == "superseded"
@@ -273,12 +269,8 @@ async def test_search_keeps_its_filters_and_highlight_after_an_action(palace: Pa
         assert {hit.type for hit in search.results} == {"feedback"}
         await pilot.press("down", "down")
         rel = search.results[1].path
-        before = len(git_log(palace))
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
-        await pilot.press("y")
-        await wait_until(pilot, lambda: len(git_log(palace)) == before + 1, timeout=30)
-        await settle(pilot)
+        await apply_plan(pilot)
         assert git_log(palace)[0].startswith("review")
         await wait_until(pilot, lambda: search.selected() is not None, timeout=30)
         assert search.query_one("#search-type", Select).value == "feedback"

@@ -61,6 +61,20 @@ def commit_files(root: Path, sha: str = "HEAD") -> list[str]:
     return [line for line in out.stdout.splitlines() if line]
 
 
+async def apply_plan(pilot: Pilot[None]) -> None:
+    """Once the plan dialog shows, apply the plan with y; wait for exactly one new commit."""
+    from curator.ui.widgets.plan_dialog import PlanDialog
+
+    app = pilot.app
+    assert isinstance(app, CuratorApp)
+    await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
+    before = len(git_log(app.root))
+    await pilot.press("y")
+    await wait_until(pilot, lambda: len(git_log(app.root)) >= before + 1, timeout=30)
+    await settle(pilot)
+    assert len(git_log(app.root)) == before + 1, "one plan, one commit"
+
+
 async def show_screen(pilot: Pilot[None], key: str, cls: type[Any]) -> Any:
     """Press the screen's key, wait until it is the screen and has settled; the screen."""
     app = pilot.app
