@@ -92,7 +92,8 @@ def _go(view: str, theme: str) -> Any:
             area.cursor_blink = False
         if isinstance(app.screen, ModalScreen) and app.screen.query("Input, TextArea"):
             # a dialog focuses its field on mount, late on a busy machine: the cursor shows then
-            await wait_until(pilot, lambda: app.focused is not None, timeout=30)
+            # (has_focus follows once the field has handled its Focus event)
+            await wait_until(pilot, lambda: app.focused is not None and app.focused.has_focus)
         await pilot.pause()
 
     return run_before
