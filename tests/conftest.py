@@ -12,7 +12,7 @@ from palacehelpers import DEFAULT_TOML, SAMPLE, MakePalace, RunCli, git_init_com
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No test sees the real home, caches, git config or CURATOR_PALACE."""
+    """No test sees the real home, caches, git config, editor or CURATOR_PALACE."""
     base = tmp_path_factory.mktemp("env")
     home = base / "home"
     for sub in ("home", "cache", "xdg-config", "xdg-cache"):
@@ -29,8 +29,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.delenv("CURATOR_PALACE", raising=False)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        monkeypatch.delenv(var, raising=False)
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "VISUAL", "EDITOR"):
+        monkeypatch.delenv(var, raising=False)  # the editor tests set their own
     return base
 
 

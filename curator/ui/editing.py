@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
+from curator.model.text import clean
 from curator.ui.widgets.dialogs import Check, EditDialog
 
 
@@ -21,11 +22,17 @@ def outside_editor() -> list[str] | None:
     return shlex.split(command) if command and command.strip() else None
 
 
-def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -> str | None:
-    """The text after the editor `argv` edited it (None: the app cannot suspend here, or the
-    editor failed; the caller uses the built-in editor)."""
+#: run_editor's answer when the editor exited with an error (vim's :cq): nothing changes
+CANCELLED = object()
+
+
+def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -> Any:
+    """The text after the editor `argv` edited it; None when it could not run here (the app
+    cannot suspend, or no such program: the caller uses the built-in editor, and the reviewer
+    is told why); CANCELLED when the editor exited with an error."""
     fd, name = tempfile.mkstemp(prefix="curator-edit-", suffix=suffix)
     path = Path(name)
+    program = clean(argv[0])
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -33,12 +40,24 @@ def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -
             with app.suspend():
                 try:  # inside the block: suspend() gives the terminal back only on a clean exit
                     done = subprocess.run([*argv, str(path)], check=False)
-                except OSError:  # no such program: the built-in editor instead
+                except OSError as exc:
+                    app.notify(
+                        f"Could not start {program} ({clean(exc.strerror or str(exc))}): "
+                        "editing here instead",
+                        severity="warning",
+                        markup=False,
+                    )
                     return None
         except SuspendNotSupported:
+            app.notify(
+                f"{program} cannot have the terminal here: editing in the app instead",
+                severity="warning",
+                markup=False,
+            )
             return None
         if done.returncode != 0:
-            return None
+            app.notify(f"{program} exited with {done.returncode}: nothing changed", markup=False)
+            return CANCELLED
         return path.read_text(encoding="utf-8")
     finally:
         path.unlink(missing_ok=True)
@@ -51,6 +70,8 @@ async def edit_text(
     `keep_unchanged`: a merge goes ahead with the merged text as it is). Call from a worker."""
     argv = outside_editor()
     edited = run_editor(app, argv, text) if argv else None
+    if edited is CANCELLED:
+        return None
     if edited is not None:
         if edited == text and not keep_unchanged:
             return None

@@ -238,6 +238,8 @@ async def test_editor_that_cannot_start_gives_the_terminal_back(
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=30)
         assert suspending.suspends == 1
         assert suspending.resumes == 1, "the app stayed suspended: the terminal never came back"
+        said = [str(n.message) for n in app._notifications]
+        assert any(m.startswith("Could not start /nonexistent/editor") for m in said), said
 
 
 async def test_headless_app_uses_the_built_in_editor(
@@ -339,3 +341,22 @@ def test_visual_in_a_real_terminal(palace: Path, editor: Path, tmp_path: Path) -
     finally:
         term.close()
     assert NEW in (palace / REL).read_text()
+
+
+async def test_editor_that_fails_changes_nothing_and_says_so(
+    palace: Path, suspending: type[SuspendingDriver], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that exits with an error (vim's :cq) cancels the edit: no built-in editor
+    on the old text, no plan, a message naming the editor and its exit status."""
+    monkeypatch.setenv("VISUAL", f"{sys.executable} -c 'raise SystemExit(3)'")
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_in_rooms(pilot, app)
+        before = git_log(palace)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: suspending.resumes == 1, timeout=30)
+        await settle(pilot)
+        assert app.screen is screen
+        assert git_log(palace) == before
+        said = [str(n.message) for n in app._notifications]
+        assert any("exited with 3: nothing changed" in m for m in said), said
