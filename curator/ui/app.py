@@ -31,7 +31,7 @@ from curator.ui.screens_list import SCREENS
 from curator.ui.services import SearchSession, session_for
 from curator.ui.styles import css_paths
 from curator.ui.typeahead import TypeAhead
-from curator.ui.widgets.dialog_base import Dialog, DialogShown
+from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
 from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
@@ -97,14 +97,7 @@ class CuratorApp(IndexingApp):
     COMMANDS = App.COMMANDS | {OpenNoteProvider}
     BINDINGS = [
         *_screen_bindings(),
-        Binding("question_mark", "toggle_keys", "Keys", id="app.keys", tooltip="Show key help"),
-        Binding(
-            "f1",
-            "toggle_keys_typing",
-            "Keys",
-            id="app.keys_typing",
-            tooltip="Show key help (in a text field ? types a ?)",
-        ),
+        *help_bindings("", "app"),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", tooltip="Reload the palace"),
         Binding(
             "R",

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from textual.pilot import Pilot
 from textual.widgets import DataTable, ProgressBar, TextArea
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import commit_files, git_log, make_app, settle, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.audit import AuditScreen
@@ -170,7 +170,7 @@ async def test_audit_reverify_failing_note_marks_it_stale(sample_palace: Path) -
         assert str(stale["since"]) == "2027-06-01"
         assert git_log(sample_palace)[0].startswith("audit")
         changed = git_log(sample_palace, "%H")[0]
-        files = _files_in(sample_palace, changed)
+        files = commit_files(sample_palace, changed)
         assert FLAGS_NOTE in files and set(files) <= {FLAGS_NOTE, "INDEX.md"}
 
 
@@ -198,19 +198,6 @@ async def test_audit_run_all_with_progress(sample_palace: Path) -> None:
         assert git_log(sample_palace)[0].startswith("audit")
         assert "stale" in header(sample_palace / FLAGS_NOTE)
         assert FLAGS_NOTE in [n.rel for n in screen.rows]
-
-
-def _files_in(root: Path, sha: str) -> list[str]:
-    import subprocess
-
-    out = subprocess.run(
-        ["git", "show", "--name-only", "--format=", sha],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return [line for line in out.stdout.splitlines() if line]
 
 
 def _fewer(screen: InboxScreen, before: int) -> Callable[[], bool]:

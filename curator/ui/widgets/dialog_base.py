@@ -18,17 +18,29 @@ class DialogShown(Message):
     """A dialog is mounted and has focused its field: keys typed ahead for it can go."""
 
 
-class Dialog(ModalScreen[ResultT]):
-    BINDINGS = [
-        Binding("question_mark", "app.toggle_keys", "Keys", id="dialog.keys", tooltip="Key help"),
+def help_bindings(action_prefix: str, id_prefix: str) -> list[Binding]:
+    """The key help's two keys: `?`, and F1 where `?` is a character (the app's check_action
+    shows one or the other)."""
+    return [
+        Binding(
+            "question_mark",
+            f"{action_prefix}toggle_keys",
+            "Keys",
+            id=f"{id_prefix}.keys",
+            tooltip="Show key help",
+        ),
         Binding(
             "f1",
-            "app.toggle_keys_typing",
+            f"{action_prefix}toggle_keys_typing",
             "Keys",
-            id="dialog.keys_typing",
-            tooltip="Key help (in a text field ? types a ?)",
+            id=f"{id_prefix}.keys_typing",
+            tooltip="Show key help (in a text field ? types a ?)",
         ),
     ]
+
+
+class Dialog(ModalScreen[ResultT]):
+    BINDINGS = [*help_bindings("app.", "dialog")]
 
     def on_mount(self) -> None:
         # runs after a subclass's on_mount, whose focus() is queued on the app before this
