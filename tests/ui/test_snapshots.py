@@ -94,6 +94,11 @@ def _go(view: str, theme: str) -> Any:
             # a dialog focuses its field on mount, late on a busy machine: the cursor shows then
             # (has_focus follows once the field has handled its Focus event)
             await wait_until(pilot, lambda: app.focused is not None and app.focused.has_focus)
+        for area in app.screen.query("TextArea"):
+            # TextArea's line cache is keyed without focus when the cursor does not blink: a
+            # line drawn before the focus arrived keeps showing no cursor (Textual 8.2)
+            area._line_cache.clear()
+            area.refresh()
         await pilot.pause()
 
     return run_before

@@ -11,18 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, OptionList, Static
-from textual.widgets.option_list import Option
 
 from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
 from curator.ui import services
 from curator.ui.safe import plain
-from curator.ui.screens.draft_list import DraftList
+from curator.ui.screens.candidates import CandidatePane
 from curator.ui.screens.drafts import (
     SOURCE_WIDTH,
     draft_age,
@@ -36,14 +35,8 @@ from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Table, mark_cell
 
-INBOX_ZERO = (
-    "Inbox zero: nothing to review.\n\n"
-    "Agents' drafts (curator capture, the MCP server, hooks) land in inbox/ and show here as "
-    "they arrive. 2: Rooms · 3: Audit · 4: Search."
-)
 
-
-class InboxScreen(DraftList):
+class InboxScreen(CandidatePane):
     MODE = "inbox"
     MAIN = "#inbox-drafts"
     BINDINGS = [
@@ -114,12 +107,6 @@ class InboxScreen(DraftList):
     def __init__(self) -> None:
         super().__init__()
         self._show_all = False
-        self.candidates: list[services.Found] = []
-        self.candidate_index = 0
-        self.selected: str | None = None
-        self.searched = False  # the candidates of the selected draft have been looked up
-        self._looking = False  # a candidate lookup is running
-        self._look_again = False  # the selection or the palace changed meanwhile
 
     def body(self) -> ComposeResult:
         with Horizontal(id="inbox-main"):
@@ -200,86 +187,6 @@ class InboxScreen(DraftList):
         if draft is not None and self.palace is not None:
             self._look_up()
 
-    def _look_up(self) -> None:
-        """Look up the selected draft's candidates, one lookup at a time: a lookup waits while
-        an index sync runs, and one per reload or cursor move would fill the thread pool that
-        every other worker (planning, commits, reloads) needs until the sync ends."""
-        if self._looking:
-            self._look_again = True
-            return
-        if self.selected is None:
-            return
-        self._looking = True
-        self.find_candidates(self.selected)
-
-    @work(thread=True, group="dupes", exit_on_error=False)
-    def find_candidates(self, rel: str) -> None:
-        found: list[services.Found] | None = None
-        try:
-            palace = self.palace  # not an argument (see CuratorApp._index_job)
-            draft = palace.by_rel.get(rel) if palace is not None else None
-            if palace is not None and draft is not None:
-                found = services.dupes(palace, draft)
-        finally:
-            self.app.call_from_thread(self._looked, rel, found)
-
-    def _looked(self, rel: str, found: list[services.Found] | None) -> None:
-        self._looking = False
-        if found is not None:
-            self._got_candidates(rel, found)
-        if self._look_again:  # for the draft selected now, in the palace loaded now
-            self._look_again = False
-            self._look_up()
-
-    def _got_candidates(self, rel: str, found: list[services.Found]) -> None:
-        if rel != self.selected:
-            return
-        keep = self.chosen()
-        self.candidates = found
-        self.searched = True
-        paths = [c.path for c in found]
-        self.candidate_index = paths.index(keep.path) if keep and keep.path in paths else 0
-        options = self.query_one("#inbox-candidates", OptionList)
-        options.clear_options()
-        for c in found:
-            prompt = Text(f"{c.score:.2f} ", style="cyan").append_text(plain(c.name))
-            options.add_option(Option(prompt, id=c.path))
-        if not found:
-            options.add_option(Option(Text("no similar note", style="dim"), disabled=True))
-        else:
-            options.highlighted = self.candidate_index
-        self._show_candidate()
-
-    def _show_candidate(self) -> None:
-        draft = self.find(self.selected)
-        diff = self.query_one(CandidateDiff)
-        if draft is None:
-            diff.show(INBOX_ZERO if not self.drafts else "", None, empty="")
-            return
-        candidate = self.chosen()
-        note = self.find(candidate.path) if candidate else None
-        title = plain(f"candidate: {note.name}", "bold") if note else None
-        empty = "(no candidate)" if self.searched else "indexing…"
-        if not self.searched and self.curator.search_session.ready:
-            empty = "looking for candidates…"
-        diff.show(draft.body, note.body if note else None, title, empty=empty)
-
-    def chosen(self) -> services.Found | None:
-        if not self.candidates:
-            return None
-        return self.candidates[self.candidate_index % len(self.candidates)]
-
-    @on(OptionList.OptionHighlighted, "#inbox-candidates")
-    def _candidate(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_index is not None and event.option_index < len(self.candidates):
-            self.candidate_index = event.option_index
-            self._show_candidate()
-
-    def action_candidate(self, step: int) -> None:
-        if self.candidates:
-            index = (self.candidate_index + step) % len(self.candidates)
-            self.query_one("#inbox-candidates", OptionList).highlighted = index
-
     # -- actions -------------------------------------------------------------------------------
     def action_promote(self) -> None:
         rels = self._targets()
@@ -337,16 +244,6 @@ class InboxScreen(DraftList):
         draft = self._draft()
         if draft is not None:
             self.curator.edit_then_plan(draft.rel, draft.text)
-
-    def _candidate_note(self) -> services.Found | None:
-        """The candidate shown, or None with why (none is similar, or none is listed yet)."""
-        candidate = self.chosen()
-        if candidate is None:
-            why = "No similar note to merge into"
-            if not self.searched:
-                why = "Still looking for candidates: merge once one is listed"
-            self.notify(why, severity="warning", markup=False)
-        return candidate
 
     def action_merge(self) -> None:
         """Open the merged text for editing (remove what repeats), then plan the merge. The
