@@ -51,8 +51,9 @@ class TypeAhead:
 
     def sent(self, event: events.Key, target: DOMNode) -> None:
         """`event` went to `target` (not a priority binding): wait until it is handled."""
-        if not event.is_forwarded:
-            return  # a priority binding handled it, in the app's own turn
+        if not event.is_forwarded:  # a priority binding handled it, in the app's own turn
+            self._release()
+            return
         self.in_flight = True
         self._key_timer = self.app.set_timer(KEY_WAIT, self._key_done)
         self._climb(list(target.ancestors_with_self), PASSES)

@@ -52,3 +52,16 @@ async def test_keys_after_an_action_go_to_its_dialog(make_palace: Any) -> None:
         await pilot.pause(0.3)
         name = app.screen.query_one("#promote-name").value
         assert name.endswith("Renamed"), name
+
+
+async def test_a_key_after_a_priority_binding_is_not_stuck(sample_palace: Any) -> None:
+    """Enter is a priority binding in Rooms (the app handles it in its own turn, no widget
+    sees it, no dialog follows): the keys held behind it must still go on."""
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        burst(app, "down", "enter", "down", "question_mark")  # the last one opens the key help
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")), timeout=10)
+        assert not app.typeahead.held
