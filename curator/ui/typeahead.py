@@ -39,6 +39,12 @@ class TypeAhead:
         self._key_timer: Timer | None = None
         self._dialog_timer: Timer | None = None
 
+    @property
+    def idle(self) -> bool:
+        """No key is held, in flight or on its way back in."""
+        held = self.held or self._releasing is not None
+        return not (held or self.in_flight or self.dialog_coming)
+
     def hold(self, event: events.Key) -> bool:
         """True when `event` must wait (it was queued and will be sent again in turn)."""
         if event is self._releasing:
