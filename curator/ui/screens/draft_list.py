@@ -4,12 +4,12 @@ the marks for bulk actions (space, shift+arrows, * for all like this)."""
 from __future__ import annotations
 
 from curator.model.note import Note
-from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.drafts import draft_source
-from curator.ui.widgets.table import Table, mark_cell
+from curator.ui.screens.marks import Marked
+from curator.ui.widgets.table import Table
 
 
-class DraftList(PalaceScreen):
+class DraftList(Marked):
     """The draft table of the Inbox (`#inbox-drafts`) and the marks on its rows."""
 
     def __init__(self) -> None:
@@ -39,49 +39,26 @@ class DraftList(PalaceScreen):
             self.notify("No draft selected: the inbox is empty", severity="warning", markup=False)
         return draft
 
-    # -- marks ---------------------------------------------------------------------------------
-    def _set_mark(self, rel: str, on: bool) -> None:
-        if on:
-            self.marked.add(rel)
-        else:
-            self.marked.discard(rel)
-        self.query_one("#inbox-drafts", Table).update_cell(rel, "mark", mark_cell(on))
+    # -- marks (curator/ui/screens/marks.py) --------------------------------------------------
+    def mark_table(self) -> Table:
+        return self.query_one("#inbox-drafts", Table)
+
+    def mark_rows(self) -> list[Note]:
+        return self.drafts  # the drafts listed, in their order
+
+    def mark_current(self) -> Note | None:
+        return self.current()
+
+    def alike(self, one: Note, other: Note) -> bool:
+        """From the same source (of the same type when the draft names none)."""
+        source = draft_source(one)
+        return draft_source(other) == source if source else other.type == one.type
+
+    def marks_changed(self) -> None:
         self._title()
-
-    def action_mark(self) -> None:
-        draft = self.current()
-        if draft is not None:
-            self._set_mark(draft.rel, draft.rel not in self.marked)
-            self.query_one("#inbox-drafts", Table).action_cursor_down()
-
-    def action_mark_move(self, step: int) -> None:
-        table = self.query_one("#inbox-drafts", Table)
-        draft = self.current()
-        if draft is None:
-            return
-        self._set_mark(draft.rel, True)
-        if step > 0:
-            table.action_cursor_down()
-        else:
-            table.action_cursor_up()
-        after = self.current()
-        if after is not None:
-            self._set_mark(after.rel, True)
-
-    def action_mark_like(self) -> None:
-        """Mark every draft from the same source as this one (same type when it has none)."""
-        draft = self.current()
-        if draft is None:
-            return
-        source = draft_source(draft)
-        for other in self.drafts:
-            same = draft_source(other) == source if source else other.type == draft.type
-            if same:
-                self._set_mark(other.rel, True)
 
     def _targets(self) -> list[str]:
         """The marked drafts (in list order), else the selected one."""
-        if self.marked:
-            return [rel for rel in self.listed or [] if rel in self.marked]
-        draft = self._draft()
-        return [draft.rel] if draft else []
+        if not self.marked:
+            self._draft()  # says why, when none is selected
+        return self.marked_or_current()

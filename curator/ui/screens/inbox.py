@@ -30,6 +30,7 @@ from curator.ui.screens.drafts import (
     short_source,
     warnings,
 )
+from curator.ui.screens.marks import mark_bindings
 from curator.ui.widgets.candidate_diff import CandidateDiff
 from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
 from curator.ui.widgets.promote_form import PromoteForm
@@ -61,31 +62,7 @@ class InboxScreen(CandidatePane):
             tooltip="Promote this draft as the note that replaces the candidate",
         ),
         Binding("g", "tag", "Tag", id="inbox.tag", show=False, tooltip="Add a tag to the draft(s)"),
-        Binding("space", "mark", "Mark", id="inbox.mark", tooltip="Mark for a bulk action"),
-        Binding(
-            "shift+down",
-            "mark_move(1)",
-            "Mark ↓",
-            id="inbox.mark_down",
-            show=False,
-            tooltip="Mark this draft and the next",
-        ),
-        Binding(
-            "shift+up",
-            "mark_move(-1)",
-            "Mark ↑",
-            id="inbox.mark_up",
-            show=False,
-            tooltip="Mark this draft and the one above",
-        ),
-        Binding(
-            "asterisk",
-            "mark_like",
-            "All like this",
-            id="inbox.mark_like",
-            show=False,
-            tooltip="Mark every draft from the same source",
-        ),
+        *mark_bindings("inbox", "draft", "Mark every draft from the same source"),
         Binding(
             "right_square_bracket",
             "candidate(1)",

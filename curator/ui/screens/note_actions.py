@@ -14,9 +14,9 @@ from textual.binding import Binding
 from curator.model.note import Note
 from curator.ui import services
 from curator.ui.safe import plain
-from curator.ui.screens.base import PalaceScreen
+from curator.ui.screens.marks import Marked, mark_bindings
 from curator.ui.widgets.dialogs import AskDialog, NotePicker
-from curator.ui.widgets.table import Table, mark_cell
+from curator.ui.widgets.table import Table
 
 #: the actions on one note (Search has these: its results are one note at a time)
 NOTE_KEYS = [
@@ -28,35 +28,11 @@ NOTE_KEYS = [
 #: and the marks, where notes are listed in a table (Rooms, Audit)
 NOTE_BINDINGS = [
     *NOTE_KEYS,
-    Binding("space", "mark", "Mark", id="note.mark", tooltip="Mark for a bulk action"),
-    Binding(
-        "shift+down",
-        "mark_move(1)",
-        "Mark ↓",
-        id="note.mark_down",
-        show=False,
-        tooltip="Mark this note and the next",
-    ),
-    Binding(
-        "shift+up",
-        "mark_move(-1)",
-        "Mark ↑",
-        id="note.mark_up",
-        show=False,
-        tooltip="Mark this note and the one above",
-    ),
-    Binding(
-        "asterisk",
-        "mark_like",
-        "All like this",
-        id="note.mark_like",
-        show=False,
-        tooltip="Mark every listed note with the same flags",
-    ),
+    *mark_bindings("note", "note", "Mark every listed note with the same flags"),
 ]
 
 
-class NoteActions(PalaceScreen):
+class NoteActions(Marked):
     TABLE = ""  # the notes table's selector (the marks are in its "mark" column)
     marked: set[str]
 
@@ -89,52 +65,24 @@ class NoteActions(PalaceScreen):
 
     def targets(self) -> list[str]:
         """The marked notes (in list order), else the selected one."""
-        if self.marked:
-            return [n.rel for n in self.listed() if n.rel in self.marked]
-        note = self._note()
-        return [note.rel] if note else []
+        if not self.marked:
+            self._note()  # says why, when none is selected
+        return self.marked_or_current()
 
-    # -- marks ---------------------------------------------------------------------------------
-    def _set_mark(self, rel: str, on: bool) -> None:
-        if on:
-            self.marked.add(rel)
-        else:
-            self.marked.discard(rel)
-        table = self.query_one(self.TABLE, Table)
-        if rel in table.rows:
-            table.update_cell(rel, "mark", mark_cell(on))
+    # -- marks (curator/ui/screens/marks.py) --------------------------------------------------
+    def mark_table(self) -> Table:
+        return self.query_one(self.TABLE, Table)
 
-    def action_mark(self) -> None:
-        note = self.selected()
-        if note is None:
-            return
-        self._set_mark(note.rel, note.rel not in self.marked)
-        self.show_title()
-        self.query_one(self.TABLE, Table).action_cursor_down()
+    def mark_rows(self) -> list[Note]:
+        return self.listed()
 
-    def action_mark_move(self, step: int) -> None:
-        note = self.selected()
-        if note is None:
-            return
-        table = self.query_one(self.TABLE, Table)
-        self._set_mark(note.rel, True)
-        if step > 0:
-            table.action_cursor_down()
-        else:
-            table.action_cursor_up()
-        after = self.selected()
-        if after is not None:
-            self._set_mark(after.rel, True)
-        self.show_title()
+    def mark_current(self) -> Note | None:
+        return self.selected()
 
-    def action_mark_like(self) -> None:
-        note = self.selected()
-        if note is None:
-            return
-        flags = self.shown_flags(note)
-        for other in self.listed():
-            if self.shown_flags(other) == flags:
-                self._set_mark(other.rel, True)
+    def alike(self, one: Note, other: Note) -> bool:
+        return self.shown_flags(other) == self.shown_flags(one)
+
+    def marks_changed(self) -> None:
         self.show_title()
 
     # -- actions -------------------------------------------------------------------------------
