@@ -5,7 +5,6 @@ Real palaces in tmp_path and real processes (`python -m curator capture`).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import pty
@@ -297,11 +296,10 @@ def test_scan_has_no_false_positive_on_prose() -> None:
     assert scan(PROSE) == []
 
 
-def test_scan_is_linear_on_hostile_input() -> None:
+def test_scan_finishes_on_hostile_input() -> None:
+    # A backtracking pattern would hang here; its speed is a benchmark row, not a test.
     for text in ("a." * 500_000, "token" * 200_000, "-----BEGIN " * 90_000, "a:b@" * 250_000):
-        start = time.perf_counter()
-        scan(text)
-        assert time.perf_counter() - start < 5
+        assert scan(text) == []
 
 
 def test_secrets_flag_the_draft_with_file_lines(palace: Path) -> None:
@@ -449,11 +447,9 @@ def test_cli_no_palace_is_exit_2(tmp_path: Path) -> None:
 def test_cli_refuses_a_terminal_without_waiting(palace: Path) -> None:
     primary, secondary = pty.openpty()
     try:
-        start = time.monotonic()
         proc = run_capture(
             palace, "--type", "project", "--name", "x", body=None, stdin=secondary, timeout=20
         )
-        assert time.monotonic() - start < 15
     finally:
         os.close(primary)
         os.close(secondary)
@@ -466,7 +462,6 @@ def test_cli_never_hangs_on_an_open_pipe(palace: Path) -> None:
     read_end, write_end = os.pipe()
     try:
         os.write(write_end, b"partial body, writer never closes")
-        start = time.monotonic()
         proc = run_capture(
             palace,
             "--type",
@@ -479,7 +474,6 @@ def test_cli_never_hangs_on_an_open_pipe(palace: Path) -> None:
             stdin=read_end,
             timeout=20,
         )
-        assert time.monotonic() - start < 15
     finally:
         os.close(read_end)
         os.close(write_end)
@@ -527,29 +521,17 @@ def test_cli_imports_no_lancedb_textual_or_gitpython(palace: Path) -> None:
 # -- concurrency -----------------------------------------------------------------------------------
 PROMOTER = textwrap.dedent(
     """
-    import subprocess, sys, time
+    import sys
     from pathlib import Path
+    from curator.model.palace import Palace
+    from curator.writer.planners import plan_promote
+    from curator.writer.session import commit
     root = Path(sys.argv[1])
-    deadline = time.monotonic() + float(sys.argv[2])
-    commits = promoted = 0
-    try:
-        from curator.model.palace import Palace
-        from curator.writer.planners import plan_promote
-        from curator.writer.session import commit
-    except ImportError:
-        plan_promote = None
-    drafts = sorted(p.name for p in (root / "inbox").glob("old-*.md"))
-    while time.monotonic() < deadline:
-        if plan_promote is not None and drafts:
-            name = drafts.pop(0)
-            plan = plan_promote(Palace.open(root), "inbox/" + name)
-            commit(root, plan, sync_index=False)
-            promoted += 1
-        else:
-            subprocess.run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", "tick"],
-                           cwd=root, check=True)
-        commits += 1
-    print(commits, promoted)
+    promoted = 0
+    for name in sorted(p.name for p in (root / "inbox").glob("old-*.md")):
+        commit(root, plan_promote(Palace.open(root), "inbox/" + name), sync_index=False)
+        promoted += 1
+    print(promoted)
     """
 )
 
@@ -570,7 +552,7 @@ def test_concurrent_captures_while_promotions_commit(palace: Path) -> None:
     )
     env = {**os.environ, **_git_identity()}
     promoter = subprocess.Popen(
-        [PY, "-c", PROMOTER, str(palace), "4"],
+        [PY, "-c", PROMOTER, str(palace)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -590,11 +572,8 @@ def test_concurrent_captures_while_promotions_commit(palace: Path) -> None:
     ]
     p_out, p_err = promoter.communicate(timeout=60)
     assert promoter.returncode == 0, p_err.decode()
-    commits, promoted = map(int, p_out.decode().split())
-    assert commits >= 1
-    if importlib.util.find_spec("curator.writer.planners") is not None:
-        assert promoted == 4  # the captures raced real promotions
-        assert not list((palace / "inbox").glob("old-*.md"))
+    assert int(p_out) == 4  # the captures raced real promotions
+    assert not list((palace / "inbox").glob("old-*.md"))
     paths = []
     for proc, (out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err.decode()

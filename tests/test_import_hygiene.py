@@ -125,10 +125,7 @@ print(json.dumps({{"codes": codes, "heavy": heavy}}))
 )
 def test_packages_have_modules(package: str) -> None:
     # guards the discovery above: an empty list would make the hygiene tests pass vacuously
-    if package == "curator.model":
-        assert "curator.model.note" in modules(package)
-    elif not modules(package):
-        pytest.skip(f"{package} has no modules yet")
+    assert len(modules(package)) >= 3, modules(package)
 
 
 def test_import_linter_contracts_hold() -> None:

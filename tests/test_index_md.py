@@ -195,7 +195,6 @@ def test_index_when_current_writes_nothing(make_palace: MakePalace, run_cli: Run
 
 
 def test_curator_index_writes_a_current_index(make_palace: MakePalace, run_cli: RunCli) -> None:
-    pytest.importorskip("curator.writer.planners")
     root = make_palace(FILES)
     (root / "INDEX.md").write_text(PREAMBLE + MARKER + "\n")
     git(root, "add", "INDEX.md")

@@ -11,33 +11,30 @@ import sys
 from collections.abc import Sequence
 
 from curator import __version__
-from curator.cli import palace_cmds
+from curator.cli import (
+    actions_cmds,
+    agent_cmds,
+    app_cmds,
+    audit_cmds,
+    capture_cmd,
+    interop_cmds,
+    palace_cmds,
+    search_cmds,
+    task_cmds,
+)
 from curator.cli.common import JSON_HELP, PALACE_HELP, Subcommands, run_handler
 
-_AREAS = [palace_cmds]
-
-
-def _optional_areas() -> list[object]:
-    """Command modules of the other wings, registered when present."""
-    import importlib
-
-    found: list[object] = []
-    for name in (
-        "capture_cmd",
-        "actions_cmds",
-        "search_cmds",
-        "audit_cmds",
-        "app_cmds",
-        "interop_cmds",
-        "task_cmds",
-        "agent_cmds",
-    ):
-        try:
-            found.append(importlib.import_module(f"curator.cli.{name}"))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"curator.cli.{name}":
-                raise
-    return found
+_AREAS = [
+    palace_cmds,
+    capture_cmd,
+    actions_cmds,
+    search_cmds,
+    audit_cmds,
+    app_cmds,
+    interop_cmds,
+    task_cmds,
+    agent_cmds,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,8 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--palace", metavar="PATH", help=PALACE_HELP)
     parser.add_argument("--json", action="store_true", help=JSON_HELP)
     sub = Subcommands(parser.add_subparsers(dest="command", metavar="COMMAND"))
-    for area in [*_AREAS, *_optional_areas()]:
-        area.register(sub)  # type: ignore[attr-defined]
+    for area in _AREAS:
+        area.register(sub)
     return parser
 
 
@@ -65,20 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args.command = "app"
-        handler = getattr(args, "handler", None) or _app_handler(parser)
-        if handler is None:
-            parser.print_help()
-            return 2
-        args.handler = handler
+        args.handler = getattr(args, "handler", None) or app_cmds.open_app
     return run_handler(args)
-
-
-def _app_handler(parser: argparse.ArgumentParser) -> object | None:
-    try:
-        from curator.cli import app_cmds
-    except ModuleNotFoundError:
-        return None
-    return app_cmds.open_app
 
 
 if __name__ == "__main__":  # pragma: no cover

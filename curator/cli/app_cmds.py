@@ -43,21 +43,10 @@ def _run(root: Path) -> None:
 
 
 def sample_source() -> Path:
-    """The packaged sample palace, else the repo's sample_palace/ when running from source."""
-    try:
-        from importlib.resources import files
+    """The sample palace, shipped as the package curator.sample_palace."""
+    from importlib.resources import files
 
-        folder = Path(str(files("curator.sample_palace")))
-        if (folder / "palace.toml").is_file():
-            return folder
-    except (ModuleNotFoundError, TypeError):
-        pass
-    import curator
-
-    folder = Path(curator.__file__).resolve().parent.parent / "sample_palace"
-    if not (folder / "palace.toml").is_file():
-        raise CuratorError("the sample palace is not installed with this copy of curator")
-    return folder
+    return Path(str(files("curator.sample_palace")))
 
 
 def make_demo(target: Path | None = None) -> Path:

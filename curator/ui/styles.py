@@ -1,4 +1,4 @@
-"""Where the stylesheets are: the packaged curator.styles, else the repo's styles/ folder."""
+"""Where the stylesheets are: the package curator.styles (the repo's styles/, mapped by setup)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,9 @@ SHEETS = ("app.tcss", "inbox.tcss", "rooms.tcss", "audit.tcss", "search.tcss", "
 
 
 def styles_dir() -> Path:
-    try:
-        from importlib.resources import files
+    from importlib.resources import files
 
-        folder = Path(str(files("curator.styles")))
-        if (folder / SHEETS[0]).is_file():
-            return folder
-    except (ModuleNotFoundError, TypeError):
-        pass
-    import curator
-
-    return Path(curator.__file__).resolve().parent.parent / "styles"
+    return Path(str(files("curator.styles")))
 
 
 def css_paths() -> list[str | PurePath]:
