@@ -1,6 +1,6 @@
-"""Everything else is in pyproject.toml. Packages are discovered; the two top-level folders that ship
-inside the wheel (styles/ as curator.styles, sample_palace/ as curator.sample_palace, mapped in
-[tool.setuptools.package-dir]) are added here because discovery only sees folders under curator/."""
+"""Everything else is in pyproject.toml. Packages are discovered; the two top-level folders
+shipped inside the wheel (styles/ as curator.styles, sample_palace/ as curator.sample_palace,
+mapped in [tool.setuptools.package-dir]) are added here: discovery sees only curator/."""
 
 from setuptools import find_packages, setup
 

@@ -112,6 +112,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     snapshot = export_palace(palace, include_sensitive=args.include_sensitive)
     text = snapshot.text(args.format)
     if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # a dated snapshot's folder
         atomic_write(Path(args.out), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
