@@ -43,10 +43,10 @@ def _run(root: Path) -> None:
 
 
 def sample_source() -> Path:
-    """The sample palace, shipped as the package curator.sample_palace."""
-    from importlib.resources import files
+    """The sample palace, shipped as curator.sample_palace (the repo's sample_palace/)."""
+    from curator.shipped import shipped_folder
 
-    return Path(str(files("curator.sample_palace")))
+    return shipped_folder("sample_palace")
 
 
 def make_demo(target: Path | None = None) -> Path:

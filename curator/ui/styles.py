@@ -1,16 +1,16 @@
-"""Where the stylesheets are: the package curator.styles (the repo's styles/, mapped by setup)."""
+"""Where the stylesheets are: the folder shipped as curator.styles (the repo's styles/)."""
 
 from __future__ import annotations
 
 from pathlib import Path, PurePath
 
+from curator.shipped import shipped_folder
+
 SHEETS = ("app.tcss", "inbox.tcss", "rooms.tcss", "audit.tcss", "search.tcss", "history.tcss")
 
 
 def styles_dir() -> Path:
-    from importlib.resources import files
-
-    return Path(str(files("curator.styles")))
+    return shipped_folder("styles")
 
 
 def css_paths() -> list[str | PurePath]:
