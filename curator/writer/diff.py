@@ -1,31 +1,15 @@
-"""A Plan's changes as a unified diff against the disk, the way ``git diff`` shows them."""
+"""One file's change as a unified diff, the way ``git diff`` shows it (Plan.diff joins them)."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 from pathlib import Path
 
-from curator.writer.plan import Change, Delete, Write
-
-__all__ = ["plan_diff"]
+__all__ = ["file_diff", "read_or_none"]
 
 
-def plan_diff(base: Path, changes: Iterable[Change]) -> str:
-    chunks: list[str] = []
-    for ch in changes:
-        if isinstance(ch, Write):
-            chunks.append(_file_diff(ch.path, ch.path, _read(base, ch.path), ch.data))
-        elif isinstance(ch, Delete):
-            chunks.append(_file_diff(ch.path, ch.path, _read(base, ch.path), None))
-        else:
-            old = _read(base, ch.src)
-            new = ch.data if ch.data is not None else old
-            chunks.append(_file_diff(ch.src, ch.dst, old, new, rename=True))
-    return "".join(chunks)
-
-
-def _read(root: Path, rel: str) -> bytes | None:
+def read_or_none(root: Path, rel: str) -> bytes | None:
+    """The file's bytes, or None when it does not exist (a new file's "before")."""
     try:
         return (root / rel).read_bytes()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
@@ -50,7 +34,7 @@ def _is_binary(data: bytes | None) -> bool:
     return data is not None and b"\x00" in data[:8000]
 
 
-def _file_diff(
+def file_diff(
     a: str, b: str, old: bytes | None, new: bytes | None, *, rename: bool = False
 ) -> str:
     qa, qb = _quote_path("a/" + a), _quote_path("b/" + b)

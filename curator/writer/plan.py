@@ -20,6 +20,7 @@ from urllib.parse import unquote
 
 from curator.errors import WriterError
 from curator.model.text import clean
+from curator.writer.diff import file_diff, read_or_none
 
 __all__ = [
     "Change",
@@ -355,6 +356,15 @@ class Plan:
 
     def diff(self, root: Path | None = None) -> str:
         """Unified diff of every change against what is on disk now (git style)."""
-        from curator.writer.diff import plan_diff
-
-        return plan_diff(self._root(root), self.changes)
+        base = self._root(root)
+        chunks: list[str] = []
+        for ch in self.changes:
+            if isinstance(ch, Write):
+                chunks.append(file_diff(ch.path, ch.path, read_or_none(base, ch.path), ch.data))
+            elif isinstance(ch, Delete):
+                chunks.append(file_diff(ch.path, ch.path, read_or_none(base, ch.path), None))
+            else:
+                old = read_or_none(base, ch.src)
+                new = ch.data if ch.data is not None else old
+                chunks.append(file_diff(ch.src, ch.dst, old, new, rename=True))
+        return "".join(chunks)
