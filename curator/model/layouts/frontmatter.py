@@ -122,7 +122,9 @@ def property_links(note: Note) -> list[RawLink]:
             continue
         line = note.line_of(key)
         for text in texts:
-            found += [link._replace(line=line) for link in extract_links(text) if link.kind == "wiki"]
+            found += [
+                link._replace(line=line) for link in extract_links(text) if link.kind == "wiki"
+            ]
     return found
 
 

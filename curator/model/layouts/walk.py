@@ -50,7 +50,11 @@ def templates(root: Path, layout: Layout, files: Iterable[str]) -> list[str]:
     """Of `files` (rels from the palace root), the tool's templates."""
     prefix = "" if layout.notes in ("", ".") else layout.notes.strip("/") + "/"
     folder = layout.templates_folder(root / layout.notes if prefix else root)
-    return [rel for rel in files if rel.lower().endswith(".md") and in_folder(rel[len(prefix) :], folder)]
+    return [
+        rel
+        for rel in files
+        if rel.lower().endswith(".md") and in_folder(rel[len(prefix) :], folder)
+    ]
 
 
 def outside(root: Path, layout: Layout, excludes: Iterable[str] = ()) -> list[str]:
