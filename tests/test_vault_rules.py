@@ -46,7 +46,9 @@ def test_an_alias_link_says_which_note_it_would_match(tmp_path: Path, run_cli: R
     code, out, _ = run_cli("--palace", root, "show", "Home")
     assert code == 0
     assert "-> Alpha Plan.md" in out
-    assert "BROKEN: AP: link to 'AP' matches no note or file; it is an alias of Alpha Plan.md" in out
+    assert (
+        "BROKEN: AP: link to 'AP' matches no note or file; it is an alias of Alpha Plan.md" in out
+    )
     assert "[[Alpha Plan|AP]]" in out
 
 
