@@ -38,7 +38,7 @@ def link_text(rng: random.Random, files: list[str], aliases: list[str]) -> str:
         if rng.random() < 0.2:
             name = name.swapcase()
     elif kind < 0.65:
-        name = rng.choice(ATTACHMENTS + ["missing.png"])
+        name = rng.choice([*ATTACHMENTS, "missing.png"])
     elif kind < 0.8:
         name = rng.choice(aliases or ["AP"])
     else:
