@@ -86,7 +86,7 @@ def generate(root: Path, seed: int) -> None:
             body.append(
                 f"Text with [[{link_text(rng, files, aliases)}]] in it. ^b{rng.randint(1, 2)}\n"
             )
-        body.append(f"```\n## Fake heading\n[[In code]]\n```\n")
+        body.append("```\n## Fake heading\n[[In code]]\n```\n")
         body.append(f"See ![[{link_text(rng, files, aliases)}]] and `[[not a link]]`.\n")
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -136,7 +136,8 @@ RULES: dict[str, tuple[str, dict[str, str], list[tuple[str, str, str]]]] = {
             **OBSIDIAN_DIR,
             "Active.md": "# Active\n",
             "Task.md": '---\nstatus: ["[[Active]]"]\n---\n',
-            "Book.md": "---\nstatus: [reading, owned]\ncreated: last spring\nconfidence: high\n---\n",
+            "Book.md": "---\nstatus: [reading, owned]\ncreated: last spring\n"
+            "confidence: high\n---\n",
             "Old.md": "---\ncurator:\n  status: superseded\n  confidence: 7\n---\n",
         },
         [("Old.md", "warning", "header.invalid")],
