@@ -7,10 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from layouthelpers import TYPES
 from palacehelpers import RunCli
 from vaultrules import RULES, make
 
-from curator.model.layouts import detect
+from curator.model.layouts import detect, get_layout
+from curator.model.layouts.frontmatter import adapt, read_note
+from curator.model.links import extract_links
 from curator.model.palace import Palace
 
 
@@ -142,3 +147,38 @@ def test_the_adopt_plan_shows_why_and_the_runner_up(tmp_path: Path, run_cli: Run
     assert code == 0
     assert "as a obsidian palace (1 of 2 notes use [[wikilinks]] or embeds)" in out
     assert "runner-up: basic-memory: 1 of 2 notes have a permalink" in out
+
+
+_TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=60)
+_VALUE = st.one_of(_TEXT, st.builds("[[{}]]".format, _TEXT))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(st.one_of(_VALUE, st.lists(_VALUE, max_size=3)), max_size=4),
+    body=_TEXT,
+    layout=st.sampled_from(["obsidian", "folder"]),
+)
+def test_reading_any_vault_note_never_raises_and_adapting_twice_changes_nothing(
+    values: list[object], body: str, layout: str
+) -> None:
+    header = "".join(f"k{i}: {json.dumps(v)}\n" for i, v in enumerate(values))
+    data = f"---\n{header}---\n[[{body}]]\n".encode()
+    lay = get_layout(layout)
+    note = read_note("a.md", data, lay, TYPES)
+    links = note.links
+    assert all(1 <= link.line <= data.count(b"\n") + 1 for link in links)
+    again = adapt(note, lay, TYPES)
+    assert again.links == links and again.header == note.header
+    if note.ok:  # every wikilink written in a header string is a link, at its key's line
+        strings = [
+            (i, x) for i, v in enumerate(values) for x in (v if isinstance(v, list) else [v])
+        ]
+        wanted = [
+            (i + 2, link.target)
+            for i, text in strings
+            for link in extract_links(str(text))
+            if link.kind == "wiki"
+        ]
+        got = [(link.line, link.target) for link in links if link.line < note.body_line]
+        assert got == wanted
