@@ -22,16 +22,14 @@ from urllib.parse import unquote
 
 from curator.model.header import DELETE
 from curator.model.links import RawLink
+from curator.model.schema import BY_NAME
 
 Severity = Literal["error", "warning"]
 CURATOR_KEY = "curator"  # where a layout without a field for it keeps curator's fields
 
 # curator's fields that are not also a note's identity: in a layout whose tool owns its header
 # (`Layout.native`), these live under `curator:` and a top-level one is the tool's own property
-STATE_FIELDS = frozenset(
-    {"confidence", "status", "scope", "created", "reviewed", "verified", "expires", "sensitive"}
-    | {"superseded_by", "supersedes", "merged_from", "source", "stale", "verify"}
-)
+STATE_FIELDS = frozenset(BY_NAME) - {"name", "description", "type", "tags"}
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
