@@ -110,7 +110,7 @@ def test_show_json(run_cli: RunCli, root: Path) -> None:
     assert data["header"]["superseded_by"] == "stale-fact"
     assert data["chain"] == ["notes/project/old-fact.md", "notes/project/stale-fact.md"]
     assert data["links"] == [
-        {"target": "maya", "resolved": "notes/user/maya.md", "line": 8},
+        {"target": "maya", "resolved": "notes/user/maya.md", "line": 8, "problem": None},
     ]
     assert data["backlinks"] == [{"source": "notes/project/stale-fact.md", "line": 10}]
 

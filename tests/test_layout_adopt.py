@@ -65,15 +65,14 @@ def test_dry_run_shows_the_plan_and_writes_nothing(tmp_path: Path, run_cli: RunC
     assert files(root) == before and not (root / ".git").exists()
 
 
-def test_markdown_the_layout_will_not_read_is_counted_not_hidden(
-    tmp_path: Path, run_cli: RunCli
-) -> None:
+def test_dot_folders_are_not_part_of_the_vault(tmp_path: Path, run_cli: RunCli) -> None:
     root = tmp_path / "vault"
     shutil.copytree(FIXTURES / "obsidian/vault", root)
-    (root / ".trash").mkdir()
-    (root / ".trash" / "old.md").write_text("deleted note\n")
+    for folder in (".trash", ".github"):
+        (root / folder).mkdir()
+        (root / folder / "old.md").write_text("[[Nowhere]]\n")
     code, out, _ = run_cli("init", "--adopt", root, "--dry-run")
-    assert code == 1 and "1 markdown file(s) outside it" in out and ".trash/old.md" in out
+    assert code == 0 and "outside it" not in out and "7 markdown file(s)" in out
 
 
 def test_plain_init_over_loose_markdown_does_not_report_success(

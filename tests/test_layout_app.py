@@ -57,3 +57,25 @@ async def test_the_app_opens_each_layout_and_every_room(tmp_path: Path, tool: st
             view.show(palace, note)
             await pilot.pause()
             assert view.note is not None and view.note.rel == note.rel
+
+
+async def test_property_links_are_backlinks_in_the_app(tmp_path: Path) -> None:
+    from palacehelpers import git_init_commit
+    from textual.widgets import OptionList
+    from vaultrules import make
+
+    root = make(tmp_path / "vault", "property-links")
+    git_init_commit(root)
+    app = CuratorApp(root, today=date(2026, 12, 1), watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        palace = app.palace
+        assert palace is not None
+        await pilot.press("2")
+        await pilot.pause()
+        view = app.screen.query_one(NoteView)
+        view.show(palace, palace.by_rel["Home.md"])
+        await pilot.pause()
+        options = view.query_one(OptionList)
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert "back:Dune.md" in ids

@@ -80,7 +80,10 @@ def test_fields_claude_code_has_no_place_for_go_under_curator() -> None:
     }
     cleared = layout.route({"curator": {"status": "retired"}}, {"status": DELETE})
     assert cleared == {"curator": DELETE}
-    assert get_layout("obsidian").route({}, {"status": "retired"}) == {"status": "retired"}
+    assert get_layout("obsidian").route({}, {"status": "retired"}) == {
+        "curator": {"status": "retired"}
+    }
+    assert get_layout("folder").route({}, {"status": "retired"}) == {"status": "retired"}
     view = layout.view("project_x.md", {"name": "X", "curator": {"status": "retired"}}, ["project"])
     assert view["status"] == "retired" and view["type"] == "project"  # read back, prefix type
 

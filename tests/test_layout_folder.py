@@ -33,7 +33,8 @@ def make(tmp_path: Path, files: dict[str, str]) -> Path:
 
 def test_yaml_toml_json_and_no_front_matter_all_load(tmp_path: Path) -> None:
     root = make(tmp_path, FILES)
-    assert detect(root).layout == "folder"
+    # half its notes use wikilinks: an Obsidian vault whose .obsidian/ is not in git
+    assert detect(root).layout == "obsidian"
     folder = read_folder(root, "folder")
     assert sorted(folder.notes) == ["json.md", "plain.md", "sub/yaml.md", "toml note.md"]
     names = {rel: n.header["name"] for rel, n in folder.notes.items()}

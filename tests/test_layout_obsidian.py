@@ -41,7 +41,7 @@ def test_paths_headings_blocks_aliases_embeds_and_encoded_links(vault) -> None: 
     assert home[("Projects/Alpha", "")] == "Projects/Alpha.md"  # exact path
     assert home[("alpha", "Goals")] == "Projects/Alpha.md"  # case-insensitive, heading checked
     assert home[("Alpha", "^decision1")] == "Projects/Alpha.md"  # block id checked
-    assert home[("AP", "")] == "Projects/Alpha Plan.md"  # an alias
+    assert home[("Alpha Plan", "")] == "Projects/Alpha Plan.md"  # [[Alpha Plan|AP]]
     assert home[("Projects/Alpha%20Plan.md", "")] == "Projects/Alpha Plan.md"  # percent-decoded
     assert home[("diagram.png", "")] == "attachments/diagram.png"  # an embed
     assert home[("report.pdf", "")] == "attachments/report.pdf"  # a non-markdown file
@@ -62,7 +62,7 @@ def test_missing_heading_block_and_note_are_reported(vault) -> None:  # type: ig
     block = resolve("Home.md", RawLink("Alpha", "wiki", 1, "^nope"))
     assert block.problem[1] == "link.block"
     missing = resolve("Home.md", RawLink("Nowhere", "wiki", 1))
-    assert missing.target is None and missing.problem[:2] == ("error", "link.broken")
+    assert missing.target is None and missing.problem[:2] == ("warning", "link.broken")
     png = resolve("Home.md", RawLink("missing.png", "wiki", 1))
     assert png.target is None
 

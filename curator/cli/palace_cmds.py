@@ -13,6 +13,8 @@ from curator.config import TAXONOMIES
 from curator.errors import CuratorError
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
+from curator.model.layouts import rules as layout_rules
+from curator.model.links import RawLink
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.text import one_line
@@ -38,6 +40,9 @@ def register(sub: Subcommands) -> None:
     p = sub.add_parser("list", help="list notes with their flags")
     add_filter_flags(p)  # the same flags as `search`, from the one Filter
     p.add_argument("--due", action="store_true", help="only notes due for review or expired")
+    p.add_argument(
+        "--all", action="store_true", help="also the layout's templates (files, not notes)"
+    )
     p.set_defaults(handler=cmd_list)
 
     p = sub.add_parser("show", help="show one note: header, body, links, backlinks, chain")
@@ -133,14 +138,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     today = date.today()
     notes, hidden = _selected(palace, args, today)
     problems = _load_errors(palace)
+    templates = layout_rules.templates(palace) if args.all else []
     if args.json:
-        print_json(
-            {
-                "notes": [note_summary(palace, n, today) for n in notes],
-                "problems": [f.to_json() for f in problems],
-                "hidden_sensitive": hidden,
-            }
-        )
+        data = {
+            "notes": [note_summary(palace, n, today) for n in notes],
+            "problems": [f.to_json() for f in problems],
+            "hidden_sensitive": hidden,
+        }
+        if args.all:
+            data["templates"] = templates
+        print_json(data)
         return 0
     for note in notes:
         flags = ",".join(palace.flags(note, today))
@@ -150,10 +157,14 @@ def cmd_list(args: argparse.Namespace) -> int:
             f"{note.type or '?':<10} {conf} {name:<60} {note.rel}"
             + (f"  [{flags}]" if flags else "")
         )
+    for rel in templates:
+        out(f"{'template':<10} {'':4} {'':<60} {rel}")
     for finding in problems:
         err(finding.format())
     if not args.json:
         summary = f"{len(notes)} notes" + (f", {len(problems)} unreadable" if problems else "")
+        if templates:
+            summary += f", {len(templates)} templates"
         if hidden:
             summary += f", {hidden} sensitive not shown (--include-sensitive)"
         err(summary)
@@ -178,7 +189,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     note = palace.find(args.note)
     today = date.today()
     links = [
-        {"target": link.raw.target, "resolved": link.target, "line": link.raw.line}
+        {
+            "target": link.raw.target,
+            "resolved": link.target,
+            "line": link.raw.line,
+            "problem": _link_problem(palace, note, link.raw) if link.target is None else None,
+        }
         for link in palace.outgoing(note)
     ]
     backlinks = [{"source": link.source, "line": link.raw.line} for link in palace.backlinks(note)]
@@ -207,7 +223,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         out("Links:")
         for link in links:
             target = link["resolved"] or f"BROKEN: {link['target']}"
-            out(f"  -> {target}  (line {link['line']})")
+            why = f": {link['problem']}" if link["problem"] else ""
+            out(f"  -> {one_line(str(target) + why, 200)}  (line {link['line']})")
     if backlinks:
         out("Backlinks:")
         for back in backlinks:
@@ -217,6 +234,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         for rel in chain:
             out(f"  {'*' if rel == note.rel else ' '} {rel}")
     return 0
+
+
+def _link_problem(palace: Palace, note: Note, raw: RawLink) -> str | None:
+    """What another tool's layout says about a link that reaches nothing (an Obsidian alias
+    names the notes it would match)."""
+    return layout_rules.link_problem(palace, note.rel, raw) if palace.foreign_layout else None
 
 
 # -- check -------------------------------------------------------------------------------

@@ -87,12 +87,26 @@ def register(sub: Any) -> None:
 
 # -- shared --------------------------------------------------------------------------------
 def _searcher(args: argparse.Namespace) -> Searcher:
+    from curator.search.index import open_index
+    from curator.search.progress import reporting
     from curator.search.query import Searcher
 
-    searcher = Searcher(open_palace(args))
+    palace = open_palace(args)
+    with reporting(open_index(palace), palace, _embedded):  # the first build takes a while
+        searcher = Searcher(palace)
     for folder in searcher.recovered:
         err(f"curator: warning: search index unreadable; moved aside to {folder} and rebuilt")
     return searcher
+
+
+def _embedded(done: int, total: int) -> None:
+    """The running count of an index build, on stderr (one line, rewritten on a terminal)."""
+    line = f"curator: indexing: {done}/{total} notes embedded"
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\r{line}" + ("\n" if done >= total else ""))
+        sys.stderr.flush()
+    else:
+        err(line)
 
 
 def _read_queries(path: str) -> list[tuple[int, Any]]:
@@ -295,12 +309,14 @@ def cmd_dupes(args: argparse.Namespace) -> int:
 # -- reindex -------------------------------------------------------------------------------
 def cmd_reindex(args: argparse.Namespace) -> int:
     from curator.search.index import open_index, reindex
+    from curator.search.progress import reporting
 
     palace = open_palace(args)
     store = open_index(palace)
     for folder in store.recovered:
         err(f"curator: warning: the search index was unreadable; moved aside to {folder}")
-    stats = reindex(palace, store=store)
+    with reporting(store, palace, _embedded):
+        stats = reindex(palace, store=store)
     if args.json:
         print_json(
             {

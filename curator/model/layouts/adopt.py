@@ -28,12 +28,15 @@ class AdoptPlan:
     files: dict[str, str]  # rel -> the text to write (palace.toml, .gitignore)
     note_count: int
     unread: tuple[str, ...]  # markdown files the layout will not read
+    runner_up: str = ""  # the layout that came second in detection, and why
 
     def summary(self) -> list[str]:
         lines = [
             f"adopt {self.root} as a {self.layout} palace ({self.reason})",
             f"  notes: {self.notes!r}, {self.note_count} markdown file(s) read in place",
         ]
+        if self.runner_up:
+            lines.append(f"  runner-up: {self.runner_up}")
         lines += [f"  write  {rel}" for rel in self.files]
         if self.unread:
             lines.append(f"  warning: {len(self.unread)} markdown file(s) outside it, not read:")
@@ -73,7 +76,9 @@ def plan_adopt(path: Path, *, layout: str | None = None, name: str | None = None
         raise CuratorError(f"{root / CONFIG_NAME} already exists: this is a palace already")
     found = detect(root)
     chosen = get_layout(layout or found.layout)
-    reason = found.reason if layout is None or layout == found.layout else "as asked"
+    asked = layout is not None and layout != found.layout
+    reason = f"as asked; detected {found.layout}: {found.reason}" if asked else found.reason
+    runner_up = "" if asked else found.runner_up
     notes = chosen.notes
     read = [rel for rel, is_md in walk(root, chosen) if is_md]
     ignore_path = root / ".gitignore"
@@ -83,5 +88,12 @@ def plan_adopt(path: Path, *, layout: str | None = None, name: str | None = None
     if ignore != (existing or ""):
         files[".gitignore"] = ignore
     return AdoptPlan(
-        root, chosen.name, notes, reason, files, len(read), tuple(outside(root, chosen))
+        root,
+        chosen.name,
+        notes,
+        reason,
+        files,
+        len(read),
+        tuple(outside(root, chosen)),
+        runner_up,
     )

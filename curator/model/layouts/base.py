@@ -14,19 +14,22 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
 
 from curator.model.header import DELETE
 from curator.model.links import RawLink
+from curator.model.schema import BY_NAME
 
 Severity = Literal["error", "warning"]
 CURATOR_KEY = "curator"  # where a layout without a field for it keeps curator's fields
 
-# folders no layout reads notes from (names, matched at any depth)
-HIDDEN_EXCLUDES = (".git", ".curator", ".obsidian", ".trash", ".basic-memory")
+# curator's fields that are not also a note's identity: in a layout whose tool owns its header
+# (`Layout.native`), these live under `curator:` and a top-level one is the tool's own property
+STATE_FIELDS = frozenset(BY_NAME) - {"name", "description", "type", "tags"}
 _FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
@@ -72,13 +75,15 @@ def heading_key(text: str) -> str:
     return " ".join(text.replace("\\", "").split()).casefold()
 
 
-def headings_and_blocks(body: str) -> tuple[frozenset[str], frozenset[str]]:
+def headings_and_blocks(
+    body: str, key: Callable[[str], str] = heading_key
+) -> tuple[frozenset[str], frozenset[str]]:
     headings: set[str] = set()
     blocks: set[str] = set()
     for _, line in code_free_lines(body):
         heading = _HEADING.match(line)
         if heading:
-            headings.add(heading_key(heading.group(2)))
+            headings.add(key(heading.group(2)))
             continue
         block = _BLOCK_ID.search(line)
         if block:
@@ -137,7 +142,7 @@ class Resolver:
         target, anchor = clean_target(link)
         rel = self.layout.find(self, source_rel, target, link.kind)
         if rel is None:
-            return Resolved(None, self.layout.dangling_problem(target))
+            return Resolved(None, self.layout.unresolved(self, target))
         if anchor and rel in self.entries:
             return Resolved(rel, self._anchor_problem(rel, anchor))
         return Resolved(rel)
@@ -146,7 +151,8 @@ class Resolver:
         """(headings, block ids) of a note, read on first use."""
         found = self.anchor_cache.get(rel)
         if found is None:
-            found = self.anchor_cache[rel] = headings_and_blocks(self.entries[rel].body)
+            body = self.entries[rel].body
+            found = self.anchor_cache[rel] = headings_and_blocks(body, self.layout.heading_key)
         return found
 
     def _anchor_problem(self, rel: str, anchor: str) -> tuple[Severity, str, str] | None:
@@ -156,7 +162,7 @@ class Resolver:
                 return None
             return ("warning", "link.block", f"{rel} has no block ^{anchor[1:]}")
         last = anchor.split("#")[-1]
-        if heading_key(last) in headings:
+        if self.layout.heading_key(last) in headings:
             return None
         return ("warning", "link.heading", f"{rel} has no heading {last!r}")
 
@@ -165,11 +171,16 @@ class Resolver:
 
     def shortest(self, name: str) -> str | None:
         """The file whose path ends with `name`, the shortest path first (then alphabetical)."""
+        candidates = self.ending_with(name)
+        return candidates[0] if candidates else None
+
+    def ending_with(self, name: str) -> list[str]:
+        """Every file whose path ends with `name`, the shortest path first."""
         key = name.casefold().strip("/")
         candidates = self.by_base.get(posixpath.basename(key), [])
         if "/" in key:
             candidates = [r for r in candidates if ("/" + r.casefold()).endswith("/" + key)]
-        return candidates[0] if candidates else None
+        return candidates
 
 
 @dataclass(frozen=True)
@@ -187,15 +198,26 @@ class Layout:
     # header fields the owning tool defines; curator's other fields go under `curator:`
     # (None: the tool keeps any field, so they are written as they are)
     native: frozenset[str] | None = None
+    property_links: bool = False  # `[[links]]` in header values are links, as body ones are
 
     def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
         return (self.dangling, "link.broken", f"link to {target!r} matches no note or file")
+
+    def unresolved(self, table: Resolver, target: str) -> tuple[Severity, str, str]:
+        """The finding for a link that reaches nothing (`table` says what it nearly matched)."""
+        return self.dangling_problem(target)
+
+    def heading_key(self, text: str) -> str:
+        """How a heading in a link is compared with the headings of its target."""
+        return heading_key(text)
 
     # -- files ------------------------------------------------------------------------------
     def excluded(self, rel: str, config_excludes: Iterable[str] = ()) -> bool:
         """Whether a path relative to the notes root is outside what the layout reads."""
         parts = rel.split("/")
-        if any(part in HIDDEN_EXCLUDES for part in parts):
+        # no layout reads a file or folder whose name starts with a dot (.git, .obsidian, .trash,
+        # .github): Obsidian leaves them out of the vault, as curator's own walk does
+        if any(part.startswith(".") for part in parts):
             return True
         for pattern in (*self.excludes, *config_excludes):
             pattern = pattern.strip("/")
@@ -203,13 +225,19 @@ class Layout:
                 return True
         return rel == self.index_name
 
+    def templates_folder(self, vault: Path) -> str | None:
+        """The folder (relative to the notes root) whose files are the tool's templates."""
+        return None
+
     # -- headers ----------------------------------------------------------------------------
     def view(self, rel: str, header: Mapping[str, Any], types: Iterable[str]) -> dict[str, Any]:
         """The header as curator reads it. Strict layouts read it as written."""
         if not self.lenient:
             return dict(header)
-        view = dict(header)
         ours = header.get(CURATOR_KEY)
+        if self.native is not None:  # the tool's own properties are not curator's fields
+            header = {k: v for k, v in header.items() if k in self.native or k not in STATE_FIELDS}
+        view = dict(header)
         if isinstance(ours, dict):
             for key, value in ours.items():
                 view.setdefault(str(key), value)
@@ -220,9 +248,8 @@ class Layout:
             view["type"] = kind
         else:
             view.pop("type", None)  # a foreign type curator does not know: Unfiled
-        tags = str_list(header.get("tags")) or str_list(header.get("tag"))
-        if tags:
-            view["tags"] = tags
+        if "tags" in header or "tag" in header:  # `- ` alone is an empty tag, read as none
+            view["tags"] = str_list(header.get("tags")) or str_list(header.get("tag"))
         return view
 
     def route(self, header: Mapping[str, Any], updates: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import frontmatter
 from frontmatter.default_handlers import JSONHandler, TOMLHandler
 
 from curator.model.layouts.base import Layout
-from curator.model.links import extract_links
+from curator.model.links import RawLink, extract_links
 from curator.model.note import Kind, Note, parse_note
 
 _HANDLERS = (
@@ -73,8 +73,17 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
     a strict layout, a draft, or a note adapted already."""
     if not layout.lenient or note.kind != "note":
         return note
-    if not note.ok:
-        if not note.text or not any(p.code == "header.missing" for p in note.problems):
+    codes = {p.code for p in note.problems}
+    if not note.ok and codes == {"file.empty"}:  # Obsidian's Untitled.md: a note, empty
+        note = replace(note, ok=True, problems=(), header={}, lines={})
+    elif not note.ok and "header.yaml" in codes:
+        # the header is reported (and the note hidden from agents), the body is still the
+        # note's: its headings and links count, as they do in the owning tool
+        if not note.links:
+            note.links = tuple(extract_links(note.body, note.body_line))
+        return note
+    elif not note.ok:
+        if not note.text or "header.missing" not in codes:
             return note
         found = foreign_front_matter(note.text)
         header, end = found if found is not None else ({}, 0)
@@ -90,6 +99,8 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
             links=tuple(links),
             lines={key: 1 for key in header},
         )
+    if layout.property_links and not any(link.line < note.body_line for link in note.links):
+        note.links = (*property_links(note), *note.links)  # once: a view has the same values
     view = layout.view(note.rel, note.header, types)
     if view != note.header:
         # set in place (a copy per note cost more than the rest of the load): the view of a
@@ -100,9 +111,27 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
     return note
 
 
+def property_links(note: Note) -> list[RawLink]:
+    """Wikilinks written in header values (`up: "[[Home]]"`, `categories: ["[[Books]]"]`),
+    each at the line of its key."""
+    found: list[RawLink] = []
+    for key, value in note.header.items():
+        values = value if isinstance(value, list) else [value]
+        texts = [v for v in values if isinstance(v, str) and "[[" in v]
+        if not texts:
+            continue
+        line = note.line_of(key)
+        for text in texts:
+            found += [
+                link._replace(line=line) for link in extract_links(text) if link.kind == "wiki"
+            ]
+    return found
+
+
 def body_of(note: Note) -> str:
-    """The body, also of a note without front matter (whose body is all of its text)."""
-    return note.text[note.header_end :] if note.ok else ""
+    """The body, also of a note without front matter (whose body is all of its text) and of
+    one whose header did not parse."""
+    return note.body
 
 
 __all__ = ["adapt", "body_of", "foreign_front_matter", "frontmatter", "read_note"]

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from curator.model.finding import Finding
-from curator.model.layouts import LAYOUTS, claude_code, get_layout
+from curator.model.layouts import LAYOUTS, claude_code, get_layout, walk
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.layouts.frontmatter import adapt, body_of
 from curator.model.links import RawLink
@@ -102,6 +102,17 @@ def table(palace: Palace) -> Resolver:
 
 def resolve(palace: Palace, source_rel: str, link: RawLink) -> str | None:
     return table(palace).resolve(source_rel, link).target
+
+
+def link_problem(palace: Palace, source_rel: str, link: RawLink) -> str | None:
+    """What the layout says about one link that reaches nothing or a missing anchor."""
+    problem = table(palace).resolve(source_rel, link).problem
+    return problem[2] if problem is not None else None
+
+
+def templates(palace: Palace) -> list[str]:
+    """The files the layout's tool keeps as templates (read for links, never notes)."""
+    return walk.templates(palace.root, layout_of(palace.config), palace.attachments)
 
 
 def link_findings(palace: Palace) -> list[Finding]:
