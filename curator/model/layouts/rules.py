@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from curator.model.finding import Finding
-from curator.model.layouts import LAYOUTS, claude_code, get_layout
+from curator.model.layouts import LAYOUTS, basic_memory, claude_code, get_layout
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.layouts.frontmatter import adapt, body_of
 from curator.model.links import RawLink
@@ -117,6 +117,22 @@ def link_findings(palace: Palace) -> list[Finding]:
     return out
 
 
+def permalink_findings(palace: Palace) -> list[Finding]:
+    """Two notes holding one permalink: a link by it reaches neither (basic-memory would
+    rename one on its next sync)."""
+    holders: dict[str, list[str]] = {}
+    for entry in table(palace).entries.values():
+        if entry.permalink:
+            holders.setdefault(entry.permalink.casefold(), []).append(entry.rel)
+    out: list[Finding] = []
+    for rels in holders.values():
+        for rel in rels[1:]:
+            note = palace.by_rel[rel]
+            message = f"permalink {table(palace).entries[rel].permalink!r} is also {rels[0]}'s"
+            out.append(Finding(rel, note.line_of("permalink"), "warning", "permalink.duplicate", message))
+    return out
+
+
 def header_findings(findings: Iterable[Finding], layout: Layout) -> list[Finding]:
     """Header findings as a lenient layout makes them: the fields curator requires are
     optional, and what curator would call an error in a field it does not own is a warning."""
@@ -195,6 +211,9 @@ def promoted_bytes(palace: Palace, rel: str, data: bytes) -> bytes:
     if not note.ok:
         return data
     header = layout_of(palace.config).new_header(rel, note.header)
+    if isinstance(header.get("permalink"), str):  # an id to link by: never one a note holds
+        held = (e.permalink for e in table(palace).entries.values() if e.rel != rel)
+        header["permalink"] = basic_memory.unique_permalink(header["permalink"], held)
     return new_note_text(header, note.body, note.newline).encode("utf-8")
 
 
