@@ -129,7 +129,9 @@ def permalink_findings(palace: Palace) -> list[Finding]:
         for rel in rels[1:]:
             note = palace.by_rel[rel]
             message = f"permalink {table(palace).entries[rel].permalink!r} is also {rels[0]}'s"
-            out.append(Finding(rel, note.line_of("permalink"), "warning", "permalink.duplicate", message))
+            out.append(
+                Finding(rel, note.line_of("permalink"), "warning", "permalink.duplicate", message)
+            )
     return out
 
 
