@@ -113,7 +113,7 @@ def _show(svc: TaskService, slug: str, owner: str, revision: int | None) -> dict
     return _fit(answer, path, svc.store.rel(slug, REQUESTS_NAME))
 
 
-_ROOM = MAX_ANSWER_CHARS - 500  # what the cut notes may take besides
+_ROOM = MAX_ANSWER_CHARS - 800  # left for the notes on what was cut
 _CUT = " […cut]"
 
 
@@ -149,7 +149,8 @@ def _fit(answer: dict[str, Any], path: str, requests_path: str) -> dict[str, Any
         ),
         key=lambda i: _size(originals[i]),
     )
-    cut: list[str] = []
+    cut: list[str] = []  # the sections cut, by name
+    cut_requests = 0
     for left, i in zip(range(len(order), 0, -1), order, strict=True):
         box, field, label = texts[i]
         text, share = originals[i], room // left
@@ -157,16 +158,18 @@ def _fit(answer: dict[str, Any], path: str, requests_path: str) -> dict[str, Any
             kept = text[: max(0, share - len(_CUT))]
             while kept and _size(kept + _CUT) > share:
                 kept = kept[: len(kept) * 3 // 4]
-            cut.append(f"{label} ({len(kept)} of {len(text)} characters)")
+            if box is answer["sections"]:
+                cut.append(f"{label} ({len(kept)} of {len(text)} characters)")
+            else:
+                cut_requests += 1
             text = kept + _CUT
         box[field] = text
         room -= _size(text)
     notes = []
     if cut:
-        named = ", ".join(cut[:MAX_SHOWN]) + (
-            f" and {len(cut) - MAX_SHOWN} more" if cut[MAX_SHOWN:] else ""
-        )
-        notes.append(f"cut to fit one answer: {named}; the full text is in {path}")
+        notes.append(f"cut to fit one answer: {', '.join(cut)}; the full text is in {path}")
+    if cut_requests:
+        notes.append(f"{cut_requests} requests cut ([…cut]): read {requests_path}")
     if dropped:
         notes.append(f"the oldest {dropped} requests are not shown: read {requests_path}")
     answer["cut"] = "; ".join(notes)

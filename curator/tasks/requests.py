@@ -59,7 +59,7 @@ def read(data: bytes, rel: str = "requests.md") -> tuple[list[Request], list[Bad
             line = data.count(b"\n", 0, pos) + 1
             why = "not a request entry" if match is None else "a request cut short or longer"
             warnings.append(BadCheckpoint(f"{why} (edited by hand?)", path=rel, line=line))
-            following = _NEXT.search(data, pos + 1)
+            following = _NEXT.search(data, pos)
             pos = following.start() + 1 if following else len(data)
             continue
         words = data[start : start + size]
