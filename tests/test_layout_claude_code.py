@@ -62,7 +62,7 @@ def test_what_claude_code_would_lose_is_reported() -> None:
 
 
 def test_an_edit_keeps_every_other_line_and_refuses_when_nothing_was_read() -> None:
-    existing = b"# Memory\n\n- [Old](gone.md) \xe2\x80\x94 removed\n- [B](b.md) \xe2\x80\x94 old hook\nfree text\n"
+    existing = "# Memory\n\n- [Old](gone.md) — x\n- [B](b.md) — old hook\nfree text\n".encode()
     data = edit_index(
         existing, [("a.md", "A", "first"), ("b.md", "B", "new")], ["gone.md"], memories=2
     )
