@@ -138,8 +138,7 @@ def _show(args: argparse.Namespace) -> int:
                 "header": cp.header.as_dict(),
                 "sections": cp.sections,
                 "requests": [
-                    {"number": r.number, "at": r.at, "by": r.by, "text": r.text}
-                    for r in requests
+                    {"number": r.number, "at": r.at, "by": r.by, "text": r.text} for r in requests
                 ],
                 "warnings": [str(w) for w in warnings],
             }
