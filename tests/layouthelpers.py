@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+from palacehelpers import git_init_commit
 
 from curator.model.layouts import Layout, Resolved, Resolver, get_layout
 from curator.model.layouts.frontmatter import read_note
@@ -44,3 +47,14 @@ def read_folder(root: Path, layout: str | Layout) -> Folder:
     return Folder(
         lay, notes, [rel for rel, _ in files], lay.resolver(entries, [r for r, _ in files])
     )
+
+
+def adopt_copy(fixture: Path, dest: Path, layout: str) -> Path:
+    """A copy of a fixture folder adopted as a palace of `layout`, committed to git."""
+    shutil.copytree(fixture, dest)
+    (dest / "palace.toml").write_text(
+        f'[palace]\nlayout = "{layout}"\n[index]\nembedder = "hash"\n'
+    )
+    (dest / ".gitignore").write_text("inbox/\n.curator/\n")
+    git_init_commit(dest)
+    return dest

@@ -3,13 +3,12 @@ name, its index), supersede/retire write fields it can hold, and nothing else ch
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import frontmatter
 import pytest
-from layouthelpers import FIXTURES
-from palacehelpers import RunCli, git, git_init_commit
+from layouthelpers import FIXTURES, adopt_copy
+from palacehelpers import RunCli, git
 
 from curator.model.check import run_checks
 from curator.model.layouts.claude_code import parse_index
@@ -27,12 +26,7 @@ BODY = "Deploys go out on Tuesdays after the 10:00 standup.\n\nSee [[Meeting]] f
 
 
 def adopt(tmp_path: Path, tool: str) -> Path:
-    root = tmp_path / tool
-    shutil.copytree(FIXTURES / TOOLS[tool], root)
-    (root / "palace.toml").write_text(f'[palace]\nlayout = "{tool}"\n[index]\nembedder = "hash"\n')
-    (root / ".gitignore").write_text("inbox/\n.curator/\n")
-    git_init_commit(root)
-    return root
+    return adopt_copy(FIXTURES / TOOLS[tool], tmp_path / tool, tool)
 
 
 def promote(root: Path) -> str:

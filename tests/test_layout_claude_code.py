@@ -11,10 +11,10 @@ from curator.model.header import DELETE
 from curator.model.layouts import detect, get_layout
 from curator.model.layouts.claude_code import (
     MemoryIndexRefused,
+    edit_index,
     index_findings,
     index_targets,
     parse_index,
-    render_index,
 )
 
 MEMORY = FIXTURES / "claude-code" / "memory"
@@ -61,13 +61,15 @@ def test_what_claude_code_would_lose_is_reported() -> None:
     assert index_findings(big.encode(), ["x.md"], max_bytes=64 * 1024) == []  # configurable
 
 
-def test_regeneration_keeps_the_order_and_prose_and_refuses_to_empty() -> None:
-    existing = "# Memory\n\n- [Old](gone.md) — removed\n- [B](b.md) — old hook\nfree text\n"
-    text = render_index(existing, [("a.md", "A", "first"), ("b.md", "B", "new hook")])
-    assert text == "# Memory\n\n- [B](b.md) — old hook\nfree text\n- [A](a.md) — first\n"
-    assert [e.href for e in parse_index(text)] == ["b.md", "a.md"]
+def test_an_edit_keeps_every_other_line_and_refuses_when_nothing_was_read() -> None:
+    existing = "# Memory\n\n- [Old](gone.md) — x\n- [B](b.md) — old hook\nfree text\n".encode()
+    data = edit_index(
+        existing, [("a.md", "A", "first"), ("b.md", "B", "new")], ["gone.md"], memories=2
+    )
+    assert data.decode() == "# Memory\n\n- [B](b.md) — old hook\n- [A](a.md) — first\nfree text\n"
+    assert [e.href for e in parse_index(data.decode())] == ["b.md", "a.md"]
     with pytest.raises(MemoryIndexRefused):
-        render_index(existing, [])  # nothing read: never rebuild an index empty
+        edit_index(existing, [], [], memories=0)  # nothing read: never rebuild an index empty
 
 
 def test_fields_claude_code_has_no_place_for_go_under_curator() -> None:
@@ -90,11 +92,11 @@ def test_fields_claude_code_has_no_place_for_go_under_curator() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(st.characters(blacklist_categories=["Cs"]), max_size=400))
-def test_index_parsing_never_raises_and_regeneration_lists_every_memory(text: str) -> None:
+def test_index_parsing_never_raises_and_an_edit_names_every_added_memory(text: str) -> None:
     parse_index(text)
     index_findings(text.encode(), ["a.md"])
-    rendered = render_index(text, [("a.md", "A [1]", "hook\nsplit")])
-    assert "a.md" in {e.href for e in parse_index(rendered)}
+    data = edit_index(text.encode(), [("a.md", "A [1]", "hook\nsplit")], memories=1)
+    assert "a.md" in index_targets(data.decode())
 
 
 def test_a_superseded_memory_still_listed_is_a_warning_not_a_missing_file() -> None:

@@ -8,13 +8,15 @@ only the holder saves, and a refusal names who holds the task.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from curator.agents.service import MAX_ANSWER_CHARS
 from curator.tasks import TaskService, default_owner
 from curator.tasks.claims import age_text, holder, now_utc, parse_time
-from curator.tasks.store import rev_name
+from curator.tasks.store import REQUESTS_NAME, rev_name
 
 RULE = (
     "Before you start on a request from the person, record it word for word: "
@@ -88,18 +90,90 @@ def stop_warning(
 
 # -- MCP tools -------------------------------------------------------------------------------------
 def _show(svc: TaskService, slug: str, owner: str, revision: int | None) -> dict[str, Any]:
+    """task_show's answer, always whole JSON within one answer's limit: a section or request
+    too long for it is cut (the answer says which, and where the full text is), never left
+    out; a hand edit of requests.md is a warning, the requests around it are still served."""
     cp = svc.show(slug, owner=owner, revision=revision)
-    return {
-        "path": svc.store.rel(slug, rev_name(cp.header.revision)),
+    requests, warnings = svc.read_requests(slug)
+    path = svc.store.rel(slug, rev_name(cp.header.revision))
+    answer: dict[str, Any] = {
+        "path": path,
         "header": cp.header.as_dict(),
-        "sections": cp.sections,
+        "sections": dict(cp.sections),
         "requests": [
-            {"number": r.number, "at": r.at, "by": r.by, "words": r.text}
-            for r in svc.requests(slug)
+            {"number": r.number, "at": r.at, "by": r.by, "words": r.text} for r in requests
         ],
         "note": "Pass this revision to task_claim / task_save / task_release: a change made "
         "from an older view is refused.",
     }
+    if warnings:
+        answer["warnings"] = [str(w) for w in warnings[:MAX_SHOWN]]
+        if len(warnings) > MAX_SHOWN:
+            answer["warnings"].append(f"(and {len(warnings) - MAX_SHOWN} more)")
+    return _fit(answer, path, svc.store.rel(slug, REQUESTS_NAME))
+
+
+_ROOM = MAX_ANSWER_CHARS - 800  # left for the notes on what was cut
+_CUT = " […cut]"
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, indent=1))
+
+
+def _fit(answer: dict[str, Any], path: str, requests_path: str) -> dict[str, Any]:
+    """`answer` cut to fit one answer: the oldest requests left out if even their headings do
+    not fit, then each text (section or request) given an equal share of the room, the room a
+    shorter one leaves going to the longer ones. Every section keeps a share, so the next
+    action and the checks are always there."""
+    if _size(answer) <= _ROOM:
+        return answer
+    requests = answer["requests"]
+    texts: list[tuple[dict[str, Any], str, str]] = [
+        (answer["sections"], key, key) for key in answer["sections"]
+    ] + [(r, "words", f"request {r['number']}") for r in requests]
+    originals = [box[field] for box, field, _ in texts]
+    for box, field, _ in texts:
+        box[field] = ""
+    dropped = 0
+    while _size(answer) > _ROOM // 2 and len(answer["requests"]) > 0:
+        dropped += max(1, len(answer["requests"]) // 2)  # the oldest half
+        answer["requests"] = requests[dropped:]
+    room = _ROOM - _size(answer)
+    kept_requests = {id(r) for r in answer["requests"]}
+    order = sorted(
+        (
+            i
+            for i, (box, _, _) in enumerate(texts)
+            if box is answer["sections"] or id(box) in kept_requests
+        ),
+        key=lambda i: _size(originals[i]),
+    )
+    cut: list[str] = []  # the sections cut, by name
+    cut_requests = 0
+    for left, i in zip(range(len(order), 0, -1), order, strict=True):
+        box, field, label = texts[i]
+        text, share = originals[i], room // left
+        if _size(text) > share:
+            kept = text[: max(0, share - len(_CUT))]
+            while kept and _size(kept + _CUT) > share:
+                kept = kept[: len(kept) * 3 // 4]
+            if box is answer["sections"]:
+                cut.append(f"{label} ({len(kept)} of {len(text)} characters)")
+            else:
+                cut_requests += 1
+            text = kept + _CUT
+        box[field] = text
+        room -= _size(text)
+    notes = []
+    if cut:
+        notes.append(f"cut to fit one answer: {', '.join(cut)}; the full text is in {path}")
+    if cut_requests:
+        notes.append(f"{cut_requests} requests cut ([…cut]): read {requests_path}")
+    if dropped:
+        notes.append(f"the oldest {dropped} requests are not shown: read {requests_path}")
+    answer["cut"] = "; ".join(notes)
+    return answer
 
 
 def task_tools(memory: Any) -> list[Any]:

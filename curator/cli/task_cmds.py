@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from curator.cli.common import add_common, out, print_json
+from curator.cli.common import add_common, err, out, print_json
 from curator.model.palace import find_palace
 
 
@@ -129,6 +129,7 @@ def _show(args: argparse.Namespace) -> int:
     svc = _service(args)
     cp = svc.show(args.slug, owner=_owner(args), revision=args.revision)
     data = svc.store.read_bytes(args.slug, cp.header.revision)
+    requests, warnings = svc.read_requests(args.slug)
     if args.json:
         print_json(
             {
@@ -137,13 +138,15 @@ def _show(args: argparse.Namespace) -> int:
                 "header": cp.header.as_dict(),
                 "sections": cp.sections,
                 "requests": [
-                    {"number": r.number, "at": r.at, "by": r.by, "text": r.text}
-                    for r in svc.requests(args.slug)
+                    {"number": r.number, "at": r.at, "by": r.by, "text": r.text} for r in requests
                 ],
+                "warnings": [str(w) for w in warnings],
             }
         )
     else:
         out(data.decode("utf-8", "replace").rstrip("\n"))
+    for warning in warnings:
+        err(f"curator: warning: {warning}")
     return 0
 
 

@@ -113,7 +113,7 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
     types = {spec.name: spec for spec in TAXONOMIES[palace.taxonomy]}
     for tname, value in tables.types.items():
         section = f"types.{tname}"
-        if not _NAME.match(tname):
+        if not _NAME.fullmatch(tname):
             raise loc.fail(section, None, f"type name {tname!r} must be a plain word")
         table: TypeTable = convert(value, TypeTable, loc, section)
         types[tname] = _type_spec(tname, table, types.get(tname), loc, section)
@@ -150,7 +150,7 @@ def _scopes(tables: dict[str, Any], loc: Locator) -> dict[str, ScopeSpec]:
     scopes = {GLOBAL_SCOPE: ScopeSpec(GLOBAL_SCOPE, description="shared across projects")}
     for sname, value in tables.items():
         section = f"scopes.{sname}"
-        if not _NAME.match(sname):
+        if not _NAME.fullmatch(sname):
             raise loc.fail(section, None, f"scope name {sname!r} must be a plain word")
         table: ScopeTable = convert(value, ScopeTable, loc, section)
         scopes[sname] = ScopeSpec(sname, table.root, table.sensitive, table.description)

@@ -22,14 +22,14 @@ SANDBOXES = ("auto", "bwrap", "none")
 # The embedders curator.search.embed provides, with the dims each accepts (None: 8..4096).
 # Kept here so a bad name is a config error at load time, and model never imports search.
 EMBEDDERS: dict[str, tuple[int, ...] | None] = {"wordllama": (64, 128, 256), "hash": None}
-NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*\Z"  # \Z: "$" would allow a final newline
 
 Text = Annotated[str, Meta(description="a string")]
 NonEmpty = Annotated[str, Meta(pattern=r"\S", description="a non-empty string")]
 Unit = Annotated[float, Meta(ge=0, le=1, description="a number within 0..1")]
-Program = Annotated[str, Meta(pattern=r"^[^/]+$")]
+Program = Annotated[str, Meta(pattern=r"^[^/]+\Z")]
 # a relative path that stays inside the palace ("." is the palace folder itself)
-_INSIDE = r"^(?![/\\])(?!.*(?:^|[/\\])\.\.(?:[/\\]|$))[^\x00]+$"
+_INSIDE = r"(?s)^(?![/\\])(?!.*(?:^|[/\\])\.\.(?:[/\\]|\Z))[^\x00]+\Z"
 _INSIDE_TEXT = 'a folder inside the palace ("." for the palace folder)'
 
 
@@ -107,7 +107,7 @@ class AgentsTable(Struct, frozen=True, forbid_unknown_fields=True):
     )  # files an agent always loads; `curator check` warns past the cap
 
 
-DURATION_PATTERN = r"^\s*\d+(?:\.\d+)?\s*[smhd]?\s*$"
+DURATION_PATTERN = r"^\s*\d+(?:\.\d+)?\s*[smhd]?\s*\Z"
 Duration = (
     Annotated[str, Meta(pattern=DURATION_PATTERN, description='a duration such as "30m", "2h"')]
     | Annotated[float, Meta(gt=0, description="a number of seconds")]

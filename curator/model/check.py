@@ -18,7 +18,20 @@ from curator.model.palace import INDEX_NAME, Palace
 from curator.model.schema import MAX_TAGS, check_note
 
 # MAX_TAGS is re-exported for the planners; the header rules themselves live in schema.py
-__all__ = ["MAX_TAGS", "run_checks"]
+__all__ = ["MAX_TAGS", "run_checks", "says"]
+
+
+def says(body: str, label: str) -> bool:
+    """Whether a feedback note gives `label` ("why", "how to apply") in one of the forms
+    people and Claude write it: a `Why:` line, a `## Why` heading, or a bold `**Why:**`
+    anywhere in a line (`**Why:** ... **How to apply:** ...` on one line)."""
+    word = r"[ \t]+".join(map(re.escape, label.split()))
+    forms = (
+        rf"^\W*{word}\W*:",
+        rf"^[ \t]{{0,3}}#{{1,6}}[ \t]+{word}\b",
+        rf"(?:\*\*|__)[ \t]*{word}[ \t]*:?[ \t]*(?:\*\*|__)",
+    )
+    return any(re.search(f, body, re.IGNORECASE | re.MULTILINE) for f in forms)
 
 
 class _Checker:
@@ -83,11 +96,11 @@ class _Checker:
         """A feedback rule says why and how to apply it."""
         if note.superseded:
             return
-        body = note.body
-        if not re.search(r"^\W*why\W*:", body, re.IGNORECASE | re.MULTILINE):
-            self.add(note, None, "warning", "feedback.why", "feedback note has no 'Why:' line")
-        if not re.search(r"^\W*how to apply\W*:", body, re.IGNORECASE | re.MULTILINE):
-            message = "feedback note has no 'How to apply:' line"
+        if not says(note.body, "why"):
+            message = "feedback note has no 'Why:' line or '## Why' heading"
+            self.add(note, None, "warning", "feedback.why", message)
+        if not says(note.body, "how to apply"):
+            message = "feedback note has no 'How to apply:' line or '## How to apply' heading"
             self.add(note, None, "warning", "feedback.how", message)
 
     # -- across notes ---------------------------------------------------------------------
@@ -113,6 +126,7 @@ class _Checker:
     def links(self) -> None:
         if self.foreign:
             self.findings.extend(layout_rules.link_findings(self.palace))
+            self.findings.extend(layout_rules.permalink_findings(self.palace))
             if not self.layout.lenient:
                 self.orphans()
             return

@@ -40,7 +40,7 @@ STATUSES = ("active", "superseded")
 VERIFY_KEYS = ("paths", "command", "expect")
 # keys python-frontmatter based tools treat as their own
 RESERVED = ("content", "handler")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?")
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def is_date(value: Any) -> bool:
     """A header date: 2026-11-30, optionally with a time (a loader's date object too)."""
     if isinstance(value, date):
         return True
-    if not isinstance(value, str) or not _DATE.match(value):
+    if not isinstance(value, str) or not _DATE.fullmatch(value):
         return False
     try:
         date.fromisoformat(value[:10])

@@ -63,6 +63,7 @@ _HEADER_KEYS = (
     "taken_over_from",
     "next_action",
 )
+_LENGTHS = "lengths"  # header line: each section's length in characters, in SECTIONS order
 NEXT_LIMIT = 200  # characters of the next action copied into the header for the task list
 
 
@@ -106,7 +107,9 @@ def one_line(text: str, limit: int = NEXT_LIMIT) -> str:
 
 
 def render(header: Header, sections: dict[str, str]) -> bytes:
-    """The bytes of a revision file."""
+    """The bytes of a revision file. The header's `lengths` line gives each section's length
+    in characters, so a section reads back exactly whatever it holds (a `# next` line, an
+    open code fence, a heading of another section)."""
     values = header.as_dict()
     lines = ["---"]
     for key in _HEADER_KEYS:
@@ -114,10 +117,11 @@ def render(header: Header, sections: dict[str, str]) -> bytes:
         if value is None and key in ("taken_over_from", "by"):
             continue
         lines.append(f"{key}: {json.dumps(value, ensure_ascii=True)}")
+    texts = [sections.get(key, "") for key in SECTION_KEYS]
+    lines.append(f"{_LENGTHS}: {json.dumps([len(text) for text in texts])}")
     lines.append("---")
     parts = ["\n".join(lines), ""]
-    for key, title in SECTIONS:
-        body = sections.get(key, "").strip("\n")
+    for (_, title), body in zip(SECTIONS, texts, strict=True):
         parts.append(f"## {title}\n\n{body}\n" if body else f"## {title}\n")
     return "\n".join(parts).encode("utf-8")
 
@@ -167,7 +171,12 @@ def check_sections(sections: dict[str, str]) -> dict[str, str]:
         raise BadCheckpoint(f"unknown section {unknown[0]!r} (known: {', '.join(SECTION_KEYS)})")
     if not all(isinstance(v, str) for v in sections.values()):
         raise BadCheckpoint("every section is text")
-    return {key: sections.get(key, "").strip("\n") for key in SECTION_KEYS}
+    for key, value in sections.items():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadCheckpoint(f"section {key!r} holds a lone surrogate (not text)") from None
+    return {key: sections.get(key, "") for key in SECTION_KEYS}
 
 
 def _words(heading: str) -> str:
@@ -218,7 +227,42 @@ def parse_header(head: str) -> Header:
 
 def parse(data: bytes) -> Checkpoint:
     head, body = split(data)
-    return Checkpoint(parse_header(head), _body_sections(body))
+    exact = _measured_sections(body, _lengths(head))
+    return Checkpoint(parse_header(head), exact if exact is not None else _body_sections(body))
+
+
+def _lengths(head: str) -> list[int] | None:
+    for line in head.splitlines():
+        key, sep, raw = line.partition(":")
+        if sep and key.strip() == _LENGTHS:
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                return None
+            ok = isinstance(value, list) and len(value) == len(SECTIONS)
+            return value if ok and all(type(n) is int and n >= 0 for n in value) else None
+    return None
+
+
+def _measured_sections(body: str, lengths: list[int] | None) -> dict[str, str] | None:
+    """The sections as `render` wrote them, cut by their lengths; None when the file is not
+    in that form (written before lengths were kept, or edited by hand: read by headings)."""
+    if lengths is None:
+        return None
+    out: dict[str, str] = {}
+    pos = 0
+    for (key, title), size in zip(SECTIONS, lengths, strict=True):
+        opening = f"\n## {title}\n" + ("\n" if size else "")
+        if not body.startswith(opening, pos):
+            return None
+        pos += len(opening)
+        out[key] = body[pos : pos + size]
+        pos += size
+        if size:
+            if body[pos : pos + 1] != "\n":
+                return None
+            pos += 1
+    return out if pos == len(body) else None
 
 
 def _body_sections(body: str) -> dict[str, str]:

@@ -9,7 +9,8 @@ the words in bytes, a blank line, the words byte for byte, and a blank line:
 
 The length makes the file read back exactly, whatever the words hold (headings, markup,
 escape sequences, invalid UTF-8). Appending rewrites nothing: the new file is the old bytes
-plus one entry, installed atomically, and the old bytes are checked to be a prefix of it.
+plus one entry, installed atomically, and the old bytes are checked to be a prefix of it. A
+line added by hand is reported as a warning and skipped; the entries around it still read.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from curator.tasks.errors import BadCheckpoint, TaskError
 
 MAX_BYTES = 256 * 1024
+_NEXT = re.compile(rb"\n### Request \d+ \xc2\xb7 ")  # where reading resumes after a hand edit
 _ENTRY = re.compile(
     rb'### Request (\d+) \xc2\xb7 (\S+) \xc2\xb7 by ("(?:[^"\\\n]|\\.)*") \xc2\xb7 (\d+) bytes\n\n'
 )
@@ -42,28 +44,35 @@ def title(slug: str) -> bytes:
     return f"# Requests: {slug}\n\n".encode()
 
 
-def parse(data: bytes, rel: str = "requests.md") -> list[Request]:
-    """Every request in the file; BadCheckpoint (with the line) when it was edited by hand."""
+def read(data: bytes, rel: str = "requests.md") -> tuple[list[Request], list[BadCheckpoint]]:
+    """Every request in the file, and a warning (with its line) for each stretch that is not
+    one: a line a person added by hand, or an entry cut short. Those bytes are skipped to the
+    next entry heading; the requests around them are still read."""
     pos = data.find(b"\n\n") + 2 if data.startswith(b"# ") else 0
     out: list[Request] = []
+    warnings: list[BadCheckpoint] = []
     while pos < len(data):
         match = _ENTRY.match(data, pos)
-        if match is None:
+        size = int(match.group(4)) if match else 0
+        start = match.end() if match else pos
+        if match is None or data[start + size : start + size + 2] != b"\n\n":
             line = data.count(b"\n", 0, pos) + 1
-            raise BadCheckpoint("not a request entry (edited by hand?)", path=rel, line=line)
-        size = int(match.group(4))
-        start = match.end()
+            why = "not a request entry" if match is None else "a request cut short or longer"
+            warnings.append(BadCheckpoint(f"{why} (edited by hand?)", path=rel, line=line))
+            following = _NEXT.search(data, pos)
+            pos = following.start() + 1 if following else len(data)
+            continue
         words = data[start : start + size]
-        if len(words) != size or data[start + size : start + size + 2] != b"\n\n":
-            line = data.count(b"\n", 0, pos) + 1
-            raise BadCheckpoint(
-                "a request is cut short or longer than it says", path=rel, line=line
-            )
         out.append(
             Request(int(match.group(1)), match.group(2).decode(), json.loads(match.group(3)), words)
         )
         pos = start + size + 2
-    return out
+    return out, warnings
+
+
+def parse(data: bytes, rel: str = "requests.md") -> list[Request]:
+    """Every request in the file (see `read` for what a hand edit does)."""
+    return read(data, rel)[0]
 
 
 def append(old: bytes | None, slug: str, by: str, words: bytes, at: str) -> tuple[Request, bytes]:
@@ -73,8 +82,9 @@ def append(old: bytes | None, slug: str, by: str, words: bytes, at: str) -> tupl
     if len(words) > MAX_BYTES:
         raise TaskError(f"the request is {len(words)} bytes; at most {MAX_BYTES} are kept")
     base = old if old else title(slug)
-    count = len(parse(base))
-    request = Request(count + 1, at, by, words)
+    if not base.endswith(b"\n"):
+        base += b"\n"  # a hand edit left the last line open: the entry starts on its own line
+    request = Request(max((r.number for r in parse(base)), default=0) + 1, at, by, words)
     head = (
         f"### Request {request.number} · {at} · by {json.dumps(by, ensure_ascii=True)} · "
         f"{len(words)} bytes\n\n"

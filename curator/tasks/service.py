@@ -32,7 +32,7 @@ from curator.tasks.commits import (
     should_commit,
     untracked,
 )
-from curator.tasks.errors import TaskError
+from curator.tasks.errors import BadCheckpoint, TaskError
 from curator.tasks.settings import TaskSettings, load_settings
 from curator.tasks.store import REQUESTS_NAME, TaskStore, rev_name
 
@@ -127,12 +127,17 @@ class TaskService:
         return [self.store.header(slug, n) for n in self.store.revisions(slug)]
 
     def requests(self, slug: str) -> list[reqs.Request]:
+        return self.read_requests(slug)[0]
+
+    def read_requests(self, slug: str) -> tuple[list[reqs.Request], list[BadCheckpoint]]:
+        """The person's requests, and a warning for each stretch of requests.md that is not
+        one (a hand edit): the rest is still served."""
         self.store.header(slug)  # TaskNotFound for an unknown task
         try:
             data = self.store.requests_path(slug).read_bytes()
         except FileNotFoundError:
-            return []
-        return reqs.parse(data, self.store.rel(slug, REQUESTS_NAME))
+            return [], []
+        return reqs.read(data, self.store.rel(slug, REQUESTS_NAME))
 
     def diff(self, slug: str, a: int, b: int) -> str:
         old = self.store.read_bytes(slug, a).decode("utf-8", "replace")

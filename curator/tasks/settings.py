@@ -37,7 +37,7 @@ def duration(value: Any) -> float | None:
         return None
     if isinstance(value, int | float):
         return float(value) if value > 0 else None
-    match = _DURATION.match(value) if isinstance(value, str) else None
+    match = _DURATION.fullmatch(value) if isinstance(value, str) else None
     if match is None or float(match.group(1)) <= 0:
         return None
     return float(match.group(1)) * _UNIT[match.group(2)]

@@ -26,8 +26,8 @@ from curator.tasks.errors import BadCheckpoint, TaskError, TaskNotFound
 TASKS_DIR = "tasks"
 REQUESTS_NAME = "requests.md"
 TEMP_DIR = "tasks-tmp"
-SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
-_REVISION = re.compile(r"^(\d{4,9})\.md$")
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,79}")
+_REVISION = re.compile(r"(\d{4,9})\.md")
 _HEAD_BYTES = 4096  # a header is a dozen short lines; the rest of the file is not read
 
 
@@ -36,7 +36,7 @@ def rev_name(number: int) -> str:
 
 
 def check_slug(slug: str) -> str:
-    if not SLUG.match(slug or ""):
+    if not SLUG.fullmatch(slug or ""):
         raise TaskError(
             f"bad task name {slug!r}: use lowercase letters, digits and '-' (at most 80)"
         )
@@ -82,7 +82,7 @@ class TaskStore:
     def slugs(self) -> list[str]:
         try:
             with os.scandir(self.dir) as entries:
-                return sorted(e.name for e in entries if e.is_dir() and SLUG.match(e.name))
+                return sorted(e.name for e in entries if e.is_dir() and SLUG.fullmatch(e.name))
         except FileNotFoundError:
             return []
 
@@ -94,7 +94,7 @@ class TaskStore:
             names = os.listdir(self.task_dir(slug))
         except (FileNotFoundError, NotADirectoryError):
             return []
-        return sorted(int(m.group(1)) for n in names if (m := _REVISION.match(n)))
+        return sorted(int(m.group(1)) for n in names if (m := _REVISION.fullmatch(n)))
 
     def newest(self, slug: str) -> int:
         numbers = self.revisions(slug)

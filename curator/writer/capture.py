@@ -52,7 +52,7 @@ MAX_HEADER_SECRETS = 20  # the header lists at most this many; the flag covers t
 SECRET_FIELD = "secret"  # `secret: true` in the header: promote refuses it without --allow-secret
 STALE_TMP_SECONDS = 3600
 _MAX_ATTEMPTS = 10_000
-_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 class CaptureError(CuratorError):
@@ -104,7 +104,7 @@ def parse_source(source: str | None) -> str | dict[str, str] | None:
             continue
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or not _KEY.match(key):
+        if not sep or not _KEY.fullmatch(key):
             raise CaptureError(
                 f"bad --source part {part.strip()!r}: use key=value,key=value (plain-word keys)"
             )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +52,17 @@ def permalink_of(rel: str) -> str:
     path = rel[:-3] if rel.lower().endswith(".md") else rel
     parts = [re.sub(r"[^a-z0-9]+", "-", p.lower()).strip("-") for p in path.split("/")]
     return "/".join(p for p in parts if p)
+
+
+def unique_permalink(desired: str, taken: Iterable[str]) -> str:
+    """`desired`, or `desired-1`, `desired-2`, ... when a note holds it, as basic-memory
+    makes one unique (permalinks compare without case)."""
+    held = {p.casefold() for p in taken}
+    permalink, suffix = desired, 1
+    while permalink.casefold() in held:
+        permalink = f"{desired}-{suffix}"
+        suffix += 1
+    return permalink
 
 
 def observations(body: str) -> list[Observation]:
@@ -131,7 +142,15 @@ class BasicMemory(Layout):
     def find(self, table: Any, source_rel: str, target: str, kind: str) -> str | None:
         if target.startswith("memory://"):
             target = target[len("memory://") :]
-        return super().find(table, source_rel, target.strip("/"), kind)
+        target = target.strip("/")
+        found = super().find(table, source_rel, target, kind)
+        if found is None and kind != "md" and not target.lower().endswith(".md"):
+            # basic-memory keeps every other file as an entity titled by its file name, so
+            # `![[pic.png]]` reaches attachments/pic.png (the shortest path first)
+            attachment = table.shortest(target)
+            if attachment is not None and not attachment.lower().endswith(".md"):
+                return str(attachment)
+        return found
 
 
 LAYOUT = BasicMemory()

@@ -5,8 +5,11 @@ frontmatter; some versions nest the type as `metadata: {type: ...}`, and the fil
 usually starts with it (`feedback_testing.md`). MEMORY.md lists them one a line as
 `- [Title](file.md) — hook`, and Claude Code loads only its first 200 lines or 25 KB: what
 lies beyond is silently lost, so `index_findings` reports it, with memories MEMORY.md does not
-list and entries that point at missing files. `[[name]]` resolves by name, by file name and
-by file name without its type prefix; a dangling one is a warning (Claude Code ignores it).
+name (in an entry, a link mid-line or a file name in backticks) and entries that point at
+missing files. MEMORY.md is the person's and Claude's file: `edit_index` adds and removes
+only the entry lines of the memories an action adds or removes. `[[name]]` resolves by name,
+by file name and by file name without its type prefix; a dangling one is a warning (Claude
+Code ignores it).
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ _ENTRY = re.compile(
     r"^[ \t]*[-*+][ \t]+\[(?P<title>[^\]\n]*)\]\((?P<href>[^()\s]+)\)"
     r"(?:[ \t]*(?:—|–|-|:)[ \t]*(?P<hook>.*?))?[ \t]*$"
 )
-_PREFIX = re.compile(r"^([a-z]+)[_-](.+)$")
+_PREFIX = re.compile(r"([a-z]+)[_-](.+)")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # http:, mailto: ... (not a memory)
+_LINK = re.compile(r"\[[^\]\n]*\]\((?P<href>[^()\s]+)\)")
+_CODE = re.compile(r"`(?P<href>[^`\s]+\.md)`")
 
 
 class MemoryIndexRefused(CuratorError):
-    """MEMORY.md would be rebuilt empty over one that lists memories (or with none listed)."""
+    """MEMORY.md would be rewritten although no memory was read (a failed read, not an edit)."""
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,13 @@ class ClaudeCode(Layout):
         for source in (header, header.get("metadata")):
             if isinstance(source, Mapping) and isinstance(source.get("type"), str):
                 return str(source["type"]).strip().lower()
-        prefix = _PREFIX.match(stem(rel))
+        prefix = _PREFIX.fullmatch(stem(rel))
         return prefix.group(1) if prefix else self.default_type
 
     def keys(self, entry: Entry) -> Iterator[str]:
         yield stem(entry.rel)
         yield entry.name
-        prefix = _PREFIX.match(stem(entry.rel))
+        prefix = _PREFIX.fullmatch(stem(entry.rel))
         if prefix and prefix.group(1) in TYPES:
             yield prefix.group(2)
 
@@ -92,15 +98,31 @@ def parse_index(text: str) -> list[IndexEntry]:
     found: list[IndexEntry] = []
     for number, line in enumerate(text.splitlines(), start=1):
         match = _ENTRY.match(line)
-        if match and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", match.group("href")):
+        if match and not _SCHEME.match(match.group("href")):
             href = match.group("href").split("#", 1)[0]
             found.append(IndexEntry(number, match.group("title"), href, match.group("hook") or ""))
     return found
 
 
+def _rel(folder: str, href: str) -> str:
+    return posixpath.normpath(posixpath.join(folder, href.split("#", 1)[0]))
+
+
+def references(text: str, folder: str = "") -> set[str]:
+    """Every file MEMORY.md names, as Claude reads it: its entries, links anywhere in a line
+    (`- see [Detail](project_y.md)`) and file names in backticks (`reference_z.md`)."""
+    found: set[str] = set()
+    for line in text.splitlines():
+        for match in _LINK.finditer(line):
+            if not _SCHEME.match(match.group("href")):
+                found.add(_rel(folder, match.group("href")))
+        found.update(_rel(folder, m.group("href")) for m in _CODE.finditer(line))
+    return found
+
+
 def index_targets(text: str, folder: str = "") -> set[str]:
-    """The rels MEMORY.md links to: inbound links for the orphan check."""
-    return {posixpath.normpath(posixpath.join(folder, e.href)) for e in parse_index(text)}
+    """The rels MEMORY.md names: inbound links for the orphan check."""
+    return references(text, folder)
 
 
 Finding = tuple[Severity, str, int, str]  # severity, code, line, message
@@ -114,11 +136,14 @@ def index_findings(
     max_lines: int = MAX_LINES,
     max_bytes: int = MAX_BYTES,
     retired: Iterable[str] = (),
+    files: Iterable[str] = (),
 ) -> list[Finding]:
     """What Claude Code would silently lose: MEMORY.md over its load limit, memories it does
-    not list, entries pointing at files that do not exist. `memories` are the current ones'
-    rels; `retired` the superseded ones (still listed: a warning, not a missing file)."""
-    present, gone = set(memories), set(retired)
+    not name, entries pointing at files that do not exist. `memories` are the current ones'
+    rels (a memory whose header does not parse is one: its header is its own finding);
+    `retired` the superseded ones (still listed: a warning, not a missing file); `files` the
+    other files in the folder, which an entry may point at (a diagram, a log)."""
+    present, gone, other = set(memories), set(retired), set(files)
     if data is None:
         if present:
             return [("warning", "memory-index.missing", 0, f"no {INDEX}: Claude Code loads none")]
@@ -126,17 +151,15 @@ def index_findings(
     text = data.decode("utf-8", "replace")
     entries = parse_index(text)
     out = _limits(data, text, entries, max_lines, max_bytes)
-    listed: set[str] = set()
     for entry in entries:
-        rel = posixpath.normpath(posixpath.join(folder, entry.href))
-        listed.add(rel)
+        rel = _rel(folder, entry.href)
         if rel in gone:
             message = f"lists {entry.href}, which is superseded: run 'curator index'"
             out.append(("warning", "memory-index.superseded", entry.line, message))
-        elif rel not in present:
+        elif rel not in present and rel not in other:
             message = f"lists {entry.href}, which is missing"
             out.append(("error", "memory-index.dangling", entry.line, message))
-    for rel in sorted(present - listed):
+    for rel in sorted(present - references(text, folder)):
         message = f"{rel} is not in {INDEX}: Claude Code won't see it"
         out.append(("warning", "memory-index.unlisted", 0, message))
     return out
@@ -165,40 +188,52 @@ def _limits(
     return out
 
 
-def render_index(
-    existing: str | None, memories: Sequence[tuple[str, str, str]], folder: str = ""
-) -> str:
-    """MEMORY.md with one `- [name](file.md) — description` line per memory (rel, name, hook).
+def edit_index(
+    data: bytes | None,
+    add: Sequence[tuple[str, str, str]],
+    remove: Iterable[str] = (),
+    *,
+    folder: str = "",
+    memories: int,
+) -> bytes:
+    """MEMORY.md with the entry lines of the memories in `remove` taken out and one
+    `- [name](file.md) — description` line for each of `add` (rel, name, hook) that MEMORY.md
+    does not name yet, after its last entry. Every other line is kept byte for byte, its line
+    end included: the file is Claude's and the person's, curator owns only those lines.
 
-    Lines that are not entries are kept as they are, entries keep their place and their words,
-    entries for files that are gone (or superseded) are dropped and new memories are appended.
-    Refuses to produce an index without entries when there are memories, or to empty one that
-    lists some.
+    `memories` is how many memories were read: none read while MEMORY.md lists some means
+    the read failed, and it is refused rather than rewritten.
     """
-    by_rel = {rel: (name, hook) for rel, name, hook in memories}
-    lines = (existing or "").splitlines()
-    had_entries = bool(parse_index(existing or ""))
-    out: list[str] = []
-    done: set[str] = set()
-    for line in lines:
-        match = _ENTRY.match(line)
-        if not match:
-            out.append(line)
+    gone = set(remove)
+    lines = data.splitlines(keepends=True) if data is not None else []
+    had_entries = False
+    kept: list[bytes] = []
+    after_entries = -1  # where new entries go: after the last one kept
+    for raw in lines:
+        match = _ENTRY.match(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        if match is None or _SCHEME.match(match.group("href")):
+            kept.append(raw)
             continue
-        rel = posixpath.normpath(posixpath.join(folder, match.group("href").split("#", 1)[0]))
-        if rel in by_rel and rel not in done:
-            out.append(line)  # an entry's words are Claude's (or the person's): kept as written
-            done.add(rel)
-    for rel, name, hook in memories:
-        if rel not in done:
-            out.append(_line(rel, name, hook, folder))
-            done.add(rel)
-    text = "\n".join(out).strip("\n") + "\n"
-    if memories and not parse_index(text):
-        raise MemoryIndexRefused(f"{INDEX} would list none of {len(memories)} memories; refused")
-    if had_entries and not memories:
+        had_entries = True
+        if _rel(folder, match.group("href")) in gone:
+            continue
+        kept.append(raw)
+        after_entries = len(kept)
+    if had_entries and memories == 0:
         raise MemoryIndexRefused(f"no memories were read: refusing to empty {INDEX}")
-    return text
+    named = references(b"".join(kept).decode("utf-8", "replace"), folder)
+    new: list[bytes] = []
+    newline = b"\r\n" if data is not None and b"\r\n" in data else b"\n"
+    for rel, name, hook in add:
+        if rel not in named:
+            new.append(_line(rel, name, hook, folder).encode("utf-8") + newline)
+            named.add(rel)
+    if new:
+        at = after_entries if after_entries >= 0 else len(kept)
+        if at > 0 and not kept[at - 1].endswith((b"\n", b"\r")):
+            kept[at - 1] += newline  # the last line gets a line end, its bytes stay
+        kept[at:at] = new
+    return b"".join(kept)
 
 
 def _line(rel: str, name: str, hook: str, folder: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from curator.model.finding import Finding
-from curator.model.layouts import LAYOUTS, claude_code, get_layout, walk
+from curator.model.layouts import LAYOUTS, basic_memory, claude_code, get_layout, walk
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.layouts.frontmatter import adapt, body_of
 from curator.model.links import RawLink
@@ -128,6 +128,24 @@ def link_findings(palace: Palace) -> list[Finding]:
     return out
 
 
+def permalink_findings(palace: Palace) -> list[Finding]:
+    """Two notes holding one permalink: a link by it reaches neither (basic-memory would
+    rename one on its next sync)."""
+    holders: dict[str, list[str]] = {}
+    for entry in table(palace).entries.values():
+        if entry.permalink:
+            holders.setdefault(entry.permalink.casefold(), []).append(entry.rel)
+    out: list[Finding] = []
+    for rels in holders.values():
+        for rel in rels[1:]:
+            note = palace.by_rel[rel]
+            message = f"permalink {table(palace).entries[rel].permalink!r} is also {rels[0]}'s"
+            out.append(
+                Finding(rel, note.line_of("permalink"), "warning", "permalink.duplicate", message)
+            )
+    return out
+
+
 def header_findings(findings: Iterable[Finding], layout: Layout) -> list[Finding]:
     """Header findings as a lenient layout makes them: the fields curator requires are
     optional, and what curator would call an error in a field it does not own is a warning."""
@@ -142,23 +160,10 @@ def index_name(config: Any) -> str:
     return notes_prefix(layout) + layout.index_name
 
 
-def memory_entries(palace: Palace) -> list[tuple[str, str, str]]:
-    """(rel, name, hook) of each memory, for MEMORY.md: active ones in path order."""
-    return [
-        (n.rel, n.name, n.description)
-        for n in palace.notes
-        if n.ok and n.header.get("status") not in SUPERSEDED
-    ]
-
-
-def render_memory_index(palace: Palace, existing: bytes | None) -> bytes:
-    layout = layout_of(palace.config)
-    text = claude_code.render_index(
-        existing.decode("utf-8", "replace") if existing is not None else None,
-        memory_entries(palace),
-        folder=notes_prefix(layout).rstrip("/"),
-    )
-    return text.encode("utf-8")
+def _current(palace: Palace) -> dict[str, Note]:
+    """The memories MEMORY.md should name: every note not superseded, also one whose header
+    does not parse (it exists; its header is its own finding)."""
+    return {n.rel: n for n in palace.notes if n.header.get("status") not in SUPERSEDED}
 
 
 def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
@@ -169,11 +174,12 @@ def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
     rel = index_name(palace.config)
     found = claude_code.index_findings(
         data,
-        [rel for rel, _, _ in memory_entries(palace)],  # superseded ones leave MEMORY.md
+        _current(palace),  # superseded ones leave MEMORY.md
         folder=notes_prefix(layout).rstrip("/"),
         max_lines=layout.max_lines,
         max_bytes=layout.max_bytes,
         retired=[n.rel for n in palace.notes if n.header.get("status") in SUPERSEDED],
+        files=getattr(palace, "attachments", ()),
     )
     out: list[Finding] = []
     for severity, code, line, message in found:
@@ -218,12 +224,22 @@ def promoted_bytes(palace: Palace, rel: str, data: bytes) -> bytes:
     if not note.ok:
         return data
     header = layout_of(palace.config).new_header(rel, note.header)
+    if isinstance(header.get("permalink"), str):  # an id to link by: never one a note holds
+        held = (e.permalink for e in table(palace).entries.values() if e.rel != rel)
+        header["permalink"] = basic_memory.unique_permalink(header["permalink"], held)
     return new_note_text(header, note.body, note.newline).encode("utf-8")
 
 
-def generated_index(palace: Palace, after: Palace) -> tuple[str, bytes | None, bytes] | None:
+def generated_index(
+    palace: Palace, after: Palace, *, complete: bool = False
+) -> tuple[str, bytes | None, bytes] | None:
     """(rel, bytes now, bytes after) of the layout's own generated index when it has one
-    curator keeps (Claude Code's MEMORY.md); None otherwise."""
+    curator keeps (Claude Code's MEMORY.md); None otherwise.
+
+    MEMORY.md is edited, never regenerated: an action adds the entries of the memories it
+    adds (or brings back) and removes those of the memories it removes or supersedes; every
+    other line stays as it is. `complete` (`curator index`) adds every memory MEMORY.md does
+    not name and removes the entries of every superseded one."""
     layout = layout_of(palace.config)
     if not isinstance(layout, claude_code.ClaudeCode):
         return None
@@ -232,4 +248,18 @@ def generated_index(palace: Palace, after: Palace) -> tuple[str, bytes | None, b
         existing: bytes | None = (palace.root / rel).read_bytes()
     except FileNotFoundError:
         existing = None
-    return rel, existing, render_memory_index(after, existing)
+    now, later = _current(palace), _current(after)
+    if complete or existing is None:
+        added = list(later.values())
+        removed = {n.rel for n in after.notes if n.rel not in later}
+    else:
+        added = [n for r, n in later.items() if r not in now]
+        removed = set(now) - set(later)
+    rendered = claude_code.edit_index(
+        existing,
+        [(n.rel, n.name, n.description) for n in added if n.ok],
+        removed,
+        folder=notes_prefix(layout).rstrip("/"),
+        memories=len(after.notes),
+    )
+    return rel, existing, rendered

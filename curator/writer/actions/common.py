@@ -83,13 +83,16 @@ def edit_note(palace: Palace, note: Note, updates: Mapping[str, object]) -> byte
     return edit_header(note, updates)
 
 
-def with_index(palace: Palace, changes: list[Change], today: date | None) -> tuple[Change, ...]:
+def with_index(
+    palace: Palace, changes: list[Change], today: date | None, *, complete: bool = False
+) -> tuple[Change, ...]:
     """The changes plus INDEX.md regenerated for the palace as it will be after them (in
-    another tool's layout: its own generated index, e.g. MEMORY.md, and INDEX.md only once
-    curator has written one)."""
+    another tool's layout: its own generated index, e.g. MEMORY.md, edited for the notes the
+    changes add or remove, or for all of them when `complete`; INDEX.md only once curator has
+    written one)."""
     after = palace.replaced(effects(palace.root, changes))
     if palace.foreign_layout:
-        own = layout_rules.generated_index(palace, after)
+        own = layout_rules.generated_index(palace, after, complete=complete)
         if own is not None:
             rel, now, rendered_own = own
             if now != rendered_own:

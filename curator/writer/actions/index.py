@@ -11,7 +11,7 @@ from curator.writer.plan import Plan
 
 def plan_index(palace: Palace, *, today: date | None = None) -> Plan:
     """Regenerate INDEX.md (raises IndexRefused rather than drop notes)."""
-    changes = with_index(palace, [], today)
+    changes = with_index(palace, [], today, complete=True)
     if not changes:
         raise ActionError("INDEX.md is up to date")
     return Plan(
