@@ -43,7 +43,8 @@ def outside(root: Path, layout: Layout, excludes: Iterable[str] = ()) -> list[st
     read = {rel for rel, is_md in walk(root, layout, excludes) if is_md}
     skipped: list[str] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in (".git", ".curator", "inbox")]
+        top = Path(folder) == Path(root)  # drafts and state live at the top; deeper, notes
+        dirs[:] = [d for d in dirs if not (top and d in (".curator", "inbox")) and d != ".git"]
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
             if name.lower().endswith(".md") and rel not in read and rel != layout.index_name:
