@@ -24,6 +24,7 @@ from curator.model.layouts.adopt import AdoptPlan, gitignore, plan_adopt
 from curator.model.layouts.walk import outside
 from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, STATE_DIR, Palace
 from curator.model.palace import ensure_state_dir
+from curator.model.discovery import state_folder
 from curator.writer.apply import apply_plan
 from curator.writer.git import git_env, run_git
 from curator.writer.plan import Plan, Write
@@ -75,6 +76,8 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
         raise CuratorError(
             f"{root / NOTES_DIR} already holds files; refusing to initialise over them"
         )
+    for rel in (NOTES_DIR, INBOX_DIR, STATE_DIR):
+        state_folder(root, rel)  # a file or a symbolic link there is refused, naming it
     with _undo_on_failure(root):
         root.mkdir(parents=True, exist_ok=True)
         if not _in_repository(root):
