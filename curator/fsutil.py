@@ -150,7 +150,9 @@ def user_target(path: Path) -> Path:
     if target.is_symlink():
         raise UserFileError("refusing to write it: its symbolic links form a loop", path=str(path))
     if target.is_dir():
-        raise UserFileError(f"refusing to write it: it links to a folder ({target})", path=str(path))
+        raise UserFileError(
+            f"refusing to write it: it links to a folder ({target})", path=str(path)
+        )
     return target
 
 

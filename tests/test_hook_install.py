@@ -263,8 +263,11 @@ def _without_ours(value: object) -> object:
     return {**value, "hooks": kept}
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(original=settings_files(), palace=st.sampled_from([None, "/srv/my palace", "/p"]))
 def test_generated_settings_round_trip_byte_for_byte(
     tmp_path: Path, original: str, palace: str | None
@@ -277,7 +280,9 @@ def test_generated_settings_round_trip_byte_for_byte(
     assert added.after is not None
     after = json.loads(added.after)
     for event in EVENTS:  # each event has curator's entry, whatever the user's look like
-        assert sum(install.is_ours(h, event) for g in after["hooks"][event] for h in g["hooks"]) == 1
+        assert (
+            sum(install.is_ours(h, event) for g in after["hooks"][event] for h in g["hooks"]) == 1
+        )
     base = json.loads(original)
     base.setdefault("hooks", {})
     for event in EVENTS:
@@ -291,8 +296,11 @@ def test_generated_settings_round_trip_byte_for_byte(
     assert removed.after == original
 
 
-@settings(max_examples=100, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(original=settings_files(), key=st.text(min_size=1, max_size=5))
 def test_edited_after_install_only_curators_entries_go(
     tmp_path: Path, original: str, key: str

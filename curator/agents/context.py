@@ -5,10 +5,10 @@
     <!-- curator:pack end sha256:0123456789ab -->
 
 `write_pack` replaces only the bytes between (and including) the two marker lines, or appends
-the section to a file without them, atomically and through a symbolic link; every other byte stays as it was. The end
-marker carries a digest of the section, so a hand edit inside it is detected and refused
-unless forced. A file never grows past its line cap: the pack's lowest-scored entries are cut
-until the file fits, and the result says how many were cut.
+the section to a file without them, atomically and through a symbolic link; every other byte
+stays as it was. The end marker carries a digest of the section, so a hand edit inside it is
+detected and refused unless forced. A file never grows past its line cap: the pack's
+lowest-scored entries are cut until the file fits, and the result says how many were cut.
 
 `context_findings(root, config)` is the `curator check` rule: the palace's always-loaded files
 (palace.toml `[agents] always_loaded`, CLAUDE.md by default) must stay within the cap.

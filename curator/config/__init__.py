@@ -46,8 +46,8 @@ __all__ = [
     "TypeSpec",
     "default_config",
     "folder_name",
-    "name_text",
     "load_config",
+    "name_text",
     "parse_config",
     "render_config",
 ]

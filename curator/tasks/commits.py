@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from curator.tasks.settings import TaskSettings
 from curator.model.discovery import state_folder
+from curator.tasks.settings import TaskSettings
 from curator.tasks.store import TASKS_DIR, TaskStore
 
 IGNORE_ALL = "# palace.toml [tasks] tracked = false: task checkpoints stay out of git\n*\n"

@@ -18,13 +18,19 @@ from pathlib import Path
 from curator.config import CONFIG_NAME, TAXONOMIES, default_config, name_text, render_config
 from curator.errors import CuratorError
 from curator.fsutil import read_or_none, remove_user_file, write_user_file
+from curator.model.discovery import state_folder
 from curator.model.index_md import render_index
 from curator.model.layouts import get_layout
 from curator.model.layouts.adopt import AdoptPlan, gitignore, plan_adopt
 from curator.model.layouts.walk import outside
-from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, STATE_DIR, Palace
-from curator.model.palace import ensure_state_dir
-from curator.model.discovery import state_folder
+from curator.model.palace import (
+    INBOX_DIR,
+    INDEX_NAME,
+    NOTES_DIR,
+    STATE_DIR,
+    Palace,
+    ensure_state_dir,
+)
 from curator.writer.apply import apply_plan
 from curator.writer.git import git_env, run_git
 from curator.writer.plan import Plan, Write
@@ -165,12 +171,11 @@ def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = No
             message = f"curator: adopt this folder as a {plan.layout} palace\n\n{plan.reason}.\n"
             run_git(root, ["commit", "-q", "-m", message])
         except BaseException:
-            for rel, data in before.items():  # the folder as it was: no palace.toml, the
-                if data is None:  # user's .gitignore byte for byte
+            for rel, old in before.items():  # the folder as it was: no palace.toml, the
+                if old is None:  # user's .gitignore byte for byte
                     remove_user_file(root / rel)
                 else:
-                    write_user_file(root / rel, data)
+                    write_user_file(root / rel, old)
             raise
         sha = run_git(root, ["rev-parse", "HEAD"]).stdout.decode().strip()
         return AdoptResult(plan, sha, True)
-
