@@ -105,14 +105,14 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from curator.cli.common import open_palace
-    from curator.fsutil import atomic_write
+    from curator.fsutil import write_user_file
     from curator.interop.export import export_palace
 
     palace = open_palace(args)
     snapshot = export_palace(palace, include_sensitive=args.include_sensitive)
     text = snapshot.text(args.format)
     if args.out:
-        atomic_write(Path(args.out), text.encode("utf-8"))
+        write_user_file(Path(args.out), text.encode("utf-8"))  # through a link the user made
     else:
         sys.stdout.write(text)
     if snapshot.left_out:
