@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from palacehelpers import RunCli
 
 from curator.config import TAXONOMIES, default_config, load_config, parse_config, render_config
-from curator.tasks.settings import TaskSettings, load_settings
 from curator.errors import ConfigError
+from curator.tasks.settings import TaskSettings, load_settings
 
 
 def write(tmp_path: Path, text: str) -> Path:
