@@ -170,3 +170,22 @@ def test_a_state_folder_that_is_a_symlink_is_refused(tmp_path: Path, rel: str) -
         assert proc.returncode in (0, 2), proc.stderr  # a clear refusal, never exit 3
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
     assert any("symbolic link" in p.stderr or "not a plain folder" in p.stderr for p in runs)
+
+
+def test_a_symlinked_memory_md_is_refused_and_stays_a_link(tmp_path: Path) -> None:
+    """MEMORY.md is written by the palace's writer, which never writes through a link (the
+    target would escape the commit): the promote is refused, the link and its target stay."""
+    import shutil
+
+    root = tmp_path / "memory"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "claude-code" / "memory", root)
+    elsewhere = tmp_path / "MEMORY.md"
+    (root / "MEMORY.md").rename(elsewhere)
+    (root / "MEMORY.md").symlink_to(elsewhere)
+    before = elsewhere.read_bytes()
+    assert cli(tmp_path, "init", "--adopt", str(root), "--yes").returncode == 0
+    made = cli(root, "capture", "--type", "project", "--name", "new fact", stdin="body\n")
+    draft = made.stdout.splitlines()[0]
+    proc = cli(root, "promote", draft, "--description", "a fact", "--yes")
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr
+    assert (root / "MEMORY.md").is_symlink() and elsewhere.read_bytes() == before
