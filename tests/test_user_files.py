@@ -189,3 +189,21 @@ def test_a_symlinked_memory_md_is_refused_and_stays_a_link(tmp_path: Path) -> No
     proc = cli(root, "promote", draft, "--description", "a fact", "--yes")
     assert proc.returncode == 2 and "symbolic link" in proc.stderr
     assert (root / "MEMORY.md").is_symlink() and elsewhere.read_bytes() == before
+
+
+def test_an_init_whose_commit_is_refused_leaves_nothing_behind(tmp_path: Path) -> None:
+    """The repository around the folder refuses the commit (a pre-commit hook): the palace
+    folder, notes/, inbox/ and .curator/ that init made are gone again."""
+    repo = tmp_path / "repo"
+    (repo / "hooks").mkdir(parents=True)
+    git(repo, "init", "-q")
+    hook = repo / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho refused >&2\nexit 1\n")
+    hook.chmod(0o755)
+    git(repo, "config", "core.hooksPath", "hooks")
+    (repo / "existing").mkdir()
+    for target in (repo / "new", repo / "existing"):
+        proc = cli(tmp_path, "init", str(target))
+        assert proc.returncode == 2 and "refused" in proc.stderr
+    assert not (repo / "new").exists()
+    assert list((repo / "existing").iterdir()) == []
