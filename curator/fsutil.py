@@ -8,6 +8,11 @@ writer never leaves draft text where ``git add -A`` would pick it up).
 
 A note keeps the byte order mark it was read with: :func:`note_bytes` is the only place that
 puts it back.
+
+A file curator does not own (settings.json, CLAUDE.md, AGENTS.md, MEMORY.md, .gitignore, an
+adopted folder's palace.toml) is written with :func:`write_user_file`: through a symbolic link
+to the file it points at, so the link the user made stays a link and its target gets the
+change, with the target's mode kept.
 """
 
 from __future__ import annotations
@@ -17,17 +22,23 @@ import os
 import secrets
 from pathlib import Path
 
+from curator.errors import CuratorError
+
 __all__ = [
     "BOM",
     "TMP_PREFIX",
+    "UserFileError",
     "atomic_write",
     "fsync_dir",
     "install",
     "note_bytes",
     "read_or_none",
     "remove",
+    "remove_user_file",
     "split_bom",
+    "user_target",
     "write_temp",
+    "write_user_file",
 ]
 
 BOM = b"\xef\xbb\xbf"
@@ -121,3 +132,45 @@ def note_bytes(text: str, bom: bool) -> bytes:
     curator never rewrites a file's line endings)."""
     data = text.encode("utf-8")
     return BOM + data if bom else data
+
+
+class UserFileError(CuratorError):
+    """A file of the user's that curator will not write (a link loop, a folder)."""
+
+
+def user_target(path: Path) -> Path:
+    """The file that writing ``path`` changes: ``path`` itself, or the file its symbolic
+    link (or chain of links) points at, which need not exist yet."""
+    path = Path(path)
+    if not path.is_symlink():
+        if path.is_dir():
+            raise UserFileError("refusing to write it: it is a folder", path=str(path))
+        return path
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():
+        raise UserFileError("refusing to write it: its symbolic links form a loop", path=str(path))
+    if target.is_dir():
+        raise UserFileError(
+            f"refusing to write it: it links to a folder ({target})", path=str(path)
+        )
+    return target
+
+
+def write_user_file(path: Path, data: bytes) -> Path:
+    """Write a file that belongs to the user whole or not at all, through a symbolic link
+    (never over it), keeping the file's mode; the folders it needs are made. Returns the
+    file written."""
+    target = user_target(path)
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644
+        target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, data, mode)
+    return target
+
+
+def remove_user_file(path: Path) -> None:
+    """Delete a file of the user's that curator created; through a link only its target goes
+    (the link the user made stays, dangling as it was before)."""
+    remove(user_target(path))

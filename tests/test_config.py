@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -9,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from palacehelpers import RunCli
 
-from curator.config import TAXONOMIES, load_config, render_config
+from curator.config import TAXONOMIES, default_config, load_config, parse_config, render_config
 from curator.errors import ConfigError
+from curator.tasks.settings import TaskSettings, load_settings
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -119,6 +122,18 @@ def test_rendered_config_loads_back(tmp_path: Path, taxonomy: str) -> None:
     assert config.name == 'my "palace"'
     assert config.taxonomy == taxonomy
     assert list(config.types) == [t.name for t in TAXONOMIES[taxonomy]]
+    # the file's values are the structs' defaults: one declaration, nothing written twice
+    expected = replace(default_config(tmp_path, taxonomy), name='my "palace"')
+    assert config == expected
+    assert load_settings(tmp_path) == TaskSettings()
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=st.text(max_size=30), layout=st.sampled_from(["curator", "claude-code", "folder"]))
+def test_any_name_round_trips_through_the_rendered_file(name: str, layout: str) -> None:
+    text = render_config(name, "palace", layout=layout, notes=".")
+    config = parse_config(Path("/p"), tomllib.loads(text), text, Path("/p/palace.toml"))
+    assert (config.name, config.layout, config.notes) == (name, layout, ".")
 
 
 # -- hostile palace.toml (issue 11): one line naming the file, never a traceback ------------

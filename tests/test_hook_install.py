@@ -105,8 +105,9 @@ def test_install_names_an_explicit_palace(tmp_path: Path) -> None:
 
 def test_uninstall_keeps_a_users_hook_in_the_same_group(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
-    cmd = "curator hook claude-code Stop"
-    group = {"hooks": [{"type": "command", "command": cmd}, {"type": "command", "command": "x"}]}
+    cmd = install.command("Stop", None)
+    ours = {"type": "command", "command": cmd, "timeout": 5}
+    group = {"hooks": [ours, {"type": "command", "command": "x"}]}
     path.write_text(json.dumps({"hooks": {"Stop": [group]}}, indent=2) + "\n")
     change = install.plan_uninstall(path)
     assert json.loads(change.after or "") == {
@@ -149,11 +150,7 @@ def test_round_trip_property(tmp_path: Path, other: dict[str, object], indent: i
     added = install.plan_install(path, None, EVENTS)
     assert added.after is not None
     path.write_text(added.after, encoding="utf-8")
-    removed = install.plan_uninstall(path)
-    if other:
-        assert removed.after == original
-    else:
-        assert removed.after is None  # the file held nothing else: it goes away
+    assert install.plan_uninstall(path).after == original  # a file holding {} stays
 
 
 def test_the_installed_command_runs_as_a_hook(tmp_path: Path, make_palace: Any) -> None:
@@ -180,3 +177,191 @@ def test_the_installed_command_runs_as_a_hook(tmp_path: Path, make_palace: Any) 
         [sys.executable, "-m", "curator.agents", "nonsense"], capture_output=True, text=True
     )
     assert usage.returncode == 0 and "usage" in usage.stderr
+
+
+# -- generated settings files: any formatting, any line ends, hooks of the user's own --------
+LOOKALIKES = (
+    "curator-sync --palace /p claude-code {event}",  # a script of the user's
+    "curator hook claude-code {event}",  # the public CLI, written by hand
+    "python3 -m curator.agents claude-code {event} --verbose",
+    "python3 -m curator.agents claude-code Other",
+    "/usr/bin/curator -m curator claude-code {event}",
+)
+_ws = st.sampled_from(["", " ", "  ", "\n", "\n  ", "\n    ", "\n\t", " \n  "])
+
+
+def _hand_json(draw: st.DrawFn, value: object) -> str:
+    """`value` as JSON with random whitespace between every token (hand formatting)."""
+    if isinstance(value, dict):
+        if not value:
+            return "{" + draw(_ws) + "}"
+        parts = [
+            draw(_ws) + json.dumps(k, ensure_ascii=False) + draw(_ws) + ":" + draw(_ws)
+            + _hand_json(draw, v) + draw(_ws)
+            for k, v in value.items()
+        ]  # fmt: skip
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[" + draw(_ws) + "]"
+        return "[" + ",".join(draw(_ws) + _hand_json(draw, v) + draw(_ws) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=draw(st.booleans()))
+
+
+@st.composite
+def _user_hook(draw: st.DrawFn, event: str) -> dict[str, object]:
+    cmd = draw(st.sampled_from(LOOKALIKES).map(lambda c: c.format(event=event))
+               | st.text(min_size=1, max_size=12))  # fmt: skip
+    entry: dict[str, object] = {"type": "command", "command": cmd}
+    if draw(st.booleans()):
+        entry["timeout"] = draw(st.integers(1, 60))
+    return entry
+
+
+@st.composite
+def settings_files(draw: st.DrawFn) -> str:
+    data: dict[str, object] = draw(
+        st.dictionaries(st.text(min_size=1, max_size=6).filter(lambda k: k != "hooks"), _json,
+                        max_size=3)
+    )  # fmt: skip
+    if draw(st.booleans()):
+        hooks: dict[str, object] = {}
+        for event in draw(st.lists(st.sampled_from([*EVENTS, "PreToolUse"]), unique=True)):
+            groups = draw(st.lists(st.lists(_user_hook(event), max_size=2), max_size=2))
+            hooks[event] = [{"hooks": g} for g in groups]
+        data["hooks"] = hooks
+        if draw(st.booleans()):  # hooks anywhere among the keys
+            data = dict(sorted(data.items(), key=lambda kv: draw(st.integers(0, 9))))
+    style = draw(st.sampled_from(["indent2", "indent4", "tab", "compact", "hand"]))
+    if style == "hand":
+        text = _hand_json(draw, data)
+    elif style == "compact":
+        text = json.dumps(data, ensure_ascii=False)
+    else:
+        indent = {"indent2": 2, "indent4": 4, "tab": "\t"}[style]
+        text = json.dumps(data, indent=indent, ensure_ascii=False)
+    text = draw(_ws) + text + draw(st.sampled_from(["", "\n", "\n\n", "  \n"]))
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return text
+
+
+def _without_ours(value: object) -> object:
+    """The settings with curator's entries (and what install made for them) taken out."""
+    assert isinstance(value, dict)
+    hooks = value.get("hooks")
+    if not isinstance(hooks, dict):
+        return value
+    kept: dict[str, object] = {}
+    for event, groups in hooks.items():
+        rest = []
+        for group in groups:
+            entries = [h for h in group["hooks"] if not install.is_ours(h, event)]
+            if entries or not any(install.is_ours(h, event) for h in group["hooks"]):
+                rest.append({**group, "hooks": entries})
+        kept[event] = rest
+    return {**value, "hooks": kept}
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(original=settings_files(), palace=st.sampled_from([None, "/srv/my palace", "/p"]))
+def test_generated_settings_round_trip_byte_for_byte(
+    tmp_path: Path, original: str, palace: str | None
+) -> None:
+    """Install adds only curator's entries (every other value as it was, the user's lookalike
+    commands left alone and not taken for curator's); uninstall gives back the very bytes."""
+    path = tmp_path / "settings.json"
+    path.write_bytes(original.encode("utf-8"))
+    added = install.plan_install(path, palace, EVENTS)
+    assert added.after is not None
+    after = json.loads(added.after)
+    for event in EVENTS:  # each event has curator's entry, whatever the user's look like
+        assert (
+            sum(install.is_ours(h, event) for g in after["hooks"][event] for h in g["hooks"]) == 1
+        )
+    base = json.loads(original)
+    base.setdefault("hooks", {})
+    for event in EVENTS:
+        base["hooks"].setdefault(event, [])
+    assert _without_ours(after) == _without_ours(base) or _without_ours(after) == base
+    if "\r\n" in original:
+        assert "\n" not in added.after.replace("\r\n", "")  # no bare line end added
+    path.write_bytes(added.after.encode("utf-8"))
+    assert install.plan_install(path, palace, EVENTS).after == added.after  # installed once
+    removed = install.plan_uninstall(path)
+    assert removed.after == original
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(original=settings_files(), key=st.text(min_size=1, max_size=5))
+def test_edited_after_install_only_curators_entries_go(
+    tmp_path: Path, original: str, key: str
+) -> None:
+    """A file changed between install and uninstall: uninstall takes out curator's entries and
+    keeps the person's change."""
+    path = tmp_path / "settings.json"
+    path.write_bytes(original.encode("utf-8"))
+    added = install.plan_install(path, None, EVENTS).after or ""
+    edited = json.loads(added)
+    edited["zz-" + key] = [1, "two"]
+    path.write_text(json.dumps(edited, indent=2, ensure_ascii=False), encoding="utf-8")
+    removed = json.loads(install.plan_uninstall(path).after or "")
+    for event in EVENTS:
+        assert not any(install.is_ours(h, event) for g in removed["hooks"].get(event, [])
+                       for h in g["hooks"])  # fmt: skip
+    assert removed["zz-" + key] == [1, "two"]
+    assert _bare(removed) == _bare(_without_ours(edited))
+
+
+def _bare(value: object) -> object:
+    """Settings without empty hook lists (the edited file no longer says who made them)."""
+    assert isinstance(value, dict)
+    hooks = {e: g for e, g in value.get("hooks", {}).items() if g}
+    return {k: v for k, v in value.items() if k != "hooks"} | ({"hooks": hooks} if hooks else {})
+
+
+def test_a_users_lookalike_command_is_never_removed(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    users = {e: [{"hooks": [{"type": "command", "command": c.format(event=e)}]}
+                 for c in LOOKALIKES] for e in EVENTS}  # fmt: skip
+    original = json.dumps({"hooks": users}, indent=2) + "\n"
+    path.write_text(original)
+    assert "nothing of curator's" in cli(tmp_path, "uninstall", "claude-code", "--yes").stdout
+    assert path.read_text() == original
+    assert cli(tmp_path, "install", "claude-code", "--yes").returncode == 0
+    data = json.loads(path.read_text())
+    for event in EVENTS:  # curator's own hook is added beside every lookalike
+        assert sum(install.is_ours(h, event) for g in data["hooks"][event] for h in g["hooks"]) == 1
+    assert cli(tmp_path, "uninstall", "claude-code", "--yes").returncode == 0
+    assert path.read_text() == original
+
+
+@pytest.mark.parametrize("existing", [None, "{}", '{\r\n  "model": "x"\r\n}\r\n'])
+def test_install_writes_through_a_symlink(tmp_path: Path, existing: str | None) -> None:
+    """.claude/settings.json linking into a dotfiles repository: the link stays, the target
+    gets the hooks, and uninstall gives the target back as it was."""
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    target = dotfiles / "settings.json"
+    if existing is not None:
+        target.write_bytes(existing.encode())
+    link = tmp_path / "project" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    assert cli(link.parent.parent, "install", "claude-code", "--yes").returncode == 0
+    assert link.is_symlink() and set(json.loads(target.read_text())["hooks"]) == set(EVENTS)
+    assert cli(link.parent.parent, "uninstall", "claude-code", "--yes").returncode == 0
+    assert link.is_symlink()
+    if existing is None:
+        assert not target.exists()
+    else:
+        assert target.read_bytes() == existing.encode()

@@ -22,7 +22,7 @@ def test_init_creates_a_clean_palace_in_one_commit(tmp_path: Path, run_cli: RunC
     assert code == 0, out
     for rel in ("palace.toml", "INDEX.md", ".gitignore", "notes", "inbox"):
         assert (root / rel).exists(), rel
-    assert {"inbox/", ".curator/"} <= set((root / ".gitignore").read_text().splitlines())
+    assert {"/inbox/", "/.curator/"} <= set((root / ".gitignore").read_text().splitlines())
     assert _log(root) == ["init: memory"]
     tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout
     assert "palace.toml" in tracked and "INDEX.md" in tracked

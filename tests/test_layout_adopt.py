@@ -40,7 +40,7 @@ def test_adopt_detects_the_layout_and_commits_once_without_touching_notes(
     assert {k: v for k, v in after.items() if k in before} == before  # no note rewritten
     assert set(after) - set(before) == {"palace.toml", ".gitignore"}
     assert f'layout = "{tool}"' in (root / "palace.toml").read_text()
-    assert {"inbox/", ".curator/"} <= set((root / ".gitignore").read_text().splitlines())
+    assert {"/inbox/", "/.curator/"} <= set((root / ".gitignore").read_text().splitlines())
     assert git(root, "rev-list", "--count", "HEAD").stdout.strip() == "1"
     assert git(root, "status", "--porcelain").stdout == ""  # everything is in that commit
     assert run_cli("--palace", root, "check")[0] == 0

@@ -5,10 +5,10 @@
     <!-- curator:pack end sha256:0123456789ab -->
 
 `write_pack` replaces only the bytes between (and including) the two marker lines, or appends
-the section to a file without them, atomically; every other byte stays as it was. The end
-marker carries a digest of the section, so a hand edit inside it is detected and refused
-unless forced. A file never grows past its line cap: the pack's lowest-scored entries are cut
-until the file fits, and the result says how many were cut.
+the section to a file without them, atomically and through a symbolic link; every other byte
+stays as it was. The end marker carries a digest of the section, so a hand edit inside it is
+detected and refused unless forced. A file never grows past its line cap: the pack's
+lowest-scored entries are cut until the file fits, and the result says how many were cut.
 
 `context_findings(root, config)` is the `curator check` rule: the palace's always-loaded files
 (palace.toml `[agents] always_loaded`, CLAUDE.md by default) must stay within the cap.
@@ -96,7 +96,7 @@ def _lines(text: str) -> int:
 
 def write_pack(path: Path, pack: str, *, cap: int, force: bool = False) -> PackWrite:
     """Write `pack` into the managed section of `path` (see the module docstring)."""
-    from curator.fsutil import atomic_write
+    from curator.fsutil import write_user_file
 
     path = Path(path)
     try:
@@ -134,11 +134,8 @@ def write_pack(path: Path, pack: str, *, cap: int, force: bool = False) -> PackW
             f"{path} would have {_lines(new)} lines, over its cap of {cap} even without any "
             "memory: shorten the file or raise [agents] max_lines"
         )
-    if raw is None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if raw is not None else 0o644
     if new.encode("utf-8") != raw:
-        atomic_write(path, new.encode("utf-8"), mode)
+        write_user_file(path, new.encode("utf-8"))  # CLAUDE.md -> AGENTS.md stays a link
     return PackWrite(path, len(kept), len(entries) - len(kept), _lines(new), cap, raw is None)
 
 

@@ -105,7 +105,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from curator.cli.common import open_palace
-    from curator.fsutil import atomic_write
+    from curator.fsutil import write_user_file
     from curator.interop.export import export_palace
 
     palace = open_palace(args)
@@ -113,7 +113,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     text = snapshot.text(args.format)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # a dated snapshot's folder
-        atomic_write(Path(args.out), text.encode("utf-8"))
+        write_user_file(Path(args.out), text.encode("utf-8"))  # through a link the user made
     else:
         sys.stdout.write(text)
     if snapshot.left_out:

@@ -45,7 +45,9 @@ __all__ = [
     "ScopeSpec",
     "TypeSpec",
     "default_config",
+    "folder_name",
     "load_config",
+    "name_text",
     "parse_config",
     "render_config",
 ]
@@ -119,7 +121,7 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
         types[tname] = _type_spec(tname, table, types.get(tname), loc, section)
     return Config(
         root=root,
-        name=palace.name if palace.name is not None else root.resolve().name,
+        name=palace.name if palace.name is not None else folder_name(root),
         taxonomy=palace.taxonomy,
         types=types,
         scopes=_scopes(tables.scopes, loc),
@@ -190,10 +192,21 @@ def _index(settings: IndexSettings, loc: Locator) -> IndexSettings:
     return settings
 
 
+def folder_name(root: Path) -> str:
+    """The palace's default name: its folder's name (see `name_text`)."""
+    return name_text(Path(root).resolve().name)
+
+
+def name_text(name: str) -> str:
+    """A name from the file system or the command line as text that can be written anywhere
+    (palace.toml, INDEX.md, a commit message): bytes that are not UTF-8 become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def default_config(root: Path, taxonomy: str = "palace") -> Config:
     return Config(
         root=Path(root),
-        name=Path(root).resolve().name,
+        name=folder_name(root),
         taxonomy=taxonomy,
         types={spec.name: spec for spec in TAXONOMIES[taxonomy]},
         scopes={GLOBAL_SCOPE: ScopeSpec(GLOBAL_SCOPE, description="shared across projects")},
@@ -201,45 +214,52 @@ def default_config(root: Path, taxonomy: str = "palace") -> Config:
     )
 
 
-def render_config(name: str, taxonomy: str) -> str:
-    """The palace.toml that `curator init` writes: every setting shown with its default."""
+def render_config(
+    name: str, taxonomy: str, *, layout: str | None = None, notes: str | None = None
+) -> str:
+    """The palace.toml that `curator init` writes: every setting with its default, taken from
+    the structs that read the file (written by a TOML writer, so any name round-trips)."""
+    import msgspec
+    import tomli_w
+
     if taxonomy not in TAXONOMIES:
         raise ConfigError(f"unknown taxonomy {taxonomy!r} (known: {', '.join(TAXONOMIES)})")
-    lines = [
-        "# curator palace settings. Every key is optional; these are the defaults.",
-        "[palace]",
-        f"name = {_toml_str(name)}",
-        f"taxonomy = {_toml_str(taxonomy)}",
-        "authority = [" + ", ".join(_toml_str(t) for t in AUTHORITY[taxonomy]) + "]",
+    defaults = {  # None means "not set" (TOML has no null): such a key is left out
+        table: {k: v for k, v in values.items() if v is not None}
+        for table, values in msgspec.to_builtins(FileTables()).items()
+    }
+    palace = {"name": name, "taxonomy": taxonomy, "authority": list(AUTHORITY[taxonomy])}
+    if layout is not None:
+        palace["layout"] = layout
+    if notes is not None:
+        palace["notes"] = notes
+    for key, value in defaults.pop("palace").items():
+        palace.setdefault(key, value)
+    tables = {"palace": palace, **{k: v for k, v in defaults.items() if v != {}}}
+    types = [
+        f"# [types.{spec.name}]  room = {_toml(spec.room)}, confidence = "
+        f"{list(spec.confidence)}, default_confidence = {spec.default_confidence}, "
+        f"review_after_days = {spec.review_after_days}"
+        for spec in TAXONOMIES[taxonomy]
+    ]
+    head = "# curator palace settings. Every key is optional; these are the defaults.\n"
+    tail = [
         "",
         "# Types come from the taxonomy; override a field or add a type like this:",
-    ]
-    for spec in TAXONOMIES[taxonomy]:
-        lo, hi = spec.confidence
-        lines.append(
-            f"# [types.{spec.name}]  room = {_toml_str(spec.room)}, confidence = [{lo}, {hi}],"
-            f" default_confidence = {spec.default_confidence},"
-            f" review_after_days = {spec.review_after_days}"
-        )
-    lines += [
+        *types,
         "",
         "# Project spaces. A scope's root is where its notes' verify paths are checked.",
         "# [scopes.myproject]",
         '# root = "../myproject"',
         "# sensitive = false",
         "",
-        "[audit]",
-        "allow = [" + ", ".join(_toml_str(a) for a in DEFAULT_ALLOW) + "]",
-        "jobs = 4",
-        'sandbox = "auto"',
-        "",
-        "[index]",
-        "# embedder: " + " or ".join(f'"{e}"' for e in EMBEDDERS),
-        'embedder = "wordllama"',
+        "# [index] embedder is one of " + ", ".join(_toml(e) for e in EMBEDDERS),
         "",
     ]
-    return "\n".join(lines)
+    return head + tomli_w.dumps(tables) + "\n".join(tail)
 
 
-def _toml_str(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _toml(value: str) -> str:
+    import tomli_w
+
+    return tomli_w.dumps({"v": value})[4:].strip()

@@ -143,21 +143,26 @@ class ScopeSpec:
     description: str = ""
 
 
+_PALACE = PalaceTable()
+
+
 @dataclass(frozen=True)
 class Config:
+    """palace.toml as curator uses it: the [palace] keys flat, their defaults from the struct."""
+
     root: Path
     name: str = ""
-    taxonomy: str = "palace"
+    taxonomy: str = _PALACE.taxonomy
     types: dict[str, TypeSpec] = field(default_factory=dict)
     scopes: dict[str, ScopeSpec] = field(default_factory=dict)
     authority: tuple[str, ...] = ()
     audit: AuditSettings = field(default_factory=AuditSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
-    layout: str = "curator"
-    notes: str | None = None  # None: the layout's own default
-    exclude: tuple[str, ...] = ()
-    memory_index_lines: int = 200
-    memory_index_kb: int = 25
+    layout: str = _PALACE.layout
+    notes: str | None = _PALACE.notes  # None: the layout's own default
+    exclude: tuple[str, ...] = _PALACE.exclude
+    memory_index_lines: int = _PALACE.memory_index_lines
+    memory_index_kb: int = _PALACE.memory_index_kb
     agents: AgentsTable = field(default_factory=AgentsTable)
     tasks: TasksTable = field(default_factory=TasksTable)
 

@@ -139,14 +139,11 @@ def _title(record: Record) -> str:
     return _words(name, NAME_WORDS) if not record.name else name
 
 
-def _source(record: Record) -> str:
-    """capture's `key=value,...` form; commas and newlines cannot occur inside a value."""
+def _source(record: Record) -> dict[str, str]:
+    """The draft's `source` as a mapping, each value exactly as the record has it (a re-import
+    matches on the id, so it is never rewritten)."""
     parts = {"store": record.store, "id": record.id, "app": record.app}
-
-    def safe(value: str) -> str:
-        return " ".join(value.replace(",", " ").split())
-
-    return ",".join(f"{k}={safe(v)}" for k, v in parts.items() if v)
+    return {k: v for k, v in parts.items() if v}
 
 
 def plan_records(
@@ -228,6 +225,10 @@ def run_import(
             summary.imported.append(f"{plan.type}: {plan.name} ({iso(record.created)})")
             continue
         extra = {k: v for k, v in record.header.items() if k not in RESERVED}
+        if record.bad_date:
+            note = f"the record's date {record.bad_date!r} is unusable; created is the import date"
+            extra["import_note"] = note
+            summary.warnings.append(f"record {record.line}: {note}")
         try:
             result = capture(
                 root,
@@ -243,6 +244,9 @@ def run_import(
             )
         except CaptureError as exc:
             summary.failed.append(Problem(record.line, exc.message))
+            continue
+        except RecursionError:  # a header field nested too deeply to write as YAML
+            summary.failed.append(Problem(record.line, "values nested too deeply: skipped"))
             continue
         summary.imported.append(result.path)
         summary.flagged += bool(result.secrets)

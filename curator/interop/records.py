@@ -46,6 +46,7 @@ class Record:
     tags: list[str] = field(default_factory=list)
     scope: str = ""
     header: dict[str, Any] = field(default_factory=dict)  # the record's other header fields
+    bad_date: str = ""  # the record's date as given, when it is unusable (the import date is used)
 
 
 @dataclass(frozen=True)
@@ -59,27 +60,38 @@ Item = Record | Problem
 
 # -- values --------------------------------------------------------------------------------
 def parse_time(value: Any) -> datetime | None:
-    """ISO 8601 (date, datetime, trailing Z, offset) or epoch seconds, as UTC; None if not."""
-    if isinstance(value, datetime):
-        parsed = value
-    elif isinstance(value, date):
-        parsed = datetime(value.year, value.month, value.day)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(float(value), UTC)
-        except (OverflowError, OSError, ValueError):
+    """ISO 8601 (date, datetime, trailing Z, offset) or epoch seconds, as UTC; None if not, or
+    when the moment has no four-digit year in UTC (Go's zero time, an overflow): `check`
+    accepts only those."""
+    try:
+        parsed = _moment(value)
+        if parsed is None:
             return None
-    elif isinstance(value, str) and value.strip():
-        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
-        try:
-            parsed = datetime.fromisoformat(text)
-        except ValueError:
-            return None
-    else:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        parsed = parsed.astimezone(UTC)
+    except (OverflowError, OSError, ValueError):
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    return parsed if 1000 <= parsed.year <= 9999 else None
+
+
+def _moment(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), UTC)
+    if isinstance(value, str) and value.strip():
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    return None
+
+
+def unusable_date(value: Any) -> str:
+    """The record's date as given when it is there but not usable (else "")."""
+    if value is None or value == "" or parse_time(value) is not None:
+        return ""
+    return " ".join(str(value).split())[:64]
 
 
 def iso(moment: datetime | None) -> str:
@@ -117,6 +129,7 @@ def _from_curator(store: str, obj: dict[str, Any], text: str, line: int) -> Reco
     elif isinstance(source, str):
         app = source.strip()
     created = parse_time(obj.get("created"))
+    bad_date = unusable_date(obj.get("created"))
     header = obj.get("header")
     description = obj.get("description")
     return Record(
@@ -133,6 +146,7 @@ def _from_curator(store: str, obj: dict[str, Any], text: str, line: int) -> Reco
         tags=_str_list(obj.get("tags")),
         scope=_str(obj.get("scope")),
         header=dict(header) if isinstance(header, dict) else {},
+        bad_date=bad_date,
     )
 
 
@@ -156,9 +170,12 @@ def mem0_record(obj: Any, line: int, store: str = "mem0") -> Item:
     metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
     if isinstance(metadata.get("source"), dict):  # written by `curator export --format mem0`
         record = _from_curator(store, {**metadata, "id": obj.get("id")}, text, line)
-        record.created = record.created or parse_time(obj.get("created_at"))
+        if record.created is None and not record.bad_date:
+            record.created = parse_time(obj.get("created_at"))
+            record.bad_date = unusable_date(obj.get("created_at"))
         return record
-    created = parse_time(obj.get("created_at") or metadata.get("created_at"))
+    given = obj.get("created_at") or metadata.get("created_at")
+    created = parse_time(given)
     rid = _str(obj.get("id")) or content_id(text, created)
     app = _str(obj.get("app")) or _str(obj.get("app_id")) or _str(obj.get("agent_id"))
     state = _str(obj.get("state") or metadata.get("state")).lower() or "active"
@@ -177,6 +194,7 @@ def mem0_record(obj: Any, line: int, store: str = "mem0") -> Item:
         app=app,
         state=state,
         tags=_str_list(metadata.get("tags")),
+        bad_date=unusable_date(given),
     )
 
 
@@ -192,6 +210,8 @@ def _lines(data: bytes, path: Path) -> Iterator[tuple[int, Any]]:
             yield number, json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             yield number, Problem(number, f"not JSON: {exc}")
+        except RecursionError:
+            yield number, Problem(number, "values nested too deeply: not a memory")
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -228,7 +248,7 @@ def read_mem0(path: Path) -> Iterator[Item]:
     data = _read_bytes(path)
     try:
         whole = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         for number, obj in _lines(data, path):
             yield obj if isinstance(obj, Problem) else mem0_record(obj, number)
         return
@@ -282,6 +302,8 @@ def _openmemory_manifest(data: bytes, path: Path) -> Iterator[Item]:
         whole = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ImportFileError(f"memories.json is not JSON: {exc}", path=str(path)) from None
+    except RecursionError:
+        raise ImportFileError("memories.json is nested too deeply", path=str(path)) from None
     if not isinstance(whole, dict) or not isinstance(whole.get("memories"), list):
         raise ImportFileError("memories.json has no 'memories' list", path=str(path))
     apps = {a.get("id"): a.get("name") for a in whole.get("apps") or [] if isinstance(a, dict)}

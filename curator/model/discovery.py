@@ -7,12 +7,13 @@ import os
 from pathlib import Path
 
 from curator.config import CONFIG_NAME
-from curator.errors import PalaceNotFound
+from curator.errors import CuratorError, PalaceNotFound
 from curator.model.note import Kind
 
 NOTES_DIR = "notes"
 INBOX_DIR = "inbox"
 STATE_DIR = ".curator"
+TASKS_DIR = "tasks"
 INDEX_NAME = "INDEX.md"
 
 
@@ -52,10 +53,35 @@ def kind_of(rel: str) -> Kind | None:
     return None
 
 
+def state_folder(root: Path, rel: str) -> Path:
+    """`root/rel` as a folder curator may write in (it need not exist yet). A palace cloned
+    from someone else's repository may hold a symbolic link where a state folder goes
+    (.curator, tasks): a link anywhere on the way is refused, so curator never writes or
+    deletes outside the palace."""
+    path = Path(root)
+    for part in Path(rel).parts:
+        path = path / part
+        where = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            raise CuratorError(
+                f"refusing to use {where}: it is a symbolic link, and curator keeps its state "
+                "only in real folders inside the palace; remove the link",
+                path=str(path),
+            )
+        if path.exists() and not path.is_dir():
+            raise CuratorError(f"refusing to use {where}: it is not a folder", path=str(path))
+    return path
+
+
 def ensure_state_dir(root: Path) -> Path:
-    """.curator/ with a .gitignore of its own, so machine state never enters history."""
-    state = Path(root) / STATE_DIR
+    """.curator/ with a .gitignore of its own, so machine state never enters history. Neither
+    it nor anything directly in it may be a symbolic link (see `state_folder`)."""
+    state = state_folder(root, STATE_DIR)
     state.mkdir(exist_ok=True)
+    with os.scandir(state) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                state_folder(root, f"{STATE_DIR}/{entry.name}")  # raises, naming the link
     ignore = state / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# curator machine state: caches, index, journal. Never committed.\n*\n")

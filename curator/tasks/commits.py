@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from curator.model.discovery import state_folder
 from curator.tasks.settings import TaskSettings
 from curator.tasks.store import TASKS_DIR, TaskStore
 
@@ -42,7 +43,7 @@ def should_commit(settings: TaskSettings, event: str, status_changed: bool) -> b
 
 def keep_out_of_git(root: Path) -> None:
     """tracked = false: a tasks/.gitignore that ignores everything under tasks/."""
-    folder = Path(root) / TASKS_DIR
+    folder = state_folder(Path(root), TASKS_DIR)
     folder.mkdir(exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():

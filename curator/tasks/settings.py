@@ -19,16 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from curator.config.schema import TasksTable
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-@dataclass(frozen=True)
-class TaskSettings:
-    tracked: bool = True
-    commit_saves: bool = False
-    stale_after: float = 2 * 3600.0  # seconds
-    claim_ttl: float = 8 * 3600.0  # seconds
 
 
 def duration(value: Any) -> float | None:
@@ -41,6 +35,19 @@ def duration(value: Any) -> float | None:
     if match is None or float(match.group(1)) <= 0:
         return None
     return float(match.group(1)) * _UNIT[match.group(2)]
+
+
+_TABLE = TasksTable()
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """The [tasks] table with its durations in seconds (defaults from the struct)."""
+
+    tracked: bool = _TABLE.tracked
+    commit_saves: bool = _TABLE.commit_saves
+    stale_after: float = duration(_TABLE.stale_after) or 0.0
+    claim_ttl: float = duration(_TABLE.claim_ttl) or 0.0
 
 
 def load_settings(root: Path) -> TaskSettings:

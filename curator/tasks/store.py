@@ -18,12 +18,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
-from curator.model.palace import STATE_DIR, ensure_state_dir
+from curator.fsutil import TMP_PREFIX, atomic_write, fsync_dir, write_temp
+from curator.model.discovery import STATE_DIR, TASKS_DIR, ensure_state_dir, state_folder
 from curator.tasks.checkpoint import Checkpoint, Header, parse, parse_header, split
 from curator.tasks.errors import BadCheckpoint, TaskError, TaskNotFound
 
-TASKS_DIR = "tasks"
 REQUESTS_NAME = "requests.md"
 TEMP_DIR = "tasks-tmp"
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,79}")
@@ -63,7 +62,8 @@ class TaskStore:
 
     # -- paths -----------------------------------------------------------------------------
     def task_dir(self, slug: str) -> Path:
-        return self.dir / check_slug(slug)
+        """tasks/<slug>/, refused when it (or tasks/) is a symbolic link: see `state_folder`."""
+        return state_folder(self.root, f"{TASKS_DIR}/{check_slug(slug)}")
 
     def rel(self, slug: str, name: str) -> str:
         return f"{TASKS_DIR}/{slug}/{name}"
@@ -74,14 +74,15 @@ class TaskStore:
     def temp_dir(self) -> Path:
         """.curator/tasks-tmp/: the store's own temp folder (the writer empties .curator/tmp/
         under its lock, which the store does not take)."""
-        folder = ensure_state_dir(self.root) / TEMP_DIR
+        ensure_state_dir(self.root)
+        folder = state_folder(self.root, f"{STATE_DIR}/{TEMP_DIR}")
         folder.mkdir(exist_ok=True)
         return folder
 
     # -- reading ---------------------------------------------------------------------------
     def slugs(self) -> list[str]:
         try:
-            with os.scandir(self.dir) as entries:
+            with os.scandir(state_folder(self.root, TASKS_DIR)) as entries:
                 return sorted(e.name for e in entries if e.is_dir() and SLUG.fullmatch(e.name))
         except FileNotFoundError:
             return []
@@ -122,7 +123,7 @@ class TaskStore:
 
         Plain string paths and one open: the task list reads a thousand of these."""
         n = self.newest(slug) if number is None else number
-        path = os.path.join(self.dir, check_slug(slug), rev_name(n))
+        path = os.path.join(self.task_dir(slug), rev_name(n))
         try:
             with open(path, "rb") as handle:
                 data = handle.read(_HEAD_BYTES)
@@ -170,15 +171,14 @@ class TaskStore:
     # -- what each owner last read (the stale-view rule of the CLI) ------------------------
     def _seen_path(self, owner: str, slug: str) -> Path:
         digest = hashlib.sha256(owner.encode("utf-8")).hexdigest()[:20]
-        return self.root / STATE_DIR / "tasks-seen" / digest / check_slug(slug)
+        folder = state_folder(self.root, f"{STATE_DIR}/tasks-seen/{digest}")
+        return folder / check_slug(slug)
 
     def mark_seen(self, owner: str, slug: str, number: int) -> None:
         path = self._seen_path(owner, slug)
         try:  # no fsync: a record lost to a power cut only means passing --revision once
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
-            tmp.write_bytes(f"{number}\n".encode())
-            os.replace(tmp, path)
+            atomic_write(path, f"{number}\n".encode(), sync=False)
         except OSError:
             pass  # only a convenience: --revision says the same explicitly
 

@@ -224,7 +224,7 @@ def capture(
     name: str,
     body: str,
     description: str = "",
-    source: str | None = None,
+    source: str | dict[str, str] | None = None,
     scope: str | None = None,
     tags: list[str] | None = None,
     now: datetime | None = None,
@@ -237,7 +237,7 @@ def capture(
     """
     root = Path(palace_root)
     name, description, clean_tags = _validate(root, type, name, body, description, scope, tags)
-    source_value = parse_source(source)
+    source_value = dict(source) if isinstance(source, dict) else parse_source(source)
     stamp = _stamp(now)
     warnings: list[str] = []
 

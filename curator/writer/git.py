@@ -9,6 +9,7 @@ text never becomes an option, a ref or a config value.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -199,14 +200,31 @@ def discover_with_head(palace_root: Path) -> tuple[Repo, str | None]:
         ],
         check=False,
     )
-    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if proc.returncode not in (0, 1) or len(lines) < 3 or not lines[0]:
+    found = _rev_parse(root, proc.stdout.decode("utf-8", "surrogateescape"))
+    if proc.returncode not in (0, 1) or found is None:
         raise NotARepositoryError(
             f"{root} is not inside a git work tree (curator keeps every change as a git commit; "
             f"run `git init` there first)"
         )
-    top, git_dir, prefix = lines[0], lines[1], lines[2]
-    if prefix and not prefix.endswith("/"):
-        prefix += "/"
-    head = lines[3].strip() if proc.returncode == 0 and len(lines) > 3 and lines[3] else None
+    top, git_dir, prefix, head = found
     return Repo(Path(top), Path(git_dir), prefix), head
+
+
+def _rev_parse(root: Path, text: str) -> tuple[str, str, str, str | None] | None:
+    """(top, git dir, prefix, HEAD) from rev-parse's lines. A folder name may hold a newline,
+    so the top is the ancestor of the palace folder the text starts with, not the first line."""
+    match = re.search(r"(?:^|\n)([0-9a-f]{40}|[0-9a-f]{64})\n$", text)
+    head = match.group(1) if match else None
+    body = text[: match.start() + 1] if match else text
+    real = root.resolve()
+    for folder in (real, *real.parents):
+        rel = real.relative_to(folder).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        top, tail = str(folder) + "\n", "\n" + prefix + "\n"
+        if body.startswith(top) and body.endswith(tail) and len(body) > len(top) + len(tail):
+            return str(folder), body[len(top) : len(body) - len(tail)], prefix, head
+    lines = text.split("\n")
+    if len(lines) < 3 or not lines[0]:
+        return None
+    prefix = lines[2] if not lines[2] or lines[2].endswith("/") else lines[2] + "/"
+    return lines[0], lines[1], prefix, head

@@ -1,27 +1,39 @@
-"""`curator init`: a new palace as one commit (git init first when there is no repository)."""
+"""`curator init`: a new palace as one commit (git init first when there is no repository).
+
+What init makes (the repository, notes/, inbox/, .curator/) it takes away again when it
+fails, so a refused init leaves the folder as it was. The user's own files (.gitignore, an
+INDEX.md) keep every byte but curator's added lines, and a .gitignore that is a symbolic
+link is written through it.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from curator.config import CONFIG_NAME, TAXONOMIES, default_config, render_config
+from curator.config import CONFIG_NAME, TAXONOMIES, default_config, name_text, render_config
 from curator.errors import CuratorError
-from curator.fsutil import atomic_write
+from curator.fsutil import read_or_none, remove_user_file, write_user_file
+from curator.model.discovery import state_folder
 from curator.model.index_md import render_index
 from curator.model.layouts import get_layout
-from curator.model.layouts.adopt import AdoptPlan, plan_adopt
+from curator.model.layouts.adopt import AdoptPlan, gitignore, plan_adopt
 from curator.model.layouts.walk import outside
-from curator.model.palace import INBOX_DIR, INDEX_NAME, NOTES_DIR, Palace, ensure_state_dir
+from curator.model.palace import (
+    INBOX_DIR,
+    INDEX_NAME,
+    NOTES_DIR,
+    STATE_DIR,
+    Palace,
+    ensure_state_dir,
+)
 from curator.writer.apply import apply_plan
 from curator.writer.git import git_env, run_git
 from curator.writer.plan import Plan, Write
-
-GITIGNORE = (
-    "# curator: drafts are unreviewed and may hold secrets; machine state is derived.\n"
-    "inbox/\n.curator/\n"
-)
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,34 @@ class InitResult:
     commit: str
     kept: tuple[str, ...] = ()  # files that existed and were left as they were
     unread: tuple[str, ...] = ()  # markdown files outside notes/: the palace will not read them
+
+
+@contextlib.contextmanager
+def _undo_on_failure(root: Path) -> Iterator[None]:
+    """Remove what init made in `root` (the folder itself, .git, notes/, inbox/, .curator/)
+    when the block fails; what was there before stays."""
+    made = [p for p in (root, root / ".git", *(root / d for d in (NOTES_DIR, INBOX_DIR, STATE_DIR)))
+            if not p.exists() and not p.is_symlink()]  # fmt: skip
+    try:
+        yield
+    except BaseException:
+        for path in reversed(made):
+            shutil.rmtree(path, ignore_errors=True)
+        raise
+
+
+def _in_repository(root: Path) -> bool:
+    inside = subprocess.run(
+        ["git", "rev-parse", "--is-inside-work-tree"], cwd=root, capture_output=True, env=git_env()
+    )
+    return inside.returncode == 0
+
+
+def _split_linked(root: Path, files: dict[str, bytes]) -> dict[str, bytes]:
+    """Take out of `files` those that are symbolic links (a .gitignore kept in a dotfiles
+    repository): the writer never writes through a link, so they are written on their own,
+    through it, after the commit (git records the link, not what it points at)."""
+    return {rel: files.pop(rel) for rel in list(files) if (root / rel).is_symlink()}
 
 
 def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None) -> InitResult:
@@ -42,51 +82,50 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
         raise CuratorError(
             f"{root / NOTES_DIR} already holds files; refusing to initialise over them"
         )
-    root.mkdir(parents=True, exist_ok=True)
-    inside = subprocess.run(
-        ["git", "rev-parse", "--is-inside-work-tree"], cwd=root, capture_output=True, env=git_env()
-    )
-    if inside.returncode != 0:
-        subprocess.run(
-            ["git", "init", "-q", "--", str(root)], check=True, capture_output=True, env=git_env()
+    for rel in (NOTES_DIR, INBOX_DIR, STATE_DIR):
+        state_folder(root, rel)  # a file or a symbolic link there is refused, naming it
+    with _undo_on_failure(root):
+        root.mkdir(parents=True, exist_ok=True)
+        if not _in_repository(root):
+            subprocess.run(
+                ["git", "init", "-q", "--", str(root)], check=True, capture_output=True,
+                env=git_env(),
+            )  # fmt: skip
+        (root / NOTES_DIR).mkdir(exist_ok=True)
+        (root / INBOX_DIR).mkdir(exist_ok=True)
+        ensure_state_dir(root)
+        palace_name = name_text(name) if name else name_text(root.name)
+        config = replace(default_config(root, taxonomy), name=palace_name)
+        index = render_index(Palace(root, config, [], []), None)
+        try:
+            old_ignore = (root / ".gitignore").read_bytes()
+        except FileNotFoundError:
+            old_ignore = None
+        files = {
+            CONFIG_NAME: render_config(palace_name, taxonomy).encode("utf-8"),
+            ".gitignore": gitignore(old_ignore),
+            f"{NOTES_DIR}/.gitkeep": b"",
+            INDEX_NAME: index.encode("utf-8"),
+        }
+        if old_ignore is not None and files[".gitignore"] == old_ignore:
+            del files[".gitignore"]
+        # never overwrite a file init did not create (an INDEX.md of the user's own stays)
+        kept = tuple(rel for rel in files if rel != ".gitignore" and (root / rel).exists())
+        for rel in kept:
+            del files[rel]
+        linked = _split_linked(root, files)
+        plan = Plan(
+            action="init",
+            notes=(),
+            reason=f"New palace with the {taxonomy} taxonomy.",
+            summary=palace_name,
+            changes=tuple(Write.from_disk(root, rel, data) for rel, data in files.items()),
+            root=root,
         )
-    (root / NOTES_DIR).mkdir(exist_ok=True)
-    (root / INBOX_DIR).mkdir(exist_ok=True)
-    ensure_state_dir(root)
-    palace_name = name or root.name
-    config = replace(default_config(root, taxonomy), name=palace_name)
-    index = render_index(Palace(root, config, [], []), None)
-    files = {
-        CONFIG_NAME: render_config(palace_name, taxonomy),
-        ".gitignore": GITIGNORE,
-        f"{NOTES_DIR}/.gitkeep": "",
-        INDEX_NAME: index,
-    }
-    existing_ignore = root / ".gitignore"
-    if existing_ignore.exists():
-        text = existing_ignore.read_text(encoding="utf-8")
-        missing = [line for line in ("inbox/", ".curator/") if line not in text.splitlines()]
-        files[".gitignore"] = (
-            text
-            + ("" if text.endswith("\n") or not text else "\n")
-            + "".join(f"{m}\n" for m in missing)
-        )
-    # never overwrite a file init did not create (an INDEX.md of the user's own stays)
-    kept = tuple(rel for rel in files if rel != ".gitignore" and (root / rel).exists())
-    plan = Plan(
-        action="init",
-        notes=(),
-        reason=f"New palace with the {taxonomy} taxonomy.",
-        summary=palace_name,
-        changes=tuple(
-            Write.from_disk(root, rel, data.encode("utf-8"))
-            for rel, data in files.items()
-            if rel not in kept
-        ),
-        root=root,
-    )
-    unread = tuple(outside(root, get_layout("curator")))
-    applied = apply_plan(root, plan)
+        unread = tuple(outside(root, get_layout("curator")))
+        applied = apply_plan(root, plan)
+    for rel, data in linked.items():
+        write_user_file(root / rel, data)
     return InitResult(root, applied.sha, kept, unread)
 
 
@@ -105,28 +144,38 @@ def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = No
     has a before); in a repository only the two files are committed. (H-layouts, issue 12.)"""
     plan = plan_adopt(path, layout=layout, name=name)
     root = plan.root
-    inside = subprocess.run(
-        ["git", "rev-parse", "--is-inside-work-tree"], cwd=root, capture_output=True, env=git_env()
-    )
-    ensure_state_dir(root)
-    if inside.returncode == 0:
-        changes = tuple(
-            Write.from_disk(root, rel, text.encode("utf-8")) for rel, text in plan.files.items()
-        )
-        summary = f"adopt as a {plan.layout} palace"
-        applied = apply_plan(
-            root, Plan(action="init", notes=(), reason=plan.reason, summary=summary,
-                       changes=changes, root=root)
-        )  # fmt: skip
-        others = run_git(root, ["ls-files", "--others", "--exclude-standard", "-z"])
-        names = others.stdout.decode("utf-8", "replace").split("\0")
-        untracked = tuple(p for p in names if p.lower().endswith(".md"))
-        return AdoptResult(plan, applied.sha, False, untracked)
-    run_git(root, ["init", "-q"])
-    for rel, text in plan.files.items():
-        atomic_write(root / rel, text.encode("utf-8"))
-    run_git(root, ["add", "-A"])
-    message = f"curator: adopt this folder as a {plan.layout} palace\n\n{plan.reason}.\n"
-    run_git(root, ["commit", "-q", "-m", message])
-    sha = run_git(root, ["rev-parse", "HEAD"]).stdout.decode().strip()
-    return AdoptResult(plan, sha, True)
+    files = dict(plan.files)
+    with _undo_on_failure(root):
+        in_repository = _in_repository(root)
+        ensure_state_dir(root)
+        if in_repository:
+            linked = _split_linked(root, files)
+            changes = tuple(Write.from_disk(root, rel, data) for rel, data in files.items())
+            summary = f"adopt as a {plan.layout} palace"
+            applied = apply_plan(
+                root, Plan(action="init", notes=(), reason=plan.reason, summary=summary,
+                           changes=changes, root=root)
+            )  # fmt: skip
+            for rel, data in linked.items():
+                write_user_file(root / rel, data)
+            others = run_git(root, ["ls-files", "--others", "--exclude-standard", "-z"])
+            names = others.stdout.decode("utf-8", "replace").split("\0")
+            untracked = tuple(p for p in names if p.lower().endswith(".md"))
+            return AdoptResult(plan, applied.sha, False, untracked)
+        run_git(root, ["init", "-q"])
+        before = {rel: read_or_none(root / rel) for rel in files}
+        try:
+            for rel, data in files.items():
+                write_user_file(root / rel, data)
+            run_git(root, ["add", "-A"])
+            message = f"curator: adopt this folder as a {plan.layout} palace\n\n{plan.reason}.\n"
+            run_git(root, ["commit", "-q", "-m", message])
+        except BaseException:
+            for rel, old in before.items():  # the folder as it was: no palace.toml, the
+                if old is None:  # user's .gitignore byte for byte
+                    remove_user_file(root / rel)
+                else:
+                    write_user_file(root / rel, old)
+            raise
+        sha = run_git(root, ["rev-parse", "HEAD"]).stdout.decode().strip()
+        return AdoptResult(plan, sha, True)

@@ -219,9 +219,14 @@ class Layout:
         # .github): Obsidian leaves them out of the vault, as curator's own walk does
         if any(part.startswith(".") for part in parts):
             return True
-        for pattern in (*self.excludes, *config_excludes):
+        # the layout's own (the drafts folder) are anchored at the notes root; a folder of
+        # that name deeper down holds the user's notes. palace.toml's match at any depth.
+        for pattern, anywhere in (*((p, False) for p in self.excludes),
+                                  *((p, True) for p in config_excludes)):  # fmt: skip
             pattern = pattern.strip("/")
-            if rel == pattern or rel.startswith(pattern + "/") or pattern in parts[:-1]:
+            if rel == pattern or rel.startswith(pattern + "/"):
+                return True
+            if anywhere and pattern in parts[:-1]:
                 return True
         return rel == self.index_name
 
