@@ -31,6 +31,7 @@ from curator.config import load_config
 from curator.errors import CuratorError
 from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
+from curator.model.schema import unknown_value
 from curator.model.similar import Similar, similar
 from curator.writer.secrets import SecretHit, scan, without_secrets
 
@@ -147,10 +148,11 @@ def _validate(
     if size > MAX_BYTES:
         raise CaptureError(f"the body is {size} bytes, over the 1 MiB limit")
     config = load_config(palace_root)
-    if type not in config.types:
-        raise CaptureError(f"unknown type {type!r} (known: {', '.join(config.types)})")
-    if scope is not None and scope not in config.scopes:
-        raise CaptureError(f"unknown scope {scope!r} (known: {', '.join(config.scopes)})")
+    problem = unknown_value("type", [type], config.types) or unknown_value(
+        "scope", [scope] if scope is not None else [], config.scopes
+    )
+    if problem:
+        raise CaptureError(problem)
     clean_tags: list[str] = []
     for tag in tags or ():
         tag = _one_line(tag)
