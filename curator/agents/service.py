@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.errors import CuratorError
-from curator.model.note import DRAFT_BANNER
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
 
@@ -309,8 +308,6 @@ class Memory:
                 f"the body is {len(body)} characters; a memory holds at most "
                 f"{MAX_CAPTURE_CHARS}: keep the fact and its evidence, link the rest"
             )
-        self._refuse_secrets(name, description, body, source)
-        self._refuse_exact_draft(name, body)
         with self._lock:
             try:
                 result = capture(
@@ -322,6 +319,7 @@ class Memory:
                     source=source or "agent=mcp",
                     scope=scope,
                     tags=tags,
+                    from_agent=True,
                 )
             except CuratorError as exc:
                 raise AgentRefusal(str(exc)) from None
@@ -333,37 +331,9 @@ class Memory:
         data["note"] = f"Wrote a draft for review. {NOT_RULES}"
         return data
 
-    @staticmethod
-    def _refuse_secrets(name: str, description: str, body: str, source: str | None) -> None:
-        """An agent's capture holding a secret is refused (a person's `curator capture` only
-        flags it): the agent can take it out and capture again, and nothing is written."""
-        from curator.writer.secrets import scan
-
-        found = [(f"body line {h.line}", h.kind) for h in scan(body)]
-        for label, text in (("name", name), ("description", description), ("source", source)):
-            found += [(label, h.kind) for h in scan(text or "")]
-        if found:
-            where = ", ".join(f"{kind} in the {place}" for place, kind in found[:5])
-            raise AgentRefusal(
-                f"the memory looks like it holds a secret ({where}); nothing was written: "
-                "remove the secret (name where it is kept instead) and capture again"
-            )
-
     def _visible_path(self, rel: str) -> bool:
         note = self.palace.by_rel.get(rel)
         return note is not None and self.visible(note)
-
-    def _refuse_exact_draft(self, name: str, body: str) -> None:
-        """An exact duplicate of an existing draft (same name and body) is refused by path."""
-        want = (one_line(name).casefold(), body.strip())
-        for draft in self.palace.drafts:
-            if not draft.ok or one_line(draft.name).casefold() != want[0]:
-                continue
-            text = draft.body.replace(DRAFT_BANNER, "", 1).strip()
-            if text == want[1]:
-                raise AgentRefusal(
-                    f"an identical draft already waits for review: {draft.rel}; nothing written"
-                )
 
     def report_stale(self, *, note: str, reason: str, evidence: str = "") -> dict[str, Any]:
         """A draft saying which note is wrong and why; the note itself is never edited."""
