@@ -22,7 +22,7 @@ from curator.agents.service import AgentRefusal
 
 __all__ = ["Change", "plan_install", "plan_uninstall", "settings_path"]
 
-MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
+MATCHERS = {"SessionStart": "startup|resume|clear|compact|fork"}  # every session source
 TIMEOUTS = {"SessionStart": 10, "UserPromptSubmit": 6, "Stop": 5}  # seconds, above our budgets
 # ours: `... -m curator.agents ... claude-code EVENT` or `curator ... hook claude-code EVENT`
 _OURS = re.compile(r"(?:^|[\s/])(?:curator|-m curator(?:\.agents)?)\b.* claude-code (\w+)$")
@@ -123,10 +123,16 @@ def plan_install(path: Path, palace: str | None, events: tuple[str, ...]) -> Cha
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise AgentRefusal(f"{path}: hooks.{event} is not a list; fix it first")
-        present = any(
-            _is_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks") or []
-        )
-        if present:
+        ours = [
+            g for g in groups if isinstance(g, dict) and any(map(_is_ours, g.get("hooks") or []))
+        ]
+        for installed in ours:  # installed before: point it at this palace, today's matcher
+            for hook in installed["hooks"]:
+                if _is_ours(hook):
+                    hook["command"] = command(event, palace)
+            if event in MATCHERS:
+                installed["matcher"] = MATCHERS[event]
+        if ours:
             continue
         group: dict[str, Any] = {}
         if event in MATCHERS:
