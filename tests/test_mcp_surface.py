@@ -15,9 +15,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-from agenthelpers import HASH_TOML, McpClient
+from agenthelpers import McpClient, write_palace
 from layouthelpers import FIXTURES
-from palacehelpers import RunCli, git_init_commit, note_text
+from palacehelpers import RunCli, note_text
 
 import curator
 from curator.agents.service import Memory
@@ -55,16 +55,9 @@ def _palace(base: Path) -> Path:
         "inbox/2026-01-02-draft.md": note_text(
             "Zebracorn draft", body="An unreviewed zebracorn idea.\n", extra="status: draft\n"
         ),
+        "INDEX.md": "# Index\n",
     }
-    (root / "notes").mkdir(parents=True)
-    (root / "inbox").mkdir()
-    (root / "palace.toml").write_text(HASH_TOML)
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    (root / "INDEX.md").write_text("# Index\n")
-    git_init_commit(root)
-    return root
+    return write_palace(root, files)
 
 
 @pytest.fixture(scope="module")
