@@ -98,7 +98,8 @@ def session_start(run: HookRun) -> list[str]:
     where = f"{run.root / index}" if index else f"{run.root}"
     read = "read the notes there that match the task, or search" if index else "search it"
     if mcp_configured(run.project):
-        how = "the curator MCP tools: search, ask, read_note, related, recent; capture"
+        how = "the curator MCP tools search, ask, read_note, related, recent; to keep a "
+        how += "lesson, capture"
     else:
         cli = command_prefix(run.root)
         how = f'`{cli} search "WORDS"`; to keep a lesson, `{cli} capture --type TYPE --name NAME`'
@@ -308,7 +309,7 @@ def _work(run: HookRun, result: dict[str, Any]) -> None:
             lines += contributor(run)
         except Exception as exc:  # one contributor failing must not cost the others' lines
             problems.append(f"{getattr(contributor, '__name__', 'contributor')}: {_one(exc)}")
-    if not mcp_configured(run.project):
+    if any("`curator " in line for line in lines) and not mcp_configured(run.project):
         lines = _exact_commands(lines, run.root)
     result["lines"] = lines
     result["problems"] = problems
