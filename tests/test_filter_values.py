@@ -52,8 +52,10 @@ def test_json_errors_are_json(sample_palace: Path, run_cli: RunCli) -> None:
 
 
 def test_search_limit_zero_is_refused(sample_palace: Path, run_cli: RunCli) -> None:
-    code, _, err = run_cli("--palace", sample_palace, "search", "x", "--limit", "0")
-    assert code == 2 and "--limit" in err and "1.." in err
+    code, out, err = run_cli("--palace", sample_palace, "search", "x", "--limit", "0")
+    assert code == 2 and "--limit" in err and "1.." in err and out == ""
+    code, out, _ = run_cli("--palace", sample_palace, "search", "x", "--limit", "0", "--json")
+    assert code == 2 and "--limit" in json.loads(out)["error"]
 
 
 @settings(max_examples=200, deadline=None)
