@@ -15,7 +15,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from agenthelpers import McpClient, write_palace
+from agenthelpers import HASH_TOML, McpClient, write_palace
 from layouthelpers import FIXTURES
 from palacehelpers import RunCli, note_text
 
@@ -274,3 +274,25 @@ def test_an_adopted_claude_code_folder_points_to_memory_md(tmp_path: Path, run_c
     memory = Memory(root)
     assert memory.index_name() == "MEMORY.md" and not (root / "INDEX.md").exists()
     assert "feedback_testing.md" in memory.index_md()
+
+
+def test_recent_lists_promotions_and_retirements_from_history(
+    make_palace: Any, run_cli: RunCli
+) -> None:
+    root = make_palace(
+        {
+            "inbox/2026-11-01-queue.md": note_text(
+                "Queue is SQS", body="The queue is SQS now.\n", extra="status: draft\n"
+            ),
+            "notes/project/old.md": note_text("Old fact", body="Old.\n"),
+        },
+        toml=HASH_TOML,
+    )
+    code, _, err = run_cli("--palace", root, "promote", "inbox/2026-11-01-queue.md", "--yes")
+    assert code == 0, err
+    code, _, err = run_cli("--palace", root, "retire", "old", "--reason", "gone", "--yes")
+    assert code == 0, err
+    changes = Memory(root).recent(days=2)["changes"]
+    got = {(c["change"], c["name"]) for c in changes}
+    assert ("promoted", "Queue is SQS") in got and ("retired", "Old fact") in got
+    assert Memory(root).recent(since="2999-01-01")["changes"] == []
