@@ -138,3 +138,21 @@ def test_concurrent_identical_captures_from_processes_write_one_draft(
     outcomes = sorted(p.communicate(timeout=120)[0].strip() for p in procs)
     assert outcomes == ["identical"] * 5 + ["written"]
     assert len(_drafts(root)) == 1
+
+
+def test_an_identical_hidden_draft_is_refused_without_its_path(make_palace: MakePalace) -> None:
+    from agenthelpers import HASH_TOML
+
+    from curator.agents.service import AgentRefusal, Memory
+
+    root = make_palace({}, toml=HASH_TOML + "\n[scopes.vault]\nsensitive = true\n")
+    memory = Memory(root)
+    args = {**BASE, "name": "Vault rotation", "body": "Rotate monthly.", "scope": "vault"}
+    first = memory.capture(**args)  # type: ignore[arg-type]
+    with pytest.raises(AgentRefusal, match="identical draft already waits") as caught:
+        memory.capture(**args)  # type: ignore[arg-type]
+    assert first["path"] not in str(caught.value) and "inbox/" not in str(caught.value)
+    public = {**args, "scope": None, "name": "Public rotation"}
+    shown = memory.capture(**public)  # type: ignore[arg-type]
+    with pytest.raises(AgentRefusal, match=shown["path"]):
+        memory.capture(**public)  # type: ignore[arg-type]

@@ -542,7 +542,7 @@ class Memory:
         scope: str | None = None,
         tags: list[str] | None = None,
     ) -> dict[str, Any]:
-        from curator.writer.capture import capture
+        from curator.writer.capture import IdenticalDraft, capture
 
         if len(body) > MAX_CAPTURE_CHARS:
             raise AgentRefusal(
@@ -562,6 +562,11 @@ class Memory:
                     tags=tags,
                     from_agent=True,
                 )
+            except IdenticalDraft as exc:  # named only when this Memory may show it
+                shown = f": {exc.draft}" if self._visible_path(exc.draft) else ""
+                raise AgentRefusal(
+                    f"an identical draft already waits for review{shown}; nothing written"
+                ) from None
             except CuratorError as exc:
                 raise AgentRefusal(str(exc)) from None
             self._dirty.set()

@@ -41,6 +41,7 @@ __all__ = [
     "SECRET_FIELD",
     "CaptureError",
     "CaptureResult",
+    "IdenticalDraft",
     "capture",
     "parse_source",
     "secrets_in",
@@ -60,6 +61,14 @@ _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 class CaptureError(CuratorError):
     """A capture was refused: bad input, or the draft could not be written."""
+
+
+class IdenticalDraft(CaptureError):
+    """An agent's capture repeats a draft that waits for review (`path`)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"an identical draft already waits for review: {path}; nothing written")
+        self.draft = path
 
 
 @dataclass
@@ -330,9 +339,7 @@ def capture(
     with _capture_lock(root):
         same = _identical_draft(root, name, body)
         if same is not None:
-            raise CaptureError(
-                f"an identical draft already waits for review: {same}; nothing written"
-            )
+            raise IdenticalDraft(same)
         rel = _write_unique(root, stem, data)
     return CaptureResult(rel, found_similar, hits, warnings)
 
