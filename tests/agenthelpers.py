@@ -14,6 +14,21 @@ from typing import Any
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'
 
 
+def write_palace(root: Path, files: dict[str, str], toml: str = HASH_TOML) -> Path:
+    """A palace at `root` (notes/, inbox/, palace.toml and `files`), committed to git: a
+    module-scoped fixture's palace, which `make_palace` (function-scoped) cannot give."""
+    from palacehelpers import git_init_commit
+
+    (root / "notes").mkdir(parents=True)
+    (root / "inbox").mkdir()
+    (root / "palace.toml").write_text(toml)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git_init_commit(root)
+    return root
+
+
 class McpClient:
     """Starts `curator --palace ROOT mcp [extra]` and talks to it with the SDK client."""
 

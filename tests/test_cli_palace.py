@@ -232,4 +232,4 @@ def test_list_takes_searchs_filter_flags_and_its_visibility(
     ]
     assert "notes/project/stale-fact.md" not in listed(run_cli, root, "--not-stale")
     rc, _, err = run_cli("--palace", root, "list", "--status", "bogus")
-    assert rc == 2 and "unknown --status 'bogus'" in err
+    assert rc == 2 and "unknown status 'bogus' (known: active, superseded" in err

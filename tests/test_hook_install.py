@@ -32,16 +32,46 @@ EXISTING = {
 }
 
 
-def cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def cli(project: Path, *args: str, palace: bool = True) -> subprocess.CompletedProcess[str]:
+    """`curator hook ARGS` in `project`, with a palace beside it in CURATOR_PALACE (install
+    refuses without one) unless `palace` is False."""
+    env = os.environ.copy()
+    if palace:
+        beside = project.parent / f"{project.name}-palace"
+        (beside / "notes").mkdir(parents=True, exist_ok=True)
+        env["CURATOR_PALACE"] = str(beside)
     return subprocess.run(
         [sys.executable, "-m", "curator", "hook", *args],
         cwd=project,
         capture_output=True,
         text=True,
-        env=os.environ.copy(),
+        env=env,
         stdin=subprocess.DEVNULL,
         timeout=60,
     )
+
+
+def test_install_refuses_without_a_palace(tmp_path: Path) -> None:
+    proc = cli(tmp_path, "install", "claude-code", "--yes", palace=False)
+    assert proc.returncode == 2 and "--palace" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / ".claude").exists()
+
+
+def test_install_records_the_palace_and_a_new_one_updates_it(tmp_path: Path) -> None:
+    first, second = tmp_path / "p1", tmp_path / "p2"
+    for p in (first, second):
+        (p / "notes").mkdir(parents=True)
+    project = tmp_path / "project"
+    project.mkdir()
+    settings = project / ".claude" / "settings.json"
+    assert cli(project, "install", "claude-code", "--yes", "--palace", str(first)).returncode == 0
+    text = settings.read_text()
+    assert text.count(str(first)) == 3 and "startup|resume|clear|compact|fork" in text
+    proc = cli(project, "install", "claude-code", "--yes", "--palace", str(second))
+    assert proc.returncode == 0 and "already installed" not in proc.stdout
+    data = json.loads(settings.read_text())
+    commands = [h["command"] for e in EVENTS for g in data["hooks"][e] for h in g["hooks"]]
+    assert len(commands) == 3 and all(str(second) in c and str(first) not in c for c in commands)
 
 
 @pytest.mark.parametrize("indent", [2, 4, "\t"])
@@ -59,7 +89,7 @@ def test_install_then_uninstall_round_trips_bytes(tmp_path: Path, indent: int | 
     assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
     assert data["hooks"]["SessionStart"][0] == EXISTING["hooks"]["SessionStart"][0]
     ours = data["hooks"]["SessionStart"][1]
-    assert ours["matcher"] == "startup|resume|clear|compact"
+    assert ours["matcher"] == "startup|resume|clear|compact|fork"
     assert ours["hooks"][0]["command"].endswith(" claude-code SessionStart")
     for event in EVENTS:
         assert any(h["command"].endswith(" claude-code " + event)

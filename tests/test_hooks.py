@@ -153,7 +153,14 @@ def test_stop_warns_when_files_changed_and_nothing_was_captured(root: Path) -> N
     proc = run(root, "claude-code", "Stop", stop)
     assert proc.returncode == 0
     out = json.loads(proc.stdout)
-    assert "captured nothing" in out["systemMessage"] and "decision" not in out
+    # the person's part is short; the agent's part waits for the model's next prompt
+    assert "nothing captured" in out["systemMessage"] and "decision" not in out
+    assert len(out["systemMessage"]) < 100 and "hookSpecificOutput" not in out
+    nxt = json.loads(run(root, "claude-code", "UserPromptSubmit", prompt).stdout)
+    context = nxt["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("curator: the last turn changed files") and "capture" in context
+    again = run(root, "claude-code", "UserPromptSubmit", prompt).stdout
+    assert "the last turn changed files" not in again  # told once
     active = run(root, "claude-code", "Stop", {**stop, "stop_hook_active": True})
     assert active.stdout == ""
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, McpClient
-from palacehelpers import git_init_commit, note_text
+from agenthelpers import HASH_TOML, McpClient, write_palace
+from palacehelpers import note_text
 
 TOML = HASH_TOML + "\n[scopes.vault]\nsensitive = true\n"
 TOOLS = {"search", "ask", "pack", "read_note", "list_inbox", "capture", "report_stale"}
@@ -53,14 +53,7 @@ def _palace(base: Path) -> Path:
         "INDEX.md": "# Index\n\n<!-- curator:generated — do not hand-edit below this line -->\n"
         f"- [Zebracorn public]({PUBLIC})\n- [Zebracorn secret]({SECRET})\n",
     }
-    (root / "notes").mkdir(parents=True)
-    (root / "inbox").mkdir()
-    (root / "palace.toml").write_text(TOML)
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    git_init_commit(root)
-    return root
+    return write_palace(root, files, TOML)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from palacehelpers import MakePalace, git, note_text
 
 from curator.model.palace import Palace
 from curator.search import Searcher, reindex
+from curator.search.filters import SearchError
 from curator.search.hooks import sync_after_commit
 from curator.search.index import docs_from_palace, head_commit, index_dir, open_index
 from curator.search.query import make_snippet
@@ -170,7 +171,8 @@ def test_search_filters(palace_root: Path) -> None:
     assert not any(h.kind == "draft" for h in s.search("deploy", limit=20))
     drafted = s.search("smoke test deploy", drafts=True, limit=20)
     assert "inbox/2026-11-01-deploy-draft.md" in paths(drafted)
-    assert s.search("deploy", scope="nowhere") == []
+    with pytest.raises(SearchError, match=r"unknown scope 'nowhere' \(known: "):
+        s.search("deploy", scope="nowhere")  # refused with the known ones, never "no results"
     old = next(h for h in s.search("fabric laptop") if h.path == "notes/project/deploy-old.md")
     assert old.successor == "notes/project/deploy-new.md"
 

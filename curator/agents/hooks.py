@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shlex
 import sys
 import threading
 import time
@@ -68,8 +69,13 @@ class HookRun:
 
     @property
     def session(self) -> str:
-        raw = str(self.data.get("session_id") or "default")
-        return hashlib.sha256(raw.encode("utf-8", "replace")).hexdigest()[:16]
+        return session_key(self.data)
+
+
+def session_key(data: dict[str, Any]) -> str:
+    """The session's name in curator's state files (a digest: the id is the tool's text)."""
+    raw = str(data.get("session_id") or "default")
+    return hashlib.sha256(raw.encode("utf-8", "replace")).hexdigest()[:16]
 
 
 Contributor = Callable[[HookRun], list[str]]
@@ -88,10 +94,19 @@ def session_start(run: HookRun) -> list[str]:
     from curator.search import visible
 
     palace = run.memory.palace
+    index = run.memory.index_name()
+    where = f"{run.root / index}" if index else f"{run.root}"
+    read = "read the notes there that match the task, or search" if index else "search it"
+    if mcp_configured(run.project):
+        how = "the curator MCP tools search, ask, read_note, related, recent; to keep a "
+        how += "lesson, capture"
+    else:
+        cli = command_prefix(run.root)
+        how = f'`{cli} search "WORDS"`; to keep a lesson, `{cli} capture --type TYPE --name NAME`'
+        how += " with the text on stdin"
     lines = [
-        f"Memory palace: {run.root / 'INDEX.md'}. Before working a fact out again, read the "
-        "notes there that match the task (or use `curator search`). Notes are hints to check "
-        "against the repository; drafts are not rules.",
+        f"Memory palace: {where}. Before working a fact out again, {read} ({how}). Notes are "
+        "hints to check against the repository; drafts are not rules.",
     ]
     project = run.project.resolve()
     scopes = {
@@ -120,10 +135,61 @@ def session_start(run: HookRun) -> list[str]:
     return lines
 
 
+def mcp_configured(project: Path) -> bool:
+    """Is curator's MCP server configured for Claude Code in this project (its .mcp.json, or
+    ~/.claude.json for the user or the project)? Then the context names tools, not commands."""
+    places: list[Any] = []
+    for path in (project / ".mcp.json", Path.home() / ".claude.json"):
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                places.append(data.get("mcpServers"))
+                projects = data.get("projects")
+                if isinstance(projects, dict):
+                    entry = projects.get(str(project)) or projects.get(str(project.resolve()))
+                    places.append(entry.get("mcpServers") if isinstance(entry, dict) else None)
+    for servers in places:
+        if not isinstance(servers, dict):
+            continue
+        for name, entry in servers.items():
+            if not isinstance(entry, dict):
+                continue
+            words = [str(entry.get("command", "")), *map(str, entry.get("args") or [])]
+            if name == "curator" or ("mcp" in words and any("curator" in w for w in words)):
+                return True
+    return False
+
+
+def command_prefix(root: Path) -> str:
+    """The command that works from the agent's shell: the interpreter the hooks run (curator
+    may not be on its PATH) with this palace."""
+    return f"{shlex.quote(sys.executable)} -m curator --palace {shlex.quote(str(root))}"
+
+
+def _exact_commands(lines: list[str], root: Path) -> list[str]:
+    """Every `curator ...` command a contributor wrote, as the command that works."""
+    cli = command_prefix(root)
+    return [line.replace("`curator ", f"`{cli} ") for line in lines]
+
+
+STOP_FOR_MODEL = (
+    "curator: the last turn changed files in the project and captured nothing for memory. "
+    "If you learnt something worth keeping, capture it as a draft (the MCP `capture` tool, "
+    "or `curator capture`); a person reviews drafts before they become memory."
+)
+STOP_FOR_PERSON = "curator: files changed, nothing captured; the agent is reminded next prompt."
+TASK_REMIND_SECONDS = 1800.0  # a checkpoint not saved for this long is stale
+
+
 def user_prompt(run: HookRun) -> list[str]:
+    carried = turns.take(run.root, run.session)  # what the last turn's Stop left for the model
     prompt = run.data.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
-        return []
+        return carried
+    return carried + _prompt_pack(run, prompt)
+
+
+def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     marker = threading.Thread(
         target=turns.mark, args=(run.root, run.session, run.project, run.started), daemon=True
     )
@@ -158,11 +224,7 @@ def stop(run: HookRun) -> list[str]:
     if turns.captured_since(run.root, run.turn_started):
         return []
     run.items = 1
-    return [
-        "curator: this turn changed files in the project but captured nothing for memory. "
-        "If you learnt something worth keeping, capture it as a draft (`curator capture` or the "
-        "MCP `capture` tool); drafts are reviewed by a person."
-    ]
+    return [STOP_FOR_MODEL]
 
 
 # -- other areas' lines, called by name (a module not installed gives none) ------------------------
@@ -187,9 +249,27 @@ def task_stop(run: HookRun) -> list[str]:
     return [warning] if warning else []
 
 
+def task_reminder(run: HookRun) -> list[str]:
+    """On a prompt, the task lines only when the agent's checkpoint is stale (not saved for
+    TASK_REMIND_SECONDS), at most once per that time: SessionStart (startup, resume, clear,
+    compact, fork) sends them every time."""
+    try:
+        from curator.tasks import TaskService, default_owner
+        from curator.tasks.claims import parse_time
+    except ModuleNotFoundError:
+        return []
+    mine = TaskService(run.root).current_for(default_owner())
+    saved = [t.timestamp() for h in mine if (t := parse_time(h.saved_at)) is not None]
+    if not mine or (saved and run.started - max(saved) < TASK_REMIND_SECONDS):
+        return []
+    if not turns.once(run.root, run.session, "task-reminded", TASK_REMIND_SECONDS, run.started):
+        return []
+    return task_lines(run)
+
+
 BUILT_IN: dict[str, list[Contributor]] = {
     "SessionStart": [session_start, task_lines],
-    "UserPromptSubmit": [user_prompt, task_lines],
+    "UserPromptSubmit": [user_prompt, task_reminder],
     "Stop": [stop, task_stop],
 }
 
@@ -229,6 +309,8 @@ def _work(run: HookRun, result: dict[str, Any]) -> None:
             lines += contributor(run)
         except Exception as exc:  # one contributor failing must not cost the others' lines
             problems.append(f"{getattr(contributor, '__name__', 'contributor')}: {_one(exc)}")
+    if any("`curator " in line for line in lines) and not mcp_configured(run.project):
+        lines = _exact_commands(lines, run.root)
     result["lines"] = lines
     result["problems"] = problems
 
@@ -313,6 +395,10 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
         root, {**record, "items": result.get("items", 0), "outcome": outcome, "detail": detail}
     )
     failure = f"curator hook {event}: {detail}" if problems else None
+    if tool == "claude-code" and event == "Stop" and lines:
+        # what Stop prints reaches the person only: the model reads it with the next prompt
+        turns.leave(root, session_key(data), lines)
+        lines = [STOP_FOR_PERSON]
     return _render(tool, event, lines), failure
 
 

@@ -30,7 +30,7 @@ from curator.agents.service import AgentRefusal
 
 __all__ = ["Change", "command", "is_ours", "plan_install", "plan_uninstall", "settings_path"]
 
-MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
+MATCHERS = {"SessionStart": "startup|resume|clear|compact|fork"}  # every session source
 TIMEOUTS = {"SessionStart": 10, "UserPromptSubmit": 6, "Stop": 5}  # seconds, above our budgets
 _WS = " \t\r\n"
 
@@ -242,12 +242,19 @@ def _read(path: Path) -> str | None:
 
 def _ours_in(data: dict[str, Any], event: str) -> str | None:
     """The command of curator's last entry under `event`, None when there is none."""
+    group = _our_group(data, event)
+    if group is None:
+        return None
+    return str([e for e in group["hooks"] if is_ours(e, event)][-1]["command"])
+
+
+def _our_group(data: dict[str, Any], event: str) -> Any:
+    """The matcher group holding curator's last entry under `event`, None when there is none."""
     found = None
     for group in data.get("hooks", {}).get(event, []):
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-            for entry in group["hooks"]:
-                if is_ours(entry, event):
-                    found = entry["command"]
+        entries = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(entries, list) and any(is_ours(entry, event) for entry in entries):
+            found = group
     return found
 
 
@@ -258,8 +265,13 @@ def plan_install(path: Path, palace: str | None, events: tuple[str, ...]) -> Cha
         return Change(path, before, _new_file(commands))
     text = before
     for event in events:
-        if _ours_in(_parse(text, path), event) is None:
-            text = _add_one(text, event, command(event, palace))
+        wanted = command(event, palace)
+        if _our_group(_parse(text, path), event) == _group(event, wanted):
+            continue
+        # installed for another palace, or with an older matcher: curator's entry is replaced
+        while (cmd := _ours_in(_parse(text, path), event)) is not None:
+            text = _remove_one(text, event, cmd)
+        text = _add_one(text, event, wanted)
     return Change(path, before, text)
 
 

@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.errors import CuratorError
-from curator.model.note import DRAFT_BANNER
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
 
 if TYPE_CHECKING:
     from curator.search import Searcher
 
-__all__ = ["MAX_ANSWER_CHARS", "MAX_CAPTURE_CHARS", "AgentRefusal", "Memory"]
+__all__ = ["MAX_ANSWER_CHARS", "MAX_CAPTURE_CHARS", "MAX_LIMIT", "AgentRefusal", "Memory"]
 
 MAX_ANSWER_CHARS = 24_000  # any one answer (a model's context is precious)
 MAX_NOTE_CHARS = 20_000  # read_note's text beyond this is cut, and the answer says so
@@ -63,6 +62,77 @@ def _text_arg(label: str, value: str) -> None:
             f"the {label} is {len(value)} characters; keep it under {MAX_QUERY_CHARS} "
             "(the key words are enough)"
         )
+
+
+def _day(label: str, value: str | None) -> str | None:
+    """A YYYY-MM-DD filter date (None when not given)."""
+    if value is None or value == "":
+        return None
+    from datetime import date
+
+    try:
+        return date.fromisoformat(str(value)[:10]).isoformat()
+    except ValueError:
+        raise AgentRefusal(f"{label} must be a date, YYYY-MM-DD, got {value!r}") from None
+
+
+def _within(day: str, after: str | None, before: str | None) -> bool:
+    if after is None and before is None:
+        return True
+    return bool(day) and (after is None or day >= after) and (before is None or day <= before)
+
+
+def _tokens(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 50:
+        raise AgentRefusal(f"max_tokens must be a whole number of at least 50, got {value!r}")
+    return value
+
+
+def _part(
+    lines: list[str], start: int | None, end: int | None, heading: str | None, ref: str
+) -> tuple[int, int]:
+    """(first, last) 1-based lines of a note to show: all, a range, or one heading's section."""
+    total = len(lines)
+    if heading is not None and heading.strip():
+        want = heading.strip().lstrip("#").strip().casefold()
+        for i, line in enumerate(lines):
+            level = len(line) - len(line.lstrip("#"))
+            if 1 <= level <= 6 and line[level:].strip().casefold() == want:
+                stop = next(
+                    (
+                        j
+                        for j in range(i + 1, total)
+                        if 1 <= (n := len(lines[j]) - len(lines[j].lstrip("#"))) <= level
+                        and lines[j][n : n + 1] in (" ", "\t", "\n")
+                    ),
+                    total,
+                )
+                return i + 1, stop
+        titles = [ln.strip() for ln in lines if ln.startswith("#")][:10]
+        raise AgentRefusal(
+            f"{ref!r} has no heading {heading!r}"
+            + (f" (its headings: {'; '.join(titles)})" if titles else " (it has no headings)")
+        )
+    for label, value in (("start_line", start), ("end_line", end)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
+            raise AgentRefusal(f"{label} must be a whole number of at least 1, got {value!r}")
+    first = start or 1
+    last = min(end or total, total)
+    if total and first > total:
+        raise AgentRefusal(f"start_line {first} is past the end ({total} lines)")
+    if last < first and total:
+        raise AgentRefusal(f"end_line {end} is before start_line {first}")
+    return first, last
+
+
+_CHANGES = {
+    "promote": "promoted",
+    "supersede": "superseded",
+    "retire": "retired",
+    "merge": "merged",
+}
 
 
 @dataclass
@@ -154,12 +224,30 @@ class Memory:
         types: list[str] | None = None,
         scope: list[str] | None = None,
         status: list[str] | None = None,
+        tags: list[str] | None = None,
         stale: bool | None = None,
         min_confidence: float | None = None,
         drafts: bool = False,
+        created_after: str | None = None,
+        created_before: str | None = None,
+        reviewed_after: str | None = None,
+        reviewed_before: str | None = None,
         limit: int = 10,
     ) -> dict[str, Any]:
         _text_arg("query", query)
+        wanted = _limit(limit)
+        ranges = {
+            "created": (
+                _day("created_after", created_after),
+                _day("created_before", created_before),
+            ),
+            "reviewed": (
+                _day("reviewed_after", reviewed_after),
+                _day("reviewed_before", reviewed_before),
+            ),
+        }
+        tag_set = {t.casefold() for t in tags or ()}
+        narrowed = bool(tag_set) or any(v for pair in ranges.values() for v in pair)
         with self._lock:
             hits = self.searcher.search(
                 query,
@@ -169,17 +257,28 @@ class Memory:
                 stale=stale,
                 min_confidence=min_confidence,
                 drafts=drafts,
-                limit=_limit(limit),
+                limit=MAX_LIMIT * 4 if narrowed else wanted,
                 include_sensitive=self.include_sensitive,
             )
+        palace = self.palace
         keys = ("path", "name", "type", "score", "snippet", "status", "scope", "stale", "kind")
         results = []
         for h in hits:
+            note = palace.by_rel.get(h.path)
+            note_tags = list(note.tags) if note is not None and note.ok else []
+            if tag_set and not tag_set & {t.casefold() for t in note_tags}:
+                continue
+            dates = {"created": h.created[:10], "reviewed": h.reviewed[:10]}
+            if not all(_within(dates[k], *ranges[k]) for k in ranges):
+                continue
             data = h.to_json()
             row = {k: data[k] for k in keys}
+            row.update(tags=note_tags, created=h.created, reviewed=h.reviewed)
             if h.successor:
                 row["superseded_by"] = h.successor
             results.append(row)
+            if len(results) == wanted:
+                break
         return {"query": query, "results": results}
 
     def ask(self, question: str, *, limit: int = 8) -> dict[str, Any]:
@@ -213,21 +312,30 @@ class Memory:
                 goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
             )
 
-    def read_note(self, ref: str) -> dict[str, Any]:
-        """A note or draft by slug, name or path inside the palace; nothing outside it."""
-        if not ref.strip() or "\x00" in ref:
-            raise AgentRefusal("give a note's slug, name or path")
+    def read_note(
+        self,
+        ref: str,
+        *,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        heading: str | None = None,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
+        """A note or draft by slug, name or path inside the palace; nothing outside it. A part
+        of it when asked: lines `start_line`..`end_line`, the section under `heading`, or
+        about `max_tokens` tokens; the answer says which lines it holds."""
+        note = self._find(ref)
         palace = self.palace
-        try:
-            note = palace.find(ref)
-        except CuratorError as exc:
-            raise AgentRefusal(
-                f"{exc.message}; paths outside notes/ and inbox/ are refused"
-            ) from None
-        if not self.visible(note):
-            raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")
-        text = clean(self._shown_text(note))
-        cut = len(text) > MAX_NOTE_CHARS
+        lines = clean(self._shown_text(note)).splitlines(keepends=True)
+        first, last = _part(lines, start_line, end_line, heading, ref)
+        text = "".join(lines[first - 1 : last])
+        budget = MAX_NOTE_CHARS if max_tokens is None else _tokens(max_tokens) * 4
+        cut = len(text) > budget
+        if cut:  # whole lines, and the answer says which: ask for the next ones by number
+            text = text[:budget]
+            text = text[: text.rfind("\n") + 1] if "\n" in text else text
+            last = first - 1 + text.count("\n") + (0 if text.endswith("\n") else 1)
+        shown = f"{first}-{max(first, last)} of {len(lines)}" if lines else "0 of 0"
         return {
             "path": note.rel,
             "kind": note.kind,
@@ -235,9 +343,25 @@ class Memory:
             "type": note.type,
             "status": note.status,
             "flags": palace.flags(note) if note.ok else ["broken"],
-            "text": cap(text, MAX_NOTE_CHARS),
-            "truncated": cut,
+            "text": text,
+            "truncated": cut or (first, last) != (1, len(lines)),
+            "lines": shown,
+            "total_lines": len(lines),
         }
+
+    def _find(self, ref: str) -> Any:
+        """The visible note or draft `ref` names; a refusal names nothing this Memory hides."""
+        if not ref.strip() or "\x00" in ref:
+            raise AgentRefusal("give a note's slug, name or path")
+        try:
+            note = self.palace.find(ref)
+        except CuratorError as exc:
+            raise AgentRefusal(
+                f"{exc.message}; paths outside notes/ and inbox/ are refused"
+            ) from None
+        if not self.visible(note):
+            raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")
+        return note
 
     def _shown_text(self, note: Any) -> str:
         """A draft's text without the `similar:` entries naming notes this Memory hides (the
@@ -276,19 +400,135 @@ class Memory:
             ],
         }
 
+    def index_name(self) -> str | None:
+        """The index an agent is pointed to: the layout's own (INDEX.md for curator's,
+        MEMORY.md for Claude Code's) when it exists, or curator's INDEX.md; None otherwise."""
+        from curator.model.layouts import rules
+
+        if not rules.foreign(self.config):
+            return "INDEX.md"
+        rel = rules.index_name(self.config)
+        return rel if (self.root / rel).is_file() else None
+
     def index_md(self) -> str:
-        """INDEX.md, without the lines of notes this Memory may not show."""
-        path = self.root / "INDEX.md"
+        """The layout's index, without the lines of notes this Memory may not show."""
+        import posixpath
+
+        rel = self.index_name()
+        if rel is None:
+            raise AgentRefusal("this palace's layout keeps no index; use search or recent")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = (self.root / rel).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            raise AgentRefusal("INDEX.md is missing or unreadable; run 'curator index'") from None
+            raise AgentRefusal(f"{rel} is missing or unreadable; run 'curator index'") from None
         palace = self.palace
-        hidden = {n.rel for n in palace.notes if not self.visible(n)}
+        folder = posixpath.dirname(rel) or "."
+        hidden = {posixpath.relpath(n.rel, folder) for n in palace.notes if not self.visible(n)} | {
+            n.rel for n in palace.notes if not self.visible(n)
+        }
         if hidden:
             lines = text.splitlines(keepends=True)
-            text = "".join(ln for ln in lines if not any(f"]({rel})" in ln for rel in hidden))
+            text = "".join(ln for ln in lines if not any(f"]({h})" in ln for h in hidden))
         return cap(clean(text))
+
+    # -- following the palace --------------------------------------------------------------------
+    def recent(self, *, since: str | None = None, days: int = 7, limit: int = 20) -> dict[str, Any]:
+        """Notes promoted, superseded, retired, merged (from the palace's history) or flagged
+        stale (from their headers) on or after `since`, or in the last `days` days."""
+        from datetime import date, timedelta
+
+        start = _day("since", since)
+        if start is None:
+            if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 3650:
+                raise AgentRefusal(f"days must be a whole number within 1..3650, got {days!r}")
+            start = (date.today() - timedelta(days=days)).isoformat()
+        changes: list[dict[str, Any]] = []
+        palace = self.palace
+        for entry in self._history():
+            day = entry.date.date().isoformat()
+            if day < start:
+                break
+            change = _CHANGES.get(entry.action)
+            if change is None:
+                continue
+            for rel in entry.notes:
+                note = palace.by_rel.get(rel)
+                if note is None or not self.visible(note) or note.kind != "note":
+                    continue
+                row = {"path": rel, "name": one_line(note.name), "change": change, "date": day}
+                if entry.reason:
+                    row["reason"] = one_line(entry.reason, 200)
+                changes.append(row)
+        for note in palace.notes:
+            stale = note.stale if note.ok else None
+            since_day = str((stale or {}).get("since") or "")[:10]
+            if stale and since_day >= start and self.visible(note):
+                changes.append(
+                    {
+                        "path": note.rel,
+                        "name": one_line(note.name),
+                        "change": "flagged stale",
+                        "date": since_day,
+                        "reason": one_line(str(stale.get("reason") or ""), 200),
+                    }
+                )
+        changes.sort(key=lambda c: c["date"], reverse=True)
+        return {"since": start, "changes": changes[: _limit(limit)]}
+
+    def _history(self) -> list[Any]:
+        from curator.writer.history import history
+
+        try:
+            return history(self.root, limit=2000)
+        except CuratorError:
+            return []  # not a git repository yet: no history, only headers
+
+    def related(self, ref: str, *, depth: int = 1, limit: int = 30) -> dict[str, Any]:
+        """The notes `ref` links to, links from, and its supersede chain, `depth` steps out."""
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 3:
+            raise AgentRefusal(f"depth must be 1, 2 or 3, got {depth!r}")
+        start = self._find(ref)
+        palace = self.palace
+        seen = {start.rel}
+        found: list[dict[str, Any]] = []
+        frontier = [start]
+        for step in range(1, depth + 1):
+            following = []
+            for note in frontier:
+                for relation, other in self._neighbours(note):
+                    if other.rel in seen or not self.visible(other):
+                        continue
+                    seen.add(other.rel)
+                    following.append(other)
+                    found.append(
+                        {
+                            "path": other.rel,
+                            "name": one_line(other.name),
+                            "relation": relation,
+                            "depth": step,
+                            "via": note.rel,
+                        }
+                    )
+            frontier = following
+        del palace
+        return {"note": start.rel, "related": found[: _limit(limit)]}
+
+    def _neighbours(self, note: Any) -> list[tuple[str, Any]]:
+        palace = self.palace
+        out: list[tuple[str, Any]] = []
+        for link in palace.outgoing(note):
+            if link.target and link.target in palace.by_rel:
+                out.append(("link", palace.by_rel[link.target]))
+        for link in palace.backlinks(note):
+            if link.source in palace.by_rel:
+                out.append(("backlink", palace.by_rel[link.source]))
+        if note.kind == "note":
+            chain = palace.chain(note)
+            at = next((i for i, n in enumerate(chain) if n.rel == note.rel), None)
+            if at is not None:
+                out += [("supersedes", n) for n in chain[:at]]
+                out += [("superseded_by", n) for n in chain[at + 1 :]]
+        return out
 
     # -- writes: drafts only ---------------------------------------------------------------------
     def capture(
@@ -302,15 +542,13 @@ class Memory:
         scope: str | None = None,
         tags: list[str] | None = None,
     ) -> dict[str, Any]:
-        from curator.writer.capture import capture
+        from curator.writer.capture import IdenticalDraft, capture
 
         if len(body) > MAX_CAPTURE_CHARS:
             raise AgentRefusal(
                 f"the body is {len(body)} characters; a memory holds at most "
                 f"{MAX_CAPTURE_CHARS}: keep the fact and its evidence, link the rest"
             )
-        self._refuse_secrets(name, description, body, source)
-        self._refuse_exact_draft(name, body)
         with self._lock:
             try:
                 result = capture(
@@ -322,7 +560,13 @@ class Memory:
                     source=source or "agent=mcp",
                     scope=scope,
                     tags=tags,
+                    from_agent=True,
                 )
+            except IdenticalDraft as exc:  # named only when this Memory may show it
+                shown = f": {exc.draft}" if self._visible_path(exc.draft) else ""
+                raise AgentRefusal(
+                    f"an identical draft already waits for review{shown}; nothing written"
+                ) from None
             except CuratorError as exc:
                 raise AgentRefusal(str(exc)) from None
             self._dirty.set()
@@ -333,37 +577,9 @@ class Memory:
         data["note"] = f"Wrote a draft for review. {NOT_RULES}"
         return data
 
-    @staticmethod
-    def _refuse_secrets(name: str, description: str, body: str, source: str | None) -> None:
-        """An agent's capture holding a secret is refused (a person's `curator capture` only
-        flags it): the agent can take it out and capture again, and nothing is written."""
-        from curator.writer.secrets import scan
-
-        found = [(f"body line {h.line}", h.kind) for h in scan(body)]
-        for label, text in (("name", name), ("description", description), ("source", source)):
-            found += [(label, h.kind) for h in scan(text or "")]
-        if found:
-            where = ", ".join(f"{kind} in the {place}" for place, kind in found[:5])
-            raise AgentRefusal(
-                f"the memory looks like it holds a secret ({where}); nothing was written: "
-                "remove the secret (name where it is kept instead) and capture again"
-            )
-
     def _visible_path(self, rel: str) -> bool:
         note = self.palace.by_rel.get(rel)
         return note is not None and self.visible(note)
-
-    def _refuse_exact_draft(self, name: str, body: str) -> None:
-        """An exact duplicate of an existing draft (same name and body) is refused by path."""
-        want = (one_line(name).casefold(), body.strip())
-        for draft in self.palace.drafts:
-            if not draft.ok or one_line(draft.name).casefold() != want[0]:
-                continue
-            text = draft.body.replace(DRAFT_BANNER, "", 1).strip()
-            if text == want[1]:
-                raise AgentRefusal(
-                    f"an identical draft already waits for review: {draft.rel}; nothing written"
-                )
 
     def report_stale(self, *, note: str, reason: str, evidence: str = "") -> dict[str, Any]:
         """A draft saying which note is wrong and why; the note itself is never edited."""
@@ -379,10 +595,18 @@ class Memory:
             + "\nA reviewer decides: mark it stale, edit it, supersede it, or reject this report."
         )
         rel = found["path"].replace(",", "_")
-        return self.capture(
+        data = self.capture(
             name=f"Stale: {found['name']}"[:190],
             description=f"{found['path']} may be wrong: {one_line(reason, 150)}",
             type=found["type"] or "project",
             body=body,
             source=f"agent=mcp,reports_stale={rel}",
         )
+        data["warnings"] = [w for w in data["warnings"] if "consider updating" not in w]
+        data["note"] = (
+            f"Filed your report as a draft ({data['path']}) for a person to review; "
+            f"{found['path']} is unchanged. A reviewer will mark it stale, edit it, supersede "
+            "it, or reject the report. Until then, treat the note as doubtful and work from "
+            "what you verified; you need not do anything more."
+        )
+        return data

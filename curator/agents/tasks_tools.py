@@ -27,6 +27,9 @@ SAVE_HINT = (
     "after each significant change, before you wait or hand over, and before you end or compact."
 )
 MAX_SHOWN = 3
+TASK = "The task's slug."
+REVISION = "The revision you last read or saved (task_show gives it)."
+OWNER = "Who you are (default: this machine's user); the holder of a claim."
 
 
 def context_lines(
@@ -236,6 +239,7 @@ def task_tools(memory: Any) -> list[Any]:
             "sources, risks, and the person's requests word for word. Read it after a restart, "
             "a compaction or a hand-over, before anything else.",
             task_show,
+            {"task": TASK, "revision": "A revision number (default: the newest).", "owner": OWNER},
         ),
         ToolDef(
             "task_save",
@@ -244,6 +248,21 @@ def task_tools(memory: Any) -> list[Any]:
             "does not hold the task is refused. Save after each significant change, before "
             "waiting or handing over, and before ending or compacting.",
             task_save,
+            {
+                "task": TASK,
+                "revision": REVISION,
+                "objective": "What the task is for, and what done looks like.",
+                "environment": "Where the work happens: repository, branch, machine, tools.",
+                "state": "Where the work stands now: done, in progress, found.",
+                "next_action": "The exact next step, so a fresh session can take it.",
+                "checks": "The checks that remain before the task is done.",
+                "sources": "Files, links and notes the work relies on.",
+                "risks": "What could go wrong, and what not to do.",
+                "status": "active or waiting (default: unchanged).",
+                "owner": OWNER,
+            },
+            writes=True,
+            idempotent=False,
         ),
         ToolDef(
             "task_claim",
@@ -251,17 +270,31 @@ def task_tools(memory: Any) -> list[Any]:
             "else's claim is refused until it lapses; then take_over=true takes it over, and "
             "the history records both owners.",
             task_claim,
+            {
+                "task": TASK,
+                "revision": REVISION,
+                "take_over": "true: take over a claim that lapsed.",
+                "owner": OWNER,
+            },
+            writes=True,
+            idempotent=False,
         ),
         ToolDef(
             "task_release",
             "Hand a task you hold back (pass the revision you read), e.g. before you stop.",
             task_release,
+            {"task": TASK, "revision": REVISION, "owner": OWNER},
+            writes=True,
+            idempotent=False,
         ),
         ToolDef(
             "task_request",
             "Record a request from the person in their exact words, before you start on it, "
             "so it survives compaction. Give the words unchanged.",
             task_request,
+            {"task": TASK, "words": "The person's request, word for word.", "owner": OWNER},
+            writes=True,
+            idempotent=False,
         ),
     ]
 

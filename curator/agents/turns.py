@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["captured_since", "mark", "project_state", "read"]
+__all__ = ["captured_since", "leave", "mark", "once", "project_state", "read", "take"]
 
 TURN_DIR = ".curator/turns"
 KEEP_SECONDS = 7 * 86400
@@ -82,6 +82,50 @@ def read(root: Path, session: str) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def _note_path(root: Path, session: str) -> Path:
+    return Path(root) / TURN_DIR / f"{session}.next.json"
+
+
+def leave(root: Path, session: str, lines: list[str]) -> None:
+    """Lines for the session's next prompt to carry to the model (Stop's message: what Stop
+    prints reaches the person only). Never raises."""
+    from curator.fsutil import atomic_write
+    from curator.model.discovery import ensure_state_dir
+
+    with contextlib.suppress(OSError):
+        ensure_state_dir(root)
+        path = _note_path(root, session)
+        path.parent.mkdir(exist_ok=True)
+        atomic_write(path, json.dumps(lines).encode("utf-8"), sync=False)
+
+
+def take(root: Path, session: str) -> list[str]:
+    """The lines `leave` left for this session, once (they are removed as they are read)."""
+    path = _note_path(root, session)
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+        path.unlink()
+    except (OSError, ValueError):
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def once(root: Path, session: str, what: str, every: float, now: float) -> bool:
+    """True at most once per `every` seconds for this session and `what` (and records it)."""
+    from curator.model.discovery import ensure_state_dir
+
+    path = Path(root) / TURN_DIR / f"{session}.{what}"
+    with contextlib.suppress(OSError):
+        if now - path.stat().st_mtime < every:
+            return False
+    with contextlib.suppress(OSError):
+        ensure_state_dir(root)
+        path.parent.mkdir(exist_ok=True)
+        path.touch()
+        os.utime(path, (now, now))
+    return True
 
 
 def captured_since(root: Path, since: float) -> bool:

@@ -7,8 +7,10 @@ happen inside the handlers so that commands which do not need them never pay for
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from curator import __version__
 from curator.cli import (
@@ -37,8 +39,21 @@ _AREAS = [
 ]
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument error is one line on stderr (exit 2), and also a JSON object on stdout when
+    the command line asks for --json: a reader parsing stdout gets JSON whatever went wrong."""
+
+    wants_json = False
+
+    def error(self, message: str) -> NoReturn:
+        if Parser.wants_json:
+            sys.stdout.write(json.dumps({"error": f"{self.prog}: {message}", "exit_code": 2}))
+            sys.stdout.write("\n")
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = Parser(
         prog="curator",
         description="Curate and review an AI agent's long-term memory palace. "
         "With no command, opens the app on the palace.",
@@ -59,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tune_process()
     register_hooks()
     parser = build_parser()
+    Parser.wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if args.command is None:
         args.command = "app"

@@ -130,6 +130,18 @@ def cmd_hook_log(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hook_palace(args: argparse.Namespace) -> Path:
+    """The palace the hooks will serve, recorded in their command: without one, every hook
+    would fail on every prompt, so install refuses."""
+    from curator.errors import PalaceNotFound
+    from curator.model.discovery import find_palace
+
+    try:
+        return find_palace(getattr(args, "palace", None), Path.cwd())
+    except PalaceNotFound as exc:
+        raise CuratorError(f"{exc.message} The hooks need one: pass --palace PATH.") from None
+
+
 def cmd_install(args: argparse.Namespace) -> int:
     import sys
 
@@ -138,7 +150,7 @@ def cmd_install(args: argparse.Namespace) -> int:
 
     path = install.settings_path(args.user, Path.cwd())
     if args.action == "install":
-        change = install.plan_install(path, getattr(args, "palace", None), EVENTS)
+        change = install.plan_install(path, str(_hook_palace(args)), EVENTS)
     else:
         change = install.plan_uninstall(path)
     as_json = getattr(args, "json", False)

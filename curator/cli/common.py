@@ -89,6 +89,8 @@ def run_handler(args: argparse.Namespace) -> int:
         return int(args.handler(args))
     except CuratorError as exc:
         err(f"curator: error: {exc}")
+        if getattr(args, "json", False):  # a --json reader parses stdout, whatever happened
+            print_json({"error": str(exc), "exit_code": exit_code(exc)})
         return exit_code(exc)
     except BrokenPipeError:  # the reader went away (`curator list | head`): not an error
         _silence_stdout()

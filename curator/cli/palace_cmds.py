@@ -10,7 +10,6 @@ from typing import Any
 
 from curator.cli.common import Subcommands, add_apply_options, err, open_palace, out, print_json
 from curator.config import TAXONOMIES
-from curator.errors import CuratorError
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
 from curator.model.layouts import rules as layout_rules
@@ -106,15 +105,9 @@ def note_summary(palace: Palace, note: Note, today: date) -> dict[str, Any]:
     }
 
 
-#: the statuses a note or draft can have (`--status` is checked against these)
-STATUSES = ("active", "superseded", "retired", "draft")
-
-
 def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[list[Note], int]:
-    """The notes `list` shows, and how many the visibility gate hid."""
-    unknown = sorted(set(args.status or ()) - set(STATUSES))
-    if unknown:
-        raise CuratorError(f"unknown --status {unknown[0]!r} (known: {', '.join(STATUSES)})")
+    """The notes `list` shows, and how many the visibility gate hid (every filter value is
+    checked by `Filter.of`, as for search and the MCP tools)."""
     flt = filter_from_args(args, palace)
     chosen, hidden = [], 0
     for note in palace.all():

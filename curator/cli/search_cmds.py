@@ -24,13 +24,14 @@ if TYPE_CHECKING:
 
 
 def _limit_arg(text: str) -> int:
-    """--limit: a whole number within 0..MAX_LIMIT, refused by argparse before any query."""
+    """--limit: a whole number within 1..MAX_LIMIT (asking for no results is a slip), refused
+    by argparse before any query."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 0 <= value <= MAX_LIMIT:
-        raise argparse.ArgumentTypeError(f"must be within 0..{MAX_LIMIT}, got {value}")
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be within 1..{MAX_LIMIT}, got {value}")
     return value
 
 

@@ -37,10 +37,26 @@ if TYPE_CHECKING:
 
 MAX_TAGS = 8
 STATUSES = ("active", "superseded")
+#: the statuses a filter may name: a note's, a retired note's, or a draft's
+FILTER_STATUSES = ("active", "superseded", "retired", "draft")
 VERIFY_KEYS = ("paths", "command", "expect")
 # keys python-frontmatter based tools treat as their own
 RESERVED = ("content", "handler")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def unknown_value(label: str, values: Iterable[str], known: Collection[str]) -> str | None:
+    """Why `values` may not name a `label` (type, scope, status), or None when every one is
+    known: the one rule for every filter and capture, in the CLI, the app and the MCP tools.
+    A case slip is answered with the value meant."""
+    for value in values:
+        if value in known:
+            continue
+        folded = {k.casefold(): k for k in known}
+        hint = f"; did you mean {folded[value.casefold()]!r}?" if value.casefold() in folded else ""
+        listed = ", ".join(known) or "none"
+        return f"unknown {label} {value!r} (known: {listed}){hint}"
+    return None
 
 
 @dataclass(frozen=True)

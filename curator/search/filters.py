@@ -110,6 +110,17 @@ def _floor(value: object) -> float | None:
     return floor
 
 
+def _known(config: Any, chosen: Mapping[str, Sequence[str]]) -> None:
+    """Every filter value names something the palace has (`unknown_value`, the one rule)."""
+    from curator.model.schema import FILTER_STATUSES, unknown_value
+
+    known = {"type": config.types, "scope": config.scopes, "status": FILTER_STATUSES}
+    for label, values in chosen.items():
+        problem = unknown_value(label, values, known[label])
+        if problem:
+            raise SearchError(problem)
+
+
 def _field(item: Any, name: str) -> Any:
     if isinstance(item, Mapping):
         return item.get(name)
@@ -150,11 +161,19 @@ class Filter:
         exclude_status: object = None,
     ) -> Filter:
         """The filter for these values in this palace; a value of the wrong type (a number
-        for a type, the string "false" for a flag) raises SearchError naming the field."""
+        for a type, the string "false" for a flag) raises SearchError naming the field, and so
+        does a type, scope or status the palace does not know (listing the known ones)."""
+        chosen = {
+            "type": _strings("types", types),
+            "scope": _strings("scope", scope),
+            "status": _strings("status", status),
+        }
+        if palace_or_config is not None:
+            _known(_config(palace_or_config), chosen)
         return cls(
-            types=_strings("types", types),
-            scopes=_strings("scope", scope),
-            statuses=_strings("status", status),
+            types=chosen["type"],
+            scopes=chosen["scope"],
+            statuses=chosen["status"],
             stale=_flag("stale", stale, optional=True),
             min_confidence=_floor(min_confidence),
             drafts=bool(_flag("drafts", drafts)),

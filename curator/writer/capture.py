@@ -22,6 +22,7 @@ import os
 import re
 import time
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from curator.config import load_config
 from curator.errors import CuratorError
 from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
+from curator.model.schema import unknown_value
 from curator.model.similar import Similar, similar
 from curator.writer.secrets import SecretHit, scan, without_secrets
 
@@ -39,8 +41,10 @@ __all__ = [
     "SECRET_FIELD",
     "CaptureError",
     "CaptureResult",
+    "IdenticalDraft",
     "capture",
     "parse_source",
+    "secrets_in",
     "slugify",
 ]
 
@@ -57,6 +61,14 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 class CaptureError(CuratorError):
     """A capture was refused: bad input, or the draft could not be written."""
+
+
+class IdenticalDraft(CaptureError):
+    """An agent's capture repeats a draft that waits for review (`path`)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"an identical draft already waits for review: {path}; nothing written")
+        self.draft = path
 
 
 @dataclass
@@ -147,10 +159,11 @@ def _validate(
     if size > MAX_BYTES:
         raise CaptureError(f"the body is {size} bytes, over the 1 MiB limit")
     config = load_config(palace_root)
-    if type not in config.types:
-        raise CaptureError(f"unknown type {type!r} (known: {', '.join(config.types)})")
-    if scope is not None and scope not in config.scopes:
-        raise CaptureError(f"unknown scope {scope!r} (known: {', '.join(config.scopes)})")
+    problem = unknown_value("type", [type], config.types) or unknown_value(
+        "scope", [scope] if scope is not None else [], config.scopes
+    )
+    if problem:
+        raise CaptureError(problem)
     clean_tags: list[str] = []
     for tag in tags or ():
         tag = _one_line(tag)
@@ -217,6 +230,52 @@ def _advice(hits: list[SecretHit], found_similar: list[Similar]) -> list[str]:
     return out
 
 
+def secrets_in(fields: dict[str, str | list[str] | None]) -> list[tuple[str, SecretHit]]:
+    """(where, hit) for every secret-looking value in the fields an agent supplied, each
+    scanned with the same rule (`scan`): "the body line 3", "the name", "tag 2"."""
+    found: list[tuple[str, SecretHit]] = []
+    for label, value in fields.items():
+        if isinstance(value, list):
+            for number, item in enumerate(value, 1):
+                found += [(f"tag {number}", h) for h in scan(item)]
+        elif label == "body":
+            found += [(f"the body line {h.line}", h) for h in scan(value or "")]
+        else:
+            found += [(f"the {label}", h) for h in scan(value or "")]
+    return found
+
+
+def _refuse_secrets(found: list[tuple[str, SecretHit]]) -> None:
+    if found:
+        where = ", ".join(f"{hit.kind} in {place}" for place, hit in found[:5])
+        raise CaptureError(
+            f"the memory looks like it holds a secret ({where}); nothing was written: "
+            "remove the secret (name where it is kept instead) and capture again"
+        )
+
+
+def _identical_draft(root: Path, name: str, body: str) -> str | None:
+    """The inbox draft with this name and body, as on disk now (not as a cache saw it)."""
+    from curator.model.note import parse_note, strip_banner
+
+    want = (_one_line(name).casefold(), body.strip())
+    with contextlib.suppress(OSError), os.scandir(root / INBOX) as entries:
+        for entry in entries:
+            if not entry.name.endswith(".md") or entry.name.startswith(TMP_PREFIX):
+                continue
+            with contextlib.suppress(OSError):
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                with open(entry.path, "rb") as fh:
+                    data = fh.read(MAX_BYTES + 1)
+                draft = parse_note(f"{INBOX}/{entry.name}", data, "draft")
+                if not draft.ok or _one_line(draft.name).casefold() != want[0]:
+                    continue
+                if strip_banner(draft.body).strip() == want[1]:
+                    return draft.rel
+    return None
+
+
 def capture(
     palace_root: Path,
     *,
@@ -229,14 +288,24 @@ def capture(
     tags: list[str] | None = None,
     now: datetime | None = None,
     extra: dict[str, Any] | None = None,
+    from_agent: bool = False,
 ) -> CaptureResult:
     """Write a new draft into inbox/; never overwrites, never leaves a partial file.
 
     `extra` adds header fields after the fixed ones (an import carries the record's other
-    fields this way); it never replaces a fixed field.
+    fields this way); it never replaces a fixed field. `from_agent` is an agent's capture:
+    a secret in any field it supplied is refused (a person's capture is only flagged), and so
+    is a draft identical to one waiting in the inbox; the check and the write hold one lock,
+    so concurrent identical captures write one draft.
     """
     root = Path(palace_root)
     name, description, clean_tags = _validate(root, type, name, body, description, scope, tags)
+    if from_agent:
+        said = (
+            " ".join(f"{k}={v}" for k, v in source.items()) if isinstance(source, dict) else source
+        )
+        fields = {"name": name, "description": description, "source": said, "scope": scope}
+        _refuse_secrets(secrets_in({**fields, "tags": list(tags or ()), "body": body}))
     source_value = dict(source) if isinstance(source, dict) else parse_source(source)
     stamp = _stamp(now)
     warnings: list[str] = []
@@ -267,8 +336,36 @@ def capture(
     if len(data) > MAX_BYTES:
         raise CaptureError(f"the draft would be {len(data)} bytes, over the 1 MiB note limit")
     warnings += _advice(hits, found_similar)
-    rel = _write_unique(root, f"{stamp:%Y-%m-%d}-{slugify(name)}", data)
+    stem = f"{stamp:%Y-%m-%d}-{slugify(name)}"
+    if not from_agent:
+        return CaptureResult(_write_unique(root, stem, data), found_similar, hits, warnings)
+    with _capture_lock(root):
+        same = _identical_draft(root, name, body)
+        if same is not None:
+            raise IdenticalDraft(same)
+        rel = _write_unique(root, stem, data)
     return CaptureResult(rel, found_similar, hits, warnings)
+
+
+CAPTURE_LOCK = ".curator/capture.lock"
+
+
+@contextlib.contextmanager
+def _capture_lock(root: Path) -> Iterator[None]:
+    """Captures only (never the writer lock: a capture must not wait on a promote)."""
+    from filelock import FileLock, Timeout
+
+    from curator.model.discovery import ensure_state_dir
+
+    try:
+        ensure_state_dir(root)
+        lock = FileLock(root / CAPTURE_LOCK, timeout=10, thread_local=False)
+        with lock:
+            yield
+    except Timeout:
+        raise CaptureError(f"another capture holds {CAPTURE_LOCK}; try again") from None
+    except OSError as exc:
+        raise CaptureError(f"cannot take {CAPTURE_LOCK}: {exc.strerror or exc}") from None
 
 
 def type_name(exc: BaseException) -> str:
