@@ -301,7 +301,10 @@ class Memory:
         source: str | None = None,
         scope: str | None = None,
         tags: list[str] | None = None,
+        context: str | None = None,
     ) -> dict[str, Any]:
+        """`context`: the text the fact came from (the conversation turns around it, the file
+        and lines it was read from); searched and shown beside the draft, never the fact."""
         from curator.writer.capture import capture
 
         if len(body) > MAX_CAPTURE_CHARS:
@@ -309,7 +312,7 @@ class Memory:
                 f"the body is {len(body)} characters; a memory holds at most "
                 f"{MAX_CAPTURE_CHARS}: keep the fact and its evidence, link the rest"
             )
-        self._refuse_secrets(name, description, body, source)
+        self._refuse_secrets(name, description, body, source, context)
         self._refuse_exact_draft(name, body)
         with self._lock:
             try:
@@ -322,6 +325,7 @@ class Memory:
                     source=source or "agent=mcp",
                     scope=scope,
                     tags=tags,
+                    context=context,
                 )
             except CuratorError as exc:
                 raise AgentRefusal(str(exc)) from None
@@ -334,13 +338,16 @@ class Memory:
         return data
 
     @staticmethod
-    def _refuse_secrets(name: str, description: str, body: str, source: str | None) -> None:
+    def _refuse_secrets(
+        name: str, description: str, body: str, source: str | None, context: str | None = None
+    ) -> None:
         """An agent's capture holding a secret is refused (a person's `curator capture` only
         flags it): the agent can take it out and capture again, and nothing is written."""
         from curator.writer.secrets import scan
 
         found = [(f"body line {h.line}", h.kind) for h in scan(body)]
-        for label, text in (("name", name), ("description", description), ("source", source)):
+        fields = (("name", name), ("description", description), ("source", source))
+        for label, text in (*fields, ("context", context)):
             found += [(label, h.kind) for h in scan(text or "")]
         if found:
             where = ", ".join(f"{kind} in the {place}" for place, kind in found[:5])

@@ -46,6 +46,7 @@ class Record:
     tags: list[str] = field(default_factory=list)
     scope: str = ""
     header: dict[str, Any] = field(default_factory=dict)  # the record's other header fields
+    context: str = ""  # the text the memory came from (a conversation), when the store has it
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,8 @@ def _from_curator(store: str, obj: dict[str, Any], text: str, line: int) -> Reco
         tags=_str_list(obj.get("tags")),
         scope=_str(obj.get("scope")),
         header=dict(header) if isinstance(header, dict) else {},
+        context=_str(obj.get("context"))
+        or _str(header.get("context") if isinstance(header, dict) else ""),
     )
 
 
@@ -177,6 +180,7 @@ def mem0_record(obj: Any, line: int, store: str = "mem0") -> Item:
         app=app,
         state=state,
         tags=_str_list(metadata.get("tags")),
+        context=_str(metadata.get("context")),
     )
 
 

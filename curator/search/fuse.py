@@ -1,8 +1,11 @@
-"""Ranking primitives: reciprocal rank fusion and helpers. Pure Python, deterministic."""
+"""Ranking primitives: min-max normalisation, reciprocal rank fusion and helpers.
+Deterministic."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
 
 RRF_K = 60
 
@@ -33,6 +36,18 @@ def rrf(
             seen.add(key)  # rank = position among distinct keys, starting at 1
             scores[key] = scores.get(key, 0.0) + weight / (k + len(seen))
     return sort_scored(scores.items())
+
+
+def minmax(values: np.ndarray) -> np.ndarray:
+    """`values` scaled into 0..1 (the smallest to 0, the largest to 1); all equal: all 1 when
+    they are positive, else all 0."""
+    values = np.asarray(values, dtype=np.float64)
+    if not len(values):
+        return values
+    lo, hi = float(values.min()), float(values.max())
+    if hi - lo <= 1e-12:
+        return np.full(len(values), 1.0 if hi > 0 else 0.0)
+    return (values - lo) / (hi - lo)
 
 
 def sort_scored(items: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -5,6 +5,7 @@ Pure functions over strings (no index, no numpy), shared by ranking, ask, pack a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -59,6 +60,19 @@ def term_prefix(term: str) -> str:
         if term.endswith(suffix) and len(term) - len(suffix) >= 4:
             return term[: -len(suffix)]
     return term
+
+
+stem = functools.lru_cache(maxsize=200_000)(term_prefix)
+
+
+def stems(text: str) -> list[str]:
+    """The crude stems (`term_prefix`) of the words of `text` without stopwords and one-letter
+    words, in order, repeats kept: the terms BM25F counts."""
+    return [
+        stem(w)
+        for w in WORD.findall(text.lower())
+        if w not in STOPWORDS and (len(w) >= 2 or w.isdigit())
+    ]
 
 
 def spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
@@ -138,5 +152,7 @@ __all__ = [
     "natural_language",
     "phrasings",
     "spans",
+    "stem",
+    "stems",
     "term_prefix",
 ]

@@ -197,7 +197,7 @@ def _secret_field(hits: list[SecretHit]) -> list[dict[str, Any]]:
     return [{"kind": h.kind, "line": h.line} for h in hits[:MAX_HEADER_SECRETS]]
 
 
-_FIXED = ("name", "description", "type", "status", "created", "source", "scope", "tags")
+_FIXED = ("name", "description", "type", "status", "created", "source", "scope", "tags", "context")
 
 
 def _advice(hits: list[SecretHit], found_similar: list[Similar]) -> list[str]:
@@ -229,15 +229,19 @@ def capture(
     tags: list[str] | None = None,
     now: datetime | None = None,
     extra: dict[str, Any] | None = None,
+    context: str | None = None,
 ) -> CaptureResult:
     """Write a new draft into inbox/; never overwrites, never leaves a partial file.
 
     `extra` adds header fields after the fixed ones (an import carries the record's other
-    fields this way); it never replaces a fixed field.
+    fields this way); it never replaces a fixed field. `context` is the text the fact came
+    from (the conversation turns around it, the file and lines it was read from): searched in
+    its own field, shown beside the draft, never the fact itself.
     """
     root = Path(palace_root)
     name, description, clean_tags = _validate(root, type, name, body, description, scope, tags)
     source_value = parse_source(source)
+    _check_text("context", context or "")
     stamp = _stamp(now)
     warnings: list[str] = []
 
@@ -256,6 +260,7 @@ def capture(
         "source": source_value,
         "scope": scope,
         "tags": clean_tags or None,
+        "context": (context or "").strip() or None,
     } | {k: v for k, v in (extra or {}).items() if k not in _FIXED}
     header_hits = scan(new_note_text(header, ""))  # what the agent wrote in the header
     if found_similar:
