@@ -37,8 +37,9 @@ sys.path.insert(0, str(REPO))
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # one evidence id is written "D:11:26"
-VECTOR_GRID = (0.3, 0.4, 0.5, 0.6, 0.7)  # the vector's share of the lexical + vector sum
-CONTEXT_GRID = (0.25, 0.5, 1.0)  # the context field's BM25F weight
+# leave-one-out grid: the vector's share of the lexical + vector sum, the context field's BM25F
+# weight, the weight of the key terms' share in the name
+GRID = tuple(itertools.product((0.3, 0.5), (0.25, 0.5), (0.5, 1.0)))
 
 
 def session_date(text: str) -> str:
@@ -172,44 +173,47 @@ def figures(results: list[Result]) -> dict[str, dict[str, float]]:
 
 def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
     """The rows of the ablation: before (rank fusion of plain BM25 and vectors), each
-    technique added in turn, then the full ranking without each technique."""
+    technique added in turn, then the shipped ranking without each technique."""
     full = tuning_cls()
-    before = replace(full, fields=None, rrf=True, smooth=0.0, time=0.0, floor=False)
-    plain = (1.0, 1.0, 1.0, 1.0, 1.0)
+    before = replace(
+        full, fields=None, rrf=True, smooth=0.0, time=0.0, floor=False, soft=0.0, named=0.0
+    )
+    fields = replace(before, fields=full.fields)
+    summed = replace(fields, rrf=False)
+    natural = replace(summed, soft=full.soft, named=full.named)
+    smooth = replace(natural, smooth=full.smooth)
     return [
         ("rank fusion, plain BM25 (before)", before),
-        ("+ fields (BM25F)", replace(before, fields=full.fields)),
-        ("+ weighted sum", replace(before, fields=full.fields, rrf=False)),
-        (
-            "+ neighbour smoothing",
-            replace(before, fields=full.fields, rrf=False, smooth=full.smooth),
-        ),
+        ("+ fields (BM25F)", fields),
+        ("+ weighted sum", summed),
+        ("+ soft terms, name share", natural),
+        ("+ neighbour smoothing", smooth),
         ("+ time", replace(full, floor=False)),
         ("+ relevance floor (= shipped)", full),
-        ("shipped, fields all weight 1", replace(full, fields=plain)),
+        ("shipped, fields all weight 1", replace(full, fields=(1.0,) * 5)),
         ("shipped, plain BM25", replace(full, fields=None)),
         ("shipped, rank fusion", replace(full, rrf=True)),
+        ("shipped, no soft terms", replace(full, soft=0.0)),
+        ("shipped, no name share", replace(full, named=0.0)),
         ("shipped, no smoothing", replace(full, smooth=0.0)),
         ("shipped, no time", replace(full, time=0.0)),
         ("shipped, lexical only", replace(full, vector=0.0)),
         ("shipped, vector only", replace(full, lexical=0.0)),
-        ("shipped + soft terms 1.0", replace(full, soft=1.0)),
-        ("shipped + name share 0.5", replace(full, named=0.5)),
     ]
 
 
 def leave_one_out(
     searcher: Any, conversations: dict[str, dict], tuning_cls: Any
-) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, float]]]:
+) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, ...]]]:
     """Each conversation scored with the grid point best on the other conversations."""
     full = tuning_cls()
-    grid: dict[tuple[float, float], list[Result]] = {}
-    for vec, ctx in itertools.product(VECTOR_GRID, CONTEXT_GRID):
+    grid: dict[tuple[float, ...], list[Result]] = {}
+    for vec, ctx, named in GRID:
         fields = (*full.fields[:4], ctx)
-        tuning = replace(full, lexical=1.0 - vec, vector=vec, fields=fields)
-        grid[(vec, ctx)] = run_questions(searcher, conversations, tuning)[0]
+        tuning = replace(full, lexical=1.0 - vec, vector=vec, fields=fields, named=named)
+        grid[(vec, ctx, named)] = run_questions(searcher, conversations, tuning)[0]
     held: list[Result] = []
-    chosen: dict[str, tuple[float, float]] = {}
+    chosen: dict[str, tuple[float, ...]] = {}
     for conv in conversations:
         train = {
             point: share([r for r in rs if r.conv != conv], lambda r: r.any5)
@@ -278,7 +282,10 @@ def main() -> int:
             )
             if window and not args.quick:
                 held, chosen = leave_one_out(searcher, conversations, Tuning)
-                picks = ", ".join(f"{c}: vector {v}, context {x}" for c, (v, x) in chosen.items())
+                picks = ", ".join(
+                    f"{c}: vector {v}, context {x}, name share {m}"
+                    for c, (v, x, m) in chosen.items()
+                )
                 print_table(
                     "leave-one-out (weights chosen on the other conversations)",
                     [("held out", held, "")],

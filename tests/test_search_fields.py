@@ -14,7 +14,7 @@ from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
 from curator.search import Searcher
-from curator.search.fuse import minmax
+from curator.search.fuse import scaled
 from curator.search.ranking import Tuning
 from curator.search.temporal import time_cue
 from curator.search.text import stems
@@ -119,8 +119,10 @@ def test_scores_stay_within_zero_and_one(make_palace: MakePalace) -> None:
 
 @settings(max_examples=200)
 @given(st.lists(st.floats(-1e6, 1e6), max_size=30))
-def test_minmax_keeps_the_order_within_zero_and_one(values: list[float]) -> None:
-    out = minmax(np.asarray(values))
+def test_scaling_keeps_the_order_within_zero_and_one(values: list[float]) -> None:
+    out = scaled(np.asarray(values))
+    if values and max(values) > 0:
+        assert max(out) == 1.0
     assert len(out) == len(values)
     assert all(0.0 <= v <= 1.0 for v in out)
     for i, j in zip(np.argsort(values, kind="stable")[:-1], np.argsort(values, kind="stable")[1:]):

@@ -1,4 +1,4 @@
-"""Ranking primitives: min-max normalisation, reciprocal rank fusion and helpers.
+"""Ranking primitives: score scaling, reciprocal rank fusion and helpers.
 Deterministic."""
 
 from __future__ import annotations
@@ -38,16 +38,14 @@ def rrf(
     return sort_scored(scores.items())
 
 
-def minmax(values: np.ndarray) -> np.ndarray:
-    """`values` scaled into 0..1 (the smallest to 0, the largest to 1); all equal: all 1 when
-    they are positive, else all 0."""
-    values = np.asarray(values, dtype=np.float64)
-    if not len(values):
-        return values
-    lo, hi = float(values.min()), float(values.max())
-    if hi - lo <= 1e-12:
-        return np.full(len(values), 1.0 if hi > 0 else 0.0)
-    return (values - lo) / (hi - lo)
+def scaled(values: np.ndarray) -> np.ndarray:
+    """Non-negative scores divided by the largest, so the best candidate scores 1 and a
+    candidate with nothing (no shared word, no similarity) 0; negatives count as 0. On a deep
+    candidate pool this is min-max normalisation (the least candidate is near 0 anyway); on a
+    few candidates it keeps a close second close instead of pushing it to 0."""
+    values = np.clip(np.asarray(values, dtype=np.float64), 0.0, None)
+    hi = float(values.max()) if len(values) else 0.0
+    return values / hi if hi > 0 else np.zeros(len(values))
 
 
 def sort_scored(items: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -4,7 +4,7 @@ Candidates are the BM25 matches of the whole query in the concatenated text (Lan
 vector neighbours (the palace's embedder; the query's phrasings averaged) and, for short
 queries, rapidfuzz matches of note names. Each candidate is then scored on its own: BM25F over
 its fields (name, description, tags, body, context, each with its weight: see
-`curator.search.fields`) and its cosine similarity, each min-max normalised over the candidates
+`curator.search.fields`) and its cosine similarity, each divided by the best candidate's
 and added with weights (a weighted sum ranks far better than reciprocal rank fusion here); a
 query asking when adds the notes that say when (`curator.search.temporal`); natural-language
 queries add soft term matching. A note whose context holds another candidate's text (the turns
@@ -28,7 +28,7 @@ from curator.model.palace import Palace
 from curator.model.text import one_line
 from curator.search.fields import FieldTerms, bm25f
 from curator.search.filters import Filter
-from curator.search.fuse import minmax, rrf
+from curator.search.fuse import rrf, scaled
 from curator.search.index import palace_signature
 from curator.search.snapshot import Snapshot, StaleSnapshot
 from curator.search.store import IndexStore
@@ -68,11 +68,11 @@ class Tuning:
 
     # BM25F weights of name, description, tags, body and context (None: plain BM25 of the
     # concatenated text, as LanceDB's FTS scores it)
-    fields: tuple[float, ...] | None = (4.0, 1.5, 1.5, 1.0, 0.5)
-    lexical: float = 0.5
-    vector: float = 0.5
-    soft: float = 0.0  # soft term matching (natural-language queries)
-    named: float = 0.0  # the share of the key terms in the name (natural-language queries)
+    fields: tuple[float, ...] | None = (4.0, 1.5, 1.5, 1.0, 0.25)
+    lexical: float = 0.7
+    vector: float = 0.3  # static WordLlama embeddings are a weaker signal than BM25F
+    soft: float = 1.0  # soft term matching (natural-language queries)
+    named: float = 1.0  # the share of the key terms in the name (natural-language queries)
     time: float = 0.15  # a query asking when: the notes that say when
     smooth: float = 0.3  # the share of a thread neighbour's score a note takes
     rrf: bool = False  # reciprocal rank fusion instead of the weighted sum
@@ -307,14 +307,14 @@ class Ranker:
         return scored, rows
 
     def _parts(self, lex: np.ndarray, vec: np.ndarray, paths: list[str]) -> list[Part]:
-        """The lexical and vector scores as weighted parts of the sum: each min-max normalised
+        """The lexical and vector scores as weighted parts of the sum: each divided by the best
         over the candidates (or, with `Tuning.rrf`, both fused by reciprocal rank instead)."""
         tune = self.tuning
         if not tune.rrf:
-            return [(tune.lexical, minmax(lex)), (tune.vector, minmax(vec))]
+            return [(tune.lexical, scaled(lex)), (tune.vector, scaled(vec))]
         order = [[paths[i] for i in np.argsort(-a, kind="stable") if a[i] > 0] for a in (lex, vec)]
         fused = dict(rrf(order, weights=[tune.lexical, tune.vector]))
-        return [(1.0, minmax(np.asarray([fused.get(p, 0.0) for p in paths])))]
+        return [(1.0, scaled(np.asarray([fused.get(p, 0.0) for p in paths])))]
 
     def _corpus(self) -> Corpus:
         with self._lock:
