@@ -3,11 +3,12 @@ palaces with a real LanceDB index (hash embedder), plus property tests of the pu
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, note_text
@@ -35,18 +36,44 @@ def fillers(count: int = 12) -> dict[str, str]:
     }
 
 
+def searcher_of(make_palace: MakePalace, **notes: str) -> Searcher:
+    files = {**fillers(), **{f"notes/{slug}.md": text for slug, text in notes.items()}}
+    return Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
+
+
+def first(s: Searcher, query: str, **tuning: object) -> str:
+    """The path of the best hit with the shipped tuning changed by `tuning`."""
+    s.tuning = replace(Tuning(), **tuning)  # type: ignore[arg-type]
+    return paths(s, query)[0]
+
+
 def paths(searcher: Searcher, query: str, **kwargs: object) -> list[str]:
     return [h.path for h in searcher.search(query, **kwargs)]  # type: ignore[arg-type]
 
 
-def test_a_word_in_the_name_outranks_the_same_word_in_a_body(make_palace: MakePalace) -> None:
-    files = fillers()
-    files["notes/a.md"] = n("Ledger rotation", "Runs on Sundays after the backup finished well.")
-    files["notes/b.md"] = n("Sunday jobs", "The ledger job runs on Sundays after the backup.")
-    s = Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
-    assert paths(s, "what about the ledger on sundays")[0] == "notes/a.md"
-    s.tuning = replace(Tuning(), fields=(0.0, 0.0, 0.0, 1.0, 0.0))  # the name not counted
-    assert paths(s, "what about the ledger on sundays")[0] == "notes/b.md"
+# (note a, note b, query, the tuning change under which b leads instead of a)
+DECIDED_BY = {
+    "a word in the name outranks it in a body": (
+        n("Ledger rotation", "Runs on Sundays after the backup finished well."),
+        n("Sunday jobs", "The ledger job runs on Sundays after the backup."),
+        "what about the ledger on sundays",
+        {"fields": (0.0, 0.0, 0.0, 1.0, 0.0)},  # the name not counted
+    ),
+    "a question asking when ranks the note that says when": (
+        n("Caroline", "Caroline went to a pottery class yesterday."),
+        n("Caroline", "Caroline loves her pottery class, the pottery class."),
+        "When did Caroline go to the pottery class?",
+        {"time": 0.0},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", DECIDED_BY)
+def test_the_technique_decides_the_order(make_palace: MakePalace, case: str) -> None:
+    a, b, query, without = DECIDED_BY[case]
+    s = searcher_of(make_palace, a=a, b=b)
+    assert first(s, query) == "notes/a.md"
+    assert first(s, query, **without) == "notes/b.md"
 
 
 def test_context_finds_a_fact_and_is_never_its_snippet(make_palace: MakePalace) -> None:
@@ -74,23 +101,14 @@ def test_a_query_nothing_matches_finds_nothing(make_palace: MakePalace) -> None:
     assert s.search("xylophone quarantine zebu")  # without the floor: the nearest, as before
 
 
-def test_a_query_asking_when_ranks_the_note_that_says_when(make_palace: MakePalace) -> None:
-    files = fillers()
-    files["notes/a.md"] = n("Caroline", "Caroline loves her pottery class, the pottery class.")
-    files["notes/b.md"] = n("Caroline", "Caroline went to a pottery class yesterday.")
-    s = Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
-    assert paths(s, "When did Caroline go to the pottery class?")[0] == "notes/b.md"
-    s.tuning = replace(Tuning(), time=0.0)
-    assert paths(s, "When did Caroline go to the pottery class?")[0] == "notes/a.md"
-
-
 def test_a_named_period_ranks_the_notes_dated_in_it(make_palace: MakePalace) -> None:
-    files = fillers()
-    files["notes/a.md"] = n("Trip", "The trip to the lake was lovely.", created="2023-03-02")
-    files["notes/b.md"] = n("Trip", "The trip to the lake was lovely.", created="2023-07-09")
-    s = Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
-    assert paths(s, "the trip to the lake in July 2023")[0] == "notes/b.md"
-    assert paths(s, "the trip to the lake in March 2023")[0] == "notes/a.md"
+    s = searcher_of(
+        make_palace,
+        a=n("Trip", "The trip to the lake was lovely.", created="2023-03-02"),
+        b=n("Trip", "The trip to the lake was lovely.", created="2023-07-09"),
+    )
+    assert first(s, "the trip to the lake in July 2023") == "notes/b.md"
+    assert first(s, "the trip to the lake in March 2023") == "notes/a.md"
 
 
 def test_a_note_takes_a_share_of_its_thread_neighbours_score(make_palace: MakePalace) -> None:
@@ -125,8 +143,8 @@ def test_scaling_keeps_the_order_within_zero_and_one(values: list[float]) -> Non
         assert max(out) == 1.0
     assert len(out) == len(values)
     assert all(0.0 <= v <= 1.0 for v in out)
-    for i, j in zip(np.argsort(values, kind="stable")[:-1], np.argsort(values, kind="stable")[1:]):
-        assert out[i] <= out[j]
+    order = np.argsort(values, kind="stable")
+    assert all(out[i] <= out[j] for i, j in itertools.pairwise(order))
 
 
 @settings(max_examples=300)
