@@ -16,6 +16,7 @@ read through one `Filter`, so hidden rows never reach the sum.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import threading
 from collections.abc import Sequence
@@ -25,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from curator.model.palace import Palace
-from curator.model.text import one_line
 from curator.search.fields import FieldTerms, bm25f
 from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
@@ -79,13 +79,18 @@ class Tuning:
     floor: bool = True  # drop candidates sharing no word with the query
 
 
-@dataclass(frozen=True)
+@dataclass
 class NoteText:
-    """What ranking reads of a candidate: its field terms, its body and its context."""
+    """What ranking reads of a candidate: its fields' text, its body and its context as
+    compared for smoothing, and (made when first needed) its field terms."""
 
-    terms: FieldTerms
+    texts: tuple[str, ...]
     body: str
     context: str
+
+    @functools.cached_property
+    def terms(self) -> FieldTerms:
+        return FieldTerms.of(self.texts)
 
 
 def smoothed(score: np.ndarray, notes: Sequence[NoteText], share: float) -> np.ndarray:
@@ -280,7 +285,14 @@ class Ranker:
         else:
             terms = list(dict.fromkeys(stems(query)))
             corpus = self._corpus()
-            lex = np.asarray([bm25f(terms, t.terms, corpus, tune.fields) for t in notes])
+            # only what full text search found shares a word with the query (the rest ranked
+            # below every row it returned by BM25 over the whole text)
+            lex = np.asarray(
+                [
+                    bm25f(terms, t.terms, corpus, tune.fields) if p in bm25 else 0.0
+                    for p, t in zip(paths, notes, strict=True)
+                ]
+            )
         vec = np.asarray([sims.get(p, 0.0) for p in paths])
         parts = self._parts(lex, vec, paths)
         if names:
@@ -333,7 +345,8 @@ class Ranker:
                 texts = note_fields(note)
             else:
                 texts = tuple(str(row.get(f) or "") for f in FIELDS)
-            found = NoteText(FieldTerms.of(texts), one_line(texts[3]), one_line(texts[4]))
+            body, context = (" ".join(t.split()) for t in texts[3:])
+            found = NoteText(texts, body, context if body else "")
             if note is not None:
                 if len(self._note_text_cache) >= NOTE_WORD_CACHE:
                     self._note_text_cache.clear()

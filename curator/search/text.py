@@ -63,16 +63,25 @@ def term_prefix(term: str) -> str:
 
 
 stem = functools.lru_cache(maxsize=200_000)(term_prefix)
+_TERMS: dict[str, str] = {}  # word -> its stem, "" for a stopword or a one-letter word
+_TERMS_MAX = 200_000
 
 
 def stems(text: str) -> list[str]:
     """The crude stems (`term_prefix`) of the words of `text` without stopwords and one-letter
     words, in order, repeats kept: the terms BM25F counts."""
-    return [
-        stem(w)
-        for w in WORD.findall(text.lower())
-        if w not in STOPWORDS and (len(w) >= 2 or w.isdigit())
-    ]
+    out = []
+    known = _TERMS.get
+    for word in WORD.findall(text.lower()):
+        found = known(word)
+        if found is None:
+            keep = word not in STOPWORDS and (len(word) >= 2 or word.isdigit())
+            found = stem(word) if keep else ""
+            if len(_TERMS) < _TERMS_MAX:
+                _TERMS[word] = found
+        if found:
+            out.append(found)
+    return out
 
 
 def spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
