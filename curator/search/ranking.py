@@ -285,14 +285,7 @@ class Ranker:
         else:
             terms = list(dict.fromkeys(stems(query)))
             corpus = self._corpus()
-            # only what full text search found shares a word with the query (the rest ranked
-            # below every row it returned by BM25 over the whole text)
-            lex = np.asarray(
-                [
-                    bm25f(terms, t.terms, corpus, tune.fields) if p in bm25 else 0.0
-                    for p, t in zip(paths, notes, strict=True)
-                ]
-            )
+            lex = np.asarray([bm25f(terms, t.terms, corpus, tune.fields) for t in notes])
         vec = np.asarray([sims.get(p, 0.0) for p in paths])
         parts = self._parts(lex, vec, paths)
         if names:
