@@ -68,9 +68,9 @@ class Tuning:
 
     # BM25F weights of name, description, tags, body and context (None: plain BM25 of the
     # concatenated text, as LanceDB's FTS scores it)
-    fields: tuple[float, ...] | None = (4.0, 1.5, 1.5, 1.0, 0.25)
-    lexical: float = 0.7
-    vector: float = 0.3  # static WordLlama embeddings are a weaker signal than BM25F
+    fields: tuple[float, ...] | None = (4.0, 1.5, 1.5, 1.0, 0.5)
+    lexical: float = 0.5
+    vector: float = 0.5
     soft: float = 1.0  # soft term matching (natural-language queries)
     named: float = 1.0  # the share of the key terms in the name (natural-language queries)
     time: float = 0.15  # a query asking when: the notes that say when
