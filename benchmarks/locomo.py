@@ -1,32 +1,45 @@
-"""Retrieval quality on LoCoMo: `python benchmarks/locomo.py --data ../shared/data/locomo-dev`.
+"""Retrieval quality on LoCoMo: `python benchmarks/locomo.py ../shared/data/locomo-dev`.
 
 Protocol (the data set's README): every dialogue turn becomes one note (name "<speaker> on
 <session date>", body = the turn text plus the caption of a shared photo, `created` = the session
 date), one scope per conversation; every category 1-4 question is run through the same
 `Searcher.search` the CLI uses, limited to its conversation's scope; a question is found at k when
-an evidence turn is in the top k (recall_any@k) or all of them are (recall_all@k).
+an evidence turn is in the top k (any@k) or all of them are (all@k).
 
-The palace is built in a temporary folder (never in the repository). Nothing here is tuned to
-these conversations: the ranking is the general one in curator.search.query.
+Two palaces are built: turn-only notes, and notes the way capture writes them, each turn with the
+turns around it (`--window` on each side) in its `context:` field, as an agent capturing a fact
+from a conversation would. Each ranking technique is measured with and without (an ablation over
+`curator.search.ranking.Tuning`), and the weights the code ships with are checked by
+leave-one-out over conversations: for each conversation, the grid point scoring best on the
+others is scored on it (no figure comes from weights tuned on the conversation it is scored on).
+
+The palaces are built in a temporary folder (never in the repository). Any split in the same
+format works: pass its folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # one evidence id is written "D:11:26"
+# leave-one-out grid: the vector's share of the lexical + vector sum, the context field's BM25F
+# weight, the weight of the key terms' share in the name
+GRID = tuple(itertools.product((0.3, 0.5), (0.25, 0.5), (0.5, 1.0)))
 
 
 def session_date(text: str) -> str:
@@ -48,8 +61,24 @@ def yaml_str(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid YAML scalar
 
 
-def build_palace(root: Path, conversations: dict[str, dict], embedder: str) -> int:
-    """Write one note per turn; returns the number of notes."""
+def turns(data: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(session date text, its turns) for each session in order."""
+    n = 1
+    while f"session_{n}_date_time" in data:
+        yield data[f"session_{n}_date_time"], list(data.get(f"session_{n}") or [])
+        n += 1
+
+
+def turn_text(turn: dict[str, Any]) -> str:
+    text = str(turn["text"])
+    if turn.get("blip_caption"):
+        text += f"\n\n[shared a photo: {turn['blip_caption']}]"
+    return text
+
+
+def build_palace(root: Path, conversations: dict[str, dict], embedder: str, window: int) -> int:
+    """Write one note per turn (with `window` turns on each side as its context when > 0);
+    returns the number of notes."""
     (root / "notes").mkdir(parents=True)
     (root / "inbox").mkdir()
     scopes = "".join(f"[scopes.{conv}]\n" for conv in sorted(conversations))
@@ -62,24 +91,22 @@ def build_palace(root: Path, conversations: dict[str, dict], embedder: str) -> i
     for conv, data in conversations.items():
         folder = root / "notes" / conv
         folder.mkdir()
-        n = 1
-        while f"session_{n}_date_time" in data:
-            when_text = data[f"session_{n}_date_time"]
-            for turn in data.get(f"session_{n}") or []:
-                date_text = when_text.split(" on ")[-1]
-                text = turn["text"]
-                if turn.get("blip_caption"):
-                    text += f"\n\n[shared a photo: {turn['blip_caption']}]"
+        for when_text, session in turns(data):
+            date_text = when_text.split(" on ")[-1]
+            for i, turn in enumerate(session):
+                around = session[max(0, i - window) : i] + session[i + 1 : i + 1 + window]
+                context = "\n".join(f"{t['speaker']}: {turn_text(t)}" for t in around)
                 header = (
                     f"---\nname: {yaml_str(turn['speaker'] + ' on ' + date_text)}\n"
                     f"type: episodic\nscope: {conv}\n"
-                    f"created: {session_date(when_text) or '2023-01-01'}\n---\n"
+                    f"created: {session_date(when_text) or '2023-01-01'}\n"
+                    + (f"context: {yaml_str(context)}\n" if window and context else "")
+                    + "---\n"
                 )
                 (folder / f"{slug(turn['dia_id'])}.md").write_text(
-                    header + text + "\n", encoding="utf-8"
+                    header + turn_text(turn) + "\n", encoding="utf-8"
                 )
                 count += 1
-            n += 1
     return count
 
 
@@ -91,15 +118,137 @@ def evidence_paths(conv: str, evidence: list[str]) -> set[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Result:
+    conv: str
+    category: str
+    any5: bool
+    all5: bool
+    any10: bool
+
+
+def run_questions(
+    searcher: Any, conversations: dict[str, dict], tuning: Any
+) -> tuple[list[Result], list[float]]:
+    searcher.tuning = tuning
+    results, times = [], []
+    for conv, data in conversations.items():
+        for qa in data["qa"]:
+            cat = qa.get("category")
+            if cat not in CATEGORIES:
+                continue
+            gold = evidence_paths(conv, qa.get("evidence") or [])
+            if not gold:  # no usable evidence id: counted as a miss, not dropped
+                results.append(Result(conv, CATEGORIES[cat], False, False, False))
+                continue
+            start = time.perf_counter()
+            hits = searcher.search(str(qa["question"]), scope=conv, limit=10)
+            times.append(time.perf_counter() - start)
+            got = [h.path for h in hits]
+            top5 = set(got[:5])
+            results.append(
+                Result(
+                    conv, CATEGORIES[cat], bool(gold & top5), gold <= top5, bool(gold & set(got))
+                )
+            )
+    return results, times
+
+
+def share(results: list[Result], key: Callable[[Result], bool]) -> float:
+    return sum(key(r) for r in results) / len(results) if results else 0.0
+
+
+def figures(results: list[Result]) -> dict[str, dict[str, float]]:
+    out = {}
+    for name in [*CATEGORIES.values(), "overall"]:
+        rs = [r for r in results if name in ("overall", r.category)]
+        out[name] = {
+            "n": len(rs),
+            "any@5": share(rs, lambda r: r.any5),
+            "all@5": share(rs, lambda r: r.all5),
+            "any@10": share(rs, lambda r: r.any10),
+        }
+    return out
+
+
+def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
+    """The rows of the ablation: before (rank fusion of plain BM25 and vectors), each
+    technique added in turn, then the shipped ranking without each technique."""
+    full = tuning_cls()
+    before = replace(
+        full, fields=None, rrf=True, smooth=0.0, time=0.0, floor=False, soft=0.0, named=0.0
+    )
+    fields = replace(before, fields=full.fields)
+    summed = replace(fields, rrf=False)
+    natural = replace(summed, soft=full.soft, named=full.named)
+    smooth = replace(natural, smooth=full.smooth)
+    return [
+        ("rank fusion, plain BM25 (before)", before),
+        ("+ fields (BM25F)", fields),
+        ("+ weighted sum", summed),
+        ("+ soft terms, name share", natural),
+        ("+ neighbour smoothing", smooth),
+        ("+ time", replace(full, floor=False)),
+        ("+ relevance floor (= shipped)", full),
+        ("shipped, fields all weight 1", replace(full, fields=(1.0,) * 5)),
+        ("shipped, plain BM25", replace(full, fields=None)),
+        ("shipped, rank fusion", replace(full, rrf=True)),
+        ("shipped, no soft terms", replace(full, soft=0.0)),
+        ("shipped, no name share", replace(full, named=0.0)),
+        ("shipped, no smoothing", replace(full, smooth=0.0)),
+        ("shipped, no time", replace(full, time=0.0)),
+        ("shipped, lexical only", replace(full, vector=0.0)),
+        ("shipped, vector only", replace(full, lexical=0.0)),
+    ]
+
+
+def leave_one_out(
+    searcher: Any, conversations: dict[str, dict], tuning_cls: Any
+) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, ...]]]:
+    """Each conversation scored with the grid point best on the other conversations."""
+    full = tuning_cls()
+    grid: dict[tuple[float, ...], list[Result]] = {}
+    for vec, ctx, named in GRID:
+        fields = (*full.fields[:4], ctx)
+        tuning = replace(full, lexical=1.0 - vec, vector=vec, fields=fields, named=named)
+        grid[(vec, ctx, named)] = run_questions(searcher, conversations, tuning)[0]
+    held: list[Result] = []
+    chosen: dict[str, tuple[float, ...]] = {}
+    for conv in conversations:
+        train = {
+            point: share([r for r in rs if r.conv != conv], lambda r: r.any5)
+            for point, rs in grid.items()
+        }
+        best = max(sorted(train), key=lambda p: train[p])
+        chosen[conv] = best
+        held += [r for r in grid[best] if r.conv == conv]
+    return figures(held), chosen
+
+
+def print_table(title: str, rows: list[tuple[str, dict[str, dict[str, float]], str]]) -> None:
+    cats = [*CATEGORIES.values(), "overall"]
+    print(f"\n{title}\n")
+    head = " ".join(f"{c[:11]:>13}" for c in cats)
+    print(f"{'':<34} {head}   (any@5 / all@5)")
+    for label, figs, extra in rows:
+        cells = " ".join(f"{figs[c]['any@5']:>6.3f}/{figs[c]['all@5']:.3f}" for c in cats)
+        print(f"{label:<34} {cells}  {extra}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/locomo-dev")
+    parser.add_argument(
+        "data", nargs="?", type=Path, default=REPO.parent / "shared/data/locomo-dev"
+    )
     parser.add_argument("--embedder", default="wordllama", help="wordllama (default) or hash")
+    parser.add_argument("--window", type=int, default=1, help="turns of context on each side")
+    parser.add_argument("--quick", action="store_true", help="the shipped ranking only")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
 
     from curator.model.palace import Palace
     from curator.search.query import Searcher
+    from curator.search.ranking import Tuning
 
     conversations = {
         p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(args.data.glob("*.json"))
@@ -107,54 +256,44 @@ def main() -> int:
     if not conversations:
         print(f"no conversations in {args.data}", file=sys.stderr)
         return 2
+    configs = [("shipped", Tuning())] if args.quick else ablation(Tuning)
+    out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="curator-locomo-") as tmp:
-        root = Path(tmp) / "palace"
-        notes = build_palace(root, conversations, args.embedder)
-        t0 = time.perf_counter()
-        searcher = Searcher(Palace.open(root))
-        build_s = time.perf_counter() - t0
-        stats: dict[str, list[tuple[bool, bool, bool]]] = defaultdict(list)
-        times = []
-        unusable = 0
-        for conv, data in conversations.items():
-            for qa in data["qa"]:
-                cat = qa.get("category")
-                if cat not in CATEGORIES:
-                    continue
-                gold = evidence_paths(conv, qa.get("evidence") or [])
-                if not gold:  # no usable evidence id: counted as a miss, not dropped
-                    unusable += 1
-                    stats[CATEGORIES[cat]].append((False, False, False))
-                    continue
-                start = time.perf_counter()
-                hits = searcher.search(str(qa["question"]), scope=conv, limit=10)
-                times.append(time.perf_counter() - start)
-                got = [h.path for h in hits]
-                top5 = set(got[:5])
-                stats[CATEGORIES[cat]].append(
-                    (bool(gold & top5), gold <= top5, bool(gold & set(got)))
+        for label, window in (("turn-only", 0), ("with context", args.window)):
+            root = Path(tmp) / label.replace(" ", "-")
+            notes = build_palace(root, conversations, args.embedder, window)
+            t0 = time.perf_counter()
+            searcher = Searcher(Palace.open(root))
+            build_s = time.perf_counter() - t0
+            rows = []
+            for name, tuning in configs:
+                results, times = run_questions(searcher, conversations, tuning)
+                times.sort()
+                median = times[len(times) // 2] * 1000
+                p95 = times[int(len(times) * 0.95)] * 1000
+                figs = figures(results)
+                rows.append((name, figs, f"median {median:.1f} ms, p95 {p95:.1f} ms"))
+                out.setdefault(label, {})[name] = figs
+            print_table(
+                f"LoCoMo {args.data.name}, {label}: {len(conversations)} conversations, "
+                f"{notes} turns as notes (context: {window} turn(s) each side), embedder "
+                f"{args.embedder}, index built in {build_s:.1f} s",
+                rows,
+            )
+            if window and not args.quick:
+                held, chosen = leave_one_out(searcher, conversations, Tuning)
+                picks = ", ".join(
+                    f"{c}: vector {v}, context {x}, name share {m}"
+                    for c, (v, x, m) in chosen.items()
                 )
-    rows = {name: stats[name] for name in CATEGORIES.values()}
-    rows["overall"] = [r for name in CATEGORIES.values() for r in stats[name]]
-    print(
-        f"LoCoMo retrieval ({len(conversations)} conversations, {notes} turns as notes, "
-        f"embedder {args.embedder}; index built in {build_s:.1f} s; "
-        f"median query {sorted(times)[len(times) // 2] * 1000:.1f} ms; "
-        f"{unusable} questions without a usable evidence id counted as misses)\n"
-    )
-    print(f"{'category':<12} {'n':>5} {'any@5':>7} {'all@5':>7} {'any@10':>7}")
-    figures = {}
-    for name, results in rows.items():
-        n = len(results)
-        if not n:
-            continue
-        any5 = sum(r[0] for r in results) / n
-        all5 = sum(r[1] for r in results) / n
-        any10 = sum(r[2] for r in results) / n
-        figures[name] = {"n": n, "recall_any@5": any5, "recall_all@5": all5, "recall_any@10": any10}
-        print(f"{name:<12} {n:>5} {any5:>7.3f} {all5:>7.3f} {any10:>7.3f}")
+                print_table(
+                    "leave-one-out (weights chosen on the other conversations)",
+                    [("held out", held, "")],
+                )
+                print(f"chosen: {picks}")
+                out["leave-one-out"] = {"figures": held, "chosen": chosen}
     if args.json:
-        print(json.dumps(figures, indent=2))
+        print(json.dumps(out, indent=2, default=list))
     return 0
 
 

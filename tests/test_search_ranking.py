@@ -4,15 +4,17 @@ mentions them in its body, and every candidate of the pool is re-ranked, not onl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from palacehelpers import MakePalace, note_text
 
-import curator.search.ranking as ranking
 import curator.search.searcher as searcher_module
 from curator.model.palace import Palace
 from curator.search import Searcher
+from curator.search.filters import Filter
+from curator.search.ranking import Tuning
 from curator.search.text import name_share, natural_language, term_prefix
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
@@ -68,31 +70,32 @@ def test_question_prefers_the_note_named_for_it(make_palace: MakePalace) -> None
 def test_without_the_name_rule_the_body_mentions_win(
     make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same palace and question with the title weight at zero: the note that repeats the
-    terms in its body leads, so it is the name rule that puts the titled note first."""
+    """The same palace and question with no name share and the name field weighted like the
+    body: the note that repeats the terms in its body leads, so it is the name rule that puts
+    the titled note first."""
     root = titled_palace(make_palace)
-    monkeypatch.setattr(ranking, "NAME_WEIGHT", 0.0)
-    assert paths(Searcher(Palace.open(root)), "What is the pgbouncer pool size?")[0] == (
-        "notes/db-review.md"
-    )
+    s = Searcher(Palace.open(root))
+    s.tuning = replace(Tuning(), named=0.0, fields=(1.0, 1.5, 1.5, 1.0, 0.25))
+    assert paths(s, "What is the pgbouncer pool size?")[0] == "notes/db-review.md"
 
 
 def test_keyword_lookup_is_not_reranked(
     make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A keyword lookup (no function words, fewer than four terms) keeps the fused BM25-led
-    order: the title weight does not touch it."""
+    """A keyword lookup (no function words, fewer than four terms) is not scored by the share
+    of its terms in the name (BM25F's name field weight applies to every query)."""
     root = titled_palace(make_palace)
     assert not natural_language("pgbouncer pool")
-    with_rule = Searcher(Palace.open(root)).search("pgbouncer pool", limit=5)
-    monkeypatch.setattr(ranking, "NAME_WEIGHT", 0.0)
-    without = Searcher(Palace.open(root)).search("pgbouncer pool", limit=5)
+    s = Searcher(Palace.open(root))
+    with_rule = s.search("pgbouncer pool", limit=5)
+    s.tuning = replace(Tuning(), named=0.0)
+    without = s.search("pgbouncer pool", limit=5)
     assert [(h.path, h.score) for h in with_rule] == [(h.path, h.score) for h in without]
 
 
 def test_every_candidate_is_reranked(make_palace: MakePalace) -> None:
-    """The note that matches the question best rises to the top from the end of a long
-    candidate list (the re-rank once stopped at the first 30)."""
+    """The note that matches the question best leads, however many candidates share a word
+    with it (every candidate is scored, not only the head of a ranking)."""
     files = {
         f"notes/filler-{i:02d}.md": n(f"Filler {i:02d}", "release notes, nothing else")
         for i in range(40)
@@ -102,15 +105,16 @@ def test_every_candidate_is_reranked(make_palace: MakePalace) -> None:
     )
     root = make_palace(files, toml=HASH_TOML)
     s = Searcher(Palace.open(root))
-    rows = {p: s.snapshot().row(i) for i, p in enumerate(s.snapshot().paths)}
-    fillers = sorted(p for p in rows if "filler" in p)
-    # fused order as the rankings might give it: the release train last, far below the rest
-    scored = [(p, 1.0 - i / 100) for i, p in enumerate(fillers)]
-    scored.append(("notes/release-train.md", 0.5))
-    out = s._soft_rerank("When does the release train schedule leave?", scored, rows)
-    assert out[0][0] == "notes/release-train.md"
-    assert len(out) == len(scored)
-    assert all(0.0 <= score <= 1.0 for _p, score in out)
+    scored, _rows = s.fused(
+        "When does the release train schedule leave?", s_filter(s), 30, fuzzy=False
+    )
+    assert scored[0][0] == "notes/release-train.md"
+    assert len(scored) == 41
+    assert all(0.0 <= score <= 1.0 for _p, score in scored)
+
+
+def s_filter(s: Searcher) -> Filter:
+    return Filter.of(s.palace)
 
 
 def test_search_lists_the_current_note_before_the_one_it_superseded(

@@ -308,6 +308,9 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
                 "source": "Where it came from: text, or key=value,key=value (e.g. session=...).",
                 "scope": "The project space it belongs to (a scope from palace.toml).",
                 "tags": "A few words to filter by (at most 8). One tag or a list.",
+                "context": "The text the fact came from (the conversation turns around it, the "
+                "file and lines it was read from): searched and shown to the reviewer beside "
+                "the draft, never served as the fact.",
             },
             CaptureAnswer,
             writes=True,

@@ -541,7 +541,10 @@ class Memory:
         source: str | None = None,
         scope: str | None = None,
         tags: list[str] | None = None,
+        context: str | None = None,
     ) -> dict[str, Any]:
+        """`context`: the text the fact came from (the conversation turns around it, the file
+        and lines it was read from); searched and shown beside the draft, never the fact."""
         from curator.writer.capture import IdenticalDraft, capture
 
         if len(body) > MAX_CAPTURE_CHARS:
@@ -561,6 +564,7 @@ class Memory:
                     scope=scope,
                     tags=tags,
                     from_agent=True,
+                    context=context,
                 )
             except IdenticalDraft as exc:  # named only when this Memory may show it
                 shown = f": {exc.draft}" if self._visible_path(exc.draft) else ""

@@ -44,6 +44,11 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--scope", help="the project scope (default: shared across projects)")
     p.add_argument("--tags", default="", help="comma-separated tags (at most 8)")
     p.add_argument(
+        "--context",
+        help="the text the fact came from (conversation turns, file and lines); searched, "
+        "never the fact itself",
+    )
+    p.add_argument(
         "--stdin-timeout",
         type=float,
         default=STDIN_TIMEOUT,
@@ -71,6 +76,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
         source=args.source,
         scope=args.scope,
         tags=tags,
+        context=args.context,
     )
     if args.json:
         print_json(result.to_json())

@@ -241,6 +241,7 @@ def run_import(
                 tags=record.tags or None,
                 now=record.created,
                 extra=extra or None,
+                context=record.context or None,
             )
         except CaptureError as exc:
             summary.failed.append(Problem(record.line, exc.message))

@@ -47,6 +47,7 @@ class Record:
     scope: str = ""
     header: dict[str, Any] = field(default_factory=dict)  # the record's other header fields
     bad_date: str = ""  # the record's date as given, when it is unusable (the import date is used)
+    context: str = ""  # the text the memory came from (a conversation), when the store has it
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,8 @@ def _from_curator(store: str, obj: dict[str, Any], text: str, line: int) -> Reco
         scope=_str(obj.get("scope")),
         header=dict(header) if isinstance(header, dict) else {},
         bad_date=bad_date,
+        context=_str(obj.get("context"))
+        or _str(header.get("context") if isinstance(header, dict) else ""),
     )
 
 
@@ -195,6 +198,7 @@ def mem0_record(obj: Any, line: int, store: str = "mem0") -> Item:
         state=state,
         tags=_str_list(metadata.get("tags")),
         bad_date=unusable_date(given),
+        context=_str(metadata.get("context")),
     )
 
 

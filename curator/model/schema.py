@@ -115,6 +115,7 @@ FIELDS: tuple[Field, ...] = (
     Field("supersedes", "slugs", "the notes this one replaces"),
     Field("merged_from", "slugs", "the notes merged into this one"),
     Field("source", "source", "where the fact came from: text or a mapping"),
+    Field("context", "text", "the text the fact came from (turns, file lines); never the fact"),
     Field("stale", "stale", "set by the audit: reason and since"),
     Field("verify", "verify", "how the audit checks it: paths, command, expect"),
 )

@@ -37,6 +37,7 @@ def doc_schema(dim: int) -> pa.Schema:
             pa.field("content_hash", pa.string()),
             pa.field("text", pa.string()),
             pa.field("body", pa.string()),
+            pa.field("context", pa.string()),
             pa.field("vector", pa.list_(pa.float32(), dim)),
         ]
     )

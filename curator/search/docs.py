@@ -15,9 +15,13 @@ from typing import Literal
 DocKind = Literal["note", "draft"]
 
 
-def make_text(name: str, description: str, tags: Sequence[str], body: str) -> str:
-    """The searchable text of a doc: name, description, tags and body, one per line."""
-    parts = [name, description, " ".join(tags), body]
+def make_text(
+    name: str, description: str, tags: Sequence[str], body: str, context: str = ""
+) -> str:
+    """The searchable text of a doc: name, description, tags, body and context, one per line
+    (what full text search finds candidates in and the embedder embeds; ranking then scores
+    each field on its own, see `curator.search.fields`)."""
+    parts = [name, description, " ".join(tags), body, context]
     return "\n".join(p for p in parts if p)
 
 
@@ -25,7 +29,9 @@ def make_text(name: str, description: str, tags: Sequence[str], body: str) -> st
 class IndexDoc:
     """One row of the search index (everything but the vector).
 
-    `text` defaults to `make_text(name, description, tags, body)`. `content_hash` defaults to a
+    `text` defaults to `make_text(name, description, tags, body, context)`. `context` is the
+    text a fact came from (the conversation around it, the file and lines it was read from):
+    searched, never shown as the fact itself. `content_hash` defaults to a
     fingerprint of every other field, so that any change to anything stored in the row (a header
     flag such as `stale` as well as the body) re-indexes it; leave it empty unless you have a
     better key.
@@ -49,6 +55,7 @@ class IndexDoc:
     content_hash: str = ""
     text: str = ""
     body: str = ""
+    context: str = ""
 
     def __post_init__(self) -> None:
         if not self.path or self.path.startswith("/") or "\\" in self.path:
@@ -60,7 +67,9 @@ class IndexDoc:
             object.__setattr__(self, "confidence", float(self.confidence))
         if not self.text:
             object.__setattr__(
-                self, "text", make_text(self.name, self.description, self.tags, self.body)
+                self,
+                "text",
+                make_text(self.name, self.description, self.tags, self.body, self.context),
             )
         if not self.content_hash:
             object.__setattr__(self, "content_hash", doc_fingerprint(self))

@@ -1,8 +1,11 @@
-"""Ranking primitives: reciprocal rank fusion and helpers. Pure Python, deterministic."""
+"""Ranking primitives: score scaling, reciprocal rank fusion and helpers.
+Deterministic."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
 
 RRF_K = 60
 
@@ -33,6 +36,16 @@ def rrf(
             seen.add(key)  # rank = position among distinct keys, starting at 1
             scores[key] = scores.get(key, 0.0) + weight / (k + len(seen))
     return sort_scored(scores.items())
+
+
+def scaled(values: np.ndarray) -> np.ndarray:
+    """Non-negative scores divided by the largest, so the best candidate scores 1 and a
+    candidate with nothing (no shared word, no similarity) 0; negatives count as 0. On a deep
+    candidate pool this is min-max normalisation (the least candidate is near 0 anyway); on a
+    few candidates it keeps a close second close instead of pushing it to 0."""
+    values = np.clip(np.asarray(values, dtype=np.float64), 0.0, None)
+    hi = float(values.max()) if len(values) else 0.0
+    return values / hi if hi > 0 else np.zeros(len(values))
 
 
 def sort_scored(items: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 INDEX_DIR = "index"
 SYNCED_FILE = "synced.json"  # the palace fingerprint the index reflects (skips no-op syncs)
 # Bump when the way a note becomes a doc changes, so every row is re-derived on the next sync.
-DOC_VERSION = "1"
+DOC_VERSION = "2"
 
 # One store per index folder and embedder, with the state.json signature it was opened at.
 _STORES: dict[tuple[str, str, int], tuple[IndexStore, tuple[int, int, int] | None]] = {}
@@ -84,7 +84,14 @@ def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> Ind
         kind=note.kind,
         content_hash=_content_hash(note, confidence, sensitive),
         body=note.body,
+        context=note_context(note),
     )
+
+
+def note_context(note: Note) -> str:
+    """The text the note's fact came from (its `context` header field), or ''."""
+    value = note.header.get("context")
+    return value if isinstance(value, str) else ""
 
 
 def docs_from_palace(palace: Palace) -> list[IndexDoc]:

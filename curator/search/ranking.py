@@ -1,16 +1,22 @@
-"""The retrieval core shared by search, ask and pack: candidate rankings and their fusion.
+"""The retrieval core shared by search, ask and pack: candidates, their scores and the sum.
 
-BM25 full text (LanceDB FTS) and vector neighbours (the palace's embedder) are fused by
-reciprocal rank; queries of more than a few words are also run as their key terms (stopwords
-removed) and fused; natural-language queries (questions, sentences) have every candidate
-re-ranked by soft term matching and by the share of their key terms in the note's name; short
-queries (up to three words, or an as-you-type prefix) add a rapidfuzz ranking over note names.
-Every ranking reads through one `Filter`, so hidden rows never reach fusion.
+Candidates are the BM25 matches of the whole query in the concatenated text (LanceDB FTS), its
+vector neighbours (the palace's embedder; the query's phrasings averaged) and, for short
+queries, rapidfuzz matches of note names. Each candidate is then scored on its own: BM25F over
+its fields (name, description, tags, body, context, each with its weight: see
+`curator.search.fields`) and its cosine similarity, each divided by the best candidate's
+and added with weights (a weighted sum ranks far better than reciprocal rank fusion here); a
+query asking when adds the notes that say when (`curator.search.temporal`); natural-language
+queries add soft term matching. A note whose context holds another candidate's text (the turns
+around it in one conversation) takes a share of that neighbour's score. A candidate sharing no
+word with the query is dropped, so a query nothing matches finds nothing. Every candidate is
+read through one `Filter`, so hidden rows never reach the sum.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import threading
 from collections.abc import Sequence
@@ -20,11 +26,13 @@ from typing import Any
 import numpy as np
 
 from curator.model.palace import Palace
+from curator.search.fields import FieldTerms, bm25f
 from curator.search.filters import Filter
-from curator.search.fuse import rrf
+from curator.search.fuse import rrf, scaled
 from curator.search.index import palace_signature
 from curator.search.snapshot import Snapshot, StaleSnapshot
 from curator.search.store import IndexStore
+from curator.search.temporal import time_cue
 from curator.search.text import (
     STOPWORDS,
     WORD,
@@ -33,33 +41,75 @@ from curator.search.text import (
     name_share,
     natural_language,
     phrasings,
+    stems,
     term_prefix,
 )
-from curator.search.words import sif_weight, word_freq
+from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
 
 FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
-# Reciprocal-rank fusion: a small k lets a clear first place count; BM25 leads, vectors add
-# recall (static WordLlama embeddings are a weaker signal than BM25 on most text).
-FUSE_K = 10
 FUZZY_PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
-FTS_WEIGHT = 1.0
-VECTOR_WEIGHT = 0.7  # shared by the vector rankings of the phrasings
-# Soft term matching re-ranks the candidates of natural-language queries; keyword lookups keep
-# the BM25-led order. A note's name is its title: a key term in it counts on top of the term's
-# match anywhere in the note (title weighting, as in BM25F), so a note named for what the query
-# asks about leads one that only mentions it. Their rankings are fused with the usual RRF
-# constant (60: the rank prior stays gentle, term matching decides) from a deeper pool.
-SOFT_FUSE_K = 60
 SOFT_CANDIDATES = 50  # rows each ranking contributes for a natural-language query (at least)
-SOFT_WEIGHT = 2.0
-NAME_WEIGHT = 1.0
+SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
 
 Rows = dict[str, dict[str, Any]]
 Scored = list[tuple[str, float]]
+Scores = dict[str, float]
+Part = tuple[float, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The weights of ranking. The defaults were chosen by leave-one-out over the LoCoMo dev
+    conversations (benchmarks/locomo.py, which also varies them for its ablation)."""
+
+    # BM25F weights of name, description, tags, body and context (None: plain BM25 of the
+    # concatenated text, as LanceDB's FTS scores it)
+    fields: tuple[float, ...] | None = (4.0, 1.5, 1.5, 1.0, 0.5)
+    lexical: float = 0.5
+    vector: float = 0.5
+    soft: float = 1.0  # soft term matching (natural-language queries)
+    named: float = 1.0  # the share of the key terms in the name (natural-language queries)
+    time: float = 0.15  # a query asking when: the notes that say when
+    smooth: float = 0.3  # the share of a thread neighbour's score a note takes
+    rrf: bool = False  # reciprocal rank fusion instead of the weighted sum
+    floor: bool = True  # drop candidates sharing no word with the query
+
+
+@dataclass
+class NoteText:
+    """What ranking reads of a candidate: its fields' text, its body and its context as
+    compared for smoothing, and (made when first needed) its field terms."""
+
+    texts: tuple[str, ...]
+    body: str
+    context: str
+
+    @functools.cached_property
+    def terms(self) -> FieldTerms:
+        return FieldTerms.of(self.texts)
+
+
+def smoothed(score: np.ndarray, notes: Sequence[NoteText], share: float) -> np.ndarray:
+    """Each note's score plus `share` times the best score among the candidates its context
+    holds (its neighbours in the thread it was captured from), rescaled into 0..1."""
+    out = score.copy()
+    for i, note in enumerate(notes):
+        if not note.context:
+            continue
+        best = max(
+            (
+                float(score[j])
+                for j, other in enumerate(notes)
+                if j != i and other.body and other.body in note.context
+            ),
+            default=0.0,
+        )
+        out[i] += share * best
+    return out / (1.0 + share)
 
 
 def similarities(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -76,9 +126,11 @@ class Ranker:
     palace: Palace
     store: IndexStore = field(init=False)
     _snap: Snapshot | None = field(init=False, default=None)
-    _freq: tuple[dict[str, int], int] | None = field(init=False, default=None)
+    tuning: Tuning = field(init=False, default=Tuning())
+    _stats: Corpus | None = field(init=False, default=None)
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
+    _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def query_vector(self, text: str) -> np.ndarray:
@@ -87,19 +139,13 @@ class Ranker:
         words = list(dict.fromkeys(WORD.findall(text.lower())))
         if not words:
             return self.store.embed_query(text)
-        freq, total = self._word_freq()
+        freq = self._corpus().counts
+        total = max(1, sum(freq.values()))
         vectors = self.store.embedder.embed(words)
         weights = np.asarray([sif_weight(freq, total, w) for w in words], dtype=np.float32)
         vec = (vectors * weights[:, None]).sum(axis=0)
         norm = float(np.linalg.norm(vec))
         return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
-
-    def _word_freq(self) -> tuple[dict[str, int], int]:
-        with self._lock:
-            if self._freq is None:
-                counts = word_freq(self.palace, self.store.index_dir, palace_signature(self.palace))
-                self._freq = (counts, max(1, sum(counts.values())))
-            return self._freq
 
     def snapshot(self) -> Snapshot:
         state = self.store.state
@@ -108,27 +154,6 @@ class Ranker:
             if self._snap is None or self._snap.key != key:
                 self._snap = Snapshot.load(self.store, key)
             return self._snap
-
-    def vector(self, vec: np.ndarray, flt: Filter, n: int) -> list[dict[str, Any]]:
-        """Nearest rows by cosine similarity: one matrix product over the snapshot's vectors
-        (always the same code path, so rankings never depend on what ran before in the
-        process; LanceDB's scan only if the table changed under the snapshot)."""
-        snap = self.snapshot()
-        try:
-            matrix = snap.load_vectors(self.store)
-        except StaleSnapshot:
-            return self.store.vector(vec, limit=n, where=flt.sql())
-        if not len(snap) or not np.any(vec):
-            return []
-        hidden, passing = snap.mask(flt)
-        k = min(n, passing)
-        if k <= 0:
-            return []
-        sims = similarities(matrix, np.asarray(vec, dtype=np.float32)[None, :])[:, 0]
-        sims[hidden] = -np.inf
-        top = np.argpartition(sims, len(sims) - k)[len(sims) - k :]
-        order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.paths[i]))
-        return [{**snap.row(i), "similarity": float(sims[i])} for i in order]
 
     def fts(self, text: str, flt: Filter, n: int) -> list[dict[str, Any]]:
         """BM25 matches. When the filter lets most rows through (known from the snapshot), one
@@ -144,28 +169,6 @@ class Ranker:
                 if len(ok) >= n or len(rows) < 2 * n:
                     return ok[:n]
         return self.store.fts(text, limit=n, where=flt.sql())
-
-    def _rankings(
-        self, texts: Sequence[str], flt: Filter, n: int
-    ) -> tuple[list[list[str]], list[float], Rows]:
-        """Rankings to fuse, their weights, and the rows by path: BM25 of the whole query (the
-        FTS analyzer drops stopwords itself, so the key-terms phrasing would repeat it) and the
-        vector neighbours of every phrasing (embeddings do change without stopwords)."""
-        rows: Rows = {}
-        rankings: list[list[str]] = []
-        weights: list[float] = []
-        if not texts:
-            return rankings, weights, rows
-        results = [(self.fts(texts[0], flt, n), FTS_WEIGHT)]
-        for text in texts:
-            vec = self.query_vector(text)
-            results.append((self.vector(vec, flt, n), VECTOR_WEIGHT / len(texts)))
-        for ranking, weight in results:
-            rankings.append([str(r["path"]) for r in ranking])
-            weights.append(weight)
-            for r in ranking:
-                rows.setdefault(str(r["path"]), r)
-        return rankings, weights, rows
 
     def _name_counts(self, snap: Snapshot, words: list[str]) -> np.ndarray:
         """Per row, how many query words match a word of its name: as a prefix (as you type)
@@ -217,38 +220,143 @@ class Ranker:
         scored.sort(key=lambda t: (-t[0], t[1]))
         return [(p, snap.row(i)) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF]
 
+    def _similarities(self, texts: Sequence[str], flt: Filter, n: int, rows: Rows) -> Scores:
+        """Cosine similarity to the query (to the mean of its phrasings' vectors) of the `n`
+        nearest rows passing `flt`, which join `rows`, and of every other row in `rows`: one
+        matrix product over the snapshot's vectors (LanceDB's scan only when the table changed
+        under the snapshot)."""
+        vecs = [v for v in (self.query_vector(t) for t in texts) if np.any(v)]
+        if not vecs:
+            return {}
+        query = np.mean(np.stack(vecs), axis=0).astype(np.float32)
+        snap = self.snapshot()
+        try:
+            matrix = snap.load_vectors(self.store)
+        except StaleSnapshot:
+            found = self.store.vector(query, limit=n, where=flt.sql())
+            for r in found:
+                rows.setdefault(str(r["path"]), r)
+            return {str(r["path"]): float(r["similarity"]) for r in found}
+        hidden, passing = snap.mask(flt)
+        if not len(snap) or passing <= 0:
+            return {}
+        sims = similarities(matrix, query[None, :])[:, 0]
+        sims[hidden] = -np.inf
+        k = min(n, passing)
+        top = np.argpartition(sims, len(sims) - k)[len(sims) - k :]
+        for i in sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.paths[i])):
+            rows.setdefault(snap.paths[i], snap.row(i))
+        out: Scores = {}
+        for path in rows:
+            i = snap.position(path)
+            if i is not None and not hidden[i]:
+                out[path] = float(sims[i])
+        return out
+
     def fused(self, query: str, flt: Filter, n: int, *, fuzzy: bool) -> tuple[Scored, Rows]:
-        """Candidates for `query` passing `flt`, fused and scored within 0..1, and their rows."""
+        """Candidates for `query` passing `flt`, scored within 0..1 (best first), and their
+        rows; nothing when no candidate shares a word with the query (the relevance floor)."""
+        texts = phrasings(query)
+        if not texts:
+            return [], {}
+        tune = self.tuning
         natural = natural_language(query)
-        k = SOFT_FUSE_K if natural else FUSE_K
         if natural:
             n = max(n, SOFT_CANDIDATES)
-        rankings, weights, rows = self._rankings(phrasings(query), flt, n)
+        rows: Rows = {}
+        bm25: Scores = {}
+        for r in self.fts(texts[0], flt, n):
+            path = str(r["path"])
+            rows.setdefault(path, r)
+            bm25[path] = float(r.get("_score") or 0.0)
+        sims = self._similarities(texts, flt, n, rows)
+        names: Scores = {}
         if fuzzy and is_short(query):
-            names = self.fuzzy(query, flt, n)
-            if names:
-                rankings.append([p for p, _ in names])
-                weights.append(FUZZY_WEIGHT)
-                for p, r in names:
-                    rows.setdefault(p, r)
-        fused = rrf(rankings, k=k, weights=weights)
-        best = sum(weights) / (k + 1)
-        scored = [(p, s / best) for p, s in fused if p in rows]
-        if natural:
-            scored = self._soft_rerank(query, scored, rows)
+            found = self.fuzzy(query, flt, n)
+            for rank, (path, r) in enumerate(found):
+                rows.setdefault(path, r)
+                names[path] = 1.0 - rank / len(found)
+        if not rows:
+            return [], rows
+        paths = sorted(rows)
+        notes = [self._note_text(p, rows[p]) for p in paths]
+        if tune.fields is None:
+            lex = np.asarray([bm25.get(p, 0.0) for p in paths])
+        else:
+            terms = list(dict.fromkeys(stems(query)))
+            corpus = self._corpus()
+            lex = np.asarray([bm25f(terms, t.terms, corpus, tune.fields) for t in notes])
+        vec = np.asarray([sims.get(p, 0.0) for p in paths])
+        parts = self._parts(lex, vec, paths)
+        if names:
+            parts.append((FUZZY_WEIGHT, np.asarray([names.get(p, 0.0) for p in paths])))
+        cue = time_cue(query)
+        if cue is not None and tune.time:
+            created = [str(rows[p].get("created") or "") for p in paths]
+            when = [cue.match(c, t.body) for c, t in zip(created, notes, strict=True)]
+            parts.append((tune.time, np.asarray(when)))
+        soft = np.zeros(len(paths))
+        if natural and (tune.soft or tune.named or tune.floor):
+            soft, named = self._soft_scores(query, paths, rows)
+            parts += [(tune.soft, soft), (tune.named, named)]
+        total = sum(w for w, _ in parts) or 1.0
+        score = sum((w * a for w, a in parts), np.zeros(len(paths))) / total
+        if tune.smooth:
+            score = smoothed(score, notes, tune.smooth)
+        keep = np.ones(len(paths), dtype=bool)
+        if tune.floor:
+            keep = (lex > 0) | (np.asarray([names.get(p, 0.0) for p in paths]) > 0)
+            keep |= soft >= SOFT_FLOOR
+        scored = [(p, float(s)) for p, s, k in zip(paths, score, keep, strict=True) if k]
+        scored.sort(key=lambda kv: (-kv[1], kv[0]))
         return scored, rows
 
-    def _soft_rerank(self, query: str, scored: Scored, rows: Rows) -> Scored:
-        """Re-rank every candidate of a natural-language query by soft term matching: each key
-        term counts with its best cosine similarity to any word of the note (so "kids" meets
-        "children"), weighted by inverse frequency like the query vector; and by the share of
-        the key terms in the note's name. score = (fused + SOFT_WEIGHT * soft + NAME_WEIGHT *
-        named) / (1 + SOFT_WEIGHT + NAME_WEIGHT), so scores stay within 0..1."""
+    def _parts(self, lex: np.ndarray, vec: np.ndarray, paths: list[str]) -> list[Part]:
+        """The lexical and vector scores as weighted parts of the sum: each divided by the best
+        over the candidates (or, with `Tuning.rrf`, both fused by reciprocal rank instead)."""
+        tune = self.tuning
+        if not tune.rrf:
+            return [(tune.lexical, scaled(lex)), (tune.vector, scaled(vec))]
+        order = [[paths[i] for i in np.argsort(-a, kind="stable") if a[i] > 0] for a in (lex, vec)]
+        fused = dict(rrf(order, weights=[tune.lexical, tune.vector]))
+        return [(1.0, scaled(np.asarray([fused.get(p, 0.0) for p in paths])))]
+
+    def _corpus(self) -> Corpus:
+        with self._lock:
+            if self._stats is None:
+                signature = palace_signature(self.palace)
+                self._stats = corpus(self.palace, self.store.index_dir, signature)
+            return self._stats
+
+    def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
+        """A candidate's field terms and its body and context as compared for smoothing,
+        cached for notes of this palace (whose text cannot change under it)."""
+        found = self._note_text_cache.get(path)
+        if found is None:
+            note = self.palace.by_rel.get(path)
+            if note is not None and note.ok:
+                texts = note_fields(note)
+            else:
+                texts = tuple(str(row.get(f) or "") for f in FIELDS)
+            body, context = (" ".join(t.split()) for t in texts[3:])
+            found = NoteText(texts, body, context if body else "")
+            if note is not None:
+                if len(self._note_text_cache) >= NOTE_WORD_CACHE:
+                    self._note_text_cache.clear()
+                self._note_text_cache[path] = found
+        return found
+
+    def _soft_scores(self, query: str, paths: list[str], rows: Rows) -> tuple[np.ndarray, ...]:
+        """Per candidate of a natural-language query: soft term matching (each key term counts
+        with its best cosine similarity to any word of the note, so "kids" meets "children",
+        weighted by inverse frequency like the query vector) and the share of the key terms in
+        the note's name; both within 0..1."""
         terms = key_terms(query)
-        freq, total = self._word_freq()
+        freq = self._corpus().counts
+        total = max(1, sum(freq.values()))
         weights = np.asarray([sif_weight(freq, total, w) for w in terms])
         prefixes = [term_prefix(t) for t in terms]
-        note_words = [self._note_words(path, rows[path]) for path, _score in scored]
+        note_words = [self._note_words(p, rows[p]) for p in paths]
         vocab = list(dict.fromkeys(w for words in note_words for w in words))
         column = {w: i for i, w in enumerate(vocab)}
         sims = np.zeros((len(terms), 0), dtype=np.float32)
@@ -256,17 +364,14 @@ class Ranker:
             pairs = similarities(self._word_vectors(terms), self._word_vectors(vocab))
             sims = np.clip(pairs, 0.0, 1.0)
         total_weight = float(weights.sum())
-        scale = 1 + SOFT_WEIGHT + NAME_WEIGHT
-        out = []
-        for (path, score), words in zip(scored, note_words, strict=True):
-            soft = 0.0
+        soft = np.zeros(len(paths))
+        named = np.zeros(len(paths))
+        for i, (path, words) in enumerate(zip(paths, note_words, strict=True)):
             if words and total_weight > 0:
                 cols = np.fromiter((column[w] for w in words), dtype=np.intp, count=len(words))
-                soft = float(sims[:, cols].max(axis=1) @ weights) / total_weight
-            named = name_share(str(rows[path].get("name") or ""), prefixes)
-            out.append((path, (score + SOFT_WEIGHT * soft + NAME_WEIGHT * named) / scale))
-        out.sort(key=lambda kv: (-kv[1], kv[0]))
-        return out
+                soft[i] = float(sims[:, cols].max(axis=1) @ weights) / total_weight
+            named[i] = name_share(str(rows[path].get("name") or ""), prefixes)
+        return soft, named
 
     def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
         """The distinct key words of a note's name, description and body (no stopwords),

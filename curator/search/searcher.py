@@ -29,7 +29,7 @@ from curator.search.values import Answer, Candidate, DupePair, Hit, Source
 CANDIDATES_PER_RESULT = 3
 MIN_CANDIDATES = 30
 STALE_PENALTY = 0.5
-SUPERSEDED_PENALTY = 0.5  # search lists a replaced note below the notes that are current
+SUPERSEDED_PENALTY = 0.25  # search lists a replaced note below the notes that are current
 RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
 
 

@@ -37,6 +37,7 @@ class Snapshot:
     vectors: np.ndarray | None = None
     masks: dict[Filter, tuple[np.ndarray, int]] = field(default_factory=dict)
     columns: dict[str, np.ndarray] = field(default_factory=dict)
+    _positions: dict[str, int] | None = None
     _rows: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
@@ -58,6 +59,12 @@ class Snapshot:
 
     def __len__(self) -> int:
         return len(self.paths)
+
+    def position(self, path: str) -> int | None:
+        """The row number of `path` (None when it is not in the snapshot)."""
+        if self._positions is None:
+            self._positions = {p: i for i, p in enumerate(self.paths)}
+        return self._positions.get(path)
 
     def row(self, i: int) -> dict[str, Any]:
         found = self._rows.get(i)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from curator.errors import SearchIndexError
 
 STATE_FILE = "state.json"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the context column
 TABLE_PREFIX = "docs_"
 
 

@@ -56,7 +56,9 @@ log = logging.getLogger(__name__)
 
 # Columns returned by queries unless asked otherwise (the vector and FTS text are left out).
 RESULT_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("text",))
-META_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("text", "body"))
+META_COLUMNS: tuple[str, ...] = tuple(
+    c for c in DOC_COLUMNS if c not in ("text", "body", "context")
+)
 MAX_ROWS = 1_000_000  # the most rows one query may ask for (LanceDB refuses absurd limits)
 
 T = TypeVar("T")
@@ -146,8 +148,8 @@ class IndexStore(IndexWrites):
         except (ValueError, OSError, UnicodeDecodeError) as exc:
             self._quarantine(f"unreadable {STATE_FILE}: {exc}")
             return
-        if state is None:
-            return
+        if state is None or state.schema_version != SCHEMA_VERSION:
+            return  # none yet, or of an older layout: the next sync rebuilds it
         try:
             table = self._open_table(state)
         except Exception as exc:  # lance raises RuntimeError/OSError/ValueError for bad files

@@ -5,6 +5,7 @@ Pure functions over strings (no index, no numpy), shared by ranking, ask, pack a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -59,6 +60,28 @@ def term_prefix(term: str) -> str:
         if term.endswith(suffix) and len(term) - len(suffix) >= 4:
             return term[: -len(suffix)]
     return term
+
+
+stem = functools.lru_cache(maxsize=200_000)(term_prefix)
+_TERMS: dict[str, str] = {}  # word -> its stem, "" for a stopword or a one-letter word
+_TERMS_MAX = 200_000
+
+
+def stems(text: str) -> list[str]:
+    """The crude stems (`term_prefix`) of the words of `text` without stopwords and one-letter
+    words, in order, repeats kept: the terms BM25F counts."""
+    out = []
+    known = _TERMS.get
+    for word in WORD.findall(text.lower()):
+        found = known(word)
+        if found is None:
+            keep = word not in STOPWORDS and (len(word) >= 2 or word.isdigit())
+            found = stem(word) if keep else ""
+            if len(_TERMS) < _TERMS_MAX:
+                _TERMS[word] = found
+        if found:
+            out.append(found)
+    return out
 
 
 def spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
@@ -138,5 +161,7 @@ __all__ = [
     "natural_language",
     "phrasings",
     "spans",
+    "stem",
+    "stems",
     "term_prefix",
 ]

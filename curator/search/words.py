@@ -1,44 +1,82 @@
-"""Word frequencies of a palace, for smooth inverse frequency weights (Arora et al., 2017).
+"""Corpus statistics of a palace: word frequencies for smooth inverse frequency weights (Arora
+et al., 2017) and, per field, document frequencies and mean lengths for BM25F.
 
 Counted over a deterministic sample of the notes and drafts, and kept beside the index keyed by
 the palace fingerprint, so a one-shot process reads them instead of scanning a thousand notes
-(the same counts either way).
+(the same figures either way).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from curator.fsutil import atomic_write
+from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
-from curator.search.text import WORD
+from curator.search.text import WORD, stems
 
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
-WORD_FREQ_SAMPLE = 1000  # notes sampled for word frequencies
+WORD_FREQ_SAMPLE = 1000  # notes sampled for the statistics
 WORD_FREQ_FILE = "words.json"
+FIELDS = ("name", "description", "tags", "body", "context")
 
 
-def count_words(palace: Palace) -> dict[str, int]:
+def note_fields(note: Note) -> tuple[str, ...]:
+    """A note's text per field of `FIELDS` (the draft banner left out of the body)."""
+    context = note.header.get("context")
+    return (
+        note.name,
+        note.description,
+        " ".join(note.tags),
+        strip_banner(note.body),
+        context if isinstance(context, str) else "",
+    )
+
+
+@dataclass(frozen=True)
+class Corpus:
+    counts: dict[str, int]  # word -> occurrences (name, description and body)
+    docs: int  # notes sampled
+    df: dict[str, int]  # stem -> sampled notes holding it in any field
+    avg_len: tuple[float, ...]  # mean stems per field, in FIELDS order
+
+    def to_json(self) -> dict[str, object]:
+        return {"counts": self.counts, "docs": self.docs, "df": self.df, "avg": self.avg_len}
+
+
+def count_corpus(palace: Palace) -> Corpus:
     notes = [n for n in palace.all() if n.ok]
     step = max(1, len(notes) // WORD_FREQ_SAMPLE)
     counts: dict[str, int] = {}
-    for note in notes[::step]:
+    df: dict[str, int] = {}
+    lengths = [0] * len(FIELDS)
+    sample = notes[::step]
+    for note in sample:
         for w in WORD.findall(f"{note.name} {note.description} {note.body}".lower()):
             counts[w] = counts.get(w, 0) + 1
-    return counts
+        seen: set[str] = set()
+        for i, text in enumerate(note_fields(note)):
+            found = stems(text)
+            lengths[i] += len(found)
+            seen.update(found)
+        for s in seen:
+            df[s] = df.get(s, 0) + 1
+    n = max(1, len(sample))
+    return Corpus(counts, len(sample), df, tuple(total / n for total in lengths))
 
 
-def word_freq(palace: Palace, index_dir: Path, signature: str) -> dict[str, int]:
-    """The palace's word counts, read from the index folder when they match `signature`."""
+def corpus(palace: Palace, index_dir: Path, signature: str) -> Corpus:
+    """The palace's statistics, read from the index folder when they match `signature`."""
     path = index_dir / WORD_FREQ_FILE
-    key = f"{signature}:{WORD_FREQ_SAMPLE}"
-    counts = _read(path, key)
-    if counts is None:
-        counts = count_words(palace)
-        _write(path, key, counts)
-    return counts
+    key = f"{signature}:{WORD_FREQ_SAMPLE}:2"
+    found = _read(path, key)
+    if found is None:
+        found = count_corpus(palace)
+        _write(path, key, found)
+    return found
 
 
 def sif_weight(freq: dict[str, int], total: int, word: str) -> float:
@@ -46,25 +84,38 @@ def sif_weight(freq: dict[str, int], total: int, word: str) -> float:
     return SIF_A / (SIF_A + freq.get(word, 0) / total)
 
 
-def _read(path: Path, signature: str) -> dict[str, int] | None:
+def _counts(value: object) -> dict[str, int] | None:
+    if not isinstance(value, dict) or not all(isinstance(v, int) for v in value.values()):
+        return None
+    return value
+
+
+def _read(path: Path, signature: str) -> Corpus | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("signature") != signature:
         return None
-    counts = data.get("counts")
-    if not isinstance(counts, dict) or not all(isinstance(v, int) for v in counts.values()):
+    counts, df, docs, avg = (
+        _counts(data.get("counts")),
+        _counts(data.get("df")),
+        data.get("docs"),
+        data.get("avg"),
+    )
+    if counts is None or df is None or not isinstance(docs, int) or not isinstance(avg, list):
         return None
-    return counts
+    if len(avg) != len(FIELDS) or not all(isinstance(a, int | float) for a in avg):
+        return None
+    return Corpus(counts, docs, df, tuple(float(a) for a in avg))
 
 
-def _write(path: Path, signature: str, counts: dict[str, int]) -> None:
+def _write(path: Path, signature: str, found: Corpus) -> None:
     """Best effort (derived data, like the index itself): a failure only costs the next
     process a rescan."""
-    data = json.dumps({"signature": signature, "counts": counts}, ensure_ascii=False)
+    data = json.dumps({"signature": signature, **found.to_json()}, ensure_ascii=False)
     with contextlib.suppress(OSError):
         atomic_write(path, data.encode("utf-8"), sync=False)
 
 
-__all__ = ["SIF_A", "count_words", "sif_weight", "word_freq"]
+__all__ = ["FIELDS", "SIF_A", "Corpus", "corpus", "count_corpus", "note_fields", "sif_weight"]

@@ -210,7 +210,7 @@ def _secret_field(hits: list[SecretHit]) -> list[dict[str, Any]]:
     return [{"kind": h.kind, "line": h.line} for h in hits[:MAX_HEADER_SECRETS]]
 
 
-_FIXED = ("name", "description", "type", "status", "created", "source", "scope", "tags")
+_FIXED = ("name", "description", "type", "status", "created", "source", "scope", "tags", "context")
 
 
 def _advice(hits: list[SecretHit], found_similar: list[Similar]) -> list[str]:
@@ -289,6 +289,7 @@ def capture(
     now: datetime | None = None,
     extra: dict[str, Any] | None = None,
     from_agent: bool = False,
+    context: str | None = None,
 ) -> CaptureResult:
     """Write a new draft into inbox/; never overwrites, never leaves a partial file.
 
@@ -296,7 +297,9 @@ def capture(
     fields this way); it never replaces a fixed field. `from_agent` is an agent's capture:
     a secret in any field it supplied is refused (a person's capture is only flagged), and so
     is a draft identical to one waiting in the inbox; the check and the write hold one lock,
-    so concurrent identical captures write one draft.
+    so concurrent identical captures write one draft. `context` is the text the fact came
+    from (the conversation turns around it, the file and lines it was read from): searched in
+    its own field, shown beside the draft, never the fact itself.
     """
     root = Path(palace_root)
     name, description, clean_tags = _validate(root, type, name, body, description, scope, tags)
@@ -305,8 +308,10 @@ def capture(
             " ".join(f"{k}={v}" for k, v in source.items()) if isinstance(source, dict) else source
         )
         fields = {"name": name, "description": description, "source": said, "scope": scope}
+        fields["context"] = context
         _refuse_secrets(secrets_in({**fields, "tags": list(tags or ()), "body": body}))
     source_value = dict(source) if isinstance(source, dict) else parse_source(source)
+    _check_text("context", context or "")
     stamp = _stamp(now)
     warnings: list[str] = []
 
@@ -325,6 +330,7 @@ def capture(
         "source": source_value,
         "scope": scope,
         "tags": clean_tags or None,
+        "context": (context or "").strip() or None,
     } | {k: v for k, v in (extra or {}).items() if k not in _FIXED}
     header_hits = scan(new_note_text(header, ""))  # what the agent wrote in the header
     if found_similar:

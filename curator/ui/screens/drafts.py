@@ -56,6 +56,18 @@ def markup_like(text: str) -> bool:
     return _MARKUPISH.search(_WIKILINK.sub("", text)) is not None
 
 
+CONTEXT_CHARS = 240  # of the text a draft came from, shown beside it
+
+
+def context_preview(note: Note) -> Text:
+    """The start of the text the fact came from (its `context` field), dim and on one line:
+    shown beside the draft (and kept on promote), never as the fact itself."""
+    value = note.header.get("context")
+    if not isinstance(value, str) or not value.strip():
+        return Text()
+    return plain(f"context: {value}", "dim", limit=CONTEXT_CHARS)
+
+
 def warnings(note: Note) -> Text:
     out = Text()
     for finding in note.problems:

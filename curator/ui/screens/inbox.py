@@ -24,6 +24,7 @@ from curator.ui.safe import plain
 from curator.ui.screens.candidates import CandidatePane
 from curator.ui.screens.drafts import (
     SOURCE_WIDTH,
+    context_preview,
     draft_age,
     draft_source,
     newest_first,
@@ -148,6 +149,8 @@ class InboxScreen(CandidatePane):
     def show_draft(self, draft: Note | None, *, reload: bool = False) -> None:
         """Show the draft's warnings (from its current text) and its candidates."""
         shown = warnings(draft) if draft else Text()
+        if draft is not None and (context := context_preview(draft)).plain:
+            shown = Text("\n").join([t for t in (shown, context) if t.plain])
         box = self.query_one("#inbox-warnings", Static)
         box.update(shown)
         box.display = bool(shown.plain)

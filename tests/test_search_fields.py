@@ -1,0 +1,156 @@
+"""Field-aware ranking, context, time cues, neighbour smoothing and the relevance floor, on small
+palaces with a real LanceDB index (hash embedder), plus property tests of the pure parts."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from palacehelpers import MakePalace, note_text
+
+from curator.model.palace import Palace
+from curator.search import Searcher
+from curator.search.fuse import scaled
+from curator.search.ranking import Tuning
+from curator.search.temporal import time_cue
+from curator.search.text import stems
+
+HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
+
+
+def n(name: str, body: str, *, context: str = "", created: str = "") -> str:
+    extra = f"context: {json.dumps(context)}\n" if context else ""
+    extra += f"created: {created}\n" if created else ""
+    return note_text(name, type="project", description="", body=body + "\n", extra=extra)
+
+
+def fillers(count: int = 12) -> dict[str, str]:
+    return {
+        f"notes/filler-{i:02d}.md": n(f"Filler {i:02d}", "Nothing about anything here, just words.")
+        for i in range(count)
+    }
+
+
+def searcher_of(make_palace: MakePalace, **notes: str) -> Searcher:
+    files = {**fillers(), **{f"notes/{slug}.md": text for slug, text in notes.items()}}
+    return Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
+
+
+def first(s: Searcher, query: str, **tuning: object) -> str:
+    """The path of the best hit with the shipped tuning changed by `tuning`."""
+    s.tuning = replace(Tuning(), **tuning)  # type: ignore[arg-type]
+    return paths(s, query)[0]
+
+
+def paths(searcher: Searcher, query: str, **kwargs: object) -> list[str]:
+    return [h.path for h in searcher.search(query, **kwargs)]  # type: ignore[arg-type]
+
+
+# (note a, note b, query, the tuning change under which b leads instead of a)
+DECIDED_BY = {
+    "a word in the name outranks it in a body": (
+        n("Ledger rotation", "Runs on Sundays after the backup finished well."),
+        n("Sunday jobs", "The ledger job runs on Sundays after the backup."),
+        "what about the ledger on sundays",
+        {"fields": (0.0, 0.0, 0.0, 1.0, 0.0)},  # the name not counted
+    ),
+    "a question asking when ranks the note that says when": (
+        n("Caroline", "Caroline went to a pottery class yesterday."),
+        n("Caroline", "Caroline loves her pottery class, the pottery class."),
+        "When did Caroline go to the pottery class?",
+        {"time": 0.0},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", DECIDED_BY)
+def test_the_technique_decides_the_order(make_palace: MakePalace, case: str) -> None:
+    a, b, query, without = DECIDED_BY[case]
+    s = searcher_of(make_palace, a=a, b=b)
+    assert first(s, query) == "notes/a.md"
+    assert first(s, query, **without) == "notes/b.md"
+
+
+def test_context_finds_a_fact_and_is_never_its_snippet(make_palace: MakePalace) -> None:
+    files = fillers()
+    files["notes/fact.md"] = n(
+        "Decision", "We chose the second option.", context="Bob: which queue for the invoices?"
+    )
+    s = Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
+    hits = s.search("invoices queue")
+    assert hits and hits[0].path == "notes/fact.md"
+    assert "queue" not in hits[0].snippet and "invoices" not in json.dumps(hits[0].to_json())
+    s.tuning = replace(Tuning(), fields=(*Tuning().fields[:4], 0.0))  # type: ignore[misc]
+    assert "notes/fact.md" not in paths(s, "invoices queue")
+
+
+def test_a_query_nothing_matches_finds_nothing(make_palace: MakePalace) -> None:
+    root = make_palace(fillers(), toml=HASH_TOML)
+    s = Searcher(Palace.open(root))
+    assert s.search("xylophone quarantine zebu") == []
+    assert s.search("what did the xylophone quarantine decide?") == []
+    assert s.ask("what did the xylophone quarantine decide?").sources == ()
+    assert "_0 notes from memory" in s.pack("xylophone quarantine zebu", floor=0.0)
+    assert paths(s, "filler words")  # a matching query still finds notes
+    s.tuning = replace(Tuning(), floor=False)
+    assert s.search("xylophone quarantine zebu")  # without the floor: the nearest, as before
+
+
+def test_a_named_period_ranks_the_notes_dated_in_it(make_palace: MakePalace) -> None:
+    s = searcher_of(
+        make_palace,
+        a=n("Trip", "The trip to the lake was lovely.", created="2023-03-02"),
+        b=n("Trip", "The trip to the lake was lovely.", created="2023-07-09"),
+    )
+    assert first(s, "the trip to the lake in July 2023") == "notes/b.md"
+    assert first(s, "the trip to the lake in March 2023") == "notes/a.md"
+
+
+def test_a_note_takes_a_share_of_its_thread_neighbours_score(make_palace: MakePalace) -> None:
+    files = fillers()
+    question = "Did you ever try the orchid greenhouse downtown?"
+    files["notes/q.md"] = n("Anna", question)
+    files["notes/answer.md"] = n("Ben", "Yes, it was warm.", context=f"Anna: {question}")
+    files["notes/other.md"] = n("Ben", "Yes, it was warm.", context="Anna: Did you sleep well?")
+    s = Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
+    # the context's words not counted: only smoothing tells the two answers apart
+    s.tuning = replace(Tuning(), fields=(*Tuning().fields[:4], 0.0), vector=0.0)  # type: ignore[misc]
+    got = paths(s, "orchid greenhouse warm")
+    assert got.index("notes/answer.md") < got.index("notes/other.md")
+    s.tuning = replace(s.tuning, smooth=0.0)
+    scores = {h.path: h.score for h in s.search("orchid greenhouse warm")}
+    assert scores["notes/answer.md"] == scores["notes/other.md"]
+
+
+def test_scores_stay_within_zero_and_one(make_palace: MakePalace) -> None:
+    files = fillers()
+    files["notes/a.md"] = n("Filler words", "Filler words, filler words.", context="Filler: words")
+    s = Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
+    for query in ("filler", "filler words", "what are the filler words about?", "fil"):
+        assert all(0.0 <= h.score <= 1.0 for h in s.search(query)), query
+
+
+@settings(max_examples=200)
+@given(st.lists(st.floats(-1e6, 1e6), max_size=30))
+def test_scaling_keeps_the_order_within_zero_and_one(values: list[float]) -> None:
+    out = scaled(np.asarray(values))
+    if values and max(values) > 0:
+        assert max(out) == 1.0
+    assert len(out) == len(values)
+    assert all(0.0 <= v <= 1.0 for v in out)
+    order = np.argsort(values, kind="stable")
+    assert all(out[i] <= out[j] for i, j in itertools.pairwise(order))
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=200), st.text(max_size=40), st.text(max_size=200))
+def test_time_cues_of_any_text_never_raise(query: str, created: str, text: str) -> None:
+    cue = time_cue(query)
+    if cue is not None:
+        assert cue.match(created, text) in (0.0, 1.0)
+    assert all(s and s == s.lower() for s in stems(query))
