@@ -1,9 +1,8 @@
 """`curator mcp`: the palace served over MCP on stdio with the official SDK's MCPServer.
 
-Tools come from one table: `TOOL_PROVIDERS` is a list of functions taking the server's
-`Memory` and returning `ToolDef` rows; this module adds the memory tools, and another area
-(tasks) appends its own provider with `register_tools(provider)` at import time of its module.
-Each row gives the tool's description, every parameter's description, its answer's TypedDict
+Tools come from one table of `ToolDef` rows: `memory_tools` here and `task_tools` (the
+checkpoints, in agents/tasks_tools.py), each a function of the server's `Memory`. Each row
+gives the tool's description, every parameter's description, its answer's TypedDict
 (outputSchema and structuredContent) and its hints (readOnlyHint, idempotentHint...).
 
 Every tool's refusal (`AgentRefusal`, any `CuratorError`) becomes an error result with the
@@ -14,13 +13,11 @@ A note that is missing or hidden, read as a resource, answers -32602 (invalid pa
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
@@ -36,51 +33,14 @@ from curator.agents.answers import (
     SearchAnswer,
 )
 from curator.agents.service import MAX_LIMIT, NOT_RULES, AgentRefusal, Memory, cap
+from curator.agents.tasks_tools import task_tools
+from curator.agents.tooldef import ToolDef
 from curator.errors import CuratorError
 
-__all__ = [
-    "TOOL_PROVIDERS",
-    "ToolDef",
-    "build_server",
-    "client_config",
-    "register_tools",
-    "serve",
-]
+__all__ = ["ToolDef", "build_server", "client_config", "serve"]
 
 SERVER_NAME = "curator"
 NOTE_URI = "curator://notes/{+path}"
-
-
-@dataclass(frozen=True)
-class ToolDef:
-    """One row of the tool table: everything the server says about a tool comes from here.
-
-    `fn` takes keyword arguments with type hints (the input schema comes from them); `params`
-    describes each of them (a parameter without a description is refused when the server is
-    built); `output` is the TypedDict of the answer (its outputSchema); `writes` says the tool
-    writes something (a draft, a checkpoint), `idempotent` that calling it twice changes
-    nothing more than once.
-    """
-
-    name: str
-    description: str
-    fn: Callable[..., Any]
-    params: Mapping[str, str] = field(default_factory=dict)
-    output: Any = dict[str, Any]
-    writes: bool = False
-    idempotent: bool = True
-    title: str = ""
-
-
-ToolProvider = Callable[[Memory], Iterable[ToolDef]]
-TOOL_PROVIDERS: list[ToolProvider] = []
-
-
-def register_tools(provider: ToolProvider) -> ToolProvider:
-    """Add a provider of tools to every server built after this call (usable as a decorator)."""
-    if provider not in TOOL_PROVIDERS:
-        TOOL_PROVIDERS.append(provider)
-    return provider
 
 
 def _text(value: Any) -> str:
@@ -334,9 +294,6 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
     ]
 
 
-register_tools(memory_tools)
-
-
 # -- prompts: the workflows agents are asked for ---------------------------------------------------
 def _prompts(server: Any) -> None:
     from pydantic import Field as Described
@@ -407,9 +364,6 @@ def build_server(memory: Memory) -> Any:
 
     from curator import __version__
 
-    with contextlib.suppress(ModuleNotFoundError):  # the task_* tools register on import
-        from curator.agents import tasks_tools  # noqa: F401
-
     class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
@@ -428,7 +382,7 @@ def build_server(memory: Memory) -> Any:
         f"every note is a hint to verify against the repository. {NOT_RULES}",
         log_level="WARNING",
     )
-    for provider in TOOL_PROVIDERS:
+    for provider in (memory_tools, task_tools):
         for tool in provider(memory):
             server.add_tool(
                 tool_function(tool),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.agents.service import MAX_ANSWER_CHARS
+from curator.agents.tooldef import ToolDef
 from curator.tasks import TaskService, default_owner
 from curator.tasks.claims import age_text, holder, now_utc, parse_time
 from curator.tasks.store import REQUESTS_NAME, rev_name
@@ -179,11 +180,9 @@ def _fit(answer: dict[str, Any], path: str, requests_path: str) -> dict[str, Any
     return answer
 
 
-def task_tools(memory: Any) -> list[Any]:
+def task_tools(memory: Any) -> list[ToolDef]:
     """The five task tools over `memory`'s palace. One function: each tool closes over the
     palace root and is a few lines; the SDK reads each one's signature for its schema."""
-    from curator.agents.mcp import ToolDef
-
     root = Path(memory.root)
 
     def task_show(task: str, revision: int | None = None, owner: str | None = None) -> Any:
@@ -297,14 +296,3 @@ def task_tools(memory: Any) -> list[Any]:
             idempotent=False,
         ),
     ]
-
-
-def _register() -> None:
-    try:
-        from curator.agents.mcp import register_tools
-    except ImportError:  # the MCP server is not part of this install
-        return
-    register_tools(task_tools)
-
-
-_register()

@@ -18,17 +18,15 @@ import hashlib
 import json
 import os
 import socket
-import socketserver
 import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ask", "serve", "socket_path", "start"]
+__all__ = ["ask", "socket_path", "start"]
 
 IDLE_SECONDS = 1800.0
 CONNECT_TIMEOUT = 0.2
@@ -94,7 +92,7 @@ def start(root: Path) -> subprocess.Popen[bytes] | None:
         return None
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "curator.agents.warm", str(root)],
+            [sys.executable, "-m", "curator.agents.warm_server", str(root)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -146,54 +144,3 @@ def _bind(path: Path) -> socket.socket | None:
             probe.close()
     sock.listen(8)
     return sock
-
-
-def serve(root: Path) -> int:
-    """Serve hook requests for `root` until idle for IDLE_SECONDS."""
-    import signal
-
-    from curator.agents.hooks import answer
-    from curator.agents.service import Memory
-
-    path = socket_path(root)
-    listener = _bind(path)
-    if listener is None:
-        return 0
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # clean up the socket on terminate
-    pid_path(root).write_text(f"{os.getpid()}\n")
-    memory = Memory(root, watch=True)
-    last = [time.monotonic()]
-
-    class Handler(socketserver.StreamRequestHandler):
-        def handle(self) -> None:
-            last[0] = time.monotonic()
-            try:
-                request = json.loads(self.rfile.readline(MAX_LINE))
-                reply = answer(memory, request)
-            except Exception as exc:  # one bad request never stops the server
-                reply = {"lines": [], "items": 0, "problems": [f"warm server: {exc}"]}
-            with contextlib.suppress(OSError):
-                self.wfile.write(json.dumps(reply).encode() + b"\n")
-            last[0] = time.monotonic()
-
-    server = socketserver.ThreadingUnixStreamServer(str(path), Handler, bind_and_activate=False)
-    server.socket.close()
-    server.socket = listener
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, args=(0.5,), daemon=True).start()
-    with contextlib.suppress(Exception):
-        memory.searcher  # noqa: B018 - open the index now, not on the first prompt
-    try:
-        while time.monotonic() - last[0] < IDLE_SECONDS and path.exists():
-            time.sleep(1.0)
-    finally:
-        server.shutdown()
-        memory.close()
-        with contextlib.suppress(OSError):
-            path.unlink()
-            pid_path(root).unlink()
-    return 0
-
-
-if __name__ == "__main__":  # `python -m curator.agents.warm ROOT`, as `start` runs it
-    sys.exit(serve(Path(sys.argv[1])))

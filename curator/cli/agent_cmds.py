@@ -100,10 +100,10 @@ def cmd_hook(args: argparse.Namespace) -> int:
 
 
 def cmd_hook_serve(args: argparse.Namespace) -> int:
-    from curator.agents import warm
+    from curator.agents import warm_server
     from curator.model.palace import find_palace
 
-    return warm.serve(find_palace(getattr(args, "palace", None)))
+    return warm_server.serve(find_palace(getattr(args, "palace", None)))
 
 
 def cmd_hook_log(args: argparse.Namespace) -> int:

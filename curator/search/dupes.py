@@ -8,7 +8,7 @@ by vector similarity, half by that rule.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -16,17 +16,15 @@ from curator.model.similar import score
 from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
+from curator.search.ranking import Ranker
 from curator.search.values import Candidate, DupePair
-
-if TYPE_CHECKING:
-    from curator.search.searcher import Searcher
 
 PAIR_BLOCK = 1024  # rows per block of the all-pairs similarity product
 PAIR_NEIGHBOURS = 3  # nearest neighbours of each row considered for --all
 
 
 def dupes(
-    searcher: Searcher,
+    searcher: Ranker,
     ref: str | None = None,
     *,
     text: str | None = None,
@@ -91,7 +89,7 @@ def _candidate(row: dict[str, Any], fz: float) -> Candidate:
     )
 
 
-def dupe_pairs(searcher: Searcher, flt: Filter, limit: int) -> list[DupePair]:
+def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
     """The likeliest near-duplicate pairs in the palace, best first (never merged)."""
     rows = [r for r in searcher.store.all_vectors(where=flt.sql()) if flt.ok(r)]
     if len(rows) < 2:

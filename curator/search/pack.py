@@ -8,20 +8,17 @@ same palace and goal, same bytes.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from curator.model.text import clean, one_line
 from curator.search.filters import Filter, SearchError
-from curator.search.searcher import relevant
-
-if TYPE_CHECKING:
-    from curator.search.searcher import Searcher
+from curator.search.ranking import Ranker, relevant
 
 SUMMARY_TOKENS = 60  # room kept for the summary and warning lines
 
 
 def pack(
-    searcher: Searcher,
+    searcher: Ranker,
     goal: str,
     *,
     budget: int = 2000,

@@ -404,3 +404,15 @@ class Ranker:
 
 
 __all__ = ["Ranker", "Rows", "Scored"]
+
+
+RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
+
+
+def relevant(scored: Scored) -> Scored:
+    """Drop candidates far below the best one: ask and pack reorder by authority or fill a
+    budget, so a weak match must not ride in on a vector neighbourhood alone."""
+    if not scored:
+        return scored
+    floor = RELEVANCE_FLOOR * scored[0][1]
+    return [(p, s) for p, s in scored if s >= floor]

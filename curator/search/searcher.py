@@ -20,7 +20,7 @@ from typing import Any, Literal, overload
 from curator.model.text import one_line
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
 from curator.search.index import doc_from_note, open_index, sync_index
-from curator.search.ranking import Ranker, Rows, Scored
+from curator.search.ranking import Ranker, Rows, Scored, relevant
 from curator.search.store import EmptyIndexRefused, SyncStats
 from curator.search.text import make_snippet, phrasings
 from curator.search.values import Answer, Candidate, DupePair, Hit, Source
@@ -30,7 +30,6 @@ CANDIDATES_PER_RESULT = 3
 MIN_CANDIDATES = 30
 STALE_PENALTY = 0.5
 SUPERSEDED_PENALTY = 0.25  # search lists a replaced note below the notes that are current
-RELEVANCE_FLOOR = 0.65  # ask and pack keep candidates scoring at least this share of the best
 
 
 @dataclass
@@ -271,15 +270,6 @@ def superseded_down(scored: Scored, rows: Rows) -> Scored:
     ]
     out.sort(key=lambda kv: (-kv[1], kv[0]))
     return out
-
-
-def relevant(scored: Scored) -> Scored:
-    """Drop candidates far below the best one: ask and pack reorder by authority or fill a
-    budget, so a weak match must not ride in on a vector neighbourhood alone."""
-    if not scored:
-        return scored
-    floor = RELEVANCE_FLOOR * scored[0][1]
-    return [(p, s) for p, s in scored if s >= floor]
 
 
 __all__ = ["Searcher", "relevant", "superseded_down"]
