@@ -219,13 +219,11 @@ class Memory:
             raise AgentRefusal("give a note's slug, name or path")
         palace = self.palace
         try:
-            note = palace.find(ref)
+            note = palace.find(ref, among=self.visible)
         except CuratorError as exc:
             raise AgentRefusal(
                 f"{exc.message}; paths outside notes/ and inbox/ are refused"
             ) from None
-        if not self.visible(note):
-            raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")
         text = clean(self._shown_text(note))
         cut = len(text) > MAX_NOTE_CHARS
         return {
@@ -361,8 +359,9 @@ class Memory:
                 continue
             text = draft.body.replace(DRAFT_BANNER, "", 1).strip()
             if text == want[1]:
+                where = f": {draft.rel}" if self.visible(draft) else ""
                 raise AgentRefusal(
-                    f"an identical draft already waits for review: {draft.rel}; nothing written"
+                    f"an identical draft already waits for review{where}; nothing written"
                 )
 
     def report_stale(self, *, note: str, reason: str, evidence: str = "") -> dict[str, Any]:

@@ -15,6 +15,7 @@ from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.model.schema import STATUSES, unreadable
 from curator.model.text import one_line
 from curator.search.filters import Filter, add_filter_flags, filter_from_args, note_row
 
@@ -101,10 +102,6 @@ def note_summary(palace: Palace, note: Note, today: date) -> dict[str, Any]:
     }
 
 
-#: the statuses a note or draft can have (`--status` is checked against these)
-STATUSES = ("active", "superseded", "retired", "draft")
-
-
 def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[list[Note], int]:
     """The notes `list` shows, and how many the visibility gate hid."""
     unknown = sorted(set(args.status or ()) - set(STATUSES))
@@ -114,6 +111,8 @@ def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[li
     chosen, hidden = [], 0
     for note in palace.all():
         row = note_row(palace, note)
+        if unreadable(note):  # listed as unreadable (check names it too); nothing read from it
+            row["sensitive"] = False
         if not flt.ok(row):
             hidden += not flt.visible(row) and _passes_but_for_visibility(flt, row)
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -216,22 +216,34 @@ class Palace:
     def all(self) -> list[Note]:
         return [*self.notes, *self.drafts]
 
-    def find(self, ref: str, kinds: tuple[Kind, ...] = ("note", "draft")) -> Note:
-        """A note or draft by path, slug or name (case-insensitive); one match or an error."""
+    def find(
+        self,
+        ref: str,
+        kinds: tuple[Kind, ...] = ("note", "draft"),
+        *,
+        among: Callable[[Note], bool] | None = None,
+    ) -> Note:
+        """A note or draft by path, slug or name (case-insensitive); one match or an error.
+        `among` narrows the notes looked at (an agent's: the visible ones), so neither the
+        answer nor the error names a note outside them."""
         ref = ref.strip()
+
+        def wanted(note: Note) -> bool:
+            return note.kind in kinds and (among is None or among(note))
+
         candidates: list[Note] = []
         as_path = self._rel_of_path(ref)
         if as_path and as_path in self.by_rel:
             candidates = [self.by_rel[as_path]]
         elif as_path and posixpath.normpath(ref) in self.by_rel:  # palace-relative path
             candidates = [self.by_rel[posixpath.normpath(ref)]]
+        candidates = [n for n in candidates if wanted(n)]
         if not candidates:
             key = ref.casefold().removesuffix(".md")
-            pool = [n for n in self.all() if n.kind in kinds]
+            pool = [n for n in self.all() if wanted(n)]
             candidates = [n for n in pool if n.slug.casefold() == key]
             if not candidates:
                 candidates = [n for n in pool if n.ok and n.name.casefold() == ref.casefold()]
-        candidates = [n for n in candidates if n.kind in kinds]
         what = " or ".join(kinds)
         if not candidates:
             raise NoteNotFound(f"no {what} matches {ref!r} (give a path, a slug or a name)")

@@ -28,15 +28,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from curator.errors import CuratorError
+from curator.model.note import Note
+from curator.model.schema import REPLACED_STATUSES, is_visible
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from curator.model.note import Note
     from curator.model.palace import Palace
 
-# Statuses that search lists below current notes and dupes leaves out.
-REPLACED_STATUSES = ("superseded", "retired")
 MAX_LIMIT = 10_000  # results one query may ask for
 
 
@@ -273,8 +272,13 @@ def is_sensitive(palace_or_config: Any, item: Any) -> bool:
 
 
 def visible(palace_or_config: Any, item: Any, *, include_sensitive: bool) -> bool:
-    """May `item` (Note, IndexDoc, Hit, Source, Candidate or index row) appear in a result?"""
-    return include_sensitive or not is_sensitive(palace_or_config, item)
+    """May `item` (Note, IndexDoc, Hit, Source, Candidate or index row) appear in a result?
+    A Note goes through the model's gate (`schema.is_visible`); a row renders it."""
+    if include_sensitive:
+        return True
+    if isinstance(item, Note):
+        return is_visible(item, _config(palace_or_config))
+    return not is_sensitive(palace_or_config, item)
 
 
 def where_visible(palace_or_config: Any, *, include_sensitive: bool) -> str | None:
@@ -291,7 +295,7 @@ def note_row(palace: Palace, note: Note) -> dict[str, Any]:
         "kind": note.kind,
         "stale": note.stale is not None,
         "confidence": palace.confidence(note) if note.ok else 0.0,
-        "sensitive": note.sensitive,
+        "sensitive": not is_visible(note, palace.config),
     }
 
 

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 # header findings a lenient layout does not make: its notes need no name, description or
 # type, and a type or scope curator does not know is the owning tool's own word
 LENIENT_SKIPS = frozenset({"header.missing", "type.unknown", "scope.unknown", "header.reserved"})
-SUPERSEDED = ("superseded", "retired")
 _TABLES: weakref.WeakKeyDictionary[Any, Resolver] = weakref.WeakKeyDictionary()
 
 
@@ -136,7 +135,7 @@ def memory_entries(palace: Palace) -> list[tuple[str, str, str]]:
     return [
         (n.rel, n.name, n.description)
         for n in palace.notes
-        if n.ok and n.header.get("status") not in SUPERSEDED
+        if n.ok and not n.superseded
     ]
 
 
@@ -162,7 +161,7 @@ def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
         folder=notes_prefix(layout).rstrip("/"),
         max_lines=layout.max_lines,
         max_bytes=layout.max_bytes,
-        retired=[n.rel for n in palace.notes if n.header.get("status") in SUPERSEDED],
+        retired=[n.rel for n in palace.notes if n.superseded],
     )
     out: list[Finding] = []
     for severity, code, line, message in found:
