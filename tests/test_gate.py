@@ -116,7 +116,7 @@ def hidden_file(draw: st.DrawFn, i: int) -> tuple[str, bytes, Hidden]:
 
 @st.composite
 def palaces(draw: st.DrawFn) -> list[tuple[str, bytes, Hidden]]:
-    count = draw(st.integers(1, 4))
+    count = draw(st.integers(1, 3))
     return [draw(hidden_file(i)) for i in range(count)]
 
 
@@ -303,7 +303,7 @@ def walk_cli_and_hooks(root: Path, hidden: list[Hidden], env: dict[str, str]) ->
 
 
 @settings(
-    max_examples=3,
+    max_examples=2,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
