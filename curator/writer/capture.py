@@ -112,10 +112,6 @@ def parse_source(source: str | None) -> str | dict[str, str] | None:
     return out or None
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _check_text(label: str, value: str) -> None:
     if "\x00" in value:
         raise CaptureError(f"{label} contains a NUL byte; refused")
@@ -153,12 +149,12 @@ def _validate(
         raise CaptureError(f"unknown scope {scope!r} (known: {', '.join(config.scopes)})")
     clean_tags: list[str] = []
     for tag in tags or ():
-        tag = _one_line(tag)
+        tag = " ".join(tag.split())
         if tag and tag not in clean_tags:
             clean_tags.append(tag)
     if len(clean_tags) > MAX_TAGS:
         raise CaptureError(f"{len(clean_tags)} tags; at most {MAX_TAGS} are allowed")
-    return name, _one_line(description), clean_tags
+    return name, " ".join(description.split()), clean_tags
 
 
 # -- the draft -----------------------------------------------------------------------------------

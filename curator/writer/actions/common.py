@@ -46,7 +46,8 @@ def today_iso(today: date | None) -> str:
     return (today or date.today()).isoformat()
 
 
-def one_line(value: str, what: str) -> str:
+def require_one_line(value: str, what: str) -> str:
+    """`value` with its whitespace folded; ActionError when it spans lines."""
     text = " ".join(value.split())
     if "\n" in value.strip() or "\r" in value.strip():
         raise ActionError(f"{what} must be one line")

@@ -23,7 +23,7 @@ from curator.writer.actions.common import (
     find_note,
     free_path,
     make_plan,
-    one_line,
+    require_one_line,
     secrets_in,
     slugify,
     today_iso,
@@ -143,8 +143,8 @@ def plan_promote(
     draft = find_draft(palace, draft_ref)
     overrides: dict[str, Any] = {
         "type": type,
-        "name": one_line(name, "name") if name else None,
-        "description": one_line(description, "description") if description else None,
+        "name": require_one_line(name, "name") if name else None,
+        "description": require_one_line(description, "description") if description else None,
         "confidence": confidence,
         "scope": scope,
     }
