@@ -183,9 +183,9 @@ def plan_tag(palace: Palace, rel: str, tag: str) -> Plan:
 
 def plan_undo(palace: Palace, sha: str | None = None) -> Plan:
     """The undo the CLI's `curator undo` plans (INDEX.md rebuilt, not reverted)."""
-    from curator.writer import session
+    from curator.writer.actions.undo import undo
 
-    return session.plan_undo_action(palace, sha)
+    return undo(palace.root, sha, palace=palace)
 
 
 def commit(
