@@ -133,7 +133,7 @@ def build(base: Path, hidden: list[tuple[str, bytes, Hidden]]) -> Path:
             "Open draft", body=BODY.format(word="draft"), extra="status: draft\nscope: open\n"
         ),
     }
-    for rel, _, h in hidden:
+    for _, _, h in hidden:
         if h.shared:
             files[f"notes/project/{h.slug}.md"] = note_text(
                 f"Twin {h.slug}", body=BODY.format(word="twin"), extra="confidence: 0.9\n"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.cli.common import Subcommands, add_apply_options, err, open_palace, out, print_json
+from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.config import TAXONOMIES
 from curator.errors import CuratorError
 from curator.model.finding import Finding
@@ -17,7 +18,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.schema import STATUSES, unreadable
 from curator.model.text import one_line
-from curator.search.filters import Filter, add_filter_flags, filter_from_args, note_row
+from curator.search.filters import Filter, note_row
 
 
 def register(sub: Subcommands) -> None:

@@ -132,11 +132,7 @@ def index_name(config: Any) -> str:
 
 def memory_entries(palace: Palace) -> list[tuple[str, str, str]]:
     """(rel, name, hook) of each memory, for MEMORY.md: active ones in path order."""
-    return [
-        (n.rel, n.name, n.description)
-        for n in palace.notes
-        if n.ok and not n.superseded
-    ]
+    return [(n.rel, n.name, n.description) for n in palace.notes if n.ok and not n.superseded]
 
 
 def render_memory_index(palace: Palace, existing: bytes | None) -> bytes:
