@@ -35,6 +35,7 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
 from curator.model.note import Kind, Note, parse_note
+from curator.model.schema import name_key
 
 __all__ = [
     "INBOX_DIR",
@@ -170,10 +171,10 @@ class Palace:
             names = new._names = dict(self._names)
             for rel in gone:
                 if (old := self.by_rel[rel]).kind == "note" and old.ok:
-                    groups.drop(names, old.name.casefold(), old)
+                    groups.drop(names, name_key(old.name), old)
             for note in added:
                 if note.kind == "note" and note.ok:
-                    groups.add(names, note.name.casefold(), note)
+                    groups.add(names, name_key(note.name), note)
         new._outgoing = new._backlinks = new._preds = None
         new._grouped = (
             groups.regroup(self._groups(), gone, added) if added or gone else self._grouped
@@ -203,15 +204,19 @@ class Palace:
 
     @property
     def _by_name(self) -> dict[str, Sequence[Note]]:
-        """Parsed notes by case-folded name (as `_by_slug`)."""
+        """Parsed notes by `name_key` (as `_by_slug`)."""
         names = self._names
         if names is None:
             names = {}
             for note in self.notes:
                 if note.ok:
-                    groups.add(names, note.name.casefold(), note)
+                    groups.add(names, name_key(note.name), note)
             self._names = names
         return names
+
+    def named(self, name: str) -> Sequence[Note]:
+        """The parsed notes holding `name` (under `schema.name_key`), in path order."""
+        return self._by_name.get(name_key(name), ())
 
     def all(self) -> list[Note]:
         return [*self.notes, *self.drafts]
@@ -243,7 +248,7 @@ class Palace:
             pool = [n for n in self.all() if wanted(n)]
             candidates = [n for n in pool if n.slug.casefold() == key]
             if not candidates:
-                candidates = [n for n in pool if n.ok and n.name.casefold() == ref.casefold()]
+                candidates = [n for n in pool if n.ok and name_key(n.name) == name_key(ref)]
         what = " or ".join(kinds)
         if not candidates:
             raise NoteNotFound(f"no {what} matches {ref!r} (give a path, a slug or a name)")
@@ -283,7 +288,7 @@ class Palace:
                 if ("/" + n.rel.casefold().removesuffix(".md")).endswith("/" + key.lstrip("/"))
             ]
         else:
-            matches = self._by_slug.get(key) or self._by_name.get(link.target.casefold()) or ()
+            matches = self._by_slug.get(key) or self.named(link.target) or ()
         return matches[0].rel if len(matches) == 1 else None
 
     def _graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:

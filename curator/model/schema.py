@@ -117,6 +117,12 @@ BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
 
 
+def name_key(name: str) -> str:
+    """How two names compare: a name is unique in a palace under this key (case and runs of
+    whitespace aside). check, promote, merge and every lookup by name use it."""
+    return " ".join(name.split()).casefold()
+
+
 def is_date(value: Any) -> bool:
     """A header date: 2026-11-30, optionally with a time (a loader's date object too)."""
     if isinstance(value, date):

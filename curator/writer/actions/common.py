@@ -146,7 +146,7 @@ def errors_for(
         related[rel] = note
         if not note.ok:
             continue
-        for other in after._by_name.get(note.name.casefold(), []):
+        for other in after.named(note.name):
             related.setdefault(other.rel, other)
         current, seen = note, {note.rel}
         while current.ok and current.superseded_by:

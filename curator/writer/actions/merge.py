@@ -43,7 +43,7 @@ def _sources(palace: Palace, refs: Sequence[str], name: str) -> list[Note]:
             raise ActionError(f"{src.rel} is already superseded; merge current notes only")
     if not name:
         raise ActionError("the merged note needs a name (--into NAME)")
-    if any(n.ok and n.name.casefold() == name.casefold() for n in palace.notes):
+    if palace.named(name):
         raise ActionError(f"a note named {name!r} already exists")
     return sources
 

@@ -73,7 +73,7 @@ def promote_problems(
             out.append((field or "", message))
     name = header.get("name")
     if isinstance(name, str) and name.strip() and "name" not in {k for k, _ in out}:
-        clash = next(iter(palace._by_name.get(name.strip().casefold(), [])), None)
+        clash = next(iter(palace.named(name)), None)
         if clash is not None:
             out.append(("name", f"a note named {name.strip()!r} already exists: {clash.rel}"))
     return out
