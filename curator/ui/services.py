@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curator.editor import editor_command, run_editor
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui.lookup import Found, SearchSession, dupes, search, session_for
@@ -32,6 +33,7 @@ __all__ = [
     "commit",
     "dupes",
     "edit_problems",
+    "editor_command",
     "history",
     "plan_bulk",
     "plan_edit",
@@ -45,6 +47,7 @@ __all__ = [
     "plan_undo",
     "promote_problems",
     "run_audit",
+    "run_editor",
     "search",
     "secrets_in",
     "session_for",
