@@ -5,6 +5,7 @@ the status table (schema, the CLI's --status, the replaced predicate), and the v
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -107,3 +108,21 @@ def test_gate_and_filter_renderings_agree(header: dict[str, str], config: Config
     row = note_row(P(), note)  # type: ignore[arg-type]
     flt = Filter.of(config, drafts=True)
     assert visible(config, note, include_sensitive=False) == flt.ok(row) == flt.visible(row)
+
+
+def test_one_watch_filter(tmp_path: Path) -> None:
+    """What the app and the agents' Memory reload on: any palace file but git's and curator's."""
+    from curator.model.discovery import palace_changed
+
+    root = tmp_path
+    for rel, changed in (
+        ("notes/a.md", True),
+        ("palace.toml", True),
+        (".gitignore", True),
+        ("MEMORY.md", True),
+        (".git/index", False),
+        (".git", False),
+        (".curator/index/x.lance", False),
+    ):
+        assert palace_changed(root, str(root / rel)) is changed, rel
+    assert palace_changed(root, "/elsewhere/a.md")

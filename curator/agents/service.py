@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.errors import CuratorError
+from curator.model.discovery import palace_changed
 from curator.model.note import DRAFT_BANNER
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
@@ -99,12 +100,7 @@ class Memory:
                 self._dirty.set()
 
     def _relevant(self, path: str) -> bool:
-        """Any file of the palace (whatever its layout) but curator's own state and git's."""
-        try:
-            rel = Path(path).relative_to(self.root).as_posix()
-        except ValueError:
-            return True  # a path we cannot place: reload rather than miss a change
-        return not rel.startswith((".curator/", ".git/")) and rel not in (".curator", ".git")
+        return palace_changed(self.root, path)
 
     def close(self) -> None:
         self._stop.set()
