@@ -24,6 +24,7 @@ from pathlib import Path
 
 from curator.errors import ConfigError, SearchIndexError
 from curator.fsutil import atomic_write
+from curator.gitenv import git_env
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.model.schema import is_visible
@@ -122,6 +123,7 @@ def head_commit(root: Path) -> str | None:
             capture_output=True,
             text=True,
             timeout=30,
+            env=git_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return None
