@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 INDEX_DIR = "index"
 SYNCED_FILE = "synced.json"  # the palace fingerprint the index reflects (skips no-op syncs)
 # Bump when the way a note becomes a doc changes, so every row is re-derived on the next sync.
-DOC_VERSION = "1"
+DOC_VERSION = "2"
 
 # One store per index folder and embedder, with the state.json signature it was opened at.
 _STORES: dict[tuple[str, str, int], tuple[IndexStore, tuple[int, int, int] | None]] = {}
