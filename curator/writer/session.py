@@ -82,4 +82,3 @@ def commit(
             continue
         return dataclasses.replace(applied, warnings=tuple(state["warnings"]))
     raise AssertionError("unreachable")
-
