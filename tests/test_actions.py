@@ -13,8 +13,10 @@ import pytest
 from palacehelpers import RunCli, git, note_text
 
 from curator.model.palace import Palace
+from curator.writer.actions.undo import undo
 from curator.writer.apply import DirtyFileError
 from curator.writer.history import UndoError, history
+from curator.writer.plan import Plan
 from curator.writer.planners import (
     ActionError,
     plan_edit,
@@ -28,7 +30,7 @@ from curator.writer.planners import (
     plan_supersede,
     validate_promote,
 )
-from curator.writer.session import commit, plan_undo_action
+from curator.writer.session import commit
 
 STRIPE = "inbox/2026-11-24-stripe-retries-webhooks-three-days.md"
 LINT = "inbox/2026-11-25-make-lint-runs-mypy-on-billing.md"
@@ -61,6 +63,10 @@ def state(root: Path) -> tuple[dict[str, bytes], str, str]:
 def index_is_current(run_cli: RunCli, root: Path) -> None:
     code, stdout, stderr = run_cli("--palace", root, "index", "--check")
     assert code == 0, stdout + stderr
+
+
+def plan_undo_action(palace: Palace, sha: str | None = None) -> Plan:
+    return undo(palace.root, sha, palace=palace)
 
 
 def do(root: Path, plan_fn, *args, **kw):  # type: ignore[no-untyped-def]

@@ -16,7 +16,8 @@ import sys
 sys.path.insert(0, {repo!r})
 import argparse
 from curator.search import register_hooks
-from curator.search.filters import Filter, add_filter_flags, filter_from_args
+from curator.cli.filter_flags import add_filter_flags, filter_from_args
+from curator.search.filters import Filter
 parser = argparse.ArgumentParser()
 add_filter_flags(parser)
 args = parser.parse_args(["--type", "feedback", "--type", "user", "--not-stale"])

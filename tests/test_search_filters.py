@@ -13,16 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.search.arrow import by_path, to_arrow
 from curator.search.docs import IndexDoc
 from curator.search.embed import HashEmbedder
-from curator.search.filters import (
-    Filter,
-    SearchError,
-    add_filter_flags,
-    filter_from_args,
-    note_row,
-)
+from curator.search.filters import Filter, SearchError, note_row
 from curator.search.snapshot import Snapshot
 from curator.search.store import META_COLUMNS, IndexStore
 

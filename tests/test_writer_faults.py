@@ -8,22 +8,25 @@ a file-size limit that makes the kernel refuse writes, another user for read-onl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from palacehelpers import git
 
-from curator.errors import EXIT_REFUSED
+from curator.errors import EXIT_REFUSED, WriterError
 from curator.model.palace import Palace
 from curator.writer.apply import apply_plan
 from curator.writer.git import IndexLockError
 from curator.writer.gitsteps import GitStateError
-from curator.writer.planners import plan_promote
+from curator.writer.planners import plan_promote, plan_reject, plan_retire
 from curator.writer.recovery import recover
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -299,3 +302,72 @@ def test_a_palace_whose_state_folder_cannot_be_made_is_one_line(sample_palace: P
     line = one_line_error(proc)
     assert "writer lock" in line or "not permitted" in line, line
     assert state(sample_palace) == before
+
+
+# --------------------------------------------------------------------------- a full disk
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MiB tmpfs of its own (root only): a disk that really fills up."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True
+    )
+    if proc.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _fill(disk: Path, leave: int) -> Path:
+    """A filler file taking every byte of `disk` but `leave`."""
+    filler = disk / "filler"
+    filler.unlink(missing_ok=True)
+    st = os.statvfs(disk)
+    size = max(0, st.f_bavail * st.f_frsize - leave)
+    with open(filler, "wb") as fh:
+        fh.truncate(0)
+        with contextlib.suppress(OSError):
+            fh.write(b"\0" * size)
+    return filler
+
+
+ACTIONS = {
+    "promote": lambda palace: plan_promote(palace, STRIPE, confidence=0.8),
+    "retire": lambda palace: plan_retire(palace, DEPLOY, "replaced by the release train"),
+    "reject": lambda palace: plan_reject(palace, LINT, "not a rule"),
+}
+
+
+@pytest.mark.parametrize("action", sorted(ACTIONS))
+def test_a_full_disk_at_every_step_leaves_git_status_clean(
+    sample_palace: Path, small_disk: Path, action: str
+) -> None:
+    """The disk fills at each step of an action in turn (temps, install, git's objects, its
+    index, the commit): every failed promote is one error, and after it the tree, HEAD and
+    `git status --porcelain` are exactly as before: git's index is rolled back too."""
+    root = small_disk / "palace"
+    shutil.copytree(sample_palace, root, symlinks=True)
+    Palace.open(root)  # the load cache exists: only the action's writes remain
+    before = state(root)
+    assert before[1] == ""
+    failures = 0
+    for leave in range(0, 160 * 1024, 4096):
+        _fill(small_disk, leave)
+        try:
+            apply_plan(root, ACTIONS[action](Palace.open(root)))
+        except (WriterError, OSError) as exc:
+            failures += 1
+            assert "Traceback" not in str(exc)
+            assert git(root, "status", "--porcelain").stdout == "", (leave, str(exc))
+            assert state(root) == before, (leave, str(exc))
+            continue
+        break
+    else:
+        pytest.fail(f"the {action} never fit on the disk")
+    assert failures, "the disk never refused a write: the test tested nothing"
+    (small_disk / "filler").unlink()

@@ -26,7 +26,7 @@ from typing import Any
 from curator.agents.service import AgentRefusal
 from curator.model.finding import Finding
 
-__all__ = ["PackWrite", "context_findings", "pack_into", "split_pack", "write_pack"]
+__all__ = ["PackWrite", "context_findings", "split_pack", "write_pack"]
 
 BEGIN = "<!-- curator:pack begin: written by `curator pack --into`; edit the palace, not this -->"
 END = "<!-- curator:pack end sha256:{digest} -->"
@@ -137,38 +137,6 @@ def write_pack(path: Path, pack: str, *, cap: int, force: bool = False) -> PackW
     if new.encode("utf-8") != raw:
         write_user_file(path, new.encode("utf-8"))  # CLAUDE.md -> AGENTS.md stays a link
     return PackWrite(path, len(kept), len(entries) - len(kept), _lines(new), cap, raw is None)
-
-
-def pack_into(args: Any, root: Path, pack: str) -> int:
-    """`curator pack GOAL --into FILE`: write the pack, say what was written and what was cut."""
-    from curator.agents.settings import load_settings
-    from curator.cli.common import err, out, print_json
-
-    if getattr(args, "include_sensitive", False):
-        raise AgentRefusal(
-            "refusing to write sensitive notes into a context file (it is loaded by every "
-            "agent and often committed); drop --include-sensitive"
-        )
-    cap = load_settings(root).max_lines
-    result = write_pack(Path(args.into), pack, cap=cap, force=getattr(args, "force", False))
-    if getattr(args, "json", False):
-        print_json(
-            {
-                "path": str(result.path),
-                "kept": result.kept,
-                "cut": result.cut,
-                "lines": result.lines,
-                "cap": result.cap,
-            }
-        )
-    else:
-        out(f"Wrote {result.kept} notes into {result.path} ({result.lines} of {cap} lines)")
-    if result.cut:
-        err(
-            f"curator: cut the {result.cut} lowest-scored notes to keep {result.path} under "
-            f"its cap of {cap} lines ([agents] max_lines in palace.toml)"
-        )
-    return 0
 
 
 def context_findings(root: Path, config: Any = None) -> list[Finding]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.errors import CuratorError
+from curator.model.discovery import palace_changed
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
 
@@ -169,12 +170,7 @@ class Memory:
                 self._dirty.set()
 
     def _relevant(self, path: str) -> bool:
-        """Any file of the palace (whatever its layout) but curator's own state and git's."""
-        try:
-            rel = Path(path).relative_to(self.root).as_posix()
-        except ValueError:
-            return True  # a path we cannot place: reload rather than miss a change
-        return not rel.startswith((".curator/", ".git/")) and rel not in (".curator", ".git")
+        return palace_changed(self.root, path)
 
     def close(self) -> None:
         self._stop.set()
@@ -354,7 +350,7 @@ class Memory:
         if not ref.strip() or "\x00" in ref:
             raise AgentRefusal("give a note's slug, name or path")
         try:
-            note = self.palace.find(ref)
+            note = self.palace.find(ref, among=self.visible)
         except CuratorError as exc:
             raise AgentRefusal(
                 f"{exc.message}; paths outside notes/ and inbox/ are refused"

@@ -16,6 +16,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from curator.gitenv import git_env
+
 __all__ = ["captured_since", "leave", "mark", "once", "project_state", "read", "take"]
 
 TURN_DIR = ".curator/turns"
@@ -30,12 +32,14 @@ def project_state(project: Path) -> str | None:
             capture_output=True,
             timeout=1.5,
             check=False,
+            env=git_env(),
         )
         head = subprocess.run(
             ["git", "-C", str(project), "rev-parse", "-q", "--verify", "HEAD"],
             capture_output=True,
             timeout=1.0,
             check=False,
+            env=git_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return None

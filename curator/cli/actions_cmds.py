@@ -7,10 +7,6 @@ commit by `curator.writer.session.commit` — the same functions the app calls.
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -136,23 +132,22 @@ def cmd_reject(args: argparse.Namespace) -> int:
 
 
 def _edit_in_editor(palace_root: Path, rel: str, original: bytes) -> bytes:
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    from curator.editor import editor_command, run_editor
+
     state = ensure_state_dir(palace_root) / "edits"
     state.mkdir(exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=state, prefix=Path(rel).stem + ".", suffix=".md")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(original)
+    argv = editor_command("vi") or ["vi"]
     try:
-        # the editor command is the user's own setting; the file name is ours, never note text
-        result = subprocess.run([*shlex.split(editor), tmp])
-        if result.returncode != 0:
-            raise CuratorError(
-                f"the editor exited with {result.returncode}; nothing changed ({tmp} kept)"
-            )
-        return Path(tmp).read_bytes()
-    finally:
-        if Path(tmp).exists() and Path(tmp).read_bytes() == original:
-            Path(tmp).unlink()
+        result = run_editor(argv, original, folder=state, prefix=Path(rel).stem + ".")
+    except OSError as exc:
+        raise CuratorError(f"could not start the editor {argv[0]!r}: {exc.strerror}") from None
+    if result.returncode != 0:
+        raise CuratorError(
+            f"the editor exited with {result.returncode}; nothing changed ({result.path} kept)"
+        )
+    if result.data == original:
+        result.path.unlink(missing_ok=True)
+    return result.data
 
 
 def cmd_edit(args: argparse.Namespace) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -62,17 +61,20 @@ def make_demo(target: Path | None = None) -> Path:
     )
     _refresh_index(root)
     name, email = DEMO_AUTHOR
+    from curator.writer.git import GitError, run_git
+
     for cmd in (
-        ["git", "init", "-q", "-b", "main"],
-        ["git", "config", "user.name", name],
-        ["git", "config", "user.email", email],
-        ["git", "config", "commit.gpgsign", "false"],
-        ["git", "add", "-A"],
-        ["git", "commit", "-q", "--no-verify", "-m", "curator demo: sample palace"],
+        ["init", "-q", "-b", "main"],
+        ["config", "user.name", name],
+        ["config", "user.email", email],
+        ["config", "commit.gpgsign", "false"],
+        ["add", "-A"],
+        ["commit", "-q", "--no-verify", "-m", "curator demo: sample palace"],
     ):
-        done = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise CuratorError(f"could not set up the demo palace: {done.stderr.strip()}")
+        try:
+            run_git(root, cmd)
+        except GitError as exc:
+            raise CuratorError(f"could not set up the demo palace: {exc}") from None
     return root
 
 

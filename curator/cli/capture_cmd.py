@@ -19,6 +19,7 @@ from curator.cli.common import Subcommands, err, out, print_json
 from curator.errors import CuratorError
 from curator.fsutil import split_bom
 from curator.model.note import MAX_BYTES
+from curator.model.text import one_line
 
 STDIN_TIMEOUT = 10.0  # seconds to wait for the body on a pipe before giving up
 
@@ -85,18 +86,12 @@ def cmd_capture(args: argparse.Namespace) -> int:
         if result.similar:
             out("similar:")
             for s in result.similar:
-                out(f"  {s.score:>3}  {s.path}  {_one_line(s.name)}")
+                out(f"  {s.score:>3}  {s.path}  {one_line(s.name, 100)}")
     for hit in result.secrets:
         err(f"curator: warning: possible secret ({hit.kind}) on line {hit.line}: {hit.preview}")
     for warning in result.warnings:
         err(f"curator: warning: {warning}")
     return 0
-
-
-def _one_line(text: str) -> str:
-    from curator.model.text import one_line
-
-    return one_line(text, 100)
 
 
 # -- stdin ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.cli.common import Subcommands, add_apply_options, err, open_palace, out, print_json
+from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.config import TAXONOMIES
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
@@ -16,8 +17,9 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.model.schema import unreadable
 from curator.model.text import one_line
-from curator.search.filters import Filter, add_filter_flags, filter_from_args, note_row
+from curator.search.filters import Filter, note_row
 
 
 def register(sub: Subcommands) -> None:
@@ -112,6 +114,8 @@ def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[li
     chosen, hidden = [], 0
     for note in palace.all():
         row = note_row(palace, note)
+        if unreadable(note):  # listed as unreadable (check names it too); nothing read from it
+            row["sensitive"] = False
         if not flt.ok(row):
             hidden += not flt.visible(row) and _passes_but_for_visibility(flt, row)
             continue

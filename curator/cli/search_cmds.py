@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator.cli.common import err, open_palace, out, print_json
+from curator.cli.filter_flags import add_filter_flags, add_sensitive_flag, filter_kwargs
 from curator.errors import CuratorError
 from curator.model.text import one_line
-from curator.search.filters import MAX_LIMIT, add_filter_flags, add_sensitive_flag, filter_kwargs
+from curator.search.filters import MAX_LIMIT
 
 if TYPE_CHECKING:
     from curator.search.query import Searcher
@@ -269,13 +271,43 @@ def cmd_pack(args: argparse.Namespace) -> int:
         include_sensitive=args.include_sensitive,
     )
     if args.into:
-        from curator.agents.context import pack_into
-
-        return pack_into(args, searcher.palace.root, text)
+        return _pack_into(args, searcher.palace.root, text)
     if args.json:
         print_json({"goal": args.goal, "budget": args.budget, "floor": args.floor, "pack": text})
         return 0
     out(text.rstrip("\n"))
+    return 0
+
+
+def _pack_into(args: argparse.Namespace, root: Path, pack: str) -> int:
+    """`curator pack GOAL --into FILE`: write the pack, say what was written and what was cut."""
+    from curator.agents.context import write_pack
+    from curator.agents.settings import load_settings
+
+    if getattr(args, "include_sensitive", False):
+        raise CuratorError(
+            "refusing to write sensitive notes into a context file (it is loaded by every "
+            "agent and often committed); drop --include-sensitive"
+        )
+    cap = load_settings(root).max_lines
+    result = write_pack(Path(args.into), pack, cap=cap, force=getattr(args, "force", False))
+    if getattr(args, "json", False):
+        print_json(
+            {
+                "path": str(result.path),
+                "kept": result.kept,
+                "cut": result.cut,
+                "lines": result.lines,
+                "cap": result.cap,
+            }
+        )
+    else:
+        out(f"Wrote {result.kept} notes into {result.path} ({result.lines} of {cap} lines)")
+    if result.cut:
+        err(
+            f"curator: cut the {result.cut} lowest-scored notes to keep {result.path} under "
+            f"its cap of {cap} lines ([agents] max_lines in palace.toml)"
+        )
     return 0
 
 

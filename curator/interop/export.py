@@ -3,8 +3,9 @@
 `jsonl` writes one record a line in the shape `curator import jsonl` reads; `mem0` writes the
 `{"results": [...]}` shape of mem0's `get_all()`, with curator's fields in `metadata`. A
 record's id is its provenance (`source.id`) when it came from an import, else its path, so
-export → import into an empty palace → export gives the same records. Sensitive notes (the
-`sensitive: true` field or a sensitive scope) are left out unless asked for.
+export → import into an empty palace → export gives the same records. Notes the visibility gate
+hides (`schema.is_visible`: sensitive, in a sensitive scope) are left out unless asked for; an
+unreadable header is never exported.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from curator.interop.importer import RESERVED
 from curator.interop.records import iso, parse_time
 from curator.model.note import DRAFT_BANNER, Note
 from curator.model.palace import Palace
+from curator.model.schema import is_visible, unreadable
 
 FORMATS = ("jsonl", "mem0")
 
@@ -89,15 +91,14 @@ def _mem0(record: dict[str, Any]) -> dict[str, Any]:
 def export_palace(palace: Palace, *, include_sensitive: bool = False) -> Export:
     """Notes and drafts in path order, each a record; sensitive ones only when asked."""
     records: list[dict[str, Any]] = []
-    left_out = unreadable = 0
+    left_out = broken = 0
     for note in (*palace.notes, *palace.drafts):
-        if not note.ok:
-            unreadable += 1
+        if unreadable(note):
+            broken += 1
             continue
-        sensitive = note.sensitive or palace.config.is_sensitive_scope(note.header.get("scope"))
-        if sensitive and not include_sensitive:
+        if not include_sensitive and not is_visible(note, palace.config):
             left_out += 1
             continue
         records.append(record_of(palace, note))
     records.sort(key=lambda r: (r["source"]["store"], r["id"]))
-    return Export(records, left_out, unreadable)
+    return Export(records, left_out, broken)

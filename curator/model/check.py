@@ -107,21 +107,19 @@ class _Checker:
     def names(self) -> None:
         if self.layout.lenient:  # names from file names repeat across folders by design
             return
-        seen: dict[str, Note] = {}
         for note in self.palace.notes:
             if not note.ok or not isinstance(note.header.get("name"), str):
                 continue
-            key = note.name.casefold().strip()
-            if key in seen:
+            named = self.palace.named(note.name)
+            first = next(n for n in named if isinstance(n.header.get("name"), str))
+            if first is not note:
                 self.add(
                     note,
                     "name",
                     "error",
                     "name.duplicate",
-                    f"duplicate name {note.name!r} (also {seen[key].rel})",
+                    f"duplicate name {note.name!r} (also {first.rel})",
                 )
-            else:
-                seen[key] = note
 
     def links(self) -> None:
         if self.foreign:

@@ -17,6 +17,18 @@ TASKS_DIR = "tasks"
 INDEX_NAME = "INDEX.md"
 
 
+def palace_changed(root: Path, path: str) -> bool:
+    """Does a change at `path` (a watcher's report) change what the palace reads? Any file but
+    git's and curator's own state; a path that cannot be placed under `root` counts (reload
+    rather than miss a change). The app and the agents' Memory watch with this one rule."""
+    try:
+        rel = Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return True
+    top = rel.split("/", 1)[0]
+    return top not in (".git", STATE_DIR)
+
+
 def find_palace(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
     """--palace PATH, else CURATOR_PALACE, else walk up from cwd to a palace.toml."""
     for source, value in (

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 
 from curator.model.note import Note
 
-SUPERSEDED = ("superseded", "retired")
 Groups = tuple[dict[str, list[Note]], list[Note], list[Note]]
 
 
@@ -33,11 +32,10 @@ def regroup(
             grown.add(id(naming))
         if not note.ok:
             continue
-        header = note.header
-        if header.get("status") in SUPERSEDED:
+        if note.superseded:
             superseded.append(note)
             grown.add(id(superseded))
-        elif (room := by_type.get(header.get("type"))) is not None:  # type: ignore[arg-type]
+        elif (room := by_type.get(note.type)) is not None:
             room.append(note)
             grown.add(id(room))
     for group in (*by_type.values(), superseded, naming):

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from curator.model import schema
 from curator.model.finding import Finding
 from curator.model.header import DELETE, HeaderError, dump_header, parse_header
 from curator.model.header_edit import NoteEditError, edit_fields
@@ -175,7 +176,8 @@ class Note:
 
     @property
     def sensitive(self) -> bool:
-        return self.header.get("sensitive") is True
+        """Hidden by its own header (fail closed: see `schema.hidden_by_header`)."""
+        return schema.hidden_by_header(self)
 
     @property
     def verify(self) -> dict[str, Any] | None:
@@ -184,7 +186,8 @@ class Note:
 
     @property
     def superseded(self) -> bool:
-        return self.kind == "note" and self.header.get("status") in ("superseded", "retired")
+        """Superseded or retired (`schema.is_replaced`)."""
+        return schema.is_replaced(self)
 
     def line_of(self, key: str) -> int:
         lines = self.lines

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -35,6 +35,7 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
 from curator.model.note import Kind, Note, parse_note
+from curator.model.schema import name_key
 
 __all__ = [
     "INBOX_DIR",
@@ -170,10 +171,10 @@ class Palace:
             names = new._names = dict(self._names)
             for rel in gone:
                 if (old := self.by_rel[rel]).kind == "note" and old.ok:
-                    groups.drop(names, old.name.casefold(), old)
+                    groups.drop(names, name_key(old.name), old)
             for note in added:
                 if note.kind == "note" and note.ok:
-                    groups.add(names, note.name.casefold(), note)
+                    groups.add(names, name_key(note.name), note)
         new._outgoing = new._backlinks = new._preds = None
         new._grouped = (
             groups.regroup(self._groups(), gone, added) if added or gone else self._grouped
@@ -203,35 +204,51 @@ class Palace:
 
     @property
     def _by_name(self) -> dict[str, Sequence[Note]]:
-        """Parsed notes by case-folded name (as `_by_slug`)."""
+        """Parsed notes by `name_key` (as `_by_slug`)."""
         names = self._names
         if names is None:
             names = {}
             for note in self.notes:
                 if note.ok:
-                    groups.add(names, note.name.casefold(), note)
+                    groups.add(names, name_key(note.name), note)
             self._names = names
         return names
+
+    def named(self, name: str) -> Sequence[Note]:
+        """The parsed notes holding `name` (under `schema.name_key`), in path order."""
+        return self._by_name.get(name_key(name), ())
 
     def all(self) -> list[Note]:
         return [*self.notes, *self.drafts]
 
-    def find(self, ref: str, kinds: tuple[Kind, ...] = ("note", "draft")) -> Note:
-        """A note or draft by path, slug or name (case-insensitive); one match or an error."""
+    def find(
+        self,
+        ref: str,
+        kinds: tuple[Kind, ...] = ("note", "draft"),
+        *,
+        among: Callable[[Note], bool] | None = None,
+    ) -> Note:
+        """A note or draft by path, slug or name (case-insensitive); one match or an error.
+        `among` narrows the notes looked at (an agent's: the visible ones), so neither the
+        answer nor the error names a note outside them."""
         ref = ref.strip()
+
+        def wanted(note: Note) -> bool:
+            return note.kind in kinds and (among is None or among(note))
+
         candidates: list[Note] = []
         as_path = self._rel_of_path(ref)
         if as_path and as_path in self.by_rel:
             candidates = [self.by_rel[as_path]]
         elif as_path and posixpath.normpath(ref) in self.by_rel:  # palace-relative path
             candidates = [self.by_rel[posixpath.normpath(ref)]]
+        candidates = [n for n in candidates if wanted(n)]
         if not candidates:
             key = ref.casefold().removesuffix(".md")
-            pool = [n for n in self.all() if n.kind in kinds]
+            pool = [n for n in self.all() if wanted(n)]
             candidates = [n for n in pool if n.slug.casefold() == key]
             if not candidates:
-                candidates = [n for n in pool if n.ok and n.name.casefold() == ref.casefold()]
-        candidates = [n for n in candidates if n.kind in kinds]
+                candidates = [n for n in pool if n.ok and name_key(n.name) == name_key(ref)]
         what = " or ".join(kinds)
         if not candidates:
             raise NoteNotFound(f"no {what} matches {ref!r} (give a path, a slug or a name)")
@@ -271,7 +288,7 @@ class Palace:
                 if ("/" + n.rel.casefold().removesuffix(".md")).endswith("/" + key.lstrip("/"))
             ]
         else:
-            matches = self._by_slug.get(key) or self._by_name.get(link.target.casefold()) or ()
+            matches = self._by_slug.get(key) or self.named(link.target) or ()
         return matches[0].rel if len(matches) == 1 else None
 
     def _graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:

@@ -36,9 +36,19 @@ if TYPE_CHECKING:
     from curator.model.note import Kind, Note
 
 MAX_TAGS = 8
-STATUSES = ("active", "superseded")
+# The one table of statuses: status -> (where it may appear, what it means). A note without a
+# status is active; retire writes `superseded` with a `retired:` reason and no successor.
+STATUSES: dict[str, tuple[Kind, str]] = {
+    "active": ("note", "a current note (the default)"),
+    "superseded": ("note", "replaced by the note superseded_by names, or retired"),
+    "retired": ("note", "taken out of use with no successor (other tools' spelling)"),
+    "draft": ("draft", "an unreviewed draft in the inbox"),
+}
+NOTE_STATUSES = tuple(s for s, (kind, _) in STATUSES.items() if kind == "note")
+# statuses of a note that no longer holds: listed last, scored down, never a pack's rule
+REPLACED_STATUSES = ("superseded", "retired")
 #: the statuses a filter may name: a note's, a retired note's, or a draft's
-FILTER_STATUSES = ("active", "superseded", "retired", "draft")
+FILTER_STATUSES = tuple(STATUSES)
 VERIFY_KEYS = ("paths", "command", "expect")
 # keys python-frontmatter based tools treat as their own
 RESERVED = ("content", "handler")
@@ -82,7 +92,7 @@ def _scopes(config: Config) -> Collection[str]:
 
 
 def _statuses(config: Config) -> Collection[str]:
-    return STATUSES
+    return NOTE_STATUSES
 
 
 FIELDS: tuple[Field, ...] = (
@@ -97,7 +107,7 @@ FIELDS: tuple[Field, ...] = (
         unknown_code="type.unknown",
     ),
     Field("confidence", "confidence", "0..1, within the range of the note's type"),
-    Field("status", "text", "active or superseded (drafts: draft)", allowed=_statuses),
+    Field("status", "text", "active, superseded or retired (drafts: draft)", allowed=_statuses),
     Field(
         "scope",
         "text",
@@ -110,17 +120,24 @@ FIELDS: tuple[Field, ...] = (
     Field("reviewed", "date", "when a person last reviewed it"),
     Field("verified", "date", "when the audit last confirmed it"),
     Field("expires", "date", "after this day it no longer holds"),
-    Field("sensitive", "bool", "true: hidden from search unless asked for"),
+    Field("sensitive", "bool", "anything but false: hidden from agents unless asked for"),
     Field("superseded_by", "slug", "the note that replaces this one"),
     Field("supersedes", "slugs", "the notes this one replaces"),
     Field("merged_from", "slugs", "the notes merged into this one"),
     Field("source", "source", "where the fact came from: text or a mapping"),
     Field("context", "text", "the text the fact came from (turns, file lines); never the fact"),
-    Field("stale", "stale", "set by the audit: reason and since"),
+    Field("stale", "reason", "set by the audit: reason and since"),
+    Field("retired", "reason", "set by retire: reason and since"),
     Field("verify", "verify", "how the audit checks it: paths, command, expect"),
 )
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
+
+
+def name_key(name: str) -> str:
+    """How two names compare: a name is unique in a palace under this key (case and runs of
+    whitespace aside). check, promote, merge and every lookup by name use it."""
+    return " ".join(name.split()).casefold()
 
 
 def is_date(value: Any) -> bool:
@@ -161,9 +178,9 @@ VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
         "{key!r} must be a slug or a list of slugs",
     ),
     "source": (lambda v: isinstance(v, (str, dict)), "source must be text or a mapping"),
-    "stale": (
+    "reason": (
         lambda v: isinstance(v, (dict, str)),
-        "stale must be a mapping with reason and since",
+        "{key} must be a mapping with reason and since",
     ),
     "verify": (lambda v: isinstance(v, dict), "verify must be a mapping (paths, command, expect)"),
 }
@@ -189,6 +206,8 @@ def header_problems(
     for key in sorted(set(RESERVED) & set(header)):
         message = f"key {key!r} breaks python-frontmatter based tools; rename it"
         out.append((key, "header.reserved", message))
+    if "sensitive" in header and header["sensitive"] is None:
+        out.append(("sensitive", "header.invalid", "sensitive must be true or false"))
     for spec in FIELDS:
         value = header.get(spec.name)
         if value is None or (spec.name == "status" and kind == "draft"):
@@ -312,3 +331,38 @@ def check_note(note: Note, config: Config) -> list[Finding]:
     if note.kind == "draft":
         return [replace(f, severity="warning") for f in found]
     return found
+
+
+# --------------------------------------------------------------------------- the two predicates
+
+
+def is_replaced(note: Note) -> bool:
+    """A note that no longer holds: superseded or retired (drafts never are)."""
+    return note.kind == "note" and note.header.get("status") in REPLACED_STATUSES
+
+
+def unreadable(note: Note) -> bool:
+    """The header could not be read (bad YAML, no fence, not UTF-8...): what it says is unknown."""
+    return not note.ok or any(
+        p.severity == "error" and p.code.startswith(("header.", "file.")) for p in note.problems
+    )
+
+
+def hidden_by_header(note: Note) -> bool:
+    """The note's own header hides it from agents, failing closed: an unreadable header,
+    `sensitive` holding anything but exactly false (`"true"`, `1`, `yes`, null...), or a scope
+    that is not text (a list or mapping could name a sensitive scope)."""
+    if unreadable(note):
+        return True
+    header = note.header
+    scope = header.get("scope")
+    return header.get("sensitive", False) is not False or not (
+        scope is None or isinstance(scope, str)
+    )
+
+
+def is_visible(note: Note, config: Config) -> bool:
+    """The visibility gate: may agents (MCP, hooks, search, ask, pack, export) see `note`?
+    Not when its header hides it (`hidden_by_header`) or its scope is sensitive in palace.toml.
+    `curator.search.filters` renders this same rule over index rows (SQL, a mask, a row)."""
+    return not hidden_by_header(note) and not config.is_sensitive_scope(note.scope)

@@ -14,29 +14,26 @@ The same rules, three renderings (a property test holds them equal on generated 
 - `ok()`    a per-row predicate over an index row, IndexDoc, Hit, Source or Candidate
             (`note_row()` gives the same fields of a loaded Note, for `list`).
 
-`add_filter_flags(parser)` and `filter_from_args(args, palace)` give `list` and `search` one set
-of filter flags. This module imports nothing heavy (numpy only inside `mask`), so `list` never
-pays for LanceDB.
+The CLI's flags for it live in `curator.cli.filter_flags`. This module imports nothing heavy
+(numpy only inside `mask`), so `list` never pays for LanceDB.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from curator.errors import CuratorError
+from curator.model.note import Note
+from curator.model.schema import REPLACED_STATUSES, is_visible
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from curator.model.note import Note
     from curator.model.palace import Palace
 
-# Statuses that search lists below current notes and dupes leaves out.
-REPLACED_STATUSES = ("superseded", "retired")
 MAX_LIMIT = 10_000  # results one query may ask for
 
 
@@ -292,8 +289,13 @@ def is_sensitive(palace_or_config: Any, item: Any) -> bool:
 
 
 def visible(palace_or_config: Any, item: Any, *, include_sensitive: bool) -> bool:
-    """May `item` (Note, IndexDoc, Hit, Source, Candidate or index row) appear in a result?"""
-    return include_sensitive or not is_sensitive(palace_or_config, item)
+    """May `item` (Note, IndexDoc, Hit, Source, Candidate or index row) appear in a result?
+    A Note goes through the model's gate (`schema.is_visible`); a row renders it."""
+    if include_sensitive:
+        return True
+    if isinstance(item, Note):
+        return is_visible(item, _config(palace_or_config))
+    return not is_sensitive(palace_or_config, item)
 
 
 def where_visible(palace_or_config: Any, *, include_sensitive: bool) -> str | None:
@@ -310,67 +312,8 @@ def note_row(palace: Palace, note: Note) -> dict[str, Any]:
         "kind": note.kind,
         "stale": note.stale is not None,
         "confidence": palace.confidence(note) if note.ok else 0.0,
-        "sensitive": note.sensitive,
+        "sensitive": not is_visible(note, palace.config),
     }
-
-
-# --------------------------------------------------------------------------- CLI flags
-
-
-def _confidence_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be within 0..1, got {text}")
-    return value
-
-
-def add_filter_flags(parser: argparse.ArgumentParser) -> None:
-    """The filter flags `list` and `search` share (same spelling, same repeatability)."""
-    parser.add_argument("--type", dest="types", action="append", help="only this type (repeatable)")
-    parser.add_argument("--scope", action="append", help="only this scope (repeatable)")
-    parser.add_argument(
-        "--status", action="append", help="only this status: active, superseded... (repeatable)"
-    )
-    stale = parser.add_mutually_exclusive_group()
-    stale.add_argument(
-        "--stale", dest="stale", action="store_true", default=None, help="only stale notes"
-    )
-    stale.add_argument("--not-stale", dest="stale", action="store_false", help="no stale notes")
-    parser.add_argument(
-        "--min-confidence", type=_confidence_arg, metavar="X", help="confidence at least X (0..1)"
-    )
-    parser.add_argument("--drafts", action="store_true", help="include inbox drafts")
-    add_sensitive_flag(parser)
-
-
-def add_sensitive_flag(parser: argparse.ArgumentParser) -> None:
-    """--include-sensitive, for the commands that take no other filter (ask, pack, dupes)."""
-    parser.add_argument(
-        "--include-sensitive",
-        action="store_true",
-        help="also show sensitive notes and notes in sensitive scopes",
-    )
-
-
-def filter_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The flags of `add_filter_flags` as keyword arguments of `Filter.of` (and `search`)."""
-    return {
-        "types": args.types,
-        "scope": args.scope,
-        "status": args.status,
-        "stale": args.stale,
-        "min_confidence": args.min_confidence,
-        "drafts": args.drafts,
-        "include_sensitive": args.include_sensitive,
-    }
-
-
-def filter_from_args(args: argparse.Namespace, palace: Any) -> Filter:
-    """The Filter the flags of `add_filter_flags` describe, bound to `palace`."""
-    return Filter.of(palace, **filter_kwargs(args))
 
 
 __all__ = [
@@ -378,12 +321,8 @@ __all__ = [
     "REPLACED_STATUSES",
     "Filter",
     "SearchError",
-    "add_filter_flags",
-    "add_sensitive_flag",
     "and_where",
     "check_limit",
-    "filter_from_args",
-    "filter_kwargs",
     "is_sensitive",
     "note_row",
     "sensitive_scopes",

@@ -24,8 +24,10 @@ from pathlib import Path
 
 from curator.errors import ConfigError, SearchIndexError
 from curator.fsutil import atomic_write
+from curator.gitenv import git_env
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
+from curator.model.schema import is_visible
 from curator.search.docs import IndexDoc
 from curator.search.embed import get_embedder
 from curator.search.store import STATE_FILE, IndexState, IndexStore, MakeDocs, SyncStats
@@ -47,9 +49,7 @@ def index_dir(root: Path) -> Path:
 
 
 def _derived(palace: Palace, note: Note) -> tuple[str, bool, float]:
-    scope = note.scope
-    sensitive = note.sensitive or palace.config.is_sensitive_scope(scope)
-    return scope, sensitive, palace.confidence(note)
+    return note.scope, not is_visible(note, palace.config), palace.confidence(note)
 
 
 def _content_hash(note: Note, confidence: float, sensitive: bool) -> str:
@@ -130,6 +130,7 @@ def head_commit(root: Path) -> str | None:
             capture_output=True,
             text=True,
             timeout=30,
+            env=git_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return None

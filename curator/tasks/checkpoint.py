@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from curator.model.text import one_line
 from curator.tasks.errors import BadCheckpoint
 
 # (key, heading) in the order a checkpoint shows them
@@ -97,13 +98,9 @@ class Checkpoint:
         return self.sections.get(key, "")
 
 
-def one_line(text: str, limit: int = NEXT_LIMIT) -> str:
-    """The first non-blank line of `text`, whitespace collapsed, cut to `limit` characters."""
-    for raw in text.splitlines():
-        line = " ".join(raw.split())
-        if line:
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return ""
+def first_line(text: str, limit: int = NEXT_LIMIT) -> str:
+    """The first non-blank line of `text` as `one_line` shows it, cut to `limit` characters."""
+    return next((one_line(raw, limit) for raw in text.splitlines() if raw.strip()), "")
 
 
 def render(header: Header, sections: dict[str, str]) -> bytes:

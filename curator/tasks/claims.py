@@ -25,7 +25,7 @@ from curator.tasks.checkpoint import (
     SECTION_KEYS,
     STATUSES,
     Header,
-    one_line,
+    first_line,
     render,
 )
 from curator.tasks.errors import Refused, StaleView, TaskError
@@ -214,7 +214,7 @@ class Tasks:
             status=status or prev.status,
             unverified=unverified,
             expires_at=stamp(now + self.ttl),
-            next_action=one_line(sections.get("next_action", "")),
+            next_action=first_line(sections.get("next_action", "")),
         )
         return Pending(slug, prev, header, sections)
 

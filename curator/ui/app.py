@@ -19,7 +19,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
-from curator.model.palace import STATE_DIR, Palace
+from curator.model.discovery import palace_changed
+from curator.model.palace import Palace
 from curator.model.text import clean
 from curator.ui import services
 from curator.ui.commands import OpenNoteProvider
@@ -36,14 +37,6 @@ from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
 _OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme"}
-
-
-def _palace_file(_change: object, path: str) -> bool:
-    """A note, draft or palace.toml changed (not git's or curator's own state)."""
-    parts = Path(path).parts
-    if ".git" in parts or STATE_DIR in parts:
-        return False
-    return path.endswith((".md", ".toml"))
 
 
 def _lazy(mode: str) -> Callable[[], Screen[Any]]:
@@ -174,9 +167,10 @@ class CuratorApp(IndexingApp):
         reports a change within WATCH_DEBOUNCE_MS; the app's own derived state is ignored."""
         from watchfiles import watch
 
+        root = self.root.resolve()
         for _changes in watch(
-            self.root,
-            watch_filter=_palace_file,
+            root,
+            watch_filter=lambda _change, path: palace_changed(root, path),
             debounce=WATCH_DEBOUNCE_MS,
             step=50,
             stop_event=self._stop_watch,

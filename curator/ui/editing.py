@@ -4,22 +4,17 @@ the built-in editor with the problems shown."""
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
 from curator.model.text import clean
+from curator.ui import services
 from curator.ui.widgets.dialogs import Check, EditDialog
 
 
 def outside_editor() -> list[str] | None:
-    command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    return shlex.split(command) if command and command.strip() else None
+    return services.editor_command()
 
 
 #: run_editor's answer when the editor exited with an error (vim's :cq): nothing changes
@@ -30,16 +25,13 @@ def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -
     """The text after the editor `argv` edited it; None when it could not run here (the app
     cannot suspend, or no such program: the caller uses the built-in editor, and the reviewer
     is told why); CANCELLED when the editor exited with an error."""
-    fd, name = tempfile.mkstemp(prefix="curator-edit-", suffix=suffix)
-    path = Path(name)
     program = clean(argv[0])
+    done = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
         try:
             with app.suspend():
                 try:  # inside the block: suspend() gives the terminal back only on a clean exit
-                    done = subprocess.run([*argv, str(path)], check=False)
+                    done = services.run_editor(argv, text.encode("utf-8"), suffix=suffix)
                 except OSError as exc:
                     app.notify(
                         f"Could not start {program} ({clean(exc.strerror or str(exc))}): "
@@ -58,9 +50,10 @@ def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -
         if done.returncode != 0:
             app.notify(f"{program} exited with {done.returncode}: nothing changed", markup=False)
             return CANCELLED
-        return path.read_text(encoding="utf-8")
+        return done.data.decode("utf-8")
     finally:
-        path.unlink(missing_ok=True)
+        if done is not None:
+            done.path.unlink(missing_ok=True)
 
 
 async def edit_text(

@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curator.editor import editor_command, run_editor
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui.lookup import Found, SearchSession, dupes, search, session_for
@@ -32,6 +33,7 @@ __all__ = [
     "commit",
     "dupes",
     "edit_problems",
+    "editor_command",
     "history",
     "plan_bulk",
     "plan_edit",
@@ -45,6 +47,7 @@ __all__ = [
     "plan_undo",
     "promote_problems",
     "run_audit",
+    "run_editor",
     "search",
     "secrets_in",
     "session_for",
@@ -183,9 +186,9 @@ def plan_tag(palace: Palace, rel: str, tag: str) -> Plan:
 
 def plan_undo(palace: Palace, sha: str | None = None) -> Plan:
     """The undo the CLI's `curator undo` plans (INDEX.md rebuilt, not reverted)."""
-    from curator.writer import session
+    from curator.writer.actions.undo import undo
 
-    return session.plan_undo_action(palace, sha)
+    return undo(palace.root, sha, palace=palace)
 
 
 def commit(

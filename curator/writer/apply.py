@@ -246,10 +246,7 @@ def _apply_locked(
         install_files(root, journal.entries, files.post, temps)
         sha = commit_only(repo, commit_paths, plan.message, others_staged)
     except BaseException as exc:
-        reset_index(repo, commit_paths, journal.head_before)
-        rollback_files(root, journal)
-        journal.remove()
-        temps.discard()
+        _roll_back(root, repo, journal, temps, plan, exc)
         if isinstance(exc, (WriterError, GitError)):
             raise CommitFailedError(
                 f"git did not record the {plan.action}; the files were put back as they were. {exc}"
@@ -257,3 +254,21 @@ def _apply_locked(
         raise
     journal.remove()
     return sha, tuple(files.post)
+
+
+def _roll_back(
+    root: Path, repo: Repo, journal: Journal, temps: Temps, plan: Plan, exc: BaseException
+) -> None:
+    """Files first (that frees the disk space the action took), then git's index; when git
+    still cannot write its index the journal stays, so `curator recover` finishes the job."""
+    rollback_files(root, journal)
+    temps.discard()
+    try:
+        reset_index(repo, journal.commit_paths, journal.head_before)
+    except GitError as failed:
+        raise CommitFailedError(
+            f"git did not record the {plan.action} and could not unstage it ({failed}); the "
+            "files were put back, git's index was not: run 'curator recover' once git can "
+            f"write again. {exc}"
+        ) from exc
+    journal.remove()

@@ -34,6 +34,7 @@ from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
 from curator.model.schema import unknown_value
 from curator.model.similar import Similar, similar
+from curator.model.text import one_line
 from curator.writer.secrets import SecretHit, scan, without_secrets
 
 __all__ = [
@@ -124,10 +125,6 @@ def parse_source(source: str | None) -> str | dict[str, str] | None:
     return out or None
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _check_text(label: str, value: str) -> None:
     if "\x00" in value:
         raise CaptureError(f"{label} contains a NUL byte; refused")
@@ -166,12 +163,12 @@ def _validate(
         raise CaptureError(problem)
     clean_tags: list[str] = []
     for tag in tags or ():
-        tag = _one_line(tag)
+        tag = " ".join(tag.split())
         if tag and tag not in clean_tags:
             clean_tags.append(tag)
     if len(clean_tags) > MAX_TAGS:
         raise CaptureError(f"{len(clean_tags)} tags; at most {MAX_TAGS} are allowed")
-    return name, _one_line(description), clean_tags
+    return name, " ".join(description.split()), clean_tags
 
 
 # -- the draft -----------------------------------------------------------------------------------
@@ -258,7 +255,7 @@ def _identical_draft(root: Path, name: str, body: str) -> str | None:
     """The inbox draft with this name and body, as on disk now (not as a cache saw it)."""
     from curator.model.note import parse_note, strip_banner
 
-    want = (_one_line(name).casefold(), body.strip())
+    want = (one_line(name).casefold(), body.strip())
     with contextlib.suppress(OSError), os.scandir(root / INBOX) as entries:
         for entry in entries:
             if not entry.name.endswith(".md") or entry.name.startswith(TMP_PREFIX):
@@ -269,7 +266,7 @@ def _identical_draft(root: Path, name: str, body: str) -> str | None:
                 with open(entry.path, "rb") as fh:
                     data = fh.read(MAX_BYTES + 1)
                 draft = parse_note(f"{INBOX}/{entry.name}", data, "draft")
-                if not draft.ok or _one_line(draft.name).casefold() != want[0]:
+                if not draft.ok or one_line(draft.name).casefold() != want[0]:
                     continue
                 if strip_banner(draft.body).strip() == want[1]:
                     return draft.rel

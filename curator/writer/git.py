@@ -8,7 +8,6 @@ text never becomes an option, a ref or a config value.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from curator.errors import WriterError
+from curator.gitenv import git_env
 
 __all__ = [
     "DEFAULT_EMAIL",
@@ -66,24 +66,6 @@ class IndexLockError(WriterError):
             f"process is running, a killed one left them behind: remove them with "
             f"`rm {quoted}` and try again."
         )
-
-
-def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        LC_ALL="C",
-        LANGUAGE="C",
-        GIT_LITERAL_PATHSPECS="1",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        GIT_EDITOR=":",
-    )
-    # Never inherit an index from a calling git hook; apply chooses its own index.
-    env.pop("GIT_INDEX_FILE", None)
-    if extra:
-        env.update(extra)
-    return env
 
 
 def run_git(

@@ -168,11 +168,12 @@ def commit_only(
 
 
 def reset_index(repo: Repo, paths: Sequence[str], head: str | None) -> None:
-    """The index entries of these palace paths as in ``head`` (the work tree is not touched)."""
+    """The index entries of these palace paths as in ``head`` (the work tree is not touched).
+    GitError when git cannot (a full disk refuses its new index): never a silent half-reset."""
     rp = [repo.to_repo(p) for p in paths]
     if not rp:
         return
     if head:
-        repo.git("reset", "-q", head, "--", *rp, check=False)
+        repo.git("reset", "-q", head, "--", *rp)
     else:
-        repo.git("rm", "--cached", "-q", "--ignore-unmatch", "--", *rp, check=False)
+        repo.git("rm", "--cached", "-q", "--ignore-unmatch", "--", *rp)

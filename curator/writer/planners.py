@@ -20,7 +20,6 @@ from curator.writer.actions.reject import plan_reject
 from curator.writer.actions.retire import plan_retire
 from curator.writer.actions.review import plan_mark_reviewed
 from curator.writer.actions.supersede import plan_supersede
-from curator.writer.actions.undo import undo
 
 __all__ = [
     "MERGED_DIR",
@@ -39,7 +38,6 @@ __all__ = [
     "plan_supersede",
     "promote_fields",
     "slugify",
-    "undo",
     "validate_promote",
     "with_index",
 ]

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, Palace
-from curator.writer.actions.undo import undo
 from curator.writer.apply import Applied, ChangedSincePlanError, apply_plan
 from curator.writer.hooks import run_after_commit
 from curator.writer.plan import Plan
@@ -84,8 +82,3 @@ def commit(
             continue
         return dataclasses.replace(applied, warnings=tuple(state["warnings"]))
     raise AssertionError("unreachable")
-
-
-def plan_undo_action(palace: Palace, sha: str | None = None, *, today: date | None = None) -> Plan:
-    """The undo of one curator action (`curator.writer.actions.undo.undo`, the one undo)."""
-    return undo(palace.root, sha, palace=palace, today=today)

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 # header findings a lenient layout does not make: its notes need no name, description or
 # type, and a type or scope curator does not know is the owning tool's own word
 LENIENT_SKIPS = frozenset({"header.missing", "type.unknown", "scope.unknown", "header.reserved"})
-SUPERSEDED = ("superseded", "retired")
 _TABLES: weakref.WeakKeyDictionary[Any, Resolver] = weakref.WeakKeyDictionary()
 
 
@@ -163,7 +162,7 @@ def index_name(config: Any) -> str:
 def _current(palace: Palace) -> dict[str, Note]:
     """The memories MEMORY.md should name: every note not superseded, also one whose header
     does not parse (it exists; its header is its own finding)."""
-    return {n.rel: n for n in palace.notes if n.header.get("status") not in SUPERSEDED}
+    return {n.rel: n for n in palace.notes if not n.superseded}
 
 
 def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
@@ -178,7 +177,7 @@ def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
         folder=notes_prefix(layout).rstrip("/"),
         max_lines=layout.max_lines,
         max_bytes=layout.max_bytes,
-        retired=[n.rel for n in palace.notes if n.header.get("status") in SUPERSEDED],
+        retired=[n.rel for n in palace.notes if n.superseded],
         files=getattr(palace, "attachments", ()),
     )
     out: list[Finding] = []

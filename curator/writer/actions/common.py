@@ -46,7 +46,8 @@ def today_iso(today: date | None) -> str:
     return (today or date.today()).isoformat()
 
 
-def one_line(value: str, what: str) -> str:
+def require_one_line(value: str, what: str) -> str:
+    """`value` with its whitespace folded; ActionError when it spans lines."""
     text = " ".join(value.split())
     if "\n" in value.strip() or "\r" in value.strip():
         raise ActionError(f"{what} must be one line")
@@ -148,7 +149,7 @@ def errors_for(
         related[rel] = note
         if not note.ok:
             continue
-        for other in after._by_name.get(note.name.casefold(), []):
+        for other in after.named(note.name):
             related.setdefault(other.rel, other)
         current, seen = note, {note.rel}
         while current.ok and current.superseded_by:

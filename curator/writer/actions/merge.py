@@ -21,8 +21,8 @@ from curator.writer.actions.common import (
     find_note,
     free_path,
     make_plan,
-    one_line,
     relinked,
+    require_one_line,
     resolver,
     secrets_in,
     slugify,
@@ -43,7 +43,7 @@ def _sources(palace: Palace, refs: Sequence[str], name: str) -> list[Note]:
             raise ActionError(f"{src.rel} is already superseded; merge current notes only")
     if not name:
         raise ActionError("the merged note needs a name (--into NAME)")
-    if any(n.ok and n.name.casefold() == name.casefold() for n in palace.notes):
+    if palace.named(name):
         raise ActionError(f"a note named {name!r} already exists")
     return sources
 
@@ -73,7 +73,7 @@ def _merged_header(
     scopes = {s.header.get("scope") for s in sources if s.header.get("scope")}
     header: dict[str, Any] = {
         "name": name,
-        "description": one_line(description, "description")
+        "description": require_one_line(description, "description")
         if description
         else sources[0].description,
         "type": type_name,
@@ -115,7 +115,7 @@ def plan_merge(
     today: date | None = None,
 ) -> Plan:
     """One new note from several: merged_from, combined bodies; sources superseded, links moved."""
-    name = one_line(into_name, "the merged note's name")
+    name = require_one_line(into_name, "the merged note's name")
     sources = _sources(palace, refs, name)
     header = _merged_header(palace, sources, name, type, description, today)
     type_name = str(header["type"])

@@ -23,7 +23,7 @@ from curator.writer.actions.common import (
     find_note,
     free_path,
     make_plan,
-    one_line,
+    require_one_line,
     secrets_in,
     slugify,
     today_iso,
@@ -73,7 +73,7 @@ def promote_problems(
             out.append((field or "", message))
     name = header.get("name")
     if isinstance(name, str) and name.strip() and "name" not in {k for k, _ in out}:
-        clash = next(iter(palace._by_name.get(name.strip().casefold(), [])), None)
+        clash = next(iter(palace.named(name)), None)
         if clash is not None:
             out.append(("name", f"a note named {name.strip()!r} already exists: {clash.rel}"))
     return out
@@ -143,8 +143,8 @@ def plan_promote(
     draft = find_draft(palace, draft_ref)
     overrides: dict[str, Any] = {
         "type": type,
-        "name": one_line(name, "name") if name else None,
-        "description": one_line(description, "description") if description else None,
+        "name": require_one_line(name, "name") if name else None,
+        "description": require_one_line(description, "description") if description else None,
         "confidence": confidence,
         "scope": scope,
     }

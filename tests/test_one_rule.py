@@ -1,0 +1,128 @@
+"""Rules written once: a name's uniqueness (check, promote, merge agree on every spelling),
+the status table (schema, the CLI's --status, the replaced predicate), and the visibility gate
+(the model's `is_visible` and the Filter's renderings of it over the index row)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from palacehelpers import MakePalace, RunCli, note_text
+
+from curator.config import Config, load_config
+from curator.model.note import parse_note
+from curator.model.palace import Palace
+from curator.model.schema import BY_NAME, NOTE_STATUSES, STATUSES, is_replaced, name_key
+from curator.search.filters import Filter, note_row, visible
+from curator.writer.actions.common import ActionError
+from curator.writer.planners import plan_merge, plan_promote, validate_promote
+
+TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[scopes.vault]\nsensitive = true\n'
+spellings = st.sampled_from(["Deploy Rule", "deploy rule", " Deploy  Rule ", "DEPLOY   RULE"])
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(first=spellings, second=spellings)
+def test_check_promote_and_merge_agree_on_a_name(
+    first: str, second: str, make_palace: MakePalace, run_cli: RunCli
+) -> None:
+    assert name_key(first) == name_key(second)
+    root = make_palace(
+        {
+            "notes/project/a.md": note_text(first.strip() or "x", extra="confidence: 0.9\n"),
+            "notes/project/b.md": note_text("Other", extra="confidence: 0.9\n"),
+            "notes/project/c.md": note_text("Third", extra="confidence: 0.9\n"),
+            "inbox/2026-01-01-d.md": f"---\nname: {json.dumps(second)}\ndescription: d\n"
+            "type: project\nstatus: draft\n---\nBody.\n",
+        }
+    )
+    palace = Palace.open(root)
+    problems = validate_promote(palace, "inbox/2026-01-01-d.md", {"confidence": 0.9})
+    assert any("already exists" in p for p in problems), problems
+    with pytest.raises(ActionError, match="already exists"):
+        plan_promote(palace, "inbox/2026-01-01-d.md", confidence=0.9)
+    with pytest.raises(ActionError, match="already exists"):
+        plan_merge(palace, ["notes/project/b.md", "notes/project/c.md"], second)
+    (root / "notes/project/e.md").write_text(note_text(second, extra="confidence: 0.9\n"))
+    _, out, _ = run_cli("--palace", root, "check", "--json")
+    codes = [f["code"] for f in json.loads(out)["findings"] if f["path"] == "notes/project/e.md"]
+    assert "name.duplicate" in codes
+
+
+def test_one_status_table() -> None:
+    assert BY_NAME["status"].allowed is not None
+    assert set(NOTE_STATUSES) <= set(STATUSES) and "draft" in STATUSES
+    assert "retired" in BY_NAME  # retire's own field is in the field table
+    for status in STATUSES:
+        note = parse_note("notes/a.md", f"---\nname: a\nstatus: {status}\n---\n".encode())
+        assert is_replaced(note) == (status in ("superseded", "retired"))
+
+
+def test_list_status_flag_reads_the_table(make_palace: MakePalace, run_cli: RunCli) -> None:
+    root = make_palace({"notes/project/a.md": note_text("A")})
+    for status in STATUSES:
+        code, _, err = run_cli("--palace", root, "list", "--status", status)
+        assert code == 0, err
+    code, _, err = run_cli("--palace", root, "list", "--status", "gone")
+    assert code != 0 and "known: " + ", ".join(STATUSES) in err
+
+
+HEADERS = st.fixed_dictionaries(
+    {},
+    optional={
+        "sensitive": st.sampled_from(["true", "false", '"true"', "1", "yes", "no", "null"]),
+        "scope": st.sampled_from(["vault", "open", "[vault]", "null", "''"]),
+        "slip": st.sampled_from(["bad: [1", "ok: 1"]),
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory: pytest.TempPathFactory) -> Config:
+    root = tmp_path_factory.mktemp("gate")
+    (root / "palace.toml").write_text(TOML + "\n[scopes.open]\n")
+    return load_config(root)
+
+
+@settings(max_examples=60, deadline=None)
+@given(header=HEADERS)
+def test_gate_and_filter_renderings_agree(header: dict[str, str], config: Config) -> None:
+    """The model's gate on a Note, and the Filter's row check on the row the index stores."""
+    lines = "".join(f"{v}\n" if k == "slip" else f"{k}: {v}\n" for k, v in header.items())
+    note = parse_note("notes/project/a.md", f"---\nname: a\n{lines}---\nBody.\n".encode())
+
+    class P:  # the two things note_row reads of a palace
+        def __init__(self) -> None:
+            self.config = config
+
+        def confidence(self, _note: object) -> float:
+            return 0.5
+
+    row = note_row(P(), note)  # type: ignore[arg-type]
+    flt = Filter.of(config, drafts=True)
+    assert visible(config, note, include_sensitive=False) == flt.ok(row) == flt.visible(row)
+
+
+def test_one_watch_filter(tmp_path: Path) -> None:
+    """What the app and the agents' Memory reload on: any palace file but git's and curator's."""
+    from curator.model.discovery import palace_changed
+
+    root = tmp_path
+    for rel, changed in (
+        ("notes/a.md", True),
+        ("palace.toml", True),
+        (".gitignore", True),
+        ("MEMORY.md", True),
+        (".git/index", False),
+        (".git", False),
+        (".curator/index/x.lance", False),
+    ):
+        assert palace_changed(root, str(root / rel)) is changed, rel
+    assert palace_changed(root, "/elsewhere/a.md")
