@@ -240,6 +240,7 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
         # every tool that reads the palace is walked below (task_* tools read checkpoints only)
         listed = {t.name for t in client.list_tools() if not t.name.startswith("task_")}
         walked = {"search", "ask", "pack", "read_note", "list_inbox", "capture", "report_stale"}
+        walked |= {"recent", "related"}
         assert listed == walked, f"walk the new tool(s) {sorted(listed - walked)} here"
         for h in hidden:
             q = query(h)
@@ -249,6 +250,7 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
                 ("ask", {"question": q}),
                 ("pack", {"goal": q, "floor": 0.0, "budget": 4000}),
                 ("list_inbox", {"limit": 50}),
+                ("recent", {"days": 36500, "limit": 50}),
             ):
                 _, text = client.call(name, **args)
                 assert_no_leak(hidden, name, text, q)
@@ -259,6 +261,10 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
                 else:
                     assert error, (ref, text)
                 assert_no_leak(hidden, "read_note", text, repr(ref))
+                error, text = client.call("related", ref=ref, depth=3, limit=50)
+                if not (h.shared and ref == h.slug):
+                    assert error, (ref, text)
+                assert_no_leak(hidden, "related", text, repr(ref))
                 error, text = client.call("report_stale", note=ref, reason="looks wrong")
                 if not (h.shared and ref == h.slug):
                     assert error, (ref, text)
@@ -269,6 +275,12 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
                 except Exception as exc:  # the SDK raises the server's ResourceError
                     text = str(exc)
                 assert_no_leak(hidden, "resource", text, uri, repr(ref))
+        hidden_rels = {h.rel for h in hidden}
+        for note in sorted(root.glob("notes/**/*.md")):  # a visible note's links and chain
+            rel = note.relative_to(root).as_posix()
+            if rel not in hidden_rels:
+                _, text = client.call("related", ref=rel, depth=3, limit=50)
+                assert_no_leak(hidden, "related", text, rel)
         assert_no_leak(hidden, "INDEX.md", client.read_resource("curator://INDEX.md"))
         _, text = client.call(
             "capture",
