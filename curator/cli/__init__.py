@@ -31,6 +31,7 @@ def _optional_areas() -> list[object]:
         "interop_cmds",
         "task_cmds",
         "agent_cmds",
+        "sync_cmds",
     ):
         try:
             found.append(importlib.import_module(f"curator.cli.{name}"))

@@ -142,12 +142,19 @@ def _reverted(repo: Repo, root: Path, entry: HistoryEntry, skip: set[str]) -> li
     return changes
 
 
-def _moved_back(root: Path, entry: HistoryEntry, changes: list[Change]) -> list[tuple[str, str]]:
-    """Drafts the action parked outside git go back; the undo's own trailers for them."""
+def _moved_back(
+    root: Path, entry: HistoryEntry, changes: list[Change], elsewhere: list[str]
+) -> list[tuple[str, str]]:
+    """Drafts the action parked outside git go back; the undo's own trailers for them. A
+    draft parked on another machine (an action pulled from a teammate: git-ignored files do
+    not travel) stays there; its path goes into `elsewhere`."""
     short = entry.sha[:10]
     trailers: list[tuple[str, str]] = []
     for src, dst in entry.restores:
         if not (root / dst).is_file():
+            if _pulled(root, entry):
+                elsewhere.append(src)
+                continue
             raise UndoError(
                 f"cannot undo {short} ({entry.subject}): {dst} is gone, so {src} cannot be restored"
             )
@@ -171,6 +178,15 @@ def _moved_back(root: Path, entry: HistoryEntry, changes: list[Change]) -> list[
     return trailers
 
 
+def _pulled(root: Path, entry: HistoryEntry) -> bool:
+    """Whether the action came from another clone: a remote-tracking branch has it, and its
+    author is not this clone's git identity."""
+    repo = discover_with_head(root)[0]
+    remotes = repo.git("branch", "-r", "--contains", entry.sha, check=False).stdout.strip()
+    me = repo.git("config", "user.email", check=False).stdout.decode().strip()
+    return bool(remotes) and not entry.author.endswith(f"<{me}>")
+
+
 def undo(
     palace_root: Path,
     commit: str | None = None,
@@ -192,12 +208,19 @@ def undo(
     entry = _target(repo, head, commit)
     before = palace if palace is not None else Palace.open(root)
     changes = _reverted(repo, root, entry, derived(before))
-    trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes)]
+    elsewhere: list[str] = []
+    trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes, elsewhere)]
     short = entry.sha[:10]
+    said = reason or f"Undo of {short} ({entry.action}: {', '.join(entry.notes) or '-'})."
+    if elsewhere:
+        said += (
+            f" The draft(s) {', '.join(elsewhere)} stay with the clone that parked them "
+            f"({entry.author}); drafts do not travel."
+        )
     return Plan(
         action="undo",
         notes=entry.notes,
-        reason=reason or f"Undo of {short} ({entry.action}: {', '.join(entry.notes) or '-'}).",
+        reason=said,
         summary=entry.subject,
         changes=with_index(before, changes, today),  # the one rule for derived files
         trailers=tuple(trailers),
