@@ -19,6 +19,7 @@ def make_team(base: Path, clones: int = 3) -> tuple[Path, list[Path]]:
     """(the bare remote, the clones), every clone at the remote's one commit (`curator init`)."""
     seed = base / "seed"
     init_palace(seed, name="team palace")
+    git(seed, "branch", "-M", "main")  # whatever init.defaultBranch says
     remote = base / "remote.git"
     git(base, "clone", "-q", "--bare", str(seed), str(remote))
     out = []
