@@ -287,9 +287,10 @@ class _Replay:
     blobs: dict[str, tuple[str, str] | None]  # repo path -> (mode, blob) in the tree so far
     derived: dict[str, bytes | None]  # palace path -> bytes in the tree so far
     env: dict[str, str]
+    identity: list[tuple[str, str]]
 
     def git(self, *args: str, input: bytes | None = None) -> str:
-        proc = self.repo.git(*args, input=input, env=self.env, config=self.repo.identity_config())
+        proc = self.repo.git(*args, input=input, env=self.env, config=self.identity)
         return proc.stdout.decode("utf-8", "surrogateescape").strip()
 
     def write(self, entries: Mapping[str, tuple[str, str] | None]) -> str:
@@ -357,7 +358,7 @@ def _replay(
     )
     index_file = repo.git_dir / "curator-sync.index"
     env = {"GIT_INDEX_FILE": str(index_file)}
-    state = _Replay(repo, palace, blobs, derived_now, env)
+    state = _Replay(repo, palace, blobs, derived_now, env, repo.identity_config())
     state.git("read-tree", tip)
     parent = tip
     made: list[Commit] = []
@@ -411,7 +412,7 @@ def _replay(
             }
             proc = repo.git(
                 "commit-tree", tree, "-p", parent, "-F", "-", input=message.encode("utf-8"),
-                env=author, config=repo.identity_config(),
+                env=author, config=state.identity,
             )  # fmt: skip
             parent = proc.stdout.decode().strip()
             made.append(Commit(parent, commit.subject, commit.author))
