@@ -83,8 +83,8 @@ def run(palace_root: Path, notes: int) -> list[Row]:
     from curator.model.palace import Palace
     from curator.search import register_hooks
     from curator.search.index import sync_index
-    from curator.writer.session import commit
     from curator.writer.planners import plan_index
+    from curator.writer.session import commit
     from curator.writer.sync import sync
 
     register_hooks()
@@ -157,8 +157,9 @@ def workload(steps: int, examples: int) -> None:
         "CURATOR_SYNC_COUNTS": str(counts),
     }
     start = time.perf_counter()
+    test = str(HERE.parent / "tests" / "test_sync_workload.py")
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", str(HERE.parent / "tests/test_sync_workload.py")],
+        [sys.executable, "-m", "pytest", "-q", "-x", test],
         cwd=HERE.parent, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     last = counts.read_text().splitlines()[-1] if counts.exists() else "{}"

@@ -79,7 +79,7 @@ def test_same_note_edited_on_both_sides_stops_with_both_shown(team, run_cli: Run
 
 
 def test_merged_text_settles_a_conflict_as_one_commit(team, run_cli: RunCli, tmp_path) -> None:
-    remote, (a, b, _c) = team
+    _remote, (a, b, _c) = team
     rel = promote_new(a, "Shared fact")
     sync(a)
     sync(b)
@@ -114,7 +114,7 @@ def test_name_taken_there_is_refused_and_keep_theirs_returns_the_draft(
 
 
 def test_retire_here_supersede_there_is_a_conflict(team) -> None:
-    remote, (a, b, _c) = team
+    _remote, (a, b, _c) = team
     old = promote_new(a, "Old fact")
     new = promote_new(a, "New fact")
     sync(a)
@@ -161,7 +161,7 @@ def test_unreachable_remote_is_one_line_and_nothing_changes(team, run_cli: RunCl
 
 
 def test_rewritten_remote_is_refused(team, run_cli: RunCli) -> None:
-    remote, (a, b, _c) = team
+    _remote, (a, b, _c) = team
     promote_new(a, "Alpha fact")
     sync(a)
     sync(b)
@@ -232,7 +232,7 @@ def test_undo_across_machines(team, run_cli: RunCli) -> None:
 
 
 def test_history_shows_and_filters_by_reviewer(team, run_cli: RunCli) -> None:
-    remote, (a, b, _c) = team
+    _remote, (a, b, _c) = team
     promote_new(a, "Alpha fact")
     promote_new(b, "Beta fact")
     sync(a)
@@ -245,7 +245,7 @@ def test_history_shows_and_filters_by_reviewer(team, run_cli: RunCli) -> None:
 
 
 def test_plan_sync_makes_no_ref_move(team) -> None:
-    remote, (a, b, _c) = team
+    _remote, (a, b, _c) = team
     promote_new(a, "Alpha fact")
     sync(a)
     promote_new(b, "Beta fact")

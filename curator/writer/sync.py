@@ -33,7 +33,7 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.common import errors_for
 from curator.writer.actions.undo import derived
-from curator.writer.git import NULL_OID, GitError, Repo, discover_with_head, read_blobs
+from curator.writer.git import NULL_OID, Repo, discover_with_head, read_blobs
 from curator.writer.git import tree_changes as _tree_changes
 from curator.writer.gitsteps import GitStateError, check_git_state, status
 from curator.writer.hooks import run_after_commit
@@ -87,8 +87,8 @@ class Conflict:
     detail: str = ""
 
     def sentence(self) -> str:
-        there = f" by {self.theirs.sha[:10]} ({self.theirs.subject}, {self.theirs.author})"
-        there = there if self.theirs is not None else ""
+        t = self.theirs
+        there = f" by {t.sha[:10]} ({t.subject}, {t.author})" if t is not None else ""
         here = f"{self.mine.sha[:10]} ({self.mine.subject}, {self.mine.author})"
         what = {
             "edited-both": f"{self.path} was changed here by {here} and on the remote{there}",
@@ -236,9 +236,9 @@ def _check_history(repo: Repo, remote: str, branch: str, last: str | None, tip: 
     """Refuse a remote whose branch lost the commit this clone last synced with."""
     if last is None:
         return
-    if tip is not None:
-        if repo.git("merge-base", "--is-ancestor", last, tip, check=False).returncode == 0:
-            return
+    ancestor = ["merge-base", "--is-ancestor", last, tip or ""]
+    if tip is not None and repo.git(*ancestor, check=False).returncode == 0:
+        return
     now = f"is at {tip[:10]}" if tip else "is gone"
     raise SyncError(
         f"the history of {remote}/{branch} was rewritten: it {now} and no longer contains "
@@ -380,6 +380,10 @@ def _replay(
             entries, resolved = result
             effects = _palace_effects(repo, [(p, _blob(v)) for p, v in entries.items()])
             problems = errors_for(state.palace, effects, list(effects))
+            if problems and any(resolutions.get(rel) == "theirs" for rel in effects):
+                dropped.append(commit)  # a reviewer gave it up for the remote's notes
+                restores += _restores_of(message)
+                continue
             if problems:
                 conflicts.append(
                     Conflict(
