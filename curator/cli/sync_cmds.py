@@ -125,11 +125,21 @@ def cmd_sync(args: argparse.Namespace) -> int:
                 "attempts": result.attempts,
                 "changed": list(result.changed),
                 "warnings": list(result.warnings),
+                "inbox": None
+                if result.inbox is None
+                else {
+                    "received": list(result.inbox.received),
+                    "taken": list(result.inbox.taken),
+                    "kept_local": list(result.inbox.kept_local),
+                    "shared": result.inbox.shared,
+                },
                 **_plan_json(result.plan),
             }
         )
         return 0
     for line in result.plan.lines():
+        out(line)
+    for line in result.inbox.lines() if result.inbox is not None else []:
         out(line)
     if result.attempts > 1:
         out(f"The remote moved during the sync; replayed again ({result.attempts} tries).")

@@ -33,10 +33,11 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.common import errors_for
 from curator.writer.actions.undo import derived
-from curator.writer.git import NULL_OID, Repo, discover_with_head, read_blobs
+from curator.writer.git import NULL_OID, Repo, discover, discover_with_head, read_blobs
 from curator.writer.git import tree_changes as _tree_changes
 from curator.writer.gitsteps import GitStateError, check_git_state, status
 from curator.writer.hooks import run_after_commit
+from curator.writer.inbox_share import InboxReport, share_inbox
 from curator.writer.lock import WriterLock
 from curator.writer.plan import decode_restore
 from curator.writer.recovery import recover_locked
@@ -171,6 +172,7 @@ class SyncResult:
     attempts: int
     warnings: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()  # palace paths the pull changed
+    inbox: InboxReport | None = None  # with [team] share_inbox
 
 
 class SyncConflictError(SyncError):
@@ -640,7 +642,13 @@ def sync(
             pushed = _apply(plan, changed, warnings)
         except _Moved:
             continue
-        return SyncResult(plan, pushed, attempt, tuple(warnings), tuple(dict.fromkeys(changed)))
+        inbox = None
+        if load_config(plan.root).team.share_inbox:
+            with WriterLock(plan.root):
+                inbox = share_inbox(plan.root, discover(plan.root), plan.remote)
+        return SyncResult(
+            plan, pushed, attempt, tuple(warnings), tuple(dict.fromkeys(changed)), inbox
+        )
     raise SyncError(
         f"the remote kept moving: {PUSH_RETRIES} tries to push were each beaten by another "
         f"push; this clone is synced up to its last try, sync again"
