@@ -27,6 +27,17 @@ def edit(root: Path, rel: str, body: str) -> str:
     return commit(root, plan_edit(palace, rel, new, reason="edit"), palace=palace).sha
 
 
+def edited_on_both(a: Path, b: Path) -> str:
+    """A note promoted by a, then edited by a (synced) and by b (not synced): its path."""
+    rel = promote_new(a, "Shared fact")
+    sync(a)
+    sync(b)
+    edit(a, rel, "Alpha's text.\n")
+    sync(a)
+    edit(b, rel, "Beta's text.\n")
+    return rel
+
+
 def synced_everywhere(remote: Path, clones: list[Path]) -> None:
     for clone in clones:
         sync(clone)
@@ -56,12 +67,7 @@ def test_two_reviewers_promote_and_index_md_is_rendered_not_merged(team, run_cli
 
 def test_same_note_edited_on_both_sides_stops_with_both_shown(team, run_cli: RunCli) -> None:
     remote, (a, b, _c) = team
-    rel = promote_new(a, "Shared fact")
-    sync(a)
-    sync(b)
-    edit(a, rel, "Alpha's text.\n")
-    sync(a)
-    edit(b, rel, "Beta's text.\n")
+    rel = edited_on_both(a, b)
     before, files = head(b), (b / rel).read_bytes()
     code, stdout, stderr = run_cli("--palace", b, "sync")
     assert code == 1
@@ -80,12 +86,7 @@ def test_same_note_edited_on_both_sides_stops_with_both_shown(team, run_cli: Run
 
 def test_merged_text_settles_a_conflict_as_one_commit(team, run_cli: RunCli, tmp_path) -> None:
     _remote, (a, b, _c) = team
-    rel = promote_new(a, "Shared fact")
-    sync(a)
-    sync(b)
-    edit(a, rel, "Alpha's text.\n")
-    sync(a)
-    edit(b, rel, "Beta's text.\n")
+    rel = edited_on_both(a, b)
     merged = (b / rel).read_text().replace("Beta's text.", "Alpha's and Beta's text.")
     (tmp_path / "merged.md").write_text(merged)
     count = len(git(b, "rev-list", "HEAD").stdout.split())

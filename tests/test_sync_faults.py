@@ -1,9 +1,9 @@
 """A sync killed at every step: the next curator command finishes it or nothing had changed,
 and the sync after that ends with the clone equal to the remote (issue 22).
 
-As in test_writer_crashpoints: the child counts the file-system and process events Python
-reports through its audit hook and SIGKILLs itself at the k-th one, for every k a replaying
-sync goes through (each git command is one). Real repositories, real kills.
+As in test_writer_crashpoints (killhelpers.AUDIT_KILL): the child counts the file-system and
+process events Python reports through its audit hook and SIGKILLs itself at the k-th one (each
+git command is one). Real repositories, real kills.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from killhelpers import AUDIT_KILL
 from palacehelpers import git
 from synchelpers import clean, head, make_team, promote_new, remote_head, tree
 
@@ -27,36 +28,13 @@ from curator.writer.syncmove import SYNC_JOURNAL_REL
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = """
-import json, os, signal, sys
+import json, sys
 from pathlib import Path
 sys.path.insert(0, {repo!r})
 from curator.writer.sync import sync
 
 root, kill_at = Path(sys.argv[1]), int(sys.argv[2])
-WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT
-EVENTS = {{"os.rename", "os.remove", "os.link", "os.mkdir", "os.rmdir", "subprocess.Popen"}}
-seen = 0
-
-def audit(event, args):
-    global seen
-    if event == "open":
-        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-        mode = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
-        if not (flags & WRITES or any(c in mode for c in "wax+")):
-            return
-    elif event not in EVENTS:
-        return
-    seen += 1
-    if event == "subprocess.Popen":
-        argv = list(args[1]) if len(args) > 1 else []
-        label = "git " + next((str(a) for a in argv[1:] if not str(a).startswith("-")), "")
-    else:
-        label = event + " " + os.path.basename(str(args[0]))
-    labels.append(label)
-    if seen == kill_at:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-labels = []
+{hook}
 sys.addaudithook(audit)
 sync(root)
 print(json.dumps(labels))
@@ -84,7 +62,7 @@ def _copy(template: Path, dest: Path) -> tuple[Path, Path]:
 
 def _child(b: Path, kill_at: int, tmp: Path) -> subprocess.CompletedProcess[str]:
     script = tmp / "child.py"
-    script.write_text(CHILD.format(repo=str(REPO_ROOT)))
+    script.write_text(CHILD.format(repo=str(REPO_ROOT), hook=AUDIT_KILL))
     return subprocess.run(
         [sys.executable, str(script), str(b), str(kill_at)],
         capture_output=True, text=True, check=False,
