@@ -15,11 +15,17 @@ from curator.writer.planners import plan_promote
 from curator.writer.session import commit
 
 
-def make_team(base: Path, clones: int = 3) -> tuple[Path, list[Path]]:
-    """(the bare remote, the clones), every clone at the remote's one commit (`curator init`)."""
+def make_team(base: Path, clones: int = 3, embedder: str = "") -> tuple[Path, list[Path]]:
+    """(the bare remote, the clones), every clone at the remote's first commit (`curator
+    init`; with `embedder`, palace.toml names that embedder)."""
     seed = base / "seed"
     init_palace(seed, name="team palace")
     git(seed, "branch", "-M", "main")  # whatever init.defaultBranch says
+    if embedder:
+        toml = seed / "palace.toml"
+        text = toml.read_text(encoding="utf-8")
+        toml.write_text(text.replace('embedder = "wordllama"', f'embedder = "{embedder}"'))
+        git(seed, "commit", "-q", "-am", "palace.toml for the test")
     remote = base / "remote.git"
     git(base, "clone", "-q", "--bare", str(seed), str(remote))
     out = []

@@ -69,12 +69,12 @@ def test_same_note_edited_on_both_sides_stops_with_both_shown(team, run_cli: Run
     remote, (a, b, _c) = team
     rel = edited_on_both(a, b)
     before, files = head(b), (b / rel).read_bytes()
-    code, stdout, stderr = run_cli("--palace", b, "sync")
+    code, stdout, stderr = run_cli("--palace", b, "sync", "--yes")
     assert code == 1
     assert "changed here by" in stdout and "Alpha's text." in stdout and "Beta's text." in stdout
     assert "--keep-mine" in stderr
     assert head(b) == before and (b / rel).read_bytes() == files and clean(b)
-    code, _, stderr = run_cli("--palace", b, "sync", "--keep-mine", rel)
+    code, _, stderr = run_cli("--palace", b, "sync", "--yes", "--keep-mine", rel)
     assert code == 0, stderr
     assert head(b) == remote_head(remote)
     assert (b / rel).read_text().endswith("Beta's text.\n")
@@ -90,7 +90,9 @@ def test_merged_text_settles_a_conflict_as_one_commit(team, run_cli: RunCli, tmp
     merged = (b / rel).read_text().replace("Beta's text.", "Alpha's and Beta's text.")
     (tmp_path / "merged.md").write_text(merged)
     count = len(git(b, "rev-list", "HEAD").stdout.split())
-    code, _, stderr = run_cli("--palace", b, "sync", "--merged", f"{rel}={tmp_path / 'merged.md'}")
+    code, _, stderr = run_cli(
+        "--palace", b, "sync", "--yes", "--merged", f"{rel}={tmp_path / 'merged.md'}"
+    )
     assert code == 0, stderr
     assert (b / rel).read_text() == merged
     assert len(git(b, "rev-list", "HEAD").stdout.split()) == count + 1  # theirs + the merged one
@@ -103,11 +105,11 @@ def test_name_taken_there_is_refused_and_keep_theirs_returns_the_draft(
     rel = promote_new(a, "Same name", body="Alpha wrote this.\n")
     sync(a)
     promote_new(b, "Same name", body="Beta wrote this.\n")
-    code, stdout, _ = run_cli("--palace", b, "sync")
+    code, stdout, _ = run_cli("--palace", b, "sync", "--yes")
     assert code == 1
     assert "the remote took that name already" in stdout
     assert "Alpha wrote this." in stdout and "Beta wrote this." in stdout
-    code, _, stderr = run_cli("--palace", b, "sync", "--keep-theirs", rel)
+    code, _, stderr = run_cli("--palace", b, "sync", "--yes", "--keep-theirs", rel)
     assert code == 0, stderr
     assert tree(b) == tree(a) and head(b) == remote_head(remote)
     drafts = [d.rel for d in Palace.open(b).drafts]
@@ -143,6 +145,8 @@ def test_dry_run_and_check(team, run_cli: RunCli) -> None:
     before = remote_head(remote)
     code, stdout, _ = run_cli("--palace", a, "sync", "--dry-run")
     assert code == 0 and "promote: Alpha fact" in stdout and remote_head(remote) == before
+    code, _, stderr = run_cli("--palace", a, "sync")  # no terminal to ask on, no --yes
+    assert code == 2 and "--yes" in stderr and remote_head(remote) == before
     sync(a)
     code, stdout, _ = run_cli("--palace", b, "sync", "--check")
     assert code == 1 and "to pull" in stdout
@@ -155,7 +159,7 @@ def test_unreachable_remote_is_one_line_and_nothing_changes(team, run_cli: RunCl
     promote_new(a, "Alpha fact")
     git(a, "remote", "set-url", "origin", str(a.parent / "nowhere.git"))
     before = head(a)
-    code, stdout, stderr = run_cli("--palace", a, "sync")
+    code, stdout, stderr = run_cli("--palace", a, "sync", "--yes")
     assert code == 2 and stdout == ""
     assert len(stderr.strip().splitlines()) == 1 and "cannot reach the remote 'origin'" in stderr
     assert head(a) == before and clean(a)
@@ -170,7 +174,7 @@ def test_rewritten_remote_is_refused(team, run_cli: RunCli) -> None:
     git(a, "push", "-q", "--force", "origin", "main")
     promote_new(b, "Beta fact")
     before = head(b)
-    code, _, stderr = run_cli("--palace", b, "sync")
+    code, _, stderr = run_cli("--palace", b, "sync", "--yes")
     assert code == 2 and "was rewritten" in stderr and "fresh clone" in stderr
     assert head(b) == before
 

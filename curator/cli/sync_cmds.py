@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from curator.cli.common import Subcommands, err, out, print_json
+from curator.cli.common import Subcommands, add_apply_options, err, out, print_json
 from curator.errors import WriterError
 
 if TYPE_CHECKING:
@@ -22,9 +23,7 @@ def register(sub: Subcommands) -> None:
         "without force. A real conflict stops the sync with nothing changed.",
     )
     p.add_argument("--remote", metavar="NAME", help="the git remote (default: [team] remote)")
-    p.add_argument(
-        "--dry-run", action="store_true", help="show what would come in and go out; change nothing"
-    )
+    add_apply_options(p)  # --dry-run: what would come in and go out; --yes: do not ask
     p.add_argument(
         "--check",
         action="store_true",
@@ -106,6 +105,19 @@ def cmd_sync(args: argparse.Namespace) -> int:
                 out(line)
             _show_conflicts(plan)
         return 1 if args.check and not plan.up_to_date else 0
+    if not args.yes:  # the plan first, as for every action; then the sync fetches again
+        if not sys.stdin.isatty():
+            err("curator: refusing to sync without confirmation: pass --yes, or --dry-run")
+            return 2
+        plan = plan_sync(root, args.remote, resolutions)
+        for line in plan.lines():
+            out(line)
+        _show_conflicts(plan)
+        if plan.conflicts or plan.up_to_date:
+            return 1 if plan.conflicts else 0
+        if input("Sync? [y/N] ").strip().lower() not in ("y", "yes"):
+            out("Nothing changed.")
+            return 1
     try:
         result = sync(root, args.remote, resolutions)
     except SyncConflictError as exc:
