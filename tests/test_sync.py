@@ -259,3 +259,24 @@ def test_plan_sync_makes_no_ref_move(team) -> None:
     assert len(plan.incoming) == 1 and len(plan.outgoing) == 1
     assert plan.new_head != before and head(b) == before
     assert git(b, "cat-file", "-t", plan.new_head).stdout.strip() == "commit"
+
+
+def test_the_search_index_follows_the_pull(tmp_path: Path) -> None:
+    import json
+
+    from curator.search import register_hooks
+    from curator.search.index import sync_index
+
+    register_hooks()
+    remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
+    promote_new(a, "Base fact")
+    sync(a)
+    sync(b)
+    sync_index(Palace.open(b))  # b has a search index
+    promote_new(a, "Zebra migration fact")
+    sync(a)
+    result = sync(b)
+    assert "notes/project/zebra-migration-fact.md" in result.changed and not result.warnings
+    state = json.loads((b / ".curator" / "index" / "state.json").read_text())
+    assert state["commit"] == head(b) == remote_head(remote)
+    assert state["doc_count"] == 2
