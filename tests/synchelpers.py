@@ -11,7 +11,7 @@ from palacehelpers import git
 from curator.model.palace import Palace
 from curator.writer.capture import capture
 from curator.writer.init import init_palace
-from curator.writer.planners import plan_promote
+from curator.writer.planners import plan_edit, plan_promote
 from curator.writer.session import commit
 
 
@@ -46,6 +46,27 @@ def promote_new(root: Path, name: str, body: str = "Body.\n", type: str = "proje
     plan = plan_promote(palace, draft.path, confidence=0.8)
     commit(root, plan, palace=palace)
     return next(p for p in plan.paths() if p.startswith("notes/"))
+
+
+def edit_body(root: Path, rel: str, body: str) -> str:
+    """Replace a note's body (header kept) as one edit; the commit."""
+    palace = Palace.open(root)
+    note = palace.by_rel[rel]
+    new = (note.text[: note.header_end] + body).encode()
+    return commit(root, plan_edit(palace, rel, new, reason="edit"), palace=palace).sha
+
+
+def edited_on_both(a: Path, b: Path) -> str:
+    """A note promoted by a, then edited by a (synced) and by b (not synced): its path."""
+    from curator.writer.sync import sync
+
+    rel = promote_new(a, "Shared fact")
+    sync(a)
+    sync(b)
+    edit_body(a, rel, "Alpha's text.\n")
+    sync(a)
+    edit_body(b, rel, "Beta's text.\n")
+    return rel
 
 
 def tree(repo: Path, rev: str = "HEAD") -> dict[str, str]:

@@ -6,11 +6,20 @@ from pathlib import Path
 
 import pytest
 from palacehelpers import RunCli, git
-from synchelpers import clean, head, make_team, promote_new, remote_head, tree
+from synchelpers import (
+    clean,
+    edit_body,
+    edited_on_both,
+    head,
+    make_team,
+    promote_new,
+    remote_head,
+    tree,
+)
 
 from curator.model.index_md import index_is_current
 from curator.model.palace import Palace
-from curator.writer.planners import plan_edit, plan_retire, plan_supersede
+from curator.writer.planners import plan_retire, plan_supersede
 from curator.writer.session import commit
 from curator.writer.sync import SyncConflictError, SyncError, plan_sync, sync
 
@@ -18,24 +27,6 @@ from curator.writer.sync import SyncConflictError, SyncError, plan_sync, sync
 @pytest.fixture
 def team(tmp_path: Path) -> tuple[Path, list[Path]]:
     return make_team(tmp_path)
-
-
-def edit(root: Path, rel: str, body: str) -> str:
-    palace = Palace.open(root)
-    note = palace.by_rel[rel]
-    new = (note.text[: note.header_end] + body).encode()
-    return commit(root, plan_edit(palace, rel, new, reason="edit"), palace=palace).sha
-
-
-def edited_on_both(a: Path, b: Path) -> str:
-    """A note promoted by a, then edited by a (synced) and by b (not synced): its path."""
-    rel = promote_new(a, "Shared fact")
-    sync(a)
-    sync(b)
-    edit(a, rel, "Alpha's text.\n")
-    sync(a)
-    edit(b, rel, "Beta's text.\n")
-    return rel
 
 
 def synced_everywhere(remote: Path, clones: list[Path]) -> None:
@@ -229,7 +220,7 @@ def test_undo_across_machines(team, run_cli: RunCli) -> None:
     # an undo that no longer applies: b edits a note a pulled; undoing its promote is refused
     rel2 = promote_new(b, "Gamma fact")
     sha2 = git(b, "log", "-1", "--format=%H").stdout.strip()
-    edit(b, rel2, "Edited later.\n")
+    edit_body(b, rel2, "Edited later.\n")
     sync(b)
     sync(a)
     code, _, stderr = run_cli("--palace", a, "undo", sha2, "--yes")

@@ -3,28 +3,13 @@ text), then the sync as one commit; the palace reloads after it (issue 22)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from synchelpers import clean, head, make_team, promote_new, remote_head
+from synchelpers import clean, edited_on_both, head, make_team, remote_head
 from uihelpers import make_app, settle, wait_until
 
-from curator.model.palace import Palace
-from curator.writer.planners import plan_edit
-from curator.writer.session import commit
-from curator.writer.sync import sync
-
 pytestmark = pytest.mark.anyio
-
-
-def _edit(root: Path, rel: str, body: str) -> None:
-    palace = Palace.open(root)
-    note = palace.by_rel[rel]
-    commit(root, plan_edit(palace, rel, (note.text[: note.header_end] + body).encode()))
 
 
 async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(tmp_path: Path) -> None:
@@ -32,12 +17,7 @@ async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(tmp_path: Pa
 
     # the hash embedder: the app's first index build stays quick
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
-    rel = promote_new(a, "Shared fact")
-    sync(a)
-    sync(b)
-    _edit(a, rel, "Alpha's text.\n")
-    sync(a)
-    _edit(b, rel, "Beta's text.\n")
+    rel = edited_on_both(a, b)
     before = head(b)
     app = make_app(b, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
