@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE))
 from gen_palace import generate  # noqa: E402
 
 AREAS = [
-    "core", "capture", "writer", "search", "audit", "app", "agents", "tasks", "layouts",
+    "core", "capture", "writer", "search", "audit", "app", "agents", "tasks", "layouts", "sync",
 ]  # fmt: skip
 
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from killhelpers import AUDIT_KILL
 from palacehelpers import git
 
 from curator.writer.recovery import recover
@@ -22,7 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 STRIPE = "inbox/2026-11-24-stripe-retries-webhooks-three-days.md"
 
 CHILD = """
-import os, signal, sys
+import sys
 from pathlib import Path
 sys.path.insert(0, {repo!r})
 from curator.model.palace import Palace
@@ -32,23 +33,7 @@ from curator.writer.session import commit
 root, kill_at = Path(sys.argv[1]), int(sys.argv[2])
 palace = Palace.open(root)
 plan = plan_promote(palace, {draft!r}, confidence=0.8)
-WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT
-EVENTS = {{"os.rename", "os.remove", "os.link", "os.mkdir", "os.rmdir", "subprocess.Popen"}}
-seen = 0
-
-def audit(event, args):
-    global seen
-    if event == "open":
-        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-        mode = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
-        if not (flags & WRITES or any(c in mode for c in "wax+")):
-            return
-    elif event not in EVENTS:
-        return
-    seen += 1
-    if seen == kill_at:
-        os.kill(os.getpid(), signal.SIGKILL)
-
+{hook}
 sys.addaudithook(audit)
 commit(root, plan, palace=palace)
 print(seen)
@@ -69,7 +54,7 @@ def content(root: Path) -> dict[str, bytes]:
 
 
 def run(root: Path, kill_at: int) -> subprocess.CompletedProcess[str]:
-    script = CHILD.format(repo=str(REPO_ROOT), draft=STRIPE)
+    script = CHILD.format(repo=str(REPO_ROOT), draft=STRIPE, hook=AUDIT_KILL)
     return subprocess.run(
         [sys.executable, "-c", script, str(root), str(kill_at)],
         capture_output=True,

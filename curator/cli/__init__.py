@@ -22,6 +22,7 @@ from curator.cli import (
     interop_cmds,
     palace_cmds,
     search_cmds,
+    sync_cmds,
     task_cmds,
 )
 from curator.cli.common import JSON_HELP, PALACE_HELP, Subcommands, run_handler
@@ -36,6 +37,7 @@ _AREAS = [
     interop_cmds,
     task_cmds,
     agent_cmds,
+    sync_cmds,
 ]
 
 

@@ -99,6 +99,9 @@ def register(sub: Subcommands) -> None:
 
     p = sub.add_parser("history", help="curator actions from git log, newest first")
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument(
+        "--author", metavar="WHO", help="only this reviewer's actions (part of a name or e-mail)"
+    )
     p.set_defaults(handler=cmd_history)
 
     p = sub.add_parser("recover", help="finish or roll back an action interrupted by a crash")
@@ -255,7 +258,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from curator.model.palace import find_palace
     from curator.writer.history import history
 
-    entries = history(find_palace(args.palace), limit=args.limit)
+    entries = history(find_palace(args.palace), limit=args.limit, author=args.author)
     if args.json:
         print_json(
             [
@@ -277,8 +280,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         out("No curator actions yet.")
     for e in entries:
         out(f"{e.sha[:10]}  {e.date:%Y-%m-%d %H:%M}  {e.action:<9} {e.subject}")
-        if e.reason:
-            out(f"            {e.reason.splitlines()[0]}  — {e.author}")
+        reason = f"{e.reason.splitlines()[0]}  " if e.reason else ""
+        out(f"            {reason}— {e.author}")
     return 0
 
 

@@ -135,6 +135,7 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
         memory_index_kb=palace.memory_index_kb,
         agents=tables.agents,
         tasks=tables.tasks,
+        team=tables.team,
     )
 
 

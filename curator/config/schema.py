@@ -123,6 +123,13 @@ class TasksTable(Struct, frozen=True, forbid_unknown_fields=True):
     claim_ttl: Duration = "8h"  # a claim lapses this long after the holder's last save or claim
 
 
+class TeamTable(Struct, frozen=True, forbid_unknown_fields=True):
+    """[team]: a palace shared over a git remote (`curator sync`)."""
+
+    remote: Annotated[str, Meta(pattern=NAME_PATTERN, description="a git remote's name")] = "origin"
+    share_inbox: Annotated[bool, Meta(description="true or false")] = False
+
+
 class FileTables(Struct, frozen=True, forbid_unknown_fields=True):
     """The whole file. Types and scopes are tables of tables, read one by one."""
 
@@ -133,6 +140,7 @@ class FileTables(Struct, frozen=True, forbid_unknown_fields=True):
     index: IndexSettings = IndexSettings()
     agents: AgentsTable = AgentsTable()
     tasks: TasksTable = TasksTable()
+    team: TeamTable = TeamTable()
 
 
 @dataclass(frozen=True)
@@ -165,6 +173,7 @@ class Config:
     memory_index_kb: int = _PALACE.memory_index_kb
     agents: AgentsTable = field(default_factory=AgentsTable)
     tasks: TasksTable = field(default_factory=TasksTable)
+    team: TeamTable = field(default_factory=TeamTable)
 
     def type_spec(self, name: object) -> TypeSpec | None:
         return self.types.get(name) if isinstance(name, str) else None

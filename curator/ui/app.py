@@ -99,8 +99,14 @@ class CuratorApp(IndexingApp):
             id="app.reindex",
             tooltip="Rebuild the search index from the notes (in the background)",
         ),
+        Binding("S", "sync", "Sync", id="app.sync", tooltip="Sync with the team's remote"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit curator"),
     ]
+
+    def action_sync(self) -> None:
+        from curator.ui.screens.sync import SyncDialog  # the plan first, then the sync
+
+        self.push_screen(SyncDialog(), lambda synced: self.load_palace() if synced else None)
 
     def __init__(
         self,

@@ -52,6 +52,8 @@ __all__ = [
     "secrets_in",
     "session_for",
     "start",
+    "sync",
+    "sync_plan",
 ]
 
 _started = False
@@ -300,3 +302,19 @@ def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:
     names = {i: f"{n.name} {n.slug}" for i, n in enumerate(notes)}  # by name or file name
     found = process.extract(query, names, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
     return [notes[i] for _name, _score, i in found]
+
+
+# -- the team's remote: `curator sync` ----------------------------------------------------------
+def sync_plan(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
+    """What `curator sync --dry-run` shows: a `curator.writer.sync.SyncPlan` (it fetches)."""
+    from curator.writer.sync import plan_sync
+
+    return plan_sync(root, None, resolutions)
+
+
+def sync(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
+    """`curator sync` with these conflicts settled ({path: "mine" | "theirs"}); the result,
+    or raises SyncConflictError (nothing changed) with the conflicts left."""
+    from curator.writer.sync import sync as run
+
+    return run(root, None, resolutions)

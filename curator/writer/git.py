@@ -28,7 +28,9 @@ __all__ = [
     "discover",
     "discover_with_head",
     "git_env",
+    "read_blobs",
     "run_git",
+    "tree_changes",
 ]
 
 # The identity used when git has none configured (CI: HOME without .gitconfig). Constants.
@@ -210,3 +212,58 @@ def _rev_parse(root: Path, text: str) -> tuple[str, str, str, str | None] | None
         return None
     prefix = lines[2] if not lines[2] or lines[2].endswith("/") else lines[2] + "/"
     return lines[0], lines[1], prefix, head
+
+
+NULL_OID = "0" * 40
+
+
+def read_blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:
+    """``{blob id: bytes}`` for the given blob ids, one ``git cat-file --batch``."""
+    if not ids:
+        return {}
+    proc = repo.git("cat-file", "--batch", input=("\n".join(ids) + "\n").encode())
+    data = proc.stdout
+    out: dict[str, bytes] = {}
+    pos = 0
+    for blob_id in ids:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].decode().split()
+        if len(header) < 3 or header[1] != "blob":
+            raise WriterError(f"git object {blob_id} is missing or not a file")
+        size = int(header[2])
+        out[blob_id] = data[nl + 1 : nl + 1 + size]
+        pos = nl + 1 + size + 1
+    return out
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    """One file a commit (or the step between two trees) changed: repo path, the modes and
+    blob ids before and after (``NULL_OID`` / mode ``000000``: no file)."""
+
+    path: str
+    old_mode: str
+    new_mode: str
+    old: str
+    new: str
+
+
+def tree_changes(repo: Repo, *revs: str) -> list[TreeChange]:
+    """``git diff-tree -r`` of one commit (against its parent, or the empty tree for a root
+    commit) or between two commits, renames off."""
+    args = ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff"]
+    if len(revs) == 1:
+        args.append("--root")
+    proc = repo.git(*args, *revs)
+    items = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out: list[TreeChange] = []
+    i = 0
+    while i + 1 < len(items):
+        meta, path = items[i], items[i + 1]
+        i += 2
+        if not meta.startswith(":"):
+            continue
+        fields = meta[1:].split()
+        if len(fields) >= 5:
+            out.append(TreeChange(path, fields[0], fields[1], fields[2], fields[3]))
+    return out

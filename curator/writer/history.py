@@ -14,7 +14,7 @@ from pathlib import Path
 from curator.writer.git import Repo, discover_with_head
 from curator.writer.plan import PlanError, WriterError, decode_restore
 
-__all__ = ["HistoryEntry", "UndoError", "entry_at", "history", "log"]
+__all__ = ["HistoryEntry", "UndoError", "by_author", "entry_at", "history", "log"]
 
 _FIELDS = "%H%x1f%P%x1f%an <%ae>%x1f%aI%x1f%s%x1f%(trailers:only,unfold)"
 
@@ -107,14 +107,27 @@ def log(repo: Repo, *args: str) -> list[HistoryEntry]:
     return out
 
 
-def history(palace_root: Path, limit: int | None = None) -> list[HistoryEntry]:
-    """Curator actions reachable from HEAD, newest first (all of them, or the last ``limit``).
+def by_author(entry: HistoryEntry, who: str) -> bool:
+    """Whether `who` (any part of a name or e-mail, case aside) names the entry's author: the
+    one reviewer filter of the CLI and the app."""
+    return who.casefold() in entry.author.casefold()
+
+
+def history(
+    palace_root: Path, limit: int | None = None, *, author: str | None = None
+) -> list[HistoryEntry]:
+    """Curator actions reachable from HEAD, newest first (all of them, or the last ``limit``);
+    with ``author``, only that reviewer's (:func:`by_author`; git's author, so on a team's
+    palace each clone's reviewer).
 
     The whole repository's history is read: a repository is expected to hold one palace.
     """
     repo, head = discover_with_head(Path(palace_root))
     if head is None:
         return []
+    if author:
+        found = [e for e in log(repo, head) if by_author(e, author)]
+        return found if limit is None else found[: int(limit)]
     args = [f"--max-count={int(limit)}"] if limit is not None else []
     return log(repo, *args, head)
 

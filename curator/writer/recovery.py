@@ -28,6 +28,7 @@ from curator.writer.gitsteps import (
 )
 from curator.writer.journal import JOURNAL_REL, Journal, RecoveryError, hash_of, rollback_files
 from curator.writer.lock import WriterLock
+from curator.writer.syncmove import finish_move
 
 __all__ = ["TMP_REL", "RecoveryReport", "recover", "recover_locked"]
 
@@ -83,6 +84,9 @@ def recover_locked(root: Path, repo: Repo) -> RecoveryReport | None:
     if journals:  # finishing an action commits or resets the index: not into a rebase
         check_git_state(repo)
         check_branch(repo, status(repo, [])[0])
+    synced = finish_move(root, repo)
+    if synced is not None:
+        reports.append(RecoveryReport("completed", "sync", "sync", (), repo.head(), synced))
     for json_path in journals:
         try:
             reports.append(_recover_one(root, repo, Journal.load(json_path)))

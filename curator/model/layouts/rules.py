@@ -247,18 +247,29 @@ def generated_index(
         existing: bytes | None = (palace.root / rel).read_bytes()
     except FileNotFoundError:
         existing = None
-    now, later = _current(palace), _current(after)
     if complete or existing is None:
-        added = list(later.values())
-        removed = {n.rel for n in after.notes if n.rel not in later}
-    else:
-        added = [n for r, n in later.items() if r not in now]
-        removed = set(now) - set(later)
-    rendered = claude_code.edit_index(
+        return rel, existing, render_memory_index(after, existing)
+    now, later = _current(palace), _current(after)
+    added = [n for r, n in later.items() if r not in now]
+    return rel, existing, _edit_memory_index(after, existing, added, set(now) - set(later))
+
+
+def render_memory_index(after: Palace, existing: bytes | None) -> bytes:
+    """MEMORY.md for the palace `after`, edited from the file as it is: every current memory
+    named, the entries of every superseded one gone, every other line kept (`curator index`,
+    and sync when it replays a commit onto a teammate's MEMORY.md)."""
+    later = _current(after)
+    removed = {n.rel for n in after.notes if n.rel not in later}
+    return _edit_memory_index(after, existing, list(later.values()), removed)
+
+
+def _edit_memory_index(
+    after: Palace, existing: bytes | None, added: list[Note], removed: set[str]
+) -> bytes:
+    return claude_code.edit_index(
         existing,
         [(n.rel, n.name, n.description) for n in added if n.ok],
         removed,
-        folder=notes_prefix(layout).rstrip("/"),
+        folder=notes_prefix(layout_of(after.config)).rstrip("/"),
         memories=len(after.notes),
     )
-    return rel, existing, rendered

@@ -18,7 +18,7 @@ from pathlib import Path
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.common import with_index
-from curator.writer.git import Repo, discover_with_head
+from curator.writer.git import Repo, discover_with_head, read_blobs, tree_changes
 from curator.writer.history import NOT_UNDOABLE, HistoryEntry, UndoError, entry_at, log
 from curator.writer.plan import Change, Delete, Move, Plan, Write, encode_restore
 
@@ -41,23 +41,11 @@ def _changed(repo: Repo, entry: HistoryEntry) -> list[tuple[str, str, str]]:
     """(repo path, old blob, new blob) for every file the commit changed, palace paths only."""
     if len(entry.parents) > 1:
         raise UndoError(f"{entry.sha[:10]} is a merge commit; curator only undoes its own actions")
-    args = ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff"]
-    if not entry.parents:
-        args.append("--root")
-    proc = repo.git(*args, entry.sha)
-    items = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
-    out: list[tuple[str, str, str]] = []
-    i = 0
-    while i + 1 < len(items):
-        meta, path = items[i], items[i + 1]
-        i += 2
-        if not meta.startswith(":"):
-            continue
-        fields = meta[1:].split()
-        if len(fields) < 5 or repo.to_palace(path) is None:
-            continue
-        out.append((path, fields[2], fields[3]))
-    return out
+    return [
+        (ch.path, ch.old, ch.new)
+        for ch in tree_changes(repo, entry.sha)
+        if repo.to_palace(ch.path) is not None
+    ]
 
 
 def _later_changes(repo: Repo, sha: str, repo_paths: Sequence[str]) -> dict[str, list[str]]:
@@ -86,24 +74,6 @@ def _later_changes(repo: Repo, sha: str, repo_paths: Sequence[str]) -> dict[str,
             name = name.lstrip("\n")
             if name in wanted:
                 out.setdefault(name, []).append(label)
-    return out
-
-
-def _blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:
-    if not ids:
-        return {}
-    proc = repo.git("cat-file", "--batch", input=("\n".join(ids) + "\n").encode())
-    data = proc.stdout
-    out: dict[str, bytes] = {}
-    pos = 0
-    for blob_id in ids:
-        nl = data.index(b"\n", pos)
-        header = data[pos:nl].decode().split()
-        if len(header) < 3 or header[1] != "blob":
-            raise UndoError(f"git object {blob_id} is missing or not a file")
-        size = int(header[2])
-        out[blob_id] = data[nl + 1 : nl + 1 + size]
-        pos = nl + 1 + size + 1
     return out
 
 
@@ -160,7 +130,7 @@ def _reverted(repo: Repo, root: Path, entry: HistoryEntry, skip: set[str]) -> li
             + "; ".join(lines)
             + ". Undo those first, or edit by hand."
         )
-    olds = _blobs(repo, [old for _, old, _ in changed if not _NULL_SHA.fullmatch(old)])
+    olds = read_blobs(repo, [old for _, old, _ in changed if not _NULL_SHA.fullmatch(old)])
     changes: list[Change] = []
     for rp, old, _new in changed:
         rel = repo.to_palace(rp)
@@ -172,12 +142,19 @@ def _reverted(repo: Repo, root: Path, entry: HistoryEntry, skip: set[str]) -> li
     return changes
 
 
-def _moved_back(root: Path, entry: HistoryEntry, changes: list[Change]) -> list[tuple[str, str]]:
-    """Drafts the action parked outside git go back; the undo's own trailers for them."""
+def _moved_back(
+    root: Path, entry: HistoryEntry, changes: list[Change], elsewhere: list[str]
+) -> list[tuple[str, str]]:
+    """Drafts the action parked outside git go back; the undo's own trailers for them. A
+    draft parked on another machine (an action pulled from a teammate: git-ignored files do
+    not travel) stays there; its path goes into `elsewhere`."""
     short = entry.sha[:10]
     trailers: list[tuple[str, str]] = []
     for src, dst in entry.restores:
         if not (root / dst).is_file():
+            if _pulled(root, entry):
+                elsewhere.append(src)
+                continue
             raise UndoError(
                 f"cannot undo {short} ({entry.subject}): {dst} is gone, so {src} cannot be restored"
             )
@@ -201,6 +178,15 @@ def _moved_back(root: Path, entry: HistoryEntry, changes: list[Change]) -> list[
     return trailers
 
 
+def _pulled(root: Path, entry: HistoryEntry) -> bool:
+    """Whether the action came from another clone: a remote-tracking branch has it, and its
+    author is not this clone's git identity."""
+    repo = discover_with_head(root)[0]
+    remotes = repo.git("branch", "-r", "--contains", entry.sha, check=False).stdout.strip()
+    me = repo.git("config", "user.email", check=False).stdout.decode().strip()
+    return bool(remotes) and not entry.author.endswith(f"<{me}>")
+
+
 def undo(
     palace_root: Path,
     commit: str | None = None,
@@ -222,12 +208,19 @@ def undo(
     entry = _target(repo, head, commit)
     before = palace if palace is not None else Palace.open(root)
     changes = _reverted(repo, root, entry, derived(before))
-    trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes)]
+    elsewhere: list[str] = []
+    trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes, elsewhere)]
     short = entry.sha[:10]
+    said = reason or f"Undo of {short} ({entry.action}: {', '.join(entry.notes) or '-'})."
+    if elsewhere:
+        said += (
+            f" The draft(s) {', '.join(elsewhere)} stay with the clone that parked them "
+            f"({entry.author}); drafts do not travel."
+        )
     return Plan(
         action="undo",
         notes=entry.notes,
-        reason=reason or f"Undo of {short} ({entry.action}: {', '.join(entry.notes) or '-'}).",
+        reason=said,
         summary=entry.subject,
         changes=with_index(before, changes, today),  # the one rule for derived files
         trailers=tuple(trailers),

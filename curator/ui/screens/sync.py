@@ -1,0 +1,129 @@
+"""Sync with the team's remote: the plan first (what comes in, what goes out), then the sync;
+a conflict is settled here, one file at a time, by keeping this clone's text or the remote's.
+
+Everything runs through `ui/services.py` (the CLI's `curator sync`); the plan and the sync run
+in a worker thread and post back. Text from the remote is shown as plain text, never markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from curator.model.text import clean
+from curator.ui import services
+from curator.ui.widgets.dialog_base import Dialog
+from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.plan_dialog import diff_text
+
+
+class SyncDialog(Dialog[bool]):
+    """Shows the sync's plan and its conflicts; y syncs, m / t settle the highlighted conflict
+    (this clone's text / the remote's). Dismisses True when the sync went through."""
+
+    BINDINGS = [
+        Binding("y", "sync", "Sync", id="sync.apply", tooltip="Pull, replay and push"),
+        Binding("m", "keep('mine')", "Keep mine", id="sync.mine", tooltip="Keep this clone's"),
+        Binding(
+            "t", "keep('theirs')", "Keep theirs", id="sync.theirs", tooltip="Keep the remote's"
+        ),
+        Binding("escape,n", "cancel", "Close", id="sync.cancel", tooltip="Change nothing"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plan: Any = None
+        self.resolutions: dict[str, str] = {}
+        self.busy = True
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="sync-dialog"):
+            yield Label("Sync with the team's remote", id="sync-title")
+            yield Static("Fetching…", id="sync-plan", markup=False)
+            yield OptionList(id="sync-conflicts")
+            with VerticalScroll(id="sync-diff-box"):
+                yield Static("", id="sync-diff", markup=False)
+            yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).display = False
+        self.load_plan()
+        super().on_mount()
+
+    @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
+    def load_plan(self) -> None:
+        try:
+            plan = services.sync_plan(self.app.root, dict(self.resolutions))  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.app.call_from_thread(self.show_error, exc)
+            return
+        self.app.call_from_thread(self.show_plan, plan)
+
+    def show_error(self, exc: Exception) -> None:
+        self.busy = False
+        self.query_one("#sync-plan", Static).update(clean(f"Cannot sync: {exc}"))
+
+    def show_plan(self, plan: Any) -> None:
+        self.busy, self.plan = False, plan
+        lines = list(plan.lines())
+        settled = [f"  settled: {p} ({how})" for p, how in sorted(self.resolutions.items())]
+        hint = "y: sync" if not plan.conflicts else "m / t on each conflict, then y"
+        text = "\n".join([*lines, *settled, "", hint])
+        self.query_one("#sync-plan", Static).update(clean(text))
+        conflicts = self.query_one(OptionList)
+        conflicts.clear_options()
+        conflicts.add_options(
+            [Option(clean(c.sentence()), id=str(i)) for i, c in enumerate(plan.conflicts)]
+        )
+        conflicts.display = bool(plan.conflicts)
+        if plan.conflicts:
+            conflicts.highlighted = 0
+            conflicts.focus()
+            self._show_diff(0)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_diff(event.option_index)
+
+    def _show_diff(self, index: int) -> None:
+        if self.plan is not None and 0 <= index < len(self.plan.conflicts):
+            diff = self.plan.conflicts[index].diff()
+            self.query_one("#sync-diff", Static).update(diff_text(diff))
+
+    def action_keep(self, side: str) -> None:
+        conflicts = self.query_one(OptionList)
+        index = conflicts.highlighted
+        if self.busy or self.plan is None or index is None or not self.plan.conflicts:
+            return
+        self.resolutions[self.plan.conflicts[index].path] = side
+        self.busy = True
+        self.load_plan()  # the plan again, with this conflict settled
+
+    def action_sync(self) -> None:
+        if self.busy or self.plan is None or self.plan.conflicts:
+            return
+        self.busy = True
+        self.query_one("#sync-plan", Static).update("Syncing…")
+        self.run_sync()
+
+    @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
+    def run_sync(self) -> None:
+        try:
+            result = services.sync(self.app.root, dict(self.resolutions))  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.app.call_from_thread(self.show_error, exc)
+            return
+        self.app.call_from_thread(self.synced, result)
+
+    def synced(self, result: Any) -> None:
+        pulled, pushed = len(result.plan.incoming), len(result.plan.outgoing)
+        self.app.notify(f"Synced: {pulled} pulled, {pushed} pushed.", markup=False, timeout=6)
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,144 @@
+"""Drafts shared over the team's remote, on a ref of their own (``[team] share_inbox = true``).
+
+The main branch never holds drafts: they travel as one commit whose tree is the inbox, on
+``refs/curator/inbox`` at the remote, next to the notes but out of every clone's history. A
+sync with the option on fetches that ref, brings in the drafts this clone lacks, sets aside
+the drafts an action in the main history took (promoted, rejected or merged anywhere), and
+pushes the inbox as it then is, without force, in a commit on top of the remote's. A draft the
+secret scanner flags is never pushed: it stays in this clone's inbox only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from curator.errors import WriterError
+from curator.fsutil import atomic_write
+from curator.model.palace import Palace
+from curator.writer.actions.common import secrets_in
+from curator.writer.git import Repo, read_blobs
+from curator.writer.history import log
+from curator.writer.plan import normalize_rel
+
+__all__ = ["INBOX_REF", "TAKEN_DIR", "InboxReport", "share_inbox", "taken_drafts"]
+
+INBOX_REF = "refs/curator/inbox"
+TAKEN_DIR = ".curator/taken"  # drafts a teammate's action took, kept here instead of deleted
+RETRIES = 3
+
+
+@dataclass(frozen=True)
+class InboxReport:
+    received: tuple[str, ...] = ()
+    taken: tuple[str, ...] = ()  # set aside: an action took them on some clone
+    kept_local: tuple[str, ...] = ()  # flagged by the secret scanner: not pushed
+    shared: int = 0  # drafts on the remote's inbox ref after the sync
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.received:
+            out.append(f"{len(self.received)} draft(s) came in: {', '.join(self.received)}")
+        if self.taken:
+            out.append(
+                f"{len(self.taken)} draft(s) left the inbox (an action took them): "
+                f"{', '.join(self.taken)}"
+            )
+        for rel in self.kept_local:
+            out.append(f"{rel} is not shared: the secret scanner flagged it")
+        return out
+
+
+def taken_drafts(repo: Repo, rev: str) -> set[str]:
+    """Drafts an action in `rev`'s history moved out of the inbox and no undo brought back."""
+    taken: set[str] = set()
+    for entry in reversed(log(repo, rev)):
+        for src, dst in entry.restores:
+            taken.discard(dst)  # an undo moves a parked draft back to where it was
+            if src.startswith("inbox/"):
+                taken.add(src)
+    return taken
+
+
+def _a_draft_path(rel: str) -> bool:
+    try:
+        return normalize_rel(rel) == rel and rel.startswith("inbox/") and rel.endswith(".md")
+    except WriterError:
+        return False
+
+
+def _fetch(repo: Repo, remote: str) -> str | None:
+    mirror = f"refs/curator/remote-inbox/{remote}"
+    proc = repo.git("fetch", "--quiet", "--no-tags", remote, f"+{INBOX_REF}:{mirror}", check=False)
+    if proc.returncode != 0:
+        said = proc.stderr.decode("utf-8", "replace")
+        if "couldn't find remote ref" in said:
+            return None
+        raise WriterError(f"cannot fetch the shared inbox from {remote!r}: {said.strip()[-200:]}")
+    return repo.git("rev-parse", mirror).stdout.decode().strip()
+
+
+def _tree(repo: Repo, tip: str | None) -> dict[str, str]:
+    if tip is None:
+        return {}
+    out = repo.git("ls-tree", "-r", "-z", tip).stdout.decode("utf-8", "surrogateescape")
+    found: dict[str, str] = {}
+    for item in filter(None, out.split("\0")):
+        meta, path = item.split("\t", 1)
+        found[path] = meta.split()[2]
+    return found
+
+
+def _commit(repo: Repo, root: Path, rels: list[str], parent: str | None) -> str:
+    index = repo.git_dir / "curator-inbox.index"
+    env = {"GIT_INDEX_FILE": str(index)}
+    try:
+        repo.git("read-tree", "--empty", env=env)
+        for rel in rels:
+            blob = repo.git("hash-object", "-w", "--", str(root / rel)).stdout.decode().strip()
+            repo.git("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}", env=env)
+        tree = repo.git("write-tree", env=env).stdout.decode().strip()
+    finally:
+        index.unlink(missing_ok=True)
+    args = ["commit-tree", tree, "-m", "curator: the shared inbox"]
+    if parent:
+        args += ["-p", parent]
+    return repo.git(*args, config=repo.identity_config()).stdout.decode().strip()
+
+
+def share_inbox(root: Path, repo: Repo, remote: str) -> InboxReport:
+    """Fetch, merge and push the shared inbox (the caller holds the writer lock)."""
+    for _attempt in range(RETRIES):
+        tip = _fetch(repo, remote)
+        there = _tree(repo, tip)
+        taken = taken_drafts(repo, "HEAD")
+        received: list[str] = []
+        set_aside: list[str] = []
+        data = read_blobs(repo, [b for rel, b in there.items() if rel not in taken])
+        for rel, blob in sorted(there.items()):
+            if not _a_draft_path(rel):
+                continue  # a tree that names files outside inbox/: never written
+            if rel not in taken and not (root / rel).exists():
+                atomic_write(root / rel, data[blob], 0o644)
+                received.append(rel)
+        for rel in sorted(taken):
+            if (root / rel).is_file():
+                parked = root / TAKEN_DIR / Path(rel).name
+                parked.parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).replace(parked)
+                set_aside.append(rel)
+        palace = Palace.open(root)
+        shared: list[str] = []
+        flagged: list[str] = []
+        for draft in palace.drafts:
+            (flagged if secrets_in(draft) else shared).append(draft.rel)
+        same = set(shared) == set(there) and all(
+            (root / rel).read_bytes() == data.get(there[rel]) for rel in shared
+        )
+        if same:
+            return InboxReport(tuple(received), tuple(set_aside), tuple(flagged), len(shared))
+        new = _commit(repo, root, sorted(shared), tip)
+        pushed = repo.git("push", "--quiet", remote, f"{new}:{INBOX_REF}", check=False)
+        if pushed.returncode == 0:
+            return InboxReport(tuple(received), tuple(set_aside), tuple(flagged), len(shared))
+    raise WriterError(f"the shared inbox on {remote!r} kept moving; sync again")
