@@ -30,8 +30,9 @@ def _remote_inbox(remote: Path) -> list[str]:
 def sharing(tmp_path: Path) -> tuple[Path, list[Path]]:
     remote, clones = make_team(tmp_path)
     a = clones[0]
-    with (a / "palace.toml").open("a") as fh:
-        fh.write("\n[team]\nshare_inbox = true\n")
+    toml = (a / "palace.toml").read_text()
+    assert "share_inbox = false" in toml  # init writes every table with its defaults
+    (a / "palace.toml").write_text(toml.replace("share_inbox = false", "share_inbox = true"))
     git(a, "commit", "-q", "-am", "share the inbox")
     for clone in clones:
         sync(clone)
