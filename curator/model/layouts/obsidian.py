@@ -90,6 +90,7 @@ class Obsidian(Layout):
     excludes: tuple[str, ...] = ("inbox",)
     native: frozenset[str] | None = NATIVE
     property_links: bool = True
+    rooms_by_folder: bool = True
 
     def file_stem(self, name: str, type: str) -> str:
         """Obsidian names a note by its file: the title itself, less what a link cannot hold."""
