@@ -122,6 +122,25 @@ RULES: dict[str, tuple[str, dict[str, str], list[tuple[str, str, str]]]] = {
         },
         [("Bad.md", "error", "header.yaml")],
     ),
+    # front matter never closed: the lines after the opening '---' are the body, as Obsidian
+    # reads them (the '---' a rule); the header is the one finding
+    "unclosed-header": (
+        "obsidian",
+        {
+            **OBSIDIAN_DIR,
+            "Bad.md": "---\ntitle: Bad\n## Section\n\nSee [[Other]].\n",
+            "Other.md": "Back to [[Bad#Section]].\n",
+        },
+        [("Bad.md", "error", "header.unclosed")],
+    ),
+    "unclosed-header-folder": (
+        "folder",
+        {
+            "Bad.md": "---\r\ntitle: Bad\r\n## Section\r\n\r\nSee [[Other]].\r\n",
+            "Other.md": "Back to [[Bad#Section]].\n",
+        },
+        [("Bad.md", "error", "header.unclosed")],
+    ),
     # Obsidian's Untitled.md: an empty note
     "empty-note": (
         "obsidian",
