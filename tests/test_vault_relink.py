@@ -118,3 +118,11 @@ def test_relink_changes_only_the_links_targets(tmp_path_factory: object, text: s
     out = relinked(palace, palace.by_rel["Old.md"], "Newer.md").get("Dune.md")
     expected = text.replace("[[Old", "[[Newer").encode()
     assert (out if out is not None else text.encode()) == expected
+
+
+def test_supersede_relinks_the_new_notes_own_properties(tmp_path: Path) -> None:
+    files = {"Old.md": "old\n", "New.md": '---\nup: "[[Old]]"\n---\nAfter [[Old]].\n'}
+    palace = Palace.open(vault(tmp_path, files), cache=False)
+    text = written(plan_supersede(palace, "Old.md", "New.md", relink=True), "New.md")
+    assert text.startswith('---\nup: "[[New]]"\n') and text.endswith("---\nAfter [[New]].\n")
+    assert "supersedes" in text

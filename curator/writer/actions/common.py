@@ -18,7 +18,7 @@ from curator.model.check import run_checks
 from curator.model.index_md import index_bytes, render_index
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
-from curator.model.note import Note, edit_header, rewrite_header_strings
+from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
@@ -191,6 +191,13 @@ def relinked(palace: Palace, old: Note, new_rel: str, skip: Iterable[str] = ()) 
         if data is not None:
             out[source_rel] = data
     return out
+
+
+def relink_over(palace: Palace, rel: str, data: bytes, old_rel: str, new_rel: str) -> bytes:
+    """`relink` on bytes an earlier step of the same plan wrote for `rel` (read as the layout
+    reads them: a vault note without front matter is all body)."""
+    note = layout_rules.adapt_all([parse_note(rel, data, "note")], palace.config)[0]
+    return relink(palace, note, old_rel, new_rel) or data
 
 
 def relink(palace: Palace, note: Note, old_rel: str, new_rel: str) -> bytes | None:

@@ -21,7 +21,7 @@ from curator.writer.actions.common import (
     free_path,
     make_plan,
     one_line,
-    relink,
+    relink_over,
     relinked,
     secrets_in,
     slugify,
@@ -96,11 +96,7 @@ def _relink_sources(
     for src in sources:
         for rel, data in relinked(palace, src, dest, skip=source_rels).items():
             if rel in changes:  # relink on top of the first pass
-                # read as the layout reads it: a vault note without front matter is all body
-                current = layout_rules.adapt_all(
-                    [parse_note(rel, changes[rel], "note")], palace.config
-                )
-                changes[rel] = relink(palace, current[0], src.rel, dest) or changes[rel]
+                changes[rel] = relink_over(palace, rel, changes[rel], src.rel, dest)
             else:
                 changes[rel] = data
 
