@@ -25,11 +25,11 @@ DUNE = (
     "  - [[Old]]\n"  # a list of lists in YAML, not a link: left alone
     '  - "[[Old]]"\n'
     "---\n"
-    "Body [[Old]], [x](Old.md) and [[Books]].\n"
+    "Body [[Old]], [x](Old.md), [y](Old#Intro) and [[Books]].\n"
 )
 EXPECTED = DUNE.replace('["[[Old]]"', '["[[New]]"').replace("'[[Old#", "'[[New#")
 EXPECTED = EXPECTED.replace('- "[[Old]]"', '- "[[New]]"').replace("Body [[Old]]", "Body [[New]]")
-EXPECTED = EXPECTED.replace("(Old.md)", "(New.md)")
+EXPECTED = EXPECTED.replace("(Old.md)", "(New.md)").replace("(Old#", "(New.md#")
 
 
 def vault(root: Path, files: dict[str, str]) -> Path:
@@ -61,6 +61,13 @@ def test_merge_relinks_property_links_to_both_sources(tmp_path: Path) -> None:
     assert written(plan, "Dune.md") == (
         '---\nup: "[[Both]]"\nside: ["[[Both]]"]\n---\nSee [[Both]] and [[Both]].\n'
     )
+
+
+def test_a_markdown_link_gets_the_new_path_url_encoded(tmp_path: Path) -> None:
+    files = {"Old.md": "old\n", "New Name.md": "new\n", "Dune.md": "See [it](Old).\n"}
+    palace = Palace.open(vault(tmp_path, files), cache=False)
+    out = relinked(palace, palace.by_rel["Old.md"], "New Name.md")["Dune.md"]
+    assert out == b"See [it](New%20Name.md).\n"
 
 
 def test_a_name_the_old_quoting_cannot_hold_is_written_afresh(tmp_path: Path) -> None:

@@ -107,6 +107,19 @@ def test_a_header_that_does_not_parse_keeps_its_body(
     assert "Bad.md" not in search[1]  # never indexed, so no agent reads it
 
 
+def test_markdown_links_without_md_are_links(tmp_path: Path, run_cli: RunCli) -> None:
+    palace = Palace.open(make(tmp_path / "v", "markdown-links"), cache=False)
+    home = palace.by_rel["Home.md"]
+    assert [link.target for link in palace.outgoing(home)] == [
+        "Notes/Three laws.md",
+        "Notes/Three laws.md",
+        "report.pdf",
+        None,
+    ]
+    laws = palace.by_rel["Notes/Three laws.md"]
+    assert [link.source for link in palace.backlinks(laws)] == ["Home.md", "Home.md"]
+
+
 def test_curator_fields_under_curator_are_curators(tmp_path: Path) -> None:
     palace = Palace.open(make(tmp_path / "v", "vault-properties"), cache=False)
     assert palace.by_rel["Old.md"].superseded  # curator's status, under curator:

@@ -122,6 +122,19 @@ RULES: dict[str, tuple[str, dict[str, str], list[tuple[str, str, str]]]] = {
         },
         [("Bad.md", "error", "header.yaml")],
     ),
+    # a markdown link may leave out `.md` and is URL-encoded; it reaches notes and files as a
+    # wikilink does (a web address is no vault link)
+    "markdown-links": (
+        "obsidian",
+        {
+            **OBSIDIAN_DIR,
+            "Notes/Three laws.md": "# Three laws\n\n## First law\n",
+            "report.pdf": "pdf\n",
+            "Home.md": "[laws](Notes/Three%20laws), [first](Three%20laws#First%20law), "
+            "[pdf](report.pdf), [gone](Nowhere), [web](https://obsidian.md)\n",
+        },
+        [("Home.md", "warning", "link.broken")],
+    ),
     # front matter never closed: the lines after the opening '---' are the body, as Obsidian
     # reads them (the '---' a rule); the header is the one finding
     "unclosed-header": (

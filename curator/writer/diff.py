@@ -34,9 +34,7 @@ def _is_binary(data: bytes | None) -> bool:
     return data is not None and b"\x00" in data[:8000]
 
 
-def file_diff(
-    a: str, b: str, old: bytes | None, new: bytes | None, *, rename: bool = False
-) -> str:
+def file_diff(a: str, b: str, old: bytes | None, new: bytes | None, *, rename: bool = False) -> str:
     qa, qb = _quote_path("a/" + a), _quote_path("b/" + b)
     head = [f"diff --git {qa} {qb}\n"]
     if rename:

@@ -106,6 +106,11 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
             links=tuple(links),
             lines={key: 1 for key in header},
         )
+    if layout.bare_md_links and note.body and "](" in note.body:
+        # read again with Obsidian's rule: `[x](Three%20laws)` links the note `Three laws.md`
+        kept = [link for link in note.links if link.line < note.body_line]  # property links
+        body = extract_links(note.body, note.body_line, any_md=True)
+        note.links = (*kept, *body)
     if layout.property_links and not any(link.line < note.body_line for link in note.links):
         note.links = (*property_links(note), *note.links)  # once: a view has the same values
     view = layout.view(note.rel, note.header, types)

@@ -206,7 +206,8 @@ def relink(palace: Palace, note: Note, old_rel: str, new_rel: str) -> bytes | No
     byte kept; None when no link changes."""
     resolve = resolver(palace, note.rel)
     text = note.text
-    if layout_rules.layout_of(palace.config).property_links:
+    layout = layout_rules.layout_of(palace.config)
+    if layout.property_links:
 
         def wiki(raw: RawLink) -> str | None:  # a property's links are wikilinks only
             return resolve(raw) if raw.kind == "wiki" else None
@@ -216,7 +217,9 @@ def relink(palace: Palace, note: Note, old_rel: str, new_rel: str) -> bytes | No
 
         text = rewrite_header_strings(note, rewrite)
     header_end = note.header_end + len(text) - len(note.text)
-    body, count = rewrite_links(note.body, note.rel, resolve, old_rel, new_rel)
+    body, count = rewrite_links(
+        note.body, note.rel, resolve, old_rel, new_rel, any_md=layout.bare_md_links
+    )
     if not count and text == note.text:
         return None
     return note_bytes(text[:header_end] + body, note.bom)
