@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vaultrules import write_vault
 
 from curator.model.header_edit import fields_of
 from curator.model.palace import Palace
@@ -33,11 +34,7 @@ EXPECTED = EXPECTED.replace("(Old.md)", "(New.md)").replace("(Old#", "(New.md#")
 
 
 def vault(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in {".obsidian/app.json": "{}\n", **files}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(text.encode())
-    (root / "palace.toml").write_text('[palace]\nlayout = "obsidian"\n')
-    return root
+    return write_vault(root, "obsidian", {".obsidian/app.json": "{}\n", **files})
 
 
 def written(plan: object, rel: str) -> str:

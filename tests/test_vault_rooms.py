@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from palacehelpers import RunCli, git_init_commit
-from test_layout_app import settle
+from test_layout_app import open_rooms
 from textual.widgets import OptionList
+from vaultrules import write_vault
 
 from curator.model.palace import Palace
 from curator.ui.app import CuratorApp
-from curator.ui.screens.rooms import RoomsScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -39,14 +39,7 @@ ROOMS = [
 
 def make_vault(root: Path, layout: str) -> Path:
     files = {**FILES, ".obsidian/app.json": "{}\n"} if layout == "obsidian" else FILES
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "palace.toml").write_text(
-        f'[palace]\nlayout = "{layout}"\n\n[index]\nembedder = "hash"\ndim = 64\n'
-    )
-    return root
+    return write_vault(root, layout, files)
 
 
 def shape(palace: Palace) -> list[tuple[str, str, list[str]]]:
@@ -128,11 +121,7 @@ async def test_the_apps_rooms_are_the_vaults_folders(tmp_path: Path) -> None:
     git_init_commit(root)
     app = CuratorApp(root, today=date(2026, 12, 1), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot, app)
-        await pilot.press("2")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RoomsScreen)
+        screen = await open_rooms(pilot, app)
         rooms = screen.query_one("#rooms-list", OptionList)
         labels = [str(rooms.get_option_at_index(i).prompt) for i in range(rooms.option_count)]
         assert labels == ["  2 vault", "  2 Books", "  2 Projects", "  1 Superseded"]

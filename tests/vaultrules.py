@@ -179,11 +179,16 @@ RULES: dict[str, tuple[str, dict[str, str], list[tuple[str, str, str]]]] = {
 
 def make(root: Path, name: str) -> Path:
     layout, files, _ = RULES[name]
+    return write_vault(root, layout, files)
+
+
+def write_vault(root: Path, layout: str, files: dict[str, str]) -> Path:
+    """`files` under `root` with a palace.toml naming `layout` (and the hash embedder)."""
     root.mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(text, encoding="utf-8", newline="")
     (root / "palace.toml").write_text(
         f'[palace]\nlayout = "{layout}"\n\n[index]\nembedder = "hash"\ndim = 64\n'
     )
