@@ -16,6 +16,10 @@ What the pages say, and this module does:
 - `#heading` matches a heading of the target once both have the characters a link cannot
   hold (and markdown punctuation) replaced by spaces; `#^id` matches a block id.
 - A text or list property whose value is `"[[Note]]"` is a link like one in the body.
+- A Markdown link `[text](Three%20laws%20of%20motion)` links the same way as the wikilink
+  `[[Three laws of motion]]`: its destination is URL-encoded (`%20` for a space) and may
+  leave out `.md` (Internal links: "Both formats link to the same note"). Being a markdown
+  path, it is read from the linking note's folder first, then from the vault root.
 """
 
 from __future__ import annotations
@@ -25,10 +29,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 import yaml
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]|]*?)(?:\|[^\[\]]*)?\]\]")
+# a markdown link to a file in the vault (not an image, no scheme such as https:)
+MARKDOWN = re.compile(r"(?<!!)\[[^\[\]]*\]\((?![A-Za-z][A-Za-z0-9+.-]*:)([^()\s#][^()\s]*)\)")
+BODY_LINK = re.compile(f"{WIKILINK.pattern}|{MARKDOWN.pattern}")
 HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
 BLOCK = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
 PUNCTUATION = set('!"#$%&()*+,.:;<=>?@^`{|}~/[]\\')
@@ -92,16 +100,19 @@ class Vault:
             return {}, text[end + 5 :]
         return (data if isinstance(data, dict) else {}), text[end + 5 :]
 
-    def links(self, rel: str) -> list[str]:
-        """The links of a note: its properties' in order, then its body's."""
+    def links(self, rel: str) -> list[tuple[str, bool]]:
+        """The links of a note as (text, is a markdown link): its properties' in order, then
+        its body's."""
         props, body = self._split(rel)
-        found: list[str] = []
+        found: list[tuple[str, bool]] = []
         for value in props.values():
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str):
-                    found += [m.group(1) for m in WIKILINK.finditer(item)]
-        found += [m.group(1) for m in WIKILINK.finditer(_without_code(body))]
-        return [f for f in found if f.split("#", 1)[0].strip()]
+                    found += [(m.group(1), False) for m in WIKILINK.finditer(item)]
+        for match in BODY_LINK.finditer(_without_code(body)):
+            wiki = match.group(1)
+            found.append((wiki, False) if wiki is not None else (match.group(2), True))
+        return [(f, md) for f, md in found if f.split("#", 1)[0].strip()]
 
     def _anchors(self, rel: str) -> tuple[set[str], set[str]]:
         _, body = self._split(rel)
@@ -114,9 +125,10 @@ class Vault:
                 blocks.add(block.group(1).lower())
         return headings, blocks
 
-    def _lookup(self, source: str, name: str) -> str | None:
+    def _lookup(self, source: str, name: str, markdown: bool = False) -> str | None:
         folder = source.rsplit("/", 1)[0] if "/" in source else ""
-        for path in (name, f"{folder}/{name}" if folder else name):
+        paths = [name, f"{folder}/{name}" if folder else name]
+        for path in reversed(paths) if markdown else paths:
             found = self.lower.get(os.path.normpath(path).replace(os.sep, "/").lower())
             if found:
                 return found
@@ -128,7 +140,15 @@ class Vault:
         hits.sort(key=lambda f: (f.count("/"), len(f), f))
         return hits[0] if hits else None
 
-    def resolve(self, source: str, text: str) -> Answer:
+    def resolve_link(self, source: str, text: str, markdown: bool) -> Answer:
+        """What a link as written reaches: a markdown link's parts are URL-decoded first."""
+        if not markdown:
+            return self.resolve(source, text)
+        path, hash_, anchor = text.partition("#")
+        answer = self.resolve(source, unquote(path) + hash_ + unquote(anchor), markdown=True)
+        return Answer(text, answer.target, answer.anchor_ok)
+
+    def resolve(self, source: str, text: str, markdown: bool = False) -> Answer:
         path, _, anchor = text.partition("#")
         path = path.strip()
         last = path.rsplit("/", 1)[-1]
@@ -138,7 +158,7 @@ class Vault:
             names = [path, path + ".md"]
         else:
             names = [path + ".md", path]
-        target = next((t for n in names if (t := self._lookup(source, n))), None)
+        target = next((t for n in names if (t := self._lookup(source, n, markdown))), None)
         if target is None:
             target = next((t for n in names if (t := self._anywhere(n))), None)
         if target is None or not anchor or target not in self.notes():

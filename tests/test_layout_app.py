@@ -26,6 +26,15 @@ async def settle(pilot: Pilot[None], app: CuratorApp) -> None:
         await pilot.pause(0.05)
 
 
+async def open_rooms(pilot: Pilot[None], app: CuratorApp) -> RoomsScreen:
+    """The app settled and on its Rooms screen."""
+    await settle(pilot, app)
+    await pilot.press("2")
+    await pilot.pause()
+    assert isinstance(app.screen, RoomsScreen)
+    return app.screen
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -36,11 +45,7 @@ async def test_the_app_opens_each_layout_and_every_room(tmp_path: Path, tool: st
     root = adopt(tmp_path, tool)
     app = CuratorApp(root, today=date(2026, 12, 1), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot, app)
-        await pilot.press("2")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RoomsScreen)
+        screen = await open_rooms(pilot, app)
         palace = app.palace
         assert palace is not None and len(palace.notes) == TOOLS[tool][1]
         rooms = [r.spec.name for r in palace.rooms() if r.notes]
@@ -68,12 +73,10 @@ async def test_property_links_are_backlinks_in_the_app(tmp_path: Path) -> None:
     git_init_commit(root)
     app = CuratorApp(root, today=date(2026, 12, 1), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot, app)
+        screen = await open_rooms(pilot, app)
         palace = app.palace
         assert palace is not None
-        await pilot.press("2")
-        await pilot.pause()
-        view = app.screen.query_one(NoteView)
+        view = screen.query_one(NoteView)
         view.show(palace, palace.by_rel["Home.md"])
         await pilot.pause()
         options = view.query_one(OptionList)

@@ -107,15 +107,23 @@ def test_unlisted_memory_is_reported_and_memory_md_links_are_inbound(tmp_path: P
     assert not any(code == "note.orphan" for _, code in found)
 
 
-def test_untyped_notes_are_unfiled_and_confidence_is_the_layouts_default(tmp_path: Path) -> None:
+def test_a_vaults_rooms_are_folders_and_confidence_is_the_layouts_default(tmp_path: Path) -> None:
     root = adopt(tmp_path, "obsidian")
     palace = Palace.open(root, cache=False)
-    assert all(not room.notes for room in palace.rooms())  # no note has a palace type
+    # no note has a palace type: the rooms are the vault's folders, none is Unfiled
+    assert [room.spec.room for room in palace.rooms()] == [
+        "obsidian",
+        "Archive",
+        "Daily",
+        "Projects",
+    ]
+    assert palace.unfiled() == []
     home = palace.by_rel["Home.md"]
     assert palace.confidence(home) == 0.75  # not stated: the layout's default, over the floor
     from curator.model.index_md import render_index
 
-    assert "## Unfiled" in render_index(palace, None)
+    index = render_index(palace, None)
+    assert "## Unfiled" not in index and "## Projects (Projects/) — 3" in index
 
 
 def test_pack_keeps_notes_that_state_no_confidence(tmp_path: Path, run_cli: RunCli) -> None:

@@ -1,12 +1,14 @@
 """curator's Obsidian link resolution against the reference resolver written from Obsidian's
 help pages (tests/obsidian_reference.py), on generated vaults with dotted names, dot-folders,
-special-character headings, property links, aliases, attachments and templates."""
+special-character headings, property links, markdown links (URL-encoded, `.md` optional),
+aliases, attachments and templates."""
 
 from __future__ import annotations
 
 import random
 import tempfile
 from pathlib import Path
+from urllib.parse import quote
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -52,6 +54,12 @@ def link_text(rng: random.Random, files: list[str], aliases: list[str]) -> str:
     return name + anchor
 
 
+def markdown_href(text: str) -> str:
+    """A link as Obsidian writes it in markdown: URL-encoded, `.md` as the name has it."""
+    path, hash_, anchor = text.partition("#")
+    return quote(path, safe="/") + hash_ + quote(anchor, safe="")
+
+
 def generate(root: Path, seed: int) -> None:
     rng = random.Random(seed)
     (root / ".obsidian").mkdir(parents=True)
@@ -86,8 +94,12 @@ def generate(root: Path, seed: int) -> None:
             body.append(
                 f"Text with [[{link_text(rng, files, aliases)}]] in it. ^b{rng.randint(1, 2)}\n"
             )
-        body.append("```\n## Fake heading\n[[In code]]\n```\n")
+        body.append("```\n## Fake heading\n[[In code]]\n[x](In%20code)\n```\n")
         body.append(f"See ![[{link_text(rng, files, aliases)}]] and `[[not a link]]`.\n")
+        body.append(
+            f"Also [this]({markdown_href(link_text(rng, files, aliases))}), "
+            f"[web](https://example.org/Home) and `[x](Home)`.\n"
+        )
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(header + "\n".join(body), encoding="utf-8")
@@ -111,7 +123,8 @@ def compare(root: Path) -> int:
     assert sorted(n.rel for n in palace.notes) == reference.notes()
     count = 0
     for rel in reference.notes():
-        expected = [reference.resolve(rel, text) for text in reference.links(rel)]
+        links = reference.links(rel)
+        expected = [reference.resolve_link(rel, text, md) for text, md in links]
         assert curator_answers(palace, rel) == expected, rel
         count += len(expected)
     return count

@@ -80,16 +80,44 @@ def test_templates_are_listed_as_templates_not_notes(tmp_path: Path, run_cli: Ru
     assert default["templates"] == ["Templates/Meeting.md"]
 
 
-def test_a_header_that_does_not_parse_keeps_its_body(tmp_path: Path, run_cli: RunCli) -> None:
-    root = make(tmp_path / "v", "bad-header")
+@pytest.mark.parametrize(
+    ("rule", "code"),
+    [
+        ("bad-header", "header.yaml"),
+        ("unclosed-header", "header.unclosed"),
+        ("unclosed-header-folder", "header.unclosed"),
+    ],
+)
+def test_a_header_that_does_not_parse_keeps_its_body(
+    tmp_path: Path, run_cli: RunCli, rule: str, code: str
+) -> None:
+    root = make(tmp_path / "v", rule)
     palace = Palace.open(root, cache=False)
     bad = palace.by_rel["Bad.md"]
     assert not bad.ok  # hidden from agents: fail closed
+    line = next(n for n, text in enumerate(bad.text.splitlines(), 1) if "[[Other]]" in text)
+    assert "## Section" in bad.body and [link.line for link in bad.links] == [line]
     assert [link.target for link in palace.outgoing(bad)] == ["Other.md"]
     assert [link.source for link in palace.backlinks(bad)] == ["Other.md"]
     data = json.loads(run_cli("--palace", root, "list", "--json")[1])
     assert [n["path"] for n in data["notes"]] == ["Bad.md", "Other.md"]
-    assert [p["code"] for p in data["problems"]] == ["header.yaml"]
+    assert [p["code"] for p in data["problems"]] == [code]
+    search = run_cli("--palace", root, "search", "Section", "--json")
+    assert search[0] == 0, search[2]
+    assert "Bad.md" not in search[1]  # never indexed, so no agent reads it
+
+
+def test_markdown_links_without_md_are_links(tmp_path: Path, run_cli: RunCli) -> None:
+    palace = Palace.open(make(tmp_path / "v", "markdown-links"), cache=False)
+    home = palace.by_rel["Home.md"]
+    assert [link.target for link in palace.outgoing(home)] == [
+        "Notes/Three laws.md",
+        "Notes/Three laws.md",
+        "report.pdf",
+        None,
+    ]
+    laws = palace.by_rel["Notes/Three laws.md"]
+    assert [link.source for link in palace.backlinks(laws)] == ["Home.md", "Home.md"]
 
 
 def test_curator_fields_under_curator_are_curators(tmp_path: Path) -> None:

@@ -122,6 +122,38 @@ RULES: dict[str, tuple[str, dict[str, str], list[tuple[str, str, str]]]] = {
         },
         [("Bad.md", "error", "header.yaml")],
     ),
+    # a markdown link may leave out `.md` and is URL-encoded; it reaches notes and files as a
+    # wikilink does (a web address is no vault link)
+    "markdown-links": (
+        "obsidian",
+        {
+            **OBSIDIAN_DIR,
+            "Notes/Three laws.md": "# Three laws\n\n## First law\n",
+            "report.pdf": "pdf\n",
+            "Home.md": "[laws](Notes/Three%20laws), [first](Three%20laws#First%20law), "
+            "[pdf](report.pdf), [gone](Nowhere), [web](https://obsidian.md)\n",
+        },
+        [("Home.md", "warning", "link.broken")],
+    ),
+    # front matter never closed: the lines after the opening '---' are the body, as Obsidian
+    # reads them (the '---' a rule); the header is the one finding
+    "unclosed-header": (
+        "obsidian",
+        {
+            **OBSIDIAN_DIR,
+            "Bad.md": "---\ntitle: Bad\n## Section\n\nSee [[Other]].\n",
+            "Other.md": "Back to [[Bad#Section]].\n",
+        },
+        [("Bad.md", "error", "header.unclosed")],
+    ),
+    "unclosed-header-folder": (
+        "folder",
+        {
+            "Bad.md": "---\r\ntitle: Bad\r\n## Section\r\n\r\nSee [[Other]].\r\n",
+            "Other.md": "Back to [[Bad#Section]].\n",
+        },
+        [("Bad.md", "error", "header.unclosed")],
+    ),
     # Obsidian's Untitled.md: an empty note
     "empty-note": (
         "obsidian",
@@ -147,11 +179,16 @@ RULES: dict[str, tuple[str, dict[str, str], list[tuple[str, str, str]]]] = {
 
 def make(root: Path, name: str) -> Path:
     layout, files, _ = RULES[name]
+    return write_vault(root, layout, files)
+
+
+def write_vault(root: Path, layout: str, files: dict[str, str]) -> Path:
+    """`files` under `root` with a palace.toml naming `layout` (and the hash embedder)."""
     root.mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(text, encoding="utf-8", newline="")
     (root / "palace.toml").write_text(
         f'[palace]\nlayout = "{layout}"\n\n[index]\nembedder = "hash"\ndim = 64\n'
     )

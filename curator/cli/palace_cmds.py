@@ -137,8 +137,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     problems = _load_errors(palace)
     templates = layout_rules.templates(palace) if args.all else []
     if args.json:
+        # the room each note is in, as the app's Rooms shows it (None: Unfiled or superseded)
+        rooms = {n.rel: room.spec.room for room in palace.rooms() for n in room.notes}
         data = {
-            "notes": [note_summary(palace, n, today) for n in notes],
+            "notes": [{**note_summary(palace, n, today), "room": rooms.get(n.rel)} for n in notes],
             "problems": [f.to_json() for f in problems],
             "hidden_sensitive": hidden,
         }

@@ -1,26 +1,30 @@
-"""The palace's groupings kept sorted under change: rooms (active notes by type), superseded
+"""The palace's groupings kept sorted under change: rooms (active notes by the key the layout's
+room rule gives, see `curator.model.layouts.rules.room_rule`), superseded
 notes, notes naming a successor, and the slug and name lookups. `Palace.replaced()` patches
 them instead of rebuilding them: a plan at 10k notes must not pay for a full rebuild."""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from curator.model.note import Note
 
 Groups = tuple[dict[str, list[Note]], list[Note], list[Note]]
+RoomOf = Callable[[Note], "str | None"]  # the room key of a current note, None: Unfiled
 
 
 def regroup(
     groups: Groups,
     gone: Iterable[str],
     added: Iterable[Note],
+    room_of: RoomOf,
 ) -> Groups:
-    """`groups` (rooms by type, superseded, naming a successor; each sorted by rel) without the
-    notes at `gone` and with the `added` notes (drafts are in none)."""
+    """`groups` (rooms by key, superseded, naming a successor; each sorted by rel) without the
+    notes at `gone` and with the `added` notes (drafts are in none); `room_of` puts a current
+    note in its room (a key not yet in the rooms opens one)."""
     gone = set(gone)
-    by_type = {name: [n for n in notes if n.rel not in gone] for name, notes in groups[0].items()}
+    by_room = {name: [n for n in notes if n.rel not in gone] for name, notes in groups[0].items()}
     superseded = [n for n in groups[1] if n.rel not in gone]
     naming = [n for n in groups[2] if n.rel not in gone]
     grown: set[int] = set()
@@ -30,18 +34,17 @@ def regroup(
         if note.superseded_by:
             naming.append(note)
             grown.add(id(naming))
-        if not note.ok:
-            continue
-        if note.superseded:
+        if note.ok and note.superseded:
             superseded.append(note)
             grown.add(id(superseded))
-        elif (room := by_type.get(note.type)) is not None:
+        elif (key := room_of(note)) is not None:
+            room = by_room.setdefault(key, [])
             room.append(note)
             grown.add(id(room))
-    for group in (*by_type.values(), superseded, naming):
+    for group in (*by_room.values(), superseded, naming):
         if id(group) in grown:
             group.sort(key=_rel)  # sorted runs plus a few: linear
-    return by_type, superseded, naming
+    return by_room, superseded, naming
 
 
 def _rel(note: Note) -> str:

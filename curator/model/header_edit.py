@@ -11,7 +11,7 @@ otherwise the edit is refused and nothing is written.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from curator.model.yaml import HeaderError, compose, dump_field, same
 
 _BREAK = re.compile(r"\r\n|\n|\r")
 _WHITESPACE = " \t\r\n"
+_STR = "tag:yaml.org,2002:str"
 
 
 class NoteEditError(CuratorError):
@@ -135,6 +136,50 @@ def edit_fields(text: str, updates: Mapping[str, Any], newline: str) -> str:
     result = "".join(pieces)
     _check_edit(text, before, result, updates)
     return result
+
+
+def rewrite_strings(text: str, rewrite: Callable[[str], str], newline: str) -> str:
+    """The header text with `rewrite` applied to every top-level string value and every
+    string in a top-level list. Each changed string is rewritten in its own bytes (quoting,
+    comments and layout kept) when that reads back as intended, else its field is written
+    afresh by the dumper; every other byte is kept, and NoteEditError when neither reads back."""
+    try:
+        before = fields_of(text)
+        node, _ = compose(text)
+    except HeaderError as exc:
+        raise NoteEditError(f"cannot edit this header: {exc.message}") from None
+    updates: dict[str, Any] = {}
+    for item in before:
+        value = _rewritten(item.value, rewrite)
+        if value != item.value:
+            updates[item.key] = value
+    if not updates or not isinstance(node, MappingNode):
+        return text
+    pieces: list[str] = []
+    last = 0
+    for key, value in node.value:
+        if key.value not in updates:
+            continue
+        for scalar in value.value if isinstance(value, SequenceNode) else [value]:
+            if isinstance(scalar, ScalarNode) and scalar.tag == _STR:
+                start, end = scalar.start_mark.index, scalar.end_mark.index
+                pieces += [text[last:start], rewrite(text[start:end])]
+                last = end
+    pieces.append(text[last:])
+    in_place = "".join(pieces)
+    try:
+        _check_edit(text, before, in_place, updates)
+    except NoteEditError:  # the new text needs quoting the old did not: dump the field
+        return edit_fields(text, updates, newline)
+    return in_place
+
+
+def _rewritten(value: Any, rewrite: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return rewrite(value)
+    if isinstance(value, list):
+        return [rewrite(v) if isinstance(v, str) else v for v in value]
+    return value
 
 
 def _dumped(key: str, value: Any, newline: str) -> str:

@@ -12,6 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
+from urllib.parse import quote
 
 _WIKI = re.compile(r"\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 # `[` first, then "not an image": a pattern that starts with a literal is searched for fast
@@ -92,8 +93,12 @@ class _LineCounter:
         return self.line
 
 
-def link_spans(body: str, body_line: int = 1) -> Iterator[tuple[int, int, RawLink]]:
-    """Every link with its (start, end) offsets in `body`, in order."""
+def link_spans(
+    body: str, body_line: int = 1, *, any_md: bool = False
+) -> Iterator[tuple[int, int, RawLink]]:
+    """Every link with its (start, end) offsets in `body`, in order. A markdown link is one
+    to a `.md` path, or with `any_md` (Obsidian's rule: a note's link may leave out `.md`)
+    one to any relative path."""
     if "[" not in body:
         return
     masked = _masked(body)
@@ -119,7 +124,7 @@ def link_spans(body: str, body_line: int = 1) -> Iterator[tuple[int, int, RawLin
         if _SCHEME.match(href) or href.startswith(("#", "/")):
             continue
         path, _, heading = href.partition("#")
-        if not path.endswith(".md"):
+        if not path or not (any_md or path.endswith(".md")):
             continue
         line = line_at(match.start())
         found.append(
@@ -133,8 +138,8 @@ def link_spans(body: str, body_line: int = 1) -> Iterator[tuple[int, int, RawLin
     yield from found
 
 
-def extract_links(body: str, body_line: int = 1) -> list[RawLink]:
-    return [link for _, _, link in link_spans(body, body_line)]
+def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> list[RawLink]:
+    return [link for _, _, link in link_spans(body, body_line, any_md=any_md)]
 
 
 def md_target(source_rel: str, href: str) -> str:
@@ -152,13 +157,16 @@ def rewrite_links(
     resolve: Callable[[RawLink], str | None],
     old_rel: str,
     new_rel: str,
+    *,
+    any_md: bool = False,
 ) -> tuple[str, int]:
-    """Point every link that resolves to `old_rel` at `new_rel`; (new body, count)."""
+    """Point every link that resolves to `old_rel` at `new_rel`; (new body, count). `any_md`
+    as in `link_spans`; a markdown link's new path is percent-encoded (a space is `%20`)."""
     new_slug = posixpath.basename(new_rel)[: -len(".md")]
     pieces: list[str] = []
     last = 0
     count = 0
-    for start, end, link in link_spans(body):
+    for start, end, link in link_spans(body, any_md=any_md):
         if resolve(link) != old_rel:
             continue
         if link.kind == "wiki":
@@ -167,7 +175,8 @@ def rewrite_links(
             replacement = f"[[{new_slug}{heading}{alias}]]"
         else:
             heading = f"#{link.heading}" if link.heading else ""
-            replacement = f"[{link.alias}]({relative_href(source_rel, new_rel)}{heading})"
+            href = quote(relative_href(source_rel, new_rel), safe="/")
+            replacement = f"[{link.alias}]({href}{heading})"
         pieces.append(body[last:start])
         pieces.append(replacement)
         last = end

@@ -8,14 +8,14 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from curator.model import schema
 from curator.model.finding import Finding
 from curator.model.header import DELETE, HeaderError, dump_header, parse_header
-from curator.model.header_edit import NoteEditError, edit_fields
+from curator.model.header_edit import NoteEditError, edit_fields, rewrite_strings
 from curator.model.links import RawLink, extract_links
 
 MAX_BYTES = 1 << 20
@@ -346,6 +346,21 @@ def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
         raise NoteEditError(exc.message, path=note.rel) from None
     text = note.text[:start] + header + note.text[stop:]
     return (BOM if note.bom else b"") + text.encode("utf-8")
+
+
+def rewrite_header_strings(note: Note, rewrite: Callable[[str], str]) -> str:
+    """The note's text with `rewrite` applied to its YAML header's string values (see
+    `header_edit.rewrite_strings`), the body untouched; the text as it is when the note has no
+    YAML header that parsed. NoteEditError names the note when the edit would not read back."""
+    bounds = _bounds(note.text)
+    if not note.ok or isinstance(bounds, Finding):
+        return note.text
+    _, start, stop, _ = bounds
+    try:
+        header = rewrite_strings(note.text[start:stop], rewrite, note.newline)
+    except NoteEditError as exc:
+        raise NoteEditError(exc.message, path=note.rel) from None
+    return note.text[:start] + header + note.text[stop:]
 
 
 def _first_header(note: Note, updates: Mapping[str, Any]) -> bytes:

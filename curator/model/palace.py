@@ -177,7 +177,9 @@ class Palace:
                     groups.add(names, name_key(note.name), note)
         new._outgoing = new._backlinks = new._preds = None
         new._grouped = (
-            groups.regroup(self._groups(), gone, added) if added or gone else self._grouped
+            groups.regroup(self._groups(), gone, added, layout_rules.room_rule(self.config))
+            if added or gone
+            else self._grouped
         )
         new.render_cache = self.render_cache
         new.attachments = self.attachments
@@ -318,9 +320,22 @@ class Palace:
 
     # -- rooms and flags ----------------------------------------------------------------------
     def rooms(self) -> list[Room]:
-        """Active notes grouped by type, in taxonomy order (only types the palace knows)."""
-        by_type = self._groups()[0]
-        return [Room(self.config.types[name], list(by_type[name])) for name in self.config.types]
+        """Current notes in rooms as the layout groups them (`layout_rules.room_rule`): by type
+        in taxonomy order (every type the palace knows), or by top-level folder."""
+        by_room = self._groups()[0]
+        specs = layout_rules.room_specs(self.config, self.root, by_room)
+        return [Room(spec, list(by_room.get(spec.name, ()))) for spec in specs]
+
+    def room(self, name: str) -> Room | None:
+        """The room whose spec is named `name` (a type, or a folder room's key)."""
+        return next((r for r in self.rooms() if r.spec.name == name), None)
+
+    def unfiled(self) -> list[Note]:
+        """Current notes in no room (no type, or one palace.toml does not list; a header that
+        did not parse in a layout with rooms by type)."""
+        filed = {n.rel for room in self._groups()[0].values() for n in room}
+        filed.update(n.rel for n in self._groups()[1])
+        return [n for n in self.notes if n.rel not in filed]
 
     def superseded_notes(self) -> list[Note]:
         return list(self._groups()[1])
@@ -328,7 +343,7 @@ class Palace:
     def _groups(self) -> groups.Groups:
         if self._grouped is None:
             self._grouped = groups.regroup(
-                ({name: [] for name in self.config.types}, [], []), (), self.notes
+                ({}, [], []), (), self.notes, layout_rules.room_rule(self.config)
             )
         return self._grouped
 

@@ -199,6 +199,10 @@ class Layout:
     # (None: the tool keeps any field, so they are written as they are)
     native: frozenset[str] | None = None
     property_links: bool = False  # `[[links]]` in header values are links, as body ones are
+    # a markdown link may leave out `.md` (`[x](Three%20laws)`), as `[[links]]` may
+    bare_md_links: bool = False
+    # rooms are the top-level folders (the tool groups notes by folder), not curator's types
+    rooms_by_folder: bool = False
 
     def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
         return (self.dangling, "link.broken", f"link to {target!r} matches no note or file")

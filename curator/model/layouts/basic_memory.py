@@ -104,6 +104,7 @@ class BasicMemory(Layout):
     default_confidence: float | None = 0.75
     dangling: Severity = "warning"
     excludes: tuple[str, ...] = ("inbox",)
+    rooms_by_folder: bool = True
 
     def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
         return (

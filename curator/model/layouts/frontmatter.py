@@ -19,6 +19,7 @@ from curator.model.layouts.base import Layout
 from curator.model.links import RawLink, extract_links
 from curator.model.note import Kind, Note, parse_note
 
+_OPENING = re.compile(r"---[ \t]*(?:\r\n|\n|\r)")
 _HANDLERS = (
     (TOMLHandler(), re.compile(r"\A\+\+\+[ \t]*\r?\n")),
     (JSONHandler(), re.compile(r"\A\{")),
@@ -76,9 +77,15 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
     codes = {p.code for p in note.problems}
     if not note.ok and codes == {"file.empty"}:  # Obsidian's Untitled.md: a note, empty
         note = replace(note, ok=True, problems=(), header={}, lines={})
-    elif not note.ok and "header.yaml" in codes:
+    elif not note.ok and codes & {"header.yaml", "header.unclosed"}:
         # the header is reported (and the note hidden from agents), the body is still the
         # note's: its headings and links count, as they do in the owning tool
+        if "header.unclosed" in codes and not note.header_end:
+            # no closing '---': the tool reads every line after the opening one as body
+            # (the '---' itself is a rule)
+            opening = _OPENING.match(note.text)
+            note.header_end = opening.end() if opening else 0
+            note.body_line = 2 if opening else 1
         if not note.links:
             note.links = tuple(extract_links(note.body, note.body_line))
         return note
@@ -99,6 +106,11 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
             links=tuple(links),
             lines={key: 1 for key in header},
         )
+    if layout.bare_md_links and note.body and "](" in note.body:
+        # read again with Obsidian's rule: `[x](Three%20laws)` links the note `Three laws.md`
+        kept = [link for link in note.links if link.line < note.body_line]  # property links
+        body = extract_links(note.body, note.body_line, any_md=True)
+        note.links = (*kept, *body)
     if layout.property_links and not any(link.line < note.body_line for link in note.links):
         note.links = (*property_links(note), *note.links)  # once: a view has the same values
     view = layout.view(note.rel, note.header, types)

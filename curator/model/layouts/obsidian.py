@@ -90,6 +90,8 @@ class Obsidian(Layout):
     excludes: tuple[str, ...] = ("inbox",)
     native: frozenset[str] | None = NATIVE
     property_links: bool = True
+    bare_md_links: bool = True
+    rooms_by_folder: bool = True
 
     def file_stem(self, name: str, type: str) -> str:
         """Obsidian names a note by its file: the title itself, less what a link cannot hold."""
@@ -110,10 +112,13 @@ class Obsidian(Layout):
 
     def find(self, table: Resolver, source_rel: str, target: str, kind: str) -> str | None:
         folder = posixpath.dirname(source_rel)
-        if kind == "md":
-            found = table.file(posixpath.join(folder, target)) or table.file(table.root + target)
-            return found or table.shortest(target)
         names = link_names(target)
+        if kind == "md":  # a path from the note's folder first, as markdown means it
+            for name in names:
+                found = table.file(posixpath.join(folder, name)) or table.file(table.root + name)
+                if found is not None:
+                    return found
+            return next((f for name in names if (f := table.shortest(name))), None)
         for name in names:
             for candidate in (table.root + name, posixpath.join(folder, name)):
                 found = table.file(candidate)

@@ -7,11 +7,13 @@ so curator's own layout keeps its behaviour and the others differ only where the
 
 from __future__ import annotations
 
+import posixpath
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from curator.config import TypeSpec
 from curator.model.finding import Finding
 from curator.model.layouts import LAYOUTS, basic_memory, claude_code, get_layout, walk
 from curator.model.layouts.base import Layout, Resolver
@@ -85,6 +87,56 @@ def adapt_all(notes: Iterable[Note], config: Any) -> list[Note]:
         return list(notes)
     types = tuple(config.types)
     return [adapt(n, layout, types) for n in notes]
+
+
+# -- rooms ---------------------------------------------------------------------------------
+ROOT_ROOM = "/"  # the room key of the notes at the root of a layout with folder rooms
+
+
+def room_rule(config: Any) -> Callable[[Note], str | None]:
+    """Which room a current note is in (None: Unfiled), the one rule behind `Palace.rooms()`.
+
+    By type in curator's and Claude Code's layouts: a type palace.toml lists, from a header that
+    parsed. By top-level folder where the owning tool groups notes by folder (Obsidian, a folder
+    of markdown, basic-memory): "Books/" for Books/Dune.md, ROOT_ROOM for a note at the root;
+    a note whose header did not parse still sits in its folder, as it does in the tool."""
+    layout = layout_of(config)
+    if not layout.rooms_by_folder:
+        types = config.types
+
+        def by_type(note: Note) -> str | None:
+            kind = note.header.get("type") if note.ok else None
+            return kind if isinstance(kind, str) and kind in types else None
+
+        return by_type
+    prefix = notes_prefix(layout)
+
+    def by_folder(note: Note) -> str:
+        rel = note.rel[len(prefix) :] if note.rel.startswith(prefix) else note.rel
+        folder, nested, _ = rel.partition("/")
+        return folder + "/" if nested else ROOT_ROOM
+
+    return by_folder
+
+
+def room_specs(config: Any, root: Any, rooms: Mapping[str, list[Note]]) -> list[TypeSpec]:
+    """The rooms in order, given the notes by room key: every type palace.toml lists in its
+    order, or the folders that hold notes (the root's first, named for the notes root's
+    folder, then by name)."""
+    if not layout_of(config).rooms_by_folder:
+        return list(config.types.values())
+    confidence = default_confidence(config)
+    root_name = posixpath.basename(notes_prefix(layout_of(config)).rstrip("/")) or root.name
+    specs = []
+    for key in sorted((k for k, notes in rooms.items() if notes), key=_folder_order):
+        title = root_name if key == ROOT_ROOM else key.rstrip("/")
+        purpose = "notes at the root" if key == ROOT_ROOM else f"notes under {key}"
+        specs.append(TypeSpec(key, title, purpose, (0.0, 1.0), confidence))
+    return specs
+
+
+def _folder_order(key: str) -> tuple[bool, str, str]:
+    return key != ROOT_ROOM, key.casefold(), key
 
 
 # -- links ---------------------------------------------------------------------------------

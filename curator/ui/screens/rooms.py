@@ -78,13 +78,12 @@ class RoomsScreen(NoteActions):
         name = self.room or ""
         room = "Unfiled" if name == UNFILED else "Superseded" if name == SUPERSEDED else name
         palace = self.palace
-        spec = palace.config.type_spec(name) if palace is not None else None
+        found = palace.room(name) if palace is not None else None
+        spec = found.spec if found is not None else None
         return f"{spec.room if spec is not None and spec.room else room} ({len(self.notes)})"
 
     def unfiled(self, palace: Palace) -> list[Note]:
-        """Current notes in no room (no type, or a type palace.toml does not list)."""
-        filed = {n.rel for room in palace.rooms() for n in room.notes}
-        return [n for n in palace.notes if not n.superseded and n.rel not in filed]
+        return palace.unfiled()
 
     def palace_changed(self, palace: Palace) -> None:
         rooms = self.query_one("#rooms-list", OptionList)
@@ -122,7 +121,7 @@ class RoomsScreen(NoteActions):
         elif name == UNFILED:
             self.notes = self.unfiled(palace)
         else:
-            self.notes = next((r.notes for r in palace.rooms() if r.spec.name == name), [])
+            self.notes = room.notes if (room := palace.room(name)) is not None else []
         table = self.query_one("#rooms-notes", Table)
         row = max(table.cursor_row, 0)
         table.clear()

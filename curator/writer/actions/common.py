@@ -18,7 +18,7 @@ from curator.model.check import run_checks
 from curator.model.index_md import index_bytes, render_index
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
-from curator.model.note import Note, edit_header
+from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
@@ -191,17 +191,42 @@ def relinked(palace: Palace, old: Note, new_rel: str, skip: Iterable[str] = ()) 
     for source_rel in sorted({link.source for link in palace.backlinks(old)}):
         if source_rel in skipped:
             continue
-        source = palace.by_rel[source_rel]
-        body, count = rewrite_links(
-            source.body,
-            source.rel,
-            resolver(palace, source.rel),
-            old.rel,
-            new_rel,
-        )
-        if count:
-            out[source_rel] = note_bytes(source.text[: source.header_end] + body, source.bom)
+        data = relink(palace, palace.by_rel[source_rel], old.rel, new_rel)
+        if data is not None:
+            out[source_rel] = data
     return out
+
+
+def relink_over(palace: Palace, rel: str, data: bytes, old_rel: str, new_rel: str) -> bytes:
+    """`relink` on bytes an earlier step of the same plan wrote for `rel` (read as the layout
+    reads them: a vault note without front matter is all body)."""
+    note = layout_rules.adapt_all([parse_note(rel, data, "note")], palace.config)[0]
+    return relink(palace, note, old_rel, new_rel) or data
+
+
+def relink(palace: Palace, note: Note, old_rel: str, new_rel: str) -> bytes | None:
+    """The note's bytes with every link to `old_rel` pointing at `new_rel`: in its body, and
+    in its header's values where the layout reads links there (`up: "[[Old]]"`), every other
+    byte kept; None when no link changes."""
+    resolve = resolver(palace, note.rel)
+    text = note.text
+    layout = layout_rules.layout_of(palace.config)
+    if layout.property_links:
+
+        def wiki(raw: RawLink) -> str | None:  # a property's links are wikilinks only
+            return resolve(raw) if raw.kind == "wiki" else None
+
+        def rewrite(value: str) -> str:
+            return rewrite_links(value, note.rel, wiki, old_rel, new_rel)[0]
+
+        text = rewrite_header_strings(note, rewrite)
+    header_end = note.header_end + len(text) - len(note.text)
+    body, count = rewrite_links(
+        note.body, note.rel, resolve, old_rel, new_rel, any_md=layout.bare_md_links
+    )
+    if not count and text == note.text:
+        return None
+    return note_bytes(text[:header_end] + body, note.bom)
 
 
 def secrets_in(draft: Note) -> list[str]:

@@ -9,7 +9,6 @@ from typing import Any
 from curator.fsutil import note_bytes
 from curator.model.check import MAX_TAGS
 from curator.model.layouts import rules as layout_rules
-from curator.model.links import rewrite_links
 from curator.model.note import Note, new_note_text, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.writer.actions.common import (
@@ -21,9 +20,9 @@ from curator.writer.actions.common import (
     find_note,
     free_path,
     make_plan,
+    relink_over,
     relinked,
     require_one_line,
-    resolver,
     secrets_in,
     slugify,
     today_iso,
@@ -97,9 +96,7 @@ def _relink_sources(
     for src in sources:
         for rel, data in relinked(palace, src, dest, skip=source_rels).items():
             if rel in changes:  # relink on top of the first pass
-                current = parse_note(rel, changes[rel], "note")
-                body, _ = rewrite_links(current.body, rel, resolver(palace, rel), src.rel, dest)
-                changes[rel] = note_bytes(current.text[: current.header_end] + body, current.bom)
+                changes[rel] = relink_over(palace, rel, changes[rel], src.rel, dest)
             else:
                 changes[rel] = data
 

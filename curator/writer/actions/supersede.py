@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-from curator.fsutil import note_bytes
-from curator.model.links import rewrite_links
-from curator.model.note import parse_note
 from curator.model.palace import Palace
 from curator.writer.actions.common import (
     ActionError,
@@ -14,8 +11,8 @@ from curator.writer.actions.common import (
     find_note,
     inbound,
     make_plan,
+    relink_over,
     relinked,
-    resolver,
 )
 from curator.writer.plan import Change, Plan, Write
 
@@ -48,16 +45,8 @@ def plan_supersede(
     }
     if relink:
         for rel, data in relinked(palace, old, new.rel, skip=[old.rel]).items():
-            if rel == new.rel:
-                body, _ = rewrite_links(
-                    parse_note(rel, changes[rel], "note").body,
-                    rel,
-                    resolver(palace, rel),
-                    old.rel,
-                    new.rel,
-                )
-                edited = parse_note(rel, changes[rel], "note")
-                changes[rel] = note_bytes(edited.text[: edited.header_end] + body, edited.bom)
+            if rel == new.rel:  # relink on top of its supersedes edit
+                changes[rel] = relink_over(palace, rel, changes[rel], old.rel, new.rel)
             else:
                 changes[rel] = data
     write_list: list[Change] = [
