@@ -200,9 +200,7 @@ def test_an_action_keeps_every_line_not_of_the_changed_note(
     assert len(mine) <= 1
     kept_new = [line for line in new if line not in mine]
     kept_old = [line for line in old if not (removed and _entry_for(line, {removed}))]
-    assert [line.rstrip(b"\r\n") for line in kept_new] == [
-        line.rstrip(b"\r\n") for line in kept_old
-    ]
-    for number, (got, was) in enumerate(zip(kept_new, kept_old, strict=True), 1):
-        last = number == len(kept_old) and was == old[-1]  # may gain a line end, nothing else
-        assert got == was or (last and got.startswith(was) and got[len(was) :] in (b"\n", b"\r\n"))
+    # compared as bytes: taking a line out can join a lone CR before it with the LF after it
+    # into one CRLF line, the same bytes split differently
+    got, was = b"".join(kept_new), b"".join(kept_old)
+    assert got == was or (got.startswith(was) and got[len(was) :] in (b"\n", b"\r\n"))

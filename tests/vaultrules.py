@@ -174,6 +174,18 @@ RULES: dict[str, tuple[str, dict[str, str], list[tuple[str, str, str]]]] = {
         },
         [("Old.md", "warning", "header.invalid")],
     ),
+    # basic-memory owns title, type, permalink and tags; the rest is the project's own
+    "project-properties": (
+        "basic-memory",
+        {
+            "Active.md": "---\ntitle: Active\npermalink: active\n---\n# Active\n",
+            "Task.md": '---\ntitle: Task\nstatus: ["[[Active]]"]\n---\n',
+            "Book.md": "---\ntitle: Book\nstatus: [reading, owned]\ncreated: last spring\n"
+            "confidence: high\n---\n",
+            "Old.md": "---\ntitle: Old\ncurator:\n  status: superseded\n  confidence: 7\n---\n",
+        },
+        [("Old.md", "warning", "header.invalid")],
+    ),
 }
 
 

@@ -105,6 +105,11 @@ class BasicMemory(Layout):
     dangling: Severity = "warning"
     excludes: tuple[str, ...] = ("inbox",)
     rooms_by_folder: bool = True
+    # basic-memory's own front matter (and the identity fields curator reads from it): every
+    # other curator field lives under `curator:`, and a top-level one is the project's own
+    native: frozenset[str] | None = frozenset(
+        {"title", "name", "description", "type", "tags", "permalink"}
+    )
 
     def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
         return (
