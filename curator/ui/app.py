@@ -30,8 +30,10 @@ from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
 from curator.ui.services import SearchSession, session_for
 from curator.ui.styles import css_paths
+from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
+from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
 from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
@@ -134,6 +136,7 @@ class CuratorApp(IndexingApp):
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quit never waits
         keymap, problems = load_keymap(self.keymap_file)
         if keymap:
             self.set_keymap(keymap)
@@ -212,15 +215,14 @@ class CuratorApp(IndexingApp):
                 self.call_after_refresh(self._show_job)
 
     def action_toggle_keys(self) -> None:
-        from curator.ui.widgets.keyhelp import CuratorHelp
-
         screen = self.screen
-        opening = not screen.query("HelpPanel")
-        if opening:
-            screen.mount(CuratorHelp())
+        shown = screen.query(CuratorHelp)
+        if shown:
+            for panel in shown:
+                panel.close()
         else:
-            self.action_hide_help_panel()
-        screen.set_class(opening, "-keys-open")  # toasts move left of the panel
+            screen.mount(CuratorHelp(screen))
+        screen.set_class(not shown, "-keys-open")  # toasts move left of the panel
 
     def action_toggle_keys_typing(self) -> None:
         self.action_toggle_keys()
@@ -282,6 +284,8 @@ class CuratorApp(IndexingApp):
         the key help is on F1 there (and the footer says so)."""
         name = action.split("(", 1)[0]
         if name in ("toggle_keys", "toggle_keys_typing"):
+            if isinstance(self.focused, CuratorKeyPanel):
+                return True  # the help is open: either key closes it
             typing = isinstance(self.focused, (Input, TextArea))
             return typing == (name == "toggle_keys_typing")
         in_dialog = isinstance(self.screen, ModalScreen)
@@ -391,7 +395,7 @@ class CuratorApp(IndexingApp):
             )
 
         try:
-            await asyncio.to_thread(services.commit, self.root, plan, self.palace, committed)
+            await finish(services.commit, self.root, plan, self.palace, committed)
         except Exception as exc:
             self.error(exc)
             self.load_palace()

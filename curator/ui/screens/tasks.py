@@ -28,6 +28,7 @@ from curator.tasks.claims import age_text
 from curator.ui.safe import BADGE_STYLE, plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
+from curator.ui.threads import finish
 from curator.ui.widgets.table import RowTable, Table
 
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
@@ -318,7 +319,7 @@ class TasksScreen(PalaceScreen):
             self.notify("Cancelled: nothing changed", markup=False)
             return
         try:
-            outcome = await asyncio.to_thread(svc.apply, pending, owner)
+            outcome = await finish(svc.apply, pending, owner)
         except Exception as exc:
             self.curator.error(exc)
         else:
