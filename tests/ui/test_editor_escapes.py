@@ -117,6 +117,7 @@ def test_every_dialog_in_a_real_terminal(hostile_draft: Path, size: tuple[int, i
             (("e",), "^s Save"),  # the built-in editor
             (("p",), "^s Promote"),
             (("x",), "why?"),
+            (("?",), "esc Close"),  # the key help
         ):
             term.keys(*keys)
             screen = term.wait(shows, timeout=30)
@@ -137,4 +138,4 @@ def test_every_dialog_in_a_real_terminal(hostile_draft: Path, size: tuple[int, i
     finally:
         term.close()
         subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True)
-    assert opened == ["e", "p", "x", "plan"]
+    assert opened == ["e", "p", "x", "?", "plan"]
