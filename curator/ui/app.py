@@ -22,7 +22,7 @@ from textual.worker import Worker, get_current_worker
 from curator.model.palace import STATE_DIR, Palace
 from curator.model.text import clean
 from curator.ui import services
-from curator.ui.commands import OpenNoteProvider
+from curator.ui.commands import CuratorPalette, OpenNoteProvider
 from curator.ui.indexing import IndexingApp
 from curator.ui.keys import load_keymap
 from curator.ui.screens.base import PalaceScreen
@@ -244,6 +244,10 @@ class CuratorApp(IndexingApp):
         if isinstance(screen, RoomsScreen):
             screen.open_note(rel)
 
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CuratorPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(CuratorPalette(id="--command-palette"))
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Curator's commands, each once: the screens, the focused screen's actions, theme,
         keys and quit (no generic widget entries)."""
@@ -262,7 +266,7 @@ class CuratorApp(IndexingApp):
             seen.add(binding.action)
             yield SystemCommand(
                 binding.description,
-                binding.tooltip or binding.description,
+                f"{self.get_key_display(binding)} · {binding.tooltip or binding.description}",
                 self._runner(binding.action, active.node),
             )
         yield SystemCommand("Theme: dark and light", "Switch the colour theme", self._theme)
