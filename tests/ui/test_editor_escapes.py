@@ -23,9 +23,10 @@ from curator.ui.widgets.dialogs import EditDialog, SafeTextArea
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
-TITLE, CLIP = "pwned-title", "pwned-clipboard"
-OSC_TITLE = f"\x1b]0;{TITLE}\x07"
-OSC_CLIP = "\x1b]52;c;cHduZWQtY2xpcGJvYXJk\x07"  # base64 of CLIP
+sys.path.insert(0, str(BENCH))
+from gen_review_inbox import OSC_CLIP, OSC_TITLE, TITLE_MARK  # noqa: E402
+from tmux_review_lib import Tmux, terminal_problems  # noqa: E402
+
 HOSTILE_BODY = (
     f"Pasted {OSC_TITLE}output {OSC_CLIP}\x1b[31mred\x1b[0m \x9b31mc1 \u202eRLO\u202c\r\n"
     "a literal ␛ and ␦ stay literal\n\nThe rest.\n"
@@ -80,20 +81,12 @@ async def test_editor_shows_placeholders_and_keeps_the_bytes(hostile_draft: Path
         await pilot.pause(0.2)
         area = app.screen.query_one(SafeTextArea)
         drawn = "".join(s.text for strip in app.screen._compositor.render_strips() for s in strip)
-        assert "␛]0;pwned-title␇" in drawn
+        assert f"␛]0;{TITLE_MARK}␇" in drawn
         assert not OBEYED.search(drawn)
         await pilot.press("ctrl+end", *"Checked.", "ctrl+s")
         assert area.raw.endswith("Checked.")
         await apply_plan(pilot)
     assert (hostile_draft / REL).read_bytes() == (DRAFT + "Checked.").encode()
-
-
-def _tmux_problems(term: Any) -> list[str]:
-    title = term.tmux("display", "-p", "-t", "review", "#{pane_title}")
-    names = term.tmux("list-buffers", "-F", "#{buffer_name}").split()
-    buffers = "".join(term.tmux("show-buffer", "-b", name) for name in names)
-    out = [f"title: {title!r}"] if TITLE in title else []
-    return out + (["clipboard written"] if CLIP in buffers else [])
 
 
 @pytest.mark.slow
@@ -102,9 +95,7 @@ def _tmux_problems(term: Any) -> list[str]:
 def test_every_dialog_in_a_real_terminal(hostile_draft: Path, size: tuple[int, int]) -> None:
     """Each dialog and the editor open on the hostile draft in tmux: the pane title and tmux's
     clipboard buffers stay unchanged (they would change if the OSC reached the terminal)."""
-    sys.path.insert(0, str(BENCH))
     import tmux_review_lib as lib
-    from tmux_review_lib import Tmux
 
     lib.WIDTH, lib.HEIGHT = size
     term = Tmux(f"curator-escapes-{hostile_draft.parent.name}-{size[0]}")
@@ -123,7 +114,7 @@ def test_every_dialog_in_a_real_terminal(hostile_draft: Path, size: tuple[int, i
             screen = term.wait(shows, timeout=30)
             assert "␛" in screen or keys != ("e",), screen
             opened.append(keys[0])
-            assert _tmux_problems(term) == [], keys
+            assert terminal_problems(term) == [], keys
             term.keys("Escape")
             term.wait("Inbox (1)", gone=(shows,), timeout=30)
         term.keys("x")
@@ -132,7 +123,7 @@ def test_every_dialog_in_a_real_terminal(hostile_draft: Path, size: tuple[int, i
         term.keys("Enter")
         term.wait("Apply", timeout=60)  # the plan dialog, the draft's diff in it
         opened.append("plan")
-        assert _tmux_problems(term) == []
+        assert terminal_problems(term) == []
         term.keys("Escape")
         assert term.escapes_seen == []
     finally:

@@ -40,6 +40,14 @@ class SlowApp(CuratorApp):
     COMMANDS = CuratorApp.COMMANDS | {SlowProvider}
 
 
+async def open_palette(pilot: Any) -> Any:
+    app = pilot.app
+    await settle(pilot)
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    return app.screen
+
+
 def highlighted(palette: Any) -> str | None:
     option = palette.query_one(CommandList).highlighted_option
     return None if option is None else str(option.hit.text)
@@ -50,10 +58,7 @@ async def test_enter_runs_the_highlighted_command_after_a_late_batch(sample_pala
     LATE.clear()
     app = SlowApp(sample_palace, today=TODAY, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        palette = app.screen
+        palette = await open_palette(pilot)
         await pilot.press(*"zz")
         await wait_until(pilot, lambda: highlighted(palette) == "zz alpha")
         await pilot.press("down")
@@ -70,10 +75,7 @@ async def test_enter_runs_the_highlighted_command_after_a_late_batch(sample_pala
 async def test_open_finds_open_note_and_actions_show_their_keys(sample_palace: Path) -> None:
     app = CuratorApp(sample_palace, today=TODAY, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        palette = app.screen
+        palette = await open_palette(pilot)
         commands = palette.query_one(CommandList)
         await pilot.press(*"open")
         await wait_until(pilot, lambda: commands.option_count > 0)
