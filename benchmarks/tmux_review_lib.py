@@ -94,8 +94,20 @@ class Tmux:
         return done.stdout
 
     def start(self, command: str) -> None:
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "review", "-x", str(WIDTH),
-                  "-y", str(HEIGHT), command)  # fmt: skip
+        # The server runs in the foreground (-D), a child of this process: a daemonizing
+        # server needs a character device at /dev/null, which some sandboxes do not have.
+        self.server = subprocess.Popen(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", "-D"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        end = time.monotonic() + 10
+        while subprocess.run(["tmux", "-L", self.socket, "list-sessions"],
+                             capture_output=True).returncode != 0:  # fmt: skip
+            if time.monotonic() > end or self.server.poll() is not None:
+                raise RuntimeError(f"tmux server {self.socket} did not start")
+            time.sleep(0.05)
+        self.tmux("new-session", "-d", "-s", "review", "-x", str(WIDTH), "-y", str(HEIGHT),
+                  command)  # fmt: skip
         self.tmux("set-option", "-g", "set-clipboard", "on")  # an OSC 52 would land in a buffer
 
     def close(self) -> None:
@@ -105,6 +117,12 @@ class Tmux:
         except subprocess.CalledProcessError:
             path = ""
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        server = getattr(self, "server", None)
+        if server is not None:
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
         if path:
             Path(path).unlink(missing_ok=True)
 

@@ -23,7 +23,7 @@ from curator.model.discovery import palace_changed
 from curator.model.palace import Palace
 from curator.model.text import clean
 from curator.ui import services
-from curator.ui.commands import OpenNoteProvider
+from curator.ui.commands import CuratorPalette, OpenNoteProvider
 from curator.ui.indexing import IndexingApp
 from curator.ui.keys import load_keymap
 from curator.ui.screens.base import PalaceScreen
@@ -31,8 +31,10 @@ from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
 from curator.ui.services import SearchSession, session_for
 from curator.ui.styles import css_paths
+from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
+from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
 from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
@@ -133,6 +135,7 @@ class CuratorApp(IndexingApp):
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quit never waits
         keymap, problems = load_keymap(self.keymap_file)
         if keymap:
             self.set_keymap(keymap)
@@ -212,15 +215,14 @@ class CuratorApp(IndexingApp):
                 self.call_after_refresh(self._show_job)
 
     def action_toggle_keys(self) -> None:
-        from curator.ui.widgets.keyhelp import CuratorHelp
-
         screen = self.screen
-        opening = not screen.query("HelpPanel")
-        if opening:
-            screen.mount(CuratorHelp())
+        shown = screen.query(CuratorHelp)
+        if shown:
+            for panel in shown:
+                panel.close()
         else:
-            self.action_hide_help_panel()
-        screen.set_class(opening, "-keys-open")  # toasts move left of the panel
+            screen.mount(CuratorHelp(screen))
+        screen.set_class(not shown, "-keys-open")  # toasts move left of the panel
 
     def action_toggle_keys_typing(self) -> None:
         self.action_toggle_keys()
@@ -242,6 +244,10 @@ class CuratorApp(IndexingApp):
         if isinstance(screen, RoomsScreen):
             screen.open_note(rel)
 
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CuratorPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(CuratorPalette(id="--command-palette"))
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Curator's commands, each once: the screens, the focused screen's actions, theme,
         keys and quit (no generic widget entries)."""
@@ -260,7 +266,7 @@ class CuratorApp(IndexingApp):
             seen.add(binding.action)
             yield SystemCommand(
                 binding.description,
-                binding.tooltip or binding.description,
+                f"{self.get_key_display(binding)} · {binding.tooltip or binding.description}",
                 self._runner(binding.action, active.node),
             )
         yield SystemCommand("Theme: dark and light", "Switch the colour theme", self._theme)
@@ -282,6 +288,8 @@ class CuratorApp(IndexingApp):
         the key help is on F1 there (and the footer says so)."""
         name = action.split("(", 1)[0]
         if name in ("toggle_keys", "toggle_keys_typing"):
+            if isinstance(self.focused, CuratorKeyPanel):
+                return True  # the help is open: either key closes it
             typing = isinstance(self.focused, (Input, TextArea))
             return typing == (name == "toggle_keys_typing")
         in_dialog = isinstance(self.screen, ModalScreen)
@@ -391,7 +399,7 @@ class CuratorApp(IndexingApp):
             )
 
         try:
-            await asyncio.to_thread(services.commit, self.root, plan, self.palace, committed)
+            await finish(services.commit, self.root, plan, self.palace, committed)
         except Exception as exc:
             self.error(exc)
             self.load_palace()

@@ -6,6 +6,8 @@ Every string that came from a note, a draft, a file name, a command or git goes 
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 
 from curator.model.text import clean, one_line
@@ -47,3 +49,50 @@ def badges(flags: list[str]) -> Text:
             out.append(" ")
         out.append(f" {flag} ", style=BADGE_STYLE.get(flag, "reverse"))
     return out
+
+
+# -- the built-in editor: control characters as visible placeholders, the bytes kept ----------
+# A C0 control or DEL shows as its Unicode control picture (ESC as ␛); any other character a
+# terminal would obey (C1 controls, line and paragraph separators, bidi controls, lone
+# surrogates) as ␥ and its four hex digits. A character of that picture range already in the
+# text is marked with ␦, so `restore(visible(text)) == text` for every text.
+_PICTURES = "\u2400-\u2426"
+_LITERAL, _CODE = "\u2426", "\u2425"
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+    f"\ud800-\udfff{_PICTURES}]"
+)
+_SHOWN = re.compile(f"{_LITERAL}(.)|{_CODE}([0-9A-F]{{4}})|([\u2400-\u2421])", re.DOTALL)
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if 0x2400 <= code <= 0x2426:
+        return _LITERAL + char
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return f"{_CODE}{code:04X}"
+
+
+def _original(match: re.Match[str]) -> str:
+    literal, code, picture = match.groups()
+    if literal is not None:
+        return literal
+    if code is not None:
+        return chr(int(code, 16))
+    return "\x7f" if picture == "\u2421" else chr(ord(picture) - 0x2400)
+
+
+def visible(text: str) -> str:
+    """`text` with every character a terminal would act on replaced by a visible placeholder
+    (newlines and tabs stay): safe to put in an editable widget."""
+    return _HIDDEN.sub(_placeholder, text)
+
+
+def restore(shown: str) -> str:
+    """The text `visible()` showed, placeholders turned back into the characters they stand
+    for (what the person typed around them stays as typed)."""
+    return _SHOWN.sub(_original, shown)

@@ -63,3 +63,56 @@ async def test_question_mark_opens_help_in_the_plan_dialog(sample_palace: Path) 
         assert any(line.startswith("Apply") for line in lines[1:3]), lines
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, PlanDialog))
+
+
+async def test_help_at_80x24_lists_curator_first_scrolls_and_escape_closes(
+    sample_palace: Path,
+) -> None:
+    """As drawn: curator's keys at the top (the screen's actions above the fold), the panel
+    scrolls by keys, Escape closes it and the draft list has the focus again."""
+    from textual.widgets import DataTable
+    from uihelpers import shown_in
+
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.focused
+        assert isinstance(table, DataTable)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await pilot.pause(0.2)
+        drawn = shown_in(app, "#keys-help").replace("▏", " ").strip()
+        assert drawn.startswith("curator"), drawn
+        assert "Promote" in drawn and "Reject" in drawn
+        assert "Cursor up" not in drawn.split("generic")[0]
+        panel = app.screen.query_one("#keys-help")
+        assert panel.max_scroll_y > 0  # more keys than fit at 80×24
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: panel.scroll_y > 0)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+        assert app.focused is table
+
+
+async def test_f1_in_search_leaves_the_tab_bar_and_filters_alone(sample_palace: Path) -> None:
+    from uihelpers import shown_in
+
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await wait_until(pilot, lambda: app.screen.query("#search-query"))
+        await settle(pilot)
+        await wait_until(pilot, lambda: isinstance(app.focused, Input))
+        tabs = shown_in(app, "#screen-tabs")
+        regions = {w.id: w.region for w in app.screen.query("#screen-tabs, #search-query")}
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await pilot.pause(0.2)
+        after = {w.id: w.region for w in app.screen.query("#screen-tabs, #search-query")}
+        assert after == regions  # nothing under the help was laid out again
+        assert "6 Tasks" in tabs
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+        assert isinstance(app.focused, Input)
+        assert shown_in(app, "#screen-tabs") == tabs

@@ -241,3 +241,33 @@ async def test_enter_on_a_note_without_links_keeps_the_focus_in_sight(palace: Pa
         await pilot.press("down")
         await pilot.pause(0.2)
         assert shown(screen) == ODD  # the other unfiled note: the arrows still work
+
+
+async def test_enter_goes_into_links_highlighted_and_escape_backs_out(palace: Path) -> None:
+    """Enter on a note: the links list has the focus with its first link highlighted, and a
+    second Enter opens it; Enter on the note's body goes into the links too; Escape backs out
+    one level at a time (links, notes, rooms)."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await rooms_of(pilot)
+        screen.open_note(HUB)
+        await pilot.pause(0.2)
+        notes = screen.query_one("#rooms-notes")
+        links = screen.query_one("#note-links", OptionList)
+        notes.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.focused is links)
+        assert links.highlighted is not None
+        first = links.get_option_at_index(links.highlighted)
+        assert not first.disabled and first.id is not None
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: shown(screen) == first.id.split(":", 1)[1])
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.focused is notes)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.focused is screen.query_one("#rooms-list"))
+        screen.open_note(HUB)
+        await pilot.pause(0.2)
+        screen.query_one(NoteView).focus()  # where Tab stops after the notes
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.focused is links)

@@ -167,3 +167,24 @@ async def test_diff_between_any_two_revisions(palace: Path) -> None:
         await wait_until(pilot, lambda: str(left.border_title) == "Revision 1")
         await wait_until(pilot, lambda: "third step" in text_of(app, "#tasks-right"))
         assert "third step" not in text_of(app, "#tasks-left")
+
+
+async def test_a_request_added_outside_shows_in_the_open_task(palace: Path) -> None:
+    """A request the CLI adds to the open task shows in its Requests pane after ctrl+r (or
+    the watcher's reload), with the cursor still on that task; the list's clock tick reads
+    the list again."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_tasks(pilot)
+        table = screen.query_one("#tasks-table", DataTable)
+        await wait_until(pilot, lambda: screen.detail_ready)
+        table.move_cursor(row=table.get_row_index("fresh"))
+        await wait_until(pilot, lambda: "Request 1" in text_of(app, "#tasks-requests"))
+        TaskService(palace).request("fresh", "someone", b"Also check the second region")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "second region" in text_of(app, "#tasks-requests"))
+        assert screen.selected() == "fresh"
+        TaskService(palace).new("later", "Started meanwhile", "agent-3")
+        screen.tick()
+        await wait_until(pilot, lambda: table.row_count == 3)
+        assert screen._ticker is not None

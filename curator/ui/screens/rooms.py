@@ -39,6 +39,7 @@ class RoomsScreen(NoteActions):
             "enter", "open", "Open", id="rooms.open", tooltip="Open the room or note", priority=True
         ),
         Binding("backspace", "back", "Back", id="rooms.back", tooltip="Back to the list"),
+        Binding("escape", "back_out", "Out", id="rooms.out", show=False, tooltip="One level back"),
     ]
 
     def __init__(self) -> None:
@@ -161,11 +162,20 @@ class RoomsScreen(NoteActions):
 
     @on(DataTable.RowSelected, "#rooms-notes")
     def _note_chosen(self, _event: DataTable.RowSelected) -> None:
+        self._into_links()
+
+    def _into_links(self) -> None:
+        """Into the note's links, the first one that opens highlighted (so a second Enter
+        opens it)."""
         links = self.query_one("#note-links", OptionList)
-        if links.display and links.option_count:
-            links.focus()
-        else:  # a hidden list would take the keys out of sight: stay, and say why
+        usable = [i for i in range(links.option_count) if not links.get_option_at_index(i).disabled]
+        if not (links.display and usable):  # keys in a list out of sight: stay, say why
             self.notify("This note has no links or backlinks to open", markup=False)
+            return
+        links.focus()
+        at = links.highlighted
+        if at is None or links.get_option_at_index(at).disabled:
+            links.highlighted = usable[0]
 
     @on(NoteView.Navigate)
     def _navigate(self, event: NoteView.Navigate) -> None:
@@ -199,6 +209,18 @@ class RoomsScreen(NoteActions):
             focused.action_select()
         elif isinstance(focused, DataTable):
             focused.action_select_cursor()
+        elif focused is not None:  # the note's body: Enter goes on into its links
+            self._into_links()
+
+    def action_back_out(self) -> None:
+        """Escape: one level back, from the note's links (or body) to the notes, from the
+        notes to the rooms."""
+        focused = self.focused
+        notes = self.query_one("#rooms-notes", Table)
+        if focused is notes:
+            self.query_one("#rooms-list").focus()
+        elif focused is not None and focused is not self.query_one("#rooms-list"):
+            notes.focus()
 
     def action_back(self) -> None:
         if self.history:

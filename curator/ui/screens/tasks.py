@@ -19,6 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from curator.model.palace import Palace
@@ -28,8 +29,10 @@ from curator.tasks.claims import age_text
 from curator.ui.safe import BADGE_STYLE, plain
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
+from curator.ui.threads import finish
 from curator.ui.widgets.table import RowTable, Table
 
+AGE_TICK = 30.0  # seconds between readings of the list while it is shown
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
 _ORDER = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
 _STATUS_STYLE = {"active": "green", "waiting": "yellow", "done": "dim", "abandoned": "dim red"}
@@ -82,6 +85,7 @@ class TasksScreen(PalaceScreen):
         self.filled_at: float | None = None
         self._generation = 0  # of the list shown: a newer one drops the older one's rows
         self.detail_ready = False
+        self._ticker: Timer | None = None
 
     def body(self) -> ComposeResult:
         with Horizontal(id="tasks-main"):
@@ -137,6 +141,19 @@ class TasksScreen(PalaceScreen):
     def palace_changed(self, palace: Palace) -> None:
         self.load(palace.root)
 
+    def on_screen_resume(self) -> None:
+        if self._ticker is None:  # ages and stale flags follow the clock while shown
+            self._ticker = self.set_interval(AGE_TICK, self.tick)
+        self._ticker.resume()
+
+    def on_screen_suspend(self) -> None:
+        if self._ticker is not None:
+            self._ticker.pause()
+
+    def tick(self) -> None:
+        """Read the list again (the Age column, STALE and LAPSED follow the clock)."""
+        self.load(self.curator.root)
+
     @property
     def service(self) -> TaskService:
         return TaskService(self.curator.root)
@@ -179,6 +196,12 @@ class TasksScreen(PalaceScreen):
         self.revisions = {r.header.task: r.header.revision for r in rows}
         self._add_rows(self._generation, rows[:FIRST_ROWS])
         self.call_after_refresh(self._drawn, self._generation, rows[FIRST_ROWS:])
+        current = self.current
+        if current is not None and any(r.header.task == current for r in rows[:FIRST_ROWS]):
+            # the open task stays open, its panes read again
+            table.move_cursor(row=table.get_row_index(current), animate=False)
+            if self.detail_ready:
+                self.load_task(current)
         for problem in broken[:3]:
             self.notify(problem, severity="warning", markup=False)
         table.border_subtitle = (
@@ -318,7 +341,7 @@ class TasksScreen(PalaceScreen):
             self.notify("Cancelled: nothing changed", markup=False)
             return
         try:
-            outcome = await asyncio.to_thread(svc.apply, pending, owner)
+            outcome = await finish(svc.apply, pending, owner)
         except Exception as exc:
             self.curator.error(exc)
         else:

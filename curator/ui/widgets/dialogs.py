@@ -12,9 +12,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
+from textual.widgets.text_area import Edit, EditResult
 
 from curator.model.note import Note
-from curator.ui.safe import plain
+from curator.ui.safe import plain, restore, visible
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 
@@ -89,6 +90,37 @@ class ConfirmDialog(Dialog[bool]):
         self.dismiss(yes)
 
 
+class SafeTextArea(TextArea):
+    """A TextArea that never hands the terminal a control character: the text it is given and
+    everything typed or pasted shows them as placeholders (`visible`); `raw` is the text with
+    them put back, byte for byte. ctrl+Home and ctrl+End go to the start and end of the text."""
+
+    BINDINGS = [
+        Binding("ctrl+home", "text_start", "Start", show=False),
+        Binding("ctrl+end", "text_end", "End", show=False),
+    ]
+
+    def __init__(self, text: str = "", **kwargs: object) -> None:
+        super().__init__(visible(text), **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def raw(self) -> str:
+        return restore(self.text)
+
+    def load_text(self, text: str) -> None:
+        super().load_text(visible(text))
+
+    def action_text_start(self) -> None:
+        self.move_cursor((0, 0))
+
+    def action_text_end(self) -> None:
+        self.move_cursor(self.document.end)
+
+    def edit(self, edit: Edit) -> EditResult:
+        edit.text = visible(edit.text.replace("\r\n", "\n").replace("\r", "\n"))
+        return super().edit(edit)
+
+
 class EditDialog(Dialog[str | None]):
     """Edit a note's whole text; ctrl+s checks it and saves (dismisses the new text), or keeps
     the text open with the problems shown; Escape with unsaved changes asks first."""
@@ -111,8 +143,11 @@ class EditDialog(Dialog[str | None]):
         with Vertical(classes="dialog-box", id="edit-box"):
             yield Label(plain(self.title_text, "bold"))
             yield Static("", id="edit-problems", classes="error")
-            yield TextArea(self.text, id="edit-area", soft_wrap=True, show_line_numbers=False)
-            yield Label("ctrl+s: save · Escape: close", classes="hint")
+            yield SafeTextArea(self.text, id="edit-area", soft_wrap=True, show_line_numbers=False)
+            hint = "ctrl+s: save · Escape: close"
+            if self.text != visible(self.text):
+                hint += " · ␛ ␥…: control characters, kept"
+            yield Label(hint, classes="hint")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -125,7 +160,7 @@ class EditDialog(Dialog[str | None]):
         box.display = bool(problems)
 
     def action_save(self) -> None:
-        text = self.query_one(TextArea).text
+        text = self.query_one(SafeTextArea).raw
         problems = self.check(text) if self.check is not None else []
         if problems:
             self._show(problems)
@@ -133,7 +168,7 @@ class EditDialog(Dialog[str | None]):
         self.dismiss(text)
 
     def action_cancel(self) -> None:
-        if self.query_one(TextArea).text == self.original:
+        if self.query_one(SafeTextArea).raw == self.original:
             self.dismiss(None)
             return
 
@@ -235,6 +270,7 @@ __all__ = [
     "ConfirmDialog",
     "EditDialog",
     "NotePicker",
+    "SafeTextArea",
     "problems_text",
     "select_value",
 ]

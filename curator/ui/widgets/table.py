@@ -22,6 +22,21 @@ class RowTable(DataTable[Any]):
         Binding("end", "scroll_bottom", "Last", show=False),
     ]
 
+    def on_resize(self, _event: Resize) -> None:
+        # a pane beside the table grew (a detail filled in late): the cursor row stays in view
+        self.call_after_refresh(self.keep_cursor_in_view)
+
+    def keep_cursor_in_view(self) -> None:
+        """Scroll so the cursor row is among the visible rows (rows are one line high)."""
+        rows = self.scrollable_content_region.height - self.header_height
+        if self.row_count == 0 or rows <= 0:
+            return
+        top = int(self.scroll_y)
+        if self.cursor_row >= top + rows:
+            self.scroll_to(y=self.cursor_row - rows + 1, animate=False, force=True)
+        elif self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, force=True)
+
 
 class Table(RowTable):
     """A row table. `flex` names the column that shrinks or grows with the table's width."""
@@ -39,7 +54,8 @@ class Table(RowTable):
         self.add_column(label, key=self.flex, width=20)
         self.call_after_refresh(self.fit)
 
-    def on_resize(self, _event: Resize) -> None:
+    def on_resize(self, event: Resize) -> None:
+        super().on_resize(event)
         self.fit()
 
     def fit(self) -> None:
