@@ -61,7 +61,7 @@ def test_dry_run_shows_the_plan_and_writes_nothing(tmp_path: Path, run_cli: RunC
     shutil.copytree(FIXTURES / "obsidian/vault", root)
     before = files(root)
     code, out, _ = run_cli("init", "--adopt", root, "--dry-run")
-    assert code == 0 and "as a obsidian palace" in out and "write  palace.toml" in out
+    assert code == 0 and "as an obsidian palace" in out and "write  palace.toml" in out
     assert files(root) == before and not (root / ".git").exists()
 
 

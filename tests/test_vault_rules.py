@@ -173,7 +173,7 @@ def test_the_adopt_plan_shows_why_and_the_runner_up(tmp_path: Path, run_cli: Run
     (root / "b.md").write_text("# b\n")
     code, out, _ = run_cli("init", "--adopt", root, "--dry-run")
     assert code == 0
-    assert "as a obsidian palace (1 of 2 notes use [[wikilinks]] or embeds)" in out
+    assert "as an obsidian palace (1 of 2 notes use [[wikilinks]] or embeds)" in out
     assert "runner-up: basic-memory: 1 of 2 notes have a permalink" in out
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from curator.cli.common import add_common, err, out, print_json
 from curator.errors import CuratorError
+from curator.model.text import with_article
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -164,7 +165,8 @@ def adopt(args: argparse.Namespace) -> int:
         )
     else:
         made = " (new git repository)" if result.new_repository else ""
-        out(f"Adopted {plan.root} as a {plan.layout} palace{made}; committed {result.commit[:10]}")
+        adopted = f"Adopted {plan.root} as {with_article(plan.layout)} palace{made}"
+        out(f"{adopted}; committed {result.commit[:10]}")
         if plan.unread:
             err(f"curator: warning: {len(plan.unread)} markdown file(s) will not be read")
     if result.untracked:

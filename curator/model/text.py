@@ -52,6 +52,11 @@ def clean(text: str, *, keep_newlines: bool = True) -> str:
     return _BIDI_RE.sub(lambda m: _BIDI[m.group()], text)
 
 
+def with_article(word: str) -> str:
+    """ "a basic-memory", "an obsidian": the article English puts before `word`."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def one_line(text: str, limit: int | None = None) -> str:
     """Clean text folded to a single line, optionally cut to `limit` characters."""
     out = " ".join((text if text.isprintable() else clean(text, keep_newlines=False)).split())

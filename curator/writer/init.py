@@ -31,6 +31,7 @@ from curator.model.palace import (
     Palace,
     ensure_state_dir,
 )
+from curator.model.text import with_article
 from curator.writer.apply import apply_plan
 from curator.writer.git import git_env, run_git
 from curator.writer.plan import Plan, Write
@@ -151,7 +152,7 @@ def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = No
         if in_repository:
             linked = _split_linked(root, files)
             changes = tuple(Write.from_disk(root, rel, data) for rel, data in files.items())
-            summary = f"adopt as a {plan.layout} palace"
+            summary = f"adopt as {with_article(plan.layout)} palace"
             applied = apply_plan(
                 root, Plan(action="init", notes=(), reason=plan.reason, summary=summary,
                            changes=changes, root=root)
@@ -168,7 +169,8 @@ def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = No
             for rel, data in files.items():
                 write_user_file(root / rel, data)
             run_git(root, ["add", "-A"])
-            message = f"curator: adopt this folder as a {plan.layout} palace\n\n{plan.reason}.\n"
+            kind = with_article(plan.layout)
+            message = f"curator: adopt this folder as {kind} palace\n\n{plan.reason}.\n"
             run_git(root, ["commit", "-q", "-m", message])
         except BaseException:
             for rel, old in before.items():  # the folder as it was: no palace.toml, the

@@ -18,6 +18,7 @@ from curator.errors import CuratorError
 from curator.model.discovery import INBOX_DIR, STATE_DIR
 from curator.model.layouts import detect, get_layout
 from curator.model.layouts.walk import outside, walk
+from curator.model.text import with_article
 
 # anchored to the palace root: a folder called inbox deeper down is the user's, not drafts
 IGNORED = (f"/{INBOX_DIR}/", f"/{STATE_DIR}/")
@@ -37,7 +38,7 @@ class AdoptPlan:
 
     def summary(self) -> list[str]:
         lines = [
-            f"adopt {self.root} as a {self.layout} palace ({self.reason})",
+            f"adopt {self.root} as {with_article(self.layout)} palace ({self.reason})",
             f"  notes: {self.notes!r}, {self.note_count} markdown file(s) read in place",
         ]
         if self.runner_up:

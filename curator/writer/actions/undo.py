@@ -95,8 +95,8 @@ def _target(repo: Repo, head: str, sha: str | None) -> HistoryEntry:
             else "it would remove palace.toml and the .gitignore that keeps inbox/ out of git"
         )
         raise UndoError(
-            f"{found.sha[:10]} is the commit `curator {found.action}` made; it cannot be "
-            f"undone ({why})"
+            f"{found.sha[:10]} is the commit `curator {found.action.replace('-', ' ')}` made; "
+            f"it cannot be undone ({why})"
         )
     anc = repo.git("merge-base", "--is-ancestor", found.sha, head, check=False)
     if anc.returncode != 0:
