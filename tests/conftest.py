@@ -43,6 +43,35 @@ def sample_palace(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def indexed_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of sample_palace/ with its search index built, once per session (per xdist
+    worker): building it (wordllama and LanceDB, in a child process as the app does) is most of
+    an app start. No git: each test's copy gets its own repository."""
+    from curator.ui.indexjob import run_child
+
+    base = tmp_path_factory.mktemp("indexed")
+    root = base / "palace"
+    shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
+    with pytest.MonkeyPatch.context() as m:  # session scope: isolated_env has not run yet
+        m.setenv("HOME", str(base / "home"))
+        m.setenv("CURATOR_CACHE_HOME", str(base / "cache"))
+        m.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))
+        run_child(root, False, None)
+    return root
+
+
+@pytest.fixture
+def indexed_palace(indexed_sample: Path, tmp_path: Path) -> Path:
+    """`sample_palace` with its search index already there: the index holds paths relative to
+    the palace and content hashes, so the copy's first sync finds every row current and only
+    records the new commit."""
+    root = tmp_path / "palace"
+    shutil.copytree(indexed_sample, root, symlinks=True)
+    git_init_commit(root)
+    return root
+
+
 @pytest.fixture
 def make_palace(tmp_path: Path) -> MakePalace:
     """Factory: make_palace({rel: text | bytes}, toml=..., commit=True) -> git-initialised root."""
