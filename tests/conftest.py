@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from palacehelpers import DEFAULT_TOML, SAMPLE, MakePalace, RunCli, git_init_commit
+from palacehelpers import (
+    DEFAULT_TOML,
+    SAMPLE,
+    MakePalace,
+    RunCli,
+    build_index,
+    git_init_commit,
+    note_text,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -48,16 +56,10 @@ def indexed_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of sample_palace/ with its search index built, once per session (per xdist
     worker): building it (wordllama and LanceDB, in a child process as the app does) is most of
     an app start. No git: each test's copy gets its own repository."""
-    from curator.ui.indexjob import run_child
-
     base = tmp_path_factory.mktemp("indexed")
     root = base / "palace"
     shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
-    with pytest.MonkeyPatch.context() as m:  # session scope: isolated_env has not run yet
-        m.setenv("HOME", str(base / "home"))
-        m.setenv("CURATOR_CACHE_HOME", str(base / "cache"))
-        m.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))
-        run_child(root, False, None)
+    build_index(root, base)
     return root
 
 
@@ -70,6 +72,19 @@ def indexed_palace(indexed_sample: Path, tmp_path: Path) -> Path:
     shutil.copytree(indexed_sample, root, symlinks=True)
     git_init_commit(root)
     return root
+
+
+@pytest.fixture(scope="session")
+def default_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The .curator/ of a one-note palace with its index built with palace.toml's default
+    embedder, once per session: copied into a new palace, the first sync is incremental."""
+    base = tmp_path_factory.mktemp("default-index")
+    root = base / "palace"
+    (root / "notes").mkdir(parents=True)
+    (root / "palace.toml").write_text(DEFAULT_TOML)
+    (root / "notes" / "seed.md").write_text(note_text("Seed"))
+    build_index(root, base)
+    return root / ".curator"
 
 
 @pytest.fixture
