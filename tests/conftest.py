@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from palacehelpers import DEFAULT_TOML, SAMPLE, MakePalace, RunCli, git_init_commit
+from palacehelpers import (
+    DEFAULT_TOML,
+    SAMPLE,
+    MakePalace,
+    RunCli,
+    build_index,
+    git_init_commit,
+    note_text,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +49,42 @@ def sample_palace(tmp_path: Path) -> Path:
     shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
     git_init_commit(root)
     return root
+
+
+@pytest.fixture(scope="session")
+def indexed_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of sample_palace/ with its search index built, once per session (per xdist
+    worker): building it (wordllama and LanceDB, in a child process as the app does) is most of
+    an app start. No git: each test's copy gets its own repository."""
+    base = tmp_path_factory.mktemp("indexed")
+    root = base / "palace"
+    shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
+    build_index(root, base)
+    return root
+
+
+@pytest.fixture
+def indexed_palace(indexed_sample: Path, tmp_path: Path) -> Path:
+    """`sample_palace` with its search index already there: the index holds paths relative to
+    the palace and content hashes, so the copy's first sync finds every row current and only
+    records the new commit."""
+    root = tmp_path / "palace"
+    shutil.copytree(indexed_sample, root, symlinks=True)
+    git_init_commit(root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def default_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The .curator/ of a one-note palace with its index built with palace.toml's default
+    embedder, once per session: copied into a new palace, the first sync is incremental."""
+    base = tmp_path_factory.mktemp("default-index")
+    root = base / "palace"
+    (root / "notes").mkdir(parents=True)
+    (root / "palace.toml").write_text(DEFAULT_TOML)
+    (root / "notes" / "seed.md").write_text(note_text("Seed"))
+    build_index(root, base)
+    return root / ".curator"
 
 
 @pytest.fixture

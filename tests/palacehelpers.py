@@ -35,6 +35,20 @@ def git_init_commit(root: Path, message: str = "initial") -> None:
     git(root, "commit", "-q", "--no-verify", "-m", message)
 
 
+def build_index(root: Path, scratch: Path) -> None:
+    """Build the palace's search index as the app does (in a child process), with the home and
+    caches in `scratch` (for session fixtures, which run before `isolated_env`)."""
+    import pytest
+
+    from curator.ui.indexjob import run_child
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("HOME", str(scratch / "home"))
+        m.setenv("CURATOR_CACHE_HOME", str(scratch / "cache"))
+        m.setenv("XDG_CACHE_HOME", str(scratch / "xdg-cache"))
+        run_child(root, False, None)
+
+
 def note_text(
     name: str,
     *,

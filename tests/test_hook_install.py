@@ -294,7 +294,7 @@ def _without_ours(value: object) -> object:
 
 
 @settings(
-    max_examples=300,
+    max_examples=100,  # each runs install and uninstall on a file: the slowest test at 300
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -175,7 +175,6 @@ async def _palette_prompts(pilot: Pilot[None], query: str) -> list[str]:
     palette = app.screen
     if query:
         palette.query_one(Input).value = query
-    await pilot.pause(0.3)
     await wait_until(pilot, lambda: palette.query_one(CommandList).option_count > 0)
     await pilot.pause(0.3)
     options = palette.query_one(CommandList)

@@ -68,7 +68,6 @@ async def test_a_hostile_commit_in_history_is_shown_literally(make_palace: Any) 
         screen.query_one("#history-table").focus()
         await pilot.press("enter")  # its note is not in the palace: a message
         await pilot.press("u")  # not undoable as it stands: the writer's message
-        await pilot.pause(0.5)
         await settle(pilot)
         assert app.is_running and isinstance(app.screen, HistoryScreen)
         said = [str(n.message) for n in app._notifications]

@@ -104,7 +104,6 @@ async def test_undo_of_an_undone_action_says_so(palace: tuple[Path, dict[str, st
         await select(pilot, screen, shas["a"])
         before = git_log(root)
         await pilot.press("u")
-        await pilot.pause(0.3)
         await settle(pilot)
         assert not isinstance(app.screen, PlanDialog)
         assert git_log(root) == before
@@ -135,7 +134,6 @@ async def test_undo_from_history_commits_and_shows_it_undone(
         shown = await select(pilot, screen, shas["b"])
         assert f"undone by {new[:10]}" in shown
         await pilot.press("u")  # again: it says so, nothing more is committed
-        await pilot.pause(0.3)
         await settle(pilot)
         assert len(git_log(root)) == before + 1
         assert any("already undone" in str(n.message) for n in app._notifications)

@@ -137,7 +137,6 @@ async def test_cursor_moves_to_the_next_draft_after_an_action(make_palace: Any) 
         await pilot.press("x", *"dup", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
         await pilot.press("y")
-        await pilot.pause(1)
         await wait_until(pilot, lambda: len(screen.drafts) == 3, timeout=60)
         await settle(pilot)
         assert screen.current() is not None and screen.current().rel == following
@@ -176,7 +175,6 @@ async def test_bulk_reject_is_one_commit(make_palace: Any) -> None:
         await pilot.press(*"same run", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
         await pilot.press("y")
-        await pilot.pause(1)
         await wait_until(pilot, lambda: len(git_log(root)) == before + 1, timeout=60)
         await settle(pilot)
         assert len(list((root / "inbox").glob("*.md"))) == 1

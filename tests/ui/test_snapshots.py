@@ -1,9 +1,9 @@
 """Snapshots of every screen and dialog at 80×24 and 120×40, in the dark and light themes,
 over a scratch copy of sample_palace with a fixed 'today'.
 
-The search index is built once per session and copied into each test's palace (building it is
-most of an app start), so the matrix stays fast; the commit dates are pinned so History is the
-same run to run."""
+The search index is built once per session and copied into each test's palace (the shared
+`indexed_sample` fixture: building it is most of an app start), so the matrix stays fast; the
+commit dates are pinned so History is the same run to run."""
 
 from __future__ import annotations
 
@@ -18,12 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input
 from uihelpers import VIEWS, make_app, settle, view_ready, wait_until
 
-from curator.model.palace import Palace
-from curator.ui.services import session_for
-
 pytestmark = pytest.mark.slow
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_palace"
 PINNED = "2026-11-30T12:00:00+00:00"
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
@@ -45,15 +41,6 @@ def _pinned_repo(root: Path) -> None:
     )
 
 
-@pytest.fixture(scope="session")
-def indexed_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """sample_palace with its search index built (once per session)."""
-    root = tmp_path_factory.mktemp("indexed") / "palace"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".curator"))
-    session_for(root).sync(Palace.open(root))
-    return root
-
-
 @pytest.fixture
 def snap_palace(indexed_sample: Path, tmp_path: Path) -> Path:
     root = tmp_path / "palace"
@@ -69,9 +56,9 @@ async def _quiet(pilot: Any) -> None:
     """Every worker done but those waiting on the dialog on screen."""
     app = pilot.app
     busy = lambda: [w for w in app.workers if not w.is_finished and w.group not in WAITING]  # noqa: E731
-    await pilot.pause(0.1)
+    await pilot.pause()
     await wait_until(pilot, lambda: not busy(), timeout=30)
-    await pilot.pause(0.1)
+    await pilot.pause()
 
 
 def _go(view: str, theme: str) -> Any:

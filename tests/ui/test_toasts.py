@@ -4,12 +4,10 @@ when they expire. Checked cell by cell: what the compositor would draw on top.""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from palacehelpers import git
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets._toast import Toast, ToastRack
@@ -17,7 +15,6 @@ from uihelpers import VIEWS, make_app, settle, view_ready, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_palace"
 DIALOGS = [
     view for view in VIEWS if view not in {"inbox", "rooms", "audit", "search", "history", "tasks"}
 ]
@@ -25,13 +22,8 @@ LONG = "Committed 0123456789: promote inbox/2026-11-30-a-rather-long-draft-name-
 
 
 @pytest.fixture
-def palace(tmp_path: Path) -> Path:
-    root = tmp_path / "palace"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".curator"))
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-verify", "-m", "initial")
-    return root
+def palace(sample_palace: Path) -> Path:
+    return sample_palace
 
 
 def _covered(app: Any, widget: Widget | None = None) -> list[tuple[int, int]]:

@@ -34,12 +34,12 @@ async def settle(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, CuratorApp)
     await wait_until(pilot, lambda: app.palace is not None)
-    await pilot.pause(0.1)
+    await pilot.pause()  # every message handled, so the workers they start are listed
     # the file watcher runs as long as the app does
     await wait_until(
-        pilot, lambda: all(w.is_finished or w.group == "watch" for w in app.workers), timeout=30
+        pilot, lambda: all(w.is_finished or w.group == "watch" for w in app.workers), timeout=60
     )
-    await pilot.pause(0.1)
+    await pilot.pause()  # and what the workers posted when they finished
 
 
 def git_log(root: Path, fmt: str = "%s") -> list[str]:
