@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, RunCli, note_text
 
+from curator.config import load_config
 from curator.errors import ConfigError
 from curator.model.palace import Palace
+from curator.model.schema import FILTER_STATUSES
 from curator.search.filters import MAX_LIMIT, SearchError
 from curator.search.index import index_dir, open_index
 from curator.search.searcher import Searcher
@@ -114,12 +116,14 @@ LINES = st.fixed_dictionaries(
 )
 
 
-def _valid(key: str, value: Any) -> bool:
-    """The spec of each JSONL field, written out independently of the code under test."""
+def _valid(key: str, value: Any, known: dict[str, Any]) -> bool:
+    """The spec of each JSONL field, written out independently of the code under test: a
+    filter value is one the palace knows (its types and scopes, the statuses), exactly."""
     if key in ("types", "type", "scope", "status"):
         items = [value] if isinstance(value, str) else value
         return value is None or (
-            isinstance(items, list) and all(isinstance(v, str) and "\x00" not in v for v in items)
+            isinstance(items, list)
+            and all(isinstance(v, str) and v in known[key] for v in items)
         )
     if key == "stale":
         return value is None or isinstance(value, bool)
@@ -145,8 +149,13 @@ def test_every_jsonl_field_is_type_checked_and_the_batch_goes_on(
     code, out, _err = run_cli("--palace", root, "search", "--queries", queries)
     rows = [json.loads(line) for line in out.splitlines()]
     assert len(rows) == len(items)
+    config = load_config(root)
+    known = {"type": config.types, "types": config.types, "scope": config.scopes}
+    known["status"] = FILTER_STATUSES
     for item, row in zip(items, rows, strict=True):
-        ok = all(_valid(k, v) for k, v in item.items()) and not {"type", "types"} <= set(item)
+        ok = all(_valid(k, v, known) for k, v in item.items()) and not {"type", "types"} <= set(
+            item
+        )
         assert ("results" in row) == ok, (item, row)
         if ok and not item.get("include_sensitive"):
             assert SECRET not in {r["path"] for r in row["results"]}

@@ -221,7 +221,7 @@ def stop(run: HookRun) -> list[str]:
     if turn is None or turn.get("state") == turns.project_state(run.project):
         return []
     run.changed, run.turn_started = True, float(turn.get("started", 0))
-    if turns.captured_since(run.root, run.turn_started):
+    if turns.captured_since(run.root, turn):
         return []
     run.items = 1
     return [STOP_FOR_MODEL]

@@ -66,7 +66,11 @@ def mark(root: Path, session: str, project: Path, started: float) -> None:
         ensure_state_dir(root)
         path = _path(root, session)
         path.parent.mkdir(exist_ok=True)
-        state = {"started": started, "state": project_state(project)}
+        state = {
+            "started": started,
+            "state": project_state(project),
+            "inbox": inbox_listing(root),
+        }
         atomic_write(path, json.dumps(state).encode("utf-8"), sync=False)
         _sweep(path.parent, started - KEEP_SECONDS)
 
@@ -132,11 +136,24 @@ def once(root: Path, session: str, what: str, every: float, now: float) -> bool:
     return True
 
 
-def captured_since(root: Path, since: float) -> bool:
-    """Did a draft land in inbox/ since `since` (a second of slack for coarse mtimes)?"""
+def inbox_listing(root: Path) -> dict[str, int]:
+    """{draft file name: mtime in ns} of inbox/ now (empty when there is none)."""
     with contextlib.suppress(OSError), os.scandir(Path(root) / "inbox") as entries:
-        return any(
-            e.name.endswith(".md") and e.stat(follow_symlinks=False).st_mtime >= since - 1
+        return {
+            e.name: e.stat(follow_symlinks=False).st_mtime_ns
             for e in entries
-        )
-    return False
+            if e.name.endswith(".md")
+        }
+    return {}
+
+
+def captured_since(root: Path, turn: dict[str, Any]) -> bool:
+    """Did a draft land in (or change in) inbox/ during the turn? Compared with the listing
+    `mark` took at its start; a turn marked without one falls back to mtimes after its start
+    (a second of slack for coarse clocks)."""
+    now = inbox_listing(root)
+    before = turn.get("inbox")
+    if isinstance(before, dict):
+        return any(before.get(name) != mtime for name, mtime in now.items())
+    since = float(turn.get("started", 0)) - 1
+    return any(mtime / 1e9 >= since for mtime in now.values())
