@@ -10,7 +10,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any
 
 from curator.model import schema
 from curator.model.finding import Finding
@@ -41,7 +41,7 @@ def strip_banner(body: str) -> str:
 _FENCE = re.compile(r"---[ \t]*(\r\n|\n|\r)")
 _CLOSE = re.compile(r"(\r\n|\n|\r)(?:---|\.\.\.)[ \t]*(?:\r\n|\n|\r|\Z)")
 
-Kind = Literal["note", "draft"]
+Kind = schema.Kind
 
 __all__ = [
     "BOM",

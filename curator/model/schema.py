@@ -26,14 +26,35 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from curator.model.finding import Finding, Severity
 from curator.model.text import has_escapes
 
 if TYPE_CHECKING:
     from curator.config import Config
-    from curator.model.note import Kind, Note
+
+Kind = Literal["note", "draft"]
+
+
+class Parsed(Protocol):
+    """What the rules here read of a parsed note (`curator.model.note.Note` is one)."""
+
+    rel: str
+    kind: Kind
+    problems: tuple[Finding, ...]
+
+    @property
+    def header(self) -> Mapping[str, Any]: ...
+
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def scope(self) -> str: ...
+
+    def line_of(self, key: str) -> int: ...
+
 
 MAX_TAGS = 8
 # The one table of statuses: status -> (where it may appear, what it means). A note without a
@@ -325,7 +346,7 @@ def check_header(
     return out
 
 
-def check_note(note: Note, config: Config) -> list[Finding]:
+def check_note(note: Parsed, config: Config) -> list[Finding]:
     """The header of a parsed note against the table; on a draft every finding is a warning."""
     found = check_header(note.header, config, path=note.rel, line_of=note.line_of, kind=note.kind)
     if note.kind == "draft":
@@ -336,19 +357,19 @@ def check_note(note: Note, config: Config) -> list[Finding]:
 # --------------------------------------------------------------------------- the two predicates
 
 
-def is_replaced(note: Note) -> bool:
+def is_replaced(note: Parsed) -> bool:
     """A note that no longer holds: superseded or retired (drafts never are)."""
     return note.kind == "note" and note.header.get("status") in REPLACED_STATUSES
 
 
-def unreadable(note: Note) -> bool:
+def unreadable(note: Parsed) -> bool:
     """The header could not be read (bad YAML, no fence, not UTF-8...): what it says is unknown."""
     return not note.ok or any(
         p.severity == "error" and p.code.startswith(("header.", "file.")) for p in note.problems
     )
 
 
-def hidden_by_header(note: Note) -> bool:
+def hidden_by_header(note: Parsed) -> bool:
     """The note's own header hides it from agents, failing closed: an unreadable header,
     `sensitive` holding anything but exactly false (`"true"`, `1`, `yes`, null...), or a scope
     that is not text (a list or mapping could name a sensitive scope)."""
@@ -361,7 +382,7 @@ def hidden_by_header(note: Note) -> bool:
     )
 
 
-def is_visible(note: Note, config: Config) -> bool:
+def is_visible(note: Parsed, config: Config) -> bool:
     """The visibility gate: may agents (MCP, hooks, search, ask, pack, export) see `note`?
     Not when its header hides it (`hidden_by_header`) or its scope is sensitive in palace.toml.
     `curator.search.filters` renders this same rule over index rows (SQL, a mask, a row)."""
