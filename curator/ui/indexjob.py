@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from curator.model.palace import Palace
     from curator.search.index import open_index, reindex, sync_index
-    from curator.ui.lookup import reporting
+    from curator.search.progress import reporting
 
     def progress(done: int, total: int) -> None:
         print(json.dumps({"progress": [done, total]}), flush=True)
