@@ -233,3 +233,10 @@ def test_list_takes_searchs_filter_flags_and_its_visibility(
     assert "notes/project/stale-fact.md" not in listed(run_cli, root, "--not-stale")
     rc, _, err = run_cli("--palace", root, "list", "--status", "bogus")
     assert rc == 2 and "unknown status 'bogus' (known: active, superseded" in err
+
+
+def test_a_near_miss_says_did_you_mean(sample_palace: Path, run_cli: RunCli) -> None:
+    code, _, err = run_cli("--palace", sample_palace, "show", "never-force")
+    assert code == 2 and "did you mean never-force-push-main?" in err
+    code, _, err = run_cli("--palace", sample_palace, "show", "zzzzqqq")
+    assert code == 2 and "did you mean" not in err

@@ -68,6 +68,8 @@ def test_every_command_has_help_text() -> None:
     choices = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
     helped = {action.dest for action in choices._choices_actions}
     assert set(choices.choices) == helped, sorted(set(choices.choices) - helped)
+    described = {name for name, sub in choices.choices.items() if sub.description}
+    assert described == set(choices.choices), sorted(set(choices.choices) - described)
 
 
 def _palace(tmp_path: Path) -> Path:

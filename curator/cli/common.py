@@ -59,6 +59,9 @@ class Subcommands:
     def add_parser(
         self, name: str, *, prints: bool = True, **kwargs: Any
     ) -> argparse.ArgumentParser:
+        if kwargs.get("help") and not kwargs.get("description"):
+            help_text = str(kwargs["help"])  # `curator CMD --help` says what CMD does
+            kwargs["description"] = help_text[:1].upper() + help_text[1:] + "."
         parser = self._sub.add_parser(name, **kwargs)
         add_common(parser, prints=prints)
         return parser

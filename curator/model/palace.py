@@ -253,7 +253,8 @@ class Palace:
                 candidates = [n for n in pool if n.ok and name_key(n.name) == name_key(ref)]
         what = " or ".join(kinds)
         if not candidates:
-            raise NoteNotFound(f"no {what} matches {ref!r} (give a path, a slug or a name)")
+            hint = _did_you_mean(ref, [n for n in self.all() if wanted(n)])
+            raise NoteNotFound(f"no {what} matches {ref!r} (give a path, a slug or a name){hint}")
         if len(candidates) > 1:
             paths = ", ".join(n.rel for n in candidates)
             raise NoteNotFound(f"{ref!r} matches more than one {what}: {paths}; give the path")
@@ -404,3 +405,14 @@ class Palace:
     def review_by(self, note: Note) -> date | None:
         """The day after which the note is due for review (None: never)."""
         return flags.review_by(note, self.config)
+
+
+def _did_you_mean(ref: str, pool: list[Note]) -> str:
+    """ "; did you mean X?" naming the closest slugs or names in `pool` (only the notes the
+    caller may see), "" when none is close."""
+    from rapidfuzz import fuzz, process
+
+    choices = {n.slug: n.slug for n in pool} | {n.name: n.slug for n in pool if n.ok}
+    found = process.extract(ref, list(choices), scorer=fuzz.WRatio, limit=6, score_cutoff=80)
+    slugs = list(dict.fromkeys(choices[match] for match, _score, _i in found))[:3]
+    return f"; did you mean {' or '.join(slugs)}?" if slugs else ""
