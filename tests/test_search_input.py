@@ -122,8 +122,7 @@ def _valid(key: str, value: Any, known: dict[str, Any]) -> bool:
     if key in ("types", "type", "scope", "status"):
         items = [value] if isinstance(value, str) else value
         return value is None or (
-            isinstance(items, list)
-            and all(isinstance(v, str) and v in known[key] for v in items)
+            isinstance(items, list) and all(isinstance(v, str) and v in known[key] for v in items)
         )
     if key == "stale":
         return value is None or isinstance(value, bool)
