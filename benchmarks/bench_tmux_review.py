@@ -62,6 +62,13 @@ class Reviewer:
     def key(self, binding_id: str, repeat: int = 1) -> None:
         self.term.keys(self.keys[binding_id], repeat=repeat)
 
+    def mark(self, count: int) -> None:
+        """Space `count` times, each once the last one's mark shows: a key typed while the
+        inbox reloads after a commit can still be lost under load (issue 21, type-ahead)."""
+        for done in range(1, count + 1):
+            self.key("inbox.mark")
+            self.term.wait(f"{done} marked")
+
     def count_shown(self) -> str:
         return f"Inbox ({len(self.remaining)})"
 
@@ -152,8 +159,7 @@ class Reviewer:
     def do_batch(self, draft: DraftSpec) -> None:
         """Space marks and moves down; shift+down marks the last two."""
         run = self._mark_run("batch")
-        if len(run) > 2:
-            self.key("inbox.mark", repeat=len(run) - 2)
+        self.mark(len(run) - 2)
         self.key("inbox.mark_down")
         self.term.wait(f"{len(run)} marked")
         self.key("inbox.reject")
@@ -162,8 +168,7 @@ class Reviewer:
 
     def do_bulkpromote(self, draft: DraftSpec) -> None:
         run = self._mark_run("bulkpromote")
-        self.key("inbox.mark", repeat=len(run))
-        self.term.wait(f"{len(run)} marked")
+        self.mark(len(run))
         self.key("inbox.promote")
         self.term.wait(f"Promote {len(run)} drafts as type")
         if self.type_index[BULK_TYPE]:  # the list starts on the first type
