@@ -45,6 +45,8 @@ def register(sub: Subcommands) -> None:
 
 
 def _resolutions(args: argparse.Namespace) -> dict[str, Resolution]:
+    from curator.writer.syncmerge import merge_problems
+
     found: dict[str, Resolution] = {}
     for path in args.keep_mine:
         found[path] = "mine"
@@ -55,9 +57,13 @@ def _resolutions(args: argparse.Namespace) -> dict[str, Resolution]:
         if not sep or not path or not file:
             raise WriterError(f"--merged {pair!r}: give PATH=FILE")
         try:
-            found[path] = Path(file).read_bytes()
+            data = Path(file).read_bytes()
         except OSError as exc:
             raise WriterError(f"cannot read {file}: {exc.strerror}") from None
+        problems = merge_problems(path, data)
+        if problems:
+            raise WriterError(f"--merged {path}={file}: " + "; ".join(problems))
+        found[path] = data
     return found
 
 

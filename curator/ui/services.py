@@ -313,8 +313,23 @@ def sync_plan(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
 
 
 def sync(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
-    """`curator sync` with these conflicts settled ({path: "mine" | "theirs"}); the result,
-    or raises SyncConflictError (nothing changed) with the conflicts left."""
+    """`curator sync` with these conflicts settled ({path: "mine" | "theirs" | the merged
+    bytes, as `--merged PATH=FILE` gives them}); the result, or raises SyncConflictError
+    (nothing changed) with the conflicts left."""
     from curator.writer.sync import sync as run
 
     return run(root, None, resolutions)
+
+
+def merge_start(root: Path, conflict: Any) -> bytes:
+    """The text a hand merge of a sync conflict starts from (both sides, git's markers)."""
+    from curator.writer.syncmerge import merge_start as start
+
+    return start(root, conflict)
+
+
+def merge_problems(path: str, data: bytes) -> list[str]:
+    """Why a merged text cannot settle the conflict on `path` (the CLI's `--merged` check)."""
+    from curator.writer.syncmerge import merge_problems as problems
+
+    return problems(path, data)

@@ -1,11 +1,13 @@
-"""The app's sync (key S): the plan first, a conflict settled on screen (keep this clone's
-text), then the sync as one commit; the palace reloads after it (issue 22)."""
+"""The app's sync (key S): the plan first, a conflict settled in the Conflicts view (keep this
+clone's text, or a merge edited from both sides), then the sync as one commit; the palace
+reloads after it (issue 22)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from palacehelpers import git
 from synchelpers import clean, edited_on_both, head, make_team, remote_head
 from uihelpers import make_app, settle, wait_until
 
@@ -39,3 +41,57 @@ async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(tmp_path: Pa
         await settle(pilot)
     assert head(b) == remote_head(remote) and clean(b)
     assert (b / rel).read_text().endswith("Beta's text.\n")
+
+
+async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
+    tmp_path: Path,
+) -> None:
+    from textual.widgets import Static
+
+    from curator.ui.screens.sync import SyncDialog
+    from curator.ui.widgets.dialogs import EditDialog, SafeTextArea
+    from curator.writer.sync import sync
+
+    remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
+    rel = edited_on_both(a, b)
+    theirs, before = remote_head(remote), head(b)
+    app = make_app(b, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("S")
+        await wait_until(pilot, lambda: isinstance(app.screen, SyncDialog))
+        dialog = app.screen
+        assert isinstance(dialog, SyncDialog)
+        await wait_until(pilot, lambda: dialog.plan is not None, timeout=30)
+        assert [c.path for c in dialog.plan.conflicts] == [rel]
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=30)
+        area = app.screen.query_one(SafeTextArea)
+        start = area.raw
+        # both sides, between git's markers naming them
+        assert "<<<<<<< this clone\nBeta's text.\n=======\nAlpha's text.\n>>>>>>> the remote\n" in (
+            start
+        )
+        await pilot.press("ctrl+s")  # the markers are still there: refused, the editor stays
+        await pilot.pause()
+        assert isinstance(app.screen, EditDialog)
+        problems = app.screen.query_one("#edit-problems", Static)
+        assert "conflict marker" in str(problems.render())
+        head_end = start.index("<<<<<<<")
+        merged = start[:head_end] + "Alpha's and Beta's text.\n"
+        area.load_text(merged)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: app.screen is dialog, timeout=30)
+        await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts, timeout=30)
+        assert head(b) == before and (b / rel).read_text().endswith("Beta's text.\n")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog), timeout=30)
+        await settle(pilot)
+    assert head(b) == remote_head(remote) and clean(b)
+    assert (b / rel).read_bytes() == merged.encode()
+    # one commit on top of the remote's: the replayed edit, with the merged text
+    assert git(b, "rev-list", f"{theirs}..HEAD").stdout.split() == [head(b)]
+    message = git(b, "log", "-1", "--format=%B").stdout
+    assert f"Curator-Resolved: {rel} (merged)" in message
+    sync(a)
+    assert (a / rel).read_bytes() == merged.encode()

@@ -1,5 +1,6 @@
 """Sync with the team's remote: the plan first (what comes in, what goes out), then the sync;
-a conflict is settled here, one file at a time, by keeping this clone's text or the remote's.
+a conflict is settled here (the Conflicts view), one file at a time, by keeping this clone's
+text, the remote's, or a merge edited in the editor from both sides (git's conflict markers).
 
 Everything runs through `ui/services.py` (the CLI's `curator sync`); the plan and the sync run
 in a worker thread and post back. Text from the remote is shown as plain text, never markup.
@@ -7,6 +8,7 @@ in a worker thread and post back. Text from the remote is shown as plain text, n
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual import work
@@ -24,8 +26,9 @@ from curator.ui.widgets.plan_dialog import diff_text
 
 
 class SyncDialog(Dialog[bool]):
-    """Shows the sync's plan and its conflicts; y syncs, m / t settle the highlighted conflict
-    (this clone's text / the remote's). Dismisses True when the sync went through."""
+    """Shows the sync's plan and its conflicts; y syncs, m / t / e settle the highlighted
+    conflict (this clone's text / the remote's / a merge edited by hand). Dismisses True when
+    the sync went through."""
 
     BINDINGS = [
         Binding("y", "sync", "Sync", id="sync.apply", tooltip="Pull, replay and push"),
@@ -33,13 +36,14 @@ class SyncDialog(Dialog[bool]):
         Binding(
             "t", "keep('theirs')", "Keep theirs", id="sync.theirs", tooltip="Keep the remote's"
         ),
+        Binding("e", "merge", "Edit a merge", id="sync.merge", tooltip="Merge both sides by hand"),
         Binding("escape,n", "cancel", "Close", id="sync.cancel", tooltip="Change nothing"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.plan: Any = None
-        self.resolutions: dict[str, str] = {}
+        self.resolutions: dict[str, str | bytes] = {}  # path -> "mine" | "theirs" | merged
         self.busy = True
 
     def compose(self) -> ComposeResult:
@@ -72,8 +76,11 @@ class SyncDialog(Dialog[bool]):
     def show_plan(self, plan: Any) -> None:
         self.busy, self.plan = False, plan
         lines = list(plan.lines())
-        settled = [f"  settled: {p} ({how})" for p, how in sorted(self.resolutions.items())]
-        hint = "y: sync" if not plan.conflicts else "m / t on each conflict, then y"
+        settled = [
+            f"  settled: {p} ({'merged' if isinstance(how, bytes) else how})"
+            for p, how in sorted(self.resolutions.items())
+        ]
+        hint = "y: sync" if not plan.conflicts else "m / t / e on each conflict, then y"
         text = "\n".join([*lines, *settled, "", hint])
         self.query_one("#sync-plan", Static).update(clean(text))
         conflicts = self.query_one(OptionList)
@@ -95,14 +102,65 @@ class SyncDialog(Dialog[bool]):
             diff = self.plan.conflicts[index].diff()
             self.query_one("#sync-diff", Static).update(diff_text(diff))
 
-    def action_keep(self, side: str) -> None:
-        conflicts = self.query_one(OptionList)
-        index = conflicts.highlighted
+    def _highlighted(self) -> Any:
+        """The conflict under the cursor (None while busy or when there is none)."""
+        index = self.query_one(OptionList).highlighted
         if self.busy or self.plan is None or index is None or not self.plan.conflicts:
+            return None
+        return self.plan.conflicts[index]
+
+    def action_keep(self, side: str) -> None:
+        conflict = self._highlighted()
+        if conflict is None:
             return
-        self.resolutions[self.plan.conflicts[index].path] = side
+        self.resolutions[conflict.path] = side
         self.busy = True
         self.load_plan()  # the plan again, with this conflict settled
+
+    def action_merge(self) -> None:
+        conflict = self._highlighted()
+        if conflict is None:
+            return
+        earlier = self.resolutions.get(conflict.path)
+        if conflict.mine_text is None and conflict.theirs_text is None and earlier is None:
+            # a check the remote's notes fail: no two texts to merge
+            self.app.notify(
+                "No two texts to merge here: keep one side (m / t)",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.busy = True
+        self.edit_merge(conflict, earlier if isinstance(earlier, bytes) else None)
+
+    @work(group="sync-merge", exit_on_error=False)
+    async def edit_merge(self, conflict: Any, earlier: bytes | None) -> None:
+        """Open both sides in the editor (or the merge made before); the saved text settles
+        the conflict, checked as `curator sync --merged` checks it."""
+        from curator.ui.editing import edit_text
+
+        path = conflict.path
+        try:
+            start = earlier or await asyncio.to_thread(
+                services.merge_start,
+                self.app.root,  # type: ignore[attr-defined]
+                conflict,
+            )
+        except Exception as exc:
+            self.show_error(exc)
+            return
+        merged = await edit_text(
+            self.app,
+            f"Merge {clean(path)}: keep what is right from both sides, remove the markers",
+            start.decode("utf-8", "replace"),
+            lambda text: services.merge_problems(path, text.encode("utf-8")),
+            keep_unchanged=True,
+        )
+        if merged is None:  # cancelled: the conflict stays open
+            self.busy = False
+            return
+        self.resolutions[path] = merged.encode("utf-8")
+        self.load_plan()  # the plan again, with the merged text replayed
 
     def action_sync(self) -> None:
         if self.busy or self.plan is None or self.plan.conflicts:

@@ -1,0 +1,67 @@
+"""A sync conflict settled by hand: the text a reviewer starts a merge from, and why a merged
+text would be refused. The CLI's ``--merged PATH=FILE`` and the app's Conflicts view both
+check a merge here; :func:`curator.writer.sync.sync` then commits it like any resolution.
+
+The starting text is git's own three-way merge (``git merge-file``): the lines both sides
+agree on once, each disagreement between conflict markers naming the two sides.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from curator.model.note import parse_note
+from curator.writer.git import discover
+
+if TYPE_CHECKING:
+    from curator.writer.sync import Conflict
+
+__all__ = ["MINE_LABEL", "THEIRS_LABEL", "merge_problems", "merge_start"]
+
+MINE_LABEL = "this clone"
+THEIRS_LABEL = "the remote"
+# A conflict marker git writes: seven of < or > at the start of a line, alone or before a label.
+# "=======" alone is a Markdown heading underline too, so it is never taken for one.
+_MARKER = re.compile(rb"^(?:<{7}|>{7})(?: |\r?$)", re.MULTILINE)
+
+
+def merge_start(root: Path | str, conflict: Conflict) -> bytes:
+    """The text a hand merge of `conflict` starts from: both sides merged by git, each part
+    they disagree on between conflict markers; the one side there is when the other removed
+    the file."""
+    mine, theirs = conflict.mine_text, conflict.theirs_text
+    if mine is None or theirs is None:
+        return mine if mine is not None else theirs or b""
+    repo = discover(Path(root))
+    with tempfile.TemporaryDirectory(prefix="curator-merge-") as folder:
+        files = []
+        for name, data in (("mine", mine), ("base", conflict.base or b""), ("theirs", theirs)):
+            path = Path(folder) / name
+            path.write_bytes(data)
+            files.append(str(path))
+        labels = ["-L", MINE_LABEL, "-L", "before", "-L", THEIRS_LABEL]
+        # exit status: the number of conflicts (0..127), negative on an error
+        proc = repo.git("merge-file", "-p", *labels, *files, check=False)
+    if not 0 <= proc.returncode < 128:
+        return mine
+    return proc.stdout
+
+
+def merge_problems(path: str, data: bytes) -> list[str]:
+    """Why `data` cannot settle the conflict on `path` ([] when it can): conflict markers
+    left in it, or (for a Markdown note) a header that does not parse."""
+    problems: list[str] = []
+    found = _MARKER.search(data)
+    if found is not None:
+        line = data.count(b"\n", 0, found.start()) + 1
+        problems.append(
+            f"line {line}: a conflict marker is left ({found.group().decode().strip()}); "
+            "keep the text you want between the markers and remove the marker lines"
+        )
+    if path.endswith(".md"):
+        note = parse_note(path, data)
+        problems += [f.format() for f in note.problems if f.severity == "error"]
+    return problems
