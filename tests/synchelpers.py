@@ -39,6 +39,19 @@ def make_team(base: Path, clones: int = 3, embedder: str = "") -> tuple[Path, li
     return remote, out
 
 
+def share_inbox(clones: list[Path]) -> None:
+    """Turn on `[team] share_inbox` (the first clone commits it), then sync every clone."""
+    from curator.writer.sync import sync
+
+    toml = clones[0] / "palace.toml"
+    text = toml.read_text(encoding="utf-8")
+    assert "share_inbox = false" in text  # init writes every table with its defaults
+    toml.write_text(text.replace("share_inbox = false", "share_inbox = true"), encoding="utf-8")
+    git(clones[0], "commit", "-q", "-am", "share the inbox")
+    for clone in clones:
+        sync(clone)
+
+
 def promote_new(root: Path, name: str, body: str = "Body.\n", type: str = "project") -> str:
     """Capture a draft and promote it; the new note's path."""
     draft = capture(root, type=type, name=name, body=body, description=f"About {name}.")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from palacehelpers import git
-from synchelpers import make_team, tree
+from synchelpers import make_team, share_inbox, tree
 
 from curator.model.palace import Palace
 from curator.writer.capture import capture
@@ -29,13 +29,7 @@ def _remote_inbox(remote: Path) -> list[str]:
 @pytest.fixture
 def sharing(tmp_path: Path) -> tuple[Path, list[Path]]:
     remote, clones = make_team(tmp_path)
-    a = clones[0]
-    toml = (a / "palace.toml").read_text()
-    assert "share_inbox = false" in toml  # init writes every table with its defaults
-    (a / "palace.toml").write_text(toml.replace("share_inbox = false", "share_inbox = true"))
-    git(a, "commit", "-q", "-am", "share the inbox")
-    for clone in clones:
-        sync(clone)
+    share_inbox(clones)
     return remote, clones
 
 
