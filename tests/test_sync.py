@@ -62,7 +62,8 @@ def test_same_note_edited_on_both_sides_stops_with_both_shown(team, run_cli: Run
     before, files = head(b), (b / rel).read_bytes()
     code, stdout, stderr = run_cli("--palace", b, "sync", "--yes")
     assert code == 1
-    assert "changed here by" in stdout and "Alpha's text." in stdout and "Beta's text." in stdout
+    assert "Alpha's text." in stdout and "Beta's text." in stdout
+    assert stdout.count("changed here by") == 1 and f"Both sides of {rel}" in stdout
     assert "--keep-mine" in stderr
     assert head(b) == before and (b / rel).read_bytes() == files and clean(b)
     code, _, stderr = run_cli("--palace", b, "sync", "--yes", "--keep-mine", rel)
@@ -252,7 +253,24 @@ def test_plan_sync_makes_no_ref_move(team) -> None:
     assert git(b, "cat-file", "-t", plan.new_head).stdout.strip() == "commit"
 
 
-def test_the_search_index_follows_the_pull(tmp_path: Path) -> None:
+def _index_rows(root: Path) -> tuple[str, dict[str, int]]:
+    """The clone's search index table and its {path: row id}, read with LanceDB itself. A row
+    written again (re-embedded) gets a new id; a row left alone keeps its own."""
+    import json
+
+    import lancedb
+
+    folder = root / ".curator" / "index"
+    state = json.loads((folder / "state.json").read_text())
+    table = lancedb.connect(str(folder)).open_table(state["table"])
+    rows = table.search().with_row_id(True).select(["path"]).limit(None).to_arrow()
+    ids = zip(rows.column("path").to_pylist(), rows.column("_rowid").to_pylist(), strict=True)
+    return state["table"], dict(ids)
+
+
+def test_the_search_index_follows_the_pull_re_embedding_only_the_changed_notes(
+    tmp_path: Path,
+) -> None:
     import json
 
     from curator.search import register_hooks
@@ -260,14 +278,21 @@ def test_the_search_index_follows_the_pull(tmp_path: Path) -> None:
 
     register_hooks()
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
-    promote_new(a, "Base fact")
+    kept = [promote_new(a, f"Base fact {i}") for i in range(6)]
     sync(a)
     sync(b)
     sync_index(Palace.open(b))  # b has a search index
-    promote_new(a, "Zebra migration fact")
+    table, before = _index_rows(b)
+    assert sorted(before) == sorted(kept)
+    edit_body(a, kept[2], "Zebras migrate in the spring.\n")
+    added = promote_new(a, "Zebra migration fact")
     sync(a)
     result = sync(b)
-    assert "notes/project/zebra-migration-fact.md" in result.changed and not result.warnings
+    assert {added, kept[2]} <= set(result.changed) and not result.warnings
+    table_after, after = _index_rows(b)
+    assert table_after == table  # synced in place, not rebuilt
+    rewritten = sorted(p for p, row in after.items() if before.get(p) != row)
+    assert rewritten == sorted([added, kept[2]])  # 2 rows re-embedded, the other 5 kept
     state = json.loads((b / ".curator" / "index" / "state.json").read_text())
     assert state["commit"] == head(b) == remote_head(remote)
-    assert state["doc_count"] == 2
+    assert state["doc_count"] == 7

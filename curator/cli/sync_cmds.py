@@ -90,9 +90,12 @@ def _plan_json(plan: object) -> dict[str, object]:
 
 
 def _show_conflicts(plan: object) -> None:
+    """Both sides of each conflict the plan's lines named, as a diff."""
     for conflict in plan.conflicts:  # type: ignore[attr-defined]
-        out(f"! {conflict.sentence()}")
-        for line in conflict.diff().splitlines():
+        diff = conflict.diff().splitlines()
+        if diff:
+            out(f"Both sides of {conflict.path} (-: the remote's, +: this clone's):")
+        for line in diff:
             out(f"    {line}")
 
 
