@@ -1,6 +1,6 @@
 """The app's sync (key S): the plan first, a conflict settled in the Conflicts view (keep this
-clone's text, or a merge edited from both sides), then the sync as one commit; the palace
-reloads after it (issue 22)."""
+clone's text, the remote's, or a merge edited from both sides), then the sync as one commit;
+the palace reloads after it (issue 22)."""
 
 from __future__ import annotations
 
@@ -9,38 +9,50 @@ from pathlib import Path
 import pytest
 from palacehelpers import git
 from synchelpers import clean, edited_on_both, head, make_team, remote_head
+from textual.pilot import Pilot
 from uihelpers import make_app, settle, wait_until
+
+from curator.ui.screens.sync import SyncDialog
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(tmp_path: Path) -> None:
-    from curator.ui.screens.sync import SyncDialog
+async def open_sync(pilot: Pilot[None], rel: str) -> SyncDialog:
+    """Press S once the app has loaded; the sync dialog once its plan lists the one conflict."""
+    app = pilot.app
+    await settle(pilot)
+    await pilot.press("S")
+    await wait_until(pilot, lambda: isinstance(app.screen, SyncDialog))
+    dialog = app.screen
+    assert isinstance(dialog, SyncDialog)
+    await wait_until(pilot, lambda: dialog.plan is not None, timeout=30)
+    assert [c.path for c in dialog.plan.conflicts] == [rel]
+    return dialog
 
+
+@pytest.mark.parametrize(("key", "kept"), [("m", "Beta's text."), ("t", "Alpha's text.")])
+async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(
+    tmp_path: Path, key: str, kept: str
+) -> None:
     # the hash embedder: the app's first index build stays quick
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
     rel = edited_on_both(a, b)
     before = head(b)
     app = make_app(b, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("S")
-        await wait_until(pilot, lambda: isinstance(app.screen, SyncDialog))
-        dialog = app.screen
-        assert isinstance(dialog, SyncDialog)
-        await wait_until(pilot, lambda: dialog.plan is not None, timeout=30)
-        assert [c.path for c in dialog.plan.conflicts] == [rel]
+        dialog = await open_sync(pilot, rel)
         assert head(b) == before  # the plan changed nothing
         await pilot.press("y")  # refused while a conflict is open
         await pilot.pause(0.1)
         assert head(b) == before and isinstance(app.screen, SyncDialog)
-        await pilot.press("m")
+        await pilot.press(key)  # m: keep this clone's text (b's), t: the remote's (a's)
         await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts, timeout=30)
         await pilot.press("y")
         await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog), timeout=30)
         await settle(pilot)
     assert head(b) == remote_head(remote) and clean(b)
-    assert (b / rel).read_text().endswith("Beta's text.\n")
+    assert (b / rel).read_text().endswith(f"{kept}\n")
+    assert app.palace is not None and app.palace.by_rel[rel].body.endswith(f"{kept}\n")
 
 
 async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
@@ -48,7 +60,6 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
 ) -> None:
     from textual.widgets import Static
 
-    from curator.ui.screens.sync import SyncDialog
     from curator.ui.widgets.dialogs import EditDialog, SafeTextArea
     from curator.writer.sync import sync
 
@@ -57,13 +68,7 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
     theirs, before = remote_head(remote), head(b)
     app = make_app(b, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("S")
-        await wait_until(pilot, lambda: isinstance(app.screen, SyncDialog))
-        dialog = app.screen
-        assert isinstance(dialog, SyncDialog)
-        await wait_until(pilot, lambda: dialog.plan is not None, timeout=30)
-        assert [c.path for c in dialog.plan.conflicts] == [rel]
+        dialog = await open_sync(pilot, rel)
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=30)
         area = app.screen.query_one(SafeTextArea)

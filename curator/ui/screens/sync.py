@@ -140,15 +140,14 @@ class SyncDialog(Dialog[bool]):
         from curator.ui.editing import edit_text
 
         path = conflict.path
-        try:
-            start = earlier or await asyncio.to_thread(
-                services.merge_start,
-                self.app.root,  # type: ignore[attr-defined]
-                conflict,
-            )
-        except Exception as exc:
-            self.show_error(exc)
-            return
+        root = self.app.root  # type: ignore[attr-defined]
+        start = earlier
+        if start is None:
+            try:
+                start = await asyncio.to_thread(services.merge_start, root, conflict)
+            except Exception as exc:
+                self.show_error(exc)
+                return
         merged = await edit_text(
             self.app,
             f"Merge {clean(path)}: keep what is right from both sides, remove the markers",
