@@ -102,9 +102,9 @@ def run(palace_root: Path, notes: int) -> list[Row]:
         _teammate_actions(mate)
         sync(mate)
         _git(mine, "fetch", "-q")
-        pulled = len(_git(mine, "rev-list", "HEAD..origin/main").splitlines())
-        _git(mine, "update-ref", "-d", "refs/remotes/origin/main")  # fetch again when timed
-        _git(mine, "update-ref", "refs/remotes/origin/main", "HEAD")
+        tracking = f"refs/remotes/origin/{_git(mine, 'branch', '--show-current').strip()}"
+        pulled = len(_git(mine, "rev-list", f"HEAD..{tracking}").splitlines())
+        _git(mine, "update-ref", tracking, "HEAD")  # fetched again when timed
 
         def fresh(name: str) -> Path:
             dest = work / name
