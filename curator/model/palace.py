@@ -32,6 +32,7 @@ from curator.model.discovery import (
 )
 from curator.model.finding import Finding
 from curator.model.layouts import rules as layout_rules
+from curator.model.layouts.base import Resolver
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
 from curator.model.note import Kind, Note, parse_note
@@ -96,6 +97,7 @@ class Palace:
         self.index_snapshot: tuple[bytes | None] | None = None
         # files under the notes root that are not notes (a vault's attachments), for links
         self.attachments: list[str] = []
+        self._links: Resolver | None = None
 
     @property
     def foreign_layout(self) -> bool:
@@ -175,7 +177,7 @@ class Palace:
             for note in added:
                 if note.kind == "note" and note.ok:
                     groups.add(names, name_key(note.name), note)
-        new._outgoing = new._backlinks = new._preds = None
+        new._outgoing = new._backlinks = new._preds = new._links = None
         new._grouped = (
             groups.regroup(self._groups(), gone, added, layout_rules.room_rule(self.config))
             if added or gone
@@ -276,9 +278,15 @@ class Palace:
         return None
 
     # -- links --------------------------------------------------------------------------------
+    def link_table(self) -> Resolver:
+        """The notes' link table under the layout (built on first use)."""
+        if self._links is None:
+            self._links = layout_rules.link_table(self.config, self.notes, self.attachments)
+        return self._links
+
     def resolve(self, source_rel: str, link: RawLink) -> str | None:
         if self.foreign_layout:
-            return layout_rules.resolve(self, source_rel, link)
+            return self.link_table().resolve(source_rel, link).target
         if link.kind == "md":
             target = md_target(source_rel, link.target)
             note = self.by_rel.get(target)

@@ -28,7 +28,7 @@ from typing import Literal
 from curator.config import load_config
 from curator.errors import WriterError
 from curator.model.index_md import render_index
-from curator.model.layouts import claude_code
+from curator.model.layouts import claude_code, palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.common import errors_for
@@ -272,7 +272,7 @@ def render_derived(after: Palace, existing: Mapping[str, bytes | None]) -> dict[
     if after.foreign_layout:
         if isinstance(layout_rules.layout_of(after.config), claude_code.ClaudeCode):
             rel = layout_rules.index_name(after.config)
-            out[rel] = layout_rules.render_memory_index(after, existing.get(rel))
+            out[rel] = palace_rules.render_memory_index(after, existing.get(rel))
         if existing.get(INDEX_NAME) is None:
             return out
     out[INDEX_NAME] = render_index(after, existing.get(INDEX_NAME)).encode("utf-8")

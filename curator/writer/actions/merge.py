@@ -8,7 +8,7 @@ from typing import Any
 
 from curator.fsutil import note_bytes
 from curator.model.check import MAX_TAGS
-from curator.model.layouts import rules as layout_rules
+from curator.model.layouts import palace_rules
 from curator.model.note import Note, new_note_text, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.writer.actions.common import (
@@ -119,8 +119,8 @@ def plan_merge(
     body = "\n".join(f"## From {s.name}\n\n{s.body.strip()}\n" for s in sources)
     merged = new_note_text(header, body).encode("utf-8")
     if palace.foreign_layout:  # named and written the way the layout's tool does
-        dest = layout_rules.promote_path(palace, name, type_name)
-        merged = layout_rules.promoted_bytes(palace, dest, merged)
+        dest = palace_rules.promote_path(palace, name, type_name)
+        merged = palace_rules.promoted_bytes(palace, dest, merged)
     else:
         dest = free_path(palace, f"{NOTES_DIR}/{type_name}", slugify(name))
     new_slug = dest.rsplit("/", 1)[-1][:-3]
