@@ -29,13 +29,12 @@ from curator.ui.keys import load_keymap
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
-from curator.ui.services import SearchSession, session_for
+from curator.ui.services import Plan, SearchSession, session_for
 from curator.ui.styles import css_paths
 from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
 from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
-from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
 _OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme"}

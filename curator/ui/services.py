@@ -6,9 +6,8 @@ by the same `curator.writer.session.commit`, and undone by the same undo planner
 modules are imported inside the functions (they may pull in git or LanceDB); everything but
 `start`, `warnings_for` and `merged_body` (two notes' text) runs in worker threads.
 
-Bulk actions (several drafts or notes at once) are one Plan and one commit: each item is planned
-by the CLI's planner against the palace as the items before it leave it, and INDEX.md is
-rendered once, for the end state.
+Bulk actions (several drafts or notes at once) are one Plan and one commit, planned by
+`curator.writer.actions.bulk`; tags by `curator.writer.actions.tag`.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Found",
+    "Plan",
     "SearchSession",
     "commit",
     "dupes",
@@ -103,17 +103,15 @@ def edit_problems(palace: Palace, rel: str, text: str) -> list[str]:
     """Why the edited text would be refused ([] when it would be planned), so an editor can keep
     the reviewer's text open and say what to fix instead of throwing it away."""
     from curator.errors import CuratorError
+    from curator.writer.actions.edit import edit_problems as problems
 
     note = palace.by_rel.get(rel)
     if note is not None and text == note.text:
         return []
     try:
-        plan_edit(palace, rel, text)
-    except CuratorError as exc:
-        message = str(exc)
-        _head, sep, rest = message.partition(" does not validate: ")
-        return rest.split("; ") if sep else [message]
-    return []
+        return problems(palace, rel, text.encode("utf-8"))
+    except CuratorError as exc:  # the note is gone or the name matches no note
+        return [str(exc)]
 
 
 def plan_merge_draft(palace: Palace, rel: str, into: str, text: str | None = None) -> Plan:
@@ -121,10 +119,7 @@ def plan_merge_draft(palace: Palace, rel: str, into: str, text: str | None = Non
     replaces the merged note's body (what repeats removed) in the same plan."""
     from curator.writer.planners import plan_merge_draft as plan
 
-    merged = plan(palace, rel, into)
-    if text is None:
-        return merged
-    return _with_body(palace, merged, into, text)
+    return plan(palace, rel, into, body=text)
 
 
 def merged_body(palace: Palace, rel: str, into: str) -> str:
@@ -134,23 +129,6 @@ def merged_body(palace: Palace, rel: str, into: str) -> str:
     from curator.writer.actions.merge import draft_merge_body
 
     return draft_merge_body(palace, rel, into)[2]
-
-
-def _with_body(palace: Palace, plan: Plan, rel: str, body: str) -> Plan:
-    import dataclasses
-
-    from curator.model.note import parse_note
-    from curator.writer.plan import Write
-
-    target = palace.find(rel)
-    changes = list(plan.changes)
-    for index, change in enumerate(changes):
-        if isinstance(change, Write) and change.path == target.rel:
-            merged = parse_note(target.rel, change.data, "note")
-            head = merged.text[: merged.header_end]
-            text = body if body.endswith("\n") else body + "\n"
-            changes[index] = dataclasses.replace(change, data=(head + text).encode("utf-8"))
-    return dataclasses.replace(plan, changes=tuple(changes))
 
 
 def plan_supersede(palace: Palace, old: str, new: str) -> Plan:
@@ -173,17 +151,9 @@ def plan_review(palace: Palace, rel: str) -> Plan:
 
 def plan_tag(palace: Palace, rel: str, tag: str) -> Plan:
     """Add `tag` to the note's or draft's tags (an edit of its header)."""
-    from curator.model.note import edit_header
-    from curator.writer.planners import plan_edit as plan
+    from curator.writer.actions.tag import plan_tag as plan
 
-    note = palace.find(rel)
-    tags = note.header.get("tags")
-    current = [str(t) for t in tags] if isinstance(tags, list) else []
-    if tag in current:
-        from curator.errors import CuratorError
-
-        raise CuratorError(f"{note.rel} is already tagged {tag!r}")
-    return plan(palace, note.rel, edit_header(note, {"tags": [*current, tag]}))
+    return plan(palace, rel, tag)
 
 
 def plan_undo(palace: Palace, sha: str | None = None) -> Plan:
@@ -215,18 +185,10 @@ def history(root: Path) -> list[Any]:
 
 
 def changed_files(root: Path, sha: str) -> list[str]:
-    """The files one commit changed (palace-relative where git's paths allow)."""
-    import subprocess
+    """The files one commit changed (palace-relative where they are in the palace)."""
+    from curator.writer.history import changed_files as files
 
-    done = subprocess.run(
-        ["git", "show", "--name-only", "--format=", "--no-renames", sha],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
-    return [line for line in done.stdout.splitlines() if line.strip()]
+    return files(root, sha)
 
 
 # -- bulk: one plan, one commit ------------------------------------------------------------------
@@ -239,34 +201,11 @@ def plan_bulk(
     *,
     today: date | None = None,
 ) -> Plan:
-    """One Plan doing `build(palace, rel)` for every rel: each planned by the CLI's planner
-    against the palace as the ones before it leave it; INDEX.md rendered once at the end."""
-    from curator.model.palace import INDEX_NAME
-    from curator.writer.plan import effects
-    from curator.writer.planners import with_index
+    """One Plan doing `build(palace, rel)` for every rel, and one commit (see
+    `curator.writer.actions.bulk`)."""
+    from curator.writer.actions.bulk import plan_bulk as plan
 
-    if len(rels) == 1:
-        return build(palace, rels[0])
-    changes: list[Any] = []
-    trailers: list[tuple[str, str]] = []
-    notes: list[str] = []
-    current = palace
-    for rel in rels:
-        plan = build(current, rel)
-        own = [ch for ch in plan.changes if INDEX_NAME not in ch.touched()]
-        changes.extend(own)
-        trailers.extend(plan.trailers)
-        notes.extend(plan.notes)
-        current = current.replaced(effects(palace.root, own))
-    return Plan(
-        action=action,
-        notes=tuple(notes),
-        reason=reason,
-        summary=f"{len(rels)} {'drafts' if action in ('reject', 'promote') else 'notes'}",
-        changes=with_index(palace, changes, today),
-        trailers=tuple(trailers),
-        root=palace.root,
-    )
+    return plan(palace, action, rels, build, reason, today=today)
 
 
 # -- audit ---------------------------------------------------------------------------------------

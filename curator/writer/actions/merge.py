@@ -172,10 +172,21 @@ def draft_merge_body(
 
 
 def plan_merge_draft(
-    palace: Palace, draft_ref: str, into_ref: str, *, reason: str = "", today: date | None = None
+    palace: Palace,
+    draft_ref: str,
+    into_ref: str,
+    *,
+    body: str | None = None,
+    reason: str = "",
+    today: date | None = None,
 ) -> Plan:
-    """Fold a draft into an existing note: its body is appended for the reviewer to edit."""
-    draft, target, body = draft_merge_body(palace, draft_ref, into_ref, today)
+    """Fold a draft into an existing note: its body is appended for the reviewer to edit;
+    with `body`, the reviewer's edited merged body is the note's body instead."""
+    draft, target, merged = draft_merge_body(palace, draft_ref, into_ref, today)
+    if body is None:
+        body = merged
+    elif not body.endswith("\n"):
+        body += "\n"
     reviewed = edit_note(palace, target, {"reviewed": today_iso(today)})
     edited = parse_note(target.rel, reviewed, "note")
     data = edited.text[: edited.header_end] + body
