@@ -39,7 +39,7 @@ def test_bulk_reject_is_one_commit_with_index_once(make_palace: Any) -> None:
     assert plan.summary == "3 drafts" and sorted(plan.notes) == sorted(rels)
     assert [p for ch in plan.changes for p in ch.touched()].count(INDEX_NAME) <= 1
     before = git(root, "rev-list", "--count", "HEAD").stdout
-    commit(root, plan, palace=palace, sync_index=False)
+    commit(root, plan, palace=palace)
     assert int(git(root, "rev-list", "--count", "HEAD").stdout) == int(before) + 1
     assert Palace.open(root, cache=False).drafts == []
 
@@ -62,7 +62,7 @@ def test_bulk_promote_in_claude_code_edits_memory_md_once(tmp_path: Path) -> Non
     plan = plan_bulk(palace, "promote", rels, lambda p, r: plan_promote(p, r), "ok")
     memory = [ch for ch in plan.changes if "MEMORY.md" in ch.touched()]
     assert len(memory) == 1
-    commit(root, plan, palace=palace, sync_index=False)
+    commit(root, plan, palace=palace)
     hrefs = [e.href for e in parse_index((root / "MEMORY.md").read_text())]
     assert all(rel in hrefs for rel in plan.notes if not rel.startswith("inbox/"))
     assert len(hrefs) == len(set(hrefs))
@@ -71,7 +71,7 @@ def test_bulk_promote_in_claude_code_edits_memory_md_once(tmp_path: Path) -> Non
 def test_tag_adds_one_tag_and_refuses_a_repeat(make_palace: Any) -> None:
     root = make_palace({"notes/a.md": note_text("Alpha", extra="tags: [one]\n")})
     palace = Palace.open(root)
-    commit(root, plan_tag(palace, "notes/a.md", "two"), palace=palace, sync_index=False)
+    commit(root, plan_tag(palace, "notes/a.md", "two"), palace=palace)
     after = Palace.open(root, cache=False)
     assert after.by_rel["notes/a.md"].header["tags"] == ["one", "two"]
     with pytest.raises(CuratorError, match="already tagged 'two'"):
@@ -87,7 +87,7 @@ def test_merge_takes_the_reviewers_body(make_palace: Any) -> None:
     )
     palace = Palace.open(root)
     plan = plan_merge_draft(palace, "inbox/2026-11-20-d.md", "notes/a.md", body="Both, tidied.")
-    commit(root, plan, palace=palace, sync_index=False)
+    commit(root, plan, palace=palace)
     note = Palace.open(root, cache=False).by_rel["notes/a.md"]
     assert note.body.strip() == "Both, tidied." and note.text.endswith("Both, tidied.\n")
 

@@ -11,11 +11,22 @@ KNOWN: list[frozenset[str]] = [
     # the app and its screens (issue 24: screens composed from widgets)
     frozenset(
         "curator.ui." + m
-        for m in (
-            "app commands indexing screens.audit screens.base screens.candidates "
-            "screens.draft_list screens.history screens.inbox screens.marks "
-            "screens.note_actions screens.rooms screens.search screens.tasks"
-        ).split()
+        for m in [
+            "app",
+            "commands",
+            "indexing",
+            "screens.audit",
+            "screens.base",
+            "screens.candidates",
+            "screens.draft_list",
+            "screens.history",
+            "screens.inbox",
+            "screens.marks",
+            "screens.note_actions",
+            "screens.rooms",
+            "screens.search",
+            "screens.tasks",
+        ]
     ),
 ]
 

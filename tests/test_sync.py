@@ -255,10 +255,9 @@ def test_plan_sync_makes_no_ref_move(team) -> None:
 def test_the_search_index_follows_the_pull(tmp_path: Path) -> None:
     import json
 
-    from curator.search import register_hooks
     from curator.search.index import sync_index
+    from curator.session import Session
 
-    register_hooks()
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
     promote_new(a, "Base fact")
     sync(a)
@@ -266,7 +265,7 @@ def test_the_search_index_follows_the_pull(tmp_path: Path) -> None:
     sync_index(Palace.open(b))  # b has a search index
     promote_new(a, "Zebra migration fact")
     sync(a)
-    result = sync(b)
+    result = Session.open(b).sync()
     assert "notes/project/zebra-migration-fact.md" in result.changed and not result.warnings
     state = json.loads((b / ".curator" / "index" / "state.json").read_text())
     assert state["commit"] == head(b) == remote_head(remote)

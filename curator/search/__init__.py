@@ -14,8 +14,8 @@ Modules: `filters` (the one Filter: SQL, numpy mask, per-row check, visibility, 
 `query` (the module-level API), `index` (keeping the index in step), `store` (LanceDB).
 
 Importing this package is cheap: the names below load their module (numpy, LanceDB) on first
-use, so `curator list` can import `curator.search.filters` and the CLI can call
-`register_hooks()` without paying for LanceDB.
+use, so `curator list` can import `curator.search.filters` and a session can pass
+`hooks.sync_after_commit` to the writer without paying for LanceDB.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from curator.search.hooks import register_hooks
+from curator.search.hooks import sync_after_commit
 
 if TYPE_CHECKING:  # the real types for the checker; at run time __getattr__ loads them
     from curator.search.filters import Filter, SearchError, visible, where_visible
@@ -76,10 +76,10 @@ __all__ = [
     "dupes",
     "open_index",
     "pack",
-    "register_hooks",
     "reindex",
     "search",
     "searcher",
+    "sync_after_commit",
     "sync_index",
     "visible",
     "where_visible",

@@ -152,7 +152,6 @@ class CuratorApp(IndexingApp):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_palace(self) -> None:
         try:
-            services.start()
             palace = Palace.open(self.root)
         except Exception as exc:
             self.call_from_thread(self.error, exc)

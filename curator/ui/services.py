@@ -1,10 +1,10 @@
 """The app's one door to the core: the functions the CLI calls, and nothing the UI decides.
 
-Screens and widgets import this module, never a planner, scanner, audit or history module:
+The rest of the app imports this module, never a planner, scanner, audit or history module:
 every action the app offers is planned here by the same planner the CLI command uses, applied
-by the same `curator.writer.session.commit`, and undone by the same undo planner. The core
+by the same `curator.session.Session.commit`, and undone by the same undo planner. The core
 modules are imported inside the functions (they may pull in git or LanceDB); everything but
-`start`, `warnings_for` and `merged_body` (two notes' text) runs in worker threads.
+`merged_body` (two notes' text) runs in worker threads.
 
 Bulk actions (several drafts or notes at once) are one Plan and one commit, planned by
 `curator.writer.actions.bulk`; tags by `curator.writer.actions.tag`.
@@ -51,26 +51,9 @@ __all__ = [
     "search",
     "secrets_in",
     "session_for",
-    "start",
     "sync",
     "sync_plan",
 ]
-
-_started = False
-
-
-def start() -> None:
-    """Once per process: the search index follows every commit (and undo) through the writer's
-    after-commit hook, as the CLI's does (`curator.search.register_hooks`, when it exists)."""
-    global _started
-    if _started:
-        return
-    _started = True
-    import curator.search
-
-    register = getattr(curator.search, "register_hooks", None)
-    if register is not None:
-        register()
 
 
 # -- single actions: the CLI's planners ---------------------------------------------------------
@@ -169,13 +152,13 @@ def commit(
     palace: Palace | None = None,
     on_committed: Callable[[str], None] | None = None,
 ) -> Any:
-    """Apply `plan` as one commit, as the CLI does; the app's open search store is updated in
-    the writer lock from the planner's 'after' palace. `on_committed(sha)` runs once git has
-    the commit, before the index update."""
-    from curator.writer.session import commit as session_commit
+    """Apply `plan` as one commit, as the CLI does (`curator.session.Session.commit`): the
+    app's open search store follows in the writer lock, from the planner's 'after' palace.
+    `on_committed(sha)` runs once git has the commit, before the index update."""
+    from curator.session import Session
 
-    store = session_for(root).store
-    return session_commit(root, plan, palace=palace, store=store, on_committed=on_committed)
+    session = Session(palace or Palace.open(root), index=session_for(root).store)
+    return session.commit(plan, on_committed=on_committed)
 
 
 def history(root: Path) -> list[Any]:
@@ -254,6 +237,6 @@ def sync_plan(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
 def sync(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
     """`curator sync` with these conflicts settled ({path: "mine" | "theirs"}); the result,
     or raises SyncConflictError (nothing changed) with the conflicts left."""
-    from curator.writer.sync import sync as run
+    from curator.session import Session
 
-    return run(root, None, resolutions)
+    return Session.open(root).sync(None, resolutions)
