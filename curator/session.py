@@ -25,6 +25,7 @@ from curator.model.palace import Palace
 
 if TYPE_CHECKING:
     from curator.search.embed import Embedder
+    from curator.search.searcher import Searcher
     from curator.search.store import IndexStore
     from curator.writer.apply import Applied
     from curator.writer.plan import Plan
@@ -38,6 +39,7 @@ class Session:
         self._palace: Palace | None = palace
         self.root = palace.root
         self._index = index
+        self._searcher: Searcher | None = None
 
     @classmethod
     def open(cls, root: str | os.PathLike[str]) -> Session:
@@ -66,6 +68,22 @@ class Session:
     @property
     def embedder(self) -> Embedder:
         return self.index().embedder
+
+    def searcher(self) -> Searcher:
+        """The searcher over this session's palace (search, ask, pack, dupes): the index is
+        opened and synced on first use, and synced again when the palace changed since."""
+        palace = self.palace
+        if self._searcher is None:
+            from curator.search.searcher import Searcher
+
+            self._searcher = Searcher(palace)
+            self._index = self._searcher.store
+        elif self._searcher.palace is not palace:
+            from curator.search.index import sync_index
+
+            sync_index(palace, store=self._searcher.store)
+            self._searcher.palace = palace
+        return self._searcher
 
     def reload(self) -> Palace:
         self._palace = Palace.open(self.root)

@@ -49,7 +49,10 @@ def test_commit_updates_an_existing_index_from_the_after_palace(make_palace: Mak
     assert rows[promoted]["kind"] == "note"
     assert open_index(Palace.open(root)).state.commit == applied.sha
 
+    searcher = session.searcher()
+    assert searcher.search("green main deploys", limit=3)[0].path == promoted
     applied = session.commit(plan_retire(session.palace, "a", "gone"))  # its palace followed
+    assert session.searcher() is searcher and searcher.palace is session.palace
     rows = _paths(Palace.open(root))
     assert rows["notes/project/a.md"]["status"] == "superseded"
     assert open_index(Palace.open(root)).state.commit == applied.sha

@@ -1,4 +1,5 @@
-"""Search: the derived LanceDB index and the queries over it (search, ask, pack, dupes).
+"""Search: the derived LanceDB index and the queries over it (a Searcher's search, ask, pack,
+dupes).
 
     from curator.model.palace import Palace
     from curator.search import Searcher
@@ -28,7 +29,6 @@ from curator.search.hooks import sync_after_commit
 if TYPE_CHECKING:  # the real types for the checker; at run time __getattr__ loads them
     from curator.search.filters import Filter, SearchError, visible, where_visible
     from curator.search.index import docs_from_palace, open_index, reindex, sync_index
-    from curator.search.query import ask, dupes, pack, search, searcher
     from curator.search.searcher import Searcher
     from curator.search.values import Answer, Candidate, DupePair, Hit, Source
 
@@ -43,11 +43,6 @@ _LAZY = {
     "visible": "filters",
     "where_visible": "filters",
     "Searcher": "searcher",
-    "ask": "query",
-    "dupes": "query",
-    "pack": "query",
-    "search": "query",
-    "searcher": "query",
     "docs_from_palace": "index",
     "open_index": "index",
     "reindex": "index",
@@ -71,14 +66,9 @@ __all__ = [
     "SearchError",
     "Searcher",
     "Source",
-    "ask",
     "docs_from_palace",
-    "dupes",
     "open_index",
-    "pack",
     "reindex",
-    "search",
-    "searcher",
     "sync_after_commit",
     "sync_index",
     "visible",
