@@ -12,7 +12,7 @@ Bulk actions (several drafts or notes at once) are one Plan and one commit, plan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from curator.editor import editor_command, run_editor
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui.lookup import Found, SearchSession, dupes, search, session_for
+from curator.writer.actions.bulk import plan_bulk
 from curator.writer.plan import Plan
 
 if TYPE_CHECKING:
@@ -172,23 +173,6 @@ def changed_files(root: Path, sha: str) -> list[str]:
     from curator.writer.history import changed_files as files
 
     return files(root, sha)
-
-
-# -- bulk: one plan, one commit ------------------------------------------------------------------
-def plan_bulk(
-    palace: Palace,
-    action: str,
-    rels: Sequence[str],
-    build: Callable[[Palace, str], Plan],
-    reason: str,
-    *,
-    today: date | None = None,
-) -> Plan:
-    """One Plan doing `build(palace, rel)` for every rel, and one commit (see
-    `curator.writer.actions.bulk`)."""
-    from curator.writer.actions.bulk import plan_bulk as plan
-
-    return plan(palace, action, rels, build, reason, today=today)
 
 
 # -- audit ---------------------------------------------------------------------------------------
