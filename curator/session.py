@@ -86,7 +86,8 @@ class Session:
         return self._searcher
 
     def reload(self) -> Palace:
-        self._palace = Palace.open(self.root)
+        """The palace read again, sharing every unchanged note with the one held now."""
+        self._palace = Palace.open(self.root, previous=self._palace)
         return self._palace
 
     def commit(

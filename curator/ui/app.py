@@ -152,7 +152,7 @@ class CuratorApp(IndexingApp):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_palace(self) -> None:
         try:
-            palace = Palace.open(self.root)
+            palace = Palace.open(self.root, previous=self.palace)  # shares unchanged notes
         except Exception as exc:
             self.call_from_thread(self.error, exc)
             return
