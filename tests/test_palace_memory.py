@@ -7,7 +7,9 @@ import gc
 import os
 import weakref
 from pathlib import Path
+from typing import Any
 
+import pytest
 from palacehelpers import MakePalace, note_text
 
 from curator.model.cache import cache_path
@@ -46,11 +48,18 @@ def test_reload_shares_unchanged_notes_with_the_previous_palace(make_palace: Mak
     assert "notes/new.md" in third.by_rel
 
 
-def test_no_palace_is_shared_unless_passed(make_palace: MakePalace) -> None:
-    """Nothing process-wide: a load given no `previous` shares no Note with one alive."""
+@pytest.mark.parametrize(
+    "unshared",
+    [
+        lambda root, first: Palace.open(root),  # nothing process-wide: the disk cache only
+        lambda root, first: Palace.open(root, cache=False, previous=first),  # no cache at all
+    ],
+    ids=["no-previous", "no-cache"],
+)
+def test_only_a_passed_palace_is_shared(make_palace: MakePalace, unshared: Any) -> None:
     root = make_palace(FILES)
     first = Palace.open(root)
-    again = Palace.open(root)  # from the disk cache: equal notes, not the same objects
+    again = unshared(root, first)  # equal notes, not the same objects
     assert again.by_rel["notes/a.md"] is not first.by_rel["notes/a.md"]
     assert again.by_rel["notes/a.md"] == first.by_rel["notes/a.md"]
     assert Palace.open(root, previous=first).by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
@@ -62,6 +71,7 @@ def test_a_palace_of_another_layout_is_not_shared(make_palace: MakePalace) -> No
     toml = (root / "palace.toml").read_text()
     (root / "palace.toml").write_text(toml.replace("[palace]", '[palace]\nlayout = "folder"', 1))
     other = Palace.open(root, previous=first)
+    assert "notes/a.md" in other.by_rel  # the same file, read the folder layout's way
     assert all(n is not first.by_rel.get(n.rel) for n in other.all())
 
 
@@ -98,15 +108,6 @@ def test_a_missing_cache_is_written_again_on_a_reload(make_palace: MakePalace) -
     second = Palace.open(root, previous=first)
     assert second.by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
     assert cache_file(root).is_file()
-
-
-def test_without_cache_nothing_is_shared(make_palace: MakePalace) -> None:
-    root = make_palace(FILES)
-    first = Palace.open(root)
-    fresh = Palace.open(root, cache=False, previous=first)
-    assert fresh.by_rel["notes/a.md"] is not first.by_rel["notes/a.md"]
-    assert fresh.by_rel["notes/a.md"] == first.by_rel["notes/a.md"]
-    assert Palace.open(root, previous=first).by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
 
 
 def test_notes_are_compact_and_survive_the_cache(make_palace: MakePalace) -> None:
