@@ -63,7 +63,7 @@ def _teammate_actions(root: Path) -> None:
         except CuratorError:
             continue
         after = palace.replaced(plan.effects(root))
-        commit(root, plan, palace=palace, sync_index=False)
+        commit(root, plan, palace=palace)
         palace, edited = after, edited + 1
     promoted = 0
     for draft in sorted(palace.drafts, key=lambda d: d.rel):
@@ -74,33 +74,31 @@ def _teammate_actions(root: Path) -> None:
         except CuratorError:  # a draft the generator made invalid on purpose
             continue
         after = palace.replaced(plan.effects(root))
-        commit(root, plan, palace=palace, sync_index=False)
+        commit(root, plan, palace=palace)
         palace, promoted = after, promoted + 1
 
 
 def run(palace_root: Path, notes: int) -> list[Row]:
     from curator.model.index_md import index_is_current
     from curator.model.palace import Palace
-    from curator.search import register_hooks
     from curator.search.index import sync_index
+    from curator.session import Session
     from curator.writer.planners import plan_index
     from curator.writer.session import commit
-    from curator.writer.sync import sync
 
-    register_hooks()
     work = Path(tempfile.mkdtemp(prefix="curator-bench-sync-"))
     try:
         seed = palace_root.resolve()
         palace = Palace.open(seed)
         if not index_is_current(palace)[0]:  # a real INDEX.md (run.py passes a scratch copy)
-            commit(seed, plan_index(palace), palace=palace, sync_index=False)
+            commit(seed, plan_index(palace), palace=palace)
         remote = work / "remote.git"
         _git(work, "clone", "-q", "--bare", str(seed), str(remote))
         mate = _clone(remote, work / "mate", "mate")
         mine = _clone(remote, work / "mine", "me")
         sync_index(Palace.open(mine))  # the clone's search index, built once
         _teammate_actions(mate)
-        sync(mate)
+        Session.open(mate).sync()
         _git(mine, "fetch", "-q")
         tracking = f"refs/remotes/origin/{_git(mine, 'branch', '--show-current').strip()}"
         pulled = len(_git(mine, "rev-list", f"HEAD..{tracking}").splitlines())
@@ -119,7 +117,7 @@ def run(palace_root: Path, notes: int) -> list[Row]:
         for n in range(RUNS):
             clone = fresh(f"sync-{n}")
             start = time.perf_counter()
-            result = sync(clone)
+            result = Session.open(clone).sync()
             synced.append(time.perf_counter() - start)
             changed = len(result.changed)
             assert not result.warnings, result.warnings

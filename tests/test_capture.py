@@ -529,7 +529,7 @@ PROMOTER = textwrap.dedent(
     root = Path(sys.argv[1])
     promoted = 0
     for name in sorted(p.name for p in (root / "inbox").glob("old-*.md")):
-        commit(root, plan_promote(Palace.open(root), "inbox/" + name), sync_index=False)
+        commit(root, plan_promote(Palace.open(root), "inbox/" + name))
         promoted += 1
     print(promoted)
     """

@@ -1,4 +1,5 @@
-"""Curation actions update the search index in the same step as their commit."""
+"""Curation actions update the search index in the same step as their commit, for any caller
+holding a `Session` (the CLI, the app, a script): a real LanceDB table, no registry."""
 
 from __future__ import annotations
 
@@ -8,20 +9,15 @@ import pytest
 from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
-from curator.search import register_hooks
 from curator.search.hooks import sync_after_commit
 from curator.search.index import open_index, sync_index
 from curator.search.state import EmptyIndexRefused
+from curator.session import Session
 from curator.writer.planners import plan_promote, plan_retire
 from curator.writer.session import commit
 
 pytestmark = pytest.mark.slow
 TOML = '[palace]\nname = "t"\n[index]\nembedder = "hash"\n'
-
-
-@pytest.fixture(autouse=True)
-def _hooks() -> None:
-    register_hooks()  # as the CLI and the app do at start
 
 
 def _paths(palace: Palace) -> dict[str, dict]:
@@ -45,15 +41,18 @@ def test_commit_updates_an_existing_index_from_the_after_palace(make_palace: Mak
     sync_index(palace)
     assert set(_paths(palace)) == {"notes/project/a.md", "notes/project/b.md", "inbox/d.md"}
 
-    applied = commit(root, plan_promote(palace, "inbox/d.md"), palace=palace)
+    session = Session(palace)  # a Python caller, as the README's example
+    applied = session.commit(plan_promote(palace, "inbox/d.md"))
     rows = _paths(Palace.open(root))
     assert "inbox/d.md" not in rows
     promoted = "notes/feedback/deploys-need-a-green-main.md"
     assert rows[promoted]["kind"] == "note"
     assert open_index(Palace.open(root)).state.commit == applied.sha
 
-    palace = Palace.open(root)
-    applied = commit(root, plan_retire(palace, "a", "gone"), palace=palace)
+    searcher = session.searcher()
+    assert searcher.search("green main deploys", limit=3)[0].path == promoted
+    applied = session.commit(plan_retire(session.palace, "a", "gone"))  # its palace followed
+    assert session.searcher() is searcher and searcher.palace is session.palace
     rows = _paths(Palace.open(root))
     assert rows["notes/project/a.md"]["status"] == "superseded"
     assert open_index(Palace.open(root)).state.commit == applied.sha
@@ -69,10 +68,20 @@ def test_a_failing_index_sync_raises_for_the_writer_to_report(make_palace: MakeP
     assert list(_paths(Palace.open(root))) == ["notes/project/a.md"]  # the index is kept
 
 
-def test_commit_without_an_index_builds_none(make_palace: MakePalace) -> None:
+def test_the_writer_alone_leaves_the_index_be(make_palace: MakePalace) -> None:
+    """The writer never imports search: a commit given no session's callback syncs nothing."""
     root = make_palace({"notes/project/a.md": note_text("Alpha")}, toml=TOML)
     palace = Palace.open(root)
+    sync_index(palace)
+    before = open_index(palace).state.commit
     commit(root, plan_retire(palace, "a", "gone"), palace=palace)
+    assert open_index(Palace.open(root)).state.commit == before
+
+
+def test_commit_without_an_index_builds_none(make_palace: MakePalace) -> None:
+    root = make_palace({"notes/project/a.md": note_text("Alpha")}, toml=TOML)
+    session = Session.open(root)
+    session.commit(plan_retire(session.palace, "a", "gone"))
     assert not (root / ".curator" / "index" / "state.json").exists()
 
 

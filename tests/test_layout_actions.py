@@ -33,7 +33,7 @@ def promote(root: Path) -> str:
     draft = capture(root, type="project", name="Deploy day", body=BODY, description="Tuesdays")
     palace = Palace.open(root, cache=False)
     plan = plan_promote(palace, draft.path, confidence=0.8)
-    commit(root, plan, palace=palace, sync_index=False)
+    commit(root, plan, palace=palace)
     return next(rel for rel in plan.notes)
 
 
@@ -72,7 +72,7 @@ def test_claude_code_supersede_and_retire_nest_what_it_has_no_field_for(tmp_path
     root = adopt(tmp_path, "claude-code")
     rel = promote(root)
     palace = Palace.open(root, cache=False)
-    commit(root, plan_supersede(palace, "project_release_freeze.md", rel), sync_index=False)
+    commit(root, plan_supersede(palace, "project_release_freeze.md", rel))
     old = frontmatter.load(root / "project_release_freeze.md")
     assert old["type"] == "project" and "status" not in old.metadata  # Claude Code's fields
     assert old["curator"] == {"status": "superseded", "superseded_by": "project_deploy_day"}
@@ -81,7 +81,7 @@ def test_claude_code_supersede_and_retire_nest_what_it_has_no_field_for(tmp_path
     palace = Palace.open(root, cache=False)
     assert palace.by_rel["project_release_freeze.md"].superseded
     assert palace.successor(palace.by_rel["project_release_freeze.md"]).rel == rel
-    commit(root, plan_retire(palace, "reference_linear.md", "tracker moved"), sync_index=False)
+    commit(root, plan_retire(palace, "reference_linear.md", "tracker moved"))
     retired = frontmatter.load(root / "reference_linear.md")
     assert retired["curator"]["status"] == "superseded"
     assert retired["curator"]["retired"]["reason"] == "tracker moved"
@@ -108,7 +108,7 @@ def test_obsidian_retire_of_a_note_without_front_matter_adds_only_the_fields(
     root = adopt(tmp_path, "obsidian")
     before = (root / "Daily/2025-01-01.md").read_bytes()
     palace = Palace.open(root, cache=False)
-    commit(root, plan_retire(palace, "Daily/2025-01-01.md", "old daily"), sync_index=False)
+    commit(root, plan_retire(palace, "Daily/2025-01-01.md", "old daily"))
     after = (root / "Daily/2025-01-01.md").read_bytes()
     assert after.endswith(before)  # the text below the new header, byte for byte
     # curator's own fields go under `curator:`; a top-level status is the vault's property
@@ -173,7 +173,7 @@ def test_merge_writes_the_new_note_the_layouts_way(tmp_path: Path) -> None:
         type="project",
         description="the freeze and where its bugs go",
     )
-    commit(root, plan, palace=palace, sync_index=False)
+    commit(root, plan, palace=palace)
     merged = frontmatter.load(root / "project_release_and_tracker.md")
     assert merged["type"] == "project" and "merged_from" in merged["curator"]
     assert frontmatter.load(root / "reference_linear.md")["curator"]["status"] == "superseded"

@@ -156,7 +156,7 @@ def test_openmemory_export_opens_checks_searches_and_promotes(
     dark = json.loads(out)["results"][0]
     assert dark["kind"] == "draft" and dark["name"].startswith("Prefers dark mode")
     plan = plan_promote(palace, dark["path"], description="Dark mode everywhere", confidence=0.9)
-    commit(root, plan, palace=palace, sync_index=False)
+    commit(root, plan, palace=palace)
     promoted = Palace.open(root, cache=False).by_rel[plan.notes[0]]
     assert promoted.rel.startswith("notes/user/") and promoted.header["source"]["store"] == (
         "openmemory"

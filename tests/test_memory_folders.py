@@ -70,7 +70,7 @@ def test_promote_adds_one_line_and_keeps_every_other_byte(real: Path) -> None:
     before = (real / "MEMORY.md").read_bytes()
     draft = capture(real, type="project", name="Deploy day", body="Tuesdays.\n", description="d")
     palace = Palace.open(real, cache=False)
-    commit(real, plan_promote(palace, draft.path, confidence=0.8), palace=palace, sync_index=False)
+    commit(real, plan_promote(palace, draft.path, confidence=0.8), palace=palace)
     after = (real / "MEMORY.md").read_bytes()
     new = [line for line in after.splitlines(keepends=True) if line not in before]
     assert new == ["- [Deploy day](project_deploy_day.md) — d\r\n".encode()]
@@ -113,7 +113,7 @@ def test_duplicate_permalinks_are_reported_and_promote_never_reuses_one(project:
     draft = capture(project, type="project", name="Travel-Log", body="x\n", description="d")
     palace = Palace.open(project, cache=False)
     plan = plan_promote(palace, draft.path, confidence=0.8)
-    commit(project, plan, palace=palace, sync_index=False)
+    commit(project, plan, palace=palace)
     rel = next(iter(plan.notes))
     assert frontmatter.load(project / rel)["permalink"] == "travel-log-1"
     dupes = [f for f in findings(project) if f.code == "permalink.duplicate"]

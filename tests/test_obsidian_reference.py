@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from obsidian_reference import Answer, Vault
 
-from curator.model.layouts import rules
 from curator.model.palace import Palace
 
 FOLDERS = ["", "Notes", "Notes/Sub", "Archive/2024", ".trash", ".github", "Templates"]
@@ -107,7 +106,7 @@ def generate(root: Path, seed: int) -> None:
 
 
 def curator_answers(palace: Palace, rel: str) -> list[Answer]:
-    table = rules.table(palace)
+    table = palace.link_table()
     out = []
     for link in palace.by_rel[rel].links:
         text = link.target + (f"#{link.heading}" if link.heading else "")

@@ -1,5 +1,5 @@
 """A palace holds its notes compactly, and a reload shares unchanged notes with the palace
-still alive instead of holding a second copy of every note."""
+its caller passes (`previous`) instead of holding a second copy of every note."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import gc
 import os
 import weakref
 from pathlib import Path
+from typing import Any
 
+import pytest
 from palacehelpers import MakePalace, note_text
 
 from curator.model.cache import cache_path
@@ -26,19 +28,19 @@ def cache_file(root: Path) -> Path:
     return cache_path(root, "notes")
 
 
-def test_reload_shares_unchanged_notes_with_the_live_palace(make_palace: MakePalace) -> None:
+def test_reload_shares_unchanged_notes_with_the_previous_palace(make_palace: MakePalace) -> None:
     root = make_palace(FILES)
     first = Palace.open(root)
     (root / "notes/beta.md").write_text(note_text("Beta", description="Changed."))
     (root / "notes/new.md").write_text(note_text("New"))
     (root / "notes/gamma.md").unlink()
-    second = Palace.open(root)
+    second = Palace.open(root, previous=first)
     assert second.by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
     assert second.by_rel["inbox/idea.md"] is first.by_rel["inbox/idea.md"]
     assert second.find("beta").description == "Changed."
     assert first.find("beta").description == "About beta."  # the old palace is untouched
     assert [n.rel for n in second.notes] == ["notes/a.md", "notes/beta.md", "notes/new.md"]
-    # the disk cache followed: a new process (no live palace) sees the same notes
+    # the disk cache followed: a load given no palace sees the same notes
     del first, second
     gc.collect()
     third = Palace.open(root)
@@ -46,12 +48,31 @@ def test_reload_shares_unchanged_notes_with_the_live_palace(make_palace: MakePal
     assert "notes/new.md" in third.by_rel
 
 
-def test_reload_takes_the_latest_palace_still_alive(make_palace: MakePalace) -> None:
+@pytest.mark.parametrize(
+    "unshared",
+    [
+        lambda root, first: Palace.open(root),  # nothing process-wide: the disk cache only
+        lambda root, first: Palace.open(root, cache=False, previous=first),  # no cache at all
+    ],
+    ids=["no-previous", "no-cache"],
+)
+def test_only_a_passed_palace_is_shared(make_palace: MakePalace, unshared: Any) -> None:
     root = make_palace(FILES)
     first = Palace.open(root)
-    Palace.open(root)  # loaded and dropped at once
-    again = Palace.open(root)
-    assert again.by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
+    again = unshared(root, first)  # equal notes, not the same objects
+    assert again.by_rel["notes/a.md"] is not first.by_rel["notes/a.md"]
+    assert again.by_rel["notes/a.md"] == first.by_rel["notes/a.md"]
+    assert Palace.open(root, previous=first).by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
+
+
+def test_a_palace_of_another_layout_is_not_shared(make_palace: MakePalace) -> None:
+    root = make_palace(FILES)
+    first = Palace.open(root)
+    toml = (root / "palace.toml").read_text()
+    (root / "palace.toml").write_text(toml.replace("[palace]", '[palace]\nlayout = "folder"', 1))
+    other = Palace.open(root, previous=first)
+    assert "notes/a.md" in other.by_rel  # the same file, read the folder layout's way
+    assert all(n is not first.by_rel.get(n.rel) for n in other.all())
 
 
 def test_the_loader_keeps_no_palace_alive(make_palace: MakePalace) -> None:
@@ -73,7 +94,7 @@ def test_a_touched_file_is_read_again_and_the_old_note_kept_as_it_was(
     path = root / "notes/beta.md"
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-    second = Palace.open(root)
+    second = Palace.open(root, previous=first)
     new = second.by_rel["notes/beta.md"]
     assert new is not old and new.sha == old.sha
     assert new.mtime_ns == stat.st_mtime_ns + 1_000_000
@@ -84,18 +105,9 @@ def test_a_missing_cache_is_written_again_on_a_reload(make_palace: MakePalace) -
     root = make_palace(FILES)
     first = Palace.open(root)
     cache_file(root).unlink()
-    second = Palace.open(root)
+    second = Palace.open(root, previous=first)
     assert second.by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
     assert cache_file(root).is_file()
-
-
-def test_without_cache_nothing_is_shared(make_palace: MakePalace) -> None:
-    root = make_palace(FILES)
-    first = Palace.open(root)
-    fresh = Palace.open(root, cache=False)
-    assert fresh.by_rel["notes/a.md"] is not first.by_rel["notes/a.md"]
-    assert fresh.by_rel["notes/a.md"] == first.by_rel["notes/a.md"]
-    assert Palace.open(root).by_rel["notes/a.md"] is first.by_rel["notes/a.md"]
 
 
 def test_notes_are_compact_and_survive_the_cache(make_palace: MakePalace) -> None:
@@ -219,8 +231,6 @@ def test_repeated_loads_do_not_grow_memory(tmp_path: Path) -> None:
 
 
 def test_reloads_with_the_cache_keep_only_the_palaces_alive(tmp_path: Path) -> None:
-    from curator.model import cache
-
     _many_notes(tmp_path, 500)
     gc.collect()
     before = _live_notes()
@@ -228,7 +238,7 @@ def test_reloads_with_the_cache_keep_only_the_palaces_alive(tmp_path: Path) -> N
     refs = [weakref.ref(palaces[0])]
     for i in range(4):  # the app: a change, a reload, the old palace dropped
         (tmp_path / "notes/project/n1.md").write_text(note_text(f"Changed {i}"))
-        palaces.append(Palace.open(tmp_path))
+        palaces.append(Palace.open(tmp_path, previous=palaces[-1]))
         refs.append(weakref.ref(palaces[-1]))
         del palaces[0]
     gc.collect()
@@ -237,5 +247,3 @@ def test_reloads_with_the_cache_keep_only_the_palaces_alive(tmp_path: Path) -> N
     del palaces
     gc.collect()
     assert all(r() is None for r in refs) and _live_notes() == before
-    assert cache.live(tmp_path.resolve()) is None
-    assert len(cache._LIVE.get(tmp_path.resolve(), [])) == 0

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from curator.model.palace import Palace
 from curator.model.similar import normalise, score, similar
-from curator.search.query import searcher
+from curator.search.searcher import Searcher
 
 DRAFT = "inbox/2026-11-29-always-run-tests-before-finishing.md"
 
@@ -30,7 +30,7 @@ def test_capture_ranks_by_the_rule(sample_palace: Path) -> None:
 def test_dupes_confirms_vector_neighbours_by_the_same_rule(sample_palace: Path) -> None:
     palace = Palace.open(sample_palace)
     draft = palace.by_rel[DRAFT]
-    found = searcher(palace).dupes(DRAFT)
+    found = Searcher(palace).dupes(DRAFT)
     assert found and found[0].path == "notes/feedback/run-make-test-before-saying-done.md"
     for cand in found:
         other = palace.by_rel[cand.path]

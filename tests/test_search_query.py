@@ -286,8 +286,9 @@ def test_pack_is_byte_identical_whatever_ran_before_and_in_a_fresh_process(
         busy.ask(q)
     assert busy.pack("deploy to production", budget=600) == fresh
     code = (
-        "import sys; from curator.model.palace import Palace; from curator.search import pack; "
-        "sys.stdout.write(pack(Palace.open(sys.argv[1]), 'deploy to production', budget=600))"
+        "import sys; from curator.session import Session; "
+        "s = Session.open(sys.argv[1]).searcher(); "
+        "sys.stdout.write(s.pack('deploy to production', budget=600))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(palace_root)], capture_output=True, text=True, timeout=120

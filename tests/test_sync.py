@@ -273,10 +273,9 @@ def test_the_search_index_follows_the_pull_re_embedding_only_the_changed_notes(
 ) -> None:
     import json
 
-    from curator.search import register_hooks
     from curator.search.index import sync_index
+    from curator.session import Session
 
-    register_hooks()
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
     kept = [promote_new(a, f"Base fact {i}") for i in range(6)]
     sync(a)
@@ -287,7 +286,7 @@ def test_the_search_index_follows_the_pull_re_embedding_only_the_changed_notes(
     edit_body(a, kept[2], "Zebras migrate in the spring.\n")
     added = promote_new(a, "Zebra migration fact")
     sync(a)
-    result = sync(b)
+    result = Session.open(b).sync()
     assert {added, kept[2]} <= set(result.changed) and not result.warnings
     table_after, after = _index_rows(b)
     assert table_after == table  # synced in place, not rebuilt

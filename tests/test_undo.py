@@ -127,9 +127,9 @@ def test_undo_in_another_tools_layout_renders_its_index_again(tmp_path: Path) ->
         draft = capture(root, type="project", name=name, body="Tuesdays.\n", description=name)
         palace = Palace.open(root, cache=False)
         plan = plan_promote(palace, draft.path, confidence=0.8)
-        shas.append(commit(root, plan, palace=palace, sync_index=False).sha)
+        shas.append(commit(root, plan, palace=palace).sha)
         rels.append(plan.notes[0])
-    commit(root, undo(root, shas[0]), sync_index=False)
+    commit(root, undo(root, shas[0]))
     listed = [e.href for e in parse_index((root / "MEMORY.md").read_text())]
     assert listed == [*listed_before, rels[1]]
     assert not (root / rels[0]).exists() and (root / rels[1]).exists()

@@ -1,9 +1,9 @@
-"""After-commit callbacks (writer/hooks.py): run inside the writer lock after every commit and
-undo with the palace the commit left; a failing one is a warning and never loses the commit."""
+"""After-commit callbacks (writer/hooks.py), passed by the caller: run inside the writer lock
+after a commit and an undo with the palace the commit left; a failing one is a warning and
+never loses the commit; a commit given none runs none."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,18 +19,7 @@ from curator.writer.session import commit
 LINT = "inbox/2026-11-25-make-lint-runs-mypy-on-billing.md"
 
 
-@pytest.fixture
-def registered() -> Iterator[list[hooks.AfterCommit]]:
-    """Callbacks registered for one test only (the registry is the process's)."""
-    before = list(hooks._CALLBACKS)
-    added: list[hooks.AfterCommit] = []
-    yield added
-    hooks._CALLBACKS[:] = before
-
-
-def test_callbacks_run_in_the_lock_after_commit_and_undo(
-    sample_palace: Path, registered: list[hooks.AfterCommit]
-) -> None:
+def test_callbacks_run_in_the_lock_after_commit_and_undo(sample_palace: Path) -> None:
     seen: list[tuple[str, bool, list[str]]] = []
 
     def record(root: Path, after: Palace | None, changed: list[str]) -> None:
@@ -39,26 +28,25 @@ def test_callbacks_run_in_the_lock_after_commit_and_undo(
         head = git(root, "log", "-1", "--format=%s").stdout.strip()
         seen.append((head, after is not None and LINT not in after.by_rel, changed))
 
-    hooks.register_after_commit(record)
-    hooks.register_after_commit(record)  # once only
+    callbacks: list[hooks.AfterCommit] = [record]
     palace = Palace.open(sample_palace)
-    applied = commit(sample_palace, plan_reject(palace, LINT, "dup"), palace=palace)
-    commit(sample_palace, undo(sample_palace))
+    plan = plan_reject(palace, LINT, "dup")
+    applied = commit(sample_palace, plan, palace=palace, after_commit=callbacks)
+    commit(sample_palace, undo(sample_palace), after_commit=callbacks)
+    commit(sample_palace, undo(sample_palace))  # the undo of the undo: no callback given
     assert [s[0].split(":")[0] for s in seen] == ["reject", "undo"]
     assert seen[0][1] is True  # the palace as the commit left it, without a reload
     assert LINT in seen[0][2]
     assert applied.warnings == ()
 
 
-def test_a_failing_callback_is_a_warning_and_the_commit_stands(
-    sample_palace: Path, registered: list[hooks.AfterCommit]
-) -> None:
+def test_a_failing_callback_is_a_warning_and_the_commit_stands(sample_palace: Path) -> None:
     def broken(root: Path, after: Palace | None, changed: list[str]) -> None:
         raise RuntimeError("index is on fire")
 
-    hooks.register_after_commit(broken)
     palace = Palace.open(sample_palace)
-    applied = commit(sample_palace, plan_reject(palace, LINT, "dup"), palace=palace)
+    plan = plan_reject(palace, LINT, "dup")
+    applied = commit(sample_palace, plan, palace=palace, after_commit=[broken])
     assert len(applied.warnings) == 1 and "index is on fire" in applied.warnings[0]
     assert git(sample_palace, "rev-parse", "HEAD").stdout.strip() == applied.sha
     assert git(sample_palace, "status", "--porcelain").stdout == ""

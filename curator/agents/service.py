@@ -13,7 +13,6 @@ call costs one query, not a palace load.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from curator.errors import CuratorError
 from curator.model.discovery import palace_changed
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
+from curator.session import Session
 
 if TYPE_CHECKING:
     from curator.search import Searcher
@@ -136,12 +136,6 @@ _CHANGES = {
 }
 
 
-@dataclass
-class _Loaded:
-    palace: Palace
-    searcher: Searcher | None = None
-
-
 class Memory:
     """One palace as agents see it. Thread-safe; the MCP server holds one for its lifetime."""
 
@@ -149,7 +143,7 @@ class Memory:
         self.root = Path(root).resolve()
         self.include_sensitive = include_sensitive
         self._lock = threading.RLock()
-        self._loaded: _Loaded | None = None
+        self._session: Session | None = None  # the server's palace, index and searcher
         self._config: Config | None = None
         self._dirty = threading.Event()
         self._stop = threading.Event()
@@ -178,34 +172,34 @@ class Memory:
     @property
     def config(self) -> Config:
         """palace.toml as loaded with the palace, or read on its own before that (cheap)."""
-        loaded = self._loaded
-        if loaded is not None:
-            return loaded.palace.config
+        session = self._session
+        if session is not None:
+            return session.config
         if self._config is None:
             self._config = load_config(self.root)
         return self._config
 
     @property
     def palace(self) -> Palace:
-        loaded = self._loaded
-        if loaded is not None and not self._dirty.is_set():
-            return loaded.palace  # no lock: the index may be opening under it
+        session = self._session
+        if session is not None and not self._dirty.is_set():
+            return session.palace  # no lock: the index may be opening under it
         with self._lock:
-            if self._loaded is None or self._dirty.is_set():
+            if self._session is None:
                 self._dirty.clear()
-                self._loaded = _Loaded(Palace.open(self.root))
-            return self._loaded.palace
+                self._session = Session.open(self.root)
+            elif self._dirty.is_set():
+                self._dirty.clear()
+                self._session.reload()
+            return self._session.palace
 
     @property
     def searcher(self) -> Searcher:
+        """The session's searcher, synced to the palace as last reloaded."""
         with self._lock:
-            palace = self.palace
-            assert self._loaded is not None
-            if self._loaded.searcher is None:
-                from curator.search import Searcher
-
-                self._loaded.searcher = Searcher(palace)
-            return self._loaded.searcher
+            self.palace  # noqa: B018 - reloads a palace whose files changed
+            assert self._session is not None
+            return self._session.searcher()
 
     def visible(self, item: Any) -> bool:
         from curator.search import visible

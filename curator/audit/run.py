@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.audit.report import (
     AUDIT_DIR,
@@ -27,6 +27,9 @@ from curator.audit.verify import Context, check_note, default_scope_root
 from curator.errors import CuratorError
 from curator.model.note import DELETE, Note, edit_header
 from curator.model.palace import Palace
+
+if TYPE_CHECKING:
+    from curator.writer.hooks import AfterCommit
 
 Progress = Callable[[int, int, str], None]
 
@@ -168,11 +171,14 @@ def plan_audit(palace: Palace, report: AuditReport, today: date | None = None) -
     )
 
 
-def commit_plan(root: Path, plan: Any, palace: Palace | None = None) -> str:
-    """Apply through the curation writer (one commit, search index in step); the commit sha."""
+def commit_plan(
+    root: Path, plan: Any, palace: Palace | None = None, after_commit: Sequence[AfterCommit] = ()
+) -> str:
+    """Apply through the curation writer (one commit; `after_commit`: the caller's session
+    keeping its search index in step); the commit sha."""
     from curator.writer.session import commit
 
-    return commit(root, plan, palace=palace).sha
+    return commit(root, plan, palace=palace, after_commit=after_commit).sha
 
 
 def audit_and_commit(
@@ -185,6 +191,7 @@ def audit_and_commit(
     progress: Progress | None = None,
     sandbox: str | None = None,
     dry_run: bool = False,
+    after_commit: Sequence[AfterCommit] = (),
 ) -> tuple[AuditReport, Any | None]:
     """Run, commit the stale changes (one commit, or none), save the report. (report, plan)
 
@@ -199,11 +206,16 @@ def audit_and_commit(
     if dry_run:
         report.dry_run = True
         return report, plan
-    commit_audit(palace, report, plan)
+    commit_audit(palace, report, plan, after_commit)
     return report, plan
 
 
-def commit_audit(palace: Palace, report: AuditReport, plan: Any | None) -> None:
+def commit_audit(
+    palace: Palace,
+    report: AuditReport,
+    plan: Any | None,
+    after_commit: Sequence[AfterCommit] = (),
+) -> None:
     """Commit the run's stale changes (one commit, or none) and save the report.
 
     A failed commit is recorded in the report (`commit_error`) and the report is still saved.
@@ -212,7 +224,7 @@ def commit_audit(palace: Palace, report: AuditReport, plan: Any | None) -> None:
 
     if plan is not None:
         try:
-            report.commit = commit_plan(palace.root, plan, palace)
+            report.commit = commit_plan(palace.root, plan, palace, after_commit)
         except (WriterError, CuratorError) as exc:
             report.commit_error = str(exc)
     save_report(palace, report)

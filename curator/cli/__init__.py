@@ -71,10 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from curator.runtime import tune_process
-    from curator.search import register_hooks  # cheap: the index sync the writer runs
 
     tune_process()
-    register_hooks()
     parser = build_parser()
     Parser.wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)

@@ -124,7 +124,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return refused
     else:
         report.dry_run = False
-        commit_audit(palace, report, plan)
+        from curator.session import Session
+
+        commit_audit(palace, report, plan, (Session(palace).after_commit,))
     _show(report, args.json)
     return report.exit_code()
 

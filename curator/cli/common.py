@@ -186,9 +186,9 @@ def apply_or_show(
         return 0
     if confirm and (refused := confirmed(args, plan)) is not None:
         return refused
-    from curator.writer.session import commit
+    from curator.session import Session
 
-    applied = commit(palace.root, plan, palace=palace)
+    applied = Session(palace).commit(plan)
     if applied.recovered is not None:
         err(f"curator: {applied.recovered}")
     for warning in applied.warnings:  # a derived view (the search index) did not follow

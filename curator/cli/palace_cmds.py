@@ -13,7 +13,7 @@ from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.config import TAXONOMIES
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
-from curator.model.layouts import rules as layout_rules
+from curator.model.layouts import palace_rules
 from curator.model.links import RawLink
 from curator.model.note import Note
 from curator.model.palace import Palace
@@ -135,7 +135,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     today = date.today()
     notes, hidden = _selected(palace, args, today)
     problems = _load_errors(palace)
-    templates = layout_rules.templates(palace) if args.all else []
+    templates = palace_rules.templates(palace) if args.all else []
     if args.json:
         # the room each note is in, as the app's Rooms shows it (None: Unfiled or superseded)
         rooms = {n.rel: room.spec.room for room in palace.rooms() for n in room.notes}
@@ -238,7 +238,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _link_problem(palace: Palace, note: Note, raw: RawLink) -> str | None:
     """What another tool's layout says about a link that reaches nothing (an Obsidian alias
     names the notes it would match)."""
-    return layout_rules.link_problem(palace, note.rel, raw) if palace.foreign_layout else None
+    return palace_rules.link_problem(palace, note.rel, raw) if palace.foreign_layout else None
 
 
 # -- check -------------------------------------------------------------------------------

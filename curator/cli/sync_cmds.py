@@ -101,7 +101,8 @@ def _show_conflicts(plan: object) -> None:
 
 def cmd_sync(args: argparse.Namespace) -> int:
     from curator.model.palace import find_palace
-    from curator.writer.sync import SyncConflictError, plan_sync, sync
+    from curator.session import Session
+    from curator.writer.sync import SyncConflictError, plan_sync
 
     root = find_palace(args.palace)
     resolutions = _resolutions(args)
@@ -128,7 +129,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
             out("Nothing changed.")
             return 1
     try:
-        result = sync(root, args.remote, resolutions)
+        result = Session.open(root).sync(args.remote, resolutions)
     except SyncConflictError as exc:
         if args.json:
             print_json({"synced": False, **_plan_json(exc.plan)})

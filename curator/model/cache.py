@@ -1,9 +1,7 @@
 """The one cache of the palace load: parsed notes, reused while a file's size and mtime match.
 
-Two places hold it. In the process, the latest palace loaded from a root while it is still
-alive (held weakly: nothing is kept alive for the cache), so a reload shares one copy of every
-unchanged note. On disk, a file per palace in the *user's* cache folder (CURATOR_CACHE_HOME,
-else the platform's), never inside the palace: a palace copied or cloned from someone else
+On disk, a file per palace in the *user's* cache folder (CURATOR_CACHE_HOME, else the
+platform's), never inside the palace: a palace copied or cloned from someone else
 brings no cache with it, and only this user can write the file (one that another user owns or
 may write is not read). The file is a pickle of plain data only (tuples, strings, numbers,
 dates), read by an unpickler that refuses every class: even a forged file cannot run code.
@@ -11,6 +9,10 @@ dates), read by an unpickler that refuses every class: even a forged file cannot
 An entry is trusted only for files last modified well before the load that wrote it (file
 times are coarse: a same-size edit in the same tick would look unchanged); a younger file is
 read again and its note reused only when the bytes hash the same.
+
+In the process nothing is kept: a caller that reloads passes the palace it holds
+(`Palace.open(root, previous=...)`, as a `Session` does), so the reload shares one copy of
+every unchanged note with it.
 """
 
 from __future__ import annotations
@@ -20,12 +22,10 @@ import hashlib
 import io
 import os
 import pickle
-import threading
-import weakref
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from curator.fsutil import atomic_write
 from curator.model.finding import Finding
@@ -36,11 +36,6 @@ VERSION = 1
 RACY_NS = 2_000_000_000  # files younger than this at the last load are checked by content
 _PLAIN = tuple(f.name for f in fields(Note) if f.name not in ("problems", "links"))
 _DATES = {"date", "datetime", "time", "timedelta", "timezone"}
-
-
-class Loaded(Protocol):
-    @property
-    def by_rel(self) -> Mapping[str, Note]: ...
 
 
 def cache_folder() -> Path:
@@ -122,28 +117,3 @@ def write_notes(
 
 def notes_cached(root: Path, name: str = "notes") -> bool:
     return cache_path(root, name).is_file()
-
-
-# -- the palaces alive in this process ------------------------------------------------------
-_LIVE: dict[Path, list[tuple[weakref.ref[Any], int]]] = {}
-_LIVE_LOCK = threading.Lock()
-
-
-def live(root: Path, layout: str = "curator") -> tuple[Mapping[str, Note], int] | None:
-    """The notes of the latest palace loaded from `root` that is still alive, and when its
-    load started; only one read through the same `layout` (palace.toml's) counts."""
-    with _LIVE_LOCK:
-        alive = [(ref, ns) for ref, ns in _LIVE.get(root, []) if ref() is not None]
-        _LIVE[root] = alive
-        for ref, started_ns in reversed(alive):
-            palace = ref()
-            if palace is not None:
-                if getattr(getattr(palace, "config", None), "layout", "curator") != layout:
-                    return None
-                return palace.by_rel, started_ns
-        return None
-
-
-def remember(root: Path, palace: Loaded, started_ns: int) -> None:
-    with _LIVE_LOCK:
-        _LIVE.setdefault(root, []).append((weakref.ref(palace), started_ns))

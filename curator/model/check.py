@@ -12,6 +12,7 @@ from datetime import date
 
 from curator.model.finding import Finding, Severity
 from curator.model.index_md import IndexRefused, index_is_current
+from curator.model.layouts import palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
@@ -123,8 +124,8 @@ class _Checker:
 
     def links(self) -> None:
         if self.foreign:
-            self.findings.extend(layout_rules.link_findings(self.palace))
-            self.findings.extend(layout_rules.permalink_findings(self.palace))
+            self.findings.extend(palace_rules.link_findings(self.palace))
+            self.findings.extend(palace_rules.permalink_findings(self.palace))
             if not self.layout.lenient:
                 self.orphans()
             return
@@ -190,7 +191,7 @@ class _Checker:
             except FileNotFoundError:
                 data = None
             if self.layout.name == "claude-code":
-                self.findings.extend(layout_rules.index_findings(self.palace, data))
+                self.findings.extend(palace_rules.index_findings(self.palace, data))
                 return
             if data is None:  # adopted in place: curator writes its index only when asked
                 return

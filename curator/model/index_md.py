@@ -17,7 +17,7 @@ from datetime import date
 
 from curator.errors import CuratorError
 from curator.model.flags import expires_on
-from curator.model.layouts import rules as layout_rules
+from curator.model.layouts import palace_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
 from curator.model.text import one_line
@@ -259,7 +259,7 @@ def index_is_current(palace: Palace) -> tuple[bool, str]:
     INDEX.md curator has not been asked to write is not missing (H-layouts, issue 12)."""
     path = palace.root / INDEX_NAME  # the file as it is now, not as it was at load
     if palace.foreign_layout:
-        own = layout_rules.generated_index(palace, palace, complete=True)
+        own = palace_rules.generated_index(palace, palace, complete=True)
         if own is not None:
             return own[1] == own[2], own[2].decode("utf-8")
         if not path.exists():

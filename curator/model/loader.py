@@ -28,7 +28,12 @@ class Loaded:
 
 
 def load_files(
-    root: Path, *, use_cache: bool, layout: Layout | None = None, excludes: tuple[str, ...] = ()
+    root: Path,
+    *,
+    use_cache: bool,
+    layout: Layout | None = None,
+    excludes: tuple[str, ...] = (),
+    previous: tuple[Mapping[str, Note], int] | None = None,
 ) -> Loaded:
     """Every note and draft under `root` (resolved). INDEX.md is read first, so an action
     landing during the load shows up as a changed INDEX.md when a plan made from it applies.
@@ -44,11 +49,8 @@ def load_files(
     # notes read through another tool's layout are cached apart: a palace.toml that changes its
     # layout never gets notes read the other way
     cache_name = "notes" if layout is None or layout.name == "curator" else f"notes-{layout.name}"
-    alive = (
-        cache.live(root, layout.name if layout is not None else "curator") if use_cache else None
-    )
-    if alive is not None:
-        known, trusted_ns = alive
+    if use_cache and previous is not None:
+        known, trusted_ns = previous
     elif use_cache:
         known, trusted_ns = cache.read_notes(root, cache_name)
     read_any = False  # a file was read: its entry is new, or trusted from now on

@@ -3,7 +3,7 @@ from them: lookups by path, slug and name, links and backlinks, rooms, supersede
 and `replaced()`, the palace as it would be after an action.
 
 Where a palace is (`find_palace`) lives in `discovery`, reading its files in `loader`, the
-load's cache in `cache`, and the flags' rules in `flags`; their public names are importable
+load's disk cache in `cache`, and the flags' rules in `flags`; their public names are importable
 from here too.
 """
 
@@ -19,7 +19,6 @@ from typing import Any
 
 from curator.config import Config, TypeSpec, load_config
 from curator.errors import NoteNotFound
-from curator.model import cache as _cache
 from curator.model import flags, groups
 from curator.model.discovery import (
     INBOX_DIR,
@@ -32,6 +31,7 @@ from curator.model.discovery import (
 )
 from curator.model.finding import Finding
 from curator.model.layouts import rules as layout_rules
+from curator.model.layouts.base import Resolver
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
 from curator.model.note import Kind, Note, parse_note
@@ -96,6 +96,14 @@ class Palace:
         self.index_snapshot: tuple[bytes | None] | None = None
         # files under the notes root that are not notes (a vault's attachments), for links
         self.attachments: list[str] = []
+        self._links: Resolver | None = None
+        # when the load that read these notes started (0: not loaded from disk); a reload
+        # passed this palace trusts its notes for files older than that
+        self.loaded_ns = 0
+
+    @property
+    def layout_name(self) -> str:
+        return layout_rules.layout_of(self.config).name
 
     @property
     def foreign_layout(self) -> bool:
@@ -104,18 +112,25 @@ class Palace:
 
     # -- loading -----------------------------------------------------------------------------
     @classmethod
-    def open(cls, root: str | os.PathLike[str], *, cache: bool = True) -> Palace:
-        """Load the palace at `root`. With `cache`, a file whose size and mtime match the last
-        load is not parsed again: its note comes from the latest palace loaded from `root` in
-        this process while that is still alive (the same Note objects, so a reload holds one
-        copy of every unchanged note), else from the disk cache (see `curator.model.cache`)."""
+    def open(
+        cls, root: str | os.PathLike[str], *, cache: bool = True, previous: Palace | None = None
+    ) -> Palace:
+        """Load the palace at `root`. With `cache`, a file whose size and mtime match an
+        earlier load is not parsed again: its note comes from `previous` (a palace the caller
+        loaded from `root` and still holds: the same Note objects, so a reload holds one copy
+        of every unchanged note), else from the disk cache (see `curator.model.cache`)."""
         root = Path(root).resolve()
         config = load_config(root)
+        layout = layout_rules.layout_of(config)
+        known = None  # a palace read through another layout holds other notes
+        if previous is not None and previous.root == root and previous.layout_name == layout.name:
+            known = (previous.by_rel, previous.loaded_ns)
         loaded = load_files(
             root,
             use_cache=cache,
-            layout=layout_rules.layout_of(config),
+            layout=layout,
             excludes=layout_rules.excludes_of(config),
+            previous=known,
         )
         files = layout_rules.adapt_all(loaded.notes.values(), config)
         palace = cls(
@@ -127,8 +142,7 @@ class Palace:
         )
         palace.index_snapshot = (loaded.index_bytes,)
         palace.attachments = loaded.attachments
-        if cache:
-            _cache.remember(root, palace, loaded.started_ns)
+        palace.loaded_ns = loaded.started_ns
         return palace
 
     def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
@@ -175,7 +189,7 @@ class Palace:
             for note in added:
                 if note.kind == "note" and note.ok:
                     groups.add(names, name_key(note.name), note)
-        new._outgoing = new._backlinks = new._preds = None
+        new._outgoing = new._backlinks = new._preds = new._links = None
         new._grouped = (
             groups.regroup(self._groups(), gone, added, layout_rules.room_rule(self.config))
             if added or gone
@@ -183,6 +197,7 @@ class Palace:
         )
         new.render_cache = self.render_cache
         new.attachments = self.attachments
+        new.loaded_ns = self.loaded_ns
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
         new.index_snapshot = (
             (changes[INDEX_NAME],) if INDEX_NAME in changes else self.index_snapshot
@@ -276,9 +291,15 @@ class Palace:
         return None
 
     # -- links --------------------------------------------------------------------------------
+    def link_table(self) -> Resolver:
+        """The notes' link table under the layout (built on first use)."""
+        if self._links is None:
+            self._links = layout_rules.link_table(self.config, self.notes, self.attachments)
+        return self._links
+
     def resolve(self, source_rel: str, link: RawLink) -> str | None:
         if self.foreign_layout:
-            return layout_rules.resolve(self, source_rel, link)
+            return self.link_table().resolve(source_rel, link).target
         if link.kind == "md":
             target = md_target(source_rel, link.target)
             note = self.by_rel.get(target)

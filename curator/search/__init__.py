@@ -1,4 +1,5 @@
-"""Search: the derived LanceDB index and the queries over it (search, ask, pack, dupes).
+"""Search: the derived LanceDB index and the queries over it (a Searcher's search, ask, pack,
+dupes).
 
     from curator.model.palace import Palace
     from curator.search import Searcher
@@ -14,8 +15,8 @@ Modules: `filters` (the one Filter: SQL, numpy mask, per-row check, visibility, 
 `query` (the module-level API), `index` (keeping the index in step), `store` (LanceDB).
 
 Importing this package is cheap: the names below load their module (numpy, LanceDB) on first
-use, so `curator list` can import `curator.search.filters` and the CLI can call
-`register_hooks()` without paying for LanceDB.
+use, so `curator list` can import `curator.search.filters` and a session can pass
+`hooks.sync_after_commit` to the writer without paying for LanceDB.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from curator.search.hooks import register_hooks
+from curator.search.hooks import sync_after_commit
 
 if TYPE_CHECKING:  # the real types for the checker; at run time __getattr__ loads them
     from curator.search.filters import Filter, SearchError, visible, where_visible
     from curator.search.index import docs_from_palace, open_index, reindex, sync_index
-    from curator.search.query import ask, dupes, pack, search, searcher
     from curator.search.searcher import Searcher
     from curator.search.values import Answer, Candidate, DupePair, Hit, Source
 
@@ -43,11 +43,6 @@ _LAZY = {
     "visible": "filters",
     "where_visible": "filters",
     "Searcher": "searcher",
-    "ask": "query",
-    "dupes": "query",
-    "pack": "query",
-    "search": "query",
-    "searcher": "query",
     "docs_from_palace": "index",
     "open_index": "index",
     "reindex": "index",
@@ -71,15 +66,10 @@ __all__ = [
     "SearchError",
     "Searcher",
     "Source",
-    "ask",
     "docs_from_palace",
-    "dupes",
     "open_index",
-    "pack",
-    "register_hooks",
     "reindex",
-    "search",
-    "searcher",
+    "sync_after_commit",
     "sync_index",
     "visible",
     "where_visible",

@@ -1,12 +1,16 @@
 """Text embedders for the search index.
 
 An `Embedder` turns texts into L2-normalized float32 vectors. The default, `WordLlamaEmbedder`,
-uses the WordLlama "l2_supercat" token embeddings that ship inside the wordllama wheel and
-average-pools them, exactly as `WordLlamaInference.embed(norm=True)` does, but it loads the
-bundled weights and tokenizer straight from the installed package: `WordLlama.load()` looks for
-the tokenizer in a folder that does not exist and then downloads it, and importing the
-`wordllama` package also calls `logging.basicConfig(level=INFO)` on the root logger. Neither
-happens here: no network is touched and the package itself is never imported.
+uses the WordLlama "l2_supercat" token embeddings that ship inside the wordllama wheel,
+averages them and L2-normalizes the result, as `WordLlamaInference.embed(norm=True)` does, but
+over the tokens of the text's whitespace-separated words only: each word is tokenized once on
+its own, and the tokens WordLlama would give runs of whitespace and newlines are left out, so
+a text with line breaks or repeated spaces gets a slightly different vector than WordLlama
+gives it. It loads the bundled weights and tokenizer straight from the installed package:
+`WordLlama.load()` looks for the tokenizer in a folder that does not exist and then downloads
+it, and importing the `wordllama` package also calls `logging.basicConfig(level=INFO)` on the
+root logger. Neither happens here: no network is touched and the package itself is never
+imported.
 
 `HashEmbedder` is a tiny deterministic feature-hashing embedder (word unigrams and bigrams)
 for tests and for palaces that choose `[index] embedder = "hash"`.

@@ -8,8 +8,8 @@
                                corrupt index (moved aside first) means a full rebuild;
 - `reindex(palace)`            full rebuild into a new table, switched over atomically.
 
-After every writer commit `curator.search.hooks.sync_after_commit` runs `sync_index` (see
-`curator.search.register_hooks`).
+After a session's commit `curator.search.hooks.sync_after_commit` runs `sync_index` (see
+`curator.session.Session.commit`).
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def commit_task(
             trailers=(("Curator-Task", slug),),
             root=root,
         )
-        applied = commit(root, plan, sync_index=False)
+        applied = commit(root, plan)  # task files: no derived view reads them
     except (WriterError, OSError) as exc:
         return Committed(warning=f"not committed to git: {exc}")
     return Committed(sha=applied.sha)

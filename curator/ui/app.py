@@ -29,13 +29,12 @@ from curator.ui.keys import load_keymap
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
-from curator.ui.services import SearchSession, session_for
+from curator.ui.services import Plan, SearchSession, session_for
 from curator.ui.styles import css_paths
 from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
 from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
-from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
 _OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme"}
@@ -153,8 +152,7 @@ class CuratorApp(IndexingApp):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_palace(self) -> None:
         try:
-            services.start()
-            palace = Palace.open(self.root)
+            palace = Palace.open(self.root, previous=self.palace)  # shares unchanged notes
         except Exception as exc:
             self.call_from_thread(self.error, exc)
             return

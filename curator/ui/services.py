@@ -1,19 +1,18 @@
 """The app's one door to the core: the functions the CLI calls, and nothing the UI decides.
 
-Screens and widgets import this module, never a planner, scanner, audit or history module:
+The rest of the app imports this module, never a planner, scanner, audit or history module:
 every action the app offers is planned here by the same planner the CLI command uses, applied
-by the same `curator.writer.session.commit`, and undone by the same undo planner. The core
+by the same `curator.session.Session.commit`, and undone by the same undo planner. The core
 modules are imported inside the functions (they may pull in git or LanceDB); everything but
-`start`, `warnings_for` and `merged_body` (two notes' text) runs in worker threads.
+`merged_body` (two notes' text) runs in worker threads.
 
-Bulk actions (several drafts or notes at once) are one Plan and one commit: each item is planned
-by the CLI's planner against the palace as the items before it leave it, and INDEX.md is
-rendered once, for the end state.
+Bulk actions (several drafts or notes at once) are one Plan and one commit, planned by
+`curator.writer.actions.bulk`; tags by `curator.writer.actions.tag`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from curator.editor import editor_command, run_editor
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui.lookup import Found, SearchSession, dupes, search, session_for
+from curator.writer.actions.bulk import plan_bulk
 from curator.writer.plan import Plan
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Found",
+    "Plan",
     "SearchSession",
     "commit",
     "dupes",
@@ -51,26 +52,9 @@ __all__ = [
     "search",
     "secrets_in",
     "session_for",
-    "start",
     "sync",
     "sync_plan",
 ]
-
-_started = False
-
-
-def start() -> None:
-    """Once per process: the search index follows every commit (and undo) through the writer's
-    after-commit hook, as the CLI's does (`curator.search.register_hooks`, when it exists)."""
-    global _started
-    if _started:
-        return
-    _started = True
-    import curator.search
-
-    register = getattr(curator.search, "register_hooks", None)
-    if register is not None:
-        register()
 
 
 # -- single actions: the CLI's planners ---------------------------------------------------------
@@ -103,17 +87,15 @@ def edit_problems(palace: Palace, rel: str, text: str) -> list[str]:
     """Why the edited text would be refused ([] when it would be planned), so an editor can keep
     the reviewer's text open and say what to fix instead of throwing it away."""
     from curator.errors import CuratorError
+    from curator.writer.actions.edit import edit_problems as problems
 
     note = palace.by_rel.get(rel)
     if note is not None and text == note.text:
         return []
     try:
-        plan_edit(palace, rel, text)
-    except CuratorError as exc:
-        message = str(exc)
-        _head, sep, rest = message.partition(" does not validate: ")
-        return rest.split("; ") if sep else [message]
-    return []
+        return problems(palace, rel, text.encode("utf-8"))
+    except CuratorError as exc:  # the note is gone or the name matches no note
+        return [str(exc)]
 
 
 def plan_merge_draft(palace: Palace, rel: str, into: str, text: str | None = None) -> Plan:
@@ -121,10 +103,7 @@ def plan_merge_draft(palace: Palace, rel: str, into: str, text: str | None = Non
     replaces the merged note's body (what repeats removed) in the same plan."""
     from curator.writer.planners import plan_merge_draft as plan
 
-    merged = plan(palace, rel, into)
-    if text is None:
-        return merged
-    return _with_body(palace, merged, into, text)
+    return plan(palace, rel, into, body=text)
 
 
 def merged_body(palace: Palace, rel: str, into: str) -> str:
@@ -134,23 +113,6 @@ def merged_body(palace: Palace, rel: str, into: str) -> str:
     from curator.writer.actions.merge import draft_merge_body
 
     return draft_merge_body(palace, rel, into)[2]
-
-
-def _with_body(palace: Palace, plan: Plan, rel: str, body: str) -> Plan:
-    import dataclasses
-
-    from curator.model.note import parse_note
-    from curator.writer.plan import Write
-
-    target = palace.find(rel)
-    changes = list(plan.changes)
-    for index, change in enumerate(changes):
-        if isinstance(change, Write) and change.path == target.rel:
-            merged = parse_note(target.rel, change.data, "note")
-            head = merged.text[: merged.header_end]
-            text = body if body.endswith("\n") else body + "\n"
-            changes[index] = dataclasses.replace(change, data=(head + text).encode("utf-8"))
-    return dataclasses.replace(plan, changes=tuple(changes))
 
 
 def plan_supersede(palace: Palace, old: str, new: str) -> Plan:
@@ -173,17 +135,9 @@ def plan_review(palace: Palace, rel: str) -> Plan:
 
 def plan_tag(palace: Palace, rel: str, tag: str) -> Plan:
     """Add `tag` to the note's or draft's tags (an edit of its header)."""
-    from curator.model.note import edit_header
-    from curator.writer.planners import plan_edit as plan
+    from curator.writer.actions.tag import plan_tag as plan
 
-    note = palace.find(rel)
-    tags = note.header.get("tags")
-    current = [str(t) for t in tags] if isinstance(tags, list) else []
-    if tag in current:
-        from curator.errors import CuratorError
-
-        raise CuratorError(f"{note.rel} is already tagged {tag!r}")
-    return plan(palace, note.rel, edit_header(note, {"tags": [*current, tag]}))
+    return plan(palace, rel, tag)
 
 
 def plan_undo(palace: Palace, sha: str | None = None) -> Plan:
@@ -199,13 +153,13 @@ def commit(
     palace: Palace | None = None,
     on_committed: Callable[[str], None] | None = None,
 ) -> Any:
-    """Apply `plan` as one commit, as the CLI does; the app's open search store is updated in
-    the writer lock from the planner's 'after' palace. `on_committed(sha)` runs once git has
-    the commit, before the index update."""
-    from curator.writer.session import commit as session_commit
+    """Apply `plan` as one commit, as the CLI does (`curator.session.Session.commit`): the
+    app's open search store follows in the writer lock, from the planner's 'after' palace.
+    `on_committed(sha)` runs once git has the commit, before the index update."""
+    from curator.session import Session
 
-    store = session_for(root).store
-    return session_commit(root, plan, palace=palace, store=store, on_committed=on_committed)
+    session = Session(palace or Palace.open(root), index=session_for(root).store)
+    return session.commit(plan, on_committed=on_committed)
 
 
 def history(root: Path) -> list[Any]:
@@ -215,58 +169,10 @@ def history(root: Path) -> list[Any]:
 
 
 def changed_files(root: Path, sha: str) -> list[str]:
-    """The files one commit changed (palace-relative where git's paths allow)."""
-    import subprocess
+    """The files one commit changed (palace-relative where they are in the palace)."""
+    from curator.writer.history import changed_files as files
 
-    done = subprocess.run(
-        ["git", "show", "--name-only", "--format=", "--no-renames", sha],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
-    return [line for line in done.stdout.splitlines() if line.strip()]
-
-
-# -- bulk: one plan, one commit ------------------------------------------------------------------
-def plan_bulk(
-    palace: Palace,
-    action: str,
-    rels: Sequence[str],
-    build: Callable[[Palace, str], Plan],
-    reason: str,
-    *,
-    today: date | None = None,
-) -> Plan:
-    """One Plan doing `build(palace, rel)` for every rel: each planned by the CLI's planner
-    against the palace as the ones before it leave it; INDEX.md rendered once at the end."""
-    from curator.model.palace import INDEX_NAME
-    from curator.writer.plan import effects
-    from curator.writer.planners import with_index
-
-    if len(rels) == 1:
-        return build(palace, rels[0])
-    changes: list[Any] = []
-    trailers: list[tuple[str, str]] = []
-    notes: list[str] = []
-    current = palace
-    for rel in rels:
-        plan = build(current, rel)
-        own = [ch for ch in plan.changes if INDEX_NAME not in ch.touched()]
-        changes.extend(own)
-        trailers.extend(plan.trailers)
-        notes.extend(plan.notes)
-        current = current.replaced(effects(palace.root, own))
-    return Plan(
-        action=action,
-        notes=tuple(notes),
-        reason=reason,
-        summary=f"{len(rels)} {'drafts' if action in ('reject', 'promote') else 'notes'}",
-        changes=with_index(palace, changes, today),
-        trailers=tuple(trailers),
-        root=palace.root,
-    )
+    return files(root, sha)
 
 
 # -- audit ---------------------------------------------------------------------------------------
@@ -316,9 +222,9 @@ def sync(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
     """`curator sync` with these conflicts settled ({path: "mine" | "theirs" | the merged
     bytes, as `--merged PATH=FILE` gives them}); the result, or raises SyncConflictError
     (nothing changed) with the conflicts left."""
-    from curator.writer.sync import sync as run
+    from curator.session import Session
 
-    return run(root, None, resolutions)
+    return Session.open(root).sync(None, resolutions)
 
 
 def merge_start(root: Path, conflict: Any) -> bytes:

@@ -135,3 +135,14 @@ def history(
 def entry_at(repo: Repo, sha: str) -> HistoryEntry | None:
     found = log(repo, "--max-count=1", sha)
     return found[0] if found and found[0].sha == sha else None
+
+
+def changed_files(palace_root: Path, sha: str) -> list[str]:
+    """The files one commit changed: palace-relative, or repo-relative for a file outside the
+    palace; [] when git does not know the commit."""
+    repo, _head = discover_with_head(Path(palace_root))
+    proc = repo.git("show", "--name-only", "--format=", "--no-renames", sha, "--", check=False)
+    if proc.returncode != 0:
+        return []
+    paths = [line for line in proc.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+    return [repo.to_palace(p) or p for p in paths]

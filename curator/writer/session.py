@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.apply import Applied, ChangedSincePlanError, apply_plan
-from curator.writer.hooks import run_after_commit
+from curator.writer.hooks import AfterCommit, run_after_commit
 from curator.writer.plan import Plan
 
 INDEX_RETRIES = 5
@@ -41,33 +41,30 @@ def commit(
     plan: Plan,
     *,
     palace: Palace | None = None,
-    store: Any | None = None,
-    sync_index: bool = True,
+    after_commit: Sequence[AfterCommit] = (),
     on_committed: Callable[[str], None] | None = None,
 ) -> Applied:
-    """Apply `plan` as one git commit; the after-commit callbacks (the search index) follow
-    under the same writer lock, and a failing one becomes a warning on the result.
+    """Apply `plan` as one git commit; the `after_commit` callbacks (a session's search index,
+    see `curator.session.Session.commit`) follow under the same writer lock, and a failing one
+    becomes a warning on the result.
 
     Pass the `palace` the plan was made from: the callbacks then get the planner's 'after'
     palace instead of reloading every note. `on_committed(sha)` is called as soon as git has
-    the commit, before the callbacks (the app names the commit then). `store` is accepted for
-    callers that hold an open search store; the writer does not use it. `sync_index=False`
-    skips the callbacks (a commit of files no derived view reads).
+    the commit, before the callbacks (the app names the commit then).
 
     INDEX.md is derived: when another action committed since `plan` was made and only INDEX.md
     differs from what the plan expected, INDEX.md is rendered again and the plan applied (two
     reviewers promoting different drafts at once both succeed, one after the other).
     """
-    del store
     root = Path(palace_root)
     state: dict[str, Any] = {"after": _after(root, plan, palace), "warnings": []}
 
     def hook(sha: str) -> None:
         if on_committed is not None:
             on_committed(sha)
-        if sync_index:
+        if after_commit:
             paths = sorted({p for ch in plan.changes for p in ch.touched()})
-            state["warnings"] = run_after_commit(root, state["after"], paths)
+            state["warnings"] = run_after_commit(after_commit, root, state["after"], paths)
 
     for attempt in range(INDEX_RETRIES):
         try:

@@ -28,7 +28,7 @@ from typing import Literal
 from curator.config import load_config
 from curator.errors import WriterError
 from curator.model.index_md import render_index
-from curator.model.layouts import claude_code
+from curator.model.layouts import claude_code, palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.common import errors_for
@@ -36,7 +36,7 @@ from curator.writer.actions.undo import derived
 from curator.writer.git import NULL_OID, Repo, discover, discover_with_head, read_blobs
 from curator.writer.git import tree_changes as _tree_changes
 from curator.writer.gitsteps import GitStateError, check_git_state, status
-from curator.writer.hooks import run_after_commit
+from curator.writer.hooks import AfterCommit, run_after_commit
 from curator.writer.inbox_share import InboxReport, share_inbox
 from curator.writer.lock import WriterLock
 from curator.writer.plan import decode_restore
@@ -272,7 +272,7 @@ def render_derived(after: Palace, existing: Mapping[str, bytes | None]) -> dict[
     if after.foreign_layout:
         if isinstance(layout_rules.layout_of(after.config), claude_code.ClaudeCode):
             rel = layout_rules.index_name(after.config)
-            out[rel] = layout_rules.render_memory_index(after, existing.get(rel))
+            out[rel] = palace_rules.render_memory_index(after, existing.get(rel))
         if existing.get(INDEX_NAME) is None:
             return out
     out[INDEX_NAME] = render_index(after, existing.get(INDEX_NAME)).encode("utf-8")
@@ -585,7 +585,9 @@ class _Moved(Exception):
     """The branch or the remote moved since the plan: plan again."""
 
 
-def _apply(plan: SyncPlan, changed: list[str], warnings: list[str]) -> bool:
+def _apply(
+    plan: SyncPlan, changed: list[str], warnings: list[str], after_commit: Sequence[AfterCommit]
+) -> bool:
     """Move, then push (whether it pushed); the palace paths the move changed and the
     after-commit warnings go into `changed` and `warnings`."""
     root = plan.root
@@ -598,7 +600,7 @@ def _apply(plan: SyncPlan, changed: list[str], warnings: list[str]) -> bool:
         if plan.new_head != plan.head:
             moved = _move(root, repo, plan)
             changed += moved
-            warnings += run_after_commit(root, None, moved)
+            warnings += run_after_commit(after_commit, root, None, moved)
     pushed = False
     if plan.outgoing and plan.new_head != plan.remote_tip:
         proc = repo.git(
@@ -624,8 +626,10 @@ def sync(
     resolutions: Mapping[str, Resolution] | None = None,
     *,
     on_plan: Callable[[SyncPlan], None] | None = None,
+    after_commit: Sequence[AfterCommit] = (),
 ) -> SyncResult:
-    """Sync the palace with its remote: plan, move, push, retrying when the remote moved.
+    """Sync the palace with its remote: plan, move, push, retrying when the remote moved;
+    `after_commit` runs once the branch has moved (a session's search index follows).
 
     Raises SyncConflictError (nothing changed) when a conflict is not settled in
     `resolutions` ({palace path: "mine" | "theirs" | merged bytes}).
@@ -639,7 +643,7 @@ def sync(
         if plan.conflicts:
             raise SyncConflictError(plan)
         try:
-            pushed = _apply(plan, changed, warnings)
+            pushed = _apply(plan, changed, warnings, after_commit)
         except _Moved:
             continue
         inbox = None

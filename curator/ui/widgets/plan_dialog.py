@@ -12,9 +12,9 @@ from textual.widgets import Button, Label, Static
 
 from curator.model.text import clean
 from curator.ui.safe import plain
+from curator.ui.services import Plan
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
-from curator.writer.plan import Plan
 
 _DIFF_STYLES = (
     ("+++", "bold"),

@@ -16,6 +16,7 @@ from curator.errors import CuratorError
 from curator.fsutil import note_bytes
 from curator.model.check import run_checks
 from curator.model.index_md import index_bytes, render_index
+from curator.model.layouts import palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
@@ -93,7 +94,7 @@ def with_index(
     written one)."""
     after = palace.replaced(effects(palace.root, changes))
     if palace.foreign_layout:
-        own = layout_rules.generated_index(palace, after, complete=complete)
+        own = palace_rules.generated_index(palace, after, complete=complete)
         if own is not None:
             rel, now, rendered_own = own
             if now != rendered_own:

@@ -5,10 +5,24 @@ from __future__ import annotations
 from datetime import date
 
 from curator.fsutil import note_bytes
-from curator.model.note import parse_note
+from curator.model.note import Note, parse_note
 from curator.model.palace import Palace
 from curator.writer.actions.common import EDITED_DIR, ActionError, errors_for, free_path, make_plan
 from curator.writer.plan import Change, Plan, Write, encode_restore
+
+
+def edit_problems(palace: Palace, ref: str, new_bytes: bytes) -> list[str]:
+    """Why `plan_edit` would refuse this text as not validating ([] when it validates): what
+    an editor shows while the reviewer's text stays open."""
+    return _validated(palace, palace.find(ref), new_bytes)[1]
+
+
+def _validated(palace: Palace, note: Note, new_bytes: bytes) -> tuple[Note, list[str]]:
+    parsed = parse_note(note.rel, new_bytes, note.kind)
+    errors = [f.format() for f in parsed.problems if f.severity == "error"]
+    if not errors and note.kind == "note":
+        errors = errors_for(palace, {note.rel: new_bytes}, [note.rel])
+    return parsed, errors
 
 
 def plan_edit(
@@ -16,10 +30,7 @@ def plan_edit(
 ) -> Plan:
     """Replace a note's (or draft's) whole text, refusing text that would not validate."""
     note = palace.find(ref)
-    parsed = parse_note(note.rel, new_bytes, note.kind)
-    errors = [f.format() for f in parsed.problems if f.severity == "error"]
-    if not errors and note.kind == "note":
-        errors = errors_for(palace, {note.rel: new_bytes}, [note.rel])
+    parsed, errors = _validated(palace, note, new_bytes)
     if errors:
         raise ActionError(f"the edited {note.rel} does not validate: " + "; ".join(errors))
     if new_bytes == note_bytes(note.text, note.bom):

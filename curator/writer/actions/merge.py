@@ -8,7 +8,7 @@ from typing import Any
 
 from curator.fsutil import note_bytes
 from curator.model.check import MAX_TAGS
-from curator.model.layouts import rules as layout_rules
+from curator.model.layouts import palace_rules
 from curator.model.note import Note, new_note_text, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.writer.actions.common import (
@@ -119,8 +119,8 @@ def plan_merge(
     body = "\n".join(f"## From {s.name}\n\n{s.body.strip()}\n" for s in sources)
     merged = new_note_text(header, body).encode("utf-8")
     if palace.foreign_layout:  # named and written the way the layout's tool does
-        dest = layout_rules.promote_path(palace, name, type_name)
-        merged = layout_rules.promoted_bytes(palace, dest, merged)
+        dest = palace_rules.promote_path(palace, name, type_name)
+        merged = palace_rules.promoted_bytes(palace, dest, merged)
     else:
         dest = free_path(palace, f"{NOTES_DIR}/{type_name}", slugify(name))
     new_slug = dest.rsplit("/", 1)[-1][:-3]
@@ -172,10 +172,21 @@ def draft_merge_body(
 
 
 def plan_merge_draft(
-    palace: Palace, draft_ref: str, into_ref: str, *, reason: str = "", today: date | None = None
+    palace: Palace,
+    draft_ref: str,
+    into_ref: str,
+    *,
+    body: str | None = None,
+    reason: str = "",
+    today: date | None = None,
 ) -> Plan:
-    """Fold a draft into an existing note: its body is appended for the reviewer to edit."""
-    draft, target, body = draft_merge_body(palace, draft_ref, into_ref, today)
+    """Fold a draft into an existing note: its body is appended for the reviewer to edit;
+    with `body`, the reviewer's edited merged body is the note's body instead."""
+    draft, target, merged = draft_merge_body(palace, draft_ref, into_ref, today)
+    if body is None:
+        body = merged
+    elif not body.endswith("\n"):
+        body += "\n"
     reviewed = edit_note(palace, target, {"reviewed": today_iso(today)})
     edited = parse_note(target.rel, reviewed, "note")
     data = edited.text[: edited.header_end] + body

@@ -9,7 +9,7 @@ from typing import Any
 from curator.errors import CuratorError
 from curator.fsutil import note_bytes
 from curator.model.header import DELETE
-from curator.model.layouts import rules as layout_rules
+from curator.model.layouts import palace_rules
 from curator.model.note import Note, edit_header, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.model.schema import REQUIRED, WARNINGS, header_problems
@@ -161,8 +161,8 @@ def plan_promote(
     new_bytes = _note_bytes(draft, header, scope, today)
 
     if palace.foreign_layout:  # a new memory in the layout's own format and file naming
-        dest = layout_rules.promote_path(palace, str(header["name"]), str(header["type"]))
-        new_bytes = layout_rules.promoted_bytes(palace, dest, new_bytes)
+        dest = palace_rules.promote_path(palace, str(header["name"]), str(header["type"]))
+        new_bytes = palace_rules.promoted_bytes(palace, dest, new_bytes)
     else:
         dest = free_path(palace, f"{NOTES_DIR}/{header['type']}", slugify(str(header["name"])))
     parked = free_path(palace, PROMOTED_DIR, draft.slug)

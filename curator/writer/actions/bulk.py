@@ -1,0 +1,50 @@
+"""Bulk: one action over several drafts or notes as one Plan and one commit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date
+
+from curator.model.layouts import rules as layout_rules
+from curator.model.palace import INDEX_NAME, Palace
+from curator.writer.actions.common import with_index
+from curator.writer.plan import Change, Plan, effects
+
+
+def plan_bulk(
+    palace: Palace,
+    action: str,
+    rels: Sequence[str],
+    build: Callable[[Palace, str], Plan],
+    reason: str,
+    *,
+    today: date | None = None,
+) -> Plan:
+    """One Plan doing `build(palace, rel)` for every rel: each planned by its action's planner
+    against the palace as the ones before it leave it; the generated index (INDEX.md, or the
+    layout's own) rendered once, for the end state."""
+    if len(rels) == 1:
+        return build(palace, rels[0])
+    derived = {INDEX_NAME}
+    if palace.foreign_layout:
+        derived.add(layout_rules.index_name(palace.config))
+    changes: list[Change] = []
+    trailers: list[tuple[str, str]] = []
+    notes: list[str] = []
+    current = palace
+    for rel in rels:
+        plan = build(current, rel)
+        own = [ch for ch in plan.changes if not derived.intersection(ch.touched())]
+        changes.extend(own)
+        trailers.extend(plan.trailers)
+        notes.extend(plan.notes)
+        current = current.replaced(effects(palace.root, own))
+    return Plan(
+        action=action,
+        notes=tuple(notes),
+        reason=reason,
+        summary=f"{len(rels)} {'drafts' if action in ('reject', 'promote') else 'notes'}",
+        changes=with_index(palace, changes, today),
+        trailers=tuple(trailers),
+        root=palace.root,
+    )
