@@ -1,6 +1,11 @@
 """Search at N notes: full reindex, incremental sync after one changed note, search latency
 in-process (median and p95 over ~50 keyword queries), ask, a cold `curator search` process, and
-the same keyword queries through a plain ripgrep scan as the baseline."""
+the same keyword queries through a plain ripgrep scan as the baseline.
+
+With onnxruntime installed (`curator[minilm]`), the optional models get their own rows, each
+beside the default's figure from the same run: search p95 with a re-ranker (a stand-in of a
+MiniLM-L6 cross-encoder's cost, see `stand_in_cross_encoder`), and with the minilm embedder its
+reindex, its search p95 and its query encoding."""
 
 from __future__ import annotations
 
@@ -174,6 +179,136 @@ def run(palace: Path, notes: int) -> list[Row]:
         )
     )
     rows.append(_deferred_client_row(floor))
+    rows += _model_rows(palace, queries, lat, rebuild)
+    return rows
+
+
+def _search_times(palace: Path, queries: list[str], rounds: int) -> list[float]:
+    """Warm in-process search seconds (the queries `rounds` times, after a warm-up)."""
+    from curator.model.palace import Palace
+    from curator.search.query import Searcher
+
+    searcher = Searcher(Palace.open(palace))
+    for q in queries[:5]:
+        searcher.search(q)
+    lat: list[float] = []
+    for _ in range(rounds):
+        for q in queries:
+            start = time.perf_counter()
+            searcher.search(q, limit=10)
+            lat.append(time.perf_counter() - start)
+    return lat
+
+
+def _set_index(palace: Path, line: str) -> None:
+    """Replace palace.toml's [index] table with `line`."""
+    toml = palace / "palace.toml"
+    head = toml.read_text(encoding="utf-8").split("[index]")[0]
+    toml.write_text(f"{head}[index]\n{line}\n", encoding="utf-8")
+
+
+def stand_in_cross_encoder(folder: Path) -> Path:
+    """A model with the cost of a MiniLM-L6 cross-encoder (ms-marco-MiniLM-L-6-v2 has this
+    architecture): the minilm extra's encoder with a linear head on the first token. Its scores
+    mean nothing; its latency is the real one. No such model ships in a package."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+    from tokenizers import BertWordPieceTokenizer
+
+    from curator.search.embed import minilm_files
+
+    encoder, vocab = minilm_files()
+    model = onnx.load(str(encoder))
+    graph = model.graph
+    hidden = graph.output[0].name
+    head = np.random.default_rng(0).normal(size=(384, 1)).astype(np.float32)
+    graph.initializer.extend(
+        [
+            numpy_helper.from_array(np.asarray(0, dtype=np.int64), "bench_first"),
+            numpy_helper.from_array(head, "bench_head"),
+        ]
+    )
+    graph.node.extend(
+        [
+            helper.make_node("Gather", [hidden, "bench_first"], ["bench_cls"], axis=1),
+            helper.make_node("MatMul", ["bench_cls", "bench_head"], ["logits"]),
+        ]
+    )
+    del graph.output[:]
+    graph.output.append(helper.make_tensor_value_info("logits", onnx.TensorProto.FLOAT, None))
+    folder.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(folder / "model.onnx"))
+    BertWordPieceTokenizer(str(vocab), lowercase=True).save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def _model_rows(
+    palace: Path, queries: list[str], plain: list[float], rebuild: list[float]
+) -> list[Row]:
+    try:
+        import onnxruntime  # noqa: F401
+
+        from curator.search.embed import minilm_files
+
+        minilm_files()
+    except Exception:  # the extra is not installed (or its file not the pinned one): no rows
+        return []
+    from curator.model.palace import Palace
+    from curator.search.embed import get_embedder
+    from curator.search.rerank import RERANK_TOP
+
+    rows: list[Row] = []
+    original = (palace / "palace.toml").read_text(encoding="utf-8")
+    plain_p95 = percentile(plain, 0.95) * 1000
+    try:
+        model = stand_in_cross_encoder(palace / ".curator" / "bench-cross-encoder")
+        _set_index(palace, f'embedder = "wordllama"\nreranker = "{model}"')
+        ranked = _search_times(palace, queries[:20], 1)  # the model reads 30 notes a query
+        rows.append(
+            Row(
+                area="search",
+                metric=f"search p95 with a re-ranker of the top {RERANK_TOP} (median col = p95)",
+                median_ms=percentile(ranked, 0.95) * 1000,
+                p95_ms=percentile(ranked, 0.95) * 1000,
+                runs=len(ranked),
+                baseline="search p95 without it (same run)",
+                baseline_ms=plain_p95,
+                note="a MiniLM-L6 cross-encoder's cost (int8, CPU); median "
+                f"{sorted(ranked)[len(ranked) // 2] * 1000:.0f} ms",
+            )
+        )
+        _set_index(palace, 'embedder = "minilm"')
+        built, peak = _reindex_in_child(palace, 1)
+        rows.append(
+            row(
+                "search",
+                "full reindex, minilm embedder",
+                built,
+                baseline="full reindex, wordllama (same run)",
+                baseline_ms=sorted(rebuild)[len(rebuild) // 2] * 1000,
+                note=f"child peak {peak:,.0f} MB",
+            )
+        )
+        Palace.open(palace)
+        minilm = _search_times(palace, queries, 1)
+        rows.append(
+            Row(
+                area="search",
+                metric="search p95, minilm embedder (median col = p95)",
+                median_ms=percentile(minilm, 0.95) * 1000,
+                p95_ms=percentile(minilm, 0.95) * 1000,
+                runs=len(minilm),
+                baseline="search p95, wordllama (same run)",
+                baseline_ms=plain_p95,
+            )
+        )
+        embedder = get_embedder("minilm")
+        embedder.embed(["warm up"])
+        encode = timed(lambda: embedder.embed(["what do we know about the retry queue?"]), 30)
+        rows.append(row("search", "minilm: encode one query", encode))
+    finally:
+        (palace / "palace.toml").write_text(original, encoding="utf-8")
     return rows
 
 

@@ -88,6 +88,8 @@ def load_session(path: Path) -> Any:
     options.log_severity_level = 3  # errors only: warnings would land on the user's terminal
     # Cores are shared: idle worker threads spinning for work cost others more than they save.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # Every batch has its own shape: an arena keeps the largest ones' buffers for good.
+    options.enable_cpu_mem_arena = False
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's errors have no common base class

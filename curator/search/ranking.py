@@ -74,6 +74,9 @@ class Tuning:
     fields: tuple[float, ...] | None = (4.0, 1.5, 1.5, 1.0, 0.5)
     lexical: float = 0.5
     vector: float = 0.5
+    # the vector's weight when the embedder reads text in context (minilm): its similarities
+    # rank by meaning far better than averaged word vectors do, and earn a larger share
+    contextual_vector: float = 1.0
     soft: float = 1.0  # soft term matching (natural-language queries)
     named: float = 1.0  # the share of the key terms in the name (natural-language queries)
     time: float = 0.15  # a query asking when: the notes that say when
@@ -148,7 +151,7 @@ class Ranker:
         embedding weighted by its rarity in this palace. Documents keep their plain embedding,
         and so does the query for an embedder that reads words in context (MiniLM)."""
         words = list(dict.fromkeys(WORD.findall(text.lower())))
-        if not words or getattr(self.store.embedder, "contextual", False):
+        if not words or self._contextual():
             return self.store.embed_query(text)
         freq = self._corpus().counts
         total = max(1, sum(freq.values()))
@@ -331,11 +334,16 @@ class Ranker:
         """The lexical and vector scores as weighted parts of the sum: each divided by the best
         over the candidates (or, with `Tuning.rrf`, both fused by reciprocal rank instead)."""
         tune = self.tuning
+        vector = tune.contextual_vector if self._contextual() else tune.vector
         if not tune.rrf:
-            return [(tune.lexical, scaled(lex)), (tune.vector, scaled(vec))]
+            return [(tune.lexical, scaled(lex)), (vector, scaled(vec))]
         order = [[paths[i] for i in np.argsort(-a, kind="stable") if a[i] > 0] for a in (lex, vec)]
-        fused = dict(rrf(order, weights=[tune.lexical, tune.vector]))
+        fused = dict(rrf(order, weights=[tune.lexical, vector]))
         return [(1.0, scaled(np.asarray([fused.get(p, 0.0) for p in paths])))]
+
+    def _contextual(self) -> bool:
+        """Whether the index's embedder reads a text as a whole (not as a bag of words)."""
+        return bool(getattr(self.store.embedder, "contextual", False))
 
     def _corpus(self) -> Corpus:
         with self._lock:

@@ -21,7 +21,8 @@ from curator.errors import ConfigError
 from curator.search.onnxmodel import Loaded, OnnxModel, batches, load_tokenizer, model_files
 
 RERANK_TOP = 30  # candidates the cross-encoder reads per query
-MAX_TOKENS = 512  # a pair's cap when the tokenizer names none
+RERANK_BATCH = 10  # pairs per run: bounds the attention's working memory
+MAX_TOKENS = 256  # a pair's cap (query and note): cost grows with its square
 
 Scored = list[tuple[str, float]]
 
@@ -45,7 +46,7 @@ class Reranker:
         """The relevance of each text to `query` (higher is more relevant)."""
         model = self._model.get()
         out = np.zeros(len(texts), dtype=np.float32)
-        for batch in batches(texts):
+        for batch in batches(texts, RERANK_BATCH):
             encodings = model.tokenizer.encode_batch([(query, texts[i]) for i in batch])
             logits, _ = model.run(encodings)
             out[batch] = relevance(logits, model.path)
