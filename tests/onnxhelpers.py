@@ -106,3 +106,24 @@ def cross_encoder_model(
         init,
     )
     return _save(folder, graph)
+
+
+# How a model folder is damaged, with the file an error must name and the problem it must say.
+DAMAGES = [
+    ("missing", "model.onnx", "no ONNX model"),
+    ("garbage model", "model.onnx", "not a usable ONNX model"),
+    ("garbage tokenizer", "tokenizer.json", "not a tokenizer file"),
+    ("no tokenizer", "model.onnx", "no tokenizer.json"),
+]
+
+
+def damage(folder: Path, how: str) -> None:
+    """Damage a model folder built by this module the way DAMAGES names."""
+    if how == "missing":
+        (folder / "model.onnx").unlink()
+    elif how == "garbage model":
+        (folder / "model.onnx").write_bytes(np.arange(64, dtype=np.uint8).tobytes())
+    elif how == "garbage tokenizer":
+        (folder / "tokenizer.json").write_text("{not json")
+    else:
+        (folder / "tokenizer.json").unlink()

@@ -1,5 +1,6 @@
 """ONNX embedders: the minilm extra (its pinned file checked) and a local model's path (a tiny
-model the test builds), through the config and a real index."""
+model the test builds), through the config and a real index; a damaged model folder, for an
+embedder or a re-ranker, is an error naming the file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from onnxhelpers import embedder_model
+from onnxhelpers import DAMAGES, cross_encoder_model, damage, embedder_model
 from palacehelpers import MakePalace, note_text
 
 from curator.config import load_config
@@ -26,6 +27,7 @@ from curator.search.embed import (
     word_embedder,
 )
 from curator.search.onnxmodel import verify
+from curator.search.rerank import Reranker
 
 TABLE = {
     "apple": [1.0, 0.0, 0.0],
@@ -96,38 +98,27 @@ def test_a_local_model_path_is_resolved_against_the_palace_and_searched(
     assert searcher.store.embedder.dim == 3
     assert searcher.store.state is not None
     assert searcher.store.state.embedder == f"onnx:{(root / 'models' / 'tiny').resolve()}"
-    # "pear" is in no note's words but the vector: the nearest note by meaning comes first
-    vec = searcher.store.embed_query("pear")
-    assert vec.shape == (3,)
-    hits = searcher.search("apple", limit=2)
-    assert hits[0].path == "notes/project/fruit.md"
+    assert searcher.store.embed_query("pear").shape == (3,)
+    assert searcher.search("apple", limit=2)[0].path == "notes/project/fruit.md"
+    assert searcher.search("engine", limit=2)[0].path == "notes/project/motor.md"
 
 
-@pytest.mark.parametrize(
-    ("damage", "culprit", "problem"),
-    [
-        ("missing", "model.onnx", "no ONNX model"),
-        ("garbage model", "model.onnx", "not a usable ONNX model"),
-        ("garbage tokenizer", "tokenizer.json", "not a tokenizer file"),
-        ("no tokenizer", "model.onnx", "no tokenizer.json"),
-    ],
-)
+@pytest.mark.parametrize("kind", ["embedder", "reranker"])
+@pytest.mark.parametrize(("how", "culprit", "problem"), DAMAGES)
 def test_a_bad_local_model_is_an_error_naming_the_file(
-    tmp_path: Path, damage: str, culprit: str, problem: str
+    tmp_path: Path, kind: str, how: str, culprit: str, problem: str
 ) -> None:
     folder = tmp_path / "tiny"
-    embedder_model(folder, TABLE)
-    if damage == "missing":
-        (folder / "model.onnx").unlink()
-    elif damage == "garbage model":
-        (folder / "model.onnx").write_bytes(b"\x00not a model")
-    elif damage == "garbage tokenizer":
-        (folder / "tokenizer.json").write_text("{not json")
+    if kind == "embedder":
+        embedder_model(folder, TABLE)
     else:
-        (folder / "tokenizer.json").unlink()
-    emb = get_embedder(str(folder))
+        cross_encoder_model(folder, {"apple": 1.0})
+    damage(folder, how)
     with pytest.raises(ConfigError, match=problem) as exc:
-        emb.embed(["apple"])
+        if kind == "embedder":
+            get_embedder(str(folder)).embed(["apple"])
+        else:
+            Reranker(folder).load()
     assert str(folder / culprit) in str(exc.value)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from onnxhelpers import cross_encoder_model, embedder_model
 from palacehelpers import MakePalace, RunCli, note_text
@@ -65,30 +64,6 @@ def test_search_with_a_reranker_configured(make_palace: MakePalace) -> None:
     searcher.tuning = Tuning(rerank=False)
     plain = [h.path for h in searcher.search("orchard fruit", limit=3)]
     assert sorted(plain) == sorted(ranked) and plain != ranked  # the same hits, other order
-
-
-@pytest.mark.parametrize(
-    ("damage", "culprit", "problem"),
-    [
-        ("missing", "model.onnx", "no ONNX model"),
-        ("garbage model", "model.onnx", "not a usable ONNX model"),
-        ("garbage tokenizer", "tokenizer.json", "not a tokenizer file"),
-    ],
-)
-def test_a_bad_reranker_is_an_error_naming_the_file(
-    tmp_path: Path, damage: str, culprit: str, problem: str
-) -> None:
-    folder = tmp_path / "ce"
-    cross_encoder_model(folder, WEIGHTS)
-    if damage == "missing":
-        (folder / "model.onnx").unlink()
-    elif damage == "garbage model":
-        (folder / "model.onnx").write_bytes(np.arange(64, dtype=np.uint8).tobytes())
-    else:
-        (folder / "tokenizer.json").write_text("[]")
-    with pytest.raises(ConfigError, match=problem) as exc:
-        Reranker(folder).load()
-    assert str(folder / culprit) in str(exc.value)
 
 
 def test_a_model_that_is_not_a_cross_encoder_is_refused(tmp_path: Path) -> None:
