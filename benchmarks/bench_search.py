@@ -2,8 +2,9 @@
 in-process (median and p95 over ~50 keyword queries), ask, a cold `curator search` process, and
 the same keyword queries through a plain ripgrep scan as the baseline.
 
-With onnxruntime installed (`curator[minilm]`), the optional models get their own rows, each
-beside the default's figure from the same run: search p95 with a re-ranker (a stand-in of a
+With CURATOR_BENCH_MODELS=1 and the minilm extra installed, the optional models get their own
+rows (slow: the minilm reindex embeds every note with a transformer), each beside the default's
+figure from the same run: search p95 with a re-ranker (a stand-in of a
 MiniLM-L6 cross-encoder's cost, see `stand_in_cross_encoder`), and with the minilm embedder its
 reindex, its search p95 and its query encoding."""
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -256,14 +258,11 @@ def stand_in_cross_encoder(folder: Path) -> Path:
 def _model_rows(
     palace: Path, queries: list[str], plain: list[float], rebuild: list[float]
 ) -> list[Row]:
-    try:
-        import onnxruntime  # noqa: F401
-
-        from curator.search.embed import minilm_files
-
-        minilm_files()
-    except Exception:  # the extra is not installed (or its file not the pinned one): no rows
+    if os.environ.get("CURATOR_BENCH_MODELS") != "1":
         return []
+    from curator.search.embed import minilm_files
+
+    minilm_files()  # the extra is installed, its file the pinned one (else: the error says)
     from curator.model.palace import Palace
     from curator.search.embed import get_embedder
     from curator.search.rerank import RERANK_TOP

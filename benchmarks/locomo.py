@@ -256,9 +256,15 @@ def main() -> int:
     parser.add_argument("--window", type=int, default=1, help="turns of context on each side")
     parser.add_argument("--quick", action="store_true", help="the shipped ranking only")
     parser.add_argument(
-        "--held-out", action="store_true", help="with --quick: the leave-one-out row too"
+        "--held-out", action="store_true", help="with --quick or --rows: the leave-one-out row too"
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument(
+        "--rows", default="", help="only the ablation rows whose label holds one of these (a,b)"
+    )
+    parser.add_argument(
+        "--only", choices=["turn-only", "with context"], help="build and score one palace only"
+    )
     args = parser.parse_args()
 
     from curator.model.palace import Palace
@@ -272,9 +278,14 @@ def main() -> int:
         print(f"no conversations in {args.data}", file=sys.stderr)
         return 2
     configs = [("shipped", Tuning())] if args.quick else ablation(Tuning)
+    if args.rows:
+        wanted = [w for w in args.rows.split(",") if w]
+        configs = [(n, t) for n, t in configs if any(w in n for w in wanted)]
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="curator-locomo-") as tmp:
         for label, window in (("turn-only", 0), ("with context", args.window)):
+            if args.only and label != args.only:
+                continue
             root = Path(tmp) / label.replace(" ", "-")
             notes = build_palace(root, conversations, args.embedder, window)
             t0 = time.perf_counter()
@@ -295,7 +306,7 @@ def main() -> int:
                 f"{args.embedder}, index built in {build_s:.1f} s",
                 rows,
             )
-            if window and (args.held_out or not args.quick):
+            if window and (args.held_out or not (args.quick or args.rows)):
                 held, chosen = leave_one_out(searcher, conversations, Tuning)
                 picks = ", ".join(
                     f"{c}: vector {v}, context {x}, name share {m}"
