@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from onnxhelpers import DAMAGES, cross_encoder_model, damage, embedder_model
 from palacehelpers import MakePalace, note_text
 
@@ -138,3 +140,21 @@ def test_embedder_config_names_and_paths(tmp_path: Path) -> None:
     config = load_config(root)
     assert config.index.embedder == "minilm"
     assert config.index.reranker == str((root / "ce").resolve())
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(st.text(max_size=300), min_size=1, max_size=12))
+def test_any_text_gives_a_unit_or_zero_row(tiny_embedder: OnnxEmbedder, texts: list[str]) -> None:
+    vecs = tiny_embedder.embed(texts)
+    assert vecs.shape == (len(texts), 3) and np.isfinite(vecs).all()
+    norms = np.linalg.norm(vecs, axis=1)
+    assert np.all((np.abs(norms - 1.0) < 1e-5) | (norms == 0.0))
+
+
+@pytest.fixture(scope="module")
+def tiny_embedder(tmp_path_factory: pytest.TempPathFactory) -> OnnxEmbedder:
+    folder = tmp_path_factory.mktemp("tiny-embedder")
+    embedder_model(folder, TABLE)
+    emb = get_embedder(str(folder))
+    assert isinstance(emb, OnnxEmbedder)
+    return emb
