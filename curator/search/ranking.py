@@ -9,7 +9,8 @@ and added with weights (a weighted sum ranks far better than reciprocal rank fus
 query asking when adds the notes that say when (`curator.search.temporal`); natural-language
 queries add soft term matching. A note whose context holds another candidate's text (the turns
 around it in one conversation) takes a share of that neighbour's score. A candidate sharing no
-word with the query is dropped, so a query nothing matches finds nothing. Every candidate is
+word with the query is dropped, so a query nothing matches finds nothing. A configured
+re-ranker (`curator.search.rerank`) re-orders the best of what is left. Every candidate is
 read through one `Filter`, so hidden rows never reach the sum.
 """
 
@@ -26,10 +27,12 @@ from typing import Any
 import numpy as np
 
 from curator.model.palace import Palace
+from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
 from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
 from curator.search.index import palace_signature
+from curator.search.rerank import RERANK_TOP, reranker_at
 from curator.search.snapshot import Snapshot, StaleSnapshot
 from curator.search.store import IndexStore
 from curator.search.temporal import time_cue
@@ -71,12 +74,16 @@ class Tuning:
     fields: tuple[float, ...] | None = (4.0, 1.5, 1.5, 1.0, 0.5)
     lexical: float = 0.5
     vector: float = 0.5
+    # the vector's weight when the embedder reads text in context (minilm): its similarities
+    # rank by meaning far better than averaged word vectors do, and earn a larger share
+    contextual_vector: float = 1.0
     soft: float = 1.0  # soft term matching (natural-language queries)
     named: float = 1.0  # the share of the key terms in the name (natural-language queries)
     time: float = 0.15  # a query asking when: the notes that say when
     smooth: float = 0.3  # the share of a thread neighbour's score a note takes
     rrf: bool = False  # reciprocal rank fusion instead of the weighted sum
     floor: bool = True  # drop candidates sharing no word with the query
+    rerank: bool = True  # the [index] reranker re-orders the best candidates, when configured
 
 
 @dataclass
@@ -91,6 +98,12 @@ class NoteText:
     @functools.cached_property
     def terms(self) -> FieldTerms:
         return FieldTerms.of(self.texts)
+
+    @property
+    def rerank_text(self) -> str:
+        """What the re-ranker reads of the note: its name, description and body."""
+        name, description, _tags, body, _context = self.texts
+        return "\n".join(t for t in (name, description, body) if t)
 
 
 def smoothed(score: np.ndarray, notes: Sequence[NoteText], share: float) -> np.ndarray:
@@ -135,9 +148,10 @@ class Ranker:
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's embedding with smooth inverse frequency weights: each distinct word's
-        embedding weighted by its rarity in this palace. Documents keep their plain embedding."""
+        embedding weighted by its rarity in this palace. Documents keep their plain embedding,
+        and so does the query for an embedder that reads words in context (MiniLM)."""
         words = list(dict.fromkeys(WORD.findall(text.lower())))
-        if not words:
+        if not words or self._contextual():
             return self.store.embed_query(text)
         freq = self._corpus().counts
         total = max(1, sum(freq.values()))
@@ -309,17 +323,27 @@ class Ranker:
             keep |= soft >= SOFT_FLOOR
         scored = [(p, float(s)) for p, s, k in zip(paths, score, keep, strict=True) if k]
         scored.sort(key=lambda kv: (-kv[1], kv[0]))
+        reranker = self.palace.config.index.reranker
+        if reranker and tune.rerank and len(scored) > 1:
+            text = {p: note for p, note in zip(paths, notes, strict=True)}
+            top = [text[p].rerank_text for p, _ in scored[:RERANK_TOP]]
+            scored = reranker_at(reranker).rerank(query, scored, top)
         return scored, rows
 
     def _parts(self, lex: np.ndarray, vec: np.ndarray, paths: list[str]) -> list[Part]:
         """The lexical and vector scores as weighted parts of the sum: each divided by the best
         over the candidates (or, with `Tuning.rrf`, both fused by reciprocal rank instead)."""
         tune = self.tuning
+        vector = tune.contextual_vector if self._contextual() else tune.vector
         if not tune.rrf:
-            return [(tune.lexical, scaled(lex)), (tune.vector, scaled(vec))]
+            return [(tune.lexical, scaled(lex)), (vector, scaled(vec))]
         order = [[paths[i] for i in np.argsort(-a, kind="stable") if a[i] > 0] for a in (lex, vec)]
-        fused = dict(rrf(order, weights=[tune.lexical, tune.vector]))
+        fused = dict(rrf(order, weights=[tune.lexical, vector]))
         return [(1.0, scaled(np.asarray([fused.get(p, 0.0) for p in paths])))]
+
+    def _contextual(self) -> bool:
+        """Whether the index's embedder reads a text as a whole (not as a bag of words)."""
+        return bool(getattr(self.store.embedder, "contextual", False))
 
     def _corpus(self) -> Corpus:
         with self._lock:
@@ -398,7 +422,8 @@ class Ranker:
         if missing:
             if len(cache) + len(missing) > WORD_VECTOR_CACHE:
                 cache.clear()
-            for word, vec in zip(missing, self.store.embedder.embed(missing), strict=True):
+            vectors = word_embedder(self.store.embedder).embed(missing)
+            for word, vec in zip(missing, vectors, strict=True):
                 cache[word] = vec
         return np.asarray([cache[w] for w in words], dtype=np.float32)
 
