@@ -73,8 +73,9 @@ def check_limit(limit: object) -> int:
 
 
 def _strings(name: str, value: object) -> tuple[str, ...]:
-    """A filter's list of strings: one string, a sequence of strings, or nothing (None or
-    empty). Any other type is an error naming the field, never coerced."""
+    """A filter's list of strings: one string, a sequence of strings, or nothing (None or an
+    empty list). Any other type is an error naming the field, never coerced; an empty string
+    is a value like any other (the palace does not know it), not "no filter"."""
     if value is None:
         return ()
     items = [value] if isinstance(value, str) else value
@@ -83,7 +84,7 @@ def _strings(name: str, value: object) -> tuple[str, ...]:
     for item in items:
         if "\x00" in item:
             raise SearchError(f"{name} may not contain NUL characters")
-    return tuple(v for v in items if v)
+    return tuple(items)
 
 
 def _flag(name: str, value: object, *, optional: bool = False) -> bool | None:
