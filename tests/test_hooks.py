@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -212,17 +214,23 @@ def test_broken_note_still_answers(root: Path) -> None:
 
 
 def test_damaged_index_exits_zero(root: Path) -> None:
-    payload = event("UserPromptSubmit", root, prompt="billing worker retries")
-    assert run(root, "claude-code", "UserPromptSubmit", payload).returncode == 0  # builds it
+    built = subprocess.run(
+        [sys.executable, "-m", "curator", "--palace", str(root), "reindex"],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
     index = root / ".curator" / "index"
-    assert index.is_dir()
     for path in index.rglob("*"):
         if path.is_file():
             path.write_bytes(b"\x00garbage")
-    proc = run(root, "claude-code", "UserPromptSubmit", payload)
+    payload = event("UserPromptSubmit", root, prompt="billing worker retries")
+    with serving(root):  # the warm server opens the damaged index
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) <= 1
-    assert hooklog.read(root)[-1]["event"] == "UserPromptSubmit"
+    assert "retries.md" in context(proc, "UserPromptSubmit")
+    assert hooklog.read(root)[-1]["via"] == "warm"
 
 
 def test_locked_writer_exits_zero(root: Path) -> None:
@@ -302,7 +310,9 @@ def test_output_stays_under_the_cap(lines: list[str]) -> None:
     assert len(hooks._render("generic", "UserPromptSubmit", lines)) <= 10_000
 
 
-def test_warm_server_answers_hooks(root: Path) -> None:
+@contextmanager
+def serving(root: Path) -> Iterator[None]:
+    """A warm server for `root`, listening (the condition the hooks wait on), ended after."""
     server = subprocess.Popen(
         [sys.executable, "-m", "curator", "--palace", str(root), "hook", "serve"],
         stdin=subprocess.DEVNULL,
@@ -310,9 +320,17 @@ def test_warm_server_answers_hooks(root: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not warm.socket_path(root).exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        while not warm.socket_path(root).exists():
+            assert server.poll() is None, "the warm server exited"
+            time.sleep(0.05)
+        yield
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_warm_server_answers_hooks(root: Path) -> None:
+    with serving(root):
         payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
         proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
         assert "retries.md" in context(proc, "UserPromptSubmit")
@@ -329,9 +347,6 @@ def test_warm_server_answers_hooks(root: Path) -> None:
         payload = event("UserPromptSubmit", root, prompt="quokka saxophone tuning")
         proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
         assert "zq.md" in context(proc, "UserPromptSubmit")
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def test_git_project_state_digest_changes_with_edits(tmp_path: Path) -> None:
@@ -449,19 +464,24 @@ def test_a_busy_warm_server_means_a_timeout_not_a_second_index_open(
     assert not (root / ".curator" / "index").exists()  # no index opened beside the server
 
 
-def test_the_first_prompt_starts_the_warm_server_and_waits_for_it(root: Path) -> None:
+def test_the_first_prompt_answers_without_the_index_and_starts_the_warm_server(
+    root: Path,
+) -> None:
     import signal
 
     payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
     try:
         proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
         assert "retries.md" in context(proc, "UserPromptSubmit")
-        assert hooklog.read(root)[-1]["via"] == "warm"
-        assert not (root / ".curator" / "index").exists() or warm.pid_path(root).exists()
+        assert hooklog.read(root)[-1]["via"] == "process"  # from the palace alone
+        deadline = time.monotonic() + 60
+        while not warm.pid_path(root).exists() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the server this prompt started comes up
         again = run(
             root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"}
         )
         assert "retries.md" in context(again, "UserPromptSubmit")
+        assert hooklog.read(root)[-1]["via"] == "warm"
     finally:
         deadline = time.monotonic() + 10
         while not warm.pid_path(root).exists() and time.monotonic() < deadline:

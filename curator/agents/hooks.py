@@ -199,7 +199,7 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     if not _matches(run.memory, prompt, floor):
         marker.join(timeout=0.5)
         return []
-    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor)
+    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor, now=True)
     marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []
@@ -208,7 +208,7 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
 def _matches(memory: Memory, prompt: str, floor: float) -> bool:
     """Does any note the pack may hold share a word with the prompt? A vector neighbour alone
     is no reason to put memory in front of the agent on every prompt."""
-    hits = memory.searcher.search(
+    hits = memory.searcher_now().search(
         prompt, status="active", min_confidence=floor, limit=5, include_sensitive=False
     )
     return any(h.spans for h in hits)
@@ -367,14 +367,10 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
     request = {"tool": tool, "event": event, "data": data}
     deadline = time.monotonic() + budget
     result = warm.ask(root, request, budget) if warm.enabled() else None
-    if result is None and event == "UserPromptSubmit" and warm.enabled():
-        # the pack needs the index: start the warm server and wait for it, rather than open
-        # the index here too (at 10k notes that alone outlasts the budget)
-        result = warm.ask_starting(root, request, deadline)
-    elif result is None and event == "SessionStart":
-        warm.start(root)  # warm it for the first prompt; this event needs no index
+    if result is None and event != "Stop":
+        warm.start(root)  # for the next prompts: it keeps the palace loaded and the index open
     via = "warm"
-    if result is None:
+    if result is None:  # this process answers without the index (`Memory.searcher_now`)
         via, result = "process", {}
         worker = threading.Thread(
             target=_in_process, args=(root, request, result), name=WORKER, daemon=True

@@ -140,6 +140,7 @@ _CHANGES = {
 class _Loaded:
     palace: Palace
     searcher: Searcher | None = None
+    lexical: Searcher | None = None  # over the palace alone, while the index opens
 
 
 class Memory:
@@ -149,6 +150,7 @@ class Memory:
         self.root = Path(root).resolve()
         self.include_sensitive = include_sensitive
         self._lock = threading.RLock()
+        self._opening = threading.Lock()  # held while the index opens (seconds), not _lock
         self._loaded: _Loaded | None = None
         self._config: Config | None = None
         self._dirty = threading.Event()
@@ -187,25 +189,42 @@ class Memory:
 
     @property
     def palace(self) -> Palace:
+        return self._current().palace
+
+    def _current(self) -> _Loaded:
         loaded = self._loaded
         if loaded is not None and not self._dirty.is_set():
-            return loaded.palace  # no lock: the index may be opening under it
+            return loaded  # no lock: the index may be opening beside it
         with self._lock:
             if self._loaded is None or self._dirty.is_set():
                 self._dirty.clear()
                 self._loaded = _Loaded(Palace.open(self.root))
-            return self._loaded.palace
+            return self._loaded
 
     @property
     def searcher(self) -> Searcher:
-        with self._lock:
-            palace = self.palace
-            assert self._loaded is not None
-            if self._loaded.searcher is None:
-                from curator.search import Searcher
+        """The index's searcher, opened on first use (one thread opens it; others wait)."""
+        loaded = self._current()
+        if loaded.searcher is None:
+            with self._opening:
+                if loaded.searcher is None:
+                    from curator.search import Searcher
 
-                self._loaded.searcher = Searcher(palace)
-            return self._loaded.searcher
+                    loaded.searcher = Searcher(loaded.palace)
+        return loaded.searcher
+
+    def searcher_now(self) -> Searcher:
+        """The index's searcher when it is open, else one over the loaded palace alone
+        (`LexicalSearcher`: the same ranking without the vector part), never waiting for
+        LanceDB and the embedder to load: for the hooks, which answer within a budget."""
+        loaded = self._current()
+        if loaded.searcher is not None:
+            return loaded.searcher
+        if loaded.lexical is None:
+            from curator.search.lexical import LexicalSearcher
+
+            loaded.lexical = LexicalSearcher(loaded.palace)
+        return loaded.lexical
 
     def visible(self, item: Any) -> bool:
         from curator.search import visible
@@ -244,8 +263,9 @@ class Memory:
         }
         tag_set = {t.casefold() for t in tags or ()}
         narrowed = bool(tag_set) or any(v for pair in ranges.values() for v in pair)
+        searcher = self.searcher
         with self._lock:
-            hits = self.searcher.search(
+            hits = searcher.search(
                 query,
                 types=types or None,
                 scope=scope or None,
@@ -279,8 +299,9 @@ class Memory:
 
     def ask(self, question: str, *, limit: int = 8) -> dict[str, Any]:
         _text_arg("question", question)
+        searcher = self.searcher
         with self._lock:
-            answer = self.searcher.ask(
+            answer = searcher.ask(
                 question, limit=_limit(limit), include_sensitive=self.include_sensitive
             )
         sources = []
@@ -301,10 +322,12 @@ class Memory:
             )
         return {"question": question, "sources": sources}
 
-    def pack(self, goal: str, *, budget: int = 2000, floor: float = 0.7) -> str:
+    def pack(self, goal: str, *, budget: int = 2000, floor: float = 0.7, now: bool = False) -> str:
+        """The memory pack for `goal`; `now`: from `searcher_now` (never waits for the index)."""
         _text_arg("goal", goal)
+        searcher = self.searcher_now() if now else self.searcher
         with self._lock:
-            return self.searcher.pack(
+            return searcher.pack(
                 goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
             )
 

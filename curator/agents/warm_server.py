@@ -47,9 +47,10 @@ def serve(root: Path) -> int:
     server.socket = listener
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, args=(0.5,), daemon=True).start()
-    with contextlib.suppress(Exception):
-        memory.searcher  # noqa: B018 - open the index now, not on the first prompt
     try:
+        with contextlib.suppress(Exception):
+            memory.palace  # noqa: B018 - the palace first: prompts are answered from it meanwhile
+            memory.searcher  # noqa: B018 - then the index, not on the first prompt
         while time.monotonic() - last[0] < IDLE_SECONDS and path.exists():
             time.sleep(1.0)
     finally:
