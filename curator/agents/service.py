@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from curator.config import Config, load_config
 from curator.errors import CuratorError
 from curator.model.discovery import palace_changed
+from curator.model.note import DELETE, NoteEditError, edit_header
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
 
@@ -34,6 +35,10 @@ MAX_CAPTURE_CHARS = 16_000  # a memory longer than this is a document, not a mem
 MAX_LIMIT = 50
 MAX_QUERY_CHARS = 4_000
 NOT_RULES = "Drafts are NOT rules until a person promotes them."
+CONTEXT_NOTE = (
+    "Where the fact came from (the conversation turns around it, the file and lines it was "
+    "read from): evidence to check it by, not the fact itself and not a rule."
+)
 
 
 class AgentRefusal(CuratorError):
@@ -345,7 +350,8 @@ class Memory:
         about `max_tokens` tokens; the answer says which lines it holds."""
         note = self._find(ref)
         palace = self.palace
-        lines = clean(self._shown_text(note)).splitlines(keepends=True)
+        shown, context = self._shown_text(note)
+        lines = clean(shown).splitlines(keepends=True)
         first, last = _part(lines, start_line, end_line, heading, ref)
         text = "".join(lines[first - 1 : last])
         budget = MAX_NOTE_CHARS if max_tokens is None else _tokens(max_tokens) * 4
@@ -355,7 +361,7 @@ class Memory:
             text = text[: text.rfind("\n") + 1] if "\n" in text else text
             last = first - 1 + text.count("\n") + (0 if text.endswith("\n") else 1)
         shown = f"{first}-{max(first, last)} of {len(lines)}" if lines else "0 of 0"
-        return {
+        answer: dict[str, Any] = {
             "path": note.rel,
             "kind": note.kind,
             "name": one_line(note.name),
@@ -367,6 +373,9 @@ class Memory:
             "lines": shown,
             "total_lines": len(lines),
         }
+        if context:
+            answer["context"] = {"note": CONTEXT_NOTE, "text": cap(context, MAX_NOTE_CHARS)}
+        return answer
 
     def _find(self, ref: str) -> Any:
         """The visible note or draft `ref` names; a refusal names nothing this Memory hides."""
@@ -382,24 +391,30 @@ class Memory:
             raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")
         return note
 
-    def _shown_text(self, note: Any) -> str:
-        """A draft's text without the `similar:` entries naming notes this Memory hides (the
-        capture that wrote it listed every similar note, sensitive or not)."""
-        similar = note.header.get("similar") if note.ok else None
-        if not isinstance(similar, list):
-            return str(note.text)
-        kept = [
-            s for s in similar if isinstance(s, dict) and self._visible_path(str(s.get("path")))
-        ]
-        if len(kept) == len(similar):
-            return str(note.text)
-        from curator.model.note import DELETE, NoteEditError, edit_header
-
+    def _shown_text(self, note: Any) -> tuple[str, str]:
+        """(text, context): the note's text without its `context` field (the text the fact
+        came from is never served as the fact) and, in a draft, without the `similar:` entries
+        naming notes this Memory hides (the capture that wrote it listed every similar note,
+        sensitive or not); and the context on its own."""
+        header = note.header if note.ok else {}
+        context = header.get("context")
+        updates: dict[str, Any] = {}
+        if "context" in header:
+            updates["context"] = DELETE
+        similar = header.get("similar")
+        if isinstance(similar, list):
+            kept = [
+                s for s in similar if isinstance(s, dict) and self._visible_path(str(s.get("path")))
+            ]
+            if len(kept) != len(similar):
+                updates["similar"] = kept or DELETE
+        if not updates:
+            return str(note.text), ""
         try:
-            data = edit_header(note, {"similar": kept or DELETE})
+            data = edit_header(note, updates)
         except NoteEditError:
-            return "[this draft names hidden notes and cannot be shown]"
-        return data.decode("utf-8", "replace")
+            return "[this note's header cannot be shown without its hidden parts]", ""
+        return data.decode("utf-8", "replace"), clean(context) if isinstance(context, str) else ""
 
     def list_inbox(self, *, limit: int = 50) -> dict[str, Any]:
         palace = self.palace
