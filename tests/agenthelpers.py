@@ -30,18 +30,21 @@ def write_palace(root: Path, files: dict[str, str], toml: str = HASH_TOML) -> Pa
 
 
 class McpClient:
-    """Starts `curator --palace ROOT mcp [extra]` and talks to it with the SDK client."""
+    """Starts `curator --palace ROOT mcp [extra]` (or another server's `command`) and talks
+    to it with the SDK client."""
 
     def __init__(
-        self, root: Path, *extra: str, env: dict[str, str] | None = None, timeout: float = 60
+        self,
+        root: Path,
+        *extra: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        command: list[str] | None = None,
     ) -> None:
         from mcp.client.stdio import StdioServerParameters
 
-        self.params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "curator", "--palace", str(root), "mcp", *extra],
-            env=env,
-        )
+        argv = command or [sys.executable, "-m", "curator", "--palace", str(root), "mcp", *extra]
+        self.params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
         self.timeout = timeout
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)

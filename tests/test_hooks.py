@@ -473,7 +473,8 @@ def test_the_first_prompt_answers_without_the_index_and_starts_the_warm_server(
     try:
         proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
         assert "retries.md" in context(proc, "UserPromptSubmit")
-        assert hooklog.read(root)[-1]["via"] == "process"  # from the palace alone
+        first = hooklog.read(root)[-1]
+        assert (first["via"], first["ranked"]) == ("process", "palace")  # no index opened
         deadline = time.monotonic() + 60
         while not warm.pid_path(root).exists() and time.monotonic() < deadline:
             time.sleep(0.1)  # the server this prompt started comes up

@@ -334,7 +334,10 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     run = HookRun(memory, event, data, load_settings(memory.root))
     result: dict[str, Any] = {}
     _work(run, result)
-    return {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
+    reply = {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
+    if event == "UserPromptSubmit":  # what the pack was ranked from (see Memory.searcher_now)
+        reply["ranked"] = "index" if memory.index_open else "palace"
+    return reply
 
 
 def _in_process(root: Path, request: dict[str, Any], result: dict[str, Any]) -> None:
@@ -379,6 +382,8 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
         worker.join(max(0.0, deadline - time.monotonic()))
     ms = round((time.perf_counter() - started) * 1000, 1)
     record: dict[str, Any] = {"tool": tool, "event": event, "ms": ms, "via": via}
+    if "ranked" in result:
+        record["ranked"] = result["ranked"]
     if "lines" not in result:
         message = f"curator hook {event}: timed out after {budget:g} s; no memory given"
         hooklog.append(root, {**record, "items": 0, "outcome": "timeout", "detail": message})

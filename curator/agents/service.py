@@ -218,6 +218,11 @@ class Memory:
                     loaded.searcher = Searcher(loaded.palace)
         return loaded.searcher
 
+    @property
+    def index_open(self) -> bool:
+        loaded = self._loaded
+        return loaded is not None and loaded.searcher is not None
+
     def searcher_now(self) -> Searcher:
         """The index's searcher when it is open, else one over the loaded palace alone
         (`LexicalSearcher`: the same ranking without the vector part), never waiting for
