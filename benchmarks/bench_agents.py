@@ -2,8 +2,9 @@
 loop per core): the MCP server (start to first answer, a warm `search` round trip, a `capture`
 round trip) and the UserPromptSubmit hook as Claude Code runs it (a whole process) with the warm
 server, on the first prompt right after SessionStart, and with the warm server off; each with
-a baseline from the same run. With `CURATOR_BENCH_BASIC_MEMORY=/path/to/basic-memory` the same
-three MCP rows run against basic-memory's server on a copy of the same notes.
+a baseline from the same run. With `CURATOR_BENCH_BASIC_MEMORY=/path/to/basic-memory` (and its
+`_HOME`, see `_peer_rows`) the same three MCP rows run against basic-memory's server on a copy
+of the same notes, and the curator rows take them as their baselines.
 
     python benchmarks/bench_agents.py --palace P --notes N   (or through run.py)
 """
@@ -13,11 +14,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -182,28 +181,16 @@ def _mcp_rows(palace: Path, queries: list[str], mode: str, pass_ms: float) -> li
 
 
 def _peer_rows(palace: Path, queries: list[str], mode: str) -> list[Row]:
-    """basic-memory's server on a copy of the same notes (its own index, synced first)."""
-    exe = os.environ.get(PEER_ENV)
-    if not exe:
+    """basic-memory's server on the same notes: `CURATOR_BENCH_BASIC_MEMORY` names its command
+    and `CURATOR_BENCH_BASIC_MEMORY_HOME` a HOME whose default project holds a copy of this
+    palace's notes/, indexed beforehand (`basic-memory project add`, then `project index`)."""
+    exe, home = os.environ.get(PEER_ENV), os.environ.get(PEER_ENV + "_HOME")
+    if not exe or not home:
         return []
-    home = Path(tempfile.mkdtemp(prefix="curator-bench-bm-"))
-    try:
-        notes = home / "notes"
-        shutil.copytree(palace / "notes", notes)
-        env = {**os.environ, "HOME": str(home), "BASIC_MEMORY_HOME": str(notes)}
-        env["BASIC_MEMORY_CONFIG_DIR"] = str(home / ".basic-memory")
-        subprocess.run(
-            [exe, "project", "add", "bench", str(notes), "--default"],
-            env=env,
-            capture_output=True,
-            check=False,
-        )
-        subprocess.run([exe, "sync"], env=env, capture_output=True, check=False, timeout=3600)
-        starts, rounds, captures = _mcp_figures(
-            [exe, "mcp"], notes, queries, _peer_search, _peer_capture, env=env
-        )
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
+    env = {**os.environ, "HOME": home}
+    starts, rounds, captures = _mcp_figures(
+        [exe, "mcp"], Path(home), queries, _peer_search, _peer_capture, env=env
+    )
     return [
         row(AREA, f"[{mode}] basic-memory: start to first answer", starts),
         row(AREA, f"[{mode}] basic-memory: warm search round trip", rounds),
