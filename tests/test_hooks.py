@@ -265,6 +265,8 @@ def test_unknown_event_and_garbage_stdin_exit_zero(root: Path) -> None:
 def test_hook_log_command(root: Path) -> None:
     run(root, "claude-code", "SessionStart", event("SessionStart", root, source="startup"))
     run(root, "claude-code", "Nonsense", {})
+    prompt = event("UserPromptSubmit", root, prompt="billing worker retries")
+    run(root, "claude-code", "UserPromptSubmit", prompt)
     proc = subprocess.run(
         [sys.executable, "-m", "curator", "--palace", str(root), "hook", "log", "--json"],
         capture_output=True,
@@ -272,15 +274,16 @@ def test_hook_log_command(root: Path) -> None:
         check=True,
     )
     runs = json.loads(proc.stdout)["runs"]
-    assert [r["event"] for r in runs] == ["SessionStart"]
+    assert [r["event"] for r in runs] == ["SessionStart", "UserPromptSubmit"]
     assert {"at", "tool", "event", "ms", "items", "outcome"} <= set(runs[0])
+    assert runs[1]["ranked"] == "palace"  # no warm server here: ranked without the index
     text = subprocess.run(
         [sys.executable, "-m", "curator", "--palace", str(root), "hook", "log"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert "SessionStart" in text and "ok" in text
+    assert "SessionStart" in text and "ok" in text and "process/palace" in text
 
 
 def test_contributors_add_lines_and_their_failures_are_logged(root: Path) -> None:
