@@ -174,8 +174,8 @@ def _exact_commands(lines: list[str], root: Path) -> list[str]:
 
 STOP_FOR_MODEL = (
     "curator: the last turn changed files in the project and captured nothing for memory. "
-    "If you learnt something worth keeping, capture it as a draft (the MCP `capture` tool, "
-    "or `curator capture`); a person reviews drafts before they become memory."
+    "If you learnt something worth keeping, capture it as a draft ({how}); a person reviews "
+    "drafts before they become memory."
 )
 STOP_FOR_PERSON = "curator: files changed, nothing captured; the agent is reminded next prompt."
 TASK_REMIND_SECONDS = 1800.0  # a checkpoint not saved for this long is stale
@@ -224,7 +224,8 @@ def stop(run: HookRun) -> list[str]:
     if turns.captured_since(run.root, turn):
         return []
     run.items = 1
-    return [STOP_FOR_MODEL]
+    how = "the MCP `capture` tool" if mcp_configured(run.project) else "`curator capture`"
+    return [STOP_FOR_MODEL.format(how=how)]  # `curator ...` becomes the exact command
 
 
 # -- other areas' lines, called by name (a module not installed gives none) ------------------------
