@@ -9,12 +9,10 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML
+from agenthelpers import HASH_TOML, warm_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, git, git_init_commit, note_text
@@ -225,7 +223,7 @@ def test_damaged_index_exits_zero(root: Path) -> None:
         if path.is_file():
             path.write_bytes(b"\x00garbage")
     payload = event("UserPromptSubmit", root, prompt="billing worker retries")
-    with serving(root):  # the warm server opens the damaged index
+    with warm_server(root):  # the warm server opens the damaged index
         proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) <= 1
@@ -313,27 +311,8 @@ def test_output_stays_under_the_cap(lines: list[str]) -> None:
     assert len(hooks._render("generic", "UserPromptSubmit", lines)) <= 10_000
 
 
-@contextmanager
-def serving(root: Path) -> Iterator[None]:
-    """A warm server for `root`, listening (the condition the hooks wait on), ended after."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "serve"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        while not warm.socket_path(root).exists():
-            assert server.poll() is None, "the warm server exited"
-            time.sleep(0.05)
-        yield
-    finally:
-        server.terminate()
-        server.wait(10)
-
-
 def test_warm_server_answers_hooks(root: Path) -> None:
-    with serving(root):
+    with warm_server(root):
         payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
         proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
         assert "retries.md" in context(proc, "UserPromptSubmit")
