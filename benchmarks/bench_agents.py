@@ -29,6 +29,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 AREA = "agents"
 PEER_ENV = "CURATOR_BENCH_BASIC_MEMORY"
+PARTS_ENV = "CURATOR_BENCH_AGENTS_PARTS"  # mcp,hooks (the default: both)
+MODES_ENV = "CURATOR_BENCH_AGENTS_MODES"  # quiet,loaded (the default: both)
 
 
 def _prompt_event(palace: Path, prompt: str, session: str = "bench") -> bytes:
@@ -306,12 +308,21 @@ def _stop_server(palace: Path) -> None:
     from curator.agents import warm
 
     try:
-        os.kill(int(warm.pid_path(palace).read_text()), signal.SIGTERM)
+        pid = int(warm.pid_path(palace).read_text())
+        os.kill(pid, signal.SIGTERM)
     except (OSError, ValueError):
-        return
-    deadline = time.monotonic() + 30
-    while warm.socket_path(palace).exists() and time.monotonic() < deadline:
+        pid = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if pid:
+                os.kill(pid, 0)  # still there
+                time.sleep(0.1)
+                continue
+        if not warm.socket_path(palace).exists():
+            return
         time.sleep(0.1)
+    raise RuntimeError(f"the warm server {pid} did not stop")
 
 
 @contextlib.contextmanager
@@ -323,14 +334,16 @@ def _mode(name: str) -> Iterator[None]:
 def run(palace: Path, notes: int) -> list[Row]:
     queries = keyword_queries(30)
     prompts = [f"fix the {q} before the release" for q in keyword_queries(15)]
+    parts = os.environ.get(PARTS_ENV, "mcp,hooks").split(",")
+    modes = os.environ.get(MODES_ENV, "quiet,loaded").split(",")
     rows: list[Row] = []
-    for mode in ("quiet", "loaded"):
+    for mode in modes:
         with _mode(mode):
             load = os.getloadavg()[0]
             pass_ms = statistics.median(process_times([sys.executable, "-c", "pass"], 10)) * 1000
             got = [
-                *_mcp_rows(palace, queries, mode, pass_ms),
-                *_hook_rows(palace, prompts, mode, pass_ms),
+                *(_mcp_rows(palace, queries, mode, pass_ms) if "mcp" in parts else []),
+                *(_hook_rows(palace, prompts, mode, pass_ms) if "hooks" in parts else []),
             ]
             for r in got:
                 r.note = f"load {load:.1f}; {r.note}" if r.note else f"load {load:.1f}"
