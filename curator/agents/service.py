@@ -12,6 +12,7 @@ call costs one query, not a palace load.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,6 +161,7 @@ class Memory:
         self._config: Config | None = None
         self._dirty = threading.Event()
         self._stop = threading.Event()
+        self._watching = watch
         if watch:
             threading.Thread(target=self._watch, name="curator-watch", daemon=True).start()
 
@@ -218,6 +220,10 @@ class Memory:
                     loaded.searcher = Searcher(loaded.palace)
         return loaded.searcher
 
+    def _open_index(self) -> None:
+        with contextlib.suppress(Exception):  # a tool that needs the index reports it
+            self.searcher  # noqa: B018
+
     @property
     def index_open(self) -> bool:
         loaded = self._loaded
@@ -230,6 +236,8 @@ class Memory:
         loaded = self._current()
         if loaded.searcher is not None:
             return loaded.searcher
+        if self._watching and not self._opening.locked():  # a server: open it meanwhile
+            threading.Thread(target=self._open_index, name="curator-open", daemon=True).start()
         if loaded.lexical is None:
             from curator.search.lexical import LexicalSearcher
 
