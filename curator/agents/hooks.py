@@ -33,6 +33,7 @@ from curator.agents.settings import AgentSettings, load_settings
 
 if TYPE_CHECKING:  # the warm path never loads a palace in the hook's own process
     from curator.agents.service import Memory
+    from curator.search import Searcher
 
 __all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
 
@@ -55,6 +56,7 @@ class HookRun:
     settings: AgentSettings
     started: float = field(default_factory=time.time)
     items: int = 0
+    ranked: str = ""  # UserPromptSubmit: the pack came from the "index" or the "palace" alone
     changed: bool = False  # Stop: the turn changed files in the project
     turn_started: float = 0.0  # Stop: when the turn's prompt came in
 
@@ -196,19 +198,23 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     marker.start()
     prompt = prompt[:2000]
     floor = run.settings.pack_floor
-    if not _matches(run.memory, prompt, floor):
+    searcher = run.memory.searcher_now()  # one for the whole prompt, whichever is ready
+    from curator.search.lexical import LexicalSearcher
+
+    run.ranked = "palace" if isinstance(searcher, LexicalSearcher) else "index"
+    if not _matches(searcher, prompt, floor):
         marker.join(timeout=0.5)
         return []
-    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor, now=True)
+    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor, using=searcher)
     marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []
 
 
-def _matches(memory: Memory, prompt: str, floor: float) -> bool:
+def _matches(searcher: Searcher, prompt: str, floor: float) -> bool:
     """Does any note the pack may hold share a word with the prompt? A vector neighbour alone
     is no reason to put memory in front of the agent on every prompt."""
-    hits = memory.searcher_now().search(
+    hits = searcher.search(
         prompt, status="active", min_confidence=floor, limit=5, include_sensitive=False
     )
     return any(h.spans for h in hits)
@@ -336,8 +342,8 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     _work(run, result)
     reply = {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
-    if event == "UserPromptSubmit":  # what the pack was ranked from (see Memory.searcher_now)
-        reply["ranked"] = "index" if memory.index_open else "palace"
+    if run.ranked:  # what the prompt's pack was ranked from (see Memory.searcher_now)
+        reply["ranked"] = run.ranked
     return reply
 
 

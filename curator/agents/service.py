@@ -224,11 +224,6 @@ class Memory:
         with contextlib.suppress(Exception):  # a tool that needs the index reports it
             self.searcher  # noqa: B018
 
-    @property
-    def index_open(self) -> bool:
-        loaded = self._loaded
-        return loaded is not None and loaded.searcher is not None
-
     def searcher_now(self) -> Searcher:
         """The index's searcher when it is open, else one over the loaded palace alone
         (`LexicalSearcher`: the same ranking without the vector part), never waiting for
@@ -340,10 +335,12 @@ class Memory:
             )
         return {"question": question, "sources": sources}
 
-    def pack(self, goal: str, *, budget: int = 2000, floor: float = 0.7, now: bool = False) -> str:
-        """The memory pack for `goal`; `now`: from `searcher_now` (never waits for the index)."""
+    def pack(
+        self, goal: str, *, budget: int = 2000, floor: float = 0.7, using: Searcher | None = None
+    ) -> str:
+        """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index."""
         _text_arg("goal", goal)
-        searcher = self.searcher_now() if now else self.searcher
+        searcher = using or self.searcher
         with self._lock:
             return searcher.pack(
                 goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
