@@ -3,10 +3,12 @@ cannot wait for the index (importing LanceDB and loading the embedder take secon
 more on a busy machine): the prompt hook's first prompt, while the warm server opens the index.
 
 The ranking is `Ranker.fused`, unchanged; only its inputs differ. The candidates are the notes
-sharing a stem with the query (every stem a substring of a note's lower-cased fields first,
-then BM25F over those: the lexical score the full ranking gives them too), and there is no
-vector neighbour, no soft term match and no fuzzy name match (those need the embedder or the
-index's snapshot). Every candidate passes the request's `Filter`, visibility included.
+sharing a stem with the query (chosen by a quick BM25 of the stems' substring counts in each
+note's lower-cased fields, then scored by BM25F: the lexical score the full ranking gives them
+too), and there is no vector neighbour, no soft term match and no fuzzy name match (those need
+the embedder or the index's snapshot). Every candidate passes the request's `Filter`,
+visibility included. Search, ask and pack work; dupes (which reads the index's vectors) does
+not.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class LexicalSearcher(Searcher):
             notes = [n for n in self.palace.all() if n.ok]
             texts = ["\n".join(note_fields(n)).lower() for n in notes]
             lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
-            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+            starts = np.cumsum(lengths) - lengths
             mean = float(lengths.mean()) if len(texts) else 1.0
             norm = K1 * (1.0 - B + B * lengths / mean)
             self._all = _Text([n.rel for n in notes], "\0".join(texts), starts, norm)
