@@ -1,30 +1,42 @@
-"""Agents at N notes: the MCP server (start to first answer; a warm `search` tool round trip,
-against the same queries in-process), and the UserPromptSubmit hook as Claude Code runs it (a
-whole process) with the warm hook server, without it, and SessionStart; baselines from the
-same run: `python -c pass` and a `curator search` process.
+"""Agents at N notes, on this machine as it is and again with a CPU hog beside it (one busy
+loop per core): the MCP server (start to first answer, a warm `search` round trip, a `capture`
+round trip) and the UserPromptSubmit hook as Claude Code runs it (a whole process) with the warm
+server, on the first prompt right after SessionStart, and with the warm server off; each with
+a baseline from the same run. With `CURATOR_BENCH_BASIC_MEMORY=/path/to/basic-memory` (and its
+`_HOME`, see `_peer_rows`) the same three MCP rows run against basic-memory's server on a copy
+of the same notes, and the curator rows take them as their baselines.
 
     python benchmarks/bench_agents.py --palace P --notes N   (or through run.py)
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import statistics
+import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from bench_search import keyword_queries
-from benchutil import REPO, Row, main_for, process_times, row, timed
+from benchutil import REPO, Row, cpu_hog, main_for, process_times, row, timed
 
 sys.path.insert(0, str(REPO / "tests"))
 
 AREA = "agents"
+PEER_ENV = "CURATOR_BENCH_BASIC_MEMORY"
+PARTS_ENV = "CURATOR_BENCH_AGENTS_PARTS"  # mcp,hooks (the default: both)
+MODES_ENV = "CURATOR_BENCH_AGENTS_MODES"  # quiet,loaded (the default: both)
 
 
-def _prompt_event(palace: Path, prompt: str) -> bytes:
+def _prompt_event(palace: Path, prompt: str, session: str = "bench") -> bytes:
     return json.dumps(
         {
-            "session_id": "bench",
+            "session_id": session,
             "transcript_path": str(palace / "t.jsonl"),
             "cwd": str(palace),
             "permission_mode": "default",
@@ -34,145 +46,309 @@ def _prompt_event(palace: Path, prompt: str) -> bytes:
     ).encode()
 
 
-def _mcp_rows(palace: Path, queries: list[str]) -> list[Row]:
+# -- MCP -------------------------------------------------------------------------------------------
+def _mcp(command: list[str] | None, root: Path, env: dict[str, str] | None = None) -> Any:
     from agenthelpers import McpClient
 
-    from curator.model.palace import Palace
-    from curator.search import Searcher
+    return McpClient(root, command=command, env=env, timeout=300)
 
+
+def _mcp_figures(
+    command: list[str] | None,
+    root: Path,
+    queries: list[str],
+    search: Callable[[Any, str], None],
+    capture: Callable[[Any, int], None],
+    env: dict[str, str] | None = None,
+) -> tuple[list[float], list[float], list[float]]:
+    """(start to first answer, warm search, capture) seconds for one server."""
     starts = []
     for _ in range(3):
         began = time.perf_counter()
-        client = McpClient(palace)
-        client.call("search", query=queries[0], limit=10)
+        client = _mcp(command, root, env)
+        search(client, queries[0])
         starts.append(time.perf_counter() - began)
         client.close()
-    client = McpClient(palace)
+    client = _mcp(command, root, env)
     try:
-        client.call("search", query="warm up", limit=10)
+        search(client, "warm up")
         rounds = []
         for q in queries:
             began = time.perf_counter()
-            error, _ = client.call("search", query=q, limit=10)
+            search(client, q)
             rounds.append(time.perf_counter() - began)
-            assert not error
+        captures = []
+        for i in range(10):
+            began = time.perf_counter()
+            capture(client, i)
+            captures.append(time.perf_counter() - began)
     finally:
         client.close()
-    searcher = Searcher(Palace.open(palace))
-    searcher.search("warm up")
-    inproc = [
-        timed(lambda q=q: searcher.search(q, limit=10), 1)[0]  # type: ignore[misc]
-        for q in queries
+    return starts, rounds, captures
+
+
+def _curator_search(client: Any, query: str) -> None:
+    error, text = client.call("search", query=query, limit=10)
+    assert not error, text
+
+
+def _curator_capture(client: Any, i: int) -> None:
+    error, text = client.call(
+        "capture",
+        name=f"Bench capture {time.time_ns()} {i}",
+        description="A lesson from the benchmark",
+        type="project",
+        body=f"The benchmark learnt lesson {i} at {time.time_ns()}.",
+    )
+    assert not error, text
+
+
+def _peer_search(client: Any, query: str) -> None:
+    error, text = client.call("search_notes", query=query, page_size=10)
+    assert not error, text
+
+
+def _peer_capture(client: Any, i: int) -> None:
+    error, text = client.call(
+        "write_note",
+        title=f"Bench capture {time.time_ns()} {i}",
+        content=f"The benchmark learnt lesson {i} at {time.time_ns()}.",
+        directory="bench",
+    )
+    assert not error, text
+
+
+def _mcp_rows(palace: Path, queries: list[str], mode: str, pass_ms: float) -> list[Row]:
+    from curator.agents.service import Memory
+
+    starts, rounds, captures = _mcp_figures(
+        None, palace, queries, _curator_search, _curator_capture
+    )
+    memory = Memory(palace)
+    memory.search("warm up")
+    inproc = [timed(lambda q=q: memory.search(q, limit=10), 1)[0] for q in queries]  # type: ignore[misc]
+    caps = [
+        timed(
+            lambda i=i: memory.capture(  # type: ignore[misc]
+                name=f"In-process capture {time.time_ns()} {i}",
+                description="A lesson from the benchmark",
+                type="project",
+                body=f"In-process lesson {i} at {time.time_ns()}.",
+            ),
+            1,
+        )[0]
+        for i in range(10)
     ]
-    base = row(AREA, "in-process search", inproc)
+    memory.close()
+    peer = _peer_rows(palace, queries, mode)
+    by = {r.metric.split(": ", 1)[1]: r for r in peer}
+
+    def against(metric: str, fallback: str, fallback_ms: float) -> dict[str, Any]:
+        found = by.get(metric)
+        if found is not None:
+            return {"baseline": f"basic-memory {metric}", "baseline_ms": found.median_ms}
+        return {"baseline": fallback, "baseline_ms": fallback_ms}
+
     return [
-        row(AREA, "mcp: start to first answer", starts, target_ms=2000.0),
         row(
             AREA,
-            "mcp: warm search round trip",
+            f"[{mode}] mcp: start to first answer",
+            starts,
+            target_ms=2000.0,
+            **against("start to first answer", "python -c pass", pass_ms),
+        ),
+        row(
+            AREA,
+            f"[{mode}] mcp: warm search round trip",
             rounds,
             target_ms=50.0,
-            baseline="Searcher.search in-process",
-            baseline_ms=base.median_ms,
+            **against(
+                "warm search round trip",
+                "Memory.search in-process",
+                statistics.median(inproc) * 1000,
+            ),
+            note=f"in-process Memory.search {statistics.median(inproc) * 1000:.1f} ms",
         ),
+        row(
+            AREA,
+            f"[{mode}] mcp: capture round trip",
+            captures,
+            **against(
+                "capture round trip", "Memory.capture in-process", statistics.median(caps) * 1000
+            ),
+            note=f"in-process Memory.capture {statistics.median(caps) * 1000:.1f} ms",
+        ),
+        *peer,
     ]
 
 
-def _hook_rows(palace: Path, prompts: list[str]) -> list[Row]:
-    # the command `curator hook install` writes, and the same hook through the whole CLI
+def _peer_rows(palace: Path, queries: list[str], mode: str) -> list[Row]:
+    """basic-memory's server on the same notes: `CURATOR_BENCH_BASIC_MEMORY` names its command
+    and `CURATOR_BENCH_BASIC_MEMORY_HOME` a HOME whose default project holds a copy of this
+    palace's notes/, indexed beforehand (`basic-memory project add`, then `project index`)."""
+    exe, home = os.environ.get(PEER_ENV), os.environ.get(PEER_ENV + "_HOME")
+    if not exe or not home:
+        return []
+    env = {**os.environ, "HOME": home}
+    starts, rounds, captures = _mcp_figures(
+        [exe, "mcp"], Path(home), queries, _peer_search, _peer_capture, env=env
+    )
+    return [
+        row(AREA, f"[{mode}] basic-memory: start to first answer", starts),
+        row(AREA, f"[{mode}] basic-memory: warm search round trip", rounds),
+        row(AREA, f"[{mode}] basic-memory: capture round trip", captures),
+    ]
+
+
+# -- hooks -----------------------------------------------------------------------------------------
+def _hook(argv: list[str], env: dict[str, str], stdin: bytes) -> tuple[float, bool]:
+    """(seconds, whether the hook gave memory) of one whole hook process."""
+    began = time.perf_counter()
+    proc = subprocess.run(argv, env={**os.environ, **env}, input=stdin, capture_output=True)
+    seconds = time.perf_counter() - began
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+    return seconds, b"hint, not truth" in proc.stdout
+
+
+def _last_log(palace: Path) -> dict[str, Any]:
+    from curator.agents import hooklog
+
+    records = hooklog.read(palace)
+    return records[-1] if records else {}
+
+
+def _hook_rows(palace: Path, prompts: list[str], mode: str, pass_ms: float) -> list[Row]:
+    from curator.agents.service import Memory
+
     hook = [sys.executable, "-m", "curator.agents", "--palace", str(palace), "claude-code"]
-    cli_hook = [sys.executable, "-m", "curator", "--palace", str(palace), "hook", "claude-code"]
-    cold_env = {"CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"}
-    passes = process_times([sys.executable, "-c", "pass"], 10)
-    search = process_times(
-        [sys.executable, "-m", "curator", "--palace", str(palace), "search", prompts[0]], 5
-    )
-    cold = [
-        process_times([*hook, "UserPromptSubmit"], 1, env=cold_env, stdin=_prompt_event(palace, p))[
-            0
-        ]
-        for p in prompts[:5]
-    ]
+    warm_env = {"CURATOR_HOOK_WARM": "1"}
+    cold_env = {"CURATOR_HOOK_WARM": "0"}
     start_event = json.dumps({"cwd": str(palace), "source": "startup"}).encode()
-    session = process_times([*hook, "SessionStart"], 5, env=cold_env, stdin=start_event)
 
-    # no server running: the first prompt starts one and waits for it (its figure is once)
-    warm_env = {"CURATOR_HOOK_WARM": "1", "CURATOR_HOOK_BUDGET": "60"}
-    first = process_times(
-        [*hook, "UserPromptSubmit"], 1, env=warm_env, stdin=_prompt_event(palace, prompts[0])
-    )
-    try:
-        warm_times, cli_times = [], []
-        for p in prompts:
-            event = _prompt_event(palace, p)
-            warm_times += process_times([*hook, "UserPromptSubmit"], 1, env=warm_env, stdin=event)
-            cli_times += process_times(
-                [*cli_hook, "UserPromptSubmit"], 1, env=warm_env, stdin=event
-            )
-    finally:
+    # the first prompt right after SessionStart, with no server running before it
+    firsts, first_memory, first_ranked = [], 0, []
+    for i, prompt in enumerate(prompts[:5]):
         _stop_server(palace)
-    pass_ms = row(AREA, "python -c pass", passes).median_ms
+        _hook([*hook, "SessionStart"], warm_env, start_event)
+        took, gave = _hook([*hook, "UserPromptSubmit"], warm_env, _prompt_event(palace, prompt))
+        firsts.append(took)
+        first_memory += gave
+        last = _last_log(palace)
+        first_ranked.append(f"{last.get('via')}/{last.get('ranked', last.get('outcome'))}")
+        del i
+
+    # the warm server with its index open
+    _wait_for_index(palace, hook, warm_env, prompts[0])
+    warm, warm_memory = [], 0
+    for prompt in prompts:
+        took, gave = _hook([*hook, "UserPromptSubmit"], warm_env, _prompt_event(palace, prompt))
+        warm.append(took)
+        warm_memory += gave
+    _stop_server(palace)
+
+    # the warm server off: each prompt answered in its own process
+    cold, cold_memory = [], 0
+    for prompt in prompts[:8]:
+        took, gave = _hook([*hook, "UserPromptSubmit"], cold_env, _prompt_event(palace, prompt))
+        cold.append(took)
+        cold_memory += gave
+
+    memory = Memory(palace)
+    memory.pack(prompts[0])
+    packs = [timed(lambda p=p: memory.pack(p), 1)[0] for p in prompts]  # type: ignore[misc]
+    memory.close()
+    pack_ms = statistics.median(packs) * 1000
     return [
         row(
             AREA,
-            "hook UserPromptSubmit (warm server), whole process",
-            warm_times,
+            f"[{mode}] hook UserPromptSubmit (warm server, index open), whole process",
+            warm,
             target_ms=300.0,
-            baseline="curator search process",
-            baseline_ms=row(AREA, "search", search).median_ms,
-            note=f"python -c pass: {pass_ms:.0f} ms",
-        ),
-        row(
-            AREA,
-            "the same through `curator hook` (the whole CLI loaded)",
-            cli_times,
             baseline="python -c pass",
             baseline_ms=pass_ms,
+            note=f"memory given {warm_memory}/{len(warm)}; in-process pack {pack_ms:.0f} ms",
         ),
         row(
             AREA,
-            "hook UserPromptSubmit (no warm server), whole process",
+            f"[{mode}] hook UserPromptSubmit, first prompt right after SessionStart",
+            firsts,
+            target_ms=4000.0,
+            baseline="python -c pass",
+            baseline_ms=pass_ms,
+            note=f"memory given {first_memory}/{len(firsts)}; answered {', '.join(first_ranked)}",
+        ),
+        row(
+            AREA,
+            f"[{mode}] hook UserPromptSubmit (warm server off), whole process",
             cold,
+            target_ms=4000.0,
             baseline="python -c pass",
             baseline_ms=pass_ms,
-        ),
-        row(
-            AREA,
-            "hook UserPromptSubmit, first prompt (starts the warm server, waits for it)",
-            first,
-            baseline="python -c pass",
-            baseline_ms=pass_ms,
-        ),
-        row(
-            AREA,
-            "hook SessionStart, whole process",
-            session,
-            baseline="python -c pass",
-            baseline_ms=pass_ms,
+            note=f"memory given {cold_memory}/{len(cold)} (budget 4 s)",
         ),
     ]
+
+
+def _wait_for_index(palace: Path, hook: list[str], env: dict[str, str], prompt: str) -> None:
+    """Prompts (untimed) until the warm server answers from its open index."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        _hook([*hook, "UserPromptSubmit"], env, _prompt_event(palace, prompt))
+        if _last_log(palace).get("ranked") == "index":
+            return
+        time.sleep(0.5)
+    raise RuntimeError("the warm server never opened its index")
 
 
 def _stop_server(palace: Path) -> None:
-    """End the warm server the first prompt started, by the pid it wrote."""
-    import os
+    """End the warm server a hook started, by the pid it wrote."""
     import signal
 
     from curator.agents import warm
 
     try:
-        os.kill(int(warm.pid_path(palace).read_text()), signal.SIGTERM)
+        pid = int(warm.pid_path(palace).read_text())
+        os.kill(pid, signal.SIGTERM)
     except (OSError, ValueError):
-        return
-    deadline = time.monotonic() + 20
-    while warm.socket_path(palace).exists() and time.monotonic() < deadline:
+        pid = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if pid:
+                os.kill(pid, 0)  # still there
+                time.sleep(0.1)
+                continue
+        if not warm.socket_path(palace).exists():
+            return
         time.sleep(0.1)
+    raise RuntimeError(f"the warm server {pid} did not stop")
+
+
+@contextlib.contextmanager
+def _mode(name: str) -> Iterator[None]:
+    with cpu_hog() if name == "loaded" else contextlib.nullcontext():
+        yield
 
 
 def run(palace: Path, notes: int) -> list[Row]:
-    queries = keyword_queries(50)
-    prompts = [f"fix the {q} before the release" for q in keyword_queries(20)]
-    return [*_mcp_rows(palace, queries), *_hook_rows(palace, prompts)]
+    queries = keyword_queries(30)
+    prompts = [f"fix the {q} before the release" for q in keyword_queries(15)]
+    parts = os.environ.get(PARTS_ENV, "mcp,hooks").split(",")
+    modes = os.environ.get(MODES_ENV, "quiet,loaded").split(",")
+    rows: list[Row] = []
+    for mode in modes:
+        with _mode(mode):
+            load = os.getloadavg()[0]
+            pass_ms = statistics.median(process_times([sys.executable, "-c", "pass"], 10)) * 1000
+            got = [
+                *(_mcp_rows(palace, queries, mode, pass_ms) if "mcp" in parts else []),
+                *(_hook_rows(palace, prompts, mode, pass_ms) if "hooks" in parts else []),
+            ]
+            for r in got:
+                r.note = f"load {load:.1f}; {r.note}" if r.note else f"load {load:.1f}"
+            rows += got
+    return rows
 
 
 if __name__ == "__main__":

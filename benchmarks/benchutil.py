@@ -6,6 +6,7 @@ Each `bench_<area>.py` defines `run(palace: Path, notes: int) -> list[Row]` and 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -13,7 +14,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -114,3 +115,20 @@ def main_for(run: Callable[[Path, int], list[Row]]) -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     emit(run(args.palace, args.notes))
+
+
+@contextlib.contextmanager
+def cpu_hog(processes: int | None = None) -> Iterator[int]:
+    """A loaded machine: `processes` busy loops (one per core by default) beside the
+    measurement, ended by their ids afterwards. Yields how many run."""
+    count = processes or os.cpu_count() or 1
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
+        for _ in range(count)
+    ]
+    try:
+        yield count
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()

@@ -85,6 +85,14 @@ class Session:
             self._searcher.palace = palace
         return self._searcher
 
+    def searcher_if_ready(self) -> Searcher | None:
+        """The searcher when its index is open and in step with this session's palace, else
+        None (never opens or syncs: for callers answering within a budget)."""
+        searcher = self._searcher
+        if searcher is not None and searcher.palace is self._palace:
+            return searcher
+        return None
+
     def reload(self) -> Palace:
         """The palace read again, sharing every unchanged note with the one held now."""
         self._palace = Palace.open(self.root, previous=self._palace)

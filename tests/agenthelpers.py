@@ -1,13 +1,18 @@
 """A blocking MCP client over stdio for tests and benchmarks: the SDK's own `stdio_client` and
-`ClientSession`, run on an event loop in a background thread so each call is one plain call."""
+`ClientSession`, run on an event loop in a background thread so each call is one plain call;
+and a warm hook server for a test's palace."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
 import threading
-from collections.abc import Coroutine
+import time
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +34,56 @@ def write_palace(root: Path, files: dict[str, str], toml: str = HASH_TOML) -> Pa
     return root
 
 
+@contextmanager
+def warm_server(root: Path, env: dict[str, str] | None = None) -> Iterator[None]:
+    """`curator hook serve` for `root` (with `env`, e.g. its own XDG_RUNTIME_DIR), once it
+    listens: the condition the hooks themselves wait on. Ended (by its id) afterwards."""
+    from curator.agents import warm
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "serve"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        runtime = (env or {}).get("XDG_RUNTIME_DIR")
+        old = os.environ.get("XDG_RUNTIME_DIR")
+        if runtime:
+            os.environ["XDG_RUNTIME_DIR"] = runtime
+        try:
+            sock = warm.socket_path(root)
+        finally:
+            if old is None:
+                os.environ.pop("XDG_RUNTIME_DIR", None)
+            else:
+                os.environ["XDG_RUNTIME_DIR"] = old
+        while not sock.exists():
+            assert server.poll() is None, "the warm server exited"
+            time.sleep(0.05)
+        yield
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
 class McpClient:
-    """Starts `curator --palace ROOT mcp [extra]` and talks to it with the SDK client."""
+    """Starts `curator --palace ROOT mcp [extra]` (or another server's `command`) and talks
+    to it with the SDK client."""
 
     def __init__(
-        self, root: Path, *extra: str, env: dict[str, str] | None = None, timeout: float = 60
+        self,
+        root: Path,
+        *extra: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        command: list[str] | None = None,
     ) -> None:
         from mcp.client.stdio import StdioServerParameters
 
-        self.params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "curator", "--palace", str(root), "mcp", *extra],
-            env=env,
-        )
+        argv = command or [sys.executable, "-m", "curator", "--palace", str(root), "mcp", *extra]
+        self.params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
         self.timeout = timeout
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)

@@ -15,13 +15,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenthelpers import HASH_TOML, McpClient
+from agenthelpers import HASH_TOML, McpClient, warm_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from palacehelpers import git_init_commit, note_text
@@ -202,36 +200,6 @@ def _hook(root: Path, env: dict[str, str], event: str, **fields: object) -> str:
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout + proc.stderr
-
-
-@contextmanager
-def warm_server(root: Path, env: dict[str, str]) -> Iterator[None]:
-    from curator.agents import warm
-
-    server = subprocess.Popen(
-        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "serve"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    try:
-        path = Path(env["XDG_RUNTIME_DIR"])
-        os.environ["XDG_RUNTIME_DIR"], old = str(path), os.environ.get("XDG_RUNTIME_DIR")
-        try:
-            sock = warm.socket_path(root)
-        finally:
-            if old is None:
-                os.environ.pop("XDG_RUNTIME_DIR")
-            else:
-                os.environ["XDG_RUNTIME_DIR"] = old
-        while not sock.exists():  # wait on the condition the hooks themselves wait on
-            assert server.poll() is None, "the warm server exited"
-            time.sleep(0.05)
-        yield
-    finally:
-        server.terminate()
-        server.wait(20)
 
 
 def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:

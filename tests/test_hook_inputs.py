@@ -72,7 +72,22 @@ def test_stop_never_blocks_and_its_messages_land_where_they_are_read(
     out = json.loads(stop.stdout)
     assert set(out) == {"systemMessage"} and len(out["systemMessage"]) < 100
     assert carried
-    assert "the last turn changed files" in context(nxt, "UserPromptSubmit")
+    reminder = context(nxt, "UserPromptSubmit")
+    assert "the last turn changed files" in reminder
+    # no MCP server configured: the exact command, not a tool the agent does not have
+    assert f"`{sys.executable} -m curator --palace {root} capture`" in reminder
+    assert "MCP" not in reminder
+
+
+def test_stops_reminder_names_the_mcp_tool_when_the_server_is_configured(root: Path) -> None:
+    project = _project(root)
+    args = ["-m", "curator", "--palace", str(root), "mcp"]
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"curator": {"args": args}}}))
+    prompt = event("UserPromptSubmit", project, prompt="billing worker retries")
+    _changed_turn(root, prompt)
+    run(root, "claude-code", "Stop", event("Stop", project, stop_hook_active=False))
+    reminder = context(run(root, "claude-code", "UserPromptSubmit", prompt), "UserPromptSubmit")
+    assert "the MCP `capture` tool" in reminder and "-m curator" not in reminder
 
 
 def test_task_lines_at_session_start_not_on_every_prompt(root: Path) -> None:

@@ -62,6 +62,11 @@ class PackAnswer(TypedDict):
     pack: str
 
 
+class NoteContext(TypedDict):
+    note: str  # says this is where the fact came from, not the fact
+    text: str
+
+
 class NoteAnswer(TypedDict):
     path: str
     kind: str
@@ -73,6 +78,7 @@ class NoteAnswer(TypedDict):
     truncated: bool
     lines: str  # "1-40 of 212": the part of the note shown
     total_lines: int
+    context: NotRequired[NoteContext]  # the note's `context:` field, apart from its text
 
 
 class InboxDraft(TypedDict):

@@ -33,6 +33,7 @@ from curator.agents.settings import AgentSettings, load_settings
 
 if TYPE_CHECKING:  # the warm path never loads a palace in the hook's own process
     from curator.agents.service import Memory
+    from curator.search import Searcher
 
 __all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
 
@@ -55,6 +56,7 @@ class HookRun:
     settings: AgentSettings
     started: float = field(default_factory=time.time)
     items: int = 0
+    ranked: str = ""  # UserPromptSubmit: the pack came from the "index" or the "palace" alone
     changed: bool = False  # Stop: the turn changed files in the project
     turn_started: float = 0.0  # Stop: when the turn's prompt came in
 
@@ -174,8 +176,8 @@ def _exact_commands(lines: list[str], root: Path) -> list[str]:
 
 STOP_FOR_MODEL = (
     "curator: the last turn changed files in the project and captured nothing for memory. "
-    "If you learnt something worth keeping, capture it as a draft (the MCP `capture` tool, "
-    "or `curator capture`); a person reviews drafts before they become memory."
+    "If you learnt something worth keeping, capture it as a draft ({how}); a person reviews "
+    "drafts before they become memory."
 )
 STOP_FOR_PERSON = "curator: files changed, nothing captured; the agent is reminded next prompt."
 TASK_REMIND_SECONDS = 1800.0  # a checkpoint not saved for this long is stale
@@ -196,19 +198,23 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     marker.start()
     prompt = prompt[:2000]
     floor = run.settings.pack_floor
-    if not _matches(run.memory, prompt, floor):
+    searcher = run.memory.searcher_now()  # one for the whole prompt, whichever is ready
+    from curator.search.lexical import LexicalSearcher
+
+    run.ranked = "palace" if isinstance(searcher, LexicalSearcher) else "index"
+    if not _matches(searcher, prompt, floor):
         marker.join(timeout=0.5)
         return []
-    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor)
+    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor, using=searcher)
     marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []
 
 
-def _matches(memory: Memory, prompt: str, floor: float) -> bool:
+def _matches(searcher: Searcher, prompt: str, floor: float) -> bool:
     """Does any note the pack may hold share a word with the prompt? A vector neighbour alone
     is no reason to put memory in front of the agent on every prompt."""
-    hits = memory.searcher.search(
+    hits = searcher.search(
         prompt, status="active", min_confidence=floor, limit=5, include_sensitive=False
     )
     return any(h.spans for h in hits)
@@ -224,7 +230,8 @@ def stop(run: HookRun) -> list[str]:
     if turns.captured_since(run.root, turn):
         return []
     run.items = 1
-    return [STOP_FOR_MODEL]
+    how = "the MCP `capture` tool" if mcp_configured(run.project) else "`curator capture`"
+    return [STOP_FOR_MODEL.format(how=how)]  # `curator ...` becomes the exact command
 
 
 # -- other areas' lines, called by name (a module not installed gives none) ------------------------
@@ -334,7 +341,10 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     run = HookRun(memory, event, data, load_settings(memory.root))
     result: dict[str, Any] = {}
     _work(run, result)
-    return {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
+    reply = {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
+    if run.ranked:  # what the prompt's pack was ranked from (see Memory.searcher_now)
+        reply["ranked"] = run.ranked
+    return reply
 
 
 def _in_process(root: Path, request: dict[str, Any], result: dict[str, Any]) -> None:
@@ -367,14 +377,10 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
     request = {"tool": tool, "event": event, "data": data}
     deadline = time.monotonic() + budget
     result = warm.ask(root, request, budget) if warm.enabled() else None
-    if result is None and event == "UserPromptSubmit" and warm.enabled():
-        # the pack needs the index: start the warm server and wait for it, rather than open
-        # the index here too (at 10k notes that alone outlasts the budget)
-        result = warm.ask_starting(root, request, deadline)
-    elif result is None and event == "SessionStart":
-        warm.start(root)  # warm it for the first prompt; this event needs no index
+    if result is None and event != "Stop":
+        warm.start(root)  # for the next prompts: it keeps the palace loaded and the index open
     via = "warm"
-    if result is None:
+    if result is None:  # this process answers without the index (`Memory.searcher_now`)
         via, result = "process", {}
         worker = threading.Thread(
             target=_in_process, args=(root, request, result), name=WORKER, daemon=True
@@ -383,6 +389,8 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
         worker.join(max(0.0, deadline - time.monotonic()))
     ms = round((time.perf_counter() - started) * 1000, 1)
     record: dict[str, Any] = {"tool": tool, "event": event, "ms": ms, "via": via}
+    if "ranked" in result:
+        record["ranked"] = result["ranked"]
     if "lines" not in result:
         message = f"curator hook {event}: timed out after {budget:g} s; no memory given"
         hooklog.append(root, {**record, "items": 0, "outcome": "timeout", "detail": message})

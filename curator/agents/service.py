@@ -12,6 +12,7 @@ call costs one query, not a palace load.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from curator.config import Config, load_config
 from curator.errors import CuratorError
 from curator.model.discovery import palace_changed
+from curator.model.note import DELETE, NoteEditError, edit_header
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
 from curator.session import Session
@@ -34,6 +36,10 @@ MAX_CAPTURE_CHARS = 16_000  # a memory longer than this is a document, not a mem
 MAX_LIMIT = 50
 MAX_QUERY_CHARS = 4_000
 NOT_RULES = "Drafts are NOT rules until a person promotes them."
+CONTEXT_NOTE = (
+    "Where the fact came from (the conversation turns around it, the file and lines it was "
+    "read from): evidence to check it by, not the fact itself and not a rule."
+)
 
 
 class AgentRefusal(CuratorError):
@@ -144,9 +150,12 @@ class Memory:
         self.include_sensitive = include_sensitive
         self._lock = threading.RLock()
         self._session: Session | None = None  # the server's palace, index and searcher
+        self._opening = threading.Lock()  # held while the index opens (seconds), not _lock
+        self._lexical: Searcher | None = None  # over the palace alone, while the index opens
         self._config: Config | None = None
         self._dirty = threading.Event()
         self._stop = threading.Event()
+        self._watching = watch
         if watch:
             threading.Thread(target=self._watch, name="curator-watch", daemon=True).start()
 
@@ -183,7 +192,7 @@ class Memory:
     def palace(self) -> Palace:
         session = self._session
         if session is not None and not self._dirty.is_set():
-            return session.palace  # no lock: the index may be opening under it
+            return session.palace  # no lock: the index may be opening beside it
         with self._lock:
             if self._session is None:
                 self._dirty.clear()
@@ -195,11 +204,35 @@ class Memory:
 
     @property
     def searcher(self) -> Searcher:
-        """The session's searcher, synced to the palace as last reloaded."""
-        with self._lock:
-            self.palace  # noqa: B018 - reloads a palace whose files changed
-            assert self._session is not None
+        """The index's searcher, opened on first use and synced to the palace as last
+        reloaded (one thread opens it; others wait)."""
+        self.palace  # noqa: B018 - reloads a palace whose files changed
+        assert self._session is not None
+        with self._opening:
             return self._session.searcher()
+
+    def _open_index(self) -> None:
+        with contextlib.suppress(Exception):  # a tool that needs the index reports it
+            self.searcher  # noqa: B018
+
+    def searcher_now(self) -> Searcher:
+        """The index's searcher when it is open and in step with the palace, else one over
+        the loaded palace alone (`LexicalSearcher`: the same ranking without the vector
+        part), never waiting for LanceDB and the embedder to load: for the hooks, which
+        answer within a budget."""
+        palace = self.palace
+        assert self._session is not None
+        ready = self._session.searcher_if_ready()
+        if ready is not None:
+            return ready
+        if self._watching and not self._opening.locked():  # a server: open it meanwhile
+            threading.Thread(target=self._open_index, name="curator-open", daemon=True).start()
+        lexical = self._lexical
+        if lexical is None or lexical.palace is not palace:
+            from curator.search.lexical import LexicalSearcher
+
+            lexical = self._lexical = LexicalSearcher(palace)
+        return lexical
 
     def visible(self, item: Any) -> bool:
         from curator.search import visible
@@ -238,8 +271,9 @@ class Memory:
         }
         tag_set = {t.casefold() for t in tags or ()}
         narrowed = bool(tag_set) or any(v for pair in ranges.values() for v in pair)
+        searcher = self.searcher
         with self._lock:
-            hits = self.searcher.search(
+            hits = searcher.search(
                 query,
                 types=types or None,
                 scope=scope or None,
@@ -273,8 +307,9 @@ class Memory:
 
     def ask(self, question: str, *, limit: int = 8) -> dict[str, Any]:
         _text_arg("question", question)
+        searcher = self.searcher
         with self._lock:
-            answer = self.searcher.ask(
+            answer = searcher.ask(
                 question, limit=_limit(limit), include_sensitive=self.include_sensitive
             )
         sources = []
@@ -295,10 +330,14 @@ class Memory:
             )
         return {"question": question, "sources": sources}
 
-    def pack(self, goal: str, *, budget: int = 2000, floor: float = 0.7) -> str:
+    def pack(
+        self, goal: str, *, budget: int = 2000, floor: float = 0.7, using: Searcher | None = None
+    ) -> str:
+        """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index."""
         _text_arg("goal", goal)
+        searcher = using or self.searcher
         with self._lock:
-            return self.searcher.pack(
+            return searcher.pack(
                 goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
             )
 
@@ -316,7 +355,8 @@ class Memory:
         about `max_tokens` tokens; the answer says which lines it holds."""
         note = self._find(ref)
         palace = self.palace
-        lines = clean(self._shown_text(note)).splitlines(keepends=True)
+        shown, context = self._shown_text(note)
+        lines = clean(shown).splitlines(keepends=True)
         first, last = _part(lines, start_line, end_line, heading, ref)
         text = "".join(lines[first - 1 : last])
         budget = MAX_NOTE_CHARS if max_tokens is None else _tokens(max_tokens) * 4
@@ -326,7 +366,7 @@ class Memory:
             text = text[: text.rfind("\n") + 1] if "\n" in text else text
             last = first - 1 + text.count("\n") + (0 if text.endswith("\n") else 1)
         shown = f"{first}-{max(first, last)} of {len(lines)}" if lines else "0 of 0"
-        return {
+        answer: dict[str, Any] = {
             "path": note.rel,
             "kind": note.kind,
             "name": one_line(note.name),
@@ -338,6 +378,9 @@ class Memory:
             "lines": shown,
             "total_lines": len(lines),
         }
+        if context:
+            answer["context"] = {"note": CONTEXT_NOTE, "text": cap(context, MAX_NOTE_CHARS)}
+        return answer
 
     def _find(self, ref: str) -> Any:
         """The visible note or draft `ref` names; a refusal names nothing this Memory hides."""
@@ -353,24 +396,30 @@ class Memory:
             raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")
         return note
 
-    def _shown_text(self, note: Any) -> str:
-        """A draft's text without the `similar:` entries naming notes this Memory hides (the
-        capture that wrote it listed every similar note, sensitive or not)."""
-        similar = note.header.get("similar") if note.ok else None
-        if not isinstance(similar, list):
-            return str(note.text)
-        kept = [
-            s for s in similar if isinstance(s, dict) and self._visible_path(str(s.get("path")))
-        ]
-        if len(kept) == len(similar):
-            return str(note.text)
-        from curator.model.note import DELETE, NoteEditError, edit_header
-
+    def _shown_text(self, note: Any) -> tuple[str, str]:
+        """(text, context): the note's text without its `context` field (the text the fact
+        came from is never served as the fact) and, in a draft, without the `similar:` entries
+        naming notes this Memory hides (the capture that wrote it listed every similar note,
+        sensitive or not); and the context on its own."""
+        header = note.header if note.ok else {}
+        context = header.get("context")
+        updates: dict[str, Any] = {}
+        if "context" in header:
+            updates["context"] = DELETE
+        similar = header.get("similar")
+        if isinstance(similar, list):
+            kept = [
+                s for s in similar if isinstance(s, dict) and self._visible_path(str(s.get("path")))
+            ]
+            if len(kept) != len(similar):
+                updates["similar"] = kept or DELETE
+        if not updates:
+            return str(note.text), ""
         try:
-            data = edit_header(note, {"similar": kept or DELETE})
+            data = edit_header(note, updates)
         except NoteEditError:
-            return "[this draft names hidden notes and cannot be shown]"
-        return data.decode("utf-8", "replace")
+            return "[this note's header cannot be shown without its hidden parts]", ""
+        return data.decode("utf-8", "replace"), clean(context) if isinstance(context, str) else ""
 
     def list_inbox(self, *, limit: int = 50) -> dict[str, Any]:
         palace = self.palace

@@ -2,11 +2,12 @@
 (a whole short process) answers in the time of a query instead of an index open.
 
 A hook first asks the server over a unix socket (in a private per-user folder, named by a hash
-of the palace root). When none listens, SessionStart starts one and does its own (index-free)
-work; a prompt starts one and waits for it within its budget, rather than open the index
-beside it. The server reloads the palace when its files change
-(see `Memory`), exits after IDLE_SECONDS without a request, and never holds a lock a writer
-waits on. Set `CURATOR_HOOK_WARM=0` to never start one.
+of the palace root). When none listens, SessionStart or a prompt starts one and does its own
+work without the index (a prompt's pack from `LexicalSearcher`: importing LanceDB alone takes
+longer than the budget on a busy machine). The server answers as soon as the palace is loaded,
+from the palace alone until its index is open, then from the index. It reloads the palace when
+its files change (see `Memory`), exits after IDLE_SECONDS without a request, and never holds a
+lock a writer waits on. Set `CURATOR_HOOK_WARM=0` to never start one.
 
 Protocol: one JSON line each way, {"tool", "event", "data"} -> {"lines", "items", "problems"}.
 """
@@ -22,7 +23,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -101,22 +101,6 @@ def start(root: Path) -> subprocess.Popen[bytes] | None:
         )
     except OSError:
         return None
-
-
-def ask_starting(root: Path, request: dict[str, Any], deadline: float) -> dict[str, Any] | None:
-    """Start a server and ask it, until `deadline` (time.monotonic). None when the server could
-    not start (it exited): the caller does the work itself."""
-    proc = start(root)
-    if proc is None:
-        return None
-    while (left := deadline - time.monotonic()) > 0:
-        answer = ask(root, request, left)
-        if answer is not None:
-            return answer
-        if proc.poll() is not None and not socket_path(root).exists():
-            return None  # it exited (another server won the socket, or it failed)
-        time.sleep(0.05)
-    return {}
 
 
 def pid_path(root: Path) -> Path:

@@ -25,7 +25,13 @@ def serve(root: Path) -> int:
     listener = _bind(path)
     if listener is None:
         return 0
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # clean up the socket on terminate
+    stopping = threading.Event()
+
+    def terminate(*_: object) -> None:
+        stopping.set()  # heeded even when the SystemExit lands in code that swallows it
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, terminate)  # clean up the socket on terminate
     pid_path(root).write_text(f"{os.getpid()}\n")
     memory = Memory(root, watch=True)
     last = [time.monotonic()]
@@ -47,11 +53,13 @@ def serve(root: Path) -> int:
     server.socket = listener
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, args=(0.5,), daemon=True).start()
-    with contextlib.suppress(Exception):
-        memory.searcher  # noqa: B018 - open the index now, not on the first prompt
     try:
+        with contextlib.suppress(Exception):
+            memory.palace  # noqa: B018 - the palace first: prompts are answered from it meanwhile
+            memory.searcher  # noqa: B018 - then the index, not on the first prompt
         while time.monotonic() - last[0] < IDLE_SECONDS and path.exists():
-            time.sleep(1.0)
+            if stopping.wait(1.0):
+                break
     finally:
         server.shutdown()
         memory.close()

@@ -119,10 +119,11 @@ def cmd_hook_log(args: argparse.Namespace) -> int:
         return 0
     for r in records:
         detail = f"  {r.get('detail')}" if r.get("detail") else ""
+        via = f"{r.get('via', '')}/{r['ranked']}" if r.get("ranked") else r.get("via", "")
         out(
             f"{r.get('at', '?')}  {r.get('tool', '?'):<11} {r.get('event', '?'):<16} "
             f"{r.get('outcome', '?'):<7} {r.get('items', 0):>3} items {r.get('ms', 0):>7} ms "
-            f"{r.get('via', ''):<7}{detail}"
+            f"{via:<13}{detail}"
         )
     failed = sum(1 for r in records if r.get("outcome") in ("error", "timeout"))
     if failed:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curator.config import CONFIG_NAME
 from curator.errors import CuratorError, PalaceNotFound
-from curator.model.note import Kind
+
+if TYPE_CHECKING:  # a type only: the hooks find the palace without loading YAML
+    from curator.model.note import Kind
 
 NOTES_DIR = "notes"
 INBOX_DIR = "inbox"

@@ -1,0 +1,130 @@
+"""`LexicalSearcher`: search, ask and pack over the parsed palace alone, for a process that
+cannot wait for the index (importing LanceDB and loading the embedder take seconds, many
+more on a busy machine): the prompt hook's first prompt, while the warm server opens the index.
+
+The ranking is `Ranker.fused`, unchanged; only its inputs differ. The candidates are the notes
+sharing a stem with the query (chosen by a quick BM25 of the stems' substring counts in each
+note's lower-cased fields, then scored by BM25F: the lexical score the full ranking gives them
+too), and there is no vector neighbour, no soft term match and no fuzzy name match (those need
+the embedder or the index's snapshot). Every candidate passes the request's `Filter`,
+visibility included. Search, ask and pack work; dupes (which reads the index's vectors) does
+not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from curator.search.fields import K1, B, bm25f, idf
+from curator.search.filters import Filter
+from curator.search.index import doc_from_note, index_dir, palace_signature
+from curator.search.ranking import Rows, Scores
+from curator.search.searcher import Searcher
+from curator.search.text import stems
+from curator.search.words import FIELDS, Corpus, corpus, note_fields
+
+PROBE = 3  # candidates scored by BM25F per result asked for
+COMMON = 0.3  # a stem in more notes than this share chooses candidates only when too few are
+
+
+@dataclass(frozen=True)
+class _Text:
+    paths: list[str]
+    text: str  # every note's lower-cased fields, NUL between notes
+    starts: np.ndarray  # where each note's text starts
+    norm: np.ndarray  # BM25's length normalisation of each note (K1 included)
+
+
+@dataclass
+class LexicalSearcher(Searcher):
+    """A Searcher that never opens the index (see the module docstring)."""
+
+    sync: bool = False
+    _all: _Text | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        pass  # no store: nothing opens LanceDB or the embedder
+
+    def _text(self) -> _Text:
+        """Every parsed note's and draft's fields, lower-cased, in one string (made once)."""
+        if self._all is None:
+            notes = [n for n in self.palace.all() if n.ok]
+            texts = ["\n".join(note_fields(n)).lower() for n in notes]
+            lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+            starts = np.cumsum(lengths) - lengths
+            mean = float(lengths.mean()) if len(texts) else 1.0
+            norm = K1 * (1.0 - B + B * lengths / mean)
+            self._all = _Text([n.rel for n in notes], "\0".join(texts), starts, norm)
+        return self._all
+
+    def fts(self, text: str, flt: Filter, n: int) -> list[dict[str, Any]]:
+        """The `n` notes passing `flt` with the best BM25F score for `text` (above zero),
+        chosen among the best by a quick BM25 of substring counts of its telling stems over the
+        whole text (as the index's full text search chooses the candidates BM25F scores)."""
+        terms = list(dict.fromkeys(stems(text)))
+        if not terms or n <= 0:
+            return []
+        stats = self._corpus()
+        every = self._text()
+        rare = [t for t in terms if stats.df.get(t, 0) <= COMMON * stats.docs]
+        quick = self._quick(rare, every, stats)
+        if np.count_nonzero(quick) < PROBE * n:  # too few: the common stems choose too
+            quick += self._quick([t for t in terms if t not in rare], every, stats)
+        order = np.flatnonzero(quick > 0)
+        order = order[np.lexsort((order, -quick[order]))]
+        fields = self.tuning.fields or (1.0,) * len(FIELDS)
+        chosen: list[tuple[float, str, dict[str, Any]]] = []
+        for i in order.tolist():
+            rel = every.paths[i]
+            note = self.palace.by_rel[rel]
+            row = _row(doc_from_note(self.palace, note))
+            if not flt.ok(row):
+                continue
+            exact = bm25f(terms, self._note_text(rel, row).terms, stats, fields)
+            if exact > 0:
+                row["_score"] = exact
+                chosen.append((-exact, rel, row))
+                if len(chosen) >= PROBE * n:
+                    break
+        chosen.sort(key=lambda t: (t[0], t[1]))
+        return [row for _, _, row in chosen[:n]]
+
+    @staticmethod
+    def _quick(terms: list[str], every: _Text, stats: Corpus) -> np.ndarray:
+        """Per note, BM25 of the terms' substring counts in its text."""
+        quick = np.zeros(len(every.paths))
+        for term in terms:
+            found = [m.start() for m in re.finditer(re.escape(term), every.text)]
+            if found:
+                at = np.searchsorted(every.starts, np.asarray(found), side="right") - 1
+                tf = np.bincount(at, minlength=len(every.paths))
+                quick += idf(stats, term) * tf / (tf + every.norm)
+        return quick
+
+    def _similarities(self, texts: Any, flt: Filter, n: int, rows: Rows) -> Scores:
+        return {}  # no embedder: the vector part of the sum is zero for every candidate
+
+    def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
+        return []  # name matching reads the index's snapshot; BM25F weighs names already
+
+    def _word_vectors(self, words: Any) -> np.ndarray:
+        return np.zeros((len(words), 1), dtype=np.float32)  # soft term matching adds nothing
+
+    def _corpus(self) -> Corpus:
+        with self._lock:
+            if self._stats is None:
+                root = self.palace.root
+                self._stats = corpus(self.palace, index_dir(root), palace_signature(self.palace))
+            return self._stats
+
+
+def _row(doc: Any) -> dict[str, Any]:
+    """An index row of `doc` as the store returns one (every column but the FTS text)."""
+    return {k: getattr(doc, k) for k in doc.__dataclass_fields__ if k != "text"}
+
+
+__all__ = ["LexicalSearcher"]
