@@ -108,6 +108,9 @@ class LexicalSearcher(Searcher):
     def _similarities(self, texts: Any, flt: Filter, n: int, rows: Rows) -> Scores:
         return {}  # no embedder: the vector part of the sum is zero for every candidate
 
+    def _contextual(self) -> bool:
+        return False  # no embedder: its vector weight would scale every candidate's sum alike
+
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
         return []  # name matching reads the index's snapshot; BM25F weighs names already
 
