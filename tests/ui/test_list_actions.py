@@ -77,7 +77,16 @@ async def test_with_marks_set_an_action_says_which_rows_first(palace: Path) -> N
         )
 
 
-async def test_bulk_promote_keeps_each_drafts_own_type(palace: Path) -> None:
+@pytest.mark.parametrize(
+    ("choice", "folders"),
+    [
+        (None, ["project", "reference"]),  # the first choice: each draft's own type
+        ("feedback", ["feedback", "feedback"]),
+    ],
+)
+async def test_bulk_promote_keeps_each_drafts_own_type_unless_one_is_chosen(
+    palace: Path, choice: str | None, folders: list[str]
+) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -87,31 +96,16 @@ async def test_bulk_promote_keeps_each_drafts_own_type(palace: Path) -> None:
         first = options.get_option_at_index(0)
         assert str(first.prompt) == "each its own type (project 1, reference 1)"
         assert options.highlighted == 0  # the default: nothing to change
+        if choice is not None:
+            ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+            options.highlighted = ids.index(choice)
         await pilot.press("enter")
         await apply_plan(pilot)
         assert "promote" in git_log(palace)[0].lower()
         promoted = sorted(p.relative_to(palace).as_posix() for p in palace.glob("notes/*/*fact*"))
         assert promoted == [
-            "notes/project/alpha-fact-about-billing.md",
-            "notes/reference/beta-fact-about-webhooks.md",
-        ]
-
-
-async def test_bulk_promote_as_one_type_when_one_is_chosen(palace: Path) -> None:
-    app = make_app(palace, watch=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("space", "space", "p")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
-        options = app.screen.query_one(OptionList)
-        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
-        options.highlighted = ids.index("feedback")
-        await pilot.press("enter")
-        await apply_plan(pilot)
-        promoted = sorted(p.relative_to(palace).as_posix() for p in palace.glob("notes/*/*fact*"))
-        assert promoted == [
-            "notes/feedback/alpha-fact-about-billing.md",
-            "notes/feedback/beta-fact-about-webhooks.md",
+            f"notes/{folders[0]}/alpha-fact-about-billing.md",
+            f"notes/{folders[1]}/beta-fact-about-webhooks.md",
         ]
 
 

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, OptionList, Static
 
 from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
+from curator.model.text import one_line
 from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.candidates import CandidatePane
@@ -291,8 +292,8 @@ class InboxScreen(CandidatePane):
         def build(text: str) -> Any:
             return lambda p: services.plan_merge_draft(p, rel, into, text)
 
-        # the instruction first: a narrow dialog cuts the note's name, not what to do
-        title = f"Remove what repeats, then ctrl+s: merging into {candidate.name or into}"
+        # the name cut short: an 80-column dialog keeps the instruction after it
+        title = f"Merge into {one_line(candidate.name or into, 26)}: remove what repeats"
         self.curator.edit_then_plan(into, strip_banner(body), build, lambda _t: [], title=title)
 
     def action_supersede(self) -> None:
