@@ -165,4 +165,4 @@ class Marked(PalaceScreen):
 
     def name_of(self, rel: str) -> str:
         note = self.find(rel)
-        return one_line(note.name or rel, 60) if note is not None else rel
+        return one_line((note.name if note is not None else "") or rel, 60)

@@ -183,11 +183,6 @@ class Table(RowTable):
         self.sort_by, self.descending = order[(at + 1) % len(order)]
         self.rearrange()
 
-    def sort_label(self) -> str:
-        if self.sort_by is None:
-            return ""
-        return self.labels.get(self.sort_by, self.sort_by).strip() + ARROWS[self.descending]
-
     def rearrange(self) -> None:
         rows = [r for r in self.rows_all if matches(r.words, self.filter_text)]
         if self.kind is not None:
