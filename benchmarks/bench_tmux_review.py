@@ -171,8 +171,8 @@ class Reviewer:
         self.mark(len(run))
         self.key("inbox.promote")
         self.term.wait(f"Promote {len(run)} drafts as type")
-        if self.type_index[BULK_TYPE]:  # the list starts on the first type
-            self.term.keys("Down", repeat=self.type_index[BULK_TYPE])
+        # the list starts on "each its own type", then the types in order
+        self.term.keys("Down", repeat=self.type_index[BULK_TYPE] + 1)
         self.term.keys("Enter")
         self.confirm("promote", run)
         self.key("table.scroll_top")  # the cursor is on the draft after the marked ones

@@ -207,7 +207,12 @@ def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:
         return notes[:limit]
     names = {i: f"{n.name} {n.slug}" for i, n in enumerate(notes)}  # by name or file name
     found = process.extract(query, names, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
-    return [notes[i] for _name, _score, i in found]
+    # a note named exactly so first: a fuzzy score ties it with every name that contains it
+    wanted = query.strip().casefold()
+    exact = [n for n in notes if wanted in (n.name.strip().casefold(), n.slug.casefold())]
+    first = {id(n) for n in exact}
+    rest = [notes[i] for _name, _score, i in found if id(notes[i]) not in first]
+    return (exact + rest)[:limit]
 
 
 # -- the team's remote: `curator sync` ----------------------------------------------------------

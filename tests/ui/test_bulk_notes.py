@@ -120,7 +120,7 @@ async def test_audit_cancelled_bulk_keeps_the_marks_then_retires_them(palace: Pa
         before = git_log(palace)
         await pilot.press("t")
         await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
-        assert "2 notes" in str(app.screen.query_one("Label").render())
+        assert "2 marked notes" in str(app.screen.query_one("Label").render())
         await pilot.press(*"moved to the wiki", "enter")
         await plan_shown(pilot, app)
         await pilot.press("n")

@@ -138,12 +138,16 @@ async def test_enter_opens_the_selected_item_on_every_screen(
     app = make_app(palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        # Inbox: the draft opens in the editor
+        # Inbox: Enter goes into the draft's candidates, Escape back; `e` edits it
         inbox = app.screen
         assert isinstance(inbox, InboxScreen)
         draft = inbox.current()
         assert draft is not None
         await pilot.press("enter")
+        await wait_until(pilot, lambda: inbox.focused is inbox.query_one("#inbox-candidates"))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: inbox.focused is inbox.query_one("#inbox-drafts"))
+        await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
         assert app.screen.query_one("#edit-area").text == draft.text  # type: ignore[attr-defined]
         await pilot.press("escape")

@@ -17,8 +17,10 @@ from curator.model.palace import Palace
 from curator.model.text import one_line
 from curator.ui import services
 from curator.ui.safe import badges, plain
+from curator.ui.screens.marks import note_words
 from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
-from curator.ui.widgets.table import Table, mark_cell
+from curator.ui.widgets.list_filter import ListFilter
+from curator.ui.widgets.table import Row, Table
 
 WATCHED = ("stale", "due", "expired")
 FLAGS_WIDTH = 9
@@ -39,9 +41,12 @@ class AuditScreen(NoteActions):
     MAIN = "#audit-table"
     TABLE = "#audit-table"
     BINDINGS = [
-        *NOTE_BINDINGS,
         Binding("v", "verify", "Re-verify", id="audit.verify", tooltip="Re-verify this note now"),
         Binding("A", "audit_all", "Run audit", id="audit.run", tooltip="Audit every note"),
+        *NOTE_BINDINGS,
+        Binding(
+            "f", "show_kind", "Show", id="audit.show", tooltip="Show all, stale, due or expired"
+        ),
     ]
 
     def __init__(self) -> None:
@@ -55,49 +60,57 @@ class AuditScreen(NoteActions):
         table.loading = True
         yield table
         yield Static(Text(), id="audit-detail")
+        yield ListFilter("#audit-table", id="audit-filter")
 
     def on_mount(self) -> None:
         table = self.query_one("#audit-table", Table)
         table.border_title = "Stale and due"
         table.add_fixed(" ", "mark", 1)
-        table.add_fixed("Flags", "flags", FLAGS_WIDTH)
-        table.add_fixed("Since", "since", 10)
-        table.add_fixed("Reason", "reason", 24)
+        table.add_fitted("Flags", "flags", FLAGS_WIDTH)
+        table.add_fitted("Since", "since", 10)
+        table.add_fitted("Reason", "reason", 24)
         table.add_flex("Note")
+        table.sortable = ("flags", "since", "reason", "name")
+        table.is_marked = lambda rel: rel in self.marked
         self.query_one(ProgressBar).display = False
         self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
         table = self.query_one("#audit-table", Table)
         table.loading = False
-        keep = self.selected()
-        row = max(table.cursor_row, 0)
-        table.clear()
         today = self.curator.today
         self.rows = []
+        rows = []
         for note in palace.notes:
             if note.superseded:
                 continue  # replaced or retired: nothing left to review
-            flags = palace.flags(note, today)
-            if not any(f in WATCHED for f in flags):
+            flags = [f for f in palace.flags(note, today) if f in WATCHED]
+            if not flags:
                 continue
             reason, since = reason_and_since(palace, note, flags)
             self.rows.append(note)
-            table.add_row(
-                mark_cell(note.rel in self.marked),
-                badges([f for f in flags if f in WATCHED]),
+            cells = (
+                badges(flags),
                 plain(since[:10]),
                 plain(reason, limit=60),
                 plain(note.name or note.rel),
-                key=note.rel,
             )
+            words = " ".join([note_words(note), reason.lower()])
+            rows.append(Row(note.rel, cells, words, kinds=frozenset(flags)))
         self.marked &= {n.rel for n in self.rows}
+        table.show(rows)  # the cursor stays on its note, else on its row
         self.show_title()
-        rels = [n.rel for n in self.rows]
-        if keep is not None and keep.rel in rels:
-            row = rels.index(keep.rel)
-        if self.rows:
-            table.move_cursor(row=min(row, len(self.rows) - 1), animate=False)
+        self._detail()
+
+    @on(Table.Arranged, "#audit-table")
+    def _arranged(self, _event: Table.Arranged) -> None:
+        self.show_title()
+
+    def action_show_kind(self) -> None:
+        """Show every row, then only the stale ones, the due ones, the expired ones."""
+        table = self.query_one("#audit-table", Table)
+        kinds: list[str | None] = [None, *WATCHED]
+        table.only(kinds[(kinds.index(table.kind) + 1) % len(kinds)])
         self._detail()
 
     @on(DataTable.RowHighlighted, "#audit-table")
@@ -132,22 +145,17 @@ class AuditScreen(NoteActions):
         out.append_text(plain(note.rel, "dim"))
         detail.update(out)
 
-    def listed(self) -> list[Note]:
-        return self.rows
-
     def list_title(self) -> str:
-        return f"Stale and due ({len(self.rows)})"
+        table = self.query_one("#audit-table", Table)
+        shown = len(table.shown)
+        count = f"{shown} of {len(self.rows)}" if shown != len(self.rows) else str(shown)
+        only = f" · only {table.kind}: f" if table.kind else ""
+        return f"Stale and due ({count}){only}"
 
     def shown_flags(self, note: Note) -> list[str]:
         palace = self.palace
         flags = palace.flags(note, self.curator.today) if palace is not None else []
         return [f for f in flags if f in WATCHED]
-
-    def selected(self) -> Note | None:
-        table = self.query_one("#audit-table", Table)
-        if not self.rows or not 0 <= table.cursor_row < len(self.rows):
-            return None
-        return self.rows[table.cursor_row]
 
     # -- audit runs ----------------------------------------------------------------------------
     def action_verify(self) -> None:

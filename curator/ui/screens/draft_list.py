@@ -12,26 +12,28 @@ from curator.ui.widgets.table import Table
 class DraftList(Marked):
     """The draft table of the Inbox (`#inbox-drafts`) and the marks on its rows."""
 
+    WHAT = "draft"
+
     def __init__(self) -> None:
         super().__init__()
-        self.drafts: list[Note] = []
-        self.listed: list[str] | None = None  # the rels shown, in their order
+        self.drafts: list[Note] = []  # every draft listed (the filter may show fewer)
+        self.listed: list[str] | None = None  # their rels, in their order
         self.new_count = 0
         self.marked: set[str] = set()
 
     def _title(self) -> None:
-        title = f"Inbox ({len(self.drafts)})"
+        table = self.query_one("#inbox-drafts", Table)
+        shown = len(table.shown)
+        count = f"{shown} of {len(self.drafts)}" if shown != len(self.drafts) else str(shown)
+        title = f"Inbox ({count})"
         if self.marked:
             title += f" · {len(self.marked)} marked"
         if self.new_count:
             title += f" · {self.new_count} new: ctrl+r"
-        self.query_one("#inbox-drafts", Table).border_title = title
+        table.border_title = title
 
     def current(self) -> Note | None:
-        table = self.query_one("#inbox-drafts", Table)
-        if not self.drafts or not 0 <= table.cursor_row < len(self.drafts):
-            return None
-        return self.drafts[table.cursor_row]
+        return self.mark_current()
 
     def _draft(self) -> Note | None:
         draft = self.current()
@@ -43,12 +45,6 @@ class DraftList(Marked):
     def mark_table(self) -> Table:
         return self.query_one("#inbox-drafts", Table)
 
-    def mark_rows(self) -> list[Note]:
-        return self.drafts  # the drafts listed, in their order
-
-    def mark_current(self) -> Note | None:
-        return self.current()
-
     def alike(self, one: Note, other: Note) -> bool:
         """From the same source (of the same type when the draft names none)."""
         source = draft_source(one)
@@ -57,8 +53,8 @@ class DraftList(Marked):
     def marks_changed(self) -> None:
         self._title()
 
-    def _targets(self) -> list[str]:
+    def _targets(self, verb: str) -> list[str]:
         """The marked drafts (in list order), else the selected one."""
         if not self.marked:
             self._draft()  # says why, when none is selected
-        return self.marked_or_current()
+        return self.marked_or_current(verb)

@@ -6,12 +6,14 @@ a `[[wikilink]]` is a link, not markup."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import date
 from functools import lru_cache
 
 from rich.text import Text
 
 from curator.model.note import Note
+from curator.model.palace import Palace
 from curator.model.text import has_escapes
 from curator.ui import services
 from curator.ui.safe import plain
@@ -21,13 +23,17 @@ _MARKUPISH = re.compile(r"\[\s*(?:/|@|[A-Za-z#])[^\]\n]*\]")
 SOURCE_WIDTH = 8
 
 
-def draft_age(note: Note, today: date) -> str:
+def draft_days(note: Note, today: date) -> int | None:
+    """Days since the draft was captured (None: no readable date)."""
     try:
-        created = date.fromisoformat(note.created[:10])
+        return max(0, (today - date.fromisoformat(note.created[:10])).days)
     except ValueError:
-        return "?"
-    days = (today - created).days
-    return "today" if days <= 0 else f"{days}d"
+        return None
+
+
+def draft_age(note: Note, today: date) -> str:
+    days = draft_days(note, today)
+    return "?" if days is None else "today" if days == 0 else f"{days}d"
 
 
 def draft_source(note: Note) -> str:
@@ -93,3 +99,15 @@ def _text_warnings(text: str) -> Text:
     if markup_like(text):
         out.append("! contains markup-like text (shown literally, never run)\n", "yellow")
     return out
+
+
+OWN_TYPE = "*own"  # a bulk promote's choice: every draft keeps the type it names
+
+
+def bulk_types(palace: Palace, rels: list[str]) -> list[tuple[str, str]]:
+    """A bulk promote's choices: first each draft's own type (counted), then one type for
+    all of them."""
+    own = Counter(palace.by_rel[rel].type or "?" for rel in rels if rel in palace.by_rel)
+    counts = ", ".join(f"{name} {n}" for name, n in own.most_common())
+    choices = [(f"each its own type ({counts})", OWN_TYPE)]
+    return choices + [(f"{t.name} — {t.purpose}", t.name) for t in palace.config.types.values()]

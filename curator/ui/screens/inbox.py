@@ -19,23 +19,30 @@ from textual.widgets import DataTable, OptionList, Static
 
 from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
+from curator.model.text import one_line
 from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.candidates import CandidatePane
 from curator.ui.screens.drafts import (
+    OWN_TYPE,
     SOURCE_WIDTH,
+    bulk_types,
     context_preview,
     draft_age,
+    draft_days,
     draft_source,
     newest_first,
     short_source,
     warnings,
 )
-from curator.ui.screens.marks import mark_bindings
+from curator.ui.screens.marks import mark_bindings, note_words
 from curator.ui.widgets.candidate_diff import CandidateDiff
 from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
+from curator.ui.widgets.list_filter import ListFilter
 from curator.ui.widgets.promote_form import PromoteForm
-from curator.ui.widgets.table import Table, mark_cell
+from curator.ui.widgets.table import Row, Table
+
+CANDIDATES = Binding.Group("Cand.")  # [ and ] show as one key in the footer
 
 
 class InboxScreen(CandidatePane):
@@ -47,14 +54,31 @@ class InboxScreen(CandidatePane):
         Binding("e", "edit", "Edit", id="inbox.edit", tooltip="Edit the draft's text"),
         Binding(
             "enter",
-            "edit",
+            "open",
             "Open",
             id="inbox.open",
             show=False,
             priority=True,
-            tooltip="Open the draft in the editor",
+            tooltip="Into the draft's candidates (Escape: back)",
         ),
         Binding("m", "merge", "Merge", id="inbox.merge", tooltip="Merge into the candidate"),
+        Binding("g", "tag", "Tag", id="inbox.tag", tooltip="Add a tag to the draft(s)"),
+        Binding(
+            "left_square_bracket",
+            "candidate(-1)",
+            "Prev cand.",
+            id="inbox.prev_candidate",
+            group=CANDIDATES,
+            tooltip="Diff against the previous candidate",
+        ),
+        Binding(
+            "right_square_bracket",
+            "candidate(1)",
+            "Next cand.",
+            id="inbox.next_candidate",
+            group=CANDIDATES,
+            tooltip="Diff against the next candidate",
+        ),
         Binding(
             "s",
             "supersede",
@@ -62,24 +86,7 @@ class InboxScreen(CandidatePane):
             id="inbox.supersede",
             tooltip="Promote this draft as the note that replaces the candidate",
         ),
-        Binding("g", "tag", "Tag", id="inbox.tag", show=False, tooltip="Add a tag to the draft(s)"),
         *mark_bindings("inbox", "draft", "Mark every draft from the same source"),
-        Binding(
-            "right_square_bracket",
-            "candidate(1)",
-            "Next cand.",
-            id="inbox.next_candidate",
-            show=False,
-            tooltip="Diff against the next candidate",
-        ),
-        Binding(
-            "left_square_bracket",
-            "candidate(-1)",
-            "Prev cand.",
-            id="inbox.prev_candidate",
-            show=False,
-            tooltip="Diff against the previous candidate",
-        ),
     ]
 
     def __init__(self) -> None:
@@ -96,13 +103,16 @@ class InboxScreen(CandidatePane):
                 candidates = OptionList(id="inbox-candidates")
                 yield candidates
                 yield CandidateDiff(id="inbox-diff")
+        yield ListFilter("#inbox-drafts", id="inbox-filter")
 
     def on_mount(self) -> None:
         table = self.query_one("#inbox-drafts", Table)
         table.add_fixed(" ", "mark", 1)
-        table.add_fixed("Age", "age", 5)
-        table.add_fixed("Source", "source", SOURCE_WIDTH)
+        table.add_fitted("Age", "age", 5)
+        table.add_fitted("Source", "source", SOURCE_WIDTH)
         table.add_flex("Draft")
+        table.sortable = ("age", "source", "name")
+        table.is_marked = lambda rel: rel in self.marked
         table.border_title = "Inbox"
         self.query_one("#inbox-candidates", OptionList).border_title = "Duplicate candidates"
         self.sync()
@@ -114,7 +124,6 @@ class InboxScreen(CandidatePane):
     def palace_changed(self, palace: Palace) -> None:
         table = self.query_one("#inbox-drafts", Table)
         table.loading = False
-        row = max(table.cursor_row, 0)
         by_rel = {d.rel: d for d in palace.drafts}
         ordered = newest_first(list(palace.drafts))
         if self.listed is None or self._show_all:
@@ -125,22 +134,27 @@ class InboxScreen(CandidatePane):
         self.listed = [d.rel for d in self.drafts]
         self.new_count = len(by_rel) - len(self.drafts)
         self.marked &= set(self.listed)
-        table.clear()
         today = self.curator.today
-        for note in self.drafts:
-            table.add_row(
-                mark_cell(note.rel in self.marked),
-                Text(draft_age(note, today)),
-                plain(short_source(draft_source(note)), "dim"),
-                plain(note.name or note.rel),
-                key=note.rel,
+        rows = [
+            Row(
+                note.rel,
+                (
+                    Text(draft_age(note, today)),
+                    plain(short_source(draft_source(note)), "dim"),
+                    plain(note.name or note.rel),
+                ),
+                note_words(note),
+                {"age": (draft_days(note, today) is None, draft_days(note, today) or 0)},
             )
+            for note in self.drafts
+        ]
+        table.show(rows)  # the cursor on the same draft, or the one that took its row
         self._title()
-        if self.selected in self.listed:
-            row = self.listed.index(self.selected)
-        if self.drafts:  # the same draft, or the one that took its row (the next one)
-            table.move_cursor(row=min(row, len(self.drafts) - 1), animate=False)
         self.show_draft(self.current(), reload=True)
+
+    @on(Table.Arranged, "#inbox-drafts")
+    def _arranged(self, _event: Table.Arranged) -> None:
+        self._title()
 
     @on(DataTable.RowHighlighted, "#inbox-drafts")
     def _row(self, _event: DataTable.RowHighlighted) -> None:
@@ -169,19 +183,15 @@ class InboxScreen(CandidatePane):
 
     # -- actions -------------------------------------------------------------------------------
     def action_promote(self) -> None:
-        rels = self._targets()
+        rels = self._targets("Promote")
         palace = self.palace
         if not rels or palace is None:
             return
         if len(rels) > 1:
-            types = [(f"{t.name} — {t.purpose}", t.name) for t in palace.config.types.values()]
-
-            def typed(type_: str | None) -> None:
-                if type_:
-                    build = lambda p, r: services.plan_promote(p, r, type=type_)  # noqa: E731
-                    self._bulk("promote", rels, build)
-
-            self.app.push_screen(ChoiceDialog(f"Promote {len(rels)} drafts as type:", types), typed)
+            self.app.push_screen(
+                ChoiceDialog(f"Promote {len(rels)} drafts as type:", bulk_types(palace, rels)),
+                lambda type_: self._promote_all(rels, type_),
+            )
             return
         draft = palace.by_rel[rels[0]]
 
@@ -191,12 +201,19 @@ class InboxScreen(CandidatePane):
 
         self.app.push_screen(PromoteForm(palace, draft, services.promote_problems), chosen)
 
+    def _promote_all(self, rels: list[str], type_: str | None) -> None:
+        """Promote every draft as `type_`, or each as its own type (OWN_TYPE)."""
+        if not type_:
+            return
+        fields = {} if type_ == OWN_TYPE else {"type": type_}
+        self._bulk("promote", rels, lambda p, r: services.plan_promote(p, r, **fields))
+
     def _bulk(self, action: str, rels: list[str], build: Any, reason: str = "") -> None:
         why = reason or f"Bulk {action} of {len(rels)} drafts in the inbox."
         self.curator.run_plan(lambda p: services.plan_bulk(p, action, rels, build, why))
 
     def action_reject(self) -> None:
-        rels = self._targets()
+        rels = self._targets("Reject")
         if not rels:
             return
 
@@ -204,11 +221,12 @@ class InboxScreen(CandidatePane):
             if text:
                 self._bulk("reject", rels, lambda p, r: services.plan_reject(p, r, text), text)
 
-        what = "this draft" if len(rels) == 1 else f"{len(rels)} drafts"
-        self.app.push_screen(AskDialog(f"Reject {what}: why?"), reason)
+        self.app.push_screen(
+            AskDialog(f"Reject {self._what(rels)}: why?{self._named(rels)}"), reason
+        )
 
     def action_tag(self) -> None:
-        rels = self._targets()
+        rels = self._targets("Tag")
         if not rels:
             return
 
@@ -217,13 +235,42 @@ class InboxScreen(CandidatePane):
                 build = lambda p, r: services.plan_tag(p, r, text)  # noqa: E731
                 self._bulk("edit", rels, build, f"Tagged {text}.")
 
-        what = "this draft" if len(rels) == 1 else f"{len(rels)} drafts"
-        self.app.push_screen(AskDialog(f"Tag {what} with:"), tag)
+        self.app.push_screen(AskDialog(f"Tag {self._what(rels)} with:{self._named(rels)}"), tag)
+
+    def _what(self, rels: list[str]) -> str:
+        return "this draft" if len(rels) == 1 else f"{len(rels)} marked drafts"
+
+    def _named(self, rels: list[str]) -> str:
+        """The one draft's name, after the question (a narrow dialog cuts the name, not what
+        it asks)."""
+        return f" ({self.name_of(rels[0])})" if len(rels) == 1 else ""
 
     def action_edit(self) -> None:
         draft = self._draft()
         if draft is not None:
+            self.one_row("Edit")
             self.curator.edit_then_plan(draft.rel, draft.text)
+
+    def action_open(self) -> None:
+        """Enter: from the drafts into the draft's candidates (the diff beside them follows
+        the one highlighted); from the filter line back to the list, the filter kept."""
+        focused = self.focused
+        if isinstance(focused, ListFilter):
+            focused.action_done()
+        elif isinstance(focused, OptionList):
+            focused.action_select()
+        elif focused is self.query_one("#inbox-drafts", Table) and self._draft() is not None:
+            candidates = self.query_one("#inbox-candidates", OptionList)
+            candidates.focus()
+            if candidates.highlighted is None and self.candidates:
+                candidates.highlighted = 0
+
+    def action_back_out(self) -> None:
+        """Escape: from the candidates back to the drafts, else the marks go."""
+        if self.focused is self.query_one("#inbox-candidates", OptionList):
+            self.query_one("#inbox-drafts", Table).focus()
+        else:
+            super().action_back_out()
 
     def action_merge(self) -> None:
         """Open the merged text for editing (remove what repeats), then plan the merge. The
@@ -234,6 +281,7 @@ class InboxScreen(CandidatePane):
         palace = self.palace
         if draft is None or candidate is None or palace is None:
             return
+        self.one_row("Merge")
         rel, into = draft.rel, candidate.path
         try:
             body = services.merged_body(palace, rel, into)
@@ -244,7 +292,8 @@ class InboxScreen(CandidatePane):
         def build(text: str) -> Any:
             return lambda p: services.plan_merge_draft(p, rel, into, text)
 
-        title = f"Merge into {candidate.name or into}: remove what repeats"
+        # the name cut short: an 80-column dialog keeps the instruction after it
+        title = f"Merge into {one_line(candidate.name or into, 26)}: remove what repeats"
         self.curator.edit_then_plan(into, strip_banner(body), build, lambda _t: [], title=title)
 
     def action_supersede(self) -> None:
@@ -254,6 +303,7 @@ class InboxScreen(CandidatePane):
         palace = self.palace
         if draft is None or palace is None:
             return
+        self.one_row("Supersede with")
         candidate = self.chosen()
         if candidate is not None:
             self._supersede(draft, candidate.path)

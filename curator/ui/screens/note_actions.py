@@ -37,11 +37,12 @@ class NoteActions(Marked):
     marked: set[str]
 
     def selected(self) -> Note | None:
-        raise NotImplementedError
+        """The note on the table's cursor row."""
+        return Marked.mark_current(self)
 
     def listed(self) -> list[Note]:
-        """The notes in the table, in its order."""
-        raise NotImplementedError
+        """The notes the table shows, in its order."""
+        return Marked.mark_rows(self)
 
     def shown_flags(self, note: Note) -> list[str]:
         """The flags the table shows for `note` (what "all like this" compares)."""
@@ -63,21 +64,21 @@ class NoteActions(Marked):
             self.notify("No note selected", severity="warning", markup=False)
         return note
 
-    def targets(self) -> list[str]:
+    def targets(self, verb: str) -> list[str]:
         """The marked notes (in list order), else the selected one."""
         if not self.marked:
             self._note()  # says why, when none is selected
-        return self.marked_or_current()
+        return self.marked_or_current(verb)
 
     # -- marks (curator/ui/screens/marks.py) --------------------------------------------------
     def mark_table(self) -> Table:
         return self.query_one(self.TABLE, Table)
 
+    def mark_current(self) -> Note | None:
+        return self.selected()  # (Search's results are not a Table)
+
     def mark_rows(self) -> list[Note]:
         return self.listed()
-
-    def mark_current(self) -> Note | None:
-        return self.selected()
 
     def alike(self, one: Note, other: Note) -> bool:
         return self.shown_flags(other) == self.shown_flags(one)
@@ -105,15 +106,16 @@ class NoteActions(Marked):
     def action_edit(self) -> None:
         note = self._note()
         if note is not None:
+            self.one_row("Edit")
             self.curator.edit_then_plan(note.rel, note.text)
 
     def action_reviewed(self) -> None:
-        rels = self.targets()
+        rels = self.targets("Mark reviewed")
         if rels:
             self._bulk("review", rels, services.plan_review, "Reviewed.")
 
     def action_retire(self) -> None:
-        rels = self.targets()
+        rels = self.targets("Retire")
         if not rels:
             return
 
@@ -121,14 +123,17 @@ class NoteActions(Marked):
             if text:
                 self._bulk("retire", rels, lambda p, r: services.plan_retire(p, r, text), text)
 
-        what = "this note" if len(rels) == 1 else f"{len(rels)} notes"
-        self.app.push_screen(AskDialog(f"Retire {what}: why?"), reason)
+        what = f"this note: why? ({self.name_of(rels[0])})"
+        if len(rels) > 1:
+            what = f"{len(rels)} marked notes: why?"
+        self.app.push_screen(AskDialog(f"Retire {what}"), reason)
 
     def action_supersede(self) -> None:
         note = self._note()
         palace = self.palace
         if note is None or palace is None:
             return
+        self.one_row("Supersede")
 
         def picked(ref: str | None) -> None:
             if ref:

@@ -14,9 +14,11 @@ from textual.widgets.option_list import Option
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui.safe import badges, plain
+from curator.ui.screens.marks import note_words
 from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
+from curator.ui.widgets.list_filter import ListFilter
 from curator.ui.widgets.note_view import NoteView
-from curator.ui.widgets.table import Table, mark_cell
+from curator.ui.widgets.table import Row, Table
 
 SUPERSEDED = "_superseded"
 UNFILED = "_unfiled"
@@ -39,7 +41,6 @@ class RoomsScreen(NoteActions):
             "enter", "open", "Open", id="rooms.open", tooltip="Open the room or note", priority=True
         ),
         Binding("backspace", "back", "Back", id="rooms.back", tooltip="Back to the list"),
-        Binding("escape", "back_out", "Out", id="rooms.out", show=False, tooltip="One level back"),
     ]
 
     def __init__(self) -> None:
@@ -54,6 +55,7 @@ class RoomsScreen(NoteActions):
             yield OptionList(id="rooms-list")
             yield Table(flex="name", id="rooms-notes")
             yield NoteView(id="rooms-note", today=self.curator.today)
+        yield ListFilter("#rooms-notes", id="rooms-filter")
 
     def on_mount(self) -> None:
         self.query_one("#rooms-list").border_title = "Rooms"
@@ -61,18 +63,11 @@ class RoomsScreen(NoteActions):
         table.border_title = "Notes"
         table.add_fixed(" ", "mark", 1)
         table.add_fixed("Conf.", "conf", 4)
-        table.add_fixed("Flags", "flags", 9)
+        table.add_fitted("Flags", "flags", 9)
         table.add_flex("Note")
+        table.sortable = ("conf", "flags", "name")
+        table.is_marked = lambda rel: rel in self.marked
         self.sync()
-
-    def selected(self) -> Note | None:
-        table = self.query_one("#rooms-notes", Table)
-        if not self.notes or not 0 <= table.cursor_row < len(self.notes):
-            return None
-        return self.notes[table.cursor_row]
-
-    def listed(self) -> list[Note]:
-        return self.notes
 
     def list_title(self) -> str:
         """The room's whole label (the list beside may have cut it) and its count."""
@@ -81,7 +76,10 @@ class RoomsScreen(NoteActions):
         palace = self.palace
         found = palace.room(name) if palace is not None else None
         spec = found.spec if found is not None else None
-        return f"{spec.room if spec is not None and spec.room else room} ({len(self.notes)})"
+        label = spec.room if spec is not None and spec.room else room
+        shown = len(self.query_one("#rooms-notes", Table).shown)
+        count = f"{shown} of {len(self.notes)}" if shown != len(self.notes) else str(shown)
+        return f"{label} ({count})"
 
     def unfiled(self, palace: Palace) -> list[Note]:
         return palace.unfiled()
@@ -124,22 +122,24 @@ class RoomsScreen(NoteActions):
         else:
             self.notes = room.notes if (room := palace.room(name)) is not None else []
         table = self.query_one("#rooms-notes", Table)
-        row = max(table.cursor_row, 0)
-        table.clear()
         today = self.curator.today
         self.marked &= {n.rel for n in self.notes}
+        rows = []
         for note in self.notes:
-            table.add_row(
-                mark_cell(note.rel in self.marked),
-                Text(f"{palace.confidence(note):.2f}", style="cyan"),
-                badges(palace.flags(note, today)),
+            confidence = palace.confidence(note)
+            flags = palace.flags(note, today)
+            cells = (
+                Text(f"{confidence:.2f}", style="cyan"),
+                badges(flags),
                 plain(note.name or note.rel),
-                key=note.rel,
             )
+            order = {"conf": confidence, "flags": (not flags, flags)}
+            rows.append(Row(note.rel, cells, note_words(note), order))
+        table.show(rows)
         self.show_title()
-        if self.notes:
-            table.move_cursor(row=min(row, len(self.notes) - 1), animate=False)
-        else:  # no row to highlight: the note of the room before must not stay on show
+        if (
+            not table.shown
+        ):  # no row to highlight: the note of the room before must not stay on show
             self.query_one(NoteView).show(palace, None)
 
     @on(OptionList.OptionHighlighted, "#rooms-list")
@@ -152,6 +152,10 @@ class RoomsScreen(NoteActions):
     @on(OptionList.OptionSelected, "#rooms-list")
     def _room_chosen(self, _event: OptionList.OptionSelected) -> None:
         self.query_one("#rooms-notes").focus()
+
+    @on(Table.Arranged, "#rooms-notes")
+    def _arranged(self, _event: Table.Arranged) -> None:
+        self.show_title()
 
     @on(DataTable.RowHighlighted, "#rooms-notes")
     def _note_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -197,15 +201,19 @@ class RoomsScreen(NoteActions):
         if room != self.room:
             self.show_room(room)
         table = self.query_one("#rooms-notes", Table)
-        rels = [n.rel for n in self.notes]
-        if rel in rels:
-            table.move_cursor(row=rels.index(rel), animate=False)
+        if rel not in table.shown and table.filter_text:
+            table.action_unfilter()  # the note asked for is in the room: show it
+        if rel in table.shown:
+            table.move_cursor(row=table.shown.index(rel), animate=False)
         self.query_one(NoteView).show(palace, note)
 
     def action_open(self) -> None:
-        """Enter on a list chooses its highlighted entry (room, note or link)."""
+        """Enter on a list chooses its highlighted entry (room, note or link); on the filter
+        line it goes back to the notes, the filter kept."""
         focused = self.focused
-        if isinstance(focused, OptionList):
+        if isinstance(focused, ListFilter):
+            focused.action_done()
+        elif isinstance(focused, OptionList):
             focused.action_select()
         elif isinstance(focused, DataTable):
             focused.action_select_cursor()
@@ -214,10 +222,12 @@ class RoomsScreen(NoteActions):
 
     def action_back_out(self) -> None:
         """Escape: one level back, from the note's links (or body) to the notes, from the
-        notes to the rooms."""
+        marked notes to none marked, from the notes to the rooms."""
         focused = self.focused
         notes = self.query_one("#rooms-notes", Table)
-        if focused is notes:
+        if focused is notes and self.marked:
+            self.action_unmark_all()
+        elif focused is notes:
             self.query_one("#rooms-list").focus()
         elif focused is not None and focused is not self.query_one("#rooms-list"):
             notes.focus()

@@ -1,17 +1,118 @@
-"""The key footer every screen shows: Textual's Footer, without its leak.
+"""The key footer every screen shows: the keys that fit its width, whole, the screen's own
+first (in the order the screen lists them), then the focused widget's, then the app's; `?`
+(the key help, which lists the rest) always shows. Below 120 columns the keys sit closer and
+the palette key drops its label.
 
-Footer rebuilds its FooterKey widgets whenever the screen's bindings change (focus moves,
-a dialog opens or closes), and each FooterKey watches `Footer.compact` through `data_bind`.
-Textual prunes a watcher whose widget is gone only when the watched value changes, which
-`compact` never does, so every rebuild kept the old keys alive (~70 widgets per promote in the
-inbox; Textual issue #6666). Re-announcing `compact` after a rebuild prunes them."""
+Textual's Footer binds every FooterKey to `Footer.compact` (`data_bind`), and Textual prunes
+a watcher whose widget is gone only when the watched value changes, which `compact` never does
+(Textual issue #6666): these keys are built without that binding, so a rebuild (focus moves,
+a dialog opens or closes) leaves nothing behind."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.cells import cell_len
+from textual.app import ComposeResult
+from textual.events import Resize
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+WIDE = 120  # columns: from here the keys have their full padding
+HELP = ("toggle_keys", "toggle_keys_typing")  # the `?` and F1 keys' actions, any prefix
+PALETTE = 12  # cells the palette key takes at the right, with its label (4 without)
+
+
+#: one key of the footer: keys as shown, description, the key to press, action, enabled, tip
+Key = tuple[str, str, str, str, bool, str]
+
+
+def footer_keys(app: Any, screen: Any) -> list[Key]:
+    """The footer's keys in their order: one per action (a group's keys share one)."""
+    ranked: list[tuple[int, int, Key]] = []
+    seen: set[str] = set()
+    groups: dict[str, int] = {}
+    for at, (node, binding, enabled, tooltip) in enumerate(screen.active_bindings.values()):
+        if not binding.show or binding.action in seen:
+            continue
+        seen.add(binding.action)
+        rank = 0 if node is screen else 2 if node is app else 1
+        shown = app.get_key_display(binding)
+        if binding.group is not None:  # `[` and `]`: one key "[ ]" with the group's label
+            label = binding.group.description
+            if label in groups:
+                first, at_first, (keys, _label, *rest) = ranked[groups[label]]
+                ranked[groups[label]] = (first, at_first, (f"{keys} {shown}", label, *rest))
+                continue
+            groups[label] = len(ranked)
+            ranked.append((rank, at, (shown, label, binding.key, binding.action, enabled, "")))
+            continue
+        key = (shown, binding.description, binding.key, binding.action, enabled, tooltip)
+        ranked.append((rank, at, key))
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    return [key for _rank, _at, key in ranked]
+
+
+def key_width(key: Key, compact: bool) -> int:
+    shown, description = key[0], key[1]
+    return cell_len(shown) + cell_len(description) + (2 if compact else 3)
+
+
+def fitting(keys: list[Key], width: int, compact: bool) -> list[Key]:
+    """The keys that fit in `width` cells, in order, the help key kept whatever the width
+    (it lists the others)."""
+    help_keys = [k for k in keys if k[3].rsplit(".", 1)[-1] in HELP]
+    room = width - sum(key_width(k, compact) for k in help_keys)
+    out: list[Key] = []
+    for key in keys:
+        if key in help_keys:
+            continue
+        room -= key_width(key, compact)
+        if room < 0:
+            break
+        out.append(key)
+    return out + help_keys
 
 
 class KeyFooter(Footer):
-    async def recompose(self) -> None:
-        await super().recompose()
-        self.mutate_reactive(Footer.compact)  # drops the watchers of the removed keys
+    def on_resize(self, event: Resize) -> None:
+        if self._bindings_ready and self.is_attached:
+            self.call_after_refresh(self.recompose)
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        width = self.size.width or self.app.size.width
+        compact = width < WIDE
+        self.set_class(compact, "-compact")
+        keys = footer_keys(self.app, self.screen)
+        palette = self._palette(labelled=width >= 100)
+        room = width - (PALETTE if width >= 100 else 4) if palette is not None else width
+        for shown, description, press, action, enabled, tooltip in fitting(keys, room, compact):
+            yield self._key(shown, description, press, action, enabled, tooltip, compact)
+        if palette is not None:
+            yield palette
+
+    def _key(self, *fields: Any) -> FooterKey:
+        shown, description, press, action, enabled, tooltip, compact = fields
+        key = FooterKey(press, shown, description, action, disabled=not enabled, tooltip=tooltip)
+        key.set_reactive(FooterKey.compact, compact)
+        key.set_class(compact, "-compact")
+        return key
+
+    def _palette(self, *, labelled: bool) -> FooterKey | None:
+        if not (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE):
+            return None
+        found = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        if found is None:
+            return None
+        _node, binding, enabled, _tooltip = found
+        return FooterKey(
+            binding.key,
+            self.app.get_key_display(binding),
+            binding.description if labelled else "",
+            binding.action,
+            classes="-command-palette",
+            disabled=not enabled,
+            tooltip=binding.tooltip or binding.description,
+        )

@@ -1,0 +1,86 @@
+"""The key footer fits 80 columns (issue 21): whole keys only, the screen's most used first,
+`?` (which lists the rest) always; `A Run audit` on Audit, `g` and `[ ]` in the Inbox where they
+act. The footer text is checked at 80 columns for every screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from textual.widgets._footer import FooterKey
+from uihelpers import make_app, settle
+
+from curator.ui.widgets.footer import Key, KeyFooter, fitting, key_width
+
+pytestmark = pytest.mark.slow
+
+#: at 80 columns, the footer of each screen as drawn (the palette key at the right, unlabelled)
+FOOTERS = {
+    "inbox": "p Promote x Reject e Edit m Merge g Tag [ ] Cand. s Supersede ? Keys",
+    "rooms": "⏎ Open e Edit r Reviewed s Supersede t Retire space Mark ⌫ Back ? Keys",
+    "audit": "v Re-verify A Run audit e Edit r Reviewed s Supersede t Retire ? Keys",
+}
+SCREENS = ("inbox", "rooms", "audit", "search", "history", "tasks")
+
+
+def footer_text(app: object) -> str:
+    footer = app.screen.query_one(KeyFooter)  # type: ignore[attr-defined]
+    keys = [k for k in footer.query(FooterKey) if "-command-palette" not in k.classes]
+    return " ".join(f"{k.key_display} {k.description}".strip() for k in keys)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("width", [80, 100, 120])
+async def test_every_footer_shows_whole_keys_and_the_help(sample_palace: Path, width: int) -> None:
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        for mode in SCREENS:
+            app.action_show_screen(mode)
+            await settle(pilot)
+            await pilot.pause()
+            footer = app.screen.query_one(KeyFooter)
+            keys = list(footer.query(FooterKey))
+            palette = [k for k in keys if "-command-palette" in k.classes]
+            assert len(palette) == 1, mode
+            for key in keys:
+                if key in palette:
+                    continue
+                where = f"{mode} at {width}: {key.key_display} {key.description}"
+                assert key.region.right <= palette[0].region.x, where  # whole, not under it
+                assert key.region.width >= len(key.key_display) + len(key.description), where
+            # `?`, or F1 where `?` is a character (a text field has the focus)
+            assert any(k.key_display in ("?", "f1") for k in keys), (mode, footer_text(app))
+            if width == 80 and mode in FOOTERS:
+                assert footer_text(app) == FOOTERS[mode]
+            print(width, mode, footer_text(app))
+
+
+_key = st.tuples(
+    st.text(min_size=1, max_size=6),  # the key as shown
+    st.text(max_size=14),  # its description
+    st.just("x"),
+    st.sampled_from(["promote", "app.toggle_keys", "toggle_keys_typing", "edit", "quit"]),
+    st.booleans(),
+    st.just(""),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.lists(_key, max_size=16, unique=True), width=st.integers(0, 200))
+@pytest.mark.parametrize("compact", [True, False])
+def test_fitting_keeps_a_prefix_that_fits_and_always_the_help(
+    keys: list[Key], width: int, compact: bool
+) -> None:
+    fitted = fitting(keys, width, compact)
+    helps = [k for k in keys if k[3].endswith(("toggle_keys", "toggle_keys_typing"))]
+    others = [k for k in keys if k not in helps]
+    assert fitted[len(fitted) - len(helps) :] == helps  # the help, whatever the width
+    shown = fitted[: len(fitted) - len(helps)]
+    assert shown == others[: len(shown)]  # the most used first: a prefix, none skipped
+    used = sum(key_width(k, compact) for k in fitted)
+    assert used <= width or not shown  # only the help may overflow a tiny footer
+    if len(shown) < len(others):  # the next key would not have fitted
+        assert used + key_width(others[len(shown)], compact) > width
