@@ -314,7 +314,8 @@ def test_warm_server_answers_hooks(root: Path) -> None:
         while not warm.socket_path(root).exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
-        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
+        warm_env = {"CURATOR_HOOK_WARM": "1"}
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
         assert "retries.md" in context(proc, "UserPromptSubmit")
         assert hooklog.read(root)[-1]["via"] == "warm"
         # a new note is seen without restarting the server
@@ -325,10 +326,15 @@ def test_warm_server_answers_hooks(root: Path) -> None:
                 extra="confidence: 0.9\n",
             )
         )
-        time.sleep(1.0)
         payload = event("UserPromptSubmit", root, prompt="quokka saxophone tuning")
-        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
-        assert "zq.md" in context(proc, "UserPromptSubmit")
+        deadline = time.monotonic() + 30
+        while True:  # until the server's watcher has seen the note, not a fixed pause
+            proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
+            text = context(proc, "UserPromptSubmit") if proc.stdout else ""
+            if "zq.md" in text or time.monotonic() > deadline:
+                break
+        assert "zq.md" in text, proc.stdout
+        assert hooklog.read(root)[-1]["via"] == "warm"
     finally:
         server.terminate()
         server.wait(10)
@@ -454,7 +460,8 @@ def test_the_first_prompt_starts_the_warm_server_and_waits_for_it(root: Path) ->
 
     payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
     try:
-        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
+        warm_env = {"CURATOR_HOOK_WARM": "1"}
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
         assert "retries.md" in context(proc, "UserPromptSubmit")
         assert hooklog.read(root)[-1]["via"] == "warm"
         assert not (root / ".curator" / "index").exists() or warm.pid_path(root).exists()
