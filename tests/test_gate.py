@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agenthelpers import HASH_TOML, McpClient, warm_server
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from palacehelpers import git_init_commit, note_text
 
@@ -50,6 +50,7 @@ SLIPS = [
 ]  # fmt: skip
 SCOPES = ["vault", "[vault]", "{vault: true}", "[open]", "1", "true"]
 BROKEN = ["no-fence", "unclosed", "latin1", "empty-header-slip"]
+HOWS = ["sensitive", "slip", "scope", "broken"]  # why the gate hides a note
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,19 @@ def _value(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def hidden_file(draw: st.DrawFn, i: int) -> tuple[str, bytes, Hidden]:
+def hidden_file(
+    draw: st.DrawFn,
+    i: int,
+    how: str | None = None,
+    kind: str | None = None,
+    shared: bool | None = None,
+) -> tuple[str, bytes, Hidden]:
+    """A note or draft the gate must hide; `how` (one of HOWS), `kind` and `shared` are drawn
+    unless given."""
     word = draw(st.text("abcdefghjkmnpqrstuvwxyz", min_size=4, max_size=8))
     secret = f"zq{i}{word}"
-    kind = draw(st.sampled_from(["note", "draft"]))
-    shared = draw(st.booleans())
+    kind = kind or draw(st.sampled_from(["note", "draft"]))
+    shared = draw(st.booleans()) if shared is None else shared
     stem = f"twin{i}-{word}" if shared else f"{secret}-key"
     rel = f"inbox/{stem}.md" if kind == "draft" else f"notes/reference/{stem}.md"
     header = [
@@ -88,7 +97,7 @@ def hidden_file(draw: st.DrawFn, i: int) -> tuple[str, bytes, Hidden]:
         "type: project",
         "confidence: 0.9",
     ] + (["status: draft"] if kind == "draft" else [])
-    how = draw(st.sampled_from(["sensitive", "slip", "scope", "broken"]))
+    how = how or draw(st.sampled_from(HOWS))
     if how == "sensitive":
         header.append(f"sensitive: {_value(draw)}")
     elif how == "slip":
@@ -116,6 +125,18 @@ def hidden_file(draw: st.DrawFn, i: int) -> tuple[str, bytes, Hidden]:
 def palaces(draw: st.DrawFn) -> list[tuple[str, bytes, Hidden]]:
     count = draw(st.integers(1, 3))
     return [draw(hidden_file(i)) for i in range(count)]
+
+
+@st.composite
+def every_kind(draw: st.DrawFn) -> list[tuple[str, bytes, Hidden]]:
+    """One palace holding a hidden note for every reason the gate hides one, between them a
+    note and a draft each with and without a visible twin: walked by one server and one set
+    of hook and CLI processes, the walk pays the processes' start-up once. (The in-process
+    test below draws many more palaces, among them every broken header.)"""
+    return [
+        draw(hidden_file(i, how, kind=("note", "draft")[i % 2], shared=bool(i // 2 % 2)))
+        for i, how in enumerate(HOWS)
+    ]
 
 
 def build(base: Path, hidden: list[tuple[str, bytes, Hidden]]) -> Path:
@@ -263,7 +284,9 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
 
 
 def walk_cli_and_hooks(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
-    q = " ".join(query(h) for h in hidden)
+    # every hidden note's words in one query, short enough to be echoed whole (a pack's
+    # title cuts its goal at 120 characters)
+    q = "webhook deploy key " + " ".join(h.secret for h in hidden)
     for args in (
         ("search", "--json", q, "--drafts", "--limit", "50"),
         ("ask", q),
@@ -271,24 +294,24 @@ def walk_cli_and_hooks(root: Path, hidden: list[Hidden], env: dict[str, str]) ->
         ("export", "--format", "jsonl"),
     ):
         assert_no_leak(hidden, args[0], _cli(root, env, *args), q)
-    prompt = " ".join(query(h) for h in hidden)
     assert_no_leak(hidden, "SessionStart", _hook(root, env, "SessionStart", source="startup"))
-    out = _hook(root, env, "UserPromptSubmit", prompt=prompt)
-    assert_no_leak(hidden, "UserPromptSubmit", out, prompt)
+    out = _hook(root, env, "UserPromptSubmit", prompt=q)
+    assert_no_leak(hidden, "UserPromptSubmit", out, q)
     warm_env = {**env, "CURATOR_HOOK_WARM": "1"}
     with warm_server(root, warm_env):
         for event, fields in (("SessionStart", {"source": "resume"}), ("UserPromptSubmit", {})):
-            fields = fields or {"prompt": prompt}
-            assert_no_leak(hidden, f"warm {event}", _hook(root, warm_env, event, **fields), prompt)
+            fields = fields or {"prompt": q}
+            assert_no_leak(hidden, f"warm {event}", _hook(root, warm_env, event, **fields), q)
 
 
 @settings(
-    max_examples=2,
+    max_examples=1,
     deadline=None,
     derandomize=True,
+    phases=[Phase.explicit, Phase.generate],  # a failure is reported as found, not shrunk
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(palaces())
+@given(every_kind())
 def test_every_agent_entry_point_hides_what_the_gate_hides(
     generated: list[tuple[str, bytes, Hidden]],
 ) -> None:

@@ -315,7 +315,7 @@ def test_warm_server_answers_hooks(root: Path) -> None:
     warm_env = {"CURATOR_HOOK_WARM": "1"}
     with warm_server(root):
         payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
-        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
         assert "retries.md" in context(proc, "UserPromptSubmit")
         assert hooklog.read(root)[-1]["via"] == "warm"
         # a new note is seen without restarting the server
@@ -326,10 +326,14 @@ def test_warm_server_answers_hooks(root: Path) -> None:
                 extra="confidence: 0.9\n",
             )
         )
-        time.sleep(1.0)
         payload = event("UserPromptSubmit", root, prompt="quokka saxophone tuning")
-        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
-        assert "zq.md" in context(proc, "UserPromptSubmit")
+        deadline = time.monotonic() + 30
+        while True:  # until the server's watcher has seen the note, not a fixed pause
+            proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
+            text = context(proc, "UserPromptSubmit") if proc.stdout else ""
+            if "zq.md" in text or time.monotonic() > deadline:
+                break
+        assert "zq.md" in text, proc.stdout
         # from the palace alone while the server opens the index again, then from the index
         for _ in range(120):
             proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
@@ -461,7 +465,8 @@ def test_the_first_prompt_answers_without_the_index_and_starts_the_warm_server(
 
     payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
     try:
-        proc = run(root, "claude-code", "UserPromptSubmit", payload, env={"CURATOR_HOOK_WARM": "1"})
+        warm_env = {"CURATOR_HOOK_WARM": "1"}
+        proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
         assert "retries.md" in context(proc, "UserPromptSubmit")
         first = hooklog.read(root)[-1]
         assert (first["via"], first["ranked"]) == ("process", "palace")  # no index opened

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from opcount import grows_linearly
 
 from curator.model.text import clean, has_escapes, one_line
 
@@ -80,15 +79,20 @@ def test_cleaned_text_holds_no_escapes(text: str) -> None:
     "unit", ["\x1b[", "\x1b[0", "\x1b]", "\x1bP", "\x9b0", "\u202e", "\x1b[" + "0" * 50 + "\x00"]
 )
 def test_clean_costs_linear_time(unit: str) -> None:
-    """8x the input in well under 64x (quadratic) the time."""
+    """8x the input costs at most 8x the operations (tests/opcount.py)."""
+    linear, small, large = grows_linearly(lambda n: clean(unit * n), 10_000)
+    assert linear, f"{unit!r}: 8x the input took {large} operations against {small}"
 
-    def best(n: int) -> float:
-        text = unit * n
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            clean(text)
-            times.append(time.perf_counter() - start)
-        return min(times)
 
-    assert best(80_000) / max(best(10_000), 1e-5) < 32
+def test_the_operation_count_sees_quadratic_cost() -> None:
+    """The counter behind the linear-cost tests tells a quadratic loop from a linear one."""
+
+    def quadratic(n: int) -> None:
+        text = ""
+        for _ in range(n):
+            text = "".join([text, "x"]).replace("y", "z")  # a C call per step
+            for _ in range(len(text)):
+                pass
+
+    assert grows_linearly(lambda n: clean("\u202e" * n), 100)[0]
+    assert not grows_linearly(quadratic, 100)[0]
