@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
 from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
+READY_POLL = 0.02  # seconds between looks at whether a screen switched to is ready for keys
 _OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme"}
 
 
@@ -69,13 +70,38 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
     return make
 
 
+def screen_ready(screen: Screen[Any]) -> bool:
+    """Keys can go to `screen`: its list has drawn (`loaded`, for a screen that fills it from a
+    worker) and has focus."""
+    if not isinstance(screen, PalaceScreen) or screen.MAIN is None:
+        return True
+    if screen.palace is None:
+        return True  # nothing to wait for until the palace loads (the keys act on the shell)
+    main = screen.query_one(screen.MAIN)
+    return getattr(screen, "loaded", True) and not main.loading and screen.focused is main
+
+
 def _screen_bindings() -> list[Binding]:
-    return [
+    """Each screen's number key, and alt+number, which works in a text field too."""
+    plain = [
         Binding(
             key, f"show_screen('{mode}')", title, id=f"screen.{mode}", tooltip=help_, show=False
         )
         for mode, (title, key, help_) in SCREENS.items()
     ]
+    alt = [
+        Binding(
+            f"alt+{key}",
+            f"show_screen('{mode}')",
+            title,
+            id=f"screen.{mode}.alt",
+            tooltip=f"{help_} (from a text field too)",
+            show=False,
+            priority=True,
+        )
+        for mode, (title, key, help_) in SCREENS.items()
+    ]
+    return plain + alt
 
 
 class CuratorApp(IndexingApp):
@@ -128,6 +154,8 @@ class CuratorApp(IndexingApp):
         self.keymap_file = keymap_file
         self.palace: Palace | None = None
         self.palace_version = 0
+        self._loads = 0  # load_palace calls so far
+        self._keys_wait_for_load: int | None = None  # keys wait until this load has drawn
         self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
         self.search_session: SearchSession = session_for(self.root)
@@ -150,24 +178,47 @@ class CuratorApp(IndexingApp):
         self._stop_watch.set()
         self.search_session.stop()
 
+    def load_palace(self) -> int:
+        """Read the palace again in a thread; the screens redraw from it. Returns the load's
+        number (a load started later has a higher one, and cancels this one)."""
+        self._loads += 1
+        self._load(self._loads)
+        return self._loads
+
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def load_palace(self) -> None:
+    def _load(self, number: int) -> None:
         try:
             services.start()
             palace = Palace.open(self.root)
         except Exception as exc:
-            self.call_from_thread(self.error, exc)
+            self.call_from_thread(self._load_failed, exc, number)
             return
         if not get_current_worker().is_cancelled:  # a newer load started: it has the news
-            self.call_from_thread(self._set_palace, palace)
+            self.call_from_thread(self._set_palace, palace, number)
 
-    def _set_palace(self, palace: Palace) -> None:
+    def _load_failed(self, exc: Exception, number: int) -> None:
+        self.error(exc)
+        self._drawn(number)
+
+    def _set_palace(self, palace: Palace, number: int = 0) -> None:
         self.palace = palace
         self.palace_version += 1
         for screen in self.screen_stack:
             if isinstance(screen, PalaceScreen):
                 screen.sync()
+        self._drawn(number)
         self.sync_index()
+
+    def keys_wait_for_load(self, number: int) -> None:
+        """Keys typed from now on wait until load `number` (or a later one) has drawn."""
+        self._keys_wait_for_load = number
+        self.typeahead.expect("reload")
+
+    def _drawn(self, number: int) -> None:
+        wanted = self._keys_wait_for_load
+        if wanted is not None and number >= wanted:
+            self._keys_wait_for_load = None
+            self.call_later(self.typeahead.arrived, "reload")  # after the focus moves it asked
 
     # -- watching the palace ----------------------------------------------------------------
     @work(thread=True, group="watch", exit_on_error=False)
@@ -210,9 +261,28 @@ class CuratorApp(IndexingApp):
     # -- navigation ----------------------------------------------------------------------------
     def action_show_screen(self, mode: str) -> None:
         if mode in self.MODES and self.current_mode != mode:
-            self.switch_mode(mode)
+            self.typeahead.expect("screen")  # keys typed next are for the screen shown
+            self.call_later(self._screen_shown, self.switch_mode(mode))
             if self._job is not None:
                 self.call_after_refresh(self._show_job)
+
+    async def _screen_shown(self, mounted: Awaitable[None]) -> None:
+        """The screen switched to is mounted: it draws from the palace and focuses its list
+        now (not after the next refresh), then the keys held meanwhile go to it once it is
+        ready (the typeahead's timer bounds the wait)."""
+        await mounted
+        screen = self.screen
+        if isinstance(screen, PalaceScreen):
+            screen.sync()
+        self.call_later(self._when_ready, screen)  # after the focus sync asked for
+
+    def _when_ready(self, screen: Screen[Any]) -> None:
+        if "screen" not in self.typeahead.waiting:
+            return  # the wait ended (its bound, or a later switch that waits for its own)
+        if screen is not self.screen or screen_ready(screen):
+            self.typeahead.arrived("screen")
+        else:
+            self.set_timer(READY_POLL, lambda: self._when_ready(screen))
 
     def action_toggle_keys(self) -> None:
         screen = self.screen
@@ -324,7 +394,8 @@ class CuratorApp(IndexingApp):
             self.typeahead.dialog_shown()  # none is coming
             self.notify("The palace is still loading", severity="warning", markup=False)
             return None
-        dialog = PlanDialog()
+        # from the yes on, keys wait for the list the commit leaves (commit_plan)
+        dialog = PlanDialog(on_apply=lambda: self.typeahead.expect("reload"))
         answer = self.push_screen(dialog, wait_for_dismiss=True)
 
         def planned() -> tuple[Plan, Any]:
@@ -336,11 +407,13 @@ class CuratorApp(IndexingApp):
         except Exception as exc:
             dialog.dismiss(False)
             await answer
+            self.typeahead.arrived("reload")  # no commit follows a yes typed early
             self.error(exc)
             return None
         if not plan.changes:
             dialog.dismiss(False)
             await answer
+            self.typeahead.arrived("reload")
             self.notify("Nothing to change", markup=False)
             return None
         dialog.set_plan(plan, diff)
@@ -402,6 +475,6 @@ class CuratorApp(IndexingApp):
             await finish(services.commit, self.root, plan, self.palace, committed)
         except Exception as exc:
             self.error(exc)
-            self.load_palace()
-            return
-        self.load_palace()
+        # keys typed since the plan was applied are for the list the commit leaves (the next
+        # draft's row, not the row of the draft just rejected that the list still shows)
+        self.keys_wait_for_load(self.load_palace())

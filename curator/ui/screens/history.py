@@ -30,6 +30,7 @@ class HistoryScreen(PalaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[Any] = []
+        self.loaded = False  # the commits are listed (keys typed ahead wait for it)
         self.undone_by: dict[str, str] = {}
 
     def body(self) -> ComposeResult:
@@ -82,6 +83,7 @@ class HistoryScreen(PalaceScreen):
             table.move_cursor(row=min(row, len(entries) - 1), animate=False)
         self._detail()
         self.focus_main()
+        self.loaded = True
 
     def selected(self) -> Any | None:
         table = self.query_one("#history-table", Table)

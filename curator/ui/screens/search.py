@@ -11,7 +11,7 @@ import threading
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -25,6 +25,9 @@ from curator.model.palace import Palace
 from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.note_actions import NOTE_KEYS, NoteActions
+from curator.ui.screens_list import SCREENS
+
+SCREEN_KEYS = {key: mode for mode, (_title, key, _help) in SCREENS.items()}
 
 
 def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
@@ -39,6 +42,20 @@ def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
 
 DEBOUNCE = 0.015  # seconds of quiet typing before a query runs
 LIMIT = 30
+
+
+class QueryInput(Input):
+    """The query: while it is empty a screen's number key switches to that screen (a digit
+    typed after a word is part of the query; alt+number switches anywhere)."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        mode = SCREEN_KEYS.get(event.character or "")
+        if mode is not None and not self.value:
+            event.stop()
+            event.prevent_default()
+            await self.app.run_action(f"show_screen('{mode}')")
+            return
+        await super()._on_key(event)
 
 
 class ResultsList(OptionList):
@@ -59,7 +76,8 @@ class SearchScreen(NoteActions):
             "leave_query",
             "Leave query",
             id="search.leave",
-            tooltip="Leave the query field (number keys then switch screens)",
+            tooltip="Leave the query field (number keys then switch screens, as they do while "
+            "the query is empty and with alt)",
         ),
         Binding("ctrl+f", "focus_query", "Query", id="search.focus", tooltip="Type a query"),
         Binding(
@@ -89,7 +107,7 @@ class SearchScreen(NoteActions):
         self._keep: str | None = None  # the result to highlight again once the query reruns
 
     def body(self) -> ComposeResult:
-        yield Input(placeholder="search notes…", id="search-query")
+        yield QueryInput(placeholder="search notes…", id="search-query")
         with Horizontal(id="search-filters"):
             yield Select([], prompt="type", id="search-type")
             yield Select([], prompt="scope", id="search-scope")

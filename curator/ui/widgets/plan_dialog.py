@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -76,10 +77,16 @@ class PlanDialog(Dialog[bool]):
         Binding("n,escape", "cancel", "Cancel", id="plan.cancel", tooltip="Change nothing"),
     ]
 
-    def __init__(self, plan: Plan | None = None, root: Path | None = None) -> None:
+    def __init__(
+        self,
+        plan: Plan | None = None,
+        root: Path | None = None,
+        on_apply: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.root = root
+        self.on_apply = on_apply  # called on the yes, before the dialog closes
         self.early = False  # confirmed before the plan was ready
         self._diff: Text | None = None
 
@@ -126,6 +133,8 @@ class PlanDialog(Dialog[bool]):
             self.action_cancel()
 
     def action_confirm(self) -> None:
+        if self.on_apply is not None and not self.early:
+            self.on_apply()
         if self.plan is None:
             self.early = True
         else:
