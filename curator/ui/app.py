@@ -35,11 +35,12 @@ from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
 from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
+from curator.ui.widgets.messages import MessageLog, MessagesDialog, toast_text
 from curator.writer.plan import Plan
 
 WATCH_DEBOUNCE_MS = 300
 READY_POLL = 0.02  # seconds between looks at whether a screen switched to is ready for keys
-_OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme"}
+_OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme", "messages"}
 
 
 def _lazy(mode: str) -> Callable[[], Screen[Any]]:
@@ -128,6 +129,14 @@ class CuratorApp(IndexingApp):
             tooltip="Rebuild the search index from the notes (in the background)",
         ),
         Binding("S", "sync", "Sync", id="app.sync", tooltip="Sync with the team's remote"),
+        Binding(
+            "L",
+            "messages",
+            "Messages",
+            id="app.messages",
+            show=False,
+            tooltip="Every message shown this session, whole (toasts go, and a long one is cut)",
+        ),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit curator"),
     ]
 
@@ -158,6 +167,7 @@ class CuratorApp(IndexingApp):
         self._keys_wait_for_load: int | None = None  # keys wait until this load has drawn
         self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
+        self.message_log = MessageLog()
         self.search_session: SearchSession = session_for(self.root)
         self.typeahead = TypeAhead(self)
 
@@ -366,15 +376,22 @@ class CuratorApp(IndexingApp):
         return not (in_dialog and name in _OUTSIDE_DIALOGS)
 
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
-        """A notification; one identical to a toast on screen, or to one sent a moment ago and
-        not yet shown (notify posts a message), is not shown twice."""
+        """A notification, kept whole in the messages log (L) and shown as a toast, cut to
+        what a toast holds; one identical to a toast on screen, or to one sent a moment ago
+        and not yet shown (notify posts a message), is not shown twice."""
         now = time.monotonic()
-        shown = any(n.message == message for n in self._notifications)
+        toast = toast_text(message)
+        shown = any(n.message == toast for n in self._notifications)
         if shown or self._sent.get(message, 0.0) > now - 1.0:
             return
         self._sent = {m: t for m, t in self._sent.items() if t > now - 1.0}
         self._sent[message] = now
-        super().notify(message, *args, **kwargs)
+        self.message_log.add(message, kwargs.get("severity", "information"))
+        super().notify(toast, *args, **kwargs)
+
+    def action_messages(self) -> None:
+        if not isinstance(self.screen, MessagesDialog):
+            self.push_screen(MessagesDialog(self.message_log))
 
     # -- actions -------------------------------------------------------------------------------
     def run_plan(self, build: Callable[[Palace], Plan]) -> Worker[Plan | None]:
