@@ -204,7 +204,8 @@ class InboxScreen(CandidatePane):
             if text:
                 self._bulk("reject", rels, lambda p, r: services.plan_reject(p, r, text), text)
 
-        what = "this draft" if len(rels) == 1 else f"{len(rels)} drafts"
+        one = self.find(rels[0]) if len(rels) == 1 else None
+        what = f"“{one.name or one.rel}”" if one else f"{len(rels)} drafts"
         self.app.push_screen(AskDialog(f"Reject {what}: why?"), reason)
 
     def action_tag(self) -> None:
