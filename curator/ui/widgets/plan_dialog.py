@@ -32,8 +32,18 @@ MAX_FILE_LINES = 400
 MAX_LINES = 4000
 
 
-_HEADER = ("index ", "similarity index", "rename from", "rename to", "new file", "deleted file")
-_HEADER += ("old mode", "new mode", "--- ", "+++ ")
+_HEADER = (  # the lines of a file's git header, after its `diff --git` line
+    "index ",
+    "similarity index",
+    "rename from",
+    "rename to",
+    "new file",
+    "deleted file",
+    "old mode",
+    "new mode",
+    "--- ",
+    "+++ ",
+)
 
 
 def _unquote(path: str) -> str:
