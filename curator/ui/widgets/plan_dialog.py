@@ -19,6 +19,8 @@ from curator.ui.widgets.footer import KeyFooter
 from curator.writer.plan import Plan
 
 _DIFF_STYLES = (
+    ("+++ ", "bold"),
+    ("--- ", "bold"),
     ("@@", "cyan"),
     ("+", "green"),
     ("-", "red"),
