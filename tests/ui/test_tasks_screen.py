@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace
-from textual.widgets import DataTable, Static
 from rich.text import Text
+from textual.widgets import DataTable, Static
 from uihelpers import git_log, make_app, settle, shown_in, wait_until
 
 from curator.model.text import clean
