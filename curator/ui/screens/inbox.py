@@ -206,7 +206,7 @@ class InboxScreen(CandidatePane):
 
         one = self.find(rels[0]) if len(rels) == 1 else None
         what = f"“{one.name or one.rel}”" if one else f"{len(rels)} drafts"
-        self.app.push_screen(AskDialog(f"Reject {what}: why?"), reason)
+        self.app.push_screen(AskDialog(f"Reject: why? {what}"), reason)  # a long name is cut
 
     def action_tag(self) -> None:
         rels = self._targets()
