@@ -15,6 +15,7 @@ from typing import Any
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
@@ -78,7 +79,10 @@ def screen_ready(screen: Screen[Any]) -> bool:
         return True
     if screen.palace is None:
         return True  # nothing to wait for until the palace loads (the keys act on the shell)
-    main = screen.query_one(screen.MAIN)
+    try:
+        main = screen.query_one(screen.MAIN)
+    except NoMatches:
+        return False  # not composed yet
     return getattr(screen, "loaded", True) and not main.loading and screen.focused is main
 
 
@@ -170,6 +174,7 @@ class CuratorApp(IndexingApp):
         self.message_log = MessageLog()
         self.search_session: SearchSession = session_for(self.root)
         self.typeahead = TypeAhead(self)
+        self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -287,10 +292,16 @@ class CuratorApp(IndexingApp):
         self.call_later(self._when_ready, screen)  # after the focus sync asked for
 
     def _when_ready(self, screen: Screen[Any]) -> None:
-        if "screen" not in self.typeahead.waiting:
-            return  # the wait ended (its bound, or a later switch that waits for its own)
+        if "screen" not in self.typeahead.waiting:  # the wait ended at its bound
+            shown, self._when_shown = self._when_shown, []
+            for then in shown:
+                then()
+            return
         if screen is not self.screen or screen_ready(screen):
             self.typeahead.arrived("screen")
+            shown, self._when_shown = self._when_shown, []
+            for then in shown:
+                then()
         else:
             self.set_timer(READY_POLL, lambda: self._when_ready(screen))
 
@@ -314,8 +325,13 @@ class CuratorApp(IndexingApp):
         self.load_palace()
 
     def open_note(self, rel: str) -> None:
+        """Show `rel` in Rooms, once Rooms has drawn its list (when switched to just now)."""
+        switching = self.current_mode != "rooms"
         self.action_show_screen("rooms")
-        self.call_after_refresh(self._open_in_rooms, rel)
+        if switching and "screen" in self.typeahead.waiting:
+            self._when_shown.append(lambda: self._open_in_rooms(rel))
+        else:
+            self.call_after_refresh(self._open_in_rooms, rel)
 
     def _open_in_rooms(self, rel: str) -> None:
         from curator.ui.screens.rooms import RoomsScreen
