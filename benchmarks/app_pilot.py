@@ -142,25 +142,34 @@ async def screen_paints(palace: Path, rounds: int = 1) -> dict[str, list[float]]
     ready for keys (its list drawn from the palace and focused: the app's `screen_ready`),
     the first visit in a fresh app (each screen built then), over `rounds` apps; the inbox's
     from the app's start to the same state."""
+    from curator.ui.screens_list import SCREENS
+
+    times: dict[str, list[float]] = {mode: [] for mode in SCREENS}
+    for _ in range(rounds):
+        for mode, seconds in (await _one_app_paints(palace)).items():
+            times[mode].append(seconds)
+    return times
+
+
+async def _one_app_paints(palace: Path) -> dict[str, float]:
     from textual import events
 
     from curator.ui.app import CuratorApp, screen_ready
     from curator.ui.screens_list import SCREENS
 
-    times: dict[str, list[float]] = {mode: [] for mode in SCREENS}
-    for _ in range(rounds):
-        start = time.perf_counter()
-        app = CuratorApp(palace, watch=False)
-        async with app.run_test(size=(80, 24)):
-            await until(lambda: app.palace is not None and screen_ready(app.screen))
-            times["inbox"].append(time.perf_counter() - start)
-            for mode, (_title, key, _help) in SCREENS.items():
-                if mode == "inbox":
-                    continue
-                start = time.perf_counter()
-                app.post_message(events.Key(key, key))
-                await until(lambda m=mode: app.current_mode == m and screen_ready(app.screen))
-                times[mode].append(time.perf_counter() - start)
-                app.post_message(events.Key("1", "1"))  # back: every visit starts from the inbox
-                await until(lambda: app.current_mode == "inbox" and app.typeahead.idle)
-    return times
+    out: dict[str, float] = {}
+    start = time.perf_counter()
+    app = CuratorApp(palace, watch=False)
+    async with app.run_test(size=(80, 24)):
+        await until(lambda: app.palace is not None and screen_ready(app.screen))
+        out["inbox"] = time.perf_counter() - start
+        for mode, (_title, key, _help) in SCREENS.items():
+            if mode == "inbox":
+                continue
+            start = time.perf_counter()
+            app.post_message(events.Key(key, key))
+            await until(lambda m=mode: app.current_mode == m and screen_ready(app.screen))
+            out[mode] = time.perf_counter() - start
+            app.post_message(events.Key("1", "1"))  # back: every visit starts from the inbox
+            await until(lambda: app.current_mode == "inbox" and app.typeahead.idle)
+    return out
