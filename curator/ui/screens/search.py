@@ -262,6 +262,8 @@ class SearchScreen(NoteActions):
         paths = [hit.path for hit in found]
         if self._keep in paths:
             options.highlighted = paths.index(self._keep)
+        elif options.has_focus and found:  # new results under a person in the list: a row
+            options.highlighted = 0
         self._keep = None
         options.border_title = f"Results ({len(found)})" if query.strip() else "Results"
         if query.strip() and not found:
