@@ -135,3 +135,41 @@ async def merge_session(palace: Path, samples: int = MERGES) -> dict[str, list[f
                 file=sys.stderr,
             )
     return out
+
+
+async def screen_paints(palace: Path, rounds: int = 1) -> dict[str, list[float]]:
+    """Each screen's first paint, in-process at 80×24: from its number key to the screen
+    ready for keys (its list drawn from the palace and focused: the app's `screen_ready`),
+    the first visit in a fresh app (each screen built then), over `rounds` apps; the inbox's
+    from the app's start to the same state."""
+    from curator.ui.screens_list import SCREENS
+
+    times: dict[str, list[float]] = {mode: [] for mode in SCREENS}
+    for _ in range(rounds):
+        for mode, seconds in (await _one_app_paints(palace)).items():
+            times[mode].append(seconds)
+    return times
+
+
+async def _one_app_paints(palace: Path) -> dict[str, float]:
+    from textual import events
+
+    from curator.ui.app import CuratorApp, screen_ready
+    from curator.ui.screens_list import SCREENS
+
+    out: dict[str, float] = {}
+    start = time.perf_counter()
+    app = CuratorApp(palace, watch=False)
+    async with app.run_test(size=(80, 24)):
+        await until(lambda: app.palace is not None and screen_ready(app.screen))
+        out["inbox"] = time.perf_counter() - start
+        for mode, (_title, key, _help) in SCREENS.items():
+            if mode == "inbox":
+                continue
+            start = time.perf_counter()
+            app.post_message(events.Key(key, key))
+            await until(lambda m=mode: app.current_mode == m and screen_ready(app.screen))
+            out[mode] = time.perf_counter() - start
+            app.post_message(events.Key("1", "1"))  # back: every visit starts from the inbox
+            await until(lambda: app.current_mode == "inbox" and app.typeahead.idle)
+    return out

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app_pilot import merge_session, promote_by_keys, recorded, until
+from app_pilot import merge_session, promote_by_keys, recorded, screen_paints, until
 from benchutil import REPO, Row, process_times, row
 from gen_palace import COMPONENTS, OBJECTS, TOOLS
 
@@ -328,10 +328,29 @@ def run(palace: Path, notes: int) -> list[Row]:
     return rows + merge
 
 
+def screen_rows(palace: Path, notes: int) -> list[Row]:
+    """First paint of every screen (a fresh app's first visit to each), in-process."""
+    first_paint(palace, 1)  # builds .curator/cache and the index, as in daily use
+    times = asyncio.run(screen_paints(palace, rounds=2))
+    return [
+        row(
+            "app",
+            f"first paint of {mode} (key to list drawn and focused)",
+            seconds,
+            target_ms=1000,
+            note="80x24, in-process; target 1 s quiet, 3 s loaded",
+        )
+        for mode, seconds in times.items()
+    ]
+
+
 if __name__ == "__main__":
     from benchutil import main_for
 
-    if "--merge-only" in sys.argv:  # the merge rows alone (a quick before/after)
+    if "--screens-only" in sys.argv:  # each screen's first paint alone
+        sys.argv.remove("--screens-only")
+        main_for(screen_rows)
+    elif "--merge-only" in sys.argv:  # the merge rows alone (a quick before/after)
         sys.argv.remove("--merge-only")
         main_for(merge_rows)
     else:

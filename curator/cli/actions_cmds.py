@@ -279,7 +279,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not entries:
         out("No curator actions yet.")
     for e in entries:
-        out(f"{e.sha[:10]}  {e.date:%Y-%m-%d %H:%M}  {e.action:<9} {e.subject}")
+        out(f"{e.sha[:10]}  {e.when}  {e.action:<9} {e.subject}")
         reason = f"{e.reason.splitlines()[0]}  " if e.reason else ""
         out(f"            {reason}— {e.author}")
     return 0

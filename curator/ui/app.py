@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
@@ -35,9 +36,11 @@ from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
 from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
+from curator.ui.widgets.messages import MessageLog, MessagesDialog, toast_text
 
 WATCH_DEBOUNCE_MS = 300
-_OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme"}
+READY_POLL = 0.02  # seconds between looks at whether a screen switched to is ready for keys
+_OUTSIDE_DIALOGS = {"show_screen", "reload", "reindex", "quit", "toggle_theme", "messages"}
 
 
 def _lazy(mode: str) -> Callable[[], Screen[Any]]:
@@ -68,13 +71,41 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
     return make
 
 
+def screen_ready(screen: Screen[Any]) -> bool:
+    """Keys can go to `screen`: its list has drawn (`loaded`, for a screen that fills it from a
+    worker) and has focus."""
+    if not isinstance(screen, PalaceScreen) or screen.MAIN is None:
+        return True
+    if screen.palace is None:
+        return True  # nothing to wait for until the palace loads (the keys act on the shell)
+    try:
+        main = screen.query_one(screen.MAIN)
+    except NoMatches:
+        return False  # not composed yet
+    return getattr(screen, "loaded", True) and not main.loading and screen.focused is main
+
+
 def _screen_bindings() -> list[Binding]:
-    return [
+    """Each screen's number key, and alt+number, which works in a text field too."""
+    plain = [
         Binding(
             key, f"show_screen('{mode}')", title, id=f"screen.{mode}", tooltip=help_, show=False
         )
         for mode, (title, key, help_) in SCREENS.items()
     ]
+    alt = [
+        Binding(
+            f"alt+{key}",
+            f"show_screen('{mode}')",
+            title,
+            id=f"screen.{mode}.alt",
+            tooltip=f"{help_} (from a text field too)",
+            show=False,
+            priority=True,
+        )
+        for mode, (title, key, help_) in SCREENS.items()
+    ]
+    return plain + alt
 
 
 class CuratorApp(IndexingApp):
@@ -101,6 +132,14 @@ class CuratorApp(IndexingApp):
             tooltip="Rebuild the search index from the notes (in the background)",
         ),
         Binding("S", "sync", "Sync", id="app.sync", tooltip="Sync with the team's remote"),
+        Binding(
+            "L",
+            "messages",
+            "Messages",
+            id="app.messages",
+            show=False,
+            tooltip="Every message shown this session, whole (toasts go, and a long one is cut)",
+        ),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit curator"),
     ]
 
@@ -127,10 +166,14 @@ class CuratorApp(IndexingApp):
         self.keymap_file = keymap_file
         self.palace: Palace | None = None
         self.palace_version = 0
+        self._loads = 0  # load_palace calls so far
+        self._keys_wait_for_load: int | None = None  # keys wait until this load has drawn
         self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
+        self.message_log = MessageLog()
         self.search_session: SearchSession = session_for(self.root)
         self.typeahead = TypeAhead(self)
+        self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
     # -- start ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -149,23 +192,46 @@ class CuratorApp(IndexingApp):
         self._stop_watch.set()
         self.search_session.stop()
 
+    def load_palace(self) -> int:
+        """Read the palace again in a thread; the screens redraw from it. Returns the load's
+        number (a load started later has a higher one, and cancels this one)."""
+        self._loads += 1
+        self._load(self._loads)
+        return self._loads
+
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def load_palace(self) -> None:
+    def _load(self, number: int) -> None:
         try:
             palace = Palace.open(self.root, previous=self.palace)  # shares unchanged notes
         except Exception as exc:
-            self.call_from_thread(self.error, exc)
+            self.call_from_thread(self._load_failed, exc, number)
             return
         if not get_current_worker().is_cancelled:  # a newer load started: it has the news
-            self.call_from_thread(self._set_palace, palace)
+            self.call_from_thread(self._set_palace, palace, number)
 
-    def _set_palace(self, palace: Palace) -> None:
+    def _load_failed(self, exc: Exception, number: int) -> None:
+        self.error(exc)
+        self._drawn(number)
+
+    def _set_palace(self, palace: Palace, number: int = 0) -> None:
         self.palace = palace
         self.palace_version += 1
         for screen in self.screen_stack:
             if isinstance(screen, PalaceScreen):
                 screen.sync()
+        self._drawn(number)
         self.sync_index()
+
+    def keys_wait_for_load(self, number: int) -> None:
+        """Keys typed from now on wait until load `number` (or a later one) has drawn."""
+        self._keys_wait_for_load = number
+        self.typeahead.expect("reload")
+
+    def _drawn(self, number: int) -> None:
+        wanted = self._keys_wait_for_load
+        if wanted is not None and number >= wanted:
+            self._keys_wait_for_load = None
+            self.call_later(self.typeahead.arrived, "reload")  # after the focus moves it asked
 
     # -- watching the palace ----------------------------------------------------------------
     @work(thread=True, group="watch", exit_on_error=False)
@@ -208,9 +274,34 @@ class CuratorApp(IndexingApp):
     # -- navigation ----------------------------------------------------------------------------
     def action_show_screen(self, mode: str) -> None:
         if mode in self.MODES and self.current_mode != mode:
-            self.switch_mode(mode)
+            self.typeahead.expect("screen")  # keys typed next are for the screen shown
+            self.call_later(self._screen_shown, self.switch_mode(mode))
             if self._job is not None:
                 self.call_after_refresh(self._show_job)
+
+    async def _screen_shown(self, mounted: Awaitable[None]) -> None:
+        """The screen switched to is mounted: it draws from the palace and focuses its list
+        now (not after the next refresh), then the keys held meanwhile go to it once it is
+        ready (the typeahead's timer bounds the wait)."""
+        await mounted
+        screen = self.screen
+        if isinstance(screen, PalaceScreen):
+            screen.sync()
+        self.call_later(self._when_ready, screen)  # after the focus sync asked for
+
+    def _when_ready(self, screen: Screen[Any]) -> None:
+        if "screen" not in self.typeahead.waiting:  # the wait ended at its bound
+            shown, self._when_shown = self._when_shown, []
+            for then in shown:
+                then()
+            return
+        if screen is not self.screen or screen_ready(screen):
+            self.typeahead.arrived("screen")
+            shown, self._when_shown = self._when_shown, []
+            for then in shown:
+                then()
+        else:
+            self.set_timer(READY_POLL, lambda: self._when_ready(screen))
 
     def action_toggle_keys(self) -> None:
         screen = self.screen
@@ -232,8 +323,13 @@ class CuratorApp(IndexingApp):
         self.load_palace()
 
     def open_note(self, rel: str) -> None:
+        """Show `rel` in Rooms, once Rooms has drawn its list (when switched to just now)."""
+        switching = self.current_mode != "rooms"
         self.action_show_screen("rooms")
-        self.call_after_refresh(self._open_in_rooms, rel)
+        if switching and "screen" in self.typeahead.waiting:
+            self._when_shown.append(lambda: self._open_in_rooms(rel))
+        else:
+            self.call_after_refresh(self._open_in_rooms, rel)
 
     def _open_in_rooms(self, rel: str) -> None:
         from curator.ui.screens.rooms import RoomsScreen
@@ -294,15 +390,22 @@ class CuratorApp(IndexingApp):
         return not (in_dialog and name in _OUTSIDE_DIALOGS)
 
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
-        """A notification; one identical to a toast on screen, or to one sent a moment ago and
-        not yet shown (notify posts a message), is not shown twice."""
+        """A notification, kept whole in the messages log (L) and shown as a toast, cut to
+        what a toast holds; one identical to a toast on screen, or to one sent a moment ago
+        and not yet shown (notify posts a message), is not shown twice."""
         now = time.monotonic()
-        shown = any(n.message == message for n in self._notifications)
+        toast = toast_text(message)
+        shown = any(n.message == toast for n in self._notifications)
         if shown or self._sent.get(message, 0.0) > now - 1.0:
             return
         self._sent = {m: t for m, t in self._sent.items() if t > now - 1.0}
         self._sent[message] = now
-        super().notify(message, *args, **kwargs)
+        self.message_log.add(message, kwargs.get("severity", "information"))
+        super().notify(toast, *args, **kwargs)
+
+    def action_messages(self) -> None:
+        if not isinstance(self.screen, MessagesDialog):
+            self.push_screen(MessagesDialog(self.message_log))
 
     # -- actions -------------------------------------------------------------------------------
     def run_plan(self, build: Callable[[Palace], Plan]) -> Worker[Plan | None]:
@@ -322,7 +425,8 @@ class CuratorApp(IndexingApp):
             self.typeahead.dialog_shown()  # none is coming
             self.notify("The palace is still loading", severity="warning", markup=False)
             return None
-        dialog = PlanDialog()
+        # from the yes on, keys wait for the list the commit leaves (commit_plan)
+        dialog = PlanDialog(on_apply=lambda: self.typeahead.expect("reload"))
         answer = self.push_screen(dialog, wait_for_dismiss=True)
 
         def planned() -> tuple[Plan, Any]:
@@ -334,11 +438,13 @@ class CuratorApp(IndexingApp):
         except Exception as exc:
             dialog.dismiss(False)
             await answer
+            self.typeahead.arrived("reload")  # no commit follows a yes typed early
             self.error(exc)
             return None
         if not plan.changes:
             dialog.dismiss(False)
             await answer
+            self.typeahead.arrived("reload")
             self.notify("Nothing to change", markup=False)
             return None
         dialog.set_plan(plan, diff)
@@ -400,6 +506,6 @@ class CuratorApp(IndexingApp):
             await finish(services.commit, self.root, plan, self.palace, committed)
         except Exception as exc:
             self.error(exc)
-            self.load_palace()
-            return
-        self.load_palace()
+        # keys typed since the plan was applied are for the list the commit leaves (the next
+        # draft's row, not the row of the draft just rejected that the list still shows)
+        self.keys_wait_for_load(self.load_palace())

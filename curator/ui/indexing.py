@@ -15,6 +15,7 @@ from curator.model.text import one_line
 from curator.ui.progress import JobProgress
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.services import SearchSession
+from curator.ui.widgets.footer import KeyFooter
 
 
 class IndexingApp(App[None]):
@@ -121,5 +122,5 @@ class IndexingApp(App[None]):
         except NoMatches:
             bar = JobProgress(label)
             self._bars.append(bar)
-            screen.mount(bar)
+            screen.mount(bar, before=screen.query_one(KeyFooter))  # the body's last line
             self.call_after_refresh(bar.show, label, done, total)

@@ -1,5 +1,5 @@
-"""A bar for long background work (index builds): docked at the top of the current screen
-while a job runs, removed when it ends."""
+"""A bar for long background work (index builds): a line above the current screen's key
+footer while a job runs, removed when it ends (never over the tab bar)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from textual.widgets import Label, ProgressBar
 class JobProgress(Horizontal):
     DEFAULT_CSS = """
     JobProgress {
-        dock: top;
         height: 1;
         background: $panel;
     }

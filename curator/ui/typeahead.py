@@ -5,9 +5,12 @@ and Textual forwards each to whatever has focus *at that moment*: before the wid
 the first key. So "x" (reject) and "dup" both reached the draft list, and a "y" right after the
 Enter that closes a dialog landed in that dialog's field. Here a key is sent on only when the
 previous one has been handled all the way up (the focused widget, its parents, the screen, the
-app's bindings, and the messages those posted), and while a dialog is about to open (an action
-was asked for and its dialog is not mounted yet) keys wait for it. A timer bounds every wait,
-so a key is never held for long if a widget goes away mid-way."""
+app's bindings, and the messages those posted). Keys also wait while what they are meant for is
+on its way: a dialog about to open (an action was asked for and its dialog is not mounted yet),
+a screen switched to (until it has drawn and focused its list: "2" then Down moves Rooms'
+cursor, not the Inbox's), and the palace reloaded after a commit (a space typed once "Committed"
+shows marks the next draft, not the row of the draft just rejected that the list still shows).
+A timer bounds every wait, so a key is never held for long if a widget goes away mid-way."""
 
 from __future__ import annotations
 
@@ -23,7 +26,9 @@ if TYPE_CHECKING:
 
 #: how long a key or an expected dialog may hold the keys typed after it (seconds)
 KEY_WAIT = 0.5
-DIALOG_WAIT = 3.0
+#: what keys can wait for, and for how long at most (a reload reads every note: seconds at 10k
+#: notes on a busy machine)
+WAITS = {"dialog": 3.0, "screen": 3.0, "reload": 20.0}
 #: passes up the widget chain: the second catches what the first pass's handlers posted (an
 #: Input's Submitted after its Enter binding ran)
 PASSES = 2
@@ -34,23 +39,22 @@ class TypeAhead:
         self.app = app
         self.held: deque[events.Key] = deque()
         self.in_flight = False
-        self.dialog_coming = False
         self._releasing: events.Key | None = None
         self._key_timer: Timer | None = None
-        self._dialog_timer: Timer | None = None
+        self.waiting: dict[str, Timer] = {}  # what keys wait for -> the timer that ends the wait
 
     @property
     def idle(self) -> bool:
         """No key is held, in flight or on its way back in."""
         held = self.held or self._releasing is not None
-        return not (held or self.in_flight or self.dialog_coming)
+        return not (held or self.in_flight or self.waiting)
 
     def hold(self, event: events.Key) -> bool:
         """True when `event` must wait (it was queued and will be sent again in turn)."""
         if event is self._releasing:
             self._releasing = None
             return False
-        if self.in_flight or self.dialog_coming or self.held or self._releasing is not None:
+        if self.in_flight or self.waiting or self.held or self._releasing is not None:
             self.held.append(event)
             return True
         return False
@@ -86,23 +90,27 @@ class TypeAhead:
         self.in_flight = False
         self._release()
 
+    def expect(self, what: str) -> None:
+        """`what` (a key of WAITS) is on its way: keys typed from now on wait for it."""
+        if (timer := self.waiting.pop(what, None)) is not None:
+            timer.stop()
+        self.waiting[what] = self.app.set_timer(WAITS[what], lambda: self.arrived(what))
+
+    def arrived(self, what: str) -> None:
+        if (timer := self.waiting.pop(what, None)) is not None:
+            timer.stop()
+        self._release()
+
     def expect_dialog(self) -> None:
         """A dialog is on its way: keys typed from now on are for it."""
-        self.dialog_coming = True
-        if self._dialog_timer is not None:
-            self._dialog_timer.stop()
-        self._dialog_timer = self.app.set_timer(DIALOG_WAIT, self.dialog_shown)
+        self.expect("dialog")
 
     def dialog_shown(self) -> None:
-        if self._dialog_timer is not None:
-            self._dialog_timer.stop()
-            self._dialog_timer = None
-        self.dialog_coming = False
-        self._release()
+        self.arrived("dialog")
 
     def _release(self) -> None:
         """Send the next held key (a copy: a posted message can't be posted twice)."""
-        if self.in_flight or self.dialog_coming or self._releasing is not None or not self.held:
+        if self.in_flight or self.waiting or self._releasing is not None or not self.held:
             return
         key = self.held.popleft()
         self._releasing = events.Key(key.key, key.character)

@@ -42,6 +42,11 @@ class HistoryEntry:
     previous: tuple[tuple[str, str], ...] = ()
 
     @property
+    def when(self) -> str:
+        """The commit's time as `curator history` and the app's History show it."""
+        return f"{self.date:%Y-%m-%d %H:%M}"
+
+    @property
     def undoable(self) -> bool:
         """Whether `undo` takes this action back: not the commit `curator init` made, nor a
         task checkpoint's (a revision, once written, stays)."""

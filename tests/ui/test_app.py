@@ -105,10 +105,11 @@ async def test_open_note_from_anywhere_shows_links(sample_palace: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         app.open_note("notes/project/stripe-webhook-handler.md")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: isinstance(app.screen, RoomsScreen))
         screen = app.screen
-        assert isinstance(screen, RoomsScreen)
+        await wait_until(pilot, lambda: bool(screen.query(NoteView)))
         view = screen.query_one(NoteView)
+        await wait_until(pilot, lambda: view.note is not None)
         assert view.note is not None and view.note.slug == "stripe-webhook-handler"
         links = screen.query_one("#note-links")
         links.focus()

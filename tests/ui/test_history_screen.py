@@ -190,3 +190,21 @@ async def test_an_undone_undo_puts_the_action_back_in_effect(make_palace: Any) -
         await settle(pilot)
         assert git_log(root) == before
         assert not any("already undone" in str(n.message) for n in app._notifications)
+
+
+async def test_the_time_shows_as_the_cli_shows_it(
+    palace: tuple[Path, dict[str, str]], run_cli: Any
+) -> None:
+    root, shas = palace
+    code, out, _err = run_cli("history", cwd=root)
+    assert code == 0
+    cli_when = {line.split()[0]: " ".join(line.split()[1:3]) for line in out.splitlines() if line}
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot)
+        table = screen.query_one("#history-table", DataTable)
+        await wait_until(pilot, lambda: table.row_count >= 3)
+        for key in ("a", "b", "undo"):
+            cell = str(table.get_cell(shas[key], "date"))
+            assert cell == cli_when[shas[key][:10]], (cell, out)
+            assert ":" in cell  # the hour and minute, not the date alone

@@ -1,9 +1,20 @@
 """The plan dialog shows a bounded diff: a plan that rewrites INDEX.md at 10k notes has a
-60k-line diff, which the dialog cuts per file (every file's header still shown)."""
+60k-line diff, which the dialog cuts per file (every file's name still shown). Each file's git
+header is one line, so at 80×24 the diff starts with the content; a reject shows its reason
+and its prompt names the draft."""
 
 from __future__ import annotations
 
-from curator.ui.widgets.plan_dialog import diff_text
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Label, Static
+from uihelpers import make_app, settle, shown_in, wait_until
+
+from curator.ui.widgets.dialogs import AskDialog
+from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
+from curator.writer.diff import file_diff
 
 
 def _diff(path: str, lines: int) -> str:
@@ -23,9 +34,9 @@ def test_each_file_is_cut_and_every_header_kept() -> None:
     diff = _diff("INDEX.md", 60_000) + _diff("notes/a.md", 2)
     text = diff_text(diff, file_lines=100)
     lines = text.plain.splitlines()
-    assert len(lines) == 100 + 1 + 6
-    assert "… 59,904 more lines of this file's diff not shown" in lines
-    assert "diff --git a/notes/a.md b/notes/a.md" in lines
+    assert len(lines) == 1 + 100 + 1 + 4
+    assert "… 59,901 more lines of this file's diff not shown" in lines
+    assert "── notes/a.md" in lines
     assert lines[-1] == "+line 1"
 
 
@@ -33,4 +44,39 @@ def test_the_whole_diff_is_cut_too() -> None:
     diff = "".join(_diff(f"notes/n{i}.md", 10) for i in range(100))
     lines = diff_text(diff, file_lines=100, total=50).plain.splitlines()
     assert len(lines) == 51
-    assert lines[-1] == f"… {100 * 14 - 50:,} more diff lines not shown"
+    assert lines[-1] == f"… {100 * 14 - 60:,} more diff lines not shown"
+
+
+def test_a_files_git_header_is_one_line() -> None:
+    renamed = file_diff(
+        "inbox/a.md", "notes/a.md", b"name: A\nhello\n", b"name: A\nhi\n", rename=True
+    )
+    added = file_diff("notes/b.md", "notes/b.md", None, b"b\n")
+    gone = file_diff("notes/c.md", "notes/c.md", b"c\n", None)
+    lines = diff_text(renamed + added + gone).plain.splitlines()
+    assert lines[0] == "── inbox/a.md → notes/a.md"
+    assert lines[1].startswith("@@") and lines[2:5] == [" name: A", "-hello", "+hi"]
+    assert "── notes/b.md (new file)" in lines and "── notes/c.md (deleted)" in lines
+    assert not [ln for ln in lines if ln.startswith(("rename ", "diff --git", "+++", "---"))]
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_reject_names_the_draft_and_its_plan_shows_the_reason(sample_palace: Path) -> None:
+    app: Any = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        draft = app.palace.by_rel[app.screen.current().rel]
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
+        prompt = str(app.screen.query_one(Label).render())
+        assert f"Reject: why? “{draft.name}”" == prompt
+        await pilot.press(*"[b]dup[/b] of the deploy note", "enter")
+        await wait_until(pilot, lambda: getattr(app.screen, "plan", None) is not None)
+        assert isinstance(app.screen, PlanDialog)
+        why = app.screen.query_one("#plan-why", Static)
+        await wait_until(
+            pilot, lambda: "[b]dup[/b] of the deploy note" in shown_in(app, "#plan-why")
+        )
+        assert why.region.y < app.screen.query_one("#plan-diff").region.y
+        await wait_until(pilot, lambda: "→ .curator/rejected/" in shown_in(app, "#plan-diff"))

@@ -11,15 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace
+from rich.text import Text
 from textual.widgets import DataTable, Static
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import git_log, make_app, settle, shown_in, wait_until
 
 from curator.model.text import clean
 from curator.tasks import TaskService
 from curator.tasks.checkpoint import SECTIONS
 from curator.tasks.claims import now_utc
 from curator.ui.screens.tasks import TasksScreen
-from curator.ui.widgets.plan_dialog import PlanDialog
+from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
 
 pytestmark = pytest.mark.anyio
 
@@ -164,9 +165,29 @@ async def test_diff_between_any_two_revisions(palace: Path) -> None:
         await pilot.press("m")  # diffs now start from revision 1
         revs.move_cursor(row=2)
         left = screen.query_one("#tasks-left-scroll")
-        await wait_until(pilot, lambda: str(left.border_title) == "Revision 1")
-        await wait_until(pilot, lambda: "third step" in text_of(app, "#tasks-right"))
-        assert "third step" not in text_of(app, "#tasks-left")
+        await wait_until(pilot, lambda: str(left.border_title) == "Diff: revision 1 → 3")
+        shown = screen.query_one("#tasks-left", Static).content
+        assert isinstance(shown, Text)
+        # the same diff `curator task history --diff` prints, each file header as one line
+        expected = diff_text(svc.diff("fresh", 1, 3)).plain
+        assert shown.plain == expected and "+third step" in shown.plain.splitlines()
+        assert any(span.style == "green" for span in shown.spans)
+        assert not screen.query_one("#tasks-right-scroll").display
+        revs.move_cursor(row=0)  # on the marked revision itself: side by side again
+        right = screen.query_one("#tasks-right-scroll")
+        await wait_until(pilot, lambda: str(right.border_title) == "Revision 1")
+        assert right.display
+
+
+async def test_the_request_text_shows_at_80x24(palace: Path) -> None:
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_tasks(pilot)
+        table = screen.query_one("#tasks-table", DataTable)
+        table.move_cursor(row=table.get_row_index("fresh"))
+        await wait_until(pilot, lambda: bool(screen.query("#tasks-requests-scroll")))
+        await wait_until(pilot, lambda: "Request 1" in shown_in(app, "#tasks-requests-scroll"))
+        assert "as is" in shown_in(app, "#tasks-requests-scroll")  # the words, not only the header
 
 
 async def test_a_request_added_outside_shows_in_the_open_task(palace: Path) -> None:

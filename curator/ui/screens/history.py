@@ -30,6 +30,7 @@ class HistoryScreen(PalaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[Any] = []
+        self.loaded = False  # the commits are listed (keys typed ahead wait for it)
         self.undone_by: dict[str, str] = {}
 
     def body(self) -> ComposeResult:
@@ -42,7 +43,7 @@ class HistoryScreen(PalaceScreen):
         table = self.query_one("#history-table", Table)
         table.border_title = "History"
         table.add_fixed("Commit", "sha", 10)
-        table.add_fixed("Date", "date", 10)
+        table.add_fixed("Date", "date", 16)
         table.add_fixed("Action", "action", 9)
         table.add_fixed("Undone", "undone", 6)
         table.add_flex("Subject")
@@ -71,7 +72,7 @@ class HistoryScreen(PalaceScreen):
             undone = self.undoer(entry.sha)
             table.add_row(
                 Text(entry.sha[:10], style="yellow"),
-                plain(str(entry.date)[:10]),
+                plain(entry.when),  # as `curator history` shows it
                 plain(entry.action, "bold"),
                 Text("undone", style="dim italic") if undone else Text(""),
                 plain(entry.subject),
@@ -82,6 +83,7 @@ class HistoryScreen(PalaceScreen):
             table.move_cursor(row=min(row, len(entries) - 1), animate=False)
         self._detail()
         self.focus_main()
+        self.loaded = True
 
     def selected(self) -> Any | None:
         table = self.query_one("#history-table", Table)

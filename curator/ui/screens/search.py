@@ -8,10 +8,11 @@ Down moves from the query into the results, Up at the top of the results goes ba
 from __future__ import annotations
 
 import threading
+from pathlib import PurePosixPath
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -23,8 +24,11 @@ from textual.widgets.option_list import Option
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui import services
-from curator.ui.safe import plain
+from curator.ui.safe import badges, plain
 from curator.ui.screens.note_actions import NOTE_KEYS, NoteActions
+from curator.ui.screens_list import SCREENS
+
+SCREEN_KEYS = {key: mode for mode, (_title, key, _help) in SCREENS.items()}
 
 
 def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
@@ -38,7 +42,27 @@ def highlighted(snippet: str, spans: tuple[tuple[int, int], ...]) -> Text:
 
 
 DEBOUNCE = 0.015  # seconds of quiet typing before a query runs
-LIMIT = 30
+LIMIT = 30  # results a query shows first; the last row asks for LIMIT more
+MORE = "--more--"  # the id of that row
+
+
+def stale_label(on: bool) -> str:
+    """The stale filter's label says its state in words, not by the mark's colour alone."""
+    return "stale: on" if on else "stale: off"
+
+
+class QueryInput(Input):
+    """The query: while it is empty a screen's number key switches to that screen (a digit
+    typed after a word is part of the query; alt+number switches anywhere)."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        mode = SCREEN_KEYS.get(event.character or "")
+        if mode is not None and not self.value:
+            event.stop()
+            event.prevent_default()
+            await self.app.run_action(f"show_screen('{mode}')")
+            return
+        await super()._on_key(event)
 
 
 class ResultsList(OptionList):
@@ -59,7 +83,8 @@ class SearchScreen(NoteActions):
             "leave_query",
             "Leave query",
             id="search.leave",
-            tooltip="Leave the query field (number keys then switch screens)",
+            tooltip="Leave the query field (number keys then switch screens, as they do while "
+            "the query is empty and with alt)",
         ),
         Binding("ctrl+f", "focus_query", "Query", id="search.focus", tooltip="Type a query"),
         Binding(
@@ -82,14 +107,16 @@ class SearchScreen(NoteActions):
         self.shown: tuple[str, dict[str, Any]] | None = None  # the query the results are for
         self._timer: Timer | None = None
         self._query_lock = threading.Lock()  # guards the two below
-        self._next: tuple[str, dict[str, Any]] | None = None  # the query to run next
+        self._next: tuple[str, dict[str, Any], int] | None = None  # the query to run next
         self._searching = False  # the search thread is running
         self.marked: set[str] = set()  # no marks here: one result at a time
         self._choices: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._keep: str | None = None  # the result to highlight again once the query reruns
+        self.limit = LIMIT  # results asked for (the "more" row adds LIMIT)
+        self._limit_for: tuple[str, dict[str, Any]] | None = None  # the query `limit` is for
 
     def body(self) -> ComposeResult:
-        yield Input(placeholder="search notes…", id="search-query")
+        yield QueryInput(placeholder="search notes…", id="search-query")
         with Horizontal(id="search-filters"):
             yield Select([], prompt="type", id="search-type")
             yield Select([], prompt="scope", id="search-scope")
@@ -98,7 +125,7 @@ class SearchScreen(NoteActions):
                 prompt="status",
                 id="search-status",
             )
-            yield Checkbox("stale", id="search-stale")
+            yield Checkbox(stale_label(False), id="search-stale")
             yield Input(
                 placeholder="min conf",
                 id="search-confidence",
@@ -147,6 +174,10 @@ class SearchScreen(NoteActions):
             out["min_confidence"] = float(confidence.value)
         return out
 
+    @on(Checkbox.Changed, "#search-stale")
+    def _stale_label(self, event: Checkbox.Changed) -> None:
+        event.checkbox.label = stale_label(event.value)
+
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
@@ -160,6 +191,8 @@ class SearchScreen(NoteActions):
         self._timer = None
         query = self.query_one("#search-query", Input).value
         filters = self.filters()
+        if (query, filters) != self._limit_for:  # a new query starts with LIMIT results
+            self.limit, self._limit_for = LIMIT, (query, filters)
         if self.palace is None or not query.strip():
             self._show(query, filters, [])
         elif (query, filters) != self.shown:
@@ -173,7 +206,7 @@ class SearchScreen(NoteActions):
         thread, not one per query: queries waiting on a busy index (a sync holds it) would fill
         the worker pool the whole app plans and commits with."""
         with self._query_lock:
-            self._next = (query, filters)
+            self._next = (query, filters, self.limit)
             if self._searching:
                 return
             self._searching = True
@@ -187,13 +220,13 @@ class SearchScreen(NoteActions):
                 if job is None:
                     self._searching = False
                     return
-            query, filters = job
+            query, filters, limit = job
             # the app's palace when the query runs, not an argument (see CuratorApp._index_job)
             palace = self.palace
             if palace is None:
                 continue
             try:
-                found = self.curator.search_session.search(palace, query, filters, LIMIT)
+                found = self.curator.search_session.search(palace, query, filters, limit)
             except Exception as exc:
                 self.app.call_from_thread(self.curator.error, exc)
                 continue
@@ -207,17 +240,30 @@ class SearchScreen(NoteActions):
         self.results = found
         options = self.query_one("#search-results", OptionList)
         prompts = []
+        palace = self.palace
         for hit in found:
             prompt = Text(f"{hit.score:.2f} ", style="cyan")
             prompt.append_text(plain(hit.name, "bold"))
-            prompt.append(f"  {hit.type}\n", style="magenta")
+            prompt.append(f"  {hit.type}", style="magenta")
+            note = palace.by_rel.get(hit.path) if palace is not None else None
+            if note is not None and (flags := palace.flags(note, self.curator.today)):  # type: ignore[union-attr]
+                prompt.append("  ")
+                prompt.append_text(badges(flags))
+            folder = PurePosixPath(hit.path).parent.as_posix()
+            prompt.append_text(plain(f"  {folder}/", "dim"))  # which v1.1.5 of the thirty
+            prompt.append("\n")
             prompt.append_text(highlighted(hit.snippet, hit.spans))
             prompts.append(Option(prompt, id=hit.path))
+        if len(found) >= self.limit:
+            more = f"… more results: Enter here shows {LIMIT} more"
+            prompts.append(Option(Text(more, style="dim italic"), id=MORE))
         options.clear_options()
         options.add_options(prompts)
         paths = [hit.path for hit in found]
         if self._keep in paths:
             options.highlighted = paths.index(self._keep)
+        elif options.has_focus and found:  # new results under a person in the list: a row
+            options.highlighted = 0
         self._keep = None
         options.border_title = f"Results ({len(found)})" if query.strip() else "Results"
         if query.strip() and not found:
@@ -234,7 +280,12 @@ class SearchScreen(NoteActions):
 
     @on(OptionList.OptionSelected, "#search-results")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id:
+        if event.option.id == MORE:
+            self.limit += LIMIT
+            self._keep = self.results[-1].path if self.results else None
+            self.shown = None
+            self._start_search()
+        elif event.option.id:
             self.curator.open_note(event.option.id)
 
     def selected(self) -> Note | None:

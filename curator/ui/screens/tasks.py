@@ -282,31 +282,43 @@ class TasksScreen(PalaceScreen):
 
     @work(thread=True, exclusive=True, group="task-diff", exit_on_error=False)
     def show_diff(self, slug: str, number: int) -> None:
-        """Revision `number` beside the marked one (else the one before), the words only one
-        of them has highlighted on its side."""
+        """Revision `number` beside the one before, the words only one of them has highlighted
+        on its side; from a revision marked with "Diff from", the unified diff between the two
+        as `curator task history --diff` prints it, coloured, in one pane."""
         from curator.ui.widgets.candidate_diff import word_diff
+        from curator.ui.widgets.plan_dialog import diff_text
 
-        base = self.base if self.base is not None and self.base != number else number - 1
-        store = TaskService(self.curator.root).store
+        marked = self.base is not None and self.base != number
+        base = self.base if marked and self.base is not None else number - 1
+        svc = TaskService(self.curator.root)
+        right: Text | None
         try:
-            new = store.read_bytes(slug, number).decode("utf-8", "replace")
+            new = svc.store.read_bytes(slug, number).decode("utf-8", "replace")
             if base < 1:
                 left, right = Text("(no earlier revision)", style="dim"), Text(clean(new))
+            elif marked:
+                unified = svc.diff(slug, base, number)
+                left = diff_text(unified) if unified else Text("(no change)", style="dim")
+                right = None
             else:
-                left, right = word_diff(
-                    store.read_bytes(slug, base).decode("utf-8", "replace"), new
-                )
+                old = svc.store.read_bytes(slug, base).decode("utf-8", "replace")
+                left, right = word_diff(old, new)
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
             return
-        titles = (f"Revision {base}" if base >= 1 else "", f"Revision {number}")
+        if right is None:
+            titles = (f"Diff: revision {base} → {number}", "")
+        else:
+            titles = (f"Revision {base}" if base >= 1 else "", f"Revision {number}")
         self.app.call_from_thread(self._show_diff, titles, left, right)
 
-    def _show_diff(self, titles: tuple[str, str], left: Text, right: Text) -> None:
+    def _show_diff(self, titles: tuple[str, str], left: Text, right: Text | None) -> None:
         self.query_one("#tasks-left-scroll").border_title = titles[0]
         self.query_one("#tasks-right-scroll").border_title = titles[1]
         self.query_one("#tasks-left", Static).update(left)
-        self.query_one("#tasks-right", Static).update(right)
+        self.query_one("#tasks-right-scroll").display = right is not None
+        if right is not None:
+            self.query_one("#tasks-right", Static).update(right)
 
     def action_mark(self) -> None:
         if self.current is None or not self.detail_ready:

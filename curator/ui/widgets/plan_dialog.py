@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -17,10 +19,9 @@ from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 
 _DIFF_STYLES = (
-    ("+++", "bold"),
-    ("---", "bold"),
+    ("+++ ", "bold"),
+    ("--- ", "bold"),
     ("@@", "cyan"),
-    ("diff --git", "bold magenta"),
     ("+", "green"),
     ("-", "red"),
 )
@@ -33,22 +34,80 @@ MAX_FILE_LINES = 400
 MAX_LINES = 4000
 
 
+_HEADER = (  # the lines of a file's git header, after its `diff --git` line
+    "index ",
+    "similarity index",
+    "rename from",
+    "rename to",
+    "new file",
+    "deleted file",
+    "old mode",
+    "new mode",
+    "--- ",
+    "+++ ",
+)
+
+
+def _unquote(path: str) -> str:
+    if len(path) > 1 and path[0] == path[-1] == '"':
+        return path[1:-1]
+    return path
+
+
+def _file_line(header: list[str]) -> str:
+    """A file's git header (diff --git, rename from/to, ---/+++) as one line: the dialog is
+    read at 80×24, where five lines of boilerplate before the first change of a promote left
+    no room for the content."""
+    fields = {}
+    for line in header[1:]:
+        for prefix in ("rename from ", "rename to ", "--- ", "+++ "):
+            if line.startswith(prefix):
+                fields[prefix.strip()] = _unquote(line[len(prefix) :])
+    if "rename from" in fields:
+        return f"{fields['rename from']} → {fields.get('rename to', '')}"
+    old, new = fields.get("---", ""), fields.get("+++", "")
+    if any(line.startswith("new file") for line in header) or old == "/dev/null":
+        return f"{new.removeprefix('b/')} (new file)"
+    if any(line.startswith("deleted file") for line in header) or new == "/dev/null":
+        return f"{old.removeprefix('a/')} (deleted)"
+    if new:
+        return new.removeprefix("b/")
+    rest = header[0].removeprefix("diff --git ")
+    return rest.split(" b/", 1)[-1] if " b/" in rest else rest
+
+
 def diff_text(diff: str, file_lines: int = MAX_FILE_LINES, total: int = MAX_LINES) -> Text:
-    """The diff, coloured, with each file's part cut after `file_lines` lines (its header and
-    every other file's still shown) and the whole after `total` lines."""
+    """The diff, coloured, each file's git header as one line naming the file (and its move),
+    each file's part cut after `file_lines` lines (every file's name still shown) and the whole
+    after `total` lines."""
     out = Text()
     shown = in_file = hidden = 0
+    header: list[str] = []  # the current file's git header lines, until its first change
 
     def note_hidden() -> None:
         if hidden:
             more = "line" if hidden == 1 else "lines"
             out.append(f"… {hidden:,} more {more} of this file's diff not shown\n", style="dim")
 
+    def flush_header() -> None:
+        nonlocal shown
+        if header:
+            out.append("── " + _file_line(header) + "\n", style="bold magenta")
+            shown += 1
+            header.clear()
+
     lines = clean(diff).splitlines()
     for number, line in enumerate(lines):
         if line.startswith("diff --git"):
+            flush_header()
             note_hidden()
             in_file = hidden = 0
+            header.append(line)
+            continue
+        if header and line.startswith(_HEADER):
+            header.append(line)
+            continue
+        flush_header()
         if shown >= total:
             rest = len(lines) - number
             out.append(f"… {rest:,} more diff lines not shown\n", style="dim")
@@ -60,8 +119,25 @@ def diff_text(diff: str, file_lines: int = MAX_FILE_LINES, total: int = MAX_LINE
         out.append(line + "\n", style=style)
         shown += 1
         in_file += 1
+    flush_header()
     note_hidden()
     return out
+
+
+_TRAILER = re.compile(r"[A-Z][A-Za-z-]*: ")
+WHY_LINES = 3
+
+
+def why_text(plan: Plan) -> Text:
+    """The plan's reason (its commit message below the subject, without git trailers): a
+    reject shows the reason the person gave, in their words, never as markup."""
+    body = plan.message.split("\n", 1)[1] if "\n" in plan.message else ""
+    lines = [ln for ln in clean(body).splitlines() if ln.strip() and not _TRAILER.match(ln)]
+    if not lines:
+        return Text()
+    if len(lines) > WHY_LINES:
+        lines = [*lines[: WHY_LINES - 1], lines[WHY_LINES - 1] + " …"]
+    return Text("\n".join(lines), style="italic")
 
 
 class PlanDialog(Dialog[bool]):
@@ -76,16 +152,23 @@ class PlanDialog(Dialog[bool]):
         Binding("n,escape", "cancel", "Cancel", id="plan.cancel", tooltip="Change nothing"),
     ]
 
-    def __init__(self, plan: Plan | None = None, root: Path | None = None) -> None:
+    def __init__(
+        self,
+        plan: Plan | None = None,
+        root: Path | None = None,
+        on_apply: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.root = root
+        self.on_apply = on_apply  # called on the yes, before the dialog closes
         self.early = False  # confirmed before the plan was ready
         self._diff: Text | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-box"):
             yield Label(Text("Planning…", style="bold"), id="plan-subject")
+            yield Static(Text(), id="plan-why")
             yield Static(Text(), id="plan-files")
             with VerticalScroll(id="plan-diff-scroll"):
                 yield Static(Text(), id="plan-diff")
@@ -113,6 +196,10 @@ class PlanDialog(Dialog[bool]):
 
     def _show(self, plan: Plan, diff: Text) -> None:
         self.query_one("#plan-subject", Label).update(plain(plan.subject, "bold"))
+        why = why_text(plan)
+        box = self.query_one("#plan-why", Static)
+        box.update(why)
+        box.display = bool(why.plain)
         files = Text()
         for path in plan.paths():
             files.append("  " + clean(path) + "\n")
@@ -126,6 +213,8 @@ class PlanDialog(Dialog[bool]):
             self.action_cancel()
 
     def action_confirm(self) -> None:
+        if self.on_apply is not None and not self.early:
+            self.on_apply()
         if self.plan is None:
             self.early = True
         else:
