@@ -208,3 +208,33 @@ async def test_the_time_shows_as_the_cli_shows_it(
             cell = str(table.get_cell(shas[key], "date"))
             assert cell == cli_when[shas[key][:10]], (cell, out)
             assert ":" in cell  # the hour and minute, not the date alone
+
+
+async def test_slash_filters_history_by_reviewer(make_palace: Any) -> None:
+    """`/` in History finds a teammate's actions by their name (issue 22: a filter by
+    reviewer); the selected entry and its undo follow the rows shown."""
+    import subprocess
+
+    root = make_palace({A: draft("Draft A"), B: draft("Draft B")})
+    shas: dict[str, str] = {}
+    for who, rel in (("Ana Reviewer", A), ("Bo Teammate", B)):
+        subprocess.run(["git", "-C", str(root), "config", "user.name", who], check=True)
+        palace = Palace.open(root)
+        services.commit(root, services.plan_reject(palace, rel, "not true"), palace)
+        shas[who] = git_log(root, "%H")[0]
+    app: Any = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await open_history(pilot)
+        table = screen.query_one("#history-table", DataTable)
+        await wait_until(pilot, lambda: screen.loaded and shas["Bo Teammate"] in table.shown)
+        every = len(table.shown)
+        await pilot.press("slash", *"ana")
+        await wait_until(pilot, lambda: table.shown == [shas["Ana Reviewer"]])
+        assert table.border_title == f"History (1 of {every})"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: shas["Ana Reviewer"][:10] in detail(screen))
+        assert screen.selected().sha == shas["Ana Reviewer"]
+        assert "by Ana Reviewer" in detail(screen)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: len(table.shown) == every)

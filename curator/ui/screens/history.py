@@ -17,7 +17,8 @@ from curator.model.text import one_line
 from curator.ui import services
 from curator.ui.safe import plain
 from curator.ui.screens.base import PalaceScreen
-from curator.ui.widgets.table import Table
+from curator.ui.widgets.list_filter import ListFilter
+from curator.ui.widgets.table import Row, Table
 
 
 class HistoryScreen(PalaceScreen):
@@ -30,6 +31,7 @@ class HistoryScreen(PalaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[Any] = []
+        self.by_sha: dict[str, Any] = {}
         self.loaded = False  # the commits are listed (keys typed ahead wait for it)
         self.undone_by: dict[str, str] = {}
 
@@ -37,6 +39,7 @@ class HistoryScreen(PalaceScreen):
         table = Table(flex="subject", id="history-table")
         table.loading = True
         yield table
+        yield ListFilter("#history-table", id="history-filter")
         yield Static(Text(), id="history-detail")
 
     def on_mount(self) -> None:
@@ -64,32 +67,37 @@ class HistoryScreen(PalaceScreen):
     def _show(self, entries: list[Any]) -> None:
         table = self.query_one("#history-table", Table)
         table.loading = False
-        row = max(table.cursor_row, 0)
-        table.clear()
         self.entries = entries
+        self.by_sha = {e.sha: e for e in entries}
         self.undone_by = {e.undoes: e.sha for e in entries if e.undoes}
+        rows = []
         for entry in entries:
             undone = self.undoer(entry.sha)
-            table.add_row(
+            cells = (
                 Text(entry.sha[:10], style="yellow"),
                 plain(entry.when),  # as `curator history` shows it
                 plain(entry.action, "bold"),
                 Text("undone", style="dim italic") if undone else Text(""),
                 plain(entry.subject),
-                key=entry.sha,
             )
-        table.border_title = f"History ({len(entries)})"
-        if entries:
-            table.move_cursor(row=min(row, len(entries) - 1), animate=False)
-        self._detail()
+            # `/` finds a commit by its subject, action, sha or author (a reviewer's name)
+            words = " ".join((entry.sha, entry.action, entry.subject, entry.author)).lower()
+            rows.append(Row(entry.sha, cells, words))
+        table.show(rows)  # filtered as now; the cursor stays on its commit
         self.focus_main()
         self.loaded = True
 
+    @on(Table.Arranged, "#history-table")
+    def _arranged(self, event: Table.Arranged) -> None:
+        shown, every = len(event.table.shown), len(self.entries)
+        event.table.border_title = (
+            f"History ({shown} of {every})" if shown != every else (f"History ({every})")
+        )
+        self._detail()
+
     def selected(self) -> Any | None:
-        table = self.query_one("#history-table", Table)
-        if not self.entries or not 0 <= table.cursor_row < len(self.entries):
-            return None
-        return self.entries[table.cursor_row]
+        sha = self.query_one("#history-table", Table).current_key()
+        return self.by_sha.get(sha) if sha else None
 
     @on(DataTable.RowHighlighted, "#history-table")
     def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
