@@ -67,7 +67,8 @@ def app_keys() -> dict[str, str]:
     out: dict[str, str] = {}
     tables = (CuratorApp, InboxScreen, PromoteForm, PlanDialog, AskDialog, ChoiceDialog, EditDialog)
     for cls in (*tables, Table):
-        for binding in cls.BINDINGS:
+        inherited = [b for klass in cls.__mro__ for b in getattr(klass, "BINDINGS", ())]
+        for binding in inherited:  # a table's Home/End are its base class's (RowTable)
             if isinstance(binding, Binding):
                 name = binding.id or f"table.{binding.action}"
                 first = binding.key.split(",")[0].strip()

@@ -353,12 +353,14 @@ def test_git_project_state_digest_changes_with_edits(tmp_path: Path) -> None:
     (project / "a.txt").write_text("b\n")
     second = turns.project_state(project)
     assert second != first
-    time.sleep(0.01)
-    (project / "a.txt").write_text("c\n")
+    before = (project / "a.txt").stat().st_mtime_ns
+    (project / "a.txt").write_text("c\n")  # same size, same git status: only the time tells
+    os.utime(project / "a.txt", ns=(before + 10**6, before + 10**6))  # a coarse clock's tick
     assert turns.project_state(project) != second
     git(project, "commit", "-qam", "c")
     assert turns.project_state(project) not in (first, second)
     assert turns.project_state(tmp_path / "not-a-repo") is None
+    assert turns.project_state(tmp_path / "a\0path") is None  # an agent's cwd, never raises
 
 
 def test_warm_socket_in_a_folder_open_to_others_is_never_used(

@@ -41,14 +41,14 @@ def project_state(project: Path) -> str | None:
             check=False,
             env=git_env(),
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, ValueError, subprocess.SubprocessError):  # ValueError: a NUL in the path
         return None
     if proc.returncode != 0:
         return None
     digest = hashlib.sha256(head.stdout)
     for entry in proc.stdout.split(b"\0"):
         digest.update(entry)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             digest.update(str(os.stat(project / os.fsdecode(entry[3:])).st_mtime_ns).encode())
     return digest.hexdigest()
 

@@ -58,9 +58,10 @@ def key_width(key: Key, compact: bool) -> int:
     return cell_len(shown) + cell_len(description) + (2 if compact else 3)
 
 
-def fitting(keys: list[Key], width: int, compact: bool) -> list[Key]:
+def fitting(keys: list[Key], width: int, compact: bool, *, help_first: bool = False) -> list[Key]:
     """The keys that fit in `width` cells, in order, the help key kept whatever the width
-    (it lists the others)."""
+    (it lists the others): last, or first while the key help is open (it covers the right of
+    the footer, and its Close key must show)."""
     help_keys = [k for k in keys if k[3].rsplit(".", 1)[-1] in HELP]
     room = width - sum(key_width(k, compact) for k in help_keys)
     out: list[Key] = []
@@ -71,7 +72,7 @@ def fitting(keys: list[Key], width: int, compact: bool) -> list[Key]:
         if room < 0:
             break
         out.append(key)
-    return out + help_keys
+    return help_keys + out if help_first else out + help_keys
 
 
 class KeyFooter(Footer):
@@ -88,7 +89,8 @@ class KeyFooter(Footer):
         keys = footer_keys(self.app, self.screen)
         palette = self._palette(labelled=width >= 100)
         room = width - (PALETTE if width >= 100 else 4) if palette is not None else width
-        for shown, description, press, action, enabled, tooltip in fitting(keys, room, compact):
+        shown_keys = fitting(keys, room, compact, help_first=self.screen.has_class("-keys-open"))
+        for shown, description, press, action, enabled, tooltip in shown_keys:
             yield self._key(shown, description, press, action, enabled, tooltip, compact)
         if palette is not None:
             yield palette
