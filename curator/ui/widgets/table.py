@@ -303,5 +303,10 @@ class Table(RowTable):
             self.refresh()
 
 
+# one cell each, shared by every row (a table only reads its cells): a list of thousands of
+# rows allocates none
+_MARK_CELLS = (Text(" ", style="bold magenta"), Text(MARK, style="bold magenta"))
+
+
 def mark_cell(marked: bool) -> Text:
-    return Text(MARK if marked else " ", style="bold magenta")
+    return _MARK_CELLS[marked]
