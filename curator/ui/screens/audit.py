@@ -4,6 +4,7 @@ with a progress bar."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from rich.text import Text
@@ -81,6 +82,10 @@ class AuditScreen(NoteActions):
         today = self.curator.today
         self.rows = []
         rows = []
+        # the same few flags, dates and reasons recur over thousands of rows: one Text each
+        # (a table only reads its cells), not thousands to allocate and collect on first paint
+        shown_badges = cache(lambda flags: badges(list(flags)))
+        shown = cache(lambda text, limit: plain(text, limit=limit))
         for note in palace.notes:
             if note.superseded:
                 continue  # replaced or retired: nothing left to review
@@ -90,9 +95,9 @@ class AuditScreen(NoteActions):
             reason, since = reason_and_since(palace, note, flags)
             self.rows.append(note)
             cells = (
-                badges(flags),
-                plain(since[:10]),
-                plain(reason, limit=60),
+                shown_badges(tuple(flags)),
+                shown(since[:10], None),
+                shown(reason, 60),
                 plain(note.name or note.rel),
             )
             words = " ".join([note_words(note), reason.lower()])

@@ -7,8 +7,9 @@ order, from `shown`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import Any
 
 from rich.cells import cell_len
@@ -17,7 +18,8 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable, Input
-from textual.widgets.data_table import ColumnKey
+from textual.widgets.data_table import ColumnKey, DuplicateKey, RowKey
+from textual.widgets.data_table import Row as TableRow
 
 MARK = "●"
 ARROWS = {False: " ▲", True: " ▼"}
@@ -199,9 +201,10 @@ class Table(RowTable):
         self.shown = [r.key for r in rows]
         self.clear()
         marks = ColumnKey("mark") in self.columns
-        for r in rows:
-            cells = (mark_cell(self.is_marked(r.key)), *r.cells) if marks else r.cells
-            self.add_row(*cells, key=r.key)
+        self.add_lines(
+            (r.key, (mark_cell(self.is_marked(r.key)), *r.cells) if marks else r.cells)
+            for r in rows
+        )
         self._headers()
         if before in self.shown:
             row = self.shown.index(before)
@@ -209,6 +212,35 @@ class Table(RowTable):
             self.move_cursor(row=min(row, len(rows) - 1), animate=False)
         self.fit()
         self.post_message(self.Arranged(self))
+
+    def add_lines(self, rows: Iterable[tuple[str, tuple[Any, ...]]]) -> None:
+        """Add one-line rows (key, cells) at the bottom, as `add_row` would. `add_row`
+        re-validates the cursor and queues its row to be measured, row by row: at thousands of
+        rows that is most of a screen's first paint, and these columns have set widths (`fit`),
+        so only a column sized to its cells needs the measuring."""
+        order = [column.key for column in self.ordered_columns]
+        measure = any(column.auto_width for column in self.ordered_columns)
+        start = at = self.row_count
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in self._row_locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            if len(cells) > len(order):
+                raise ValueError("More values provided than there are columns.")
+            self._row_locations[row_key] = at
+            self._data[row_key] = dict(zip_longest(order, cells))
+            self.rows[row_key] = TableRow(row_key, 1)
+            if measure:
+                self._new_rows.add(row_key)
+            at += 1
+        if at == start:
+            return
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate  # clamped to the rows now there
+        if start == 0 and order and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()  # a cursor row where there was none: say so
+        self._update_count += 1
+        self.check_idle()
 
     def _headers(self) -> None:
         for key, label in self.labels.items():
@@ -271,5 +303,10 @@ class Table(RowTable):
             self.refresh()
 
 
+# one cell each, shared by every row (a table only reads its cells): a list of thousands of
+# rows allocates none
+_MARK_CELLS = (Text(" ", style="bold magenta"), Text(MARK, style="bold magenta"))
+
+
 def mark_cell(marked: bool) -> Text:
-    return Text(MARK if marked else " ", style="bold magenta")
+    return _MARK_CELLS[marked]
