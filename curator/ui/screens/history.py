@@ -30,8 +30,7 @@ class HistoryScreen(PalaceScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.entries: list[Any] = []
-        self.by_sha: dict[str, Any] = {}
+        self.by_sha: dict[str, Any] = {}  # the commits listed, newest first
         self.loaded = False  # the commits are listed (keys typed ahead wait for it)
         self.undone_by: dict[str, str] = {}
 
@@ -67,7 +66,6 @@ class HistoryScreen(PalaceScreen):
     def _show(self, entries: list[Any]) -> None:
         table = self.query_one("#history-table", Table)
         table.loading = False
-        self.entries = entries
         self.by_sha = {e.sha: e for e in entries}
         self.undone_by = {e.undoes: e.sha for e in entries if e.undoes}
         rows = []
@@ -94,6 +92,10 @@ class HistoryScreen(PalaceScreen):
             f"History ({shown} of {every})" if shown != every else (f"History ({every})")
         )
         self._detail()
+
+    @property
+    def entries(self) -> list[Any]:
+        return list(self.by_sha.values())
 
     def selected(self) -> Any | None:
         sha = self.query_one("#history-table", Table).current_key()
@@ -130,7 +132,7 @@ class HistoryScreen(PalaceScreen):
         entry = self.selected()
         if entry is None:
             empty = "No curator actions yet: promote or reject a draft in the Inbox (1)."
-            detail.update(Text(empty if self.entries == [] else "", style="dim"))
+            detail.update(Text(empty if not self.by_sha else "", style="dim"))
             return
         if files is None:
             self._files(entry.sha)
@@ -171,7 +173,7 @@ class HistoryScreen(PalaceScreen):
         """The drafts the action moved outside git (an ignored inbox: the commit itself lists
         no file), from its Curator-Restore trailers; an undo's are the undone action's, back."""
         moves = [f"{src} → {dst}" for src, dst in entry.restores]
-        undone = next((e for e in self.entries if e.sha == entry.undoes), None)
+        undone = self.by_sha.get(entry.undoes) if entry.undoes else None
         if undone is not None and not entry.restores:
             moves += [f"{dst} → {src}" for src, dst in undone.restores]
         return moves
