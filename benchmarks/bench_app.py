@@ -328,11 +328,55 @@ def run(palace: Path, notes: int) -> list[Row]:
     return rows + merge
 
 
+async def table_fills(count: int, rounds: int = 3) -> tuple[list[float], list[float]]:
+    """Seconds to fill a list table with `count` Audit-like rows and draw it: through
+    `Table.add_lines` (what `Table.show` uses) and, the baseline, DataTable's own `add_row`
+    row by row. The row that justifies add_lines, which writes DataTable's row maps itself."""
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+
+    from curator.ui.widgets.table import Table
+
+    class OneTable(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Table(flex="note", id="t")
+
+    rows = [(f"notes/n{i}.md", (Text("stale"), Text(f"Note {i}"))) for i in range(count)]
+    batch: list[float] = []
+    by_row: list[float] = []
+    for _ in range(rounds):
+        for out, fill in ((batch, "lines"), (by_row, "rows")):
+            app = OneTable()
+            async with app.run_test(size=(80, 24)) as pilot:
+                table = app.query_one(Table)
+                table.add_fixed("Flags", "flags", 8)
+                table.add_flex("Note")
+                await pilot.pause()
+                start = time.perf_counter()
+                if fill == "lines":
+                    table.add_lines(rows)
+                else:
+                    for key, cells in rows:
+                        table.add_row(*cells, key=key)
+                await pilot.pause()  # drawn
+                out.append(time.perf_counter() - start)
+    return batch, by_row
+
+
 def screen_rows(palace: Path, notes: int) -> list[Row]:
-    """First paint of every screen (a fresh app's first visit to each), in-process."""
+    """First paint of every screen (a fresh app's first visit to each), in-process, and the
+    table fill that first paint is mostly made of, against DataTable's own add_row."""
     first_paint(palace, 1)  # builds .curator/cache and the index, as in daily use
     times = asyncio.run(screen_paints(palace, rounds=2))
-    return [
+    batch, by_row = asyncio.run(table_fills(notes))
+    fill = row(
+        "app",
+        f"fill and draw a list of {notes} rows (Table.add_lines)",
+        batch,
+        baseline="DataTable.add_row, row by row",
+        baseline_ms=statistics.median(by_row) * 1000,
+    )
+    return [fill] + [
         row(
             "app",
             f"first paint of {mode} (key to list drawn and focused)",
