@@ -92,6 +92,25 @@ def test_merge_takes_the_reviewers_body(make_palace: Any) -> None:
     assert note.body.strip() == "Both, tidied." and note.text.endswith("Both, tidied.\n")
 
 
+def test_merge_scans_the_reviewers_edited_body(make_palace: Any) -> None:
+    """The draft passed promote's scan; a secret pasted into the edited merge is refused too,
+    while one the note already held (kept with --allow-secret) is not reported again."""
+    held = "Old key: sk_live_FAKEKEY0EXAMPLE0NOTREAL0\n"
+    root = make_palace(
+        {
+            "notes/a.md": note_text("Alpha", body=held),
+            "inbox/2026-11-20-d.md": note_text("Draft", extra=DRAFT_EXTRA, body="New.\n"),
+        }
+    )
+    palace = Palace.open(root)
+    pasted = held + "AWS_ACCESS_KEY_ID=AKIAFAKEEXAMPLE00000\n"
+    with pytest.raises(CuratorError, match=r"inbox/2026-11-20-d.md into notes/a.md.*aws"):
+        plan_merge_draft(palace, "inbox/2026-11-20-d.md", "notes/a.md", body=pasted)
+    plan = plan_merge_draft(palace, "inbox/2026-11-20-d.md", "notes/a.md", body=held + "New.")
+    commit(root, plan, palace=palace)
+    assert "New." in Palace.open(root, cache=False).by_rel["notes/a.md"].body
+
+
 def test_edit_problems_names_what_would_not_validate(make_palace: Any) -> None:
     root = make_palace({"notes/a.md": note_text("Alpha"), "notes/b.md": note_text("Beta")})
     palace = Palace.open(root)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator.writer.capture import capture, slugify
-from curator.writer.secrets import scan
+from curator.writer.secrets import added_secrets, scan
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_NUM = string.ascii_uppercase + string.digits
@@ -62,3 +62,20 @@ def test_capture_file_name_leaves_the_secret_out(sample_palace: Path) -> None:
     result = capture(sample_palace, type="project", name=f"Stripe key {secret} rotates", body="b\n")
     assert "a1b2c3d4" not in result.path.lower()
     assert result.path.endswith("stripe-key-rotates.md")
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=WORDS, held=SECRETS, pasted=SECRETS, where=st.integers(0, 40))
+def test_an_edit_reports_only_the_secret_it_adds(
+    text: str, held: str, pasted: str, where: int
+) -> None:
+    """`added_secrets` (an edited merge's check) names a pasted secret and never one the text
+    already held, wherever the edit puts it."""
+    before = f"{text}\nkept: {held}\n"
+    cut = min(where, len(before))
+    after = f"{before[:cut]} {pasted} {before[cut:]}"
+    assert added_secrets(before, before) == []
+    added = added_secrets(before, after)
+    if pasted != held and pasted not in before:
+        assert added, (before, after)
+        assert any(hit.preview == pasted[:4] + "…" for hit in added), (before, after)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["SecretHit", "scan", "spans", "without_secrets"]
+__all__ = ["SecretHit", "added_secrets", "scan", "spans", "without_secrets"]
 
 MAX_HITS = 200  # a body pasted from a dump of secrets is flagged all the same
 
@@ -181,6 +181,13 @@ def scan(text: str) -> list[SecretHit]:
 def spans(text: str) -> list[tuple[int, int]]:
     """Where in `text` the secret-looking values are: (start, end) pairs, in order."""
     return [(start, end) for start, end, _ in _found(text)]
+
+
+def added_secrets(before: str, after: str) -> list[SecretHit]:
+    """Secret-looking values in `after` that `before` does not hold: what an edit adds. A
+    value the note already held (promoted with --allow-secret, say) is not reported again."""
+    held = {before[start:end] for start, end, _ in _found(before)}
+    return [hit for start, end, hit in _found(after) if after[start:end] not in held]
 
 
 def without_secrets(text: str) -> str:

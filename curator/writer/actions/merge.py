@@ -28,6 +28,7 @@ from curator.writer.actions.common import (
     today_iso,
 )
 from curator.writer.plan import Change, Move, Plan, Write, encode_restore
+from curator.writer.secrets import added_secrets
 
 
 def _sources(palace: Palace, refs: Sequence[str], name: str) -> list[Note]:
@@ -185,8 +186,17 @@ def plan_merge_draft(
     draft, target, merged = draft_merge_body(palace, draft_ref, into_ref, today)
     if body is None:
         body = merged
-    elif not body.endswith("\n"):
-        body += "\n"
+    else:
+        if not body.endswith("\n"):
+            body += "\n"
+        # the draft was scanned; the reviewer's edited text is scanned again, as promote would
+        added = added_secrets(target.body, body)
+        if added:
+            found = ", ".join(f"{hit.kind} (body line {hit.line})" for hit in added)
+            raise ActionError(
+                f"cannot merge {draft.rel} into {target.rel}: the edited body looks like it "
+                f"holds a secret ({found}); remove it and merge again"
+            )
     reviewed = edit_note(palace, target, {"reviewed": today_iso(today)})
     edited = parse_note(target.rel, reviewed, "note")
     data = edited.text[: edited.header_end] + body
