@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from curator.search.ranking import Rows, Scores
 from curator.search.searcher import Searcher
 from curator.search.text import stems
 from curator.search.words import FIELDS, Corpus, corpus, note_fields
+
+if TYPE_CHECKING:
+    from curator.search.store import IndexStore
 
 PROBE = 3  # candidates scored by BM25F per result asked for
 COMMON = 0.3  # a stem in more notes than this share chooses candidates only when too few are
@@ -46,7 +49,7 @@ class LexicalSearcher(Searcher):
     sync: bool = False
     _all: _Text | None = field(init=False, default=None)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, index: IndexStore | None) -> None:
         pass  # no store: nothing opens LanceDB or the embedder
 
     def _text(self) -> _Text:

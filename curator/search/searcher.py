@@ -1,6 +1,7 @@
 """`Searcher`: search and ask over one palace's index (pack and dupes live beside it).
 
     s = Searcher(Palace.open(path))          # opens .curator/index and syncs it incrementally
+    s = Searcher(palace, index=store)        # over a store the caller holds open
     s.search("stripe webhooks", types=["feedback"], limit=10)  -> list[Hit]
     s.ask("how do we deploy?")                                 -> Answer (sources by authority)
     s.pack("fix the invoice pdf worker", budget=2000, floor=0.7) -> str (markdown)
@@ -14,14 +15,14 @@ passes the request's `Filter`: sensitive notes and notes in sensitive scopes app
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from typing import Any, Literal, overload
 
 from curator.model.text import one_line
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
 from curator.search.index import doc_from_note, open_index, sync_index
 from curator.search.ranking import Ranker, Rows, Scored, relevant
-from curator.search.store import EmptyIndexRefused, SyncStats
+from curator.search.store import EmptyIndexRefused, IndexStore, SyncStats
 from curator.search.text import make_snippet, phrasings
 from curator.search.values import Answer, Candidate, DupePair, Hit, Source
 
@@ -34,13 +35,15 @@ SUPERSEDED_PENALTY = 0.25  # search lists a replaced note below the notes that a
 
 @dataclass
 class Searcher(Ranker):
-    """Queries over one palace's index. Construction syncs the index (incremental)."""
+    """Queries over one palace's index (`index`, when the caller holds it open, as a
+    `curator.session.Session` does). Construction syncs the index (incremental)."""
 
     sync: bool = True
+    index: InitVar[IndexStore | None] = None  # the caller's open store (else one is opened)
     sync_stats: SyncStats | None = field(init=False, default=None)
 
-    def __post_init__(self) -> None:
-        self.store = open_index(self.palace)
+    def __post_init__(self, index: IndexStore | None) -> None:
+        self.store = index if index is not None else open_index(self.palace)
         if self.sync or not self.store.ready:
             try:
                 self.sync_stats = sync_index(self.palace, store=self.store)

@@ -11,6 +11,10 @@ An index that cannot be read (zero-byte state.json, truncated Lance manifest, ga
 aside to `<index_dir>.corrupt-<timestamp>/` (only the newest such copy is kept) and rebuilt by
 the next sync; queries on a missing index raise `IndexUnavailable` instead of crashing.
 
+A store follows state.json: when another process has synced or rebuilt the index since the
+store last read it (its mtime, size or inode changed), the next read reopens the table it names.
+The caller holds its store (a `curator.session.Session` keeps one); nothing is cached per process.
+
 One writer at a time is enforced by the curator writer lock; within a process, an RLock keeps a
 UI worker thread and the main thread from tripping over each other. lancedb is imported lazily.
 """
@@ -46,6 +50,7 @@ from curator.search.state import (
     SearchIndexError,
     SyncStats,
     now,
+    state_signature,
 )
 from curator.search.writes import IndexWrites, MakeDocs
 
@@ -80,6 +85,7 @@ class IndexStore(IndexWrites):
     _live: _Live | None = None
     _db: Any = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    _seen: tuple[int, int, int] | None = None  # the state.json the store last read or wrote
 
     # ---- opening
 
@@ -96,13 +102,21 @@ class IndexStore(IndexWrites):
     @property
     def ready(self) -> bool:
         """True when a table is open and was built with this store's embedder."""
-        live = self._live
+        live = self._follow()
         return live is not None and self._matches_embedder(live.state)
 
     @property
     def state(self) -> IndexState | None:
-        live = self._live
+        live = self._follow()
         return live.state if live else None
+
+    def _follow(self) -> _Live | None:
+        """The open table, reopened first when state.json changed since the store last read
+        or wrote it (another process synced or rebuilt the index, or damaged or removed it)."""
+        with self._lock:
+            if state_signature(self.index_dir) != self._seen:
+                self._load()
+            return self._live
 
     def _matches_embedder(self, state: IndexState) -> bool:
         return (
@@ -143,6 +157,7 @@ class IndexStore(IndexWrites):
     def _load(self) -> None:
         """(Re)open the table named by state.json; quarantine the index if it is unreadable."""
         self._live = None
+        self._seen = state_signature(self.index_dir)  # before reading: a later change reopens
         try:
             state = self._read_state()
         except (ValueError, OSError, UnicodeDecodeError) as exc:
@@ -207,7 +222,7 @@ class IndexStore(IndexWrites):
     def _with_table(self, fn: Callable[[Any], T]) -> T:
         """Run fn(table); on a read failure follow a switched state.json once, else quarantine."""
         with self._lock:
-            live = self._live
+            live = self._follow()
             if live is None:
                 raise IndexUnavailable(f"no search index in {self.index_dir}: run sync")
             try:
