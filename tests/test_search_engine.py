@@ -1,4 +1,5 @@
-"""One store per caller: a store following another caller's sync and rebuild of the same index,
+"""One engine, one store per caller: names matched as you type through the searcher (visibility
+and filters applied), a store following another caller's sync and rebuild of the same index,
 and each Session holding its own store (real LanceDB tables in tmp_path, hash embedder)."""
 
 from __future__ import annotations
@@ -30,6 +31,38 @@ def files() -> dict[str, str]:
             "Stripe retries back off", "Exponential.", type="feedback", extra="sensitive: true\n"
         ),
     }
+
+
+def paths(hits: list) -> list[str]:
+    return [h.path for h in hits]
+
+
+def test_names_match_as_you_type_and_with_a_typo(make_palace: MakePalace) -> None:
+    s = Session(Palace.open(make_palace(files(), toml=TOML))).searcher()
+    for typed in ("str", "stri", "stripe w", "webh", "webhok"):
+        assert paths(s.search(typed))[:1] == ["notes/project/webhooks.md"], typed
+    assert paths(s.search("vacu")) == ["notes/project/vacuum.md"]
+
+
+def test_names_as_you_type_pass_the_filter(make_palace: MakePalace) -> None:
+    s = Session(Palace.open(make_palace(files(), toml=TOML))).searcher()
+    assert set(paths(s.search("stri"))) == {"notes/project/webhooks.md"}  # hidden ones unnamed
+    shown = set(paths(s.search("stri", include_sensitive=True)))
+    assert shown == {
+        "notes/project/webhooks.md",
+        "notes/reference/stripe-keys.md",
+        "notes/feedback/stripe-retries.md",
+    }
+    assert paths(s.search("stri", types=["reference"], include_sensitive=True)) == [
+        "notes/reference/stripe-keys.md"
+    ]
+    assert paths(s.search("stri", types=["user"])) == []
+
+
+def test_a_hit_found_by_name_alone_has_its_body_snippet(make_palace: MakePalace) -> None:
+    s = Session(Palace.open(make_palace(files(), toml=TOML))).searcher()
+    hit = s.search("vacu")[0]
+    assert hit.snippet == "Nightly at two."
 
 
 def test_a_store_follows_another_callers_sync_and_rebuild(make_palace: MakePalace) -> None:

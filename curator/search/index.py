@@ -21,6 +21,7 @@ import logging
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from curator.errors import ConfigError, SearchIndexError
 from curator.fsutil import atomic_write
@@ -30,7 +31,7 @@ from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.model.schema import is_visible
 from curator.search.docs import IndexDoc
 from curator.search.embed import get_embedder
-from curator.search.store import IndexState, IndexStore, MakeDocs, SyncStats
+from curator.search.store import RESULT_COLUMNS, IndexState, IndexStore, MakeDocs, SyncStats
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,13 @@ def doc_from_note(palace: Palace, note: Note) -> IndexDoc:
     """The index row of one parsed note or draft."""
     scope, sensitive, confidence = _derived(palace, note)
     return _make_doc(note, scope, sensitive, confidence)
+
+
+def doc_row(palace: Palace, note: Note) -> dict[str, Any]:
+    """The index row of one parsed note or draft as the store returns one (every column but
+    the full-text `text`), made from the palace instead of read from the table."""
+    doc = doc_from_note(palace, note)
+    return {k: getattr(doc, k) for k in RESULT_COLUMNS}
 
 
 def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> IndexDoc:
@@ -242,6 +250,7 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
 __all__ = [
     "doc_from_note",
     "doc_hashes",
+    "doc_row",
     "docs_from_palace",
     "head_commit",
     "index_dir",
