@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,7 +136,7 @@ class Ranker:
 
     palace: Palace
     store: IndexStore = field(init=False)
-    _names: tuple[Palace, Names] | None = field(init=False, default=None)
+    _names: tuple[weakref.ref[Palace], Names] | None = field(init=False, default=None)
     tuning: Tuning = field(init=False, default=Tuning())
     _stats: Corpus | None = field(init=False, default=None)
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
@@ -166,11 +167,11 @@ class Ranker:
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
         palace: the as-you-type search of `benchmarks/bench_engine.py`'s prefix row reads
-        them on every keystroke)."""
+        them on every keystroke). The palace is held weakly: a reloaded one is freed."""
         with self._lock:
             held = self._names
-            if held is None or held[0] is not self.palace:
-                held = self._names = (self.palace, Names.of(self.palace))
+            if held is None or held[0]() is not self.palace:
+                held = self._names = (weakref.ref(self.palace), Names.of(self.palace))
             return held[1]
 
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
