@@ -2,10 +2,9 @@
 in-process (median and p95 over ~50 keyword queries), ask, a cold `curator search` process, and
 the same keyword queries through a plain ripgrep scan as the baseline.
 
-The two engines side by side (`engine_rows`): curator's searcher over its in-memory snapshot,
-the same searcher with every snapshot read replaced by a LanceDB query (its fallback path),
-and the libraries alone (open the table, embed the query, one hybrid query): warm p95, the
-first query of a cold process, and that process's peak memory.
+The engine against the libraries alone (open the table, embed the query, one hybrid query):
+warm p95, the first query of a cold `curator search` and peak memory (`bench_engine.py`, which
+also compares another checkout's code in the same run).
 
 With CURATOR_BENCH_MODELS=1 and the minilm extra installed, the optional models get their own
 rows (slow: the minilm reindex embeds every note with a transformer), each beside the default's
@@ -25,7 +24,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchutil import Row, percentile, process_times, row, timed
+from bench_engine import engine_rows
+from benchutil import REPO, Row, percentile, process_times, row, timed
 from gen_palace import COMPONENTS, OBJECTS, TOOLS
 
 
@@ -184,33 +184,9 @@ def run(palace: Path, notes: int) -> list[Row]:
         )
     )
     rows.append(_deferred_client_row(floor))
-    rows.extend(engine_rows(palace, queries))
+    rows.extend(engine_rows(palace, [REPO]))
     rows += _model_rows(palace, queries, lat, rebuild)
     return rows
-
-
-# -- the snapshot against LanceDB alone ------------------------------------------------------
-def lance_only() -> type:
-    """The Searcher with every read of the in-memory snapshot replaced by a LanceDB query: the
-    prefiltered BM25 query, LanceDB's vector search (the path taken when the table changed
-    under the snapshot), and no name matching as you type (it has no LanceDB counterpart)."""
-    from curator.search.searcher import Searcher
-
-    class LanceOnly(Searcher):
-        def fts(self, text, flt, n):  # type: ignore[no-untyped-def]
-            return self.store.fts(text, limit=n, where=flt.sql())
-
-        def _similarities(self, texts, flt, n, rows):  # type: ignore[no-untyped-def]
-            query = self.query_vector(texts[0])
-            found = self.store.vector(query, limit=n, where=flt.sql())
-            for r in found:
-                rows.setdefault(str(r["path"]), r)
-            return {str(r["path"]): float(r["similarity"]) for r in found}
-
-        def fuzzy(self, query, flt, n):  # type: ignore[no-untyped-def]
-            return []
-
-    return LanceOnly
 
 
 def floor_search(root: Path) -> Callable[[str], list[dict]]:
@@ -234,106 +210,6 @@ def floor_search(root: Path) -> Callable[[str], list[dict]]:
         return q.vector(vec).text(text).select(["path", "name"]).limit(10).to_list()
 
     return query
-
-
-_ENGINE_CHILD = """
-import json, resource, sys, time
-start = time.perf_counter()
-sys.path[:0] = [sys.argv[3], sys.argv[3] + "/benchmarks"]
-from pathlib import Path
-import bench_search
-root, engine = Path(sys.argv[1]), sys.argv[2]
-if engine == "floor":
-    bench_search.floor_search(root)("retry queue")
-else:
-    from curator.model.palace import Palace
-    from curator.search.searcher import Searcher
-    kind = Searcher if engine == "snapshot" else bench_search.lance_only()
-    kind(Palace.open(root)).search("retry queue", limit=10)
-seconds = time.perf_counter() - start
-# VmHWM is this process's own peak; ru_maxrss would carry the parent's peak across exec
-status = Path("/proc/self/status").read_text()
-hwm = next((line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")), None)
-peak = int(hwm) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": seconds, "peak_mb": peak}))
-"""
-
-
-def _cold(palace: Path, engine: str, repeat: int = 3) -> tuple[list[float], float]:
-    """Seconds from a fresh interpreter to its first answer, and the process's peak MB."""
-    repo = Path(__file__).resolve().parent.parent
-    seconds, peaks = [], []
-    for _ in range(repeat):
-        proc = subprocess.run(
-            [sys.executable, "-c", _ENGINE_CHILD, str(palace), engine, str(repo)],
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"{engine} child exited {proc.returncode}: {proc.stderr[-800:]}")
-        data = json.loads(proc.stdout.strip().splitlines()[-1])
-        seconds.append(float(data["seconds"]))
-        peaks.append(float(data["peak_mb"]))
-    return seconds, sorted(peaks)[len(peaks) // 2]
-
-
-def _warm(search: Callable[[str], object], queries: list[str]) -> list[float]:
-    for q in queries[:5]:
-        search(q)
-    out = []
-    for _ in range(3):
-        for q in queries:
-            start = time.perf_counter()
-            search(q)
-            out.append(time.perf_counter() - start)
-    return out
-
-
-def engine_rows(palace: Path, queries: list[str]) -> list[Row]:
-    """Warm p95, cold first query and peak memory of each engine, against the floor."""
-    from curator.model.palace import Palace
-    from curator.search.searcher import Searcher
-
-    snap = Searcher(Palace.open(palace))
-    lance = lance_only()(Palace.open(palace))
-    floor = floor_search(palace)
-    warm = {
-        "snapshot": _warm(lambda q: snap.search(q, limit=10), queries),
-        "lancedb": _warm(lambda q: lance.search(q, limit=10), queries),
-        "floor": _warm(floor, queries),
-    }
-    cold = {engine: _cold(palace, engine) for engine in ("snapshot", "lancedb", "floor")}
-    floor_p95 = percentile(warm["floor"], 0.95) * 1000
-    floor_cold = sorted(cold["floor"][0])[1] * 1000
-    what = {"snapshot": "in-memory snapshot", "lancedb": "LanceDB queries alone"}
-    rows: list[Row] = []
-    for engine in ("snapshot", "lancedb"):
-        p95 = percentile(warm[engine], 0.95) * 1000
-        rows.append(
-            Row(
-                area="search",
-                metric=f"engine: {what[engine]}, warm p95 (median col = p95)",
-                median_ms=p95,
-                p95_ms=p95,
-                runs=len(warm[engine]),
-                baseline="libraries alone: embed + one hybrid query",
-                baseline_ms=floor_p95,
-                note=f"{p95 / floor_p95:.2f}x the floor",
-            )
-        )
-        seconds, peak = cold[engine]
-        first = sorted(seconds)[1] * 1000
-        rows.append(
-            row(
-                "search",
-                f"engine: {what[engine]}, cold first query",
-                seconds,
-                baseline="libraries alone: import, open the table, embed, one hybrid query",
-                baseline_ms=floor_cold,
-                note=f"{first / floor_cold:.2f}x the floor; peak {peak:,.0f} MB against the "
-                f"floor's {cold['floor'][1]:,.0f} MB (palace load and index sync included)",
-            )
-        )
 
 
 def p95_row(metric: str, seconds: list[float], **extra: object) -> Row:

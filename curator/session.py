@@ -58,7 +58,8 @@ class Session:
         return self.palace.config
 
     def index(self) -> IndexStore:
-        """The palace's search index, opened on first use (this imports LanceDB)."""
+        """The palace's search index, opened on first use (this imports LanceDB) and held
+        from then on: the one store of this session (it follows other processes' syncs)."""
         if self._index is None:
             from curator.search.index import open_index
 
@@ -76,8 +77,7 @@ class Session:
         if self._searcher is None:
             from curator.search.searcher import Searcher
 
-            self._searcher = Searcher(palace)
-            self._index = self._searcher.store
+            self._searcher = Searcher(palace, index=self.index())
         elif self._searcher.palace is not palace:
             from curator.search.index import sync_index
 

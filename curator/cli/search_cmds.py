@@ -90,13 +90,12 @@ def register(sub: Any) -> None:
 
 # -- shared --------------------------------------------------------------------------------
 def _searcher(args: argparse.Namespace) -> Searcher:
-    from curator.search.index import open_index
     from curator.search.progress import reporting
-    from curator.search.query import Searcher
+    from curator.session import Session
 
-    palace = open_palace(args)
-    with reporting(open_index(palace), palace, _embedded):  # the first build takes a while
-        searcher = Searcher(palace)
+    session = Session(open_palace(args))
+    with reporting(session.index(), session.palace, _embedded):  # the first build takes a while
+        searcher = session.searcher()
     for folder in searcher.recovered:
         err(f"curator: warning: search index unreadable; moved aside to {folder} and rebuilt")
     return searcher

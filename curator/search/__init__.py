@@ -10,9 +10,10 @@ dupes).
     s.pack("fix the pdf worker", budget=2000, floor=0.7)
     s.dupes("inbox/draft.md")
 
-Modules: `filters` (the one Filter: SQL, numpy mask, per-row check, visibility, CLI flags),
-`values` (Hit, Source, Answer...), `text`, `snapshot`, `ranking`, `searcher`, `pack`, `dupes`,
-`query` (the module-level API), `index` (keeping the index in step), `store` (LanceDB).
+Modules: `filters` (the one Filter: SQL and a per-row check, visibility), `values` (Hit,
+Source, Answer...), `text`, `names` (names as you type), `ranking`, `searcher`, `pack`,
+`dupes`, `query` (the module-level API), `index` (keeping the index in step), `store`
+(LanceDB, the one engine).
 
 Importing this package is cheap: the names below load their module (numpy, LanceDB) on first
 use, so `curator list` can import `curator.search.filters` and a session can pass

@@ -67,7 +67,7 @@ def dupes(
     out = [
         _candidate(row, _rule(name, description, body, row))
         for row in rows
-        if row["path"] != exclude and flt.ok(row)
+        if row["path"] != exclude
     ]
     out.sort(key=lambda c: (-c.score, c.path))
     return out[:limit]
@@ -91,7 +91,7 @@ def _candidate(row: dict[str, Any], fz: float) -> Candidate:
 
 def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
     """The likeliest near-duplicate pairs in the palace, best first (never merged)."""
-    rows = [r for r in searcher.store.all_vectors(where=flt.sql()) if flt.ok(r)]
+    rows = searcher.store.all_vectors(where=flt.sql())
     if len(rows) < 2:
         return []
     mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)

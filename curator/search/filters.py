@@ -1,4 +1,4 @@
-"""The one search filter: which notes a query may return, rendered three ways from one value.
+"""The one search filter: which notes a query may return, rendered two ways from one value.
 
 A `Filter` holds the structured constraints (type, scope, status, stale, confidence floor,
 drafts) and visibility: a note is hidden from general retrieval when its header says
@@ -7,21 +7,23 @@ includes sensitive notes. The index stores the note-level flag (OR-ed with the s
 sync time), but palace.toml may change after a sync, so the filter carries the *current*
 config's sensitive scopes (`Filter.of(palace, ...)` binds them).
 
-The same rules, three renderings (a property test holds them equal on generated palaces):
+The same rules, two renderings (a property test holds them equal on generated palaces, the SQL
+run by a real LanceDB table):
 
-- `sql()`   the LanceDB (DataFusion SQL) prefilter, every value quoted, never spliced raw;
-- `mask()`  a boolean numpy mask over the columns of the in-memory snapshot;
+- `sql()`   the LanceDB (DataFusion SQL) prefilter of every index query, every value quoted,
+            never spliced raw;
 - `ok()`    a per-row predicate over an index row, IndexDoc, Hit, Source or Candidate
-            (`note_row()` gives the same fields of a loaded Note, for `list`).
+            (`note_row()` gives the same fields of a loaded Note), for what is read from the
+            palace rather than the index: `list`, the lexical searcher, names as you type.
 
-The CLI's flags for it live in `curator.cli.filter_flags`. This module imports nothing heavy
-(numpy only inside `mask`), so `list` never pays for LanceDB.
+The CLI's flags for it live in `curator.cli.filter_flags`. This module imports nothing heavy,
+so `list` never pays for LanceDB.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +32,6 @@ from curator.model.note import Note
 from curator.model.schema import REPLACED_STATUSES, is_visible
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from curator.model.palace import Palace
 
 MAX_LIMIT = 10_000  # results one query may ask for
@@ -127,7 +127,7 @@ def _field(item: Any, name: str) -> Any:
 
 @dataclass(frozen=True)
 class Filter:
-    """Structured filters plus visibility; hashable (the snapshot caches a mask per filter).
+    """Structured filters plus visibility (a frozen value).
 
     A tuple means "any of"; empty means "no constraint". Drafts are left out unless `drafts`
     is set or "draft" is among the statuses. Construct with `Filter.of`, which type-checks
@@ -208,34 +208,7 @@ class Filter:
                 clauses.append(_sql_in("scope", self.hidden_scopes, negate=True))
         return and_where(*clauses)
 
-    # ---- rendering 2: a numpy mask over the snapshot's columns
-
-    def mask(self, column: Callable[[str], np.ndarray], size: int) -> np.ndarray:
-        """Rows passing, as a bool array of `size`. `column(name)` gives a snapshot column:
-        strings as an object array, `stale`/`sensitive` as bool, `confidence` as float."""
-        import numpy as np
-
-        ok = np.ones(size, dtype=bool)
-        for name, allowed in (("type", self.types), ("scope", self.scopes)):
-            if allowed:
-                ok &= np.isin(column(name), list(allowed))
-        if self.statuses:
-            ok &= np.isin(column("status"), list(self.statuses))
-        if self.exclude_statuses:
-            ok &= ~np.isin(column("status"), list(self.exclude_statuses))
-        if self.notes_only:
-            ok &= column("kind") == "note"
-        if self.stale is not None:
-            ok &= column("stale") == self.stale
-        if self.min_confidence is not None:
-            ok &= column("confidence") >= self.min_confidence
-        if not self.include_sensitive:
-            ok &= ~column("sensitive")
-            if self.hidden_scopes:
-                ok &= ~np.isin(column("scope"), list(self.hidden_scopes))
-        return ok
-
-    # ---- rendering 3: one row at a time
+    # ---- rendering 2: one row at a time
 
     def ok(self, item: Any) -> bool:
         """Does `item` (index row, IndexDoc, Hit, Source, Candidate, `note_row()`) pass?"""

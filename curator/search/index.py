@@ -2,7 +2,8 @@
 
 - `docs_from_palace(palace)`   one `IndexDoc` per note and draft whose header parsed;
 - `open_index(palace)`         the `IndexStore` at `<palace>/.curator/index` with the embedder
-                               chosen by palace.toml `[index] embedder/dim` (one per process);
+                               chosen by palace.toml `[index] embedder/dim` (a new one each
+                               call: the caller holds it, as a `curator.session.Session` does);
 - `sync_index(palace)`         incremental: only docs whose content hash changed are re-embedded,
                                deleted notes are removed; a changed embedder or dim, a missing or
                                corrupt index (moved aside first) means a full rebuild;
@@ -18,9 +19,9 @@ import hashlib
 import json
 import logging
 import subprocess
-import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from curator.errors import ConfigError, SearchIndexError
 from curator.fsutil import atomic_write
@@ -30,7 +31,7 @@ from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.model.schema import is_visible
 from curator.search.docs import IndexDoc
 from curator.search.embed import get_embedder
-from curator.search.store import STATE_FILE, IndexState, IndexStore, MakeDocs, SyncStats
+from curator.search.store import RESULT_COLUMNS, IndexState, IndexStore, MakeDocs, SyncStats
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +39,6 @@ INDEX_DIR = "index"
 SYNCED_FILE = "synced.json"  # the palace fingerprint the index reflects (skips no-op syncs)
 # Bump when the way a note becomes a doc changes, so every row is re-derived on the next sync.
 DOC_VERSION = "2"
-
-# One store per index folder and embedder, with the state.json signature it was opened at.
-_STORES: dict[tuple[str, str, int], tuple[IndexStore, tuple[int, int, int] | None]] = {}
-_STORES_LOCK = threading.Lock()
 
 
 def index_dir(root: Path) -> Path:
@@ -62,6 +59,13 @@ def doc_from_note(palace: Palace, note: Note) -> IndexDoc:
     """The index row of one parsed note or draft."""
     scope, sensitive, confidence = _derived(palace, note)
     return _make_doc(note, scope, sensitive, confidence)
+
+
+def doc_row(palace: Palace, note: Note) -> dict[str, Any]:
+    """The index row of one parsed note or draft as the store returns one (every column but
+    the full-text `text`), made from the palace instead of read from the table."""
+    doc = doc_from_note(palace, note)
+    return {k: getattr(doc, k) for k in RESULT_COLUMNS}
 
 
 def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> IndexDoc:
@@ -139,49 +143,21 @@ def head_commit(root: Path) -> str | None:
 
 
 def open_index(palace: Palace) -> IndexStore:
-    """The palace's index store (opened once per process and embedder; never raises for a
-    corrupt index: it is moved aside and `store.ready` is False until the next sync)."""
+    """The palace's index store, opened afresh (never raises for a corrupt index: it is moved
+    aside and `store.ready` is False until the next sync). The store follows state.json from
+    then on, so one store serves its holder across other processes' syncs."""
     settings = palace.config.index
     try:
         embedder = get_embedder(settings.embedder, settings.dim)
     except ValueError as exc:  # a name or dim palace.toml's checks let through
         raise ConfigError(str(exc), path=str(palace.root / "palace.toml")) from None
-    path = index_dir(palace.root).resolve()
-    key = (str(path), embedder.name, embedder.dim)
-    with _STORES_LOCK:
-        cached = _STORES.get(key)
-        signature = _state_signature(path)
-        if cached is not None and cached[1] == signature and path.is_dir():
-            return cached[0]
-        # New, or state.json changed since (another process synced, or it was damaged or
-        # removed): open afresh, which re-validates it and quarantines a corrupt index.
-        try:
-            ensure_state_dir(palace.root)
-        except OSError as exc:  # .curator is a file, or read-only
-            where = str(palace.root / STATE_DIR)
-            message = f"cannot hold the search index: {exc.strerror}"
-            raise SearchIndexError(message, path=where) from None
-        store = IndexStore.open(path, embedder)
-        _STORES[key] = (store, _state_signature(path))
-    return store
-
-
-def _state_signature(path: Path) -> tuple[int, int, int] | None:
     try:
-        st = (path / STATE_FILE).stat()
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-
-def _remember(palace: Palace, store: IndexStore) -> None:
-    """Record the state.json this store itself just wrote, so it is not reopened needlessly."""
-    path = store.index_dir.resolve()
-    key = (str(path), store.embedder.name, store.embedder.dim)
-    with _STORES_LOCK:
-        cached = _STORES.get(key)
-        if cached is not None and cached[0] is store:
-            _STORES[key] = (store, _state_signature(path))
+        ensure_state_dir(palace.root)
+    except OSError as exc:  # .curator is a file, or read-only
+        where = str(palace.root / STATE_DIR)
+        message = f"cannot hold the search index: {exc.strerror}"
+        raise SearchIndexError(message, path=where) from None
+    return IndexStore.open(index_dir(palace.root).resolve(), embedder)
 
 
 def _allow_empty(palace: Palace, hashes: dict[str, str]) -> bool:
@@ -214,7 +190,6 @@ def sync_index(
     allow = _allow_empty(palace, hashes)
     stats = store.sync_hashes(hashes, _maker(palace), commit, allow_empty=allow)
     _write_synced(store, signature)
-    _remember(palace, store)
     return stats
 
 
@@ -269,13 +244,13 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     commit = head_commit(palace.root)
     stats = store.rebuild_hashes(hashes, _maker(palace), commit, allow_empty=allow)
     _write_synced(store, palace_signature(palace))
-    _remember(palace, store)
     return stats
 
 
 __all__ = [
     "doc_from_note",
     "doc_hashes",
+    "doc_row",
     "docs_from_palace",
     "head_commit",
     "index_dir",

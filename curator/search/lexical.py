@@ -5,27 +5,30 @@ more on a busy machine): the prompt hook's first prompt, while the warm server o
 The ranking is `Ranker.fused`, unchanged; only its inputs differ. The candidates are the notes
 sharing a stem with the query (chosen by a quick BM25 of the stems' substring counts in each
 note's lower-cased fields, then scored by BM25F: the lexical score the full ranking gives them
-too), and there is no vector neighbour, no soft term match and no fuzzy name match (those need
-the embedder or the index's snapshot). Every candidate passes the request's `Filter`,
-visibility included. Search, ask and pack work; dupes (which reads the index's vectors) does
-not.
+too), and there is no vector neighbour, no soft term match and no fuzzy name match (the first
+two need the embedder; names are left to BM25F, which weighs them already). Every candidate
+passes the request's `Filter` (its per-row check), visibility included. Search, ask and pack
+work; dupes (which reads the index's vectors) does not.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from curator.search.fields import K1, B, bm25f, idf
 from curator.search.filters import Filter
-from curator.search.index import doc_from_note, index_dir, palace_signature
+from curator.search.index import doc_row, index_dir, palace_signature
 from curator.search.ranking import Rows, Scores
 from curator.search.searcher import Searcher
 from curator.search.text import stems
 from curator.search.words import FIELDS, Corpus, corpus, note_fields
+
+if TYPE_CHECKING:
+    from curator.search.store import IndexStore
 
 PROBE = 3  # candidates scored by BM25F per result asked for
 COMMON = 0.3  # a stem in more notes than this share chooses candidates only when too few are
@@ -46,7 +49,7 @@ class LexicalSearcher(Searcher):
     sync: bool = False
     _all: _Text | None = field(init=False, default=None)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, index: IndexStore | None) -> None:
         pass  # no store: nothing opens LanceDB or the embedder
 
     def _text(self) -> _Text:
@@ -81,7 +84,7 @@ class LexicalSearcher(Searcher):
         for i in order.tolist():
             rel = every.paths[i]
             note = self.palace.by_rel[rel]
-            row = _row(doc_from_note(self.palace, note))
+            row = doc_row(self.palace, note)
             if not flt.ok(row):
                 continue
             exact = bm25f(terms, self._note_text(rel, row).terms, stats, fields)
@@ -112,7 +115,7 @@ class LexicalSearcher(Searcher):
         return False  # no embedder: its vector weight would scale every candidate's sum alike
 
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
-        return []  # name matching reads the index's snapshot; BM25F weighs names already
+        return []  # the index's search matches names as you type; BM25F weighs them here
 
     def _word_vectors(self, words: Any) -> np.ndarray:
         return np.zeros((len(words), 1), dtype=np.float32)  # soft term matching adds nothing
@@ -123,11 +126,6 @@ class LexicalSearcher(Searcher):
                 root = self.palace.root
                 self._stats = corpus(self.palace, index_dir(root), palace_signature(self.palace))
             return self._stats
-
-
-def _row(doc: Any) -> dict[str, Any]:
-    """An index row of `doc` as the store returns one (every column but the FTS text)."""
-    return {k: getattr(doc, k) for k in doc.__dataclass_fields__ if k != "text"}
 
 
 __all__ = ["LexicalSearcher"]

@@ -44,8 +44,6 @@ def pack(
     used = tokens("\n".join(header)) + SUMMARY_TOKENS
     for path, _score in relevant(scored)[:candidates]:
         row = rows[path]
-        if not flt.ok(row):
-            continue
         if row.get("stale"):
             stale.append(path)
             continue

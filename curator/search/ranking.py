@@ -16,10 +16,9 @@ read through one `Filter`, so hidden rows never reach the sum.
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,12 +28,12 @@ import numpy as np
 from curator.model.palace import Palace
 from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
-from curator.search.filters import Filter
+from curator.search.filters import Filter, note_row
 from curator.search.fuse import rrf, scaled
-from curator.search.index import palace_signature
+from curator.search.index import doc_row, palace_signature
+from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
-from curator.search.snapshot import Snapshot, StaleSnapshot
-from curator.search.store import IndexStore
+from curator.search.store import WITH_VECTOR, IndexStore
 from curator.search.temporal import time_cue
 from curator.search.text import (
     STOPWORDS,
@@ -51,7 +50,6 @@ from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
 
 FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
-FUZZY_PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
 SOFT_CANDIDATES = 50  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
@@ -138,7 +136,7 @@ class Ranker:
 
     palace: Palace
     store: IndexStore = field(init=False)
-    _snap: Snapshot | None = field(init=False, default=None)
+    _names: tuple[weakref.ref[Palace], Names] | None = field(init=False, default=None)
     tuning: Tuning = field(init=False, default=Tuning())
     _stats: Corpus | None = field(init=False, default=None)
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
@@ -161,111 +159,65 @@ class Ranker:
         norm = float(np.linalg.norm(vec))
         return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
 
-    def snapshot(self) -> Snapshot:
-        state = self.store.state
-        key = (state.table, state.updated, state.doc_count) if state else ("", "", 0)
-        with self._lock:
-            if self._snap is None or self._snap.key != key:
-                self._snap = Snapshot.load(self.store, key)
-            return self._snap
-
     def fts(self, text: str, flt: Filter, n: int) -> list[dict[str, Any]]:
-        """BM25 matches. When the filter lets most rows through (known from the snapshot), one
-        unfiltered query fetching twice as many rows and filtered here is cheaper than a SQL
-        prefilter, and exact: the best n passing rows are among them whenever n of them pass;
-        otherwise the prefiltered query runs."""
-        snap = self.snapshot()
-        if len(snap):
-            _hidden, passing = snap.mask(flt)
-            if passing >= len(snap) * 0.5:
-                rows = self.store.fts(text, limit=2 * n)
-                ok = [r for r in rows if flt.ok(r)]
-                if len(ok) >= n or len(rows) < 2 * n:
-                    return ok[:n]
-        return self.store.fts(text, limit=n, where=flt.sql())
+        """The `n` best BM25 matches passing `flt` (LanceDB's full-text search, prefiltered by
+        the filter's SQL), each with its vector."""
+        return self.store.fts(text, limit=n, where=flt.sql(), columns=WITH_VECTOR)
 
-    def _name_counts(self, snap: Snapshot, words: list[str]) -> np.ndarray:
-        """Per row, how many query words match a word of its name: as a prefix (as you type)
-        or, for words of four letters or more, as a near miss (rapidfuzz over the vocabulary)."""
-        from rapidfuzz import fuzz, process
-
-        counts = np.zeros(len(snap), dtype=np.int64)
-        for word in words:
-            near: set[str] = set()
-            lo = bisect.bisect_left(snap.vocab, word)
-            for v in itertools.islice(snap.vocab, lo, lo + FUZZY_PREFIX_WORDS):
-                if not v.startswith(word):
-                    break
-                near.add(v)
-            if len(word) >= 4:
-                for v, _score, _i in process.extract(
-                    word, snap.vocab, scorer=fuzz.ratio, score_cutoff=80, limit=10
-                ):
-                    near.add(v)
-            hit = np.zeros(len(snap), dtype=bool)
-            for v in near:
-                hit[snap.postings[v]] = True
-            counts += hit
-        return counts
+    def names(self) -> Names:
+        """The names of this searcher's palace, their words and postings (made once per
+        palace: the as-you-type search of `benchmarks/bench_engine.py`'s prefix row reads
+        them on every keystroke). The palace is held weakly: a reloaded one is freed."""
+        with self._lock:
+            held = self._names
+            if held is None or held[0]() is not self.palace:
+                held = self._names = (weakref.ref(self.palace), Names.of(self.palace))
+            return held[1]
 
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
-        """Note names close to a short query, best first; candidate names (most query words
-        matched, then the shortest) are ranked by rapidfuzz against the whole query."""
+        """Note names close to a short query, best first: the notes passing `flt` whose names
+        match the most query words (then the shortest names) are ranked by rapidfuzz against
+        the whole query. Read from the palace, so each candidate is checked by the filter's
+        per-row rendering, in that order, until the pool is full."""
         from rapidfuzz import fuzz
 
-        snap = self.snapshot()
         words = WORD.findall(query.lower())
-        if not words or not len(snap):
+        names = self.names()
+        if not words or not names.notes:
             return []
-        counts = self._name_counts(snap, words)
-        hidden, _passing = snap.mask(flt)
-        counts[hidden] = 0
+        counts = names.counts(words)
         idx = np.flatnonzero(counts)
-        if not len(idx):
-            return []
-        key = -counts[idx] * (1 << 20) + snap.name_lens[idx]
-        if len(idx) > FUZZY_POOL:
-            idx = idx[np.argpartition(key, FUZZY_POOL)[:FUZZY_POOL]]
+        pool: list[int] = []
+        for i in idx[np.lexsort((idx, names.lengths[idx], -counts[idx]))].tolist():
+            if flt.ok(note_row(self.palace, names.notes[i])):
+                pool.append(i)
+                if len(pool) >= FUZZY_POOL:
+                    break
         q = " ".join(words)
         scored = [
-            (fuzz.WRatio(q, snap.names[i]) + 10.0 * int(counts[i]), snap.paths[i], i)
-            for i in idx.tolist()
+            (fuzz.WRatio(q, names.names[i]) + 10.0 * int(counts[i]), names.notes[i].rel, i)
+            for i in pool
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
-        return [(p, snap.row(i)) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF]
+        return [
+            (p, doc_row(self.palace, names.notes[i])) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF
+        ]
 
     def _similarities(self, texts: Sequence[str], flt: Filter, n: int, rows: Rows) -> Scores:
         """Cosine similarity to the query (to the mean of its phrasings' vectors) of the `n`
-        nearest rows passing `flt`, which join `rows`, and of every other row in `rows`: one
-        matrix product over the snapshot's vectors (LanceDB's scan only when the table changed
-        under the snapshot)."""
+        nearest rows passing `flt` (LanceDB's vector search, prefiltered), which join `rows`,
+        and of every other row in `rows` (each carries its vector)."""
         vecs = [v for v in (self.query_vector(t) for t in texts) if np.any(v)]
         if not vecs:
             return {}
         query = np.mean(np.stack(vecs), axis=0).astype(np.float32)
-        snap = self.snapshot()
-        try:
-            matrix = snap.load_vectors(self.store)
-        except StaleSnapshot:
-            found = self.store.vector(query, limit=n, where=flt.sql())
-            for r in found:
-                rows.setdefault(str(r["path"]), r)
-            return {str(r["path"]): float(r["similarity"]) for r in found}
-        hidden, passing = snap.mask(flt)
-        if not len(snap) or passing <= 0:
+        for r in self.store.vector(query, limit=n, where=flt.sql(), columns=WITH_VECTOR):
+            rows.setdefault(str(r["path"]), r)
+        held = [(p, r["vector"]) for p, r in rows.items() if r.get("vector") is not None]
+        if not held:
             return {}
-        sims = similarities(matrix, query[None, :])[:, 0]
-        sims[hidden] = -np.inf
-        k = min(n, passing)
-        top = np.argpartition(sims, len(sims) - k)[len(sims) - k :]
-        for i in sorted(top.tolist(), key=lambda i: (-float(sims[i]), snap.paths[i])):
-            rows.setdefault(snap.paths[i], snap.row(i))
-        out: Scores = {}
-        for path in rows:
-            i = snap.position(path)
-            if i is not None and not hidden[i]:
-                out[path] = float(sims[i])
-        return out
+        sims = similarities(np.stack([v for _, v in held]), query[None, :])[:, 0]
+        return {p: float(s) for (p, _), s in zip(held, sims, strict=True)}
 
     def fused(self, query: str, flt: Filter, n: int, *, fuzzy: bool) -> tuple[Scored, Rows]:
         """Candidates for `query` passing `flt`, scored within 0..1 (best first), and their

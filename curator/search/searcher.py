@@ -1,27 +1,29 @@
 """`Searcher`: search and ask over one palace's index (pack and dupes live beside it).
 
     s = Searcher(Palace.open(path))          # opens .curator/index and syncs it incrementally
+    s = Searcher(palace, index=store)        # over a store the caller holds open
     s.search("stripe webhooks", types=["feedback"], limit=10)  -> list[Hit]
     s.ask("how do we deploy?")                                 -> Answer (sources by authority)
     s.pack("fix the invoice pdf worker", budget=2000, floor=0.7) -> str (markdown)
     s.dupes("inbox/2026-11-24-x.md")                           -> list[Candidate]
 
 Search scores superseded and retired notes down (each hit names its successor). Every result
-passes the request's `Filter`: sensitive notes and notes in sensitive scopes appear only with
-`include_sensitive=True`.
+passes the request's `Filter`, applied where each candidate is found (LanceDB's queries by its
+SQL, names read from the palace by its per-row check): sensitive notes and notes in sensitive
+scopes appear only with `include_sensitive=True`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from typing import Any, Literal, overload
 
 from curator.model.text import one_line
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
-from curator.search.index import doc_from_note, open_index, sync_index
+from curator.search.index import doc_row, open_index, sync_index
 from curator.search.ranking import Ranker, Rows, Scored, relevant
-from curator.search.store import EmptyIndexRefused, SyncStats
+from curator.search.store import EmptyIndexRefused, IndexStore, SyncStats
 from curator.search.text import make_snippet, phrasings
 from curator.search.values import Answer, Candidate, DupePair, Hit, Source
 
@@ -34,13 +36,15 @@ SUPERSEDED_PENALTY = 0.25  # search lists a replaced note below the notes that a
 
 @dataclass
 class Searcher(Ranker):
-    """Queries over one palace's index. Construction syncs the index (incremental)."""
+    """Queries over one palace's index (`index`, when the caller holds it open, as a
+    `curator.session.Session` does). Construction syncs the index (incremental)."""
 
     sync: bool = True
+    index: InitVar[IndexStore | None] = None  # the caller's open store (else one is opened)
     sync_stats: SyncStats | None = field(init=False, default=None)
 
-    def __post_init__(self) -> None:
-        self.store = open_index(self.palace)
+    def __post_init__(self, index: IndexStore | None) -> None:
+        self.store = index if index is not None else open_index(self.palace)
         if self.sync or not self.store.ready:
             try:
                 self.sync_stats = sync_index(self.palace, store=self.store)
@@ -87,11 +91,8 @@ class Searcher(Ranker):
         n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
         scored, rows = self.fused(query, flt, n, fuzzy=True)
         hits = []
-        for path, score in superseded_down(scored, rows):
-            if flt.ok(rows[path]):  # every result passes the filter, visibility included
-                hits.append(self._hit(rows[path], score, query))
-                if len(hits) >= limit:
-                    break
+        for path, score in superseded_down(scored, rows)[:limit]:
+            hits.append(self._hit(rows[path], score, query))
         return hits
 
     def _hit(self, row: dict[str, Any], score: float, query: str) -> Hit:
@@ -137,7 +138,7 @@ class Searcher(Ranker):
         scored, rows = self.fused(question, flt, n, fuzzy=False)
         chosen: dict[str, Source] = {}
         for path, score in relevant(scored):
-            found = self._standing_in(path, rows[path], flt) if flt.ok(rows[path]) else None
+            found = self._standing_in(path, rows[path], flt)
             if found is None:
                 continue
             rel, row, superseded_from = found
@@ -166,8 +167,7 @@ class Searcher(Ranker):
         nxt = self.palace.successor(note) if note is not None else None
         if nxt is None or not visible(self.palace, nxt, include_sensitive=flt.include_sensitive):
             return None  # never returned as itself
-        doc = doc_from_note(self.palace, nxt)
-        return nxt.rel, {k: getattr(doc, k) for k in doc.__dataclass_fields__}, (path,)
+        return nxt.rel, doc_row(self.palace, nxt), (path,)
 
     def _source(
         self, row: dict[str, Any], score: float, question: str, superseded_from: tuple[str, ...]

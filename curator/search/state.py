@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from curator.errors import SearchIndexError
 
@@ -79,6 +80,16 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def state_signature(index_dir: Path) -> tuple[int, int, int] | None:
+    """state.json's (mtime, size, inode), None when there is none: each write replaces the
+    file, so a store that remembers it knows when another process has written it since."""
+    try:
+        st = (index_dir / STATE_FILE).stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 __all__ = [
     "STATE_FILE",
     "DocsMismatch",
@@ -88,4 +99,5 @@ __all__ = [
     "SearchIndexError",
     "SyncStats",
     "now",
+    "state_signature",
 ]

@@ -11,6 +11,10 @@ An index that cannot be read (zero-byte state.json, truncated Lance manifest, ga
 aside to `<index_dir>.corrupt-<timestamp>/` (only the newest such copy is kept) and rebuilt by
 the next sync; queries on a missing index raise `IndexUnavailable` instead of crashing.
 
+A store follows state.json: when another process has synced or rebuilt the index since the
+store last read it (its mtime, size or inode changed), the next read reopens the table it names.
+The caller holds its store (a `curator.session.Session` keeps one); nothing is cached per process.
+
 One writer at a time is enforced by the curator writer lock; within a process, an RLock keeps a
 UI worker thread and the main thread from tripping over each other. lancedb is imported lazily.
 """
@@ -18,7 +22,6 @@ UI worker thread and the main thread from tripping over each other. lancedb is i
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import os
 import re
@@ -33,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from curator.fsutil import atomic_write
-from curator.search.arrow import by_path, release_arrow_memory
+from curator.search.arrow import by_path
 from curator.search.docs import DOC_COLUMNS
 from curator.search.embed import Embedder
 from curator.search.state import (
@@ -46,6 +49,7 @@ from curator.search.state import (
     SearchIndexError,
     SyncStats,
     now,
+    state_signature,
 )
 from curator.search.writes import IndexWrites, MakeDocs
 
@@ -59,6 +63,7 @@ RESULT_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("tex
 META_COLUMNS: tuple[str, ...] = tuple(
     c for c in DOC_COLUMNS if c not in ("text", "body", "context")
 )
+WITH_VECTOR: tuple[str, ...] = (*RESULT_COLUMNS, "vector")  # result rows with their vector
 MAX_ROWS = 1_000_000  # the most rows one query may ask for (LanceDB refuses absurd limits)
 
 T = TypeVar("T")
@@ -80,6 +85,7 @@ class IndexStore(IndexWrites):
     _live: _Live | None = None
     _db: Any = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    _seen: tuple[int, int, int] | None = None  # the state.json the store last read or wrote
 
     # ---- opening
 
@@ -96,13 +102,21 @@ class IndexStore(IndexWrites):
     @property
     def ready(self) -> bool:
         """True when a table is open and was built with this store's embedder."""
-        live = self._live
+        live = self._follow()
         return live is not None and self._matches_embedder(live.state)
 
     @property
     def state(self) -> IndexState | None:
-        live = self._live
+        live = self._follow()
         return live.state if live else None
+
+    def _follow(self) -> _Live | None:
+        """The open table, reopened first when state.json changed since the store last read
+        or wrote it (another process synced or rebuilt the index, or damaged or removed it)."""
+        with self._lock:
+            if state_signature(self.index_dir) != self._seen:
+                self._load()
+            return self._live
 
     def _matches_embedder(self, state: IndexState) -> bool:
         return (
@@ -143,6 +157,7 @@ class IndexStore(IndexWrites):
     def _load(self) -> None:
         """(Re)open the table named by state.json; quarantine the index if it is unreadable."""
         self._live = None
+        self._seen = state_signature(self.index_dir)  # before reading: a later change reopens
         try:
             state = self._read_state()
         except (ValueError, OSError, UnicodeDecodeError) as exc:
@@ -207,7 +222,7 @@ class IndexStore(IndexWrites):
     def _with_table(self, fn: Callable[[Any], T]) -> T:
         """Run fn(table); on a read failure follow a switched state.json once, else quarantine."""
         with self._lock:
-            live = self._live
+            live = self._follow()
             if live is None:
                 raise IndexUnavailable(f"no search index in {self.index_dir}: run sync")
             try:
@@ -241,7 +256,8 @@ class IndexStore(IndexWrites):
         where: str | None = None,
         columns: Sequence[str] = RESULT_COLUMNS,
     ) -> list[dict[str, Any]]:
-        """Full-text (BM25) matches of `query`, best first; rows carry `_score` (higher=better)."""
+        """Full-text (BM25) matches of `query`, best first; rows carry `_score` (higher=better)
+        and, when `columns` name it, `vector` as a numpy array."""
         words = _fts_words(query)
         if not words or _checked_limit(limit) == 0:
             return []
@@ -251,7 +267,7 @@ class IndexStore(IndexWrites):
             q = table.search(" ".join(words), query_type="fts")
             if where:
                 q = q.where(where, prefilter=True)
-            return list(q.select([*cols, "_score"]).limit(limit).to_list())
+            return rows_of(q.select([*cols, "_score"]).limit(limit).to_arrow())
 
         return self._with_table(run)
 
@@ -263,7 +279,9 @@ class IndexStore(IndexWrites):
         columns: Sequence[str] = RESULT_COLUMNS,
     ) -> list[dict[str, Any]]:
         """Nearest docs by cosine distance, best first; rows carry `_distance` (lower=better)
-        and `similarity` = 1 - distance. A zero vector matches nothing."""
+        and `similarity` = 1 - distance (and `vector`, as for `fts`). A zero vector matches
+        nothing. LanceDB compares the query with every row passing `where` (the table has no
+        approximate vector index), so the nearest rows are exact."""
         arr = np.asarray(vec, dtype=np.float32).reshape(-1)
         if _checked_limit(limit) == 0 or not np.any(arr):
             return []
@@ -275,7 +293,7 @@ class IndexStore(IndexWrites):
             q = table.search(arr, vector_column_name="vector").distance_type("cosine")
             if where:
                 q = q.where(where, prefilter=True)
-            rows = list(q.select([*cols, "_distance"]).limit(limit).to_list())
+            rows = rows_of(q.select([*cols, "_distance"]).limit(limit).to_arrow())
             for row in rows:
                 row["similarity"] = 1.0 - float(row["_distance"])
             return rows
@@ -306,52 +324,22 @@ class IndexStore(IndexWrites):
             q = table.search().select(cols)
             if where:
                 q = q.where(where)
-            data = by_path(q.limit(None).to_arrow())
-            rows = data.drop_columns(["vector"]).to_pylist()
-            if rows:
-                flat = data.column("vector").combine_chunks().flatten().to_numpy()
-                vectors = np.asarray(flat, dtype=np.float32).reshape(len(rows), -1)
-                for row, vec in zip(rows, vectors, strict=True):
-                    row["vector"] = vec
-            return list(rows)
+            return rows_of(by_path(q.limit(None).to_arrow()))
 
         return self._with_table(run)
 
-    def meta_table(self) -> pa.Table:
-        """Every row's header fields (no body, text or vector) as an Arrow table, by path."""
-        return self._with_table(
-            lambda t: by_path(t.search().select(list(META_COLUMNS)).limit(None).to_arrow())
-        )
 
-    def all_vectors_matrix(self) -> tuple[list[str], np.ndarray]:
-        """Every row's path and vector as one (n, dim) float32 matrix, sorted by path. Read
-        batch by batch into one preallocated matrix: the Arrow copy of the whole vector column
-        (as large as the matrix itself) is never held."""
-        dim = self.embedder.dim
-
-        def run(table: Any) -> tuple[list[str], np.ndarray]:
-            total = int(table.count_rows())
-            matrix = np.empty((total, dim), dtype=np.float32)
-            paths: list[str] = []
-            reader = table.search().select(["path", "vector"]).limit(None).to_batches()
-            for batch in reader:
-                n = batch.num_rows
-                if len(paths) + n > total:  # rows added under us: grow (rare)
-                    matrix = np.concatenate([matrix, np.empty((n, dim), dtype=np.float32)])
-                    total += n
-                vectors = batch.column(1)
-                values = vectors.values.slice(vectors.offset * dim, n * dim).to_numpy()
-                matrix[len(paths) : len(paths) + n] = values.reshape(n, dim)
-                paths.extend(str(p) for p in batch.column(0).to_pylist())
-            matrix = matrix[: len(paths)]
-            if any(a >= b for a, b in itertools.pairwise(paths)):
-                order = sorted(range(len(paths)), key=paths.__getitem__)
-                paths = [paths[i] for i in order]
-                matrix = matrix[np.asarray(order, dtype=np.intp)]
-            release_arrow_memory()
-            return paths, np.ascontiguousarray(matrix)
-
-        return self._with_table(run)
+def rows_of(data: pa.Table) -> list[dict[str, Any]]:
+    """An Arrow result as row dicts, a `vector` column as one float32 numpy array per row."""
+    if "vector" not in data.column_names:
+        return list(data.to_pylist())
+    rows = data.drop_columns(["vector"]).to_pylist()
+    if rows:
+        flat = data.column("vector").combine_chunks().flatten().to_numpy()
+        vectors = np.asarray(flat, dtype=np.float32).reshape(len(rows), -1)
+        for row, vec in zip(rows, vectors, strict=True):
+            row["vector"] = vec
+    return list(rows)
 
 
 _FTS_WORD = re.compile(r"\w+", re.UNICODE)
@@ -382,6 +370,7 @@ __all__ = [
     "META_COLUMNS",
     "RESULT_COLUMNS",
     "STATE_FILE",
+    "WITH_VECTOR",
     "DocsMismatch",
     "EmptyIndexRefused",
     "IndexState",
@@ -390,4 +379,5 @@ __all__ = [
     "MakeDocs",
     "SearchIndexError",
     "SyncStats",
+    "rows_of",
 ]

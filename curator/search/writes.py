@@ -34,6 +34,7 @@ from curator.search.state import (
     SearchIndexError,
     SyncStats,
     now,
+    state_signature,
 )
 
 log = logging.getLogger(__name__)
@@ -57,10 +58,12 @@ class IndexWrites:
     recovered: list[Path]
     _live: Any
     _lock: threading.RLock
+    _seen: tuple[int, int, int] | None
 
     if TYPE_CHECKING:  # provided by IndexStore
 
         def _connect(self) -> Any: ...
+        def _follow(self) -> Any: ...
         def _matches_embedder(self, state: IndexState) -> bool: ...
         def _quarantine(self, reason: str) -> Path | None: ...
         def _set_live(self, state: IndexState, table: Any) -> None: ...
@@ -91,7 +94,7 @@ class IndexWrites:
         at a time), so the whole palace's texts are never held at once."""
         t0 = time.perf_counter()
         with self._lock:
-            live = self._live
+            live = self._follow()  # another process may have synced or rebuilt it since
             if live is None:
                 why = "recovered from a corrupt index" if self.recovered else "no index yet"
                 return self._rebuild(hashes, make, commit, t0, why, allow_empty)
@@ -129,6 +132,7 @@ class IndexWrites:
         """`rebuild` given every doc's path and content hash (see `sync_hashes`)."""
         t0 = time.perf_counter()
         with self._lock:
+            self._follow()
             return self._rebuild(hashes, make, commit, t0, "requested", allow_empty)
 
     def _refuse_empty(self, hashes: Mapping[str, str], allow_empty: bool) -> None:
@@ -278,6 +282,7 @@ class IndexWrites:
     def _write_state(self, state: IndexState) -> None:
         raw = json.dumps(asdict(state), indent=2, sort_keys=True).encode("utf-8") + b"\n"
         atomic_write(self.index_dir / STATE_FILE, raw)
+        self._seen = state_signature(self.index_dir)  # its own write: no need to reopen
 
 
 def _docs_of(by_path: Mapping[str, IndexDoc]) -> MakeDocs:

@@ -1,7 +1,7 @@
 """Search hits and duplicate candidates for the app, from `curator.search`.
 
 One `SearchSession` per app holds one `Searcher` across palace reloads: a reload syncs the
-index incrementally instead of opening a new searcher that re-syncs and reloads its snapshot.
+index incrementally instead of opening a new searcher and store.
 Call it from worker threads only: the first call imports LanceDB (about a second) and may
 build the index.
 """
@@ -83,15 +83,14 @@ class SearchSession:
 
         number = self._number(palace)
         with self._lock:
-            store = open_index(palace)
-            built = None
-            if not store.ready:  # the first build: in a child process
-                built = run_child(palace.root, False, progress, self._started)
-                store = open_index(palace)  # reopened: state.json changed
             searcher = self._searcher
-            if searcher is None or searcher.store is not store:
+            store = searcher.store if searcher is not None else open_index(palace)
+            built = None
+            if not store.ready:  # the first build: in a child process (the store follows it)
+                built = run_child(palace.root, False, progress, self._started)
+            if searcher is None:
                 with reporting(store, palace, progress):
-                    searcher = Searcher(palace)
+                    searcher = Searcher(palace, index=store)
                 self._searcher = searcher
                 return built or searcher.sync_stats
             if self._order.get(searcher.palace, -1) >= number:

@@ -1,0 +1,244 @@
+"""The search engine, and its code at another commit, against the libraries alone, in one run.
+
+    python benchmarks/bench_engine.py --palace P --notes N [--tree ../base] [--rounds 3]
+
+For each tree (this checkout, then each `--tree`: another checkout of curator, e.g. made with
+`git worktree add ../base <commit>`) and for the floor (the libraries alone: open the table,
+embed the query, one LanceDB hybrid query), on the same palace and index:
+
+- warm p95: one process (tuned as curator's own processes are, `curator.runtime`; the floor's
+  is not) opens the palace and its searcher, warms up, then runs the keyword queries
+  `--rounds` times, as-you-type prefixes of them (short queries: names matched as you type)
+  and questions (natural-language queries); its peak memory after them;
+- cold first query: a fresh `curator search "retry queue"` process (the floor: a fresh process
+  importing LanceDB, opening the table, embedding the query and running one hybrid query),
+  wall time from start to exit and its peak memory, three times.
+
+Each tree's child processes put that tree first on sys.path, so its own `curator` is imported;
+the cold runs are interleaved (tree by tree, three rounds), so they share the machine's load.
+Run it where the palace's index is built (`curator reindex`), or the first child builds it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from benchutil import Row, percentile  # noqa: E402
+
+COLD_QUERY = "retry queue"
+
+# Peak memory of a child is its own VmHWM: ru_maxrss would carry the parent's across exec.
+_PEAK = """
+def _peak_mb():
+    from pathlib import Path
+    status = Path("/proc/self/status").read_text()
+    hwm = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+    return int(hwm) / 1024
+"""
+
+_WARM_CHILD = (
+    _PEAK
+    + """
+import json, sys, time
+from pathlib import Path
+tree, bench, root = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+sys.path[:0] = [tree, bench]
+groups = json.loads(sys.argv[4])
+if tree == "floor":
+    import bench_search
+    search = bench_search.floor_search(root)
+else:
+    from curator.runtime import tune_process
+    tune_process()  # as the CLI, the app and the MCP server do at start
+    from curator.model.palace import Palace
+    from curator.search.searcher import Searcher
+    searcher = Searcher(Palace.open(root))
+    def search(q):
+        return searcher.search(q, limit=10)
+times = {}
+for name, (queries, rounds) in groups.items():
+    for q in queries[:5]:
+        search(q)
+    out = times[name] = []
+    for _ in range(rounds):
+        for q in queries:
+            start = time.perf_counter()
+            search(q)
+            out.append(time.perf_counter() - start)
+print(json.dumps({"times": times, "peak_mb": _peak_mb()}))
+"""
+)
+
+_COLD_CURATOR = (
+    _PEAK
+    + """
+import json, os, runpy, sys
+sys.argv = ["curator", *sys.argv[1:]]
+try:
+    runpy.run_module("curator", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+os.write(2, ("\\nBENCH " + json.dumps({"peak_mb": _peak_mb()}) + "\\n").encode())
+"""
+)
+
+_COLD_FLOOR = (
+    _PEAK
+    + """
+import json, os, sys
+from pathlib import Path
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/benchmarks"]
+import bench_search
+bench_search.floor_search(Path(sys.argv[2]))(sys.argv[3])
+os.write(2, ("\\nBENCH " + json.dumps({"peak_mb": _peak_mb()}) + "\\n").encode())
+"""
+)
+
+
+def query_groups(rounds: int) -> dict[str, tuple[list[str], int]]:
+    """The warm queries: keywords from the generator's vocabulary, their as-you-type prefixes
+    and questions about them, each with how many times it is run."""
+    from bench_search import keyword_queries
+
+    keywords = keyword_queries()
+    prefixes: list[str] = []
+    for q in keywords[:12]:
+        for k in (3, 5, 8, len(q)):
+            prefix = q[:k].strip()
+            if len(prefix) >= 3 and prefix not in prefixes:
+                prefixes.append(prefix)
+    questions = [f"what do we know about the {q}?" for q in keywords[:20]]
+    return {"keywords": (keywords, rounds), "prefixes": (prefixes, 1), "questions": (questions, 1)}
+
+
+def _env(tree: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")]).rstrip(":")
+    return env
+
+
+def warm(tree: Path | None, palace: Path, groups: dict[str, tuple[list[str], int]]) -> dict:
+    """Per group, the seconds of each warm query, and the process's peak MB (tree None: the
+    floor)."""
+    argv = [sys.executable, "-c", _WARM_CHILD, str(tree or "floor"), str(HERE), str(palace)]
+    proc = subprocess.run(
+        [*argv, json.dumps(groups)], capture_output=True, text=True, env=_env(tree)
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"warm child ({tree}) exited {proc.returncode}: {proc.stderr[-800:]}")
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def cold(tree: Path | None, palace: Path) -> tuple[float, float]:
+    """Wall seconds and peak MB of one fresh process answering its first query: `curator
+    search` from `tree`, or the floor (tree None)."""
+    if tree is None:
+        argv = [sys.executable, "-c", _COLD_FLOOR, str(REPO), str(palace), COLD_QUERY]
+    else:
+        argv = [sys.executable, "-c", _COLD_CURATOR, "--palace", str(palace), "search"]
+        argv.append(COLD_QUERY)
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=_env(tree))
+    seconds = time.perf_counter() - start
+    marks = [line for line in proc.stderr.splitlines() if line.startswith("BENCH ")]
+    if proc.returncode != 0 or not marks:
+        raise RuntimeError(f"cold child ({tree}) exited {proc.returncode}: {proc.stderr[-800:]}")
+    return seconds, float(json.loads(marks[-1][6:])["peak_mb"])
+
+
+def engine_rows(palace: Path, trees: list[Path], rounds: int = 3, repeat: int = 3) -> list[Row]:
+    """Warm p95 per query group, cold first query and peak memory of each tree's search, each
+    against the floor measured in the same run."""
+    groups = query_groups(rounds)
+    runs: list[Path | None] = [*trees, None]
+    warmed = {t: warm(t, palace, groups) for t in runs}
+    colds: dict[Path | None, list[tuple[float, float]]] = {t: [] for t in runs}
+    for _ in range(repeat):
+        for t in runs:
+            colds[t].append(cold(t, palace))
+    floor = warmed[None]
+    floor_p95 = {g: percentile(floor["times"][g], 0.95) * 1000 for g in groups}
+    floor_cold = sorted(s for s, _ in colds[None])[repeat // 2] * 1000
+    floor_peak = sorted(p for _, p in colds[None])[repeat // 2]
+    rows: list[Row] = []
+    for t in trees:
+        label = _label(t)
+        for g in groups:
+            times = warmed[t]["times"][g]
+            p95 = percentile(times, 0.95) * 1000
+            rows.append(
+                Row(
+                    area="search",
+                    metric=f"engine {label}: warm p95, {g} (median col = p95)",
+                    median_ms=p95,
+                    p95_ms=p95,
+                    runs=len(times),
+                    baseline="libraries alone: embed + one hybrid query",
+                    baseline_ms=floor_p95[g],
+                    note=f"{p95 / floor_p95[g]:.2f}x the floor; median "
+                    f"{sorted(times)[len(times) // 2] * 1000:.1f} ms; process peak "
+                    f"{warmed[t]['peak_mb']:,.0f} MB (floor's {floor['peak_mb']:,.0f} MB)",
+                )
+            )
+        seconds = [s for s, _ in colds[t]]
+        first = sorted(seconds)[repeat // 2] * 1000
+        peak = sorted(p for _, p in colds[t])[repeat // 2]
+        rows.append(
+            Row(
+                area="search",
+                metric=f"engine {label}: cold `curator search`, first query",
+                median_ms=first,
+                p95_ms=max(seconds) * 1000,
+                runs=repeat,
+                baseline="libraries alone: import, open the table, embed, one hybrid query",
+                baseline_ms=floor_cold,
+                note=f"{first / floor_cold:.2f}x the floor; peak {peak:,.0f} MB against the "
+                f"floor's {floor_peak:,.0f} MB (palace load and index check included)",
+            )
+        )
+    return rows
+
+
+def _label(tree: Path) -> str:
+    """The tree's folder and commit, e.g. `engine@1a2b3c4` (`+` when it has changes)."""
+
+    def git(*args: str) -> str:
+        proc = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True)
+        return proc.stdout.strip()
+
+    dirty = "+" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return f"{tree.name}@{git('rev-parse', '--short', 'HEAD')}{dirty}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--palace", type=Path, required=True)
+    parser.add_argument("--notes", type=int, required=True)
+    parser.add_argument("--tree", type=Path, action="append", default=[])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the keyword queries")
+    args = parser.parse_args()
+    trees = [REPO, *(t.resolve() for t in args.tree)]
+    load = os.getloadavg()
+    rows = engine_rows(args.palace, trees, args.rounds)
+    end = os.getloadavg()[0]
+    print(f"{args.notes} notes, load {load[0]:.1f} at the start, {end:.1f} at the end")
+    for r in rows:
+        print(f"{r.metric:<62} {r.median_ms:>9.1f} ms  floor {r.baseline_ms:>8.1f} ms  {r.note}")
+    for r in rows:
+        print(json.dumps({"row": r.__dict__}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,74 @@
+"""Note names matched as you type: the palace's own names, their words and the notes holding
+each word, for a short query's name candidates (`Ranker.fuzzy`).
+
+The names come from the palace the index was synced to (the index holds one row per parsed
+note and draft, named as in the palace), so matching them reads no table. A query word matches
+a name word it begins (as you type) or, for words of four letters or more, a near miss
+(rapidfuzz over the names' vocabulary).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from curator.model.note import Note
+from curator.model.palace import Palace
+from curator.search.text import WORD
+
+PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
+NEAR_SCORE = 80  # rapidfuzz ratio of a near-miss word
+NEAR_WORDS = 10  # near-miss words per query word
+
+
+@dataclass(frozen=True)
+class Names:
+    """Every parsed note's and draft's name, lower-cased, with its words' postings."""
+
+    notes: list[Note]  # sorted by path, as the index's rows
+    names: list[str]
+    lengths: np.ndarray
+    vocab: list[str]  # sorted distinct name words
+    postings: dict[str, np.ndarray]  # name word -> positions in `notes`
+
+    @classmethod
+    def of(cls, palace: Palace) -> Names:
+        notes = sorted((n for n in palace.all() if n.ok), key=lambda n: n.rel)
+        names = [str(n.name or "").lower() for n in notes]
+        lists: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            for word in set(WORD.findall(name)):
+                lists.setdefault(word, []).append(i)
+        postings = {w: np.asarray(ix, dtype=np.int64) for w, ix in lists.items()}
+        lengths = np.fromiter((len(n) for n in names), dtype=np.int64, count=len(names))
+        return cls(notes, names, lengths, sorted(postings), postings)
+
+    def counts(self, words: Sequence[str]) -> np.ndarray:
+        """Per note, how many of the query words match a word of its name."""
+        from rapidfuzz import fuzz, process
+
+        counts = np.zeros(len(self.notes), dtype=np.int64)
+        for word in words:
+            near: set[str] = set()
+            lo = bisect.bisect_left(self.vocab, word)
+            for v in itertools.islice(self.vocab, lo, lo + PREFIX_WORDS):
+                if not v.startswith(word):
+                    break
+                near.add(v)
+            if len(word) >= 4:
+                for v, _score, _i in process.extract(
+                    word, self.vocab, scorer=fuzz.ratio, score_cutoff=NEAR_SCORE, limit=NEAR_WORDS
+                ):
+                    near.add(v)
+            hit = np.zeros(len(self.notes), dtype=bool)
+            for v in near:
+                hit[self.postings[v]] = True
+            counts += hit
+        return counts
+
+
+__all__ = ["Names"]
