@@ -16,6 +16,7 @@ from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
@@ -30,7 +31,7 @@ from curator.ui.keys import load_keymap
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
-from curator.ui.services import Plan, SearchSession, session_for
+from curator.ui.services import Plan, SearchSession
 from curator.ui.styles import css_paths
 from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
@@ -109,6 +110,9 @@ def _screen_bindings() -> list[Binding]:
 
 
 class CuratorApp(IndexingApp):
+    #: the palace as last loaded; screens watch it and redraw (the app never calls them)
+    palace: var[Palace | None] = var(None, always_update=True, init=False)
+
     TITLE = "curator"
     CSS_PATH = css_paths()
     MODES = {
@@ -164,14 +168,12 @@ class CuratorApp(IndexingApp):
         self.today = today or date.today()
         self.watch_inbox = watch
         self.keymap_file = keymap_file
-        self.palace: Palace | None = None
-        self.palace_version = 0
         self._loads = 0  # load_palace calls so far
         self._keys_wait_for_load: int | None = None  # keys wait until this load has drawn
         self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
         self.message_log = MessageLog()
-        self.search_session: SearchSession = session_for(self.root)
+        self.search_session = SearchSession()  # the app's one: passed to what searches
         self.typeahead = TypeAhead(self)
         self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
@@ -186,7 +188,7 @@ class CuratorApp(IndexingApp):
         self.switch_mode("inbox")
         self.load_palace()
         if self.watch_inbox:
-            self.watch_palace()
+            self.watch_files()
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
@@ -214,11 +216,7 @@ class CuratorApp(IndexingApp):
         self._drawn(number)
 
     def _set_palace(self, palace: Palace, number: int = 0) -> None:
-        self.palace = palace
-        self.palace_version += 1
-        for screen in self.screen_stack:
-            if isinstance(screen, PalaceScreen):
-                screen.sync()
+        self.palace = palace  # the screens on show redraw from it now (PalaceScreen)
         self._drawn(number)
         self.sync_index()
 
@@ -235,7 +233,7 @@ class CuratorApp(IndexingApp):
 
     # -- watching the palace ----------------------------------------------------------------
     @work(thread=True, group="watch", exit_on_error=False)
-    def watch_palace(self) -> None:
+    def watch_files(self) -> None:
         """Reload when notes or drafts change on disk (the CLI, agents, `git pull`): watchfiles
         reports a change within WATCH_DEBOUNCE_MS; the app's own derived state is ignored."""
         from watchfiles import watch
@@ -280,14 +278,11 @@ class CuratorApp(IndexingApp):
                 self.call_after_refresh(self._show_job)
 
     async def _screen_shown(self, mounted: Awaitable[None]) -> None:
-        """The screen switched to is mounted: it draws from the palace and focuses its list
-        now (not after the next refresh), then the keys held meanwhile go to it once it is
-        ready (the typeahead's timer bounds the wait)."""
+        """The screen switched to is mounted (it draws from the palace as it mounts or
+        resumes): the keys held meanwhile go to it once it is ready (the typeahead's timer
+        bounds the wait)."""
         await mounted
-        screen = self.screen
-        if isinstance(screen, PalaceScreen):
-            screen.sync()
-        self.call_later(self._when_ready, screen)  # after the focus sync asked for
+        self.call_later(self._when_ready, self.screen)  # after the focus its drawing asked for
 
     def _when_ready(self, screen: Screen[Any]) -> None:
         if "screen" not in self.typeahead.waiting:  # the wait ended at its bound
@@ -503,7 +498,9 @@ class CuratorApp(IndexingApp):
             )
 
         try:
-            await finish(services.commit, self.root, plan, self.palace, committed)
+            await finish(
+                services.commit, self.root, plan, self.palace, committed, self.search_session
+            )
         except Exception as exc:
             self.error(exc)
         # keys typed since the plan was applied are for the list the commit leaves (the next

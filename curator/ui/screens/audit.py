@@ -74,7 +74,6 @@ class AuditScreen(NoteActions):
         table.sortable = ("flags", "since", "reason", "name")
         table.is_marked = lambda rel: rel in self.marked
         self.query_one(ProgressBar).display = False
-        self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
         table = self.query_one("#audit-table", Table)

@@ -52,7 +52,7 @@ class CandidatePane(DraftList):
             palace = self.palace  # not an argument (see CuratorApp._index_job)
             draft = palace.by_rel.get(rel) if palace is not None else None
             if palace is not None and draft is not None:
-                found = services.dupes(palace, draft)
+                found = self.curator.search_session.dupes(palace, draft)
         finally:
             self.app.call_from_thread(self._looked, rel, found)
 

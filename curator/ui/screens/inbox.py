@@ -115,7 +115,6 @@ class InboxScreen(CandidatePane):
         table.is_marked = lambda rel: rel in self.marked
         table.border_title = "Inbox"
         self.query_one("#inbox-candidates", OptionList).border_title = "Duplicate candidates"
-        self.sync()
 
     def refresh_requested(self) -> None:
         self._show_all = True

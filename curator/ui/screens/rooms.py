@@ -67,7 +67,6 @@ class RoomsScreen(NoteActions):
         table.add_flex("Note")
         table.sortable = ("conf", "flags", "name")
         table.is_marked = lambda rel: rel in self.marked
-        self.sync()
 
     def list_title(self) -> str:
         """The room's whole label (the list beside may have cut it) and its count."""

@@ -139,7 +139,6 @@ class SearchScreen(NoteActions):
     def on_mount(self) -> None:
         self.query_one("#search-results").border_title = "Results"
         self.query_one("#search-query").focus()
-        self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
         """Offer the palace's types and scopes, and run the query again on the new palace:
