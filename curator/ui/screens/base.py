@@ -13,8 +13,10 @@ from textual.screen import Screen
 
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.model.text import one_line
 from curator.ui.shell import Shell
 from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.marked_table import MarkedTable
 from curator.ui.widgets.tabs import ScreenTabs
 
 THEMES = ("textual-dark", "textual-light")
@@ -105,3 +107,40 @@ class PalaceScreen(Screen[None]):
         if rel is None or self.palace is None:
             return None
         return self.palace.by_rel.get(rel)
+
+    def name_of(self, rel: str) -> str:
+        note = self.find(rel)
+        return one_line((note.name if note is not None else "") or rel, 60)
+
+    # -- marks: the keys of `mark_bindings` act on the screen's MarkedTable ----------------
+    @property
+    def marks(self) -> MarkedTable:
+        return self.query_one(MarkedTable)
+
+    @property
+    def marked(self) -> set[str]:
+        """The rows marked in the screen's MarkedTable (none when it has none)."""
+        tables = self.query(MarkedTable)
+        return tables.first().marked if tables else set()
+
+    def action_mark(self) -> None:
+        self.marks.toggle()
+
+    def action_mark_move(self, step: int) -> None:
+        self.marks.mark_move(step)
+
+    def action_mark_like(self) -> None:
+        self.marks.mark_like()
+
+    def action_unmark_all(self) -> None:
+        self.marks.unmark()
+
+    def action_back_out(self) -> None:
+        """Escape: the marks go first (the list and the cursor stay)."""
+        if self.marked:
+            self.marks.unmark()
+
+
+def note_words(note: Note) -> str:
+    """What `/` finds a listed note or draft by: its name, its path, its tags."""
+    return " ".join([note.name, note.rel, *note.tags]).lower()

@@ -109,7 +109,6 @@ class SearchScreen(NoteActions):
         self._query_lock = threading.Lock()  # guards the two below
         self._next: tuple[str, dict[str, Any], int] | None = None  # the query to run next
         self._searching = False  # the search thread is running
-        self.marked: set[str] = set()  # no marks here: one result at a time
         self._choices: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._keep: str | None = None  # the result to highlight again once the query reruns
         self.limit = LIMIT  # results asked for (the "more" row adds LIMIT)
