@@ -23,10 +23,10 @@ from textual.worker import Worker, get_current_worker
 
 from curator.model.discovery import palace_changed
 from curator.model.palace import Palace
-from curator.model.text import clean
+from curator.model.text import clean, one_line
 from curator.ui import services
 from curator.ui.commands import CuratorPalette, OpenNoteProvider
-from curator.ui.indexing import IndexingApp
+from curator.ui.indexing import IndexJobs
 from curator.ui.keys import load_keymap
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
@@ -109,7 +109,7 @@ def _screen_bindings() -> list[Binding]:
     return plain + alt
 
 
-class CuratorApp(IndexingApp):
+class CuratorApp(App[None]):
     #: the palace as last loaded; screens watch it and redraw (the app never calls them)
     palace: var[Palace | None] = var(None, always_update=True, init=False)
 
@@ -174,6 +174,7 @@ class CuratorApp(IndexingApp):
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
         self.message_log = MessageLog()
         self.search_session = SearchSession()  # the app's one: passed to what searches
+        self.index_jobs = IndexJobs(self, self.search_session)
         self.typeahead = TypeAhead(self)
         self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
@@ -189,6 +190,20 @@ class CuratorApp(IndexingApp):
         self.load_palace()
         if self.watch_inbox:
             self.watch_files()
+
+    @property
+    def indexing(self) -> bool:
+        """An index job (first build, sync, reindex) is running."""
+        return self.index_jobs.running
+
+    def action_reindex(self) -> None:
+        self.index_jobs.reindex()
+
+    def error(self, exc: BaseException) -> None:
+        """An error shown as one line (a CuratorError names its file), never a traceback."""
+        self.notify(
+            one_line(str(exc)) or type(exc).__name__, severity="error", markup=False, timeout=8
+        )
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
@@ -218,7 +233,7 @@ class CuratorApp(IndexingApp):
     def _set_palace(self, palace: Palace, number: int = 0) -> None:
         self.palace = palace  # the screens on show redraw from it now (PalaceScreen)
         self._drawn(number)
-        self.sync_index()
+        self.index_jobs.sync()
 
     def keys_wait_for_load(self, number: int) -> None:
         """Keys typed from now on wait until load `number` (or a later one) has drawn."""
@@ -274,8 +289,8 @@ class CuratorApp(IndexingApp):
         if mode in self.MODES and self.current_mode != mode:
             self.typeahead.expect("screen")  # keys typed next are for the screen shown
             self.call_later(self._screen_shown, self.switch_mode(mode))
-            if self._job is not None:
-                self.call_after_refresh(self._show_job)
+            if self.index_jobs.job is not None:
+                self.call_after_refresh(self.index_jobs.show)
 
     async def _screen_shown(self, mounted: Awaitable[None]) -> None:
         """The screen switched to is mounted (it draws from the palace as it mounts or

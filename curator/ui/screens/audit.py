@@ -173,7 +173,7 @@ class AuditScreen(NoteActions):
     def run_audit(self, notes: list[Note] | None) -> None:
         """Audit in this thread with a progress bar, then offer the stale changes as a plan.
         The palace is the app's when the audit starts, not an argument (see
-        CuratorApp._index_job)."""
+        IndexJobs._run)."""
         palace = self.palace
         if palace is None:
             return

@@ -51,7 +51,7 @@ class HistoryScreen(PalaceScreen):
         table.add_flex("Subject")
 
     def palace_changed(self, palace: Palace) -> None:
-        self.load(palace.root)  # a path, not the palace: see CuratorApp._index_job
+        self.load(palace.root)  # a path, not the palace: see IndexJobs._run
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def load(self, root: Path) -> None:

@@ -202,7 +202,7 @@ class SearchScreen(NoteActions):
         index sync holds the search session: one cancelled meanwhile ends before it queries,
         so typing during a sync runs only the last query once the sync is done."""
         worker = get_current_worker()
-        # the app's palace when the query runs, not an argument (see IndexingApp._index_job)
+        # the app's palace when the query runs, not an argument (see IndexJobs._run)
         palace = self.palace
         if palace is None:
             return

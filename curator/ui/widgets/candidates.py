@@ -65,7 +65,7 @@ class CandidatePane(Vertical):
         index sync holds the search session: one cancelled meanwhile ends before it queries."""
         worker = get_current_worker()
         session = self.shell.search_session
-        palace = self.shell.palace  # not an argument (see IndexingApp._index_job)
+        palace = self.shell.palace  # not an argument (see IndexJobs._run)
         draft = palace.by_rel.get(rel) if palace is not None else None
         if palace is None or draft is None:
             return
