@@ -32,6 +32,7 @@ from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
 from curator.ui.services import Plan, SearchSession
+from curator.ui.shell import Build, Check
 from curator.ui.styles import css_paths
 from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
@@ -418,14 +419,14 @@ class CuratorApp(App[None]):
             self.push_screen(MessagesDialog(self.message_log))
 
     # -- actions -------------------------------------------------------------------------------
-    def run_plan(self, build: Callable[[Palace], Plan]) -> Worker[Plan | None]:
+    def run_plan(self, build: Build) -> Worker[Plan | None]:
         """Plan, show, confirm and commit `build` (see `_plan_flow`); keys typed from now on
         are for its dialog."""
         self.typeahead.expect_dialog()
         return self._plan_flow(build)
 
     @work(group="action", exit_on_error=False)
-    async def _plan_flow(self, build: Callable[[Palace], Plan]) -> Plan | None:
+    async def _plan_flow(self, build: Build) -> Plan | None:
         """Open the plan dialog, plan (and render the diff) in a thread, show the plan, commit
         in a thread, name the commit. Returns the plan once committed (None otherwise)."""
         from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
@@ -468,8 +469,8 @@ class CuratorApp(App[None]):
         self,
         rel: str,
         text: str,
-        build: Callable[[str], Callable[[Palace], Plan]] | None = None,
-        check: Callable[[str], list[str]] | None = None,
+        build: Callable[[str], Build] | None = None,
+        check: Check | None = None,
         title: str | None = None,
     ) -> Worker[None]:
         """Edit, then plan (see `_edit_flow`); keys typed from now on are for the editor."""
@@ -481,8 +482,8 @@ class CuratorApp(App[None]):
         self,
         rel: str,
         text: str,
-        build: Callable[[str], Callable[[Palace], Plan]] | None = None,
-        check: Callable[[str], list[str]] | None = None,
+        build: Callable[[str], Build] | None = None,
+        check: Check | None = None,
         title: str = "",
     ) -> None:
         """Edit `text` ($EDITOR or the built-in editor), then plan `build(new_text)` (an edit

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
 
     from curator.ui.services import Plan, SearchSession
 
+#: an action's planner, given the palace (what `run_plan` shows and commits)
+Build = Callable[[Palace], "Plan"]
+#: why an edited text would be refused ([]: it would be planned)
+Check = Callable[[str], list[str]]
+
 
 class Shell(Protocol):
     """The app as its screens see it (CuratorApp is one): the palace it publishes, the day,
@@ -26,14 +31,14 @@ class Shell(Protocol):
     today: date
     search_session: SearchSession
 
-    def run_plan(self, build: Callable[[Palace], Plan]) -> Worker[Plan | None]: ...
+    def run_plan(self, build: Build) -> Worker[Plan | None]: ...
 
     def edit_then_plan(
         self,
         rel: str,
         text: str,
-        build: Callable[[str], Callable[[Palace], Plan]] | None = None,
-        check: Callable[[str], list[str]] | None = None,
+        build: Callable[[str], Build] | None = None,
+        check: Check | None = None,
         title: str | None = None,
     ) -> Worker[None]: ...
 
