@@ -16,21 +16,23 @@ from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
 from curator.model.discovery import palace_changed
 from curator.model.palace import Palace
-from curator.model.text import clean
+from curator.model.text import clean, one_line
 from curator.ui import services
 from curator.ui.commands import CuratorPalette, OpenNoteProvider
-from curator.ui.indexing import IndexingApp
+from curator.ui.indexing import IndexJobs
 from curator.ui.keys import load_keymap
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
-from curator.ui.services import Plan, SearchSession, session_for
+from curator.ui.services import Plan, SearchSession
+from curator.ui.shell import Build, Check
 from curator.ui.styles import css_paths
 from curator.ui.threads import DaemonExecutor, finish
 from curator.ui.typeahead import TypeAhead
@@ -108,7 +110,10 @@ def _screen_bindings() -> list[Binding]:
     return plain + alt
 
 
-class CuratorApp(IndexingApp):
+class CuratorApp(App[None]):
+    #: the palace as last loaded; screens watch it and redraw (the app never calls them)
+    palace: var[Palace | None] = var(None, always_update=True, init=False)
+
     TITLE = "curator"
     CSS_PATH = css_paths()
     MODES = {
@@ -164,14 +169,13 @@ class CuratorApp(IndexingApp):
         self.today = today or date.today()
         self.watch_inbox = watch
         self.keymap_file = keymap_file
-        self.palace: Palace | None = None
-        self.palace_version = 0
         self._loads = 0  # load_palace calls so far
         self._keys_wait_for_load: int | None = None  # keys wait until this load has drawn
         self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
         self.message_log = MessageLog()
-        self.search_session: SearchSession = session_for(self.root)
+        self.search_session = SearchSession()  # the app's one: passed to what searches
+        self.index_jobs = IndexJobs(self, self.search_session)
         self.typeahead = TypeAhead(self)
         self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
@@ -186,7 +190,21 @@ class CuratorApp(IndexingApp):
         self.switch_mode("inbox")
         self.load_palace()
         if self.watch_inbox:
-            self.watch_palace()
+            self.watch_files()
+
+    @property
+    def indexing(self) -> bool:
+        """An index job (first build, sync, reindex) is running."""
+        return self.index_jobs.running
+
+    def action_reindex(self) -> None:
+        self.index_jobs.reindex()
+
+    def error(self, exc: BaseException) -> None:
+        """An error shown as one line (a CuratorError names its file), never a traceback."""
+        self.notify(
+            one_line(str(exc)) or type(exc).__name__, severity="error", markup=False, timeout=8
+        )
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
@@ -214,13 +232,9 @@ class CuratorApp(IndexingApp):
         self._drawn(number)
 
     def _set_palace(self, palace: Palace, number: int = 0) -> None:
-        self.palace = palace
-        self.palace_version += 1
-        for screen in self.screen_stack:
-            if isinstance(screen, PalaceScreen):
-                screen.sync()
+        self.palace = palace  # the screens on show redraw from it now (PalaceScreen)
         self._drawn(number)
-        self.sync_index()
+        self.index_jobs.sync()
 
     def keys_wait_for_load(self, number: int) -> None:
         """Keys typed from now on wait until load `number` (or a later one) has drawn."""
@@ -235,7 +249,7 @@ class CuratorApp(IndexingApp):
 
     # -- watching the palace ----------------------------------------------------------------
     @work(thread=True, group="watch", exit_on_error=False)
-    def watch_palace(self) -> None:
+    def watch_files(self) -> None:
         """Reload when notes or drafts change on disk (the CLI, agents, `git pull`): watchfiles
         reports a change within WATCH_DEBOUNCE_MS; the app's own derived state is ignored."""
         from watchfiles import watch
@@ -276,18 +290,15 @@ class CuratorApp(IndexingApp):
         if mode in self.MODES and self.current_mode != mode:
             self.typeahead.expect("screen")  # keys typed next are for the screen shown
             self.call_later(self._screen_shown, self.switch_mode(mode))
-            if self._job is not None:
-                self.call_after_refresh(self._show_job)
+            if self.index_jobs.job is not None:
+                self.call_after_refresh(self.index_jobs.show)
 
     async def _screen_shown(self, mounted: Awaitable[None]) -> None:
-        """The screen switched to is mounted: it draws from the palace and focuses its list
-        now (not after the next refresh), then the keys held meanwhile go to it once it is
-        ready (the typeahead's timer bounds the wait)."""
+        """The screen switched to is mounted (it draws from the palace as it mounts or
+        resumes): the keys held meanwhile go to it once it is ready (the typeahead's timer
+        bounds the wait)."""
         await mounted
-        screen = self.screen
-        if isinstance(screen, PalaceScreen):
-            screen.sync()
-        self.call_later(self._when_ready, screen)  # after the focus sync asked for
+        self.call_later(self._when_ready, self.screen)  # after the focus its drawing asked for
 
     def _when_ready(self, screen: Screen[Any]) -> None:
         if "screen" not in self.typeahead.waiting:  # the wait ended at its bound
@@ -408,14 +419,14 @@ class CuratorApp(IndexingApp):
             self.push_screen(MessagesDialog(self.message_log))
 
     # -- actions -------------------------------------------------------------------------------
-    def run_plan(self, build: Callable[[Palace], Plan]) -> Worker[Plan | None]:
+    def run_plan(self, build: Build) -> Worker[Plan | None]:
         """Plan, show, confirm and commit `build` (see `_plan_flow`); keys typed from now on
         are for its dialog."""
         self.typeahead.expect_dialog()
         return self._plan_flow(build)
 
     @work(group="action", exit_on_error=False)
-    async def _plan_flow(self, build: Callable[[Palace], Plan]) -> Plan | None:
+    async def _plan_flow(self, build: Build) -> Plan | None:
         """Open the plan dialog, plan (and render the diff) in a thread, show the plan, commit
         in a thread, name the commit. Returns the plan once committed (None otherwise)."""
         from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
@@ -458,8 +469,8 @@ class CuratorApp(IndexingApp):
         self,
         rel: str,
         text: str,
-        build: Callable[[str], Callable[[Palace], Plan]] | None = None,
-        check: Callable[[str], list[str]] | None = None,
+        build: Callable[[str], Build] | None = None,
+        check: Check | None = None,
         title: str | None = None,
     ) -> Worker[None]:
         """Edit, then plan (see `_edit_flow`); keys typed from now on are for the editor."""
@@ -471,8 +482,8 @@ class CuratorApp(IndexingApp):
         self,
         rel: str,
         text: str,
-        build: Callable[[str], Callable[[Palace], Plan]] | None = None,
-        check: Callable[[str], list[str]] | None = None,
+        build: Callable[[str], Build] | None = None,
+        check: Check | None = None,
         title: str = "",
     ) -> None:
         """Edit `text` ($EDITOR or the built-in editor), then plan `build(new_text)` (an edit
@@ -503,7 +514,9 @@ class CuratorApp(IndexingApp):
             )
 
         try:
-            await finish(services.commit, self.root, plan, self.palace, committed)
+            await finish(
+                services.commit, self.root, plan, self.palace, committed, self.search_session
+            )
         except Exception as exc:
             self.error(exc)
         # keys typed since the plan was applied are for the list the commit leaves (the next

@@ -11,10 +11,10 @@ from textual.command import Command, CommandList, CommandPalette, DiscoveryHit, 
 from textual.content import Content
 
 from curator.model.text import one_line
+from curator.ui.shell import Shell
 
 if TYPE_CHECKING:
     from curator.model.note import Note
-    from curator.ui.app import CuratorApp
 
 MAX_HITS = 40
 OPEN_NOTE = "Open note…"
@@ -56,10 +56,10 @@ class OpenNoteProvider(Provider):
         yield DiscoveryHit(OPEN_NOTE, self._focus_search, help="Find a note by name")
 
     async def _focus_search(self) -> None:
-        cast("CuratorApp", self.app).action_show_screen("search")
+        await self.app.run_action("show_screen('search')")
 
     async def search(self, query: str) -> Hits:
-        app = cast("CuratorApp", self.app)
+        app = cast(Shell, self.app)
         if app.palace is None:
             return
         # "open note money" and "money" both look for notes named like "money"

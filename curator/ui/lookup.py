@@ -1,9 +1,9 @@
 """Search hits and duplicate candidates for the app, from `curator.search`.
 
-One `SearchSession` per app holds one `Searcher` across palace reloads: a reload syncs the
-index incrementally instead of opening a new searcher and store.
-Call it from worker threads only: the first call imports LanceDB (about a second) and may
-build the index.
+The app holds one `SearchSession` (nothing here is process-wide) and passes it to its screens:
+it keeps one `Searcher` across palace reloads, so a reload syncs the index incrementally
+instead of opening a new searcher and store. Call it from worker threads only: the first call
+imports LanceDB (about a second) and may build the index.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import subprocess
 import threading
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator.model.note import Note
@@ -129,22 +128,3 @@ class SearchSession:
         return [Found(c.path, c.name, c.type, c.score, "") for c in found if c.kind == "note"][
             :limit
         ]
-
-
-_SESSIONS: dict[str, SearchSession] = {}
-_SESSIONS_LOCK = threading.Lock()
-
-
-def session_for(root: Path) -> SearchSession:
-    """The search session of the palace at `root` (one per palace per process)."""
-    key = str(Path(root).resolve())
-    with _SESSIONS_LOCK:
-        return _SESSIONS.setdefault(key, SearchSession())
-
-
-def search(palace: Palace, text: str, filters: dict[str, Any], limit: int = 30) -> list[Found]:
-    return session_for(palace.root).search(palace, text, filters, limit)
-
-
-def dupes(palace: Palace, draft: Note, limit: int = 5) -> list[Found]:
-    return session_for(palace.root).dupes(palace, draft, limit)

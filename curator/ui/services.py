@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from curator.editor import editor_command, run_editor
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.ui.lookup import Found, SearchSession, dupes, search, session_for
+from curator.ui.lookup import Found, SearchSession
 from curator.writer.actions.bulk import plan_bulk
 from curator.writer.plan import Plan
 
@@ -32,7 +32,6 @@ __all__ = [
     "Plan",
     "SearchSession",
     "commit",
-    "dupes",
     "edit_problems",
     "editor_command",
     "history",
@@ -49,9 +48,7 @@ __all__ = [
     "promote_problems",
     "run_audit",
     "run_editor",
-    "search",
     "secrets_in",
-    "session_for",
     "sync",
     "sync_plan",
 ]
@@ -152,13 +149,16 @@ def commit(
     plan: Plan,
     palace: Palace | None = None,
     on_committed: Callable[[str], None] | None = None,
+    search: SearchSession | None = None,
 ) -> Any:
     """Apply `plan` as one commit, as the CLI does (`curator.session.Session.commit`): the
-    app's open search store follows in the writer lock, from the planner's 'after' palace.
-    `on_committed(sha)` runs once git has the commit, before the index update."""
+    open store of the app's `search` session follows in the writer lock, from the planner's
+    'after' palace. `on_committed(sha)` runs once git has the commit, before the index
+    update."""
     from curator.session import Session
 
-    session = Session(palace or Palace.open(root), index=session_for(root).store)
+    store = search.store if search is not None else None
+    session = Session(palace or Palace.open(root), index=store)
     return session.commit(plan, on_committed=on_committed)
 
 

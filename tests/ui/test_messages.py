@@ -27,8 +27,8 @@ async def test_progress_leaves_the_tab_bar(sample_palace: Path) -> None:
         await settle(pilot)
         tabs = shown_in(app, "#screen-tabs")
         assert "[1 Inbox]" in tabs and "6 Tasks" in tabs  # the active tab, without colour
-        app._job = ("Building the search index", 3, 10)
-        app._show_job()
+        app.index_jobs.job = ("Building the search index", 3, 10)
+        app.index_jobs.show()
         await wait_until(pilot, lambda: bool(app.screen.query(JobProgress)))
         await pilot.pause()
         bar = app.screen.query_one(JobProgress)

@@ -18,7 +18,7 @@ from curator.model.palace import Palace
 from curator.model.text import one_line
 from curator.ui import services
 from curator.ui.safe import badges, plain
-from curator.ui.screens.marks import note_words
+from curator.ui.screens.base import note_words
 from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
 from curator.ui.widgets.list_filter import ListFilter
 from curator.ui.widgets.table import Row, Table
@@ -53,11 +53,10 @@ class AuditScreen(NoteActions):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[Note] = []
-        self.marked: set[str] = set()
 
     def body(self) -> ComposeResult:
         yield ProgressBar(id="audit-progress", show_eta=False)
-        table = Table(flex="name", id="audit-table")
+        table = self.notes_table()
         table.loading = True
         yield table
         yield Static(Text(), id="audit-detail")
@@ -72,9 +71,7 @@ class AuditScreen(NoteActions):
         table.add_fitted("Reason", "reason", 24)
         table.add_flex("Note")
         table.sortable = ("flags", "since", "reason", "name")
-        table.is_marked = lambda rel: rel in self.marked
         self.query_one(ProgressBar).display = False
-        self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
         table = self.query_one("#audit-table", Table)
@@ -102,7 +99,7 @@ class AuditScreen(NoteActions):
             )
             words = " ".join([note_words(note), reason.lower()])
             rows.append(Row(note.rel, cells, words, kinds=frozenset(flags)))
-        self.marked &= {n.rel for n in self.rows}
+        self.marks.keep_only({n.rel for n in self.rows})
         table.show(rows)  # the cursor stays on its note, else on its row
         self.show_title()
         self._detail()
@@ -176,7 +173,7 @@ class AuditScreen(NoteActions):
     def run_audit(self, notes: list[Note] | None) -> None:
         """Audit in this thread with a progress bar, then offer the stale changes as a plan.
         The palace is the app's when the audit starts, not an argument (see
-        CuratorApp._index_job)."""
+        IndexJobs._run)."""
         palace = self.palace
         if palace is None:
             return

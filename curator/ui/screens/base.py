@@ -1,9 +1,10 @@
-"""What every screen shares: the tab bar, the key footer, and the palace from the app,
-refreshed when it reloads."""
+"""What every screen shares: the tab bar, the key footer, and the palace the app publishes
+(its `palace` reactive, watched: a screen redraws when it is in the stack on show, else once it
+is shown again). Screens never import the app: they ask it for what `Shell` lists."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,12 +13,11 @@ from textual.screen import Screen
 
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.model.text import one_line
+from curator.ui.shell import Shell
 from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.marked_table import MarkedTable
 from curator.ui.widgets.tabs import ScreenTabs
-
-if TYPE_CHECKING:
-    from curator.ui.app import CuratorApp
-
 
 THEMES = ("textual-dark", "textual-light")
 NARROW = 120  # columns: below this, screens stack their panes (see the .narrow rules)
@@ -36,7 +36,8 @@ class PalaceScreen(Screen[None]):
     #: below this width the screen stacks its panes (a screen whose list has more columns sets
     #: a wider one)
     NARROW = NARROW
-    _seen_version = 0
+    _stale = True  # the app published a palace this screen has not drawn yet
+    _has_drawn = False  # it has drawn one
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < self.NARROW, "narrow")
@@ -51,21 +52,31 @@ class PalaceScreen(Screen[None]):
         yield from ()
 
     @property
-    def curator(self) -> CuratorApp:
-        return cast("CuratorApp", self.app)
+    def curator(self) -> Shell:
+        return cast(Shell, self.app)
 
     @property
     def palace(self) -> Palace | None:
+        """The palace the app publishes now (read when needed, never kept: a screen out of
+        sight holds no old generation of notes)."""
         return self.curator.palace
+
+    def on_mount(self) -> None:
+        # after the screen's own on_mount (Textual runs the base class's handler next)
+        self.watch(self.app, "palace", self._published, init=False)
+        self.sync()
+
+    def _published(self, _palace: Palace | None) -> None:
+        self._stale = True
+        if self in self.app.screen_stack:  # on show, or under a dialog on show
+            self.sync()
 
     def sync(self) -> None:
         """Redraw from the app's palace when it changed since this screen last drew."""
-        if self.palace is None or not self.is_mounted:
+        if self.palace is None or not self.is_mounted or not self._stale:
             return
-        if self._seen_version == self.curator.palace_version:
-            return
-        first = self._seen_version == 0
-        self._seen_version = self.curator.palace_version
+        first = not self._has_drawn
+        self._stale, self._has_drawn = False, True
         self.palace_changed(self.palace)
         self.focus_main(force=first)
 
@@ -96,3 +107,40 @@ class PalaceScreen(Screen[None]):
         if rel is None or self.palace is None:
             return None
         return self.palace.by_rel.get(rel)
+
+    def name_of(self, rel: str) -> str:
+        note = self.find(rel)
+        return one_line((note.name if note is not None else "") or rel, 60)
+
+    # -- marks: the keys of `mark_bindings` act on the screen's MarkedTable ----------------
+    @property
+    def marks(self) -> MarkedTable:
+        return self.query_one(MarkedTable)
+
+    @property
+    def marked(self) -> set[str]:
+        """The rows marked in the screen's MarkedTable (none when it has none)."""
+        tables = self.query(MarkedTable)
+        return tables.first().marked if tables else set()
+
+    def action_mark(self) -> None:
+        self.marks.toggle()
+
+    def action_mark_move(self, step: int) -> None:
+        self.marks.mark_move(step)
+
+    def action_mark_like(self) -> None:
+        self.marks.mark_like()
+
+    def action_unmark_all(self) -> None:
+        self.marks.unmark()
+
+    def action_back_out(self) -> None:
+        """Escape: the marks go first (the list and the cursor stay)."""
+        if self.marked:
+            self.marks.unmark()
+
+
+def note_words(note: Note) -> str:
+    """What `/` finds a listed note or draft by: its name, its path, its tags."""
+    return " ".join([note.name, note.rel, *note.tags]).lower()

@@ -49,10 +49,9 @@ class HistoryScreen(PalaceScreen):
         table.add_fixed("Action", "action", 9)
         table.add_fixed("Undone", "undone", 6)
         table.add_flex("Subject")
-        self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
-        self.load(palace.root)  # a path, not the palace: see CuratorApp._index_job
+        self.load(palace.root)  # a path, not the palace: see IndexJobs._run
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def load(self, root: Path) -> None:

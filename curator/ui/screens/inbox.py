@@ -22,7 +22,7 @@ from curator.model.palace import Palace
 from curator.model.text import one_line
 from curator.ui import services
 from curator.ui.safe import plain
-from curator.ui.screens.candidates import CandidatePane
+from curator.ui.screens.base import PalaceScreen, note_words
 from curator.ui.screens.drafts import (
     OWN_TYPE,
     SOURCE_WIDTH,
@@ -35,17 +35,22 @@ from curator.ui.screens.drafts import (
     short_source,
     warnings,
 )
-from curator.ui.screens.marks import mark_bindings, note_words
-from curator.ui.widgets.candidate_diff import CandidateDiff
+from curator.ui.widgets.candidates import CandidatePane
 from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
 from curator.ui.widgets.list_filter import ListFilter
+from curator.ui.widgets.marked_table import MarkedTable, mark_bindings
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Row, Table
 
 CANDIDATES = Binding.Group("Cand.")  # [ and ] show as one key in the footer
+INBOX_ZERO = (
+    "Inbox zero: nothing to review.\n\n"
+    "Agents' drafts (curator capture, the MCP server, hooks) land in inbox/ and show here as "
+    "they arrive. 2: Rooms · 3: Audit · 4: Search."
+)
 
 
-class InboxScreen(CandidatePane):
+class InboxScreen(PalaceScreen):
     MODE = "inbox"
     MAIN = "#inbox-drafts"
     BINDINGS = [
@@ -91,18 +96,25 @@ class InboxScreen(CandidatePane):
 
     def __init__(self) -> None:
         super().__init__()
+        self.drafts: list[Note] = []  # every draft listed (the filter may show fewer)
+        self.listed: list[str] | None = None  # their rels, in their order
+        self.new_count = 0
         self._show_all = False
 
     def body(self) -> ComposeResult:
         with Horizontal(id="inbox-main"):
-            table = Table(flex="name", id="inbox-drafts")
+            table = MarkedTable(
+                flex="name",
+                id="inbox-drafts",
+                what="draft",
+                alike=self._alike,
+                name_of=self.name_of,
+            )
             table.loading = True
             yield table
             with Vertical(id="inbox-detail"):
                 yield Static(Text(), id="inbox-warnings")
-                candidates = OptionList(id="inbox-candidates")
-                yield candidates
-                yield CandidateDiff(id="inbox-diff")
+                yield CandidatePane(list_id="inbox-candidates", diff_id="inbox-diff")
         yield ListFilter("#inbox-drafts", id="inbox-filter")
 
     def on_mount(self) -> None:
@@ -112,10 +124,8 @@ class InboxScreen(CandidatePane):
         table.add_fitted("Source", "source", SOURCE_WIDTH)
         table.add_flex("Draft")
         table.sortable = ("age", "source", "name")
-        table.is_marked = lambda rel: rel in self.marked
         table.border_title = "Inbox"
         self.query_one("#inbox-candidates", OptionList).border_title = "Duplicate candidates"
-        self.sync()
 
     def refresh_requested(self) -> None:
         self._show_all = True
@@ -133,7 +143,7 @@ class InboxScreen(CandidatePane):
         self._show_all = False
         self.listed = [d.rel for d in self.drafts]
         self.new_count = len(by_rel) - len(self.drafts)
-        self.marked &= set(self.listed)
+        self.marks.keep_only(set(self.listed))
         today = self.curator.today
         rows = [
             Row(
@@ -153,8 +163,60 @@ class InboxScreen(CandidatePane):
         self.show_draft(self.current(), reload=True)
 
     @on(Table.Arranged, "#inbox-drafts")
-    def _arranged(self, _event: Table.Arranged) -> None:
-        self._title()
+    @on(MarkedTable.MarksChanged, "#inbox-drafts")
+    def _title(self) -> None:
+        table = self.marks
+        shown = len(table.shown)
+        count = f"{shown} of {len(self.drafts)}" if shown != len(self.drafts) else str(shown)
+        title = f"Inbox ({count})"
+        if table.marked:
+            title += f" · {len(table.marked)} marked"
+        if self.new_count:
+            title += f" · {self.new_count} new: ctrl+r"
+        table.border_title = title
+
+    @property
+    def pane(self) -> CandidatePane:
+        return self.query_one(CandidatePane)
+
+    @property
+    def selected(self) -> str | None:
+        """The draft whose candidates show."""
+        return self.pane.draft
+
+    @property
+    def searched(self) -> bool:
+        return self.pane.searched
+
+    @property
+    def candidates(self) -> list[services.Found]:
+        return self.pane.candidates
+
+    def chosen(self) -> services.Found | None:
+        return self.pane.chosen()
+
+    def current(self) -> Note | None:
+        return self.find(self.marks.current_key())
+
+    def _draft(self) -> Note | None:
+        draft = self.current()
+        if draft is None:
+            self.notify("No draft selected: the inbox is empty", severity="warning", markup=False)
+        return draft
+
+    def _alike(self, rel: str, other_rel: str) -> bool:
+        """From the same source (of the same type when the draft names none)."""
+        one, other = self.find(rel), self.find(other_rel)
+        if one is None or other is None:
+            return False
+        source = draft_source(one)
+        return draft_source(other) == source if source else other.type == one.type
+
+    def _targets(self, verb: str) -> list[str]:
+        """The marked drafts (in list order), else the selected one."""
+        if not self.marked:
+            self._draft()  # says why, when none is selected
+        return self.marks.targets(verb)
 
     @on(DataTable.RowHighlighted, "#inbox-drafts")
     def _row(self, _event: DataTable.RowHighlighted) -> None:
@@ -168,18 +230,10 @@ class InboxScreen(CandidatePane):
         box = self.query_one("#inbox-warnings", Static)
         box.update(shown)
         box.display = bool(shown.plain)
-        if draft is not None and draft.rel == self.selected and not reload:
-            return
-        same = draft is not None and draft.rel == self.selected
-        self.selected = draft.rel if draft else None
-        if not same:
-            self.candidates = []
-            self.candidate_index = 0
-            self.searched = False
-            self.query_one("#inbox-candidates", OptionList).clear_options()
-        self._show_candidate()
-        if draft is not None and self.palace is not None:
-            self._look_up()
+        self.pane.show(draft, again=reload, empty="" if self.drafts else INBOX_ZERO)
+
+    def action_candidate(self, step: int) -> None:
+        self.pane.step(step)
 
     # -- actions -------------------------------------------------------------------------------
     def action_promote(self) -> None:
@@ -248,7 +302,7 @@ class InboxScreen(CandidatePane):
     def action_edit(self) -> None:
         draft = self._draft()
         if draft is not None:
-            self.one_row("Edit")
+            self.marks.one_row("Edit")
             self.curator.edit_then_plan(draft.rel, draft.text)
 
     def action_open(self) -> None:
@@ -259,11 +313,8 @@ class InboxScreen(CandidatePane):
             focused.action_done()
         elif isinstance(focused, OptionList):
             focused.action_select()
-        elif focused is self.query_one("#inbox-drafts", Table) and self._draft() is not None:
-            candidates = self.query_one("#inbox-candidates", OptionList)
-            candidates.focus()
-            if candidates.highlighted is None and self.candidates:
-                candidates.highlighted = 0
+        elif focused is self.marks and self._draft() is not None:
+            self.pane.enter()
 
     def action_back_out(self) -> None:
         """Escape: from the candidates back to the drafts, else the marks go."""
@@ -277,11 +328,11 @@ class InboxScreen(CandidatePane):
         text is made from the loaded palace's two notes on the event loop: the editor opens at
         once, not behind the index sync, the lookups or any worker that follows a commit."""
         draft = self._draft()
-        candidate = self._candidate_note() if draft else None
+        candidate = self.pane.candidate() if draft else None
         palace = self.palace
         if draft is None or candidate is None or palace is None:
             return
-        self.one_row("Merge")
+        self.marks.one_row("Merge")
         rel, into = draft.rel, candidate.path
         try:
             body = services.merged_body(palace, rel, into)
@@ -303,7 +354,7 @@ class InboxScreen(CandidatePane):
         palace = self.palace
         if draft is None or palace is None:
             return
-        self.one_row("Supersede with")
+        self.marks.one_row("Supersede with")
         candidate = self.chosen()
         if candidate is not None:
             self._supersede(draft, candidate.path)

@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual import work
+from textual import on, work
 from textual.binding import Binding
 
 from curator.model.note import Note
 from curator.ui import services
 from curator.ui.safe import plain
-from curator.ui.screens.marks import Marked, mark_bindings
+from curator.ui.screens.base import PalaceScreen
 from curator.ui.widgets.dialogs import AskDialog, NotePicker
-from curator.ui.widgets.table import Table
+from curator.ui.widgets.marked_table import MarkedTable, mark_bindings
 
 #: the actions on one note (Search has these: its results are one note at a time)
 NOTE_KEYS = [
@@ -32,30 +32,45 @@ NOTE_BINDINGS = [
 ]
 
 
-class NoteActions(Marked):
-    TABLE = ""  # the notes table's selector (the marks are in its "mark" column)
-    marked: set[str]
+class NoteActions(PalaceScreen):
+    """A screen of notes: its MarkedTable (`TABLE`; Search has none, its results are one note
+    at a time) and the actions on the marked notes, else the selected one."""
+
+    TABLE = ""  # the notes table's selector
+
+    def notes_table(self) -> MarkedTable:
+        """The screen's notes table, marks and all (`alike` compares the flags it shows)."""
+        return MarkedTable(flex="name", id=self.TABLE[1:], alike=self._alike, name_of=self.name_of)
 
     def selected(self) -> Note | None:
         """The note on the table's cursor row."""
-        return Marked.mark_current(self)
+        return self.find(self.marks.current_key())
 
     def listed(self) -> list[Note]:
         """The notes the table shows, in its order."""
-        return Marked.mark_rows(self)
+        return [n for key in self.marks.shown if (n := self.find(key)) is not None]
 
     def shown_flags(self, note: Note) -> list[str]:
         """The flags the table shows for `note` (what "all like this" compares)."""
         palace = self.palace
         return palace.flags(note, self.curator.today) if palace is not None else []
 
+    def _alike(self, rel: str, other_rel: str) -> bool:
+        one, other = self.find(rel), self.find(other_rel)
+        return (
+            one is not None
+            and other is not None
+            and self.shown_flags(other) == self.shown_flags(one)
+        )
+
     def list_title(self) -> str:
         """The table's title without the marks."""
         raise NotImplementedError
 
+    @on(MarkedTable.MarksChanged)
     def show_title(self) -> None:
-        table = self.query_one(self.TABLE, Table)
-        marks = f" · {len(self.marked)} marked" if self.marked else ""
+        table = self.marks
+        marks = f" · {len(table.marked)} marked" if table.marked else ""
         table.border_title = plain(self.list_title() + marks)  # a room's name is not markup
 
     def _note(self) -> Note | None:
@@ -67,24 +82,13 @@ class NoteActions(Marked):
     def targets(self, verb: str) -> list[str]:
         """The marked notes (in list order), else the selected one."""
         if not self.marked:
-            self._note()  # says why, when none is selected
-        return self.marked_or_current(verb)
+            note = self._note()  # says why, when none is selected
+            return [note.rel] if note is not None else []
+        return self.marks.targets(verb)
 
-    # -- marks (curator/ui/screens/marks.py) --------------------------------------------------
-    def mark_table(self) -> Table:
-        return self.query_one(self.TABLE, Table)
-
-    def mark_current(self) -> Note | None:
-        return self.selected()  # (Search's results are not a Table)
-
-    def mark_rows(self) -> list[Note]:
-        return self.listed()
-
-    def alike(self, one: Note, other: Note) -> bool:
-        return self.shown_flags(other) == self.shown_flags(one)
-
-    def marks_changed(self) -> None:
-        self.show_title()
+    def one_row(self, verb: str) -> None:
+        if self.marked:
+            self.marks.one_row(verb)
 
     # -- actions -------------------------------------------------------------------------------
     @work(group="bulk", exit_on_error=False)
@@ -98,10 +102,8 @@ class NoteActions(Marked):
             committed = await worker.wait() is not None
         except Exception:  # the app reported it (CuratorApp.error)
             return
-        if committed:
-            for rel in rels:
-                self._set_mark(rel, False)
-            self.show_title()
+        if committed and self.marked:
+            self.marks.unmark(rels)
 
     def action_edit(self) -> None:
         note = self._note()

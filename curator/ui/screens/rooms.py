@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.ui.safe import badges, plain
-from curator.ui.screens.marks import note_words
+from curator.ui.screens.base import note_words
 from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
 from curator.ui.widgets.list_filter import ListFilter
 from curator.ui.widgets.note_view import NoteView
@@ -48,12 +48,11 @@ class RoomsScreen(NoteActions):
         self.room: str | None = None
         self.notes: list[Note] = []
         self.history: list[str] = []
-        self.marked: set[str] = set()
 
     def body(self) -> ComposeResult:
         with Horizontal(id="rooms-main"):
             yield OptionList(id="rooms-list")
-            yield Table(flex="name", id="rooms-notes")
+            yield self.notes_table()
             yield NoteView(id="rooms-note", today=self.curator.today)
         yield ListFilter("#rooms-notes", id="rooms-filter")
 
@@ -66,8 +65,6 @@ class RoomsScreen(NoteActions):
         table.add_fitted("Flags", "flags", 9)
         table.add_flex("Note")
         table.sortable = ("conf", "flags", "name")
-        table.is_marked = lambda rel: rel in self.marked
-        self.sync()
 
     def list_title(self) -> str:
         """The room's whole label (the list beside may have cut it) and its count."""
@@ -123,7 +120,7 @@ class RoomsScreen(NoteActions):
             self.notes = room.notes if (room := palace.room(name)) is not None else []
         table = self.query_one("#rooms-notes", Table)
         today = self.curator.today
-        self.marked &= {n.rel for n in self.notes}
+        self.marks.keep_only({n.rel for n in self.notes})
         rows = []
         for note in self.notes:
             confidence = palace.confidence(note)

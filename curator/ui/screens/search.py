@@ -1,13 +1,13 @@
 """Search: as-you-type search with filters; snippets with matches highlighted; Enter opens;
 e, r, s, t act on the highlighted result as they do in Rooms and Audit.
 
-Each keystroke restarts a short debounce timer; the query then runs in the screen's one search
-thread, which always runs the newest query next, so the event loop never waits on LanceDB.
+Each keystroke restarts a short debounce timer; the query then runs in a thread worker that a
+newer query cancels, so the event loop never waits on LanceDB and the results shown are the
+newest query's.
 Down moves from the query into the results, Up at the top of the results goes back."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -20,6 +20,7 @@ from textual.timer import Timer
 from textual.validation import Number
 from textual.widgets import Checkbox, Input, OptionList, Select
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from curator.model.note import Note
 from curator.model.palace import Palace
@@ -106,10 +107,6 @@ class SearchScreen(NoteActions):
         self.results: list[services.Found] = []
         self.shown: tuple[str, dict[str, Any]] | None = None  # the query the results are for
         self._timer: Timer | None = None
-        self._query_lock = threading.Lock()  # guards the two below
-        self._next: tuple[str, dict[str, Any], int] | None = None  # the query to run next
-        self._searching = False  # the search thread is running
-        self.marked: set[str] = set()  # no marks here: one result at a time
         self._choices: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._keep: str | None = None  # the result to highlight again once the query reruns
         self.limit = LIMIT  # results asked for (the "more" row adds LIMIT)
@@ -139,7 +136,6 @@ class SearchScreen(NoteActions):
     def on_mount(self) -> None:
         self.query_one("#search-results").border_title = "Results"
         self.query_one("#search-query").focus()
-        self.sync()
 
     def palace_changed(self, palace: Palace) -> None:
         """Offer the palace's types and scopes, and run the query again on the new palace:
@@ -198,40 +194,29 @@ class SearchScreen(NoteActions):
         elif (query, filters) != self.shown:
             if not self.curator.search_session.ready:
                 self.query_one("#search-results").border_title = "Results (indexing…)"
-            self.run_search(query, filters)
+            self.run_search(query, filters, self.limit)
 
-    def run_search(self, query: str, filters: dict[str, Any]) -> None:
-        """Search for `query` in the one search thread (started if none runs). A query typed
-        while another runs replaces any waiting one: the thread runs the newest next. One
-        thread, not one per query: queries waiting on a busy index (a sync holds it) would fill
-        the worker pool the whole app plans and commits with."""
-        with self._query_lock:
-            self._next = (query, filters, self.limit)
-            if self._searching:
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def run_search(self, query: str, filters: dict[str, Any], limit: int) -> None:
+        """Search for `query` in this thread; a newer query cancels it. A query waits while an
+        index sync holds the search session: one cancelled meanwhile ends before it queries,
+        so typing during a sync runs only the last query once the sync is done."""
+        worker = get_current_worker()
+        # the app's palace when the query runs, not an argument (see IndexJobs._run)
+        palace = self.palace
+        if palace is None:
+            return
+        session = self.curator.search_session
+        try:
+            session.searcher(palace)  # (waits for a running sync)
+            if worker.is_cancelled:
                 return
-            self._searching = True
-        self._search_thread()
-
-    @work(thread=True, group="search", exit_on_error=False)
-    def _search_thread(self) -> None:
-        while True:
-            with self._query_lock:
-                job, self._next = self._next, None
-                if job is None:
-                    self._searching = False
-                    return
-            query, filters, limit = job
-            # the app's palace when the query runs, not an argument (see CuratorApp._index_job)
-            palace = self.palace
-            if palace is None:
-                continue
-            try:
-                found = self.curator.search_session.search(palace, query, filters, limit)
-            except Exception as exc:
-                self.app.call_from_thread(self.curator.error, exc)
-                continue
-            if self._next is None:  # a newer query would replace these results at once
-                self.app.call_from_thread(self._show, query, filters, found)
+            found = session.search(palace, query, filters, limit)
+        except Exception as exc:
+            self.app.call_from_thread(self.curator.error, exc)
+            return
+        if not worker.is_cancelled:  # a newer query would replace these results at once
+            self.app.call_from_thread(self._show, query, filters, found)
 
     def _show(self, query: str, filters: dict[str, Any], found: list[services.Found]) -> None:
         if query != self.query_one("#search-query", Input).value:

@@ -9,7 +9,8 @@ in a worker thread and post back. Text from the remote is shown as plain text, n
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 from textual import work
 from textual.app import ComposeResult
@@ -20,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from curator.model.text import clean
 from curator.ui import services
+from curator.ui.shell import Shell
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 from curator.ui.widgets.plan_dialog import diff_text
@@ -55,6 +57,10 @@ class SyncDialog(Dialog[bool]):
                 yield Static("", id="sync-diff", markup=False)
             yield KeyFooter()
 
+    @property
+    def root(self) -> Path:
+        return cast(Shell, self.app).root
+
     def on_mount(self) -> None:
         self.query_one(OptionList).display = False
         self.load_plan()
@@ -63,7 +69,7 @@ class SyncDialog(Dialog[bool]):
     @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
     def load_plan(self) -> None:
         try:
-            plan = services.sync_plan(self.app.root, dict(self.resolutions))  # type: ignore[attr-defined]
+            plan = services.sync_plan(self.root, dict(self.resolutions))
         except Exception as exc:
             self.app.call_from_thread(self.show_error, exc)
             return
@@ -140,7 +146,7 @@ class SyncDialog(Dialog[bool]):
         from curator.ui.editing import edit_text
 
         path = conflict.path
-        root = self.app.root  # type: ignore[attr-defined]
+        root = self.root
         start = earlier
         if start is None:
             try:
@@ -171,7 +177,7 @@ class SyncDialog(Dialog[bool]):
     @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
     def run_sync(self) -> None:
         try:
-            result = services.sync(self.app.root, dict(self.resolutions))  # type: ignore[attr-defined]
+            result = services.sync(self.root, dict(self.resolutions))
         except Exception as exc:
             self.app.call_from_thread(self.show_error, exc)
             return

@@ -127,11 +127,10 @@ class TasksScreen(PalaceScreen):
             table.add_fixed(label, key, width)
         table.add_flex("Next action")  # what the fixed columns leave: no sideways scrolling
         if self.palace is None:
-            self.sync()  # the list follows once the palace has loaded
-            return
+            return  # the list follows once the palace has loaded
         # The first view is read here, not in a worker: the newest headers of a thousand tasks
         # take ~35 ms, less than a worker thread fighting the first paint for the GIL took.
-        self._seen_version = self.curator.palace_version
+        self._stale, self._has_drawn = False, True
         try:
             self._show(*self._read(self.curator.root))
         except Exception as exc:
