@@ -408,14 +408,18 @@ class CuratorApp(IndexingApp):
             self.push_screen(MessagesDialog(self.message_log))
 
     # -- actions -------------------------------------------------------------------------------
-    def run_plan(self, build: Callable[[Palace], Plan]) -> Worker[Plan | None]:
+    def run_plan(
+        self, build: Callable[[Palace], Plan], planning: services.Planning | None = None
+    ) -> Worker[Plan | None]:
         """Plan, show, confirm and commit `build` (see `_plan_flow`); keys typed from now on
-        are for its dialog."""
+        are for its dialog, which shows `planning`'s progress and cancels it on Escape."""
         self.typeahead.expect_dialog()
-        return self._plan_flow(build)
+        return self._plan_flow(build, planning)
 
     @work(group="action", exit_on_error=False)
-    async def _plan_flow(self, build: Callable[[Palace], Plan]) -> Plan | None:
+    async def _plan_flow(
+        self, build: Callable[[Palace], Plan], planning: services.Planning | None
+    ) -> Plan | None:
         """Open the plan dialog, plan (and render the diff) in a thread, show the plan, commit
         in a thread, name the commit. Returns the plan once committed (None otherwise)."""
         from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
@@ -426,7 +430,7 @@ class CuratorApp(IndexingApp):
             self.notify("The palace is still loading", severity="warning", markup=False)
             return None
         # from the yes on, keys wait for the list the commit leaves (commit_plan)
-        dialog = PlanDialog(on_apply=lambda: self.typeahead.expect("reload"))
+        dialog = PlanDialog(on_apply=lambda: self.typeahead.expect("reload"), planning=planning)
         answer = self.push_screen(dialog, wait_for_dismiss=True)
 
         def planned() -> tuple[Plan, Any]:
@@ -436,10 +440,14 @@ class CuratorApp(IndexingApp):
         try:
             plan, diff = await asyncio.to_thread(planned)
         except Exception as exc:
-            dialog.dismiss(False)
+            if dialog in self.screen_stack:  # not cancelled (Escape) already
+                dialog.dismiss(False)
             await answer
             self.typeahead.arrived("reload")  # no commit follows a yes typed early
-            self.error(exc)
+            if isinstance(exc, services.Cancelled):
+                self.notify("Cancelled: nothing changed", markup=False)
+            else:
+                self.error(exc)
             return None
         if not plan.changes:
             dialog.dismiss(False)
