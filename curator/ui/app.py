@@ -27,6 +27,7 @@ from curator.ui import services
 from curator.ui.commands import CuratorPalette, OpenNoteProvider
 from curator.ui.indexing import IndexingApp
 from curator.ui.keys import load_keymap
+from curator.ui.paint import freeze_start_up, styled_as_app, tune_collector
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
@@ -68,7 +69,7 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
 
         return HistoryScreen()
 
-    return make
+    return lambda: styled_as_app(make())
 
 
 def screen_ready(screen: Screen[Any]) -> bool:
@@ -159,6 +160,7 @@ class CuratorApp(IndexingApp):
         from curator.runtime import tune_process
 
         tune_process()  # before the app's threads start (the CLI has called it already)
+        tune_collector()
         super().__init__()
         self.root = Path(root)
         self.today = today or date.today()
@@ -220,6 +222,8 @@ class CuratorApp(IndexingApp):
             if isinstance(screen, PalaceScreen):
                 screen.sync()
         self._drawn(number)
+        if self.palace_version == 1:
+            freeze_start_up()
         self.sync_index()
 
     def keys_wait_for_load(self, number: int) -> None:
