@@ -439,7 +439,7 @@ async def echo_times(palace: Path) -> tuple[list[float], list[float]]:
     async with app.run_test(size=(120, 40)):
         await until(lambda: app.palace is not None and app.indexing)
         app.action_command_palette()
-        await until(lambda: CuratorPalette.is_open(app))  # type: ignore[arg-type]
+        await until(lambda: CuratorPalette.is_open(app) and bool(app.screen.query(Input)))  # type: ignore[arg-type]
         box = app.screen.query_one(Input)
 
         async def key(char: str) -> float:
