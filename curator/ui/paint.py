@@ -2,8 +2,8 @@
 choose: the garbage collector's full collections and Textual's stylesheet reparse.
 
 Both are measured by `benchmarks/bench_app.py --screens-only` (the "first paint of <screen>"
-rows, wall and CPU, quiet and with `--loaded`), and switched off by CURATOR_NO_TUNING=1 like
-curator/runtime.py's tuning, for the before/after.
+rows, wall and CPU, quiet and with `--loaded`), and switched off by CURATOR_NO_TUNING=1 (with
+curator/runtime.py's tuning) or CURATOR_NO_PAINT_TUNING=1 (these alone), for the before/after.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ FULL_COLLECTION_EVERY = 100
 
 
 def _tuned() -> bool:
-    return not os.environ.get("CURATOR_NO_TUNING")
+    return not (os.environ.get("CURATOR_NO_TUNING") or os.environ.get("CURATOR_NO_PAINT_TUNING"))
 
 
 def tune_collector() -> None:
