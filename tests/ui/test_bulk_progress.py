@@ -122,3 +122,24 @@ async def test_bulk_reject_by_keys_still_commits_once(palace: Path) -> None:
         await wait_until(pilot, lambda: len(git_log(palace)) == before + 1, timeout=30)
         await settle(pilot)
         assert not any((palace / rel).exists() for rel in RELS)
+
+
+def test_plan_bulk_renders_the_index_once_with_the_same_plan(palace: Path) -> None:
+    """Each draft's own index is not rendered (INDEX_DEFERRED): the plan is the one made with
+    every draft's index rendered and dropped."""
+    from curator.writer.actions.common import INDEX_DEFERRED
+
+    loaded = Palace.open(palace)
+
+    def rendered_each(p: Palace, rel: str) -> services.Plan:
+        token = INDEX_DEFERRED.set(False)
+        try:
+            return services.plan_reject(p, rel, "noise")
+        finally:
+            INDEX_DEFERRED.reset(token)
+
+    once = plan_bulk(loaded, "reject", RELS, lambda p, r: services.plan_reject(p, r, "noise"), "x")
+    each = plan_bulk(loaded, "reject", RELS, rendered_each, "x")
+    assert once.changes == each.changes and once.message == each.message
+    assert "INDEX.md" in once.paths()
+    assert not INDEX_DEFERRED.get()

@@ -7,7 +7,7 @@ from datetime import date
 
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
-from curator.writer.actions.common import with_index
+from curator.writer.actions.common import INDEX_DEFERRED, with_index
 from curator.writer.plan import Change, Plan, effects
 
 
@@ -42,15 +42,19 @@ def plan_bulk(
     trailers: list[tuple[str, str]] = []
     notes: list[str] = []
     current = palace
-    for done, rel in enumerate(rels):
-        if progress is not None and done:
-            progress(done, total)
-        plan = build(current, rel)
-        own = [ch for ch in plan.changes if not derived.intersection(ch.touched())]
-        changes.extend(own)
-        trailers.extend(plan.trailers)
-        notes.extend(plan.notes)
-        current = current.replaced(effects(palace.root, own))
+    deferred = INDEX_DEFERRED.set(True)  # each plan's own index: rendered once, below
+    try:
+        for done, rel in enumerate(rels):
+            if progress is not None and done:
+                progress(done, total)
+            plan = build(current, rel)
+            own = [ch for ch in plan.changes if not derived.intersection(ch.touched())]
+            changes.extend(own)
+            trailers.extend(plan.trailers)
+            notes.extend(plan.notes)
+            current = current.replaced(effects(palace.root, own))
+    finally:
+        INDEX_DEFERRED.reset(deferred)
     bulk = Plan(
         action=action,
         notes=tuple(notes),
