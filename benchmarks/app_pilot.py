@@ -137,39 +137,64 @@ async def merge_session(palace: Path, samples: int = MERGES) -> dict[str, list[f
     return out
 
 
-async def screen_paints(palace: Path, rounds: int = 1) -> dict[str, list[float]]:
+async def screen_paints(
+    palace: Path, rounds: int = 1
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Each screen's first paint, in-process at 80×24: from its number key to the screen
     ready for keys (its list drawn from the palace and focused: the app's `screen_ready`),
     the first visit in a fresh app (each screen built then), over `rounds` apps; the inbox's
-    from the app's start to the same state."""
+    from the app's start to the same state. Wall seconds, and the CPU seconds this process
+    spent meanwhile (all its threads: on a shared machine, what the paint costs whatever the
+    load)."""
     from curator.ui.screens_list import SCREENS
 
-    times: dict[str, list[float]] = {mode: [] for mode in SCREENS}
+    wall: dict[str, list[float]] = {mode: [] for mode in SCREENS}
+    cpu: dict[str, list[float]] = {mode: [] for mode in SCREENS}
     for _ in range(rounds):
-        for mode, seconds in (await _one_app_paints(palace)).items():
-            times[mode].append(seconds)
-    return times
+        for mode, (seconds, used) in (await _one_app_paints(palace)).items():
+            wall[mode].append(seconds)
+            cpu[mode].append(used)
+    return wall, cpu
 
 
-async def _one_app_paints(palace: Path) -> dict[str, float]:
+async def untuned_paints(
+    palace: Path, rounds: int = 1
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """`screen_paints` with curator/ui/paint.py's tuning off (CURATOR_NO_TUNING), the
+    collector put back as Python starts it: the baseline of the first-paint rows."""
+    import gc
+    import os
+
+    thresholds = gc.get_threshold()
+    os.environ["CURATOR_NO_TUNING"] = "1"
+    gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
+    try:
+        return await screen_paints(palace, rounds)
+    finally:
+        del os.environ["CURATOR_NO_TUNING"]
+        gc.set_threshold(*thresholds)
+
+
+async def _one_app_paints(palace: Path) -> dict[str, tuple[float, float]]:
     from textual import events
 
     from curator.ui.app import CuratorApp, screen_ready
     from curator.ui.screens_list import SCREENS
 
-    out: dict[str, float] = {}
-    start = time.perf_counter()
+    out: dict[str, tuple[float, float]] = {}
+    start, used = time.perf_counter(), time.process_time()
     app = CuratorApp(palace, watch=False)
     async with app.run_test(size=(80, 24)):
         await until(lambda: app.palace is not None and screen_ready(app.screen))
-        out["inbox"] = time.perf_counter() - start
+        out["inbox"] = (time.perf_counter() - start, time.process_time() - used)
         for mode, (_title, key, _help) in SCREENS.items():
             if mode == "inbox":
                 continue
-            start = time.perf_counter()
+            start, used = time.perf_counter(), time.process_time()
             app.post_message(events.Key(key, key))
             await until(lambda m=mode: app.current_mode == m and screen_ready(app.screen))
-            out[mode] = time.perf_counter() - start
+            out[mode] = (time.perf_counter() - start, time.process_time() - used)
             app.post_message(events.Key("1", "1"))  # back: every visit starts from the inbox
             await until(lambda: app.current_mode == "inbox" and app.typeahead.idle)
     return out

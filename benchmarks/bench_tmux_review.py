@@ -1,6 +1,6 @@
 """A reviewer clears a generated inbox in the real app, in tmux at 80×24, with keys only.
 
-    python benchmarks/bench_tmux_review.py [--drafts 50] [--notes N] [--keep]
+    python benchmarks/bench_tmux_review.py [--drafts 50] [--notes N] [--hog 2] [--keep]
     python benchmarks/bench_tmux_review.py --palace P --notes N   (run.py's form: JSON rows)
 
 Builds a scratch palace (a copy of the sample palace, or gen_palace's N notes), writes the
@@ -25,6 +25,7 @@ waits, and how often notifications covered a dialog's buttons or the inbox's emp
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
@@ -35,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchutil import cpu_hog
 from gen_review_inbox import BULK_TYPE, NEW_TYPE, DraftSpec
 from tmux_review_lib import (
     Tmux,
@@ -299,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--palace", type=Path, help="review in this palace (run.py's copy)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the scratch palace")
+    parser.add_argument(
+        "--hog", type=int, default=0, help="busy loops beside the app while it reviews (load)"
+    )
     args = parser.parse_args(argv)
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
@@ -307,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     root = args.palace or scratch / "palace"
     try:
         specs, base = make_palace(root, args.drafts, args.notes, args.seed, args.palace)
-        result = review(root, specs, base)
+        with cpu_hog(args.hog) if args.hog else contextlib.nullcontext():
+            result = review(root, specs, base)
     finally:
         if args.keep:
             print(f"scratch palace kept in {root}", file=sys.stderr)

@@ -28,6 +28,7 @@ from curator.ui import services
 from curator.ui.commands import CuratorPalette, OpenNoteProvider
 from curator.ui.indexing import IndexJobs
 from curator.ui.keys import load_keymap
+from curator.ui.paint import freeze_start_up, styled_as_app, tune_collector
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
@@ -70,7 +71,7 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
 
         return HistoryScreen()
 
-    return make
+    return lambda: styled_as_app(make())
 
 
 def screen_ready(screen: Screen[Any]) -> bool:
@@ -164,12 +165,14 @@ class CuratorApp(App[None]):
         from curator.runtime import tune_process
 
         tune_process()  # before the app's threads start (the CLI has called it already)
+        tune_collector()
         super().__init__()
         self.root = Path(root)
         self.today = today or date.today()
         self.watch_inbox = watch
         self.keymap_file = keymap_file
         self._loads = 0  # load_palace calls so far
+        self._start_up_frozen = False  # paint.freeze_start_up runs after the first load
         self._keys_wait_for_load: int | None = None  # keys wait until this load has drawn
         self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
@@ -234,6 +237,9 @@ class CuratorApp(App[None]):
     def _set_palace(self, palace: Palace, number: int = 0) -> None:
         self.palace = palace  # the screens on show redraw from it now (PalaceScreen)
         self._drawn(number)
+        if not self._start_up_frozen:
+            self._start_up_frozen = True
+            freeze_start_up()
         self.index_jobs.sync()
 
     def keys_wait_for_load(self, number: int) -> None:
@@ -419,14 +425,16 @@ class CuratorApp(App[None]):
             self.push_screen(MessagesDialog(self.message_log))
 
     # -- actions -------------------------------------------------------------------------------
-    def run_plan(self, build: Build) -> Worker[Plan | None]:
+    def run_plan(
+        self, build: Build, planning: services.Planning | None = None
+    ) -> Worker[Plan | None]:
         """Plan, show, confirm and commit `build` (see `_plan_flow`); keys typed from now on
-        are for its dialog."""
+        are for its dialog, which shows `planning`'s progress and cancels it on Escape."""
         self.typeahead.expect_dialog()
-        return self._plan_flow(build)
+        return self._plan_flow(build, planning)
 
     @work(group="action", exit_on_error=False)
-    async def _plan_flow(self, build: Build) -> Plan | None:
+    async def _plan_flow(self, build: Build, planning: services.Planning | None) -> Plan | None:
         """Open the plan dialog, plan (and render the diff) in a thread, show the plan, commit
         in a thread, name the commit. Returns the plan once committed (None otherwise)."""
         from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
@@ -437,7 +445,7 @@ class CuratorApp(App[None]):
             self.notify("The palace is still loading", severity="warning", markup=False)
             return None
         # from the yes on, keys wait for the list the commit leaves (commit_plan)
-        dialog = PlanDialog(on_apply=lambda: self.typeahead.expect("reload"))
+        dialog = PlanDialog(on_apply=lambda: self.typeahead.expect("reload"), planning=planning)
         answer = self.push_screen(dialog, wait_for_dismiss=True)
 
         def planned() -> tuple[Plan, Any]:
@@ -447,10 +455,14 @@ class CuratorApp(App[None]):
         try:
             plan, diff = await asyncio.to_thread(planned)
         except Exception as exc:
-            dialog.dismiss(False)
+            if dialog in self.screen_stack:  # not cancelled (Escape) already
+                dialog.dismiss(False)
             await answer
             self.typeahead.arrived("reload")  # no commit follows a yes typed early
-            self.error(exc)
+            if isinstance(exc, services.Cancelled):
+                self.notify("Cancelled: nothing changed", markup=False)
+            else:
+                self.error(exc)
             return None
         if not plan.changes:
             dialog.dismiss(False)

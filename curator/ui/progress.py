@@ -9,6 +9,11 @@ from textual.widgets import Label, ProgressBar
 
 
 class JobProgress(Horizontal):
+    """The job's label and bar. `show` may come at any time from the app's job updates: right
+    after the bar is mounted (before it has composed its label and bar) or while it is being
+    removed (its children already gone); it keeps the latest values, and the bar shows them
+    once composed. It never queries its children, which may not be there yet or any more."""
+
     DEFAULT_CSS = """
     JobProgress {
         height: 1;
@@ -25,12 +30,21 @@ class JobProgress(Horizontal):
 
     def __init__(self, label: str) -> None:
         super().__init__(id="job-progress")
-        self._label = label
+        self._state: tuple[str, float, float | None] = (label, 0, None)
+        self._parts: tuple[Label, ProgressBar] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label(self._label, markup=False)
-        yield ProgressBar(total=None, show_eta=False)
+        label, done, total = self._state
+        text = Label(label, markup=False)
+        bar = ProgressBar(total=total, show_eta=False)
+        bar.progress = done
+        self._parts = (text, bar)
+        yield text
+        yield bar
 
     def show(self, label: str, done: float, total: float | None) -> None:
-        self.query_one(Label).update(label)
-        self.query_one(ProgressBar).update(total=total, progress=done)
+        self._state = (label, done, total)
+        if self._parts is not None:
+            text, bar = self._parts
+            text.update(label)
+            bar.update(total=total, progress=done)

@@ -12,6 +12,7 @@ Bulk actions (several drafts or notes at once) are one Plan and one commit, plan
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -28,9 +29,12 @@ if TYPE_CHECKING:
     from curator.audit.report import AuditReport
 
 __all__ = [
+    "Cancelled",
     "Found",
     "Plan",
+    "Planning",
     "SearchSession",
+    "bulk_plan",
     "commit",
     "edit_problems",
     "editor_command",
@@ -52,6 +56,47 @@ __all__ = [
     "sync",
     "sync_plan",
 ]
+
+
+# -- a plan being made: how far, and the person's cancel ----------------------------------------
+class Cancelled(Exception):
+    """The person cancelled a plan while it was being made: nothing was written."""
+
+
+class Planning:
+    """A bulk plan being made in a worker thread, shared with the dialog that shows it: `step`
+    is `plan_bulk`'s progress (done of total), and raises Cancelled once `cancel` was called,
+    which stops the planning before the next draft or note (planning writes nothing)."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.total = 0
+        self._cancelled = threading.Event()
+
+    def step(self, done: int, total: int) -> None:
+        if self._cancelled.is_set():
+            raise Cancelled
+        self.done, self.total = done, total
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+
+def bulk_plan(
+    action: str, rels: list[str], build: Callable[[Palace, str], Plan], reason: str
+) -> tuple[Callable[[Palace], Plan], Planning]:
+    """`plan_bulk` of `rels` as the app runs a plan (`CuratorApp.run_plan(build, planning)`),
+    with the Planning its dialog shows and cancels."""
+    planning = Planning()
+
+    def plan(palace: Palace) -> Plan:
+        return plan_bulk(palace, action, rels, build, reason, progress=planning.step)
+
+    return plan, planning
 
 
 # -- single actions: the CLI's planners ---------------------------------------------------------

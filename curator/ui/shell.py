@@ -14,7 +14,7 @@ from curator.model.palace import Palace
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from curator.ui.services import Plan, SearchSession
+    from curator.ui.services import Plan, Planning, SearchSession
 
 #: an action's planner, given the palace (what `run_plan` shows and commits)
 Build = Callable[[Palace], "Plan"]
@@ -31,7 +31,7 @@ class Shell(Protocol):
     today: date
     search_session: SearchSession
 
-    def run_plan(self, build: Build) -> Worker[Plan | None]: ...
+    def run_plan(self, build: Build, planning: Planning | None = None) -> Worker[Plan | None]: ...
 
     def edit_then_plan(
         self,

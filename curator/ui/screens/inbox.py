@@ -264,7 +264,7 @@ class InboxScreen(PalaceScreen):
 
     def _bulk(self, action: str, rels: list[str], build: Any, reason: str = "") -> None:
         why = reason or f"Bulk {action} of {len(rels)} drafts in the inbox."
-        self.curator.run_plan(lambda p: services.plan_bulk(p, action, rels, build, why))
+        self.curator.run_plan(*services.bulk_plan(action, rels, build, why))
 
     def action_reject(self) -> None:
         rels = self._targets("Reject")

@@ -97,7 +97,7 @@ class NoteActions(PalaceScreen):
     ) -> None:
         """One plan for `rels`; their marks go once it is committed (kept when cancelled: the
         reviewer sees what the next key acts on)."""
-        worker = self.curator.run_plan(lambda p: services.plan_bulk(p, action, rels, build, why))
+        worker = self.curator.run_plan(*services.bulk_plan(action, rels, build, why))
         try:
             committed = await worker.wait() is not None
         except Exception:  # the app reported it (CuratorApp.error)

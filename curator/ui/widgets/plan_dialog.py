@@ -10,11 +10,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Button, Label, Static
 
 from curator.model.text import clean
 from curator.ui.safe import plain
-from curator.ui.services import Plan
+from curator.ui.services import Plan, Planning
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 
@@ -145,7 +146,8 @@ class PlanDialog(Dialog[bool]):
 
     It opens at once, while the plan is still being made (`set_plan` fills it in), so a key
     typed right after the action's key is not lost: y or Enter pressed early applies the plan
-    as soon as it is shown; n or Escape cancels it."""
+    as soon as it is shown; n or Escape cancels it. A bulk plan's `planning` is shown as it
+    goes ("Planning… 312 of 1,398"), and a cancel stops it."""
 
     BINDINGS = [
         Binding("y,enter", "confirm", "Apply", id="plan.confirm", tooltip="Apply this change"),
@@ -157,12 +159,15 @@ class PlanDialog(Dialog[bool]):
         plan: Plan | None = None,
         root: Path | None = None,
         on_apply: Callable[[], None] | None = None,
+        planning: Planning | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
+        self.planning = planning
         self.root = root
         self.on_apply = on_apply  # called on the yes, before the dialog closes
         self.early = False  # confirmed before the plan was ready
+        self._ticks: Timer | None = None
         self._diff: Text | None = None
 
     def compose(self) -> ComposeResult:
@@ -183,6 +188,22 @@ class PlanDialog(Dialog[bool]):
             if self._diff is None and self.root is not None:
                 self._diff = diff_text(self.plan.diff(self.root))
             self._show(self.plan, self._diff or Text())
+        elif self.planning is not None:
+            self._show_progress()
+            self._ticks = self.set_interval(0.1, self._show_progress)
+
+    def _show_progress(self) -> None:
+        """How far the planning has gone, until the plan is shown."""
+        planning = self.planning
+        if self.plan is not None or planning is None:
+            if self._ticks is not None:
+                self._ticks.stop()
+            return
+        if planning.total > 1:
+            done = min(planning.done + 1, planning.total)
+            text = Text(f"Planning… {done:,} of {planning.total:,}", style="bold")
+            text.append("   Escape cancels", style="dim")
+            self.query_one("#plan-subject", Label).update(text)
 
     def set_plan(self, plan: Plan, diff: Text) -> None:
         """Show the plan (its diff already rendered, off the event loop); before the dialog
@@ -221,4 +242,6 @@ class PlanDialog(Dialog[bool]):
             self.dismiss(True)
 
     def action_cancel(self) -> None:
+        if self.planning is not None and self.plan is None:
+            self.planning.cancel()  # the planning stops before its next draft or note
         self.dismiss(False)

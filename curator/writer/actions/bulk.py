@@ -7,7 +7,7 @@ from datetime import date
 
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
-from curator.writer.actions.common import with_index
+from curator.writer.actions.common import INDEX_DEFERRED, with_index
 from curator.writer.plan import Change, Plan, effects
 
 
@@ -19,12 +19,22 @@ def plan_bulk(
     reason: str,
     *,
     today: date | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Plan:
     """One Plan doing `build(palace, rel)` for every rel: each planned by its action's planner
     against the palace as the ones before it leave it; the generated index (INDEX.md, or the
-    layout's own) rendered once, for the end state."""
-    if len(rels) == 1:
-        return build(palace, rels[0])
+    layout's own) rendered once, for the end state.
+
+    `progress(done, total)` is called before each rel and once the plan is made; it may raise
+    to stop the planning, which writes nothing (the app's cancel)."""
+    total = len(rels)
+    if progress is not None:
+        progress(0, total)
+    if total == 1:
+        plan = build(palace, rels[0])
+        if progress is not None:
+            progress(1, 1)
+        return plan
     derived = {INDEX_NAME}
     if palace.foreign_layout:
         derived.add(layout_rules.index_name(palace.config))
@@ -32,19 +42,28 @@ def plan_bulk(
     trailers: list[tuple[str, str]] = []
     notes: list[str] = []
     current = palace
-    for rel in rels:
-        plan = build(current, rel)
-        own = [ch for ch in plan.changes if not derived.intersection(ch.touched())]
-        changes.extend(own)
-        trailers.extend(plan.trailers)
-        notes.extend(plan.notes)
-        current = current.replaced(effects(palace.root, own))
-    return Plan(
+    deferred = INDEX_DEFERRED.set(True)  # each plan's own index: rendered once, below
+    try:
+        for done, rel in enumerate(rels):
+            if progress is not None and done:
+                progress(done, total)
+            plan = build(current, rel)
+            own = [ch for ch in plan.changes if not derived.intersection(ch.touched())]
+            changes.extend(own)
+            trailers.extend(plan.trailers)
+            notes.extend(plan.notes)
+            current = current.replaced(effects(palace.root, own))
+    finally:
+        INDEX_DEFERRED.reset(deferred)
+    bulk = Plan(
         action=action,
         notes=tuple(notes),
         reason=reason,
-        summary=f"{len(rels)} {'drafts' if action in ('reject', 'promote') else 'notes'}",
+        summary=f"{total} {'drafts' if action in ('reject', 'promote') else 'notes'}",
         changes=with_index(palace, changes, today),
         trailers=tuple(trailers),
         root=palace.root,
     )
+    if progress is not None:
+        progress(total, total)
+    return bulk

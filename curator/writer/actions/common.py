@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from datetime import date
 
 from curator.errors import CuratorError
@@ -85,13 +86,21 @@ def edit_note(palace: Palace, note: Note, updates: Mapping[str, object]) -> byte
     return edit_header(note, updates)
 
 
+#: True while `plan_bulk` plans its drafts or notes one by one: it renders the generated index
+#: once, for the end state, and drops the one each plan would render (10k notes' INDEX.md,
+#: most of a bulk plan's time when rendered a draft)
+INDEX_DEFERRED: ContextVar[bool] = ContextVar("curator_index_deferred", default=False)
+
+
 def with_index(
     palace: Palace, changes: list[Change], today: date | None, *, complete: bool = False
 ) -> tuple[Change, ...]:
     """The changes plus INDEX.md regenerated for the palace as it will be after them (in
     another tool's layout: its own generated index, e.g. MEMORY.md, edited for the notes the
     changes add or remove, or for all of them when `complete`; INDEX.md only once curator has
-    written one)."""
+    written one). The changes alone while INDEX_DEFERRED is set."""
+    if INDEX_DEFERRED.get():
+        return tuple(changes)
     after = palace.replaced(effects(palace.root, changes))
     if palace.foreign_layout:
         own = palace_rules.generated_index(palace, after, complete=complete)
