@@ -48,7 +48,14 @@ async def test_keys_after_an_action_go_to_its_dialog(make_palace: Any) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         burst(app, "p", *"Renamed")  # typed before the promote form is up
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "PromoteForm")
+        # the form is on show before it has composed its fields: wait for the one typed into
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "PromoteForm"
+                and bool(app.screen.query("#promote-name"))
+            ),
+        )
         field = app.screen.query_one("#promote-name")
         # one key at a time, each once the one before is handled: slow on a loaded machine
         await wait_until(pilot, lambda: app.typeahead.idle)

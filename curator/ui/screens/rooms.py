@@ -156,8 +156,10 @@ class RoomsScreen(NoteActions):
 
     @on(DataTable.RowHighlighted, "#rooms-notes")
     def _note_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.cursor_row != event.data_table.cursor_row:
-            return  # a highlight from before the cursor last moved
+        shown = self.query_one("#rooms-notes", Table).shown
+        row = event.data_table.cursor_row
+        if event.cursor_row != row or row >= len(shown) or shown[row] != event.row_key.value:
+            return  # a highlight from before the cursor moved or the room's rows changed
         if self.palace is not None and event.row_key.value:
             self.query_one(NoteView).show(self.palace, self.palace.by_rel.get(event.row_key.value))
 
