@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +17,15 @@ from palacehelpers import (
     git_init_commit,
     note_text,
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-compile curator/ once, before the workers and the hundreds of `python -m curator`
+    processes the tests start import it: with PYTHONDONTWRITEBYTECODE set (as CI images often
+    have it) each of them would compile every module it imports again. Only stale files are
+    written, into the __pycache__ folders Python itself would write."""
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        compileall.compile_dir(SAMPLE.parent / "curator", quiet=1)
 
 
 @pytest.fixture(autouse=True)

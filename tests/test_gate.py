@@ -6,19 +6,25 @@ every YAML type but exactly false, a YAML slip beside `sensitive: true`, an unre
 slug with a visible note. Every MCP tool and resource (a real `curator mcp` subprocess driven by
 the SDK's client), each hook (cold and through the warm server), and the CLI's search, ask, pack
 and export must never show a hidden note's path, name or text, in an answer or in a refusal.
+The CLI's commands run through its `main()` in this process (the parser, handlers and printing
+a `curator` process runs; test_wheel runs the installed command itself), so the walk pays
+LanceDB's import once, not once per command.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from agenthelpers import HASH_TOML, McpClient, warm_server
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -26,6 +32,7 @@ from palacehelpers import git_init_commit, note_text
 
 from curator.agents import hooks
 from curator.agents.service import AgentRefusal, Memory
+from curator.cli import main
 from curator.interop.export import export_palace
 from curator.model.palace import Palace
 from curator.model.schema import is_visible
@@ -198,15 +205,13 @@ def _env(base: Path) -> dict[str, str]:
 
 
 def _cli(root: Path, env: dict[str, str], *args: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert proc.returncode in (0, 1), (args, proc.stderr)
-    return proc.stdout + proc.stderr
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as m, redirect_stdout(out), redirect_stderr(err):
+        for name, value in env.items():
+            m.setenv(name, value)
+        code = main(["--palace", str(root), *args])
+    assert code in (0, 1), (args, err.getvalue())
+    return out.getvalue() + err.getvalue()
 
 
 def _hook(root: Path, env: dict[str, str], event: str, **fields: object) -> str:

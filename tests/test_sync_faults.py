@@ -3,7 +3,8 @@ and the sync after that ends with the clone equal to the remote (issue 22).
 
 As in test_writer_crashpoints (killhelpers.AUDIT_KILL): the child counts the file-system and
 process events Python reports through its audit hook and SIGKILLs itself at the k-th one (each
-git command is one). Real repositories, real kills.
+git command is one). Real repositories, real kills; each child forked from one interpreter that
+has imported the sync (killhelpers.Forker).
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from killhelpers import AUDIT_KILL
+from killhelpers import AUDIT_KILL, Forker, forker
 from palacehelpers import git
 from synchelpers import clean, head, make_team, promote_new, remote_head, tree
 
@@ -25,12 +26,9 @@ from curator.writer.recovery import recover
 from curator.writer.sync import sync
 from curator.writer.syncmove import SYNC_JOURNAL_REL
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
 CHILD = """
 import json, sys
 from pathlib import Path
-sys.path.insert(0, {repo!r})
 from curator.writer.sync import sync
 
 root, kill_at = Path(sys.argv[1]), int(sys.argv[2])
@@ -60,20 +58,21 @@ def _copy(template: Path, dest: Path) -> tuple[Path, Path]:
     return remote, b
 
 
-def _child(b: Path, kill_at: int, tmp: Path) -> subprocess.CompletedProcess[str]:
-    script = tmp / "child.py"
-    script.write_text(CHILD.format(repo=str(REPO_ROOT), hook=AUDIT_KILL))
-    return subprocess.run(
-        [sys.executable, str(script), str(b), str(kill_at)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+@pytest.fixture
+def child(tmp_path: Path) -> Iterator[Forker]:
+    with forker(CHILD.format(hook=AUDIT_KILL), ("curator.writer.sync",), tmp_path) as runner:
+        yield runner
+
+
+def _child(b: Path, kill_at: int, child: Forker) -> subprocess.CompletedProcess[str]:
+    return child.run(str(b), str(kill_at))
 
 
 def test_a_sync_killed_at_every_step_is_finished_or_never_happened(
-    template: Path, tmp_path: Path
+    template: Path, tmp_path: Path, child: Forker
 ) -> None:
     _remote, b = _copy(template, tmp_path / "full")
-    full = _child(b, 0, tmp_path)
+    full = _child(b, 0, child)
     assert full.returncode == 0, full.stderr
     labels = json.loads(full.stdout)
     # the first event of each kind of step: every git command the sync runs (fetch, the
@@ -91,7 +90,7 @@ def test_a_sync_killed_at_every_step_is_finished_or_never_happened(
     for k in sorted(firsts.values()):
         remote, clone = _copy(template, tmp_path / f"k{k}")
         before = head(clone)
-        killed = _child(clone, k, tmp_path)
+        killed = _child(clone, k, child)
         assert killed.returncode == -9, (k, killed.stderr)
         recover(clone)  # what the next curator command does first
         assert not (clone / SYNC_JOURNAL_REL).exists(), k

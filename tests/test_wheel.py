@@ -5,6 +5,8 @@ Editable installs hide a wheel that leaves packages out (a hand-kept package lis
 checkout's files, installs it without the checkout on any path, imports every module and runs
 the commands a new user runs first. The dependencies come from this test run's environment
 (a path in the fresh venv), so only curator itself is under test and nothing is downloaded.
+The venv is made without pip of its own (seeding one takes seconds); this run's pip installs
+the wheel into it with `--python`, as it would with its own.
 """
 
 from __future__ import annotations
@@ -60,10 +62,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (wheel,) = dist.glob("curator-*.whl")
     env_dir = base / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)  # pip installs into it from outside
     bin_dir = env_dir / "bin"
+    pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python")]
     subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheel],
+        [*pip, "install", "-q", "--no-deps", "--no-index", str(wheel)],
         check=True,
         capture_output=True,
     )

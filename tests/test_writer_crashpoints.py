@@ -4,28 +4,25 @@ as after, once `curator recover` has run (issue 11: no fault loses an edit).
 The child counts the file-system and process events Python reports through its audit hook
 (renames, removals, links, folders, opened-for-writing files, started processes) and SIGKILLs
 itself at the k-th one, for every k the promote goes through. Real repository, real process,
-real kill; nothing in the writer exists for this test.
+real kill; nothing in the writer exists for this test. Each child is forked from one interpreter
+that has imported the writer (killhelpers.Forker), so a run costs the promote, not a start-up.
 """
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from killhelpers import AUDIT_KILL
+from killhelpers import AUDIT_KILL, Forker, forker
 from palacehelpers import git
 
 from curator.writer.recovery import recover
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 STRIPE = "inbox/2026-11-24-stripe-retries-webhooks-three-days.md"
 
 CHILD = """
 import sys
 from pathlib import Path
-sys.path.insert(0, {repo!r})
 from curator.model.palace import Palace
 from curator.writer.planners import plan_promote
 from curator.writer.session import commit
@@ -53,19 +50,17 @@ def content(root: Path) -> dict[str, bytes]:
     return out
 
 
-def run(root: Path, kill_at: int) -> subprocess.CompletedProcess[str]:
-    script = CHILD.format(repo=str(REPO_ROOT), draft=STRIPE, hook=AUDIT_KILL)
-    return subprocess.run(
-        [sys.executable, "-c", script, str(root), str(kill_at)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+PRELOAD = ("curator.model.palace", "curator.writer.planners", "curator.writer.session")
 
 
 def test_a_kill_anywhere_in_a_promote_leaves_before_or_after(
     sample_palace: Path, tmp_path: Path
 ) -> None:
+    with forker(CHILD.format(draft=STRIPE, hook=AUDIT_KILL), PRELOAD, tmp_path) as child:
+        _walk(sample_palace, tmp_path, child)
+
+
+def _walk(sample_palace: Path, tmp_path: Path, child: Forker) -> None:
     template = tmp_path / "template"
     shutil.copytree(sample_palace, template, symlinks=True)
     before = content(template)
@@ -73,7 +68,7 @@ def test_a_kill_anywhere_in_a_promote_leaves_before_or_after(
 
     finished = tmp_path / "finished"
     shutil.copytree(template, finished, symlinks=True)
-    proc = run(finished, 0)  # never killed: counts the events and gives the after state
+    proc = child.run(str(finished), "0")  # never killed: counts the events, gives the after state
     assert proc.returncode == 0, proc.stderr
     events = int(proc.stdout.split()[-1])
     after = content(finished)
@@ -85,7 +80,7 @@ def test_a_kill_anywhere_in_a_promote_leaves_before_or_after(
     for k in range(1, events + 1):
         root = tmp_path / f"kill-{k}"
         shutil.copytree(template, root, symlinks=True)
-        proc = run(root, k)
+        proc = child.run(str(root), str(k))
         assert proc.returncode == -9, (k, proc.stderr)
         recover(root)
         now = content(root)

@@ -73,6 +73,14 @@ def shown(screen: RoomsScreen) -> str | None:
     return note.rel if note is not None else None
 
 
+async def open_in(pilot: Any, screen: RoomsScreen, rel: str) -> None:
+    """Open the note in Rooms; once it shows, the messages that posted (the notes' cursor
+    moved to it) are handled."""
+    screen.open_note(rel)
+    await wait_until(pilot, lambda: shown(screen) == rel)
+    await pilot.pause()
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_links_and_backlinks_are_a_navigable_list_with_a_legend(
     palace: Path, size: tuple[int, int]
@@ -80,8 +88,7 @@ async def test_links_and_backlinks_are_a_navigable_list_with_a_legend(
     app = make_app(palace, watch=False)
     async with app.run_test(size=size) as pilot:
         screen = await rooms_of(pilot)
-        screen.open_note(HUB)
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, HUB)
         links = screen.query_one("#note-links", OptionList)
         entries = options(links)
         assert ("→ Spoke", f"go:{SPOKE}", False) in entries
@@ -91,8 +98,7 @@ async def test_links_and_backlinks_are_a_navigable_list_with_a_legend(
         # Enter on a note goes into its links; the list and its legend are then on screen
         screen.query_one("#rooms-notes").focus()
         await pilot.press("enter")
-        await pilot.pause(0.2)
-        assert screen.focused is links
+        await wait_until(pilot, lambda: screen.focused is links)
         visible = screen.query_one(NoteView).region
         assert links.region.height >= 2 and visible.contains_region(links.region), (
             links.region,
@@ -116,8 +122,7 @@ async def test_the_supersede_chain_is_at_the_top_of_the_note(palace: Path) -> No
     app = make_app(palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await rooms_of(pilot)
-        screen.open_note(NEW)
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, NEW)
         first = head(screen).splitlines()[0]
         assert first == "chain Old way → New way", head(screen)
         links = screen.query_one("#note-links", OptionList)
@@ -137,8 +142,7 @@ async def test_the_supersede_chain_is_at_the_top_of_the_note(palace: Path) -> No
         await pilot.press("enter")
         await wait_until(pilot, lambda: shown(screen) == NEW)
         # a note in no chain has no chain line
-        screen.open_note(SPOKE)
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, SPOKE)
         assert not head(screen).startswith("chain")
 
 
@@ -151,16 +155,14 @@ async def test_unfiled_room_holds_notes_with_no_type(palace: Path) -> None:
         assert str(rooms.get_option_at_index(index).prompt) == "  2 Unfiled"
         rooms.focus()
         rooms.highlighted = index
-        await pilot.pause(0.2)
-        assert screen.room == UNFILED
+        await wait_until(pilot, lambda: screen.room == UNFILED)
         assert {n.rel for n in screen.notes} == {BARE, ODD}
         assert "Unfiled (2)" in str(screen.query_one("#rooms-notes").border_title)
         await pilot.press("enter")  # into the notes; the note shows
-        await pilot.pause(0.2)
-        assert shown(screen) in {BARE, ODD}
+        await wait_until(pilot, lambda: shown(screen) in {BARE, ODD})
         # opened from elsewhere (palette, search), an untyped note lands in Unfiled too
         screen.show_room("project")
-        await pilot.pause(0.1)
+        await pilot.pause()
         app.open_note(BARE)
         await wait_until(pilot, lambda: shown(screen) == BARE)
         assert screen.room == UNFILED
@@ -189,7 +191,7 @@ async def test_a_palace_with_no_typed_notes_opens_on_unfiled(make_palace: Any) -
         rooms = screen.query_one("#rooms-list", OptionList)
         rooms.focus()
         rooms.highlighted = rooms.get_option_index("project")  # an empty room
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: screen.room == "project")
         assert screen.room == "project" and not screen.notes
         assert shown(screen) is None  # not the note of the room before
         assert "No note selected" in head(screen)
@@ -202,24 +204,26 @@ async def test_supersede_from_rooms_with_the_picker_then_the_chain_shows(palace:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await rooms_of(pilot)
-        screen.open_note(SPOKE)
-        screen.query_one("#rooms-notes").focus()
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, SPOKE)
+        notes = screen.query_one("#rooms-notes")
+        notes.focus()
+        await wait_until(pilot, lambda: screen.focused is notes)
         await pilot.press("s")
         await wait_until(pilot, lambda: isinstance(app.screen, NotePicker))
         await pilot.press(*"fan")
-        await pilot.pause(0.3)
+        picked = app.screen.query_one("#picker-list", OptionList)
+        await wait_until(
+            pilot, lambda: picked.highlighted == 0 and picked.get_option_at_index(0).id == FAN
+        )
         await pilot.press("enter")
         await apply_plan(pilot)
         assert git_log(palace)[0].startswith("supersede")
         assert "superseded_by: fan" in (palace / SPOKE).read_text()
         assert SPOKE not in [n.rel for n in screen.notes]  # left the project room
-        screen.open_note(SPOKE)
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, SPOKE)
         assert screen.room == SUPERSEDED
         assert head(screen).splitlines()[0] == "chain Spoke → Fan"
-        screen.open_note(FAN)
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, FAN)
         assert head(screen).splitlines()[0] == "chain Spoke → Fan"
 
 
@@ -229,18 +233,20 @@ async def test_enter_on_a_note_without_links_keeps_the_focus_in_sight(palace: Pa
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await rooms_of(pilot)
-        screen.open_note(BARE)
+        await open_in(pilot, screen, BARE)
         table = screen.query_one("#rooms-notes")
         table.focus()
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: screen.focused is table)
         assert not screen.query_one("#note-links").display
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await wait_until(
+            pilot, lambda: any("no links" in str(n.message) for n in app._notifications)
+        )
         assert screen.focused is table
-        assert any("no links" in str(n.message) for n in app._notifications)
         await pilot.press("down")
-        await pilot.pause(0.2)
-        assert shown(screen) == ODD  # the other unfiled note: the arrows still work
+        await wait_until(
+            pilot, lambda: shown(screen) == ODD
+        )  # the other unfiled note: the arrows still work
 
 
 async def test_enter_goes_into_links_highlighted_and_escape_backs_out(palace: Path) -> None:
@@ -250,8 +256,7 @@ async def test_enter_goes_into_links_highlighted_and_escape_backs_out(palace: Pa
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await rooms_of(pilot)
-        screen.open_note(HUB)
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, HUB)
         notes = screen.query_one("#rooms-notes")
         links = screen.query_one("#note-links", OptionList)
         notes.focus()
@@ -266,8 +271,7 @@ async def test_enter_goes_into_links_highlighted_and_escape_backs_out(palace: Pa
         await wait_until(pilot, lambda: screen.focused is notes)
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.focused is screen.query_one("#rooms-list"))
-        screen.open_note(HUB)
-        await pilot.pause(0.2)
+        await open_in(pilot, screen, HUB)
         screen.query_one(NoteView).focus()  # where Tab stops after the notes
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.focused is links)

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Markdown, Static
 from uihelpers import TODAY, settle, wait_until
 
 from curator.ui.app import CuratorApp
+from curator.ui.screens.inbox import InboxScreen
 from curator.ui.widgets.dialogs import EditDialog
 from curator.ui.widgets.note_view import NoteView
 from curator.ui.widgets.plan_dialog import PlanDialog
@@ -115,6 +116,13 @@ async def click_all_over(pilot: Pilot[None], widget: Widget, step: int = 12, row
             await pilot.click(offset=(x, y))
 
 
+def note_shown(app: CuratorApp) -> str | None:
+    """The note the screen's note view shows, if it has one."""
+    views = app.screen.query(NoteView)
+    note = views.first().note if views else None
+    return note.rel if note is not None else None
+
+
 def rendered_plain(widget: Static) -> str:
     content = widget.render()
     return content.plain if isinstance(content, Text) else str(content)
@@ -125,9 +133,8 @@ async def test_hostile_note_in_rooms(hostile_palace: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         app.open_note("notes/project/hostile.md")
-        await pilot.pause(0.3)
-        view = app.screen.query_one(NoteView)
-        assert view.note is not None and view.note.rel == "notes/project/hostile.md"
+        await wait_until(pilot, lambda: note_shown(app) == "notes/project/hostile.md")
+        await settle(pilot)
         head = rendered_plain(app.screen.query_one("#note-head", Static))
         assert "[@click=app.quit]Hostile[/]" in head and "[BOLD]note[/BOLD]" in head
         assert "<RLO>" in head
@@ -136,7 +143,7 @@ async def test_hostile_note_in_rooms(hostile_palace: Path) -> None:
         await click_all_over(pilot, app.screen.query_one("#note-head"))
         await click_all_over(pilot, app.screen.query_one("#note-body", Markdown))
         await click_all_over(pilot, app.screen.query_one("#rooms-notes", DataTable), rows=4)
-        await pilot.pause(0.2)
+        await settle(pilot)  # what the clicks started has run
         assert app.is_running and app.exits == []
         assert not [a for a in app.actions if "quit" in a or "exit" in a], app.actions
         assert app.urls == []
@@ -157,7 +164,7 @@ async def test_hostile_draft_in_inbox(hostile_palace: Path) -> None:
         app.actions.clear()
         for selector in ("#inbox-drafts", "#inbox-warnings", "#inbox-diff"):
             await click_all_over(pilot, app.screen.query_one(selector))
-        await pilot.pause(0.2)
+        await settle(pilot)  # what the clicks started has run
         assert app.is_running and app.exits == []
         assert not [a for a in app.actions if "quit" in a or "exit" in a], app.actions
         assert_no_raw_escapes(app)
@@ -172,7 +179,8 @@ async def test_plan_dialog_shows_hostile_diff_literally(hostile_palace: Path) ->
         await pilot.press("pagedown", "pagedown", "end", "enter", *"[@click=app.quit]ok[/]")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: getattr(app.screen, "plan", None) is not None)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: bool(app.screen.query("#plan-diff")))
+        await pilot.pause()  # the dialog's own messages handled (its workers run on)
         diff = rendered_plain(app.screen.query_one("#plan-diff", Static))
         assert "+[@click=app.quit]ok[/]" in diff and "[[money]]" in diff
         assert_no_raw_escapes(app)
@@ -182,8 +190,7 @@ async def test_plan_dialog_shows_hostile_diff_literally(hostile_palace: Path) ->
         assert isinstance(app.screen, PlanDialog)
         assert not [a for a in app.actions if "quit" in a or "exit" in a], app.actions
         await pilot.press("n")
-        await pilot.pause(0.2)
-        assert not isinstance(app.screen, PlanDialog)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PlanDialog))
 
 
 async def test_notifications_are_literal(hostile_palace: Path) -> None:
@@ -191,12 +198,14 @@ async def test_notifications_are_literal(hostile_palace: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         app.open_note("notes/project/hostile.md")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: note_shown(app) == "notes/project/hostile.md")
+        await settle(pilot)
         view = app.screen.query_one(NoteView)
         body = app.screen.query_one("#note-body", Markdown)
         href = "javascript:[@click=app.quit]x[/]\x1b]0;pwned\x07"
+        before = len(app._notifications)
         view.post_message(Markdown.LinkClicked(body, href))
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: len(app._notifications) > before)
         message = str(list(app._notifications)[-1].message)
         assert "[@click=app.quit]x[/]" in message and "\x1b" not in message
         assert app.urls == []
@@ -224,15 +233,17 @@ async def test_every_dialog_on_a_hostile_draft_is_literal(hostile_palace: Path) 
         ):
             if kind.__name__ == "NotePicker":  # supersede from Rooms, on a note
                 app.open_note("notes/project/money.md")
-                await pilot.pause(0.3)
+                await wait_until(pilot, lambda: note_shown(app) == "notes/project/money.md")
+                await settle(pilot)
             await pilot.press(*keys)
             await wait_until(pilot, lambda k=kind: isinstance(app.screen, k))  # type: ignore[misc]
-            await pilot.pause(0.3)
+            await pilot.pause()  # drawn (a dialog's workers may run on)
             assert_no_raw_escapes(app)
             opened.append(kind.__name__)
             await pilot.press("escape")
             await wait_until(pilot, lambda k=kind: not isinstance(app.screen, k))  # type: ignore[misc]
             await pilot.press("1")
-            await pilot.pause(0.1)
+            await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen))
+            await settle(pilot)
         assert app.is_running and app.exits == []
         assert opened == ["PromoteForm", "AskDialog", "EditDialog", "PlanDialog", "NotePicker"]

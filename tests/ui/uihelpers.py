@@ -20,7 +20,9 @@ def make_app(root: Path, **kwargs: object) -> CuratorApp:
     return CuratorApp(root, today=TODAY, **kwargs)  # type: ignore[arg-type]
 
 
-async def wait_until(pilot: Pilot[None], cond: Callable[[], bool], timeout: float = 15.0) -> None:
+async def wait_until(pilot: Pilot[None], cond: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Until `cond()` holds; the deadline only turns a hang into a failure (a loaded machine
+    may take many seconds for what takes milliseconds idle)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not cond():
