@@ -222,8 +222,12 @@ class SearchScreen(NoteActions):
         if query != self.query_one("#search-query", Input).value:
             return  # typing went on: a newer query is on its way
         self.shown = (query, filters)
-        self.results = found
         options = self.query_one("#search-results", OptionList)
+        at = options.highlighted
+        # the row a person in the list is on stays theirs when late results replace the list
+        on_row = self.results[at].path if at is not None and at < len(self.results) else None
+        had_row = at is not None
+        self.results = found
         prompts = []
         palace = self.palace
         for hit in found:
@@ -245,9 +249,10 @@ class SearchScreen(NoteActions):
         options.clear_options()
         options.add_options(prompts)
         paths = [hit.path for hit in found]
-        if self._keep in paths:
-            options.highlighted = paths.index(self._keep)
-        elif options.has_focus and found:  # new results under a person in the list: a row
+        keep = self._keep or (on_row if options.has_focus else None)
+        if keep in paths:
+            options.highlighted = paths.index(keep)
+        elif (options.has_focus or had_row) and found:  # new results under a person: a row
             options.highlighted = 0
         self._keep = None
         options.border_title = f"Results ({len(found)})" if query.strip() else "Results"
