@@ -7,8 +7,9 @@ its fields (name, description, tags, body, context, each with its weight: see
 `curator.search.fields`) and its cosine similarity, each divided by the best candidate's
 and added with weights (a weighted sum ranks far better than reciprocal rank fusion here); a
 query asking when adds the notes that say when (`curator.search.temporal`); natural-language
-queries add soft term matching. A note whose context holds another candidate's text (the turns
-around it in one conversation) takes a share of that neighbour's score. A candidate sharing no
+queries add soft term matching. A note takes a share of the best score in its thread: the
+candidates its context holds (the turns around it in one conversation), those whose context holds
+it, and those whose context shares a line with its own (`threads`). A candidate sharing no
 word with the query is dropped, so a query nothing matches finds nothing. A configured
 re-ranker (`curator.search.rerank`) re-orders the best of what is left. Every candidate is
 read through one `Filter`, so hidden rows never reach the sum.
@@ -53,7 +54,7 @@ FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
 FUZZY_PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
-SOFT_CANDIDATES = 50  # rows each ranking contributes for a natural-language query (at least)
+SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
