@@ -39,10 +39,10 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # one evidence id is written "D:11:26"
 # leave-one-out grid: the vector's share of the lexical + vector sum, the context field's BM25F
 # weight, the weight of the key terms' share in the name
-GRID = tuple(itertools.product((0.3, 0.5), (0.25, 0.5), (0.5, 1.0)))
+GRID = tuple(itertools.product((0.3, 0.5), (0.25, 0.5), (0.5, 1.0, 1.5)))
 # with an embedder reading text in context (minilm) the first axis is instead the vector's
 # weight beside the lexical 0.5 (`Tuning.contextual_vector`)
-CONTEXTUAL_GRID = tuple(itertools.product((0.5, 1.0), (0.25, 0.5), (0.5, 1.0)))
+CONTEXTUAL_GRID = tuple(itertools.product((0.5, 1.0), (0.25, 0.5), (0.5, 1.0, 1.5)))
 
 
 def session_date(text: str) -> str:

@@ -9,14 +9,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
 from curator.search import Searcher
 from curator.search.fuse import scaled
-from curator.search.ranking import Tuning
+from curator.search.ranking import NoteText, Tuning, threads
 from curator.search.temporal import time_cue
 from curator.search.text import stems
 
@@ -154,3 +154,73 @@ def test_time_cues_of_any_text_never_raise(query: str, created: str, text: str) 
     if cue is not None:
         assert cue.match(created, text) in (0.0, 1.0)
     assert all(s and s == s.lower() for s in stems(query))
+
+
+def thread_of(turns: list[str], window: int = 1) -> list[NoteText]:
+    """Notes the way capture writes a conversation: each turn with `window` turns on each side
+    as its context, one a line."""
+    notes = []
+    for i, turn in enumerate(turns):
+        around = turns[max(0, i - window) : i] + turns[i + 1 : i + 1 + window]
+        context = "\n".join(around)
+        body, flat = (" ".join(t.split()) for t in (turn, context))
+        notes.append(NoteText(("", "", "", turn, context), body, flat))
+    return notes
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30).map(
+            lambda t: f"turn {t}"
+        ),
+        max_size=12,
+        unique_by=lambda t: " ".join(t.split()),
+    )
+)
+def test_a_turns_thread_is_the_turns_two_on_each_side(turns: list[str]) -> None:
+    # distinct turns, none inside another: what the relation sees is exactly the thread order
+    assume(
+        all(
+            " ".join(a.split()) not in " ".join(b.split())
+            for a, b in itertools.permutations(turns, 2)
+        )
+        and all(len(t.splitlines()) == 1 and t == t.strip() for t in turns)
+    )
+    found = threads(thread_of(turns))
+    for i, others in enumerate(found):
+        assert others == {j for j in range(len(turns)) if j != i and abs(i - j) <= 2}
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.text(max_size=60), st.text(max_size=120)), max_size=10))
+def test_threads_of_any_text_are_symmetric_and_never_hold_the_note(
+    texts: list[tuple[str, str]],
+) -> None:
+    notes = [
+        NoteText(("", "", "", b, c), " ".join(b.split()), " ".join(c.split())) for b, c in texts
+    ]
+    found = threads(notes)
+    for i, others in enumerate(found):
+        assert i not in others
+        assert all(i in found[j] for j in others)
+
+
+def test_a_note_takes_a_share_of_the_turn_two_away(make_palace: MakePalace) -> None:
+    files = fillers()
+    turns = [
+        "Anna: Did you ever try the orchid greenhouse downtown?",
+        "Ben: Which one, the one by the river?",
+        "Anna: Yes, that one.",
+        "Ben: It was warm.",
+    ]
+    for i, turn in enumerate(turns):
+        around = "\n".join(turns[max(0, i - 1) : i] + turns[i + 1 : i + 2])
+        speaker, text = turn.split(": ", 1)
+        files[f"notes/t{i}.md"] = n(speaker, text, context=around)
+    files["notes/other.md"] = n("Anna", "Yes, that one.", context="Ben: Did you sleep well?")
+    s = Searcher(Palace.open(make_palace(files, toml=HASH_TOML)))
+    s.tuning = replace(Tuning(), fields=(*Tuning().fields[:4], 0.0), vector=0.0)  # type: ignore[misc]
+    got = paths(s, "orchid greenhouse, that one")
+    # t2 is two turns from the question (t0): they share the line of t1 in their contexts
+    assert got.index("notes/t2.md") < got.index("notes/other.md")

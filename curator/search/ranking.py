@@ -7,8 +7,9 @@ its fields (name, description, tags, body, context, each with its weight: see
 `curator.search.fields`) and its cosine similarity, each divided by the best candidate's
 and added with weights (a weighted sum ranks far better than reciprocal rank fusion here); a
 query asking when adds the notes that say when (`curator.search.temporal`); natural-language
-queries add soft term matching. A note whose context holds another candidate's text (the turns
-around it in one conversation) takes a share of that neighbour's score. A candidate sharing no
+queries add soft term matching. A note takes a share of the best score in its thread: the
+candidates its context holds (the turns around it in one conversation), those whose context holds
+it, and those whose context shares a line with its own (`threads`). A candidate sharing no
 word with the query is dropped, so a query nothing matches finds nothing. A configured
 re-ranker (`curator.search.rerank`) re-orders the best of what is left. Every candidate is
 read through one `Filter`, so hidden rows never reach the sum.
@@ -51,7 +52,7 @@ from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
 FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
-SOFT_CANDIDATES = 50  # rows each ranking contributes for a natural-language query (at least)
+SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
@@ -97,6 +98,14 @@ class NoteText:
     def terms(self) -> FieldTerms:
         return FieldTerms.of(self.texts)
 
+    @functools.cached_property
+    def context_lines(self) -> frozenset[str]:
+        """The lines of its context (whitespace collapsed), as compared for smoothing."""
+        if not self.context:
+            return frozenset()
+        lines = (" ".join(line.split()) for line in self.texts[4].splitlines())
+        return frozenset(line for line in lines if line)
+
     @property
     def rerank_text(self) -> str:
         """What the re-ranker reads of the note: its name, description and body."""
@@ -104,22 +113,37 @@ class NoteText:
         return "\n".join(t for t in (name, description, body) if t)
 
 
-def smoothed(score: np.ndarray, notes: Sequence[NoteText], share: float) -> np.ndarray:
-    """Each note's score plus `share` times the best score among the candidates its context
-    holds (its neighbours in the thread it was captured from), rescaled into 0..1."""
-    out = score.copy()
+def threads(notes: Sequence[NoteText]) -> list[set[int]]:
+    """Per note, the other notes of its thread: those its context holds, those whose context
+    holds it, and those whose context shares a line with its own (captured from the same
+    passage: with one turn on each side as context, the turns two away)."""
+    out: list[set[int]] = [set() for _ in notes]
+    by_line: dict[str, list[int]] = {}
+    for i, note in enumerate(notes):
+        for line in note.context_lines:
+            by_line.setdefault(line, []).append(i)
+    for group in by_line.values():
+        for i in group:
+            out[i].update(group)
     for i, note in enumerate(notes):
         if not note.context:
             continue
-        best = max(
-            (
-                float(score[j])
-                for j, other in enumerate(notes)
-                if j != i and other.body and other.body in note.context
-            ),
-            default=0.0,
-        )
-        out[i] += share * best
+        for j, other in enumerate(notes):
+            if other.body and other.body in note.context:
+                out[i].add(j)
+                out[j].add(i)
+    for i, found in enumerate(out):
+        found.discard(i)
+    return out
+
+
+def smoothed(score: np.ndarray, notes: Sequence[NoteText], share: float) -> np.ndarray:
+    """Each note's score plus `share` times the best score among the other notes of its
+    thread (see `threads`), rescaled into 0..1."""
+    out = score.copy()
+    for i, others in enumerate(threads(notes)):
+        if others:
+            out[i] += share * max(float(score[j]) for j in others)
     return out / (1.0 + share)
 
 
