@@ -8,6 +8,8 @@ from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
 from curator.search.index import open_index, reindex, sync_index
+from curator.search.state import IndexState
+from curator.search.store import IndexStore
 from curator.session import Session
 
 TOML = (
@@ -87,3 +89,34 @@ def test_each_session_holds_its_own_store(make_palace: MakePalace) -> None:
     assert one.index() is not two.index()  # no store shared through the process
     palace = Palace.open(root)
     assert open_index(palace) is not open_index(palace)
+
+
+def test_a_table_switched_under_a_load_is_followed_not_moved_aside(
+    make_palace: MakePalace,
+) -> None:
+    """Another process rebuilds the index (a new table, the old one dropped) between this
+    store reading state.json and opening the table it names: the store reads the new state
+    instead of taking the missing table for damage and moving everyone's index aside."""
+    root = make_palace(files(), toml=TOML)
+    palace = Palace.open(root)
+    sync_index(palace, store=open_index(palace))
+    first = open_index(palace)
+    assert first.state is not None
+    before = first.state.table
+
+    class RebuiltMeanwhile(IndexStore):
+        other: Palace | None = None
+
+        def _open_table(self, state: IndexState) -> object:
+            if self.other is not None:  # the other process acts in the window
+                other, self.other = self.other, None
+                reindex(other, store=open_index(other))
+            return super()._open_table(state)
+
+    store = RebuiltMeanwhile(first.index_dir, first.embedder)
+    store.other = Palace.open(root)
+    store._load()
+    assert store.recovered == []
+    assert store.state is not None and store.state.table != before
+    assert store.ready and [r["path"] for r in store.fts("vacuum")] == ["notes/project/vacuum.md"]
+    assert not list(root.glob(".curator/index.corrupt-*"))

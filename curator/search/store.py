@@ -69,6 +69,9 @@ MAX_ROWS = 1_000_000  # the most rows one query may ask for (LanceDB refuses abs
 T = TypeVar("T")
 
 
+_SWITCHES = 5  # state.json changes by other processes followed within one load
+
+
 @dataclass
 class _Live:
     state: IndexState
@@ -155,22 +158,33 @@ class IndexStore(IndexWrites):
         return IndexState.from_json(raw)
 
     def _load(self) -> None:
-        """(Re)open the table named by state.json; quarantine the index if it is unreadable."""
+        """(Re)open the table named by state.json; quarantine the index if it is unreadable.
+
+        A table that cannot be opened while state.json changed meanwhile is not damage:
+        another process switched to a new table (a rebuild) and dropped the one read here, so
+        the new state is read again instead of moving everyone's index aside."""
         self._live = None
-        self._seen = state_signature(self.index_dir)  # before reading: a later change reopens
-        try:
-            state = self._read_state()
-        except (ValueError, OSError, UnicodeDecodeError) as exc:
-            self._quarantine(f"unreadable {STATE_FILE}: {exc}")
+        for _attempt in range(_SWITCHES):
+            self._seen = seen = state_signature(self.index_dir)  # a later change reopens
+            try:
+                state = self._read_state()
+            except (ValueError, OSError, UnicodeDecodeError) as exc:
+                if state_signature(self.index_dir) != seen:
+                    continue
+                self._quarantine(f"unreadable {STATE_FILE}: {exc}")
+                return
+            if state is None or state.schema_version != SCHEMA_VERSION:
+                return  # none yet, or of an older layout: the next sync rebuilds it
+            try:
+                table = self._open_table(state)
+            except Exception as exc:  # lance raises RuntimeError/OSError/ValueError for bad files
+                if state_signature(self.index_dir) != seen:
+                    continue
+                self._quarantine(f"table {state.table} unreadable: {exc}")
+                return
+            self._set_live(state, table)
             return
-        if state is None or state.schema_version != SCHEMA_VERSION:
-            return  # none yet, or of an older layout: the next sync rebuilds it
-        try:
-            table = self._open_table(state)
-        except Exception as exc:  # lance raises RuntimeError/OSError/ValueError for bad files
-            self._quarantine(f"table {state.table} unreadable: {exc}")
-            return
-        self._set_live(state, table)
+        # state.json kept changing under every attempt: leave it to the next call to follow
 
     def _set_live(self, state: IndexState, table: Any) -> None:
         self._live = _Live(state, table)
