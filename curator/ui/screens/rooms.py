@@ -155,13 +155,14 @@ class RoomsScreen(NoteActions):
         self.show_title()
 
     @on(DataTable.RowHighlighted, "#rooms-notes")
-    def _note_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        shown = self.query_one("#rooms-notes", Table).shown
-        row = event.data_table.cursor_row
-        if event.cursor_row != row or row >= len(shown) or shown[row] != event.row_key.value:
-            return  # a highlight from before the cursor moved or the room's rows changed
-        if self.palace is not None and event.row_key.value:
-            self.query_one(NoteView).show(self.palace, self.palace.by_rel.get(event.row_key.value))
+    def _note_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        # the row under the cursor now, as the other screens read it: an event posted before
+        # the room's rows changed names a row of the room before
+        rel = self.query_one("#rooms-notes", Table).current_key()
+        view = self.query_one(NoteView)
+        shown = view.note.rel if view.note is not None else None
+        if self.palace is not None and rel and rel != shown:  # (a reload redraws it itself)
+            view.show(self.palace, self.palace.by_rel.get(rel))
 
     @on(DataTable.RowSelected, "#rooms-notes")
     def _note_chosen(self, _event: DataTable.RowSelected) -> None:
