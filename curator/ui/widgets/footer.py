@@ -76,24 +76,49 @@ def fitting(keys: list[Key], width: int, compact: bool, *, help_first: bool = Fa
 
 
 class KeyFooter(Footer):
+    """Textual rebuilds the footer on every change of bindings (each focus move, each key
+    that enables or disables one); this one rebuilds only when what it shows changes."""
+
+    _shown: tuple[Any, ...] | None = None
+
     def on_resize(self, event: Resize) -> None:
         if self._bindings_ready and self.is_attached:
             self.call_after_refresh(self.recompose)
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+    async def recompose(self) -> None:
+        if self._bindings_ready and self.is_attached and self._plan() == self._shown:
             return
+        await super().recompose()
+
+    def _plan(self) -> tuple[Any, ...]:
+        """What the footer shows: compact or not, the keys that fit, the palette key."""
         width = self.size.width or self.app.size.width
         compact = width < WIDE
-        self.set_class(compact, "-compact")
         keys = footer_keys(self.app, self.screen)
         palette = self._palette(labelled=width >= 100)
         room = width - (PALETTE if width >= 100 else 4) if palette is not None else width
-        shown_keys = fitting(keys, room, compact, help_first=self.screen.has_class("-keys-open"))
+        shown = fitting(keys, room, compact, help_first=self.screen.has_class("-keys-open"))
+        return compact, tuple(shown), palette
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        plan = self._shown = self._plan()
+        compact, shown_keys, palette = plan
+        self.set_class(compact, "-compact")
         for shown, description, press, action, enabled, tooltip in shown_keys:
             yield self._key(shown, description, press, action, enabled, tooltip, compact)
         if palette is not None:
-            yield palette
+            key, shown, description, action, enabled, tooltip = palette
+            yield FooterKey(
+                key,
+                shown,
+                description,
+                action,
+                classes="-command-palette",
+                disabled=not enabled,
+                tooltip=tooltip,
+            )
 
     def _key(self, *fields: Any) -> FooterKey:
         shown, description, press, action, enabled, tooltip, compact = fields
@@ -102,19 +127,19 @@ class KeyFooter(Footer):
         key.set_class(compact, "-compact")
         return key
 
-    def _palette(self, *, labelled: bool) -> FooterKey | None:
+    def _palette(self, *, labelled: bool) -> Key | None:
+        """The palette key's fields (a Key), shown at the right, if the palette is on."""
         if not (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE):
             return None
         found = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
         if found is None:
             return None
         _node, binding, enabled, _tooltip = found
-        return FooterKey(
+        return (
             binding.key,
             self.app.get_key_display(binding),
             binding.description if labelled else "",
             binding.action,
-            classes="-command-palette",
-            disabled=not enabled,
-            tooltip=binding.tooltip or binding.description,
+            enabled,
+            binding.tooltip or binding.description,
         )
