@@ -1,5 +1,5 @@
 """The app stays responsive: search as you type, Down/Up between query and results, and typing
-while a 10k-note reindex runs in a worker."""
+while a reindex runs in a worker."""
 
 from __future__ import annotations
 
@@ -65,14 +65,15 @@ async def test_reindex_key_notifies(sample_palace: Path) -> None:
 
 
 @pytest.mark.slow
-async def test_typing_stays_live_during_10k_reindex(tmp_path: Path) -> None:
-    """The real (wordllama) embedder: the first build and the reindex of 10k notes each take
-    a few seconds, in a worker, while keystrokes go on showing up in the Input."""
+async def test_typing_stays_live_during_a_reindex(tmp_path: Path) -> None:
+    """The real (wordllama) embedder on a palace big enough (3,000 notes) that the first build
+    and the reindex each take seconds, while keystrokes go on showing up in the Input. How
+    fast they show at 10k notes, idle and loaded, is benchmarks/bench_app.py's to measure."""
     sys.path.insert(0, str(BENCHMARKS))
     from gen_palace import generate
 
     root = tmp_path / "palace"
-    generate(root, notes=10_000, drafts=20, seed=1, git=True)
+    generate(root, notes=3_000, drafts=20, seed=1, git=True)
     app = make_app(root, watch=False)
     shown: list[bool] = []  # per keystroke: was the app still indexing when it showed
     saw_bar = False
