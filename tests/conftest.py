@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import compileall
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from palacehelpers import (
@@ -14,6 +15,7 @@ from palacehelpers import (
     MakePalace,
     RunCli,
     build_index,
+    built_once,
     git_init_commit,
     note_text,
 )
@@ -26,6 +28,29 @@ def pytest_configure(config: pytest.Config) -> None:
     written, into the __pycache__ folders Python itself would write."""
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         compileall.compile_dir(SAMPLE.parent / "curator", quiet=1)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def shared_css_parses() -> Iterator[None]:
+    """Parsed Textual CSS kept for the whole run: Textual keeps its parses on each app's
+    Stylesheet (64 of them, fewer than the widgets' stylesheets), so each of the hundreds of
+    apps the tests start parsed every stylesheet again, a seventh of an app start. The key is
+    everything a parse reads: the CSS, where it is from, its place, and the theme's
+    variables. A stylesheet with an error is never kept: it raises every time."""
+    from textual.css.stylesheet import Stylesheet
+
+    original = Stylesheet._parse_rules
+    parsed: dict[tuple[object, ...], Any] = {}
+
+    def parse_rules(self: Stylesheet, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        key = (css, read_from, args, tuple(sorted(kwargs.items())), tuple(self._variables.items()))
+        if key not in parsed:
+            parsed[key] = original(self, css, read_from, *args, **kwargs)
+        return parsed[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Stylesheet, "_parse_rules", parse_rules)
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -63,14 +88,16 @@ def sample_palace(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def indexed_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of sample_palace/ with its search index built, once per session (per xdist
-    worker): building it (wordllama and LanceDB, in a child process as the app does) is most of
-    an app start. No git: each test's copy gets its own repository."""
-    base = tmp_path_factory.mktemp("indexed")
-    root = base / "palace"
-    shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
-    build_index(root, base)
-    return root
+    """A copy of sample_palace/ with its search index built, once per run (shared by the xdist
+    workers): building it (wordllama and LanceDB, in a child process as the app does) is most
+    of an app start. No git: each test's copy gets its own repository."""
+
+    def build(base: Path) -> None:
+        root = base / "palace"
+        shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
+        build_index(root, base)
+
+    return built_once(tmp_path_factory, "indexed", build) / "palace"
 
 
 @pytest.fixture
@@ -87,14 +114,16 @@ def indexed_palace(indexed_sample: Path, tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def default_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The .curator/ of a one-note palace with its index built with palace.toml's default
-    embedder, once per session: copied into a new palace, the first sync is incremental."""
-    base = tmp_path_factory.mktemp("default-index")
-    root = base / "palace"
-    (root / "notes").mkdir(parents=True)
-    (root / "palace.toml").write_text(DEFAULT_TOML)
-    (root / "notes" / "seed.md").write_text(note_text("Seed"))
-    build_index(root, base)
-    return root / ".curator"
+    embedder, once per run: copied into a new palace, the first sync is incremental."""
+
+    def build(base: Path) -> None:
+        root = base / "palace"
+        (root / "notes").mkdir(parents=True)
+        (root / "palace.toml").write_text(DEFAULT_TOML)
+        (root / "notes" / "seed.md").write_text(note_text("Seed"))
+        build_index(root, base)
+
+    return built_once(tmp_path_factory, "default-index", build) / "palace" / ".curator"
 
 
 @pytest.fixture

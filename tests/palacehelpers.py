@@ -3,6 +3,9 @@ exist, and `from conftest import` would pick whichever was imported first)."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +50,25 @@ def build_index(root: Path, scratch: Path) -> None:
         m.setenv("CURATOR_CACHE_HOME", str(scratch / "cache"))
         m.setenv("XDG_CACHE_HOME", str(scratch / "xdg-cache"))
         run_child(root, False, None)
+
+
+def built_once(factory: Any, name: str, build: Callable[[Path], None]) -> Path:
+    """A folder `build` makes once per test run, shared by every xdist worker: the first to
+    take the lock builds it, the others wait, then find it built (`.built` is written last,
+    so a build that failed is done again)."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    target = base / name
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / ".built").exists():
+            if target.exists():
+                shutil.rmtree(target)
+            target.mkdir()
+            build(target)
+            (target / ".built").touch()
+    return target
 
 
 def note_text(
