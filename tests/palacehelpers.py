@@ -3,13 +3,15 @@ exist, and `from conftest import` would pick whichever was imported first)."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
+from filelock import FileLock
 
 SAMPLE = Path(__file__).parent.parent / "sample_palace"
 
@@ -41,8 +43,6 @@ def git_init_commit(root: Path, message: str = "initial") -> None:
 def build_index(root: Path, scratch: Path) -> None:
     """Build the palace's search index as the app does (in a child process), with the home and
     caches in `scratch` (for session fixtures, which run before `isolated_env`)."""
-    import pytest
-
     from curator.ui.indexjob import run_child
 
     with pytest.MonkeyPatch.context() as m:
@@ -52,16 +52,15 @@ def build_index(root: Path, scratch: Path) -> None:
         run_child(root, False, None)
 
 
-def built_once(factory: Any, name: str, build: Callable[[Path], None]) -> Path:
+def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """A folder `build` makes once per test run, shared by every xdist worker: the first to
-    take the lock builds it, the others wait, then find it built (`.built` is written last,
-    so a build that failed is done again)."""
+    take the lock (filelock, as the writer's lock) builds it, the others wait, then find it
+    built (`.built` is written last, so a build that failed is done again)."""
     base = factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # the run's folder, above each worker's own
     target = base / name
-    with open(base / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with FileLock(base / f"{name}.lock"):
         if not (target / ".built").exists():
             if target.exists():
                 shutil.rmtree(target)
