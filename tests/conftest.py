@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import compileall
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 from palacehelpers import (
@@ -28,29 +27,6 @@ def pytest_configure(config: pytest.Config) -> None:
     written, into the __pycache__ folders Python itself would write."""
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         compileall.compile_dir(SAMPLE.parent / "curator", quiet=1)
-
-
-@pytest.fixture(autouse=True, scope="session")
-def shared_css_parses() -> Iterator[None]:
-    """Parsed Textual CSS kept for the whole run: Textual keeps its parses on each app's
-    Stylesheet (64 of them, fewer than the widgets' stylesheets), so each of the hundreds of
-    apps the tests start parsed every stylesheet again, a seventh of an app start. The key is
-    everything a parse reads: the CSS, where it is from, its place, and the theme's
-    variables. A stylesheet with an error is never kept: it raises every time."""
-    from textual.css.stylesheet import Stylesheet
-
-    original = Stylesheet._parse_rules
-    parsed: dict[tuple[object, ...], Any] = {}
-
-    def parse_rules(self: Stylesheet, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
-        key = (css, read_from, args, tuple(sorted(kwargs.items())), tuple(self._variables.items()))
-        if key not in parsed:
-            parsed[key] = original(self, css, read_from, *args, **kwargs)
-        return parsed[key]
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Stylesheet, "_parse_rules", parse_rules)
-        yield
 
 
 @pytest.fixture(autouse=True)
