@@ -18,6 +18,7 @@ from curator.ui.screens.base import note_words
 from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
 from curator.ui.widgets.list_filter import ListFilter
 from curator.ui.widgets.note_view import NoteView
+from curator.ui.widgets.options import Options
 from curator.ui.widgets.table import Row, Table
 
 SUPERSEDED = "_superseded"
@@ -51,7 +52,7 @@ class RoomsScreen(NoteActions):
 
     def body(self) -> ComposeResult:
         with Horizontal(id="rooms-main"):
-            yield OptionList(id="rooms-list")
+            yield Options(id="rooms-list")
             yield self.notes_table()
             yield NoteView(id="rooms-note", today=self.curator.today)
         yield ListFilter("#rooms-notes", id="rooms-filter")

@@ -21,6 +21,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.text import clean
 from curator.ui.safe import badges, bar, plain
+from curator.ui.widgets.options import Options
 
 SAFE_SCHEMES = ("http", "https")
 LEGEND = "→ link  ← backlink  ○ chain · ⏎ opens"  # fits the note pane at 120 columns
@@ -40,7 +41,7 @@ class NoteView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("No note selected", style="dim"), id="note-head")
         yield Markdown("", open_links=False, id="note-body")
-        yield OptionList(id="note-links")
+        yield Options(id="note-links")
 
     def show(self, palace: Palace, note: Note | None) -> None:
         self.note = note
