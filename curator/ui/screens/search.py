@@ -239,7 +239,8 @@ class SearchScreen(NoteActions):
                 prompt.append("  ")
                 prompt.append_text(badges(flags))
             folder = PurePosixPath(hit.path).parent.as_posix()
-            prompt.append_text(plain(f"  {folder}/", "dim"))  # which v1.1.5 of the thirty
+            prompt.append("  ")  # outside plain(), which trims: type and folder stay apart
+            prompt.append_text(plain(f"{folder}/", "dim"))  # which v1.1.5 of the thirty
             prompt.append("\n")
             prompt.append_text(highlighted(hit.snippet, hit.spans))
             prompts.append(Option(prompt, id=hit.path))
