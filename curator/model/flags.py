@@ -65,7 +65,7 @@ def is_due(note: Note, config: Config, today: date) -> bool:
 
 
 def flags(note: Note, config: Config, today: date) -> list[str]:
-    """stale, due, expired, low-confidence, superseded — in that order."""
+    """stale, due, expired, low-confidence, superseded or retired — in that order."""
     out: list[str] = []
     if note.stale:
         out.append("stale")
@@ -77,5 +77,5 @@ def flags(note: Note, config: Config, today: date) -> list[str]:
     if note.ok and confidence(note, config) < config.index.low_confidence:
         out.append("low-confidence")
     if note.superseded:
-        out.append("superseded")
+        out.append("retired" if note.status == "retired" else "superseded")
     return out

@@ -39,6 +39,7 @@ BADGE_STYLE = {
     "expired": "white on dark_orange3",
     "low-confidence": "black on grey70",
     "superseded": "white on grey35",
+    "retired": "white on grey23",
 }
 
 

@@ -52,3 +52,87 @@ async def test_j_and_k_move_in_the_room_list_and_the_links(palace: Path) -> None
         await wait_until(pilot, lambda: links.highlighted == 1)
         await pilot.press("k")
         await wait_until(pilot, lambda: links.highlighted == 0)
+
+
+RETIRED = "notes/project/old-tracker.md"
+LEGACY = "notes/project/older-tracker.md"
+
+
+@pytest.fixture
+def retired_palace(make_palace: Any) -> Path:
+    """One note retired by today's retire (`status: retired`), one retired the way retire
+    wrote it before (`status: superseded` with a reason and no successor), one superseded."""
+    return make_palace(
+        {
+            RETIRED: note_text(
+                "Old tracker zeta",
+                extra="status: retired\nretired: {reason: tracker moved to Linear, since: "
+                "2026-11-02}\n",
+            ),
+            LEGACY: note_text(
+                "Older tracker zeta",
+                extra="status: superseded\nretired: {reason: nobody reads it, since: 2026-10-01}\n",
+            ),
+            "notes/project/replaced.md": note_text(
+                "Replaced zeta", extra="status: superseded\nsuperseded_by: current\n"
+            ),
+            "notes/project/current.md": note_text("Current zeta", extra="supersedes: [replaced]\n"),
+        }
+    )
+
+
+async def test_retired_notes_say_retired_with_their_reason(retired_palace: Path) -> None:
+    from uihelpers import shown_in
+
+    from curator.ui.widgets.note_view import NoteView
+
+    app = make_app(retired_palace, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await show_screen(pilot, "2", RoomsScreen)
+        for rel, reason in ((RETIRED, "tracker moved to Linear"), (LEGACY, "nobody reads it")):
+            screen.open_note(rel)
+            await wait_until(
+                pilot,
+                lambda rel=rel: (
+                    screen.query_one(NoteView).note is not None
+                    and screen.query_one(NoteView).note.rel == rel
+                ),
+            )
+            await settle(pilot)
+            head = shown_in(app, "#note-head")
+            assert "status: retired" in head and "superseded" not in head, head
+            assert "retired since" in head and reason in head, head
+        flags = {n.rel: app.palace.flags(n, app.today) for n in app.palace.notes}
+        assert flags[RETIRED] == ["retired"] and flags[LEGACY] == ["retired"]
+        assert flags["notes/project/replaced.md"] == ["superseded"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_search_status_filter_fits_and_offers_retired(
+    retired_palace: Path, size: tuple[int, int]
+) -> None:
+    from textual.widgets import Input, Select
+    from uihelpers import shown_in
+
+    from curator.ui.screens.search import SearchScreen
+
+    app = make_app(retired_palace, watch=False)
+    async with app.run_test(size=size) as pilot:
+        search = await show_screen(pilot, "4", SearchScreen)
+        await wait_until(pilot, lambda: app.search_session.ready, timeout=120)
+        status = search.query_one("#search-status", Select)
+        search.query_one("#search-query", Input).value = "zeta"
+        for value, want in (
+            ("retired", {RETIRED, LEGACY}),
+            ("superseded", {"notes/project/replaced.md"}),
+            ("active", {"notes/project/current.md"}),
+        ):
+            status.value = value
+            await wait_until(
+                pilot, lambda want=want: {h.path for h in search.results} == want, timeout=60
+            )
+            await settle(pilot)
+            # the chosen value reads whole on one line inside its box
+            assert value in shown_in(app, "#search-status")
+            label = status.query_one("SelectCurrent #label")
+            assert label.region.height == 1 and status.region.right <= size[0]

@@ -105,6 +105,12 @@ class NoteView(VerticalScroll):
                     "red",
                 )
             )
+        retired = note.header.get("retired") if note.status == "retired" else None
+        if retired is not None:
+            reason = retired.get("reason", "") if isinstance(retired, dict) else retired
+            since = retired.get("since", "?") if isinstance(retired, dict) else "?"
+            out.append("\n")
+            out.append_text(plain(f"retired since {since}: {reason}", "yellow"))
         for finding in note.problems:
             out.append("\n")
             out.append_text(plain(f"! {finding.message}", "yellow"))
