@@ -185,8 +185,7 @@ class SyncDialog(Dialog[bool]):
         self.app.call_from_thread(self.synced, result)
 
     def synced(self, result: Any) -> None:
-        pulled, pushed = len(result.plan.incoming), len(result.plan.outgoing)
-        self.app.notify(f"Synced: {pulled} pulled, {pushed} pushed.", markup=False, timeout=6)
+        self.app.notify(result.summary(), markup=False, timeout=6)
         self.dismiss(True)
 
     def action_cancel(self) -> None:
