@@ -136,3 +136,51 @@ async def test_search_status_filter_fits_and_offers_retired(
             assert value in shown_in(app, "#search-status")
             label = status.query_one("SelectCurrent #label")
             assert label.region.height == 1 and status.region.right <= size[0]
+
+
+async def test_remapped_keys_are_listed_checked_and_keep_their_place(
+    palace: Path, tmp_path: Path
+) -> None:
+    """`?` names each key's id; an id that names no key is reported; after mapping promote to
+    `P`, Promote keeps its place first in the footer at 80 columns."""
+    from test_keys_help import _footer_keys, _help_lines
+
+    keys = tmp_path / "keys.toml"
+    keys.write_text('"inbox.promote" = "P"\n"inbox.nonsense" = "z"\n')
+    said: list[str] = []
+    app = make_app(palace, watch=False, keymap_file=keys)
+    app.notify = lambda message, *a, **k: said.append(str(message))  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert any("'inbox.nonsense' is not a key id" in s and str(keys) in s for s in said), said
+        assert _footer_keys(app).split()[:2] == ["P", "Promote"], _footer_keys(app)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        lines = _help_lines(app)
+        promote = next(line for line in lines if "inbox.promote" in line)
+        assert promote.startswith("Promote into the palace"), promote  # the name said once
+        # the help finds a key by what it does, its key or its id
+        await pilot.press("slash", *"merge")
+        await wait_until(pilot, lambda: len(_help_lines(app)) == 2)
+        assert "inbox.merge" in _help_lines(app)[1]
+        await pilot.press("escape")  # clears the filter, back in the list
+        await wait_until(pilot, lambda: len(_help_lines(app)) > 5)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+
+
+def test_every_key_id_the_docs_name_exists() -> None:
+    """The examples in curator/ui/keys.py and README.md name ids the app has."""
+    import re
+    import tomllib
+
+    import curator.ui.keys as keys_module
+    from curator.ui.keys import binding_ids
+
+    known = binding_ids()
+    doc = keys_module.__doc__ or ""
+    example = "\n".join(line for line in doc.splitlines() if line.startswith('"'))
+    named = set(tomllib.loads(example))
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    named |= set(re.findall(r'`"([a-z_]+\.[a-z_.]+)" = ', readme))
+    assert named and named <= known, named - known
