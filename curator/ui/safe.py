@@ -34,6 +34,7 @@ def bar(value: float, width: int = 8) -> Text:
 
 
 BADGE_STYLE = {
+    "invalid": "bold white on dark_red",
     "stale": "bold white on red",
     "due": "black on yellow",
     "expired": "white on dark_orange3",

@@ -184,3 +184,57 @@ def test_every_key_id_the_docs_name_exists() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     named |= set(re.findall(r'`"([a-z_]+\.[a-z_.]+)" = ', readme))
     assert named and named <= known, named - known
+
+
+BROKEN = "notes/project/broken.md"
+UNTYPED_NOTE = "notes/loose.md"
+SEVEN = "notes/project/seven.md"
+
+
+async def test_rooms_shows_broken_notes_as_broken_not_as_data(make_palace: Any) -> None:
+    """An unreadable header is flagged invalid with no confidence; a note with no type has no
+    confidence to be low; `confidence: 7` is no confidence (not 7.00, not a full bar)."""
+    from uihelpers import shown_in
+
+    from curator.ui.widgets.note_view import NoteView
+    from curator.ui.widgets.table import Table
+
+    root = make_palace(
+        {
+            BROKEN: "---\nname: [unclosed\ntype: project\n---\nBody.\n",
+            UNTYPED_NOTE: "---\nname: Loose\ndescription: No type.\n---\nBody.\n",
+            SEVEN: note_text("Seven", extra="confidence: 7\n"),
+            "notes/project/fine.md": note_text("Fine", extra="confidence: 0.9\n"),
+        },
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await show_screen(pilot, "2", RoomsScreen)
+        table = screen.query_one("#rooms-notes", Table)
+
+        def row(rel: str) -> tuple[str, str]:
+            conf, flags, _name = (str(c) for c in table.get_row(rel)[1:4])
+            return conf.strip(), flags
+
+        screen.show_room("project")
+        await wait_until(pilot, lambda: SEVEN in table.rows)
+        assert row("notes/project/fine.md") == ("0.90", "")
+        conf, flags = row(SEVEN)
+        assert conf == "–" and "invalid" in flags and "low-confidence" not in flags
+        view = screen.query_one(NoteView)
+        for rel, unwanted in ((SEVEN, "1.00"), (BROKEN, "0.00")):
+            screen.open_note(rel)
+            await wait_until(pilot, lambda r=rel: view.note is not None and view.note.rel == r)
+            await settle(pilot)
+            conf, flags = row(rel)  # the note's own room is on show
+            assert conf == "–" and "invalid" in flags, (rel, conf, flags)
+            head = shown_in(app, "#note-head")
+            assert "invalid" in head and unwanted not in head, head
+            if rel == SEVEN:
+                assert "confidence unknown (7 is not within 0..1)" in head, head
+        palace = app.palace
+        assert palace is not None
+        untyped = palace.by_rel[UNTYPED_NOTE]
+        assert "low-confidence" not in palace.flags(untyped, app.today)
+        assert palace.known_confidence(untyped) is None

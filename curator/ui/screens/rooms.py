@@ -124,14 +124,19 @@ class RoomsScreen(NoteActions):
         self.marks.keep_only({n.rel for n in self.notes})
         rows = []
         for note in self.notes:
-            confidence = palace.confidence(note)
+            confidence = palace.known_confidence(note)
             flags = palace.flags(note, today)
             cells = (
-                Text(f"{confidence:.2f}", style="cyan"),
+                Text(" –", style="dim")
+                if confidence is None
+                else Text(f"{confidence:.2f}", style="cyan"),
                 badges(flags),
                 plain(note.name or note.rel),
             )
-            order = {"conf": confidence, "flags": (not flags, flags)}
+            order = {
+                "conf": -1.0 if confidence is None else confidence,
+                "flags": (not flags, flags),
+            }
             rows.append(Row(note.rel, cells, note_words(note), order))
         table.show(rows)
         self.show_title()

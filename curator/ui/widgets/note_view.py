@@ -92,10 +92,15 @@ class NoteView(VerticalScroll):
         ]
         out.append_text(plain("  ".join(f"{k}: {v}" for k, v in fields if v), "dim"))
         out.append("\n")
-        if note.ok:
+        known = palace.known_confidence(note)
+        if known is not None:
             out.append("confidence ")
-            out.append_text(bar(palace.confidence(note)))
+            out.append_text(bar(known))
             out.append("  ")
+        elif note.ok:  # stated as something that is no confidence, or nothing says it
+            stated = note.header.get("confidence")
+            why = f"{stated!r} is not within 0..1" if stated is not None else "not stated"
+            out.append_text(plain(f"confidence unknown ({why})  ", "yellow"))
         out.append_text(badges(palace.flags(note, self.today)))
         if note.stale:
             out.append("\n")
