@@ -17,9 +17,10 @@ shipped value) is chosen, and the conversation is scored with what was chosen wi
 figure comes from a constant tuned on the conversation it is scored on; with five
 conversations each constant is chosen on four).
 
-`--guard FILE` fails (exit 1) when the shipped ranking's dev any@5 rose by more than its
-held-out any@5 since the figures in FILE (`--save FILE` writes them): a change that fits the
-dev conversations and not the ones it was not chosen on does not ship.
+`--guard benchmarks/locomo-figures.json` fails (exit 1) when the shipped ranking's dev any@5
+(with context) rose by more than its held-out any@5 since the figures saved there (`--save
+FILE` writes them, per embedder): a change that fits the dev conversations and not the ones it
+was not chosen on does not ship. Leave-one-out needs five conversations or more.
 
 The palaces are built in a temporary folder (never in the repository). Any split in the same
 format works: pass its folder.
@@ -44,6 +45,7 @@ sys.path.insert(0, str(REPO))
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # one evidence id is written "D:11:26"
+MIN_CHOSEN_ON = 4  # conversations a constant is chosen on, at least
 GUARD_SLACK = 0.002  # ~1.5 questions of 762: a figure moves this much from one run to the next
 
 
@@ -60,7 +62,7 @@ AXES: dict[str, tuple[tuple[float, ...], Callable[[Any, float, bool], Any]]] = {
     "contextual vector": ((0.5, 1.0, 1.5), _vector),
     "context weight": ((0.25, 0.5, 1.0), lambda t, v, c: replace(t, fields=(*t.fields[:4], v))),
     "name share": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, named=v)),
-    "soft terms": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, soft=v)),
+    "soft terms": ((0.25, 0.5, 1.0), lambda t, v, c: replace(t, soft=v)),
     "time": ((0.0, 0.15, 0.3), lambda t, v, c: replace(t, time=v)),
     "smoothing": ((0.0, 0.3, 0.6), lambda t, v, c: replace(t, smooth=v)),
 }
@@ -361,6 +363,13 @@ def main() -> int:
     }
     if not conversations:
         print(f"no conversations in {args.data}", file=sys.stderr)
+        return 2
+    if len(conversations) - 1 < MIN_CHOSEN_ON and (args.held_out or not (args.quick or args.rows)):
+        print(
+            f"leave-one-out needs {MIN_CHOSEN_ON + 1} conversations or more (a constant is never "
+            f"chosen on fewer than four); {args.data} has {len(conversations)}",
+            file=sys.stderr,
+        )
         return 2
     configs = [("shipped", Tuning())] if args.quick else ablation(Tuning)
     if args.rows:
