@@ -59,11 +59,11 @@ class Parsed(Protocol):
 
 MAX_TAGS = 8
 # The one table of statuses: status -> (where it may appear, what it means). A note without a
-# status is active; retire writes `superseded` with a `retired:` reason and no successor.
+# status is active; retire writes `retired` with a `retired:` reason and no successor.
 STATUSES: dict[str, tuple[Kind, str]] = {
     "active": ("note", "a current note (the default)"),
-    "superseded": ("note", "replaced by the note superseded_by names, or retired"),
-    "retired": ("note", "taken out of use with no successor (other tools' spelling)"),
+    "superseded": ("note", "replaced by the note superseded_by names"),
+    "retired": ("note", "taken out of use with no successor (retire's reason in `retired:`)"),
     "draft": ("draft", "an unreviewed draft in the inbox"),
 }
 NOTE_STATUSES = tuple(s for s, (kind, _) in STATUSES.items() if kind == "note")
@@ -75,6 +75,16 @@ VERIFY_KEYS = ("paths", "command", "expect")
 # keys python-frontmatter based tools treat as their own
 RESERVED = ("content", "handler")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def note_status(header: Mapping[str, Any]) -> str:
+    """A note's status as every view and filter reads it. A note retired before retire wrote
+    `status: retired` says `superseded` with a `retired:` reason and no successor: retired."""
+    raw = header.get("status")
+    status = raw if isinstance(raw, str) and raw else "active"
+    if status == "superseded" and not header.get("superseded_by") and "retired" in header:
+        return "retired"
+    return status
 
 
 def unknown_value(label: str, values: Iterable[str], known: Collection[str]) -> str | None:
