@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from curator.model.dates import period_span
 from curator.model.finding import Finding, Severity
 from curator.model.text import has_escapes
 
@@ -148,6 +149,7 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("tags", "words", "a few words to filter by", max_items=MAX_TAGS),
     Field("created", "date", "when it was written, 2026-11-30"),
+    Field("dates", "periods", "the days its text speaks of, resolved against created (capture)"),
     Field("reviewed", "date", "when a person last reviewed it"),
     Field("verified", "date", "when the audit last confirmed it"),
     Field("expires", "date", "after this day it no longer holds"),
@@ -199,6 +201,10 @@ VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "confidence": (lambda v: _number(v) and 0 <= v <= 1, "confidence must be a number from 0 to 1"),
     "date": (is_date, "{key!r} must be a date like 2026-11-30"),
     "bool": (lambda v: isinstance(v, bool), "{key} must be true or false"),
+    "periods": (
+        lambda v: isinstance(v, list) and all(period_span(p) for p in v),
+        "{key!r} must be a list of dates, months, years or start/end intervals",
+    ),
     "words": (
         lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
         "tags must be a list of words",
