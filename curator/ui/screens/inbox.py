@@ -287,7 +287,7 @@ class InboxScreen(PalaceScreen):
         def tag(text: str | None) -> None:
             if text:
                 build = lambda p, r: services.plan_tag(p, r, text)  # noqa: E731
-                self._bulk("edit", rels, build, f"Tagged {text}.")
+                self._bulk("tag", rels, build, f"Tagged {text!r}.")
 
         self.app.push_screen(AskDialog(f"Tag {self._what(rels)} with:{self._named(rels)}"), tag)
 
