@@ -98,7 +98,7 @@ def note_summary(palace: Palace, note: Note, today: date) -> dict[str, Any]:
         "type": note.type,
         "status": note.status,
         "scope": note.scope,
-        "confidence": palace.confidence(note) if note.ok else None,
+        "confidence": palace.known_confidence(note),
         "flags": palace.flags(note, today),
         "stale": note.stale,
         "created": note.created,
@@ -151,7 +151,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for note in notes:
         flags = ",".join(palace.flags(note, today))
-        conf = f"{palace.confidence(note):.2f}" if note.ok else "  ? "
+        known = palace.known_confidence(note)
+        conf = f"{known:.2f}" if known is not None else "  ? "
         name = one_line(note.name, 60) if note.ok else "(unreadable header)"
         out(
             f"{note.type or '?':<10} {conf} {name:<60} {note.rel}"

@@ -121,7 +121,7 @@ class Note:
     def status(self) -> str:
         if self.kind == "draft":
             return "draft"
-        return self._str("status") or "active"
+        return schema.note_status(self.header)
 
     @property
     def scope(self) -> str:
