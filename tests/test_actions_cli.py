@@ -239,6 +239,25 @@ def test_reject_without_reason_is_a_usage_error(palace: Path, run_cli: RunCli) -
     assert state(palace) == before
 
 
+@pytest.mark.parametrize(
+    ("args", "wanted", "unwanted"),
+    [
+        (("--type", "banana"), "unknown type 'banana'", "confidence"),
+        (("--type", "banana", "--confidence", "0.8"), "unknown type 'banana'", "confidence"),
+        (("--confidence", "7"), "confidence", "type"),
+    ],
+)
+def test_promote_names_only_the_true_problem(
+    palace: Path, run_cli: RunCli, args: tuple[str, ...], wanted: str, unwanted: str
+) -> None:
+    """A problem that follows from another (no default confidence for a type the palace does
+    not know) is not reported beside it."""
+    before = state(palace)
+    code, _, stderr = run_cli("--palace", palace, "promote", STRIPE, *args, "--yes")
+    assert code == 2 and wanted in stderr and unwanted not in stderr.split(":", 2)[-1], stderr
+    assert state(palace) == before
+
+
 def test_promote_of_a_secret_needs_allow_secret(palace: Path, run_cli: RunCli) -> None:
     before = state(palace)
     code, _, stderr = run_cli("--palace", palace, "promote", SECRET, "--confidence", "0.8", "--yes")

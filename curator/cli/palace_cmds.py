@@ -17,7 +17,7 @@ from curator.model.layouts import palace_rules
 from curator.model.links import RawLink
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.model.schema import unreadable
+from curator.model.schema import not_current, unreadable
 from curator.model.text import one_line
 from curator.search.filters import Filter, note_row
 
@@ -98,7 +98,7 @@ def note_summary(palace: Palace, note: Note, today: date) -> dict[str, Any]:
         "type": note.type,
         "status": note.status,
         "scope": note.scope,
-        "confidence": palace.confidence(note) if note.ok else None,
+        "confidence": palace.known_confidence(note),
         "flags": palace.flags(note, today),
         "stale": note.stale,
         "created": note.created,
@@ -114,6 +114,7 @@ def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[li
     chosen, hidden = [], 0
     for note in palace.all():
         row = note_row(palace, note)
+        row["stale"] = note.kind == "note" and not_current(note, today) is not None
         if unreadable(note):  # listed as unreadable (check names it too); nothing read from it
             row["sensitive"] = False
         if not flt.ok(row):
@@ -150,7 +151,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for note in notes:
         flags = ",".join(palace.flags(note, today))
-        conf = f"{palace.confidence(note):.2f}" if note.ok else "  ? "
+        known = palace.known_confidence(note)
+        conf = f"{known:.2f}" if known is not None else "  ? "
         name = one_line(note.name, 60) if note.ok else "(unreadable header)"
         out(
             f"{note.type or '?':<10} {conf} {name:<60} {note.rel}"

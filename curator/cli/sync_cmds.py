@@ -167,4 +167,6 @@ def cmd_sync(args: argparse.Namespace) -> int:
         out(f"The remote moved during the sync; replayed again ({result.attempts} tries).")
     for warning in result.warnings:
         err(f"warning: {warning}")
+    if not result.plan.up_to_date:  # (the plan's one line already says so)
+        out(result.summary())
     return 0

@@ -34,11 +34,13 @@ def bar(value: float, width: int = 8) -> Text:
 
 
 BADGE_STYLE = {
+    "invalid": "bold white on dark_red",
     "stale": "bold white on red",
     "due": "black on yellow",
     "expired": "white on dark_orange3",
     "low-confidence": "black on grey70",
     "superseded": "white on grey35",
+    "retired": "white on grey23",
 }
 
 

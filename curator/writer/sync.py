@@ -174,6 +174,13 @@ class SyncResult:
     changed: tuple[str, ...] = ()  # palace paths the pull changed
     inbox: InboxReport | None = None  # with [team] share_inbox
 
+    def summary(self) -> str:
+        """The one result line, the CLI's and the app's."""
+        pulled, pushed = len(self.plan.incoming), len(self.plan.outgoing)
+        if self.plan.up_to_date:
+            return f"Up to date with {self.plan.remote}/{self.plan.branch}."
+        return f"Synced: {pulled} pulled, {pushed} pushed."
+
 
 class SyncConflictError(SyncError):
     """A real conflict: nothing was changed; `plan.conflicts` lists each with both sides."""
@@ -229,7 +236,9 @@ def _fetch(repo: Repo, remote: str, branch: str) -> str | None:
         said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         if any("couldn't find remote ref" in line for line in said):
             return None
-        why = said[-1] if said else f"git fetch exited {proc.returncode}"
+        # git's whole reason: its last line alone ("and the repository exists.") says nothing
+        why = " ".join(line.strip() for line in said if line.strip())
+        why = why or f"git fetch exited {proc.returncode}"
         raise SyncError(f"cannot reach the remote {remote!r} ({why}); nothing was changed")
     return _rev(repo, tracking)
 

@@ -18,6 +18,7 @@ from curator.ui.lookup import Found
 from curator.ui.safe import plain
 from curator.ui.shell import Shell
 from curator.ui.widgets.candidate_diff import CandidateDiff
+from curator.ui.widgets.options import Options
 
 
 class CandidatePane(Vertical):
@@ -34,7 +35,7 @@ class CandidatePane(Vertical):
         self.empty = ""
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id=self.list_id)
+        yield Options(id=self.list_id)
         yield CandidateDiff(id=self.diff_id)
 
     @property

@@ -18,6 +18,7 @@ from curator.model.note import Note
 from curator.ui.safe import plain, restore, visible
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.options import Options
 
 #: problems with a text, [] when it is fine (runs on the UI thread: keep it quick)
 Check = Callable[[str], list[str]]
@@ -193,7 +194,7 @@ class ChoiceDialog(Dialog[str | None]):
         with Vertical(classes="dialog-box"):
             yield Label(plain(self.prompt, "bold"))
             options = [Option(plain(label), id=value) for label, value in self.choices]
-            yield OptionList(*options, id="choice-list")
+            yield Options(*options, id="choice-list")
             yield Label("Enter: choose · Escape: cancel", classes="hint")
         yield KeyFooter()
 

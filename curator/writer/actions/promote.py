@@ -63,7 +63,10 @@ def promote_problems(
         k: v for k, v in promote_fields(palace, draft, fields).items() if k not in DRAFT_ONLY_KEYS
     }  # as the note will hold it
     out: list[tuple[str, str]] = []
+    known_type = palace.config.type_spec(header.get("type")) is not None
     for key in PROMOTE_REQUIRED:
+        if key == "confidence" and not known_type:
+            continue  # the default comes from the type: the type's own problem is the true one
         value = header.get(key)
         if value is None or (isinstance(value, str) and not value.strip()):
             out.append((key, f"{key} is required"))
