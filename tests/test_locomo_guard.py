@@ -52,6 +52,10 @@ def test_the_guard_fails_when_dev_rises_more_than_held_out(tmp_path: Path) -> No
     assert locomo.guard(saved, "hash", 0.73, 0.70) == 1  # dev up, held out flat
     assert locomo.guard(saved, "hash", 0.73, 0.73) == 0  # both up alike
     assert locomo.guard(saved, "hash", 0.70, 0.72) == 0
+    # dev below held out (the shipped constants not those leave-one-out picks) may rise to it
+    saved.write_text(json.dumps({"hash": {"dev": 0.68, "held out": 0.70}}), encoding="utf-8")
+    assert locomo.guard(saved, "hash", 0.70, 0.70) == 0
+    assert locomo.guard(saved, "hash", 0.73, 0.70) == 1
     assert locomo.guard(saved, "minilm", 0.70, 0.70) == 2  # nothing saved to compare with
 
 
