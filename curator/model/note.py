@@ -167,12 +167,11 @@ class Note:
 
     @property
     def stale(self) -> dict[str, str] | None:
-        value = self.header.get("stale")
-        if isinstance(value, dict):
-            return {"reason": str(value.get("reason", "")), "since": _date_str(value.get("since"))}
-        if isinstance(value, str) and value:
-            return {"reason": value, "since": ""}
-        return None
+        """The stale mark (reason, since), failing closed (`schema.stale_mark`)."""
+        mark = schema.stale_mark(self.header.get("stale"))
+        if mark is None:
+            return None
+        return {"reason": str(mark["reason"] or ""), "since": _date_str(mark["since"])}
 
     @property
     def sensitive(self) -> bool:

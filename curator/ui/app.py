@@ -348,6 +348,22 @@ class CuratorApp(App[None]):
         else:
             self.call_after_refresh(self._open_in_rooms, rel)
 
+    def pick_note(self) -> None:
+        """The palette's Open note: a picker whose field has the focus (what is typed next
+        names the note), then the note picked in Rooms."""
+        from curator.ui.widgets.dialogs import NotePicker
+
+        palace = self.palace
+        if palace is None:
+            return
+
+        def picked(rel: str | None) -> None:
+            if rel:
+                self.open_note(rel)
+
+        find = lambda query: services.notes_named(palace, query)  # noqa: E731
+        self.push_screen(NotePicker("Open which note?", find), picked)
+
     def _open_in_rooms(self, rel: str) -> None:
         from curator.ui.screens.rooms import RoomsScreen
 

@@ -238,3 +238,35 @@ async def test_rooms_shows_broken_notes_as_broken_not_as_data(make_palace: Any) 
         untyped = palace.by_rel[UNTYPED_NOTE]
         assert "low-confidence" not in palace.flags(untyped, app.today)
         assert palace.known_confidence(untyped) is None
+
+
+async def test_palette_open_note_opens_a_picker_with_its_field_focused(palace: Path) -> None:
+    """ctrl+p, `open`, Enter, then the note's name typed at once: the keys name the note in a
+    picker (none reaches a list's note actions), Enter opens it in Rooms."""
+    from test_palette_race import highlighted
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    from curator.ui.widgets.dialogs import NotePicker
+    from curator.ui.widgets.note_view import NoteView
+
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        before = app.palace
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"open note")
+        await wait_until(pilot, lambda: highlighted(app.screen) == "Open note…")
+        await pilot.press("enter", *"spoke")  # typed straight on
+        await wait_until(pilot, lambda: isinstance(app.screen, NotePicker))
+        field = app.screen.query_one("#picker-query", Input)
+        await wait_until(pilot, lambda: field.value == "spoke")
+        assert app.focused is field
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RoomsScreen))
+        view = app.screen.query_one(NoteView)
+        await wait_until(
+            pilot, lambda: view.note is not None and view.note.rel == "notes/project/spoke.md"
+        )
+        assert app.palace is before  # nothing was committed on the way
