@@ -17,7 +17,7 @@ from curator.model.layouts import palace_rules
 from curator.model.links import RawLink
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.model.schema import unreadable
+from curator.model.schema import not_current, unreadable
 from curator.model.text import one_line
 from curator.search.filters import Filter, note_row
 
@@ -114,6 +114,7 @@ def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[li
     chosen, hidden = [], 0
     for note in palace.all():
         row = note_row(palace, note)
+        row["stale"] = note.kind == "note" and not_current(note, today) is not None
         if unreadable(note):  # listed as unreadable (check names it too); nothing read from it
             row["sensitive"] = False
         if not flt.ok(row):

@@ -398,8 +398,51 @@ def hidden_by_header(note: Parsed) -> bool:
     )
 
 
+def stale_mark(value: Any) -> dict[str, Any] | None:
+    """What a header's `stale` value says, failing closed: absent, null or exactly false is
+    not stale; the audit's mapping (reason, since) or a text reason is; any other value
+    (`true`, a number, a list...) is a stale mark curator cannot read, so stale too."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, dict):
+        return {"reason": value.get("reason", ""), "since": value.get("since")}
+    return {"reason": value if isinstance(value, str) else "", "since": None}
+
+
+def not_current(note: Parsed, today: date) -> str | None:
+    """Why `note` may not be served as a current hint, or None when it may: the one rule pack,
+    ask, the prompt hook, `list --stale` and search read. Fails closed: an unreadable header,
+    a stale mark of any kind (`stale_mark`), an `expires` that has passed or is not a date."""
+    if unreadable(note):
+        return "its header cannot be read"
+    header = note.header
+    mark = stale_mark(header.get("stale"))
+    if mark is not None:
+        reason = mark["reason"]
+        return f"stale: {reason}" if isinstance(reason, str) and reason.strip() else "stale"
+    expires = header.get("expires")
+    if expires is None:
+        return None
+    if not is_date(expires):
+        return "its expires date cannot be read"
+    day = date.fromisoformat(str(expires)[:10])  # a loader's date or datetime, or text
+    return f"expired on {day.isoformat()}" if day < today else None
+
+
+def why_hidden(note: Parsed, config: Config) -> str | None:
+    """Why the gate hides `note` from agents (a phrase for a refusal), or None when it shows
+    it: `is_visible` is this being None."""
+    if unreadable(note):
+        return "its header cannot be read"
+    if hidden_by_header(note):
+        return "it is marked sensitive"
+    if config.is_sensitive_scope(note.scope):
+        return f"its scope {note.scope!r} is sensitive"
+    return None
+
+
 def is_visible(note: Parsed, config: Config) -> bool:
     """The visibility gate: may agents (MCP, hooks, search, ask, pack, export) see `note`?
     Not when its header hides it (`hidden_by_header`) or its scope is sensitive in palace.toml.
     `curator.search.filters` renders this same rule over index rows (SQL, a mask, a row)."""
-    return not hidden_by_header(note) and not config.is_sensitive_scope(note.scope)
+    return why_hidden(note, config) is None

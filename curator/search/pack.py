@@ -1,7 +1,8 @@
 """`pack`: a markdown memory pack for an agent about to work on a goal.
 
 Reviewed, active notes at or above a confidence floor, best first, cut to a token budget
-(≈ characters / 4). Stale notes are left out and named on one warning line. Deterministic:
+(≈ characters / 4). Notes that may not be served as a current hint (stale, expired:
+`schema.not_current`) are left out and named on one warning line. Deterministic:
 same palace and goal, same bytes.
 """
 
@@ -11,7 +12,7 @@ import math
 from typing import Any
 
 from curator.model.text import clean, one_line
-from curator.search.filters import Filter, SearchError
+from curator.search.filters import Filter, SearchError, not_current_row
 from curator.search.ranking import Ranker, relevant
 
 SUMMARY_TOKENS = 60  # room kept for the summary and warning lines
@@ -44,8 +45,9 @@ def pack(
     used = tokens("\n".join(header)) + SUMMARY_TOKENS
     for path, _score in relevant(scored)[:candidates]:
         row = rows[path]
-        if row.get("stale"):
-            stale.append(path)
+        why = not_current_row(searcher.palace, row)
+        if why is not None:  # never served as a current hint: named, and left out
+            stale.append(f"{path} ({one_line(why, 80)})")
             continue
         for entry in _entries(row):
             if used + tokens(entry) <= budget:
@@ -59,7 +61,7 @@ def pack(
     )
     lines.append("")
     if stale:
-        lines.append(f"> ⚠ left out as stale (re-verify before use): {', '.join(stale)}")
+        lines.append(f"> ⚠ left out as stale or expired (re-verify before use): {', '.join(stale)}")
         lines.append("")
     lines.extend(entries)
     return "\n".join(lines).rstrip() + "\n"
