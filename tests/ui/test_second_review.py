@@ -338,3 +338,26 @@ async def test_tag_is_history_as_a_tag_and_an_edit_says_why(make_palace: Any) ->
         await apply_plan(pilot)
         await wait_until(pilot, lambda: git_log(root)[0].startswith("edit"))
     assert "the old text was wrong" in "\n".join(git_log(root, "%B"))
+
+
+async def test_a_draft_with_a_broken_header_says_so_and_offers_edit(make_palace: Any) -> None:
+    """No "looking for candidates…" forever, no promote form that can never be submitted: the
+    header's problem, and `p` offers the editor."""
+    from uihelpers import shown_in
+
+    from curator.ui.widgets.dialogs import ConfirmDialog, EditDialog
+    from curator.ui.widgets.promote_form import PromoteForm
+
+    root = make_palace(
+        {"inbox/2026-12-01-broken.md": "---\nname: [unclosed\ntype: project\n---\nBody.\n"},
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: "does not parse" in shown_in(app, "#inbox-candidates"))
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert not app.screen_stack or not any(isinstance(s, PromoteForm) for s in app.screen_stack)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
