@@ -222,12 +222,18 @@ class _Lines:
 
 def _scan(body: str) -> list[tuple[RawLink, tuple[int, int] | None]]:
     """Wikilinks by pattern: for a body in which nothing can hide one (see `_NEEDS_PARSE`)."""
-    lines = _Lines(body)
     out: list[tuple[RawLink, tuple[int, int] | None]] = []
+    lines = _Lines(body) if "\r" in body else None  # else count LFs on from the last link
+    line = at = 0
     for match in _WIKI.finditer(body):
-        link = _wiki_link(match.group(1), lines.line(match.start()))
+        start = match.start()
+        if lines is not None:
+            line = lines.line(start)
+        else:
+            line, at = line + body.count("\n", at, start), start
+        link = _wiki_link(match.group(1), line)
         if link is not None:
-            start = match.start() + (1 if body[match.start()] == "!" else 0)
+            start += 1 if body[start] == "!" else 0
             out.append((link, (start, match.end())))
     return out
 
@@ -351,6 +357,14 @@ def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> lis
         for link, _ in _links_of(body)
         if _counts(link, any_md)
     ]
+
+
+def counted(links: tuple[RawLink, ...], *, any_md: bool) -> tuple[RawLink, ...]:
+    """`links` less the markdown links a layout without `any_md` does not count (the same
+    tuple when none goes)."""
+    if any_md or all(link.kind == "wiki" or _counts(link, False) for link in links):
+        return links
+    return tuple(link for link in links if _counts(link, False))
 
 
 def md_target(source_rel: str, href: str) -> str:
