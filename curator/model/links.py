@@ -12,8 +12,8 @@ CommonMark's link rule. HTML is read as text (a link inside `<details>` still co
 
 A full parse costs about ten times a scan, so a body with nothing that could hide a link
 or make a markdown link (no backtick, `~~~`, `$`, escaped `[`, indented line, `](` or `]:`)
-is scanned for wikilinks with the same pattern the inline rule uses; results are cached by
-content for the load (a note is read by `parse_note`, then by its layout).
+is scanned for wikilinks with the same pattern the inline rule uses. A file's links are read
+once, by `parse_note`, and kept in the palace cache.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterator
-from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
@@ -318,9 +317,8 @@ def _definition_span(
     return (start + pos, start + result.pos), text[pos : result.pos]
 
 
-@lru_cache(maxsize=256)
 def _links_of(body: str) -> tuple[tuple[RawLink, tuple[int, int] | None], ...]:
-    """Every link in a body, its line 0-based; cached by content (a note is read twice)."""
+    """Every link in a body, its line 0-based."""
     if "[" not in body:
         return ()
     found = _parse(body) if _NEEDS_PARSE.search(body) else _scan(body)
