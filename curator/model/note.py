@@ -298,19 +298,26 @@ def _text(note: Note, data: bytes) -> str | None:
         message = f"file is {len(data)} bytes, over the 1 MiB limit for a note"
         _problem(note, message, "file.too-large")
         return None
-    if b"\x00" in data[:8192]:
-        _problem(note, "binary file (NUL bytes), not a markdown note", "file.binary")
-        return None
     if data.startswith(BOM):
         note.bom = True
         data = data[len(BOM) :]
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if b"\x00" in data[:8192]:  # NUL bytes and not UTF-8: a binary file
+            _problem(note, "binary file (NUL bytes), not a markdown note", "file.binary")
+            return None
         line = data[: exc.start].count(b"\n") + 1
         byte = data[exc.start : exc.start + 1].hex()
         _problem(note, f"not UTF-8: byte 0x{byte} cannot be decoded", "file.encoding", line)
         return None
+    if "\x00" in text:
+        # UTF-8 text with NUL bytes in it (a paste, a bad sync): Obsidian opens and indexes
+        # it, so it is read as a note and the bytes are reported once
+        count, line = text.count("\x00"), _lines_before(text, text.index("\x00"))
+        message = f"{count} NUL byte(s), the first on line {line}: read as text; remove them"
+        note.problems += (Finding(note.rel, line, "warning", "file.nul", message),)
+    return text
 
 
 def _bounds(text: str) -> tuple[str, int, int, int] | Finding:

@@ -429,8 +429,20 @@ def not_current(note: Parsed, today: date) -> str | None:
     return f"expired on {day.isoformat()}" if day < today else None
 
 
+def why_hidden(note: Parsed, config: Config) -> str | None:
+    """Why the gate hides `note` from agents (a phrase for a refusal), or None when it shows
+    it: `is_visible` is this being None."""
+    if unreadable(note):
+        return "its header cannot be read"
+    if hidden_by_header(note):
+        return "it is marked sensitive"
+    if config.is_sensitive_scope(note.scope):
+        return f"its scope {note.scope!r} is sensitive"
+    return None
+
+
 def is_visible(note: Parsed, config: Config) -> bool:
     """The visibility gate: may agents (MCP, hooks, search, ask, pack, export) see `note`?
     Not when its header hides it (`hidden_by_header`) or its scope is sensitive in palace.toml.
     `curator.search.filters` renders this same rule over index rows (SQL, a mask, a row)."""
-    return not hidden_by_header(note) and not config.is_sensitive_scope(note.scope)
+    return why_hidden(note, config) is None

@@ -102,11 +102,12 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
             header_end=end,
             body_line=body_line,
             ok=True,
-            problems=(),
+            # what is not about the header stays (NUL bytes in the text)
+            problems=tuple(p for p in note.problems if p.code != "header.missing"),
             links=tuple(links),
             lines={key: 1 for key in header},
         )
-    if layout.bare_md_links and note.body and "](" in note.body:
+    if layout.bare_md_links and note.body and "]" in note.body:
         # read again with Obsidian's rule: `[x](Three%20laws)` links the note `Three laws.md`
         kept = [link for link in note.links if link.line < note.body_line]  # property links
         body = extract_links(note.body, note.body_line, any_md=True)
