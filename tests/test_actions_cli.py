@@ -126,7 +126,7 @@ def test_dry_run_prints_the_plan_and_diff_and_changes_nothing(
     data = json.loads(stdout)
     assert code == 0 and data["dry_run"] is True and data["action"] == "retire"
     assert DEPLOY in data["paths"] and "Curator-Action: retire" in data["message"]
-    assert "+status: superseded" in data["diff"]
+    assert "+status: retired" in data["diff"]
     assert state(palace) == before
 
 

@@ -524,12 +524,16 @@ class CuratorApp(App[None]):
             return
         if check is None:
             check = lambda new: services.edit_problems(palace, rel, new)  # noqa: E731
-        new = await edit_text(self, title, text, check, keep_unchanged=build is not None)
+        why: list[str] | None = [] if build is None else None  # a plain edit asks why
+        new = await edit_text(
+            self, title, text, check, keep_unchanged=build is not None, reason=why
+        )
         if new is None:
             self.typeahead.dialog_shown()  # no plan follows ($EDITOR left it unchanged)
             return
         if build is None:
-            self.run_plan(lambda p: services.plan_edit(p, rel, new))
+            reason = why[0] if why else ""
+            self.run_plan(lambda p: services.plan_edit(p, rel, new, reason))
         else:
             self.run_plan(build(new))
 

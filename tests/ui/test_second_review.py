@@ -270,3 +270,94 @@ async def test_palette_open_note_opens_a_picker_with_its_field_focused(palace: P
             pilot, lambda: view.note is not None and view.note.rel == "notes/project/spoke.md"
         )
         assert app.palace is before  # nothing was committed on the way
+
+
+async def test_review_of_a_stale_note_clears_its_flag_in_one_commit(make_palace: Any) -> None:
+    """`r` on a stale note in Audit: reviewed today, the stale flag gone, one commit that says
+    so; the note leaves Audit's stale list."""
+    from uihelpers import apply_plan, git_log
+
+    from curator.ui.screens.audit import AuditScreen
+
+    rel = "notes/project/flags.md"
+    root = make_palace(
+        {
+            rel: note_text(
+                "Flags live in flags.yaml",
+                extra="stale: {reason: 'flags.yaml is gone', since: 2026-11-20}\n",
+            )
+        },
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_screen(pilot, "3", AuditScreen)
+        await pilot.press("r")
+        await apply_plan(pilot)
+        await wait_until(pilot, lambda: git_log(root)[0].startswith("review"))
+        await wait_until(pilot, lambda: app.palace.by_rel[rel].stale is None)
+        note = app.palace.by_rel[rel]
+        assert note.stale is None and "stale" not in app.palace.flags(note, app.today)
+        assert note.reviewed
+    body = "\n".join(git_log(root, "%B"))
+    assert "Stale flag cleared (it said: flags.yaml is gone)" in body
+    assert "stale" not in (root / rel).read_text()
+
+
+async def test_tag_is_history_as_a_tag_and_an_edit_says_why(make_palace: Any) -> None:
+    """g commits a `tag` action (not "edit … Edited by hand."); an edit in the built-in
+    editor takes a one-line reason that history keeps."""
+    from uihelpers import apply_plan, git_log
+
+    from curator.ui.widgets.dialogs import AskDialog, EditDialog
+
+    root = make_palace(
+        {
+            "inbox/2026-12-01-a-draft.md": note_text("A draft", extra="status: draft\n"),
+            "notes/project/a-note.md": note_text("A note", body="Old text.\n"),
+        },
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
+        await pilot.press(*"billing", "enter")
+        await apply_plan(pilot)
+        await wait_until(pilot, lambda: git_log(root)[0].startswith("tag"))
+        assert "Tagged 'billing'." in "\n".join(git_log(root, "%B"))
+
+        screen = await show_screen(pilot, "2", RoomsScreen)
+        screen.open_note("notes/project/a-note.md")
+        await wait_until(pilot, lambda: screen.selected() is not None)
+        screen.query_one("#rooms-notes").focus()
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
+        await pilot.press("ctrl+end", *"New line.", "tab", *"the old text was wrong", "ctrl+s")
+        await apply_plan(pilot)
+        await wait_until(pilot, lambda: git_log(root)[0].startswith("edit"))
+    assert "the old text was wrong" in "\n".join(git_log(root, "%B"))
+
+
+async def test_a_draft_with_a_broken_header_says_so_and_offers_edit(make_palace: Any) -> None:
+    """No "looking for candidates…" forever, no promote form that can never be submitted: the
+    header's problem, and `p` offers the editor."""
+    from uihelpers import shown_in
+
+    from curator.ui.widgets.dialogs import ConfirmDialog, EditDialog
+    from curator.ui.widgets.promote_form import PromoteForm
+
+    root = make_palace(
+        {"inbox/2026-12-01-broken.md": "---\nname: [unclosed\ntype: project\n---\nBody.\n"},
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: "does not parse" in shown_in(app, "#inbox-candidates"))
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert not app.screen_stack or not any(isinstance(s, PromoteForm) for s in app.screen_stack)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
