@@ -87,7 +87,8 @@ def _leaks(text: str) -> list[str]:
 
 def _around(text: str) -> list[str]:
     folded = text.casefold().replace("%20", " ")
-    return [folded[max(0, i - 120) : i + 40] for i in (folded.find(leak) for leak in LEAKS) if i >= 0]
+    found = (folded.find(leak) for leak in LEAKS)
+    return [folded[max(0, i - 120) : i + 40] for i in found if i >= 0]
 
 
 @pytest.fixture
