@@ -63,7 +63,7 @@ AXES: dict[str, tuple[tuple[float, ...], Callable[[Any, float, bool], Any]]] = {
     "contextual vector": ((0.5, 1.0, 1.5), _vector),
     "context weight": ((0.25, 0.5, 1.0), lambda t, v, c: replace(t, fields=(*t.fields[:4], v))),
     "name share": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, named=v)),
-    "soft terms": ((0.25, 0.5, 1.0), lambda t, v, c: replace(t, soft=v)),
+    "soft terms": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, soft=v)),
     "time": ((0.0, 0.15, 0.3), lambda t, v, c: replace(t, time=v)),
     "smoothing": ((0.0, 0.3, 0.6), lambda t, v, c: replace(t, smooth=v)),
 }

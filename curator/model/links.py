@@ -12,8 +12,8 @@ CommonMark's link rule. HTML is read as text (a link inside `<details>` still co
 
 A full parse costs about ten times a scan, so a body with nothing that could hide a link
 or make a markdown link (no backtick, `~~~`, `$`, escaped `[`, indented line, `](` or `]:`)
-is scanned for wikilinks with the same pattern the inline rule uses; results are cached by
-content for the load (a note is read by `parse_note`, then by its layout).
+is scanned for wikilinks with the same pattern the inline rule uses. A file's links are read
+once, by `parse_note`, and kept in the palace cache.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterator
-from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
@@ -222,12 +221,18 @@ class _Lines:
 
 def _scan(body: str) -> list[tuple[RawLink, tuple[int, int] | None]]:
     """Wikilinks by pattern: for a body in which nothing can hide one (see `_NEEDS_PARSE`)."""
-    lines = _Lines(body)
     out: list[tuple[RawLink, tuple[int, int] | None]] = []
+    lines = _Lines(body) if "\r" in body else None  # else count LFs on from the last link
+    line = at = 0
     for match in _WIKI.finditer(body):
-        link = _wiki_link(match.group(1), lines.line(match.start()))
+        start = match.start()
+        if lines is not None:
+            line = lines.line(start)
+        else:
+            line, at = line + body.count("\n", at, start), start
+        link = _wiki_link(match.group(1), line)
         if link is not None:
-            start = match.start() + (1 if body[match.start()] == "!" else 0)
+            start += 1 if body[start] == "!" else 0
             out.append((link, (start, match.end())))
     return out
 
@@ -312,9 +317,8 @@ def _definition_span(
     return (start + pos, start + result.pos), text[pos : result.pos]
 
 
-@lru_cache(maxsize=256)
 def _links_of(body: str) -> tuple[tuple[RawLink, tuple[int, int] | None], ...]:
-    """Every link in a body, its line 0-based; cached by content (a note is read twice)."""
+    """Every link in a body, its line 0-based."""
     if "[" not in body:
         return ()
     found = _parse(body) if _NEEDS_PARSE.search(body) else _scan(body)
@@ -351,6 +355,14 @@ def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> lis
         for link, _ in _links_of(body)
         if _counts(link, any_md)
     ]
+
+
+def counted(links: tuple[RawLink, ...], *, any_md: bool) -> tuple[RawLink, ...]:
+    """`links` less the markdown links a layout without `any_md` does not count (the same
+    tuple when none goes)."""
+    if any_md or all(link.kind == "wiki" or _counts(link, False) for link in links):
+        return links
+    return tuple(link for link in links if _counts(link, False))
 
 
 def md_target(source_rel: str, href: str) -> str:

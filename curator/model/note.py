@@ -281,7 +281,7 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     note.header = _shared(header)
     note.lines = _compact_lines(header, {key: line + 1 for key, line in key_lines.items()})
     note.ok = True
-    links = extract_links(note.body, note.body_line)
+    links = extract_links(note.body, note.body_line, any_md=True)  # the layout keeps its own
     note.links = tuple(links) if links else ()
     if note.bom:
         message = "file starts with a UTF-8 byte order mark; kept as is"

@@ -77,7 +77,7 @@ class Tuning:
     # the vector's weight when the embedder reads text in context (minilm): its similarities
     # rank by meaning far better than averaged word vectors do, and earn a larger share
     contextual_vector: float = 1.0
-    soft: float = 0.5  # soft term matching (natural-language queries)
+    soft: float = 1.0  # soft term matching (natural-language queries)
     named: float = 1.0  # the share of the key terms in the name (natural-language queries)
     time: float = 0.15  # a query asking when: the notes that say when
     dates: bool = True  # the dates a note's text speaks of count (its `dates` field)
