@@ -161,3 +161,41 @@ def test_a_hand_merge_with_markers_of_any_conflict_style_is_refused(
             assert merge_problems("notes/x.md", HEAD + b"text\n" + lines[0] + b"more\n")
     assert merge_problems("notes/x.md", HEAD + merged)
     assert merge_problems("notes/x.md", HEAD + b"A heading\n=======\n\nText.\n") == []
+
+
+@pytest.mark.parametrize(
+    "forced",
+    [
+        ".curator/journal/0001-promote.json",
+        "inbox/2026-12-01-mine.md",
+        ".curator/rejected/2026-12-01-old.md",
+        "inbox/sub/x.md",
+    ],
+)
+def test_machine_state_and_drafts_from_a_remote_are_refused(
+    tmp_path: Path, run_cli, forced: str
+) -> None:
+    """A teammate force-adds a journal entry or a draft and pushes: this clone's sync refuses
+    the commit by name with nothing changed, its own drafts untouched; check reports it."""
+    from curator.writer.git import discover
+
+    _remote, (a, b) = make_team(tmp_path, clones=2)
+    mine = draft_file(b, "2026-12-01-mine", "name: Mine\ntype: project\ndescription: d\n")
+    other = draft_file(b, "2026-12-02-other", "name: Other\ntype: project\ndescription: d\n")
+    before = {rel: (b / rel).read_bytes() for rel in (mine, other)}
+    path = a / forced
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"action": "promote", "drafts": ["inbox/2026-12-01-mine.md"]}\n')
+    git(a, "add", "-f", forced)
+    git(a, "commit", "-q", "-m", "oops: machine state")
+    git(a, "push", "-q", "origin", "HEAD")
+    code, out, err = run_cli("--palace", a, "check")
+    assert code == 1 and forced in out + err and "git.local-only-tracked" in out + err
+    head = discover(b).git("rev-parse", "HEAD").stdout
+    code, _, stderr = run_cli("--palace", b, "sync", "--yes")
+    assert code == 2 and forced in stderr and "never taken from a remote" in stderr, stderr
+    sha = git(a, "rev-parse", "HEAD").stdout.strip()
+    assert sha[:10] in stderr
+    assert discover(b).git("rev-parse", "HEAD").stdout == head  # nothing moved
+    assert {rel: (b / rel).read_bytes() for rel in (mine, other)} == before
+    assert not (b / forced).exists() or forced in before
