@@ -30,7 +30,7 @@ from curator.errors import WriterError
 from curator.model.index_md import render_index
 from curator.model.layouts import claude_code, palace_rules
 from curator.model.layouts import rules as layout_rules
-from curator.model.palace import INDEX_NAME, Palace
+from curator.model.palace import INBOX_DIR, INDEX_NAME, Palace
 from curator.writer.actions.common import errors_for
 from curator.writer.actions.undo import derived
 from curator.writer.git import NULL_OID, Repo, discover, discover_with_head, read_blobs
@@ -257,6 +257,42 @@ def _check_history(repo: Repo, remote: str, branch: str, last: str | None, tip: 
         f"force-pushed to push the lost commits back (from a clone that has {last[:10]}), or, "
         f"if the rewrite was meant, make a fresh clone and redo this clone's unpushed actions "
         f"there"
+    )
+
+
+#: what is never applied from a remote: a clone's machine state (.curator/: the journal, the
+#: index, parked drafts) and its drafts (inbox/: git-ignored, shared only on their own ref)
+LOCAL_ONLY = (".curator/", f"{INBOX_DIR}/")
+
+
+def local_only_paths(repo: Repo, rev_range: str) -> list[tuple[str, str]]:
+    """(commit, palace path) for each path of LOCAL_ONLY a commit in the range adds, changes
+    or removes: a teammate's force-added journal or draft would otherwise be applied here."""
+    proc = repo.git(
+        "log", "--format=%x1e%H", "--name-only", "--no-renames", "-z", rev_range, "--",
+        *(repo.to_repo(p) for p in LOCAL_ONLY),
+    )  # fmt: skip
+    found: list[tuple[str, str]] = []
+    for record in proc.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
+        sha, _, names = record.partition("\n")  # "<sha>\0\n<name>\0<name>\0"
+        for name in filter(None, names.split("\0")):
+            rel = repo.to_palace(name.strip("\n"))
+            if rel is not None and rel.startswith(LOCAL_ONLY):
+                found.append((sha.strip("\0"), rel))
+    return found
+
+
+def _refuse_local_only(repo: Repo, remote: str, branch: str, rev_range: str) -> None:
+    found = local_only_paths(repo, rev_range)
+    if not found:
+        return
+    sha, rel = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    raise SyncError(
+        f"{remote}/{branch} has commit {sha[:10]} that adds {rel}{more}: machine state "
+        f"(.curator/) and drafts ({INBOX_DIR}/) are never taken from a remote, so nothing was "
+        f"changed. Ask whoever pushed it to revert it with `git rm --cached` (drafts travel "
+        f"with [team] share_inbox, on a ref of their own)"
     )
 
 
@@ -542,6 +578,8 @@ def plan_sync(
     )
     tip = _fetch(repo, name, branch)
     _check_history(repo, name, branch, last, tip)
+    if tip is not None:
+        _refuse_local_only(repo, name, branch, f"{head}..{tip}")
     if tip is None:
         outgoing = [c for c, _, _ in _commits(repo, head)]
         return SyncPlan(root, name, branch, head, None, (), tuple(outgoing), head)
