@@ -199,3 +199,76 @@ def test_machine_state_and_drafts_from_a_remote_are_refused(
     assert discover(b).git("rev-parse", "HEAD").stdout == head  # nothing moved
     assert {rel: (b / rel).read_bytes() for rel in (mine, other)} == before
     assert not (b / forced).exists() or forced in before
+
+
+def trailers(root: Path, key: str) -> list[tuple[str, str]]:
+    """(commit, value) of each `key:` trailer in the history."""
+    out = git(root, "log", f"--format=%H%x00%(trailers:key={key},valueonly)%x1e").stdout
+    found = []
+    for record in filter(str.strip, out.split("\x1e")):
+        sha, _, values = record.strip().partition("\x00")
+        found += [(sha, v.strip()) for v in values.splitlines() if v.strip()]
+    return found
+
+
+def test_a_replayed_undo_names_the_replayed_commit(tmp_path: Path, run_cli) -> None:
+    """A promote and its undo, made while a teammate pushed, are replayed onto the remote's
+    tip: the undo's trailer and its reason name the promote's new commit, and history says
+    the replayed promote was undone."""
+    from synchelpers import promote_new
+
+    remote, (a, b) = make_team(tmp_path, clones=2)
+    promote_new(a, "Base fact")
+    sync(a)
+    sync(b)
+    promote_new(a, "Alpha fact")
+    first = git(a, "rev-parse", "HEAD").stdout.strip()
+    code, _, stderr = run_cli("--palace", a, "undo", first, "--yes")
+    assert code == 0, stderr
+    promote_new(b, "Beta fact")
+    sync(b)  # the remote moves on: a's two commits are replayed
+    sync(a)
+    shared = set(git(remote, "rev-list", "HEAD").stdout.split())
+    undos = trailers(a, "Curator-Undo")
+    assert undos and all(value in shared for _sha, value in undos), undos
+    (undo_sha, undone), *_ = undos
+    assert undone != first and git(a, "log", "-1", "--format=%s", undone).stdout.startswith(
+        "promote"
+    )
+    body = git(a, "log", "-1", "--format=%B", undo_sha).stdout
+    assert first[:10] not in body and undone[:10] in body
+    from curator.writer.history import history
+
+    entries = {e.sha: e for e in history(a)}
+    assert entries[undo_sha].undoes == undone and entries[undone].action == "promote"
+
+
+@pytest.mark.parametrize("conflict", ["name-taken", "edited-both"])
+def test_keep_theirs_is_recorded_in_the_shared_history(
+    tmp_path: Path, run_cli, conflict: str
+) -> None:
+    """The action given up for the remote's version leaves a commit in the shared history
+    whose message holds what it did (its message and its diff): the text is never lost."""
+    from synchelpers import edit_body, promote_new
+
+    from curator.writer.history import history
+
+    remote, (a, b) = make_team(tmp_path, clones=2)
+    if conflict == "name-taken":
+        rel = promote_new(a, "Same name", body="Alpha wrote this.\n")
+        sync(a)
+        promote_new(b, "Same name", body="Beta wrote this.\n")
+    else:
+        rel = promote_new(a, "Shared fact")
+        sync(a)
+        sync(b)
+        edit_body(a, rel, "Alpha's text.\n")
+        sync(a)
+        edit_body(b, rel, "Beta wrote this.\n")
+    code, _, stderr = run_cli("--palace", b, "sync", "--yes", "--keep-theirs", rel)
+    assert code == 0, stderr
+    shared = git(remote, "log", "--format=%H%x00%B%x1e").stdout
+    records = [r for r in shared.split("\x1e") if "Curator-Action: settle" in r]
+    assert len(records) == 1 and "Beta wrote this." in records[0], shared
+    entry = next(e for e in history(b) if e.action == "settle")
+    assert entry.subject.startswith("settle: gave up") and not entry.undoable

@@ -20,6 +20,7 @@ with is refused. A rejected push (someone pushed first) replays again and retrie
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -412,8 +413,10 @@ def _replay(
     conflicts: list[Conflict] = []
     dropped: list[Commit] = []
     restores: list[tuple[str, str]] = []
+    renamed: dict[str, str] = {}  # a replayed commit's old id -> its id in the shared history
     try:
         for commit, message, date in local:
+            message = renamed_in(message, renamed)
             result = _replay_one(
                 state, commit, per_commit[commit.sha], skip, resolutions, base, tip
             )
@@ -423,6 +426,10 @@ def _replay(
             if result is None:
                 dropped.append(commit)
                 restores += _restores_of(message)
+                parent = _record_given_up(state, parent, commit, message)
+                made.append(
+                    Commit(parent, f"{GIVEN_UP_ACTION}: gave up {commit.subject}", commit.author)
+                )
                 continue
             entries, resolved = result
             effects = _palace_effects(repo, [(p, _blob(v)) for p, v in entries.items()])
@@ -430,6 +437,10 @@ def _replay(
             if problems and any(resolutions.get(rel) == "theirs" for rel in effects):
                 dropped.append(commit)  # a reviewer gave it up for the remote's notes
                 restores += _restores_of(message)
+                parent = _record_given_up(state, parent, commit, message)
+                made.append(
+                    Commit(parent, f"{GIVEN_UP_ACTION}: gave up {commit.subject}", commit.author)
+                )
                 continue
             if problems:
                 conflicts.append(
@@ -466,10 +477,63 @@ def _replay(
                 env=author, config=state.identity,
             )  # fmt: skip
             parent = proc.stdout.decode().strip()
+            renamed[commit.sha] = parent
             made.append(Commit(parent, commit.subject, commit.author))
     finally:
         index_file.unlink(missing_ok=True)
     return parent, made, conflicts, dropped, restores
+
+
+GIVEN_UP_ACTION = "settle"
+GIVEN_UP_DIFF = 200_000  # characters of the given-up action's diff kept in the record
+
+
+def _record_given_up(state: _Replay, parent: str, commit: Commit, message: str) -> str:
+    """A commit that records an action given up for the remote's version (`--keep-theirs`):
+    no file changes, its message holding the action's own message and its diff, so the
+    shared history says what was given up and a person can take the text back from it."""
+    repo = state.repo
+    diff = repo.git("show", "--format=", "--no-color", "--no-ext-diff", commit.sha, check=False)
+    patch = diff.stdout.decode("utf-8", "replace")
+    if len(patch) > GIVEN_UP_DIFF:
+        patch = patch[:GIVEN_UP_DIFF] + f"\n[... cut at {GIVEN_UP_DIFF:,} characters]\n"
+    quoted = "".join(
+        f"    {line}\n" for line in (message.rstrip("\n") + "\n\n" + patch).splitlines()
+    )
+    record = (
+        f"{GIVEN_UP_ACTION}: gave up {commit.subject}\n\n"
+        f"This clone's action was given up for the remote's version (--keep-theirs). What it "
+        f"did, as it was made ({commit.sha[:10]}, {commit.author}):\n\n{quoted}\n"
+        f"Curator-Action: {GIVEN_UP_ACTION}\n"
+    )
+    tree = state.git("write-tree")
+    name, _, mail = commit.author.rpartition(" <")
+    author = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": mail.rstrip(">"), **state.env}
+    proc = repo.git(
+        "commit-tree", tree, "-p", parent, "-F", "-", input=record.encode("utf-8"),
+        env=author, config=state.identity,
+    )  # fmt: skip
+    return proc.stdout.decode().strip()
+
+
+_SHA = re.compile(r"\b[0-9a-f]{10,40}\b")
+
+
+def renamed_in(message: str, renamed: Mapping[str, str]) -> str:
+    """`message` with each commit id it names that the replay gave a new id (a Curator-Undo
+    trailer, "Undo of 1a2b3c4d5e" in its reason) replaced by the new one, as long as it was
+    written: a trailer must name a commit of the shared history."""
+    if not renamed:
+        return message
+
+    def new(match: re.Match[str]) -> str:
+        found = match.group()
+        for old, now in renamed.items():
+            if old.startswith(found):
+                return now[: len(found)]
+        return found
+
+    return _SHA.sub(new, message)
 
 
 def _ls_blob(repo: Repo, rev: str, path: str) -> str | None:
