@@ -339,6 +339,28 @@ def _links_of(body: str) -> tuple[tuple[RawLink, tuple[int, int] | None], ...]:
     return tuple(found)
 
 
+# code and math blocks: what can make a line not text
+_BLOCK_MARKS = ("```", "~~~", "$$", "\n    ", "\r    ", "\t")
+_CODE_BLOCKS = frozenset({"fence", "code_block", "math_block", "math_block_label"})
+
+
+def text_lines(body: str) -> Iterator[tuple[int, str]]:
+    """(0-based line number, line) for every line outside code and math blocks, by
+    CommonMark's block rules (a fence indented inside a list item is code; a line is ended
+    by CR, LF or CRLF): where headings and block ids are looked for."""
+    lines = _NEWLINE.split(body)
+    if lines and not lines[-1]:
+        lines.pop()
+    code: set[int] = set()
+    if _needs(body, _BLOCK_MARKS) or body.startswith("    "):
+        for token in _MD.parse(body, {}):
+            if token.type in _CODE_BLOCKS and token.map is not None:
+                code.update(range(*token.map))
+    for number, line in enumerate(lines):
+        if number not in code:
+            yield number, line
+
+
 # -- the API ---------------------------------------------------------------------------------
 def _counts(link: RawLink, any_md: bool) -> bool:
     if link.kind == "wiki":

@@ -142,8 +142,9 @@ class SyncPlan:
     def up_to_date(self) -> bool:
         return not self.incoming and not self.outgoing and not self.dropped
 
-    def lines(self) -> list[str]:
-        """The plan for a person: what comes in, what goes out, what blocks it."""
+    def lines(self, *, made: bool = False) -> list[str]:
+        """The plan for a person: what comes in, what goes out, what blocks it. A commit to
+        be replayed shows no id (the sync gives it one when it makes it) unless `made`."""
         where = f"{self.remote}/{self.branch}"
         if self.up_to_date and not self.conflicts:
             return [f"Up to date with {where}."]
@@ -154,7 +155,12 @@ class SyncPlan:
         if self.outgoing:
             how = " (replayed onto the remote's tip)" if self.incoming else ""
             out.append(f"{len(self.outgoing)} commit(s) to push to {where}{how}:")
-            out += [f"  > {c.sha[:10]}  {c.subject}  ({c.author})" for c in self.outgoing]
+            # a replayed commit gets its id when the sync makes it: a plan's would never exist
+            out += [
+                f"  > {'' if self.incoming and not made else c.sha[:10] + '  '}{c.subject}"
+                f"  ({c.author})"
+                for c in self.outgoing
+            ]
         if self.dropped:
             out.append(f"{len(self.dropped)} action(s) of this clone given up for the remote's:")
             out += [f"  x {c.sha[:10]}  {c.subject}" for c in self.dropped]
