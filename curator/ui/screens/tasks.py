@@ -248,9 +248,12 @@ class TasksScreen(PalaceScreen):
                 self.current, self.base = slug, None
                 if self.detail_ready:
                     self.load_task(slug)
-        elif event.data_table.id == "tasks-revisions" and self.current is not None:
-            if 0 <= event.cursor_row < len(self.row_revisions):
-                self.show_diff(self.current, self.row_revisions[event.cursor_row])
+        elif (
+            event.data_table.id == "tasks-revisions"
+            and self.current is not None
+            and 0 <= event.cursor_row < len(self.row_revisions)
+        ):
+            self.show_diff(self.current, self.row_revisions[event.cursor_row])
 
     @work(thread=True, exclusive=True, group="task-detail", exit_on_error=False)
     def load_task(self, slug: str) -> None:
