@@ -154,8 +154,10 @@ def test_plan_paths_message_and_diff(palace: Path) -> None:
         "Curator-Note: notes/b Injected: x",
         "Curator-Reason: line one line two",
         "Curator-Restore: inbox/x%3Dy.md=.curator/rejected/x.md",
+        # the text the move took out of the inbox (issue 31: taken by text, not by name)
+        f"Curator-Took: {content_hash((palace / 'inbox/d.md').read_bytes())}=inbox/d.md",
     ]
-    assert decode_restore(trailer_lines[-1].split(": ", 1)[1]) == (
+    assert decode_restore(trailer_lines[-2].split(": ", 1)[1]) == (
         "inbox/x=y.md",
         ".curator/rejected/x.md",
     )

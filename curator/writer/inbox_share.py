@@ -18,15 +18,16 @@ from pathlib import Path
 from curator.config import Config
 from curator.errors import WriterError
 from curator.fsutil import atomic_write
+from curator.model.discovery import INBOX_DIR
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.schema import is_visible
 from curator.writer.actions.common import secrets_in
 from curator.writer.git import Repo, read_blobs
 from curator.writer.history import log
-from curator.writer.plan import normalize_rel
+from curator.writer.plan import TOOK, content_hash, decode_took, normalize_rel
 
-__all__ = ["INBOX_REF", "TAKEN_DIR", "InboxReport", "share_inbox", "taken_drafts"]
+__all__ = ["INBOX_REF", "TAKEN_DIR", "InboxReport", "is_taken", "share_inbox", "taken_drafts"]
 
 INBOX_REF = "refs/curator/inbox"
 TAKEN_DIR = ".curator/taken"  # drafts a teammate's action took, kept here instead of deleted
@@ -67,15 +68,53 @@ def stays_local(draft: Note, config: Config) -> str | None:
     return None
 
 
-def taken_drafts(repo: Repo, rev: str) -> set[str]:
-    """Drafts an action in `rev`'s history moved out of the inbox and no undo brought back."""
-    taken: set[str] = set()
+Taken = dict[str, frozenset[str] | None]
+"""{draft path: the sha256 of each text actions took from there (None: an action recorded
+before ``Curator-Took``, so any text at that path)}."""
+
+
+def taken_drafts(repo: Repo, rev: str) -> Taken:
+    """Drafts an action in `rev`'s history moved out of the inbox and no undo brought back:
+    by path and text, so a new draft reusing a taken draft's name is not taken with it."""
+    taken: Taken = {}
+    took_by: dict[str, list[str]] = {}  # commit -> the drafts it took
     for entry in reversed(log(repo, rev)):
+        for rel in took_by.get(entry.undoes or "", []):
+            taken.pop(rel, None)  # undone anywhere: the clone that parked it puts it back
+        took: dict[str, set[str]] = {}
+        for key, value in entry.trailers:
+            found = decode_took(value) if key.lower() == TOOK.lower() else None
+            if found is not None:
+                took.setdefault(found[0], set()).add(found[1])
         for src, dst in entry.restores:
-            taken.discard(dst)  # an undo moves a parked draft back to where it was
-            if src.startswith("inbox/"):
-                taken.add(src)
+            taken.pop(dst, None)  # an undo moves a parked draft back to where it was
+            if not src.startswith(INBOX_DIR + "/"):
+                continue
+            before = taken.get(src, frozenset())
+            texts = took.get(src)
+            taken[src] = None if before is None or not texts else before | texts
+            took_by.setdefault(entry.sha, []).append(src)
     return taken
+
+
+def is_taken(taken: Taken, rel: str, data: bytes) -> bool:
+    """Is the draft `rel` holding `data` one an action took?"""
+    if rel not in taken:
+        return False
+    texts = taken[rel]
+    return texts is None or content_hash(data) in texts
+
+
+def _free_name(folder: Path, name: str) -> Path:
+    """A path in `folder` nothing is at yet: a draft set aside never overwrites one set aside
+    before under the same name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, suffix = name.removesuffix(".md"), ".md" if name.endswith(".md") else ""
+    path, n = folder / name, 1
+    while path.exists() or path.is_symlink():
+        n += 1
+        path = folder / f"{stem}-{n}{suffix}"
+    return path
 
 
 def _a_draft_path(rel: str) -> bool:
@@ -132,21 +171,20 @@ def share_inbox(root: Path, repo: Repo, remote: str) -> InboxReport:
         taken = taken_drafts(repo, "HEAD")
         received: list[str] = []
         set_aside: list[str] = []
-        data = read_blobs(repo, [b for rel, b in there.items() if rel not in taken])
+        for rel in sorted(taken):  # first, so a new text under a taken name can come in
+            path = root / rel
+            if path.is_file() and not path.is_symlink() and is_taken(taken, rel, path.read_bytes()):
+                path.replace(_free_name(root / TAKEN_DIR, Path(rel).name))
+                set_aside.append(rel)
+        data = read_blobs(repo, list(there.values()))
         for rel, blob in sorted(there.items()):
             if not _a_draft_path(rel):
                 continue  # a tree that names files outside inbox/: never written
-            if rel not in taken and not (root / rel).exists():
+            if not is_taken(taken, rel, data[blob]) and not (root / rel).exists():
                 # a fresh clone has no inbox/ (git keeps no empty folder), nor inbox/sub/
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(root / rel, data[blob], 0o644)
                 received.append(rel)
-        for rel in sorted(taken):
-            if (root / rel).is_file():
-                parked = root / TAKEN_DIR / Path(rel).name
-                parked.parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).replace(parked)
-                set_aside.append(rel)
         palace = Palace.open(root)
         shared: list[str] = []
         flagged: list[str] = []
@@ -159,7 +197,7 @@ def share_inbox(root: Path, repo: Repo, remote: str) -> InboxReport:
                 flagged.append(draft.rel)
                 whys.append(why)
         same = set(shared) == set(there) and all(
-            (root / rel).read_bytes() == data.get(there[rel]) for rel in shared
+            (root / rel).read_bytes() == data[there[rel]] for rel in shared
         )
         if same:
             return InboxReport(

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 from curator.errors import WriterError
+from curator.model.discovery import INBOX_DIR
 from curator.model.text import clean
 from curator.writer.diff import file_diff, read_or_none
 
@@ -33,11 +34,13 @@ __all__ = [
     "build_message",
     "content_hash",
     "decode_restore",
+    "decode_took",
     "effects",
     "encode_restore",
     "file_hash",
     "normalize_rel",
     "sanitize_line",
+    "took_trailers",
 ]
 
 
@@ -119,6 +122,18 @@ def _sanitize_body(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", body)
 
 
+def _enc(p: str) -> str:
+    """A palace path as one trailer word: ``%``, ``=``, spaces and non-printing characters
+    percent-encoded; ordinary paths read as themselves."""
+    out = []
+    for ch in normalize_rel(p):
+        if ch in "%=" or unicodedata.category(ch)[0] in "CZ":
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def encode_restore(src: str, dst: str) -> str:
     """Value of a ``Curator-Restore`` trailer: the action moved ``src`` to ``dst`` outside git
     (both git-ignored, e.g. inbox/x.md -> .curator/rejected/x.md); undo moves it back.
@@ -127,17 +142,7 @@ def encode_restore(src: str, dst: str) -> str:
     line, splits unambiguously and survives git's trimming and curator's collapsing of
     whitespace in trailers; ordinary paths read as themselves.
     """
-
-    def enc(p: str) -> str:
-        out = []
-        for ch in normalize_rel(p):
-            if ch in "%=" or unicodedata.category(ch)[0] in "CZ":
-                out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
-            else:
-                out.append(ch)
-        return "".join(out)
-
-    return f"{enc(src)}={enc(dst)}"
+    return f"{_enc(src)}={_enc(dst)}"
 
 
 def decode_restore(value: str) -> tuple[str, str]:
@@ -146,6 +151,31 @@ def decode_restore(value: str) -> tuple[str, str]:
         raise PlanError(f"malformed Curator-Restore trailer {value!r}")
     src, dst = value.strip().split("=")
     return normalize_rel(unquote(src)), normalize_rel(unquote(dst))
+
+
+TOOK = "Curator-Took"  # a draft's text an action moved out of the inbox: "<sha256>=<path>"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def took_trailers(changes: Iterable[Change]) -> list[tuple[str, str]]:
+    """One ``Curator-Took`` per draft the changes move out of the inbox: which text was taken,
+    not only which name, so a later draft under the same name is not taken with it."""
+    return [
+        (TOOK, f"{ch.before}={_enc(ch.src)}")
+        for ch in changes
+        if isinstance(ch, Move) and ch.src.startswith(INBOX_DIR + "/")
+    ]
+
+
+def decode_took(value: str) -> tuple[str, str] | None:
+    """(draft path, sha256 of its text) of a ``Curator-Took`` value; None when malformed."""
+    digest, sep, path = value.strip().partition("=")
+    if not sep or not _SHA256.fullmatch(digest):
+        return None
+    try:
+        return normalize_rel(unquote(path)), digest
+    except PlanError:
+        return None
 
 
 def build_message(
@@ -332,6 +362,8 @@ class Plan:
                     raise PlanError(f"path {p} is touched by more than one change in the plan")
                 seen.add(p)
         if not self.message:
+            took = [t for t in took_trailers(self.changes) if t not in self.trailers]
+            object.__setattr__(self, "trailers", (*self.trailers, *took))
             msg = build_message(self.action, self.summary, self.reason, self.notes, self.trailers)
             object.__setattr__(self, "message", msg)
         elif "\x00" in self.message:

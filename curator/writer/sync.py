@@ -547,6 +547,19 @@ def _ls_blob(repo: Repo, rev: str, path: str) -> str | None:
     return out.split("\t", 1)[0].split()[2] if out else None
 
 
+def _restores_undone(repo: Repo, message: str) -> list[tuple[str, str]]:
+    """The drafts the action an undo (`message`) takes back had parked: (inbox path, parked
+    path) pairs, put back by the sync on the clone that holds the parked file."""
+    out: list[tuple[str, str]] = []
+    for line in message.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() != "curator-undo" or _rev(repo, value.strip()) is None:
+            continue
+        undone = repo.git("log", "-1", "--format=%B", value.strip(), "--").stdout
+        out += _restores_of(undone.decode("utf-8", "surrogateescape"))
+    return out
+
+
 def _restores_of(message: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for line in message.splitlines():
@@ -657,7 +670,10 @@ def plan_sync(
     base = base_proc.stdout.decode().strip() or None
     rng = f"{base}..{head}" if base else head
     local = _commits(repo, rng)
-    incoming = tuple(c for c, _, _ in _commits(repo, f"{base}..{tip}" if base else tip))
+    pulled = _commits(repo, f"{base}..{tip}" if base else tip)
+    incoming = tuple(c for c, _, _ in pulled)
+    # a teammate's undo of an action that parked a draft here: the draft goes back here
+    undone = [pair for _, m, _ in pulled for pair in _restores_undone(repo, m)]
     merges = repo.git("rev-list", "--merges", rng).stdout.decode().split()
     if merges:
         raise SyncError(
@@ -666,15 +682,16 @@ def plan_sync(
         )
     if not local or not incoming or not replay:
         new_head = tip if not local else head
+        going = tuple(c for c, _, _ in local)
         return SyncPlan(
-            root, name, branch, head, tip, incoming, tuple(c for c, _, _ in local), new_head
+            root, name, branch, head, tip, incoming, going, new_head, restores=tuple(undone)
         )
     new_head, made, conflicts, dropped, restores = _replay(
         root, repo, head, tip, base, local, resolutions or {}
     )
     return SyncPlan(
         root, name, branch, head, tip, incoming, tuple(made), new_head,
-        tuple(conflicts), tuple(dropped), tuple(restores),
+        tuple(conflicts), tuple(dropped), tuple(restores + undone),
     )  # fmt: skip
 
 
@@ -691,7 +708,9 @@ def _move(root: Path, repo: Repo, plan: SyncPlan) -> list[str]:
             f"move it away, then sync again; nothing was changed"
         )
     moved = move_branch(root, repo, Move(f"refs/heads/{plan.branch}", plan.head, plan.new_head))
-    for src, dst in plan.restores:  # a promote given up: its draft goes back to the inbox
+    # a promote given up, or undone by a teammate: the draft parked here goes back to the inbox
+    # (a draft already at that name keeps its place, and the parked one stays parked)
+    for src, dst in plan.restores:
         if (root / dst).is_file() and not (root / src).exists():
             (root / src).parent.mkdir(parents=True, exist_ok=True)
             (root / dst).rename(root / src)

@@ -214,8 +214,8 @@ def undo(
     said = reason or f"Undo of {short} ({entry.action}: {', '.join(entry.notes) or '-'})."
     if elsewhere:
         said += (
-            f" The draft(s) {', '.join(elsewhere)} stay with the clone that parked them "
-            f"({entry.author}); drafts do not travel."
+            f" The draft(s) {', '.join(elsewhere)} go back to the inbox of the clone that "
+            f"parked them ({entry.author}) at its next sync."
         )
     return Plan(
         action="undo",
