@@ -32,10 +32,11 @@ from curator.agents.answers import (
     RelatedAnswer,
     SearchAnswer,
 )
-from curator.agents.service import MAX_LIMIT, NOT_RULES, AgentRefusal, Memory, cap
+from curator.agents.service import NOT_RULES, AgentRefusal, Memory, cap
 from curator.agents.tasks_tools import task_tools
 from curator.agents.tooldef import ToolDef
 from curator.errors import CuratorError
+from curator.search.filters import MAX_LIMIT
 
 __all__ = ["ToolDef", "build_server", "client_config", "serve"]
 

@@ -20,6 +20,7 @@ from curator.cli.filter_flags import add_filter_flags, add_sensitive_flag, filte
 from curator.errors import CuratorError
 from curator.model.text import one_line
 from curator.search.filters import MAX_LIMIT
+from curator.search.request import SearchRequest
 
 if TYPE_CHECKING:
     from curator.search.query import Searcher
@@ -138,32 +139,22 @@ def _jsonl(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
 
 
-_SEARCH_KEYS = {
-    "types": "types",
-    "type": "types",
-    "scope": "scope",
-    "status": "status",
-    "stale": "stale",
-    "min_confidence": "min_confidence",
-    "drafts": "drafts",
-    "limit": "limit",
-    "include_sensitive": "include_sensitive",
-}
-
-
-def _request(item: Any, keys: dict[str, str]) -> tuple[str, dict[str, Any]] | str:
-    """(query, keyword arguments) of one JSONL line, or why it cannot run. The values' types
-    are checked by the query itself (`Filter.of`, the limit check): a wrong one fails its line."""
+def _request(item: Any, keys: dict[str, str] | None) -> tuple[str, dict[str, Any]] | str:
+    """(query, its keys) of one JSONL line, or why it cannot run. `keys` maps the keys a line
+    may hold to the query's (None: a search, whose keys `SearchRequest` checks itself). The
+    values' types are checked by the query: a wrong one fails its line."""
     if isinstance(item, str):
         return item  # the reader's "not JSON" message
     if not isinstance(item, dict):
         return "not an object"
     query = item.get("query", item.get("question"))
+    if not isinstance(query, str):
+        return "missing string 'query'"
+    if keys is None:
+        return query, {k: v for k, v in item.items() if k not in ("query", "question", "id")}
     unknown = sorted(k for k in item if k not in keys and k not in ("query", "question", "id"))
     if unknown:
         return f"unknown keys {unknown}"
-    if not isinstance(query, str):
-        return "missing string 'query'"
     given = [k for k in item if k in keys]
     kwargs = {keys[k]: item[k] for k in given}
     if len(kwargs) < len(given):  # "type" and "types" both given: neither may be dropped
@@ -171,7 +162,7 @@ def _request(item: Any, keys: dict[str, str]) -> tuple[str, dict[str, Any]] | st
     return query, kwargs
 
 
-def _batch(args: argparse.Namespace, run: Any, keys: dict[str, str]) -> int:
+def _batch(args: argparse.Namespace, run: Any, keys: dict[str, str] | None) -> int:
     searcher = _searcher(args)
     failed = 0
     for number, item in _read_queries(args.queries):
@@ -202,15 +193,16 @@ def cmd_search(args: argparse.Namespace) -> int:
         if args.query:
             raise CuratorError("give a QUERY or --queries FILE, not both")
 
-        def run(s: Searcher, query: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-            kwargs.setdefault("limit", args.limit)
-            return {"results": [h.to_json() for h in s.search(query, **kwargs)]}
+        def run(s: Searcher, query: str, given: dict[str, Any]) -> dict[str, Any]:
+            request = SearchRequest.from_mapping(s.palace, query, given, limit=args.limit)
+            return {"results": [h.to_json() for h in s.run(request)]}
 
-        return _batch(args, run, _SEARCH_KEYS)
+        return _batch(args, run, None)
     if not args.query:
         raise CuratorError("give a QUERY (or --queries FILE)")
     searcher = _searcher(args)
-    hits = searcher.search(args.query, limit=args.limit, **filter_kwargs(args))
+    request = SearchRequest.of(searcher.palace, args.query, limit=args.limit, **filter_kwargs(args))
+    hits = searcher.run(request)
     if args.json:
         print_json({"query": args.query, "results": [h.to_json() for h in hits]})
         return 0
