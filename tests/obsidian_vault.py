@@ -49,8 +49,9 @@ class _Links:
         if rng.random() < 0.6:
             return ""
         if rng.random() < 0.2:
-            return "#^" + rng.choice(["b1", "b2", "zz"])
-        return "#" + rng.choice(HEADING_FORMS)(rng.choice(HEADINGS).replace("`", ""))
+            return "#^" + rng.choice(["b1", "b2", "zz"])  # ^zz is only ever in code
+        heading = rng.choice([*HEADINGS, "Fake heading in a list"])  # that one is in code
+        return "#" + rng.choice(HEADING_FORMS)(heading.replace("`", ""))
 
     def name(self, source: str) -> str:
         """A link target as a wikilink names it: a note or file, by name or path."""
@@ -137,7 +138,8 @@ def note_body(links: _Links, source: str) -> str:
         "- a list item\n"
         f"- with {markdown_link(links, source)} and a fence in it:\n"
         "    ```php\n"
-        "    call_user_func_array([$obj, 'run']($this,$params));\n"
+        "    call_user_func_array([$obj, 'run']($this,$params)); ^zz\n"
+        "    ## Fake heading in a list\n"
         "    [[Inside fence]]\n"
         "    ```\n"
         "  ~~~\n  [t](tilde%20fence.md)\n  ~~~\n"

@@ -235,3 +235,15 @@ def test_the_fast_scan_finds_what_the_parser_finds(body: str) -> None:
     if body.startswith("    "):
         return
     assert links._scan(body) == links._parse(body)
+
+
+@SETTINGS
+@given(content=PLAIN.map("".join))
+def test_a_block_without_inline_link_syntax_is_read_by_pattern(content: str) -> None:
+    """A block's text with no code span, math, escape, autolink or markdown link is read for
+    wikilinks by pattern: what CommonMark's inline rules would read there."""
+    if links._needs(content, links._INLINE_NEEDS_WALK):
+        return
+    scanned: list[links._Found] = []
+    links._wikilinks(scanned, content, 0)
+    assert links._walk(content, {}) == scanned

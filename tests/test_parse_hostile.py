@@ -17,7 +17,6 @@ from opcount import grows_linearly
 from yamlref import compare
 
 from benchmarks import gen_hostile
-from curator.model.links import _links_of as links_of
 from curator.model.note import MAX_BYTES, Note, parse_note
 from curator.model.yaml import MAX_DEPTH
 
@@ -25,11 +24,8 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 HEAD = "---\nname: N\ndescription: D\ntype: project\n"
 
 
-def parsed(data: bytes, *, fresh: bool = False) -> Note:
-    """parse_note must return a Note for any bytes: parsed, or with a problem saying why.
-    `fresh`: the body's links are parsed again (they are cached by content for the load)."""
-    if fresh:
-        links_of.cache_clear()
+def parsed(data: bytes) -> Note:
+    """parse_note must return a Note for any bytes: parsed, or with a problem saying why."""
     note = parse_note("notes/x.md", data)
     assert isinstance(note, Note)
     assert note.ok or any(p.severity == "error" for p in note.problems), note
@@ -233,7 +229,7 @@ def test_cost_grows_linearly(name: str) -> None:
     make = gen_hostile.CLASSES[name]
     size = gen_hostile.MIB - 4096
     assert len(make(size)) <= MAX_BYTES  # over the limit it would not be parsed at all
-    linear, small, large = grows_linearly(lambda n: parsed(make(n), fresh=True), size // 8)
+    linear, small, large = grows_linearly(lambda n: parsed(make(n)), size // 8)
     assert linear, f"{name}: 8x the input took {large} operations against {small}"
 
 

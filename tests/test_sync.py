@@ -151,6 +151,28 @@ def test_dry_run_and_check(team, run_cli: RunCli) -> None:
     assert code == 0 and stdout.strip().splitlines() == ["Up to date with origin/main."], stdout
 
 
+def test_the_plan_names_no_commit_that_will_not_exist(team, run_cli: RunCli) -> None:
+    """A commit to be replayed gets its id when the sync makes it: the plan shows none (the
+    dry run's would never exist); the result shows the ids the sync made, which exist."""
+    import json
+    import re
+
+    _remote, (a, b, _c) = team
+    promote_new(a, "Alpha fact")
+    sync(a)
+    promote_new(b, "Beta fact")
+    code, stdout, _ = run_cli("--palace", b, "sync", "--dry-run")
+    outgoing = [line for line in stdout.splitlines() if line.startswith("  > ")]
+    assert code == 0 and outgoing and not any(re.search(r"[0-9a-f]{10}", x) for x in outgoing)
+    code, stdout, _ = run_cli("--palace", b, "--json", "sync", "--dry-run")
+    assert [c["commit"] for c in json.loads(stdout)["outgoing"]] == [None]
+    code, stdout, _ = run_cli("--palace", b, "sync", "--yes")
+    shown = [line.split()[1] for line in stdout.splitlines() if line.startswith("  > ")]
+    assert code == 0 and shown
+    for sha in shown:
+        assert git(b, "cat-file", "-t", sha).stdout.strip() == "commit"
+
+
 def test_unreachable_remote_is_one_line_and_nothing_changes(team, run_cli: RunCli) -> None:
     _remote, (a, _b, _c) = team
     promote_new(a, "Alpha fact")

@@ -12,8 +12,8 @@ CommonMark's link rule. HTML is read as text (a link inside `<details>` still co
 
 A full parse costs about ten times a scan, so a body with nothing that could hide a link
 or make a markdown link (no backtick, `~~~`, `$`, escaped `[`, indented line, `](` or `]:`)
-is scanned for wikilinks with the same pattern the inline rule uses; results are cached by
-content for the load (a note is read by `parse_note`, then by its layout).
+is scanned for wikilinks with the same pattern the inline rule uses. A file's links are read
+once, by `parse_note`, and kept in the palace cache.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterator
-from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
@@ -36,11 +35,20 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 # `[[target#heading|alias]]`: a single `]` may sit inside (Obsidian reads `[[Sq]uare]]` as
 # `Sq]uare`), a `[` or a line break may not; the first `]]` ends it
 _WIKI = re.compile(r"!?\[\[((?:[^\[\]\r\n]|\](?!\]))*?)\]\]")
-# what makes a full parse necessary: code, math, an escaped bracket, a line indented as code,
-# or markdown link syntax
-_NEEDS_PARSE = re.compile(r"[`$]|~~~|\\\[|\]\(|\]:|^(?: {4}|\t)", re.MULTILINE)
+# what makes a full parse necessary: code, math, an escaped bracket, a line indented as code
+# (a tab, 4 spaces: after a line break, CR or LF), or markdown link syntax. Substring tests:
+# one pass of memchr each, a fraction of one regex over the body.
+_NEEDS_PARSE = ("`", "$", "~~~", "\\[", "](", "]:", "\n    ", "\r    ", "\t")
+# in a block's text, what only the inline rules read right: a code span, math, an escape, an
+# autolink, a markdown link (a shortcut reference needs a definition: checked apart)
+_INLINE_NEEDS_WALK = ("`", "$", "\\", "<", "](", "][")
+
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _needs(text: str, marks: tuple[str, ...]) -> bool:
+    return any(mark in text for mark in marks)
 
 
 class RawLink(NamedTuple):
@@ -222,12 +230,18 @@ class _Lines:
 
 def _scan(body: str) -> list[tuple[RawLink, tuple[int, int] | None]]:
     """Wikilinks by pattern: for a body in which nothing can hide one (see `_NEEDS_PARSE`)."""
-    lines = _Lines(body)
     out: list[tuple[RawLink, tuple[int, int] | None]] = []
+    lines = _Lines(body) if "\r" in body else None  # else count LFs on from the last link
+    line = at = 0
     for match in _WIKI.finditer(body):
-        link = _wiki_link(match.group(1), lines.line(match.start()))
+        start = match.start()
+        if lines is not None:
+            line = lines.line(start)
+        else:
+            line, at = line + body.count("\n", at, start), start
+        link = _wiki_link(match.group(1), line)
         if link is not None:
-            start = match.start() + (1 if body[match.start()] == "!" else 0)
+            start += 1 if body[start] == "!" else 0
             out.append((link, (start, match.end())))
     return out
 
@@ -242,7 +256,11 @@ def _parse(body: str) -> list[tuple[RawLink, tuple[int, int] | None]]:
     for token in tokens:
         if token.type != "inline" or "[" not in token.content or token.map is None:
             continue
-        found = _walk(token.content, env)
+        if references or _needs(token.content, _INLINE_NEEDS_WALK):
+            found = _walk(token.content, env)
+        else:  # only text and wikilinks here: the same pattern the inline rule uses
+            found = []
+            _wikilinks(found, token.content, 0)
         if not found:
             continue
         block = _Block(lines, token.content, token.map[0])
@@ -312,13 +330,35 @@ def _definition_span(
     return (start + pos, start + result.pos), text[pos : result.pos]
 
 
-@lru_cache(maxsize=256)
 def _links_of(body: str) -> tuple[tuple[RawLink, tuple[int, int] | None], ...]:
-    """Every link in a body, its line 0-based; cached by content (a note is read twice)."""
+    """Every link in a body, its line 0-based."""
     if "[" not in body:
         return ()
-    found = _parse(body) if _NEEDS_PARSE.search(body) else _scan(body)
+    risky = _needs(body, _NEEDS_PARSE) or body.startswith("    ")
+    found = _parse(body) if risky else _scan(body)
     return tuple(found)
+
+
+# code and math blocks: what can make a line not text
+_BLOCK_MARKS = ("```", "~~~", "$$", "\n    ", "\r    ", "\t")
+_CODE_BLOCKS = frozenset({"fence", "code_block", "math_block", "math_block_label"})
+
+
+def text_lines(body: str) -> Iterator[tuple[int, str]]:
+    """(0-based line number, line) for every line outside code and math blocks, by
+    CommonMark's block rules (a fence indented inside a list item is code; a line is ended
+    by CR, LF or CRLF): where headings and block ids are looked for."""
+    lines = _NEWLINE.split(body)
+    if lines and not lines[-1]:
+        lines.pop()
+    code: set[int] = set()
+    if _needs(body, _BLOCK_MARKS) or body.startswith("    "):
+        for token in _MD.parse(body, {}):
+            if token.type in _CODE_BLOCKS and token.map is not None:
+                code.update(range(*token.map))
+    for number, line in enumerate(lines):
+        if number not in code:
+            yield number, line
 
 
 # -- the API ---------------------------------------------------------------------------------
@@ -351,6 +391,14 @@ def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> lis
         for link, _ in _links_of(body)
         if _counts(link, any_md)
     ]
+
+
+def counted(links: tuple[RawLink, ...], *, any_md: bool) -> tuple[RawLink, ...]:
+    """`links` less the markdown links a layout without `any_md` does not count (the same
+    tuple when none goes)."""
+    if any_md or all(link.kind == "wiki" or _counts(link, False) for link in links):
+        return links
+    return tuple(link for link in links if _counts(link, False))
 
 
 def md_target(source_rel: str, href: str) -> str:

@@ -260,6 +260,8 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     """
     note = Note(rel=rel, kind=kind, size=len(data), mtime_ns=mtime_ns)
     note.sha = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if (why := schema.path_problem(rel)) is not None:  # hidden (fail closed) and reported
+        note.problems += (Finding(rel, 0, "error", "file.name", why),)
     text = _text(note, data)
     if text is None:
         return note
@@ -281,7 +283,7 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     note.header = _shared(header)
     note.lines = _compact_lines(header, {key: line + 1 for key, line in key_lines.items()})
     note.ok = True
-    links = extract_links(note.body, note.body_line)
+    links = extract_links(note.body, note.body_line, any_md=True)  # the layout keeps its own
     note.links = tuple(links) if links else ()
     if note.bom:
         message = "file starts with a UTF-8 byte order mark; kept as is"

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from curator.errors import CuratorError
 from curator.model.note import Note
 from curator.model.schema import REPLACED_STATUSES, is_visible, not_current
+from curator.model.served import Served
 
 if TYPE_CHECKING:
     from curator.model.palace import Palace
@@ -284,6 +285,16 @@ def not_current_row(
     return not_current(note, today or date.today())
 
 
+def served_body(palace: Palace, row: Mapping[str, Any], include_sensitive: bool) -> str:
+    """A row's body as it may be served: its links to notes the gate hides withheld
+    (`curator.model.served`)."""
+    body = str(row.get("body") or "")
+    note = palace.by_rel.get(str(row.get("path")))
+    if note is None or include_sensitive:
+        return body
+    return Served.of(palace).links_in(note, body)
+
+
 def where_visible(palace_or_config: Any, *, include_sensitive: bool) -> str | None:
     """The SQL prefilter form of `visible` (None when everything may be shown)."""
     return visibility(palace_or_config, include_sensitive=include_sensitive).sql()
@@ -313,6 +324,7 @@ __all__ = [
     "not_current_row",
     "note_row",
     "sensitive_scopes",
+    "served_body",
     "sql_str",
     "visibility",
     "visible",

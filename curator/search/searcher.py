@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field, replace
 from typing import Any, Literal, overload
 
+from curator.model.served import Served
 from curator.model.text import one_line
 from curator.search.filters import (
     REPLACED_STATUSES,
@@ -26,6 +27,7 @@ from curator.search.filters import (
     SearchError,
     check_limit,
     not_current_row,
+    served_body,
     visible,
 )
 from curator.search.index import doc_row, open_index, sync_index
@@ -104,7 +106,9 @@ class Searcher(Ranker):
 
     def _hit(self, row: dict[str, Any], score: float, query: str, flt: Filter) -> Hit:
         snippet, spans = make_snippet(
-            str(row.get("body") or ""), str(row.get("description") or ""), query
+            served_body(self.palace, row, flt.include_sensitive),
+            str(row.get("description") or ""),
+            query,
         )
         successor = None
         if row.get("status") in REPLACED_STATUSES:
@@ -127,7 +131,9 @@ class Searcher(Ranker):
             status=str(row.get("status") or ""),
             scope=str(row.get("scope") or ""),
             stale=bool(row.get("stale")) or why is not None,
-            stale_reason=one_line(str(row.get("stale_reason") or "") or (why or "")),
+            stale_reason=Served.of(self.palace, flt.include_sensitive).text(
+                one_line(str(row.get("stale_reason") or "") or (why or ""))
+            ),
             confidence=row.get("confidence"),
             description=one_line(str(row.get("description") or "")),
             created=str(row.get("created") or ""),
@@ -162,7 +168,9 @@ class Searcher(Ranker):
                     prev, score=round(max(prev.score, adjusted), 6), superseded_from=merged
                 )
             elif len(chosen) < limit:
-                chosen[rel] = self._source(row, adjusted, question, superseded_from)
+                chosen[rel] = self._source(
+                    row, adjusted, question, superseded_from, flt.include_sensitive
+                )
         ordered = sorted(
             chosen.values(), key=lambda s: (s.draft, s.authority_rank, s.stale, -s.score, s.path)
         )
@@ -182,16 +190,25 @@ class Searcher(Ranker):
         return nxt.rel, doc_row(self.palace, nxt), (path,)
 
     def _source(
-        self, row: dict[str, Any], score: float, question: str, superseded_from: tuple[str, ...]
+        self,
+        row: dict[str, Any],
+        score: float,
+        question: str,
+        superseded_from: tuple[str, ...],
+        include_sensitive: bool = False,
     ) -> Source:
         authority = {t: i for i, t in enumerate(self.palace.config.authority)}
         draft = row.get("kind") == "draft"
         why = None if draft else not_current_row(self.palace, row)
         stale = bool(row.get("stale")) or why is not None
         snippet, spans = make_snippet(
-            str(row.get("body") or ""), str(row.get("description") or ""), question
+            served_body(self.palace, row, include_sensitive),
+            str(row.get("description") or ""),
+            question,
         )
-        reason = one_line(str(row.get("stale_reason") or "") or (why or "").removeprefix("stale: "))
+        reason = Served.of(self.palace, include_sensitive).text(
+            one_line(str(row.get("stale_reason") or "") or (why or "").removeprefix("stale: "))
+        )
         label = "unreviewed draft" if draft else ("stale" if stale else "")
         if stale and reason and not draft:
             label = f"stale: {reason}"

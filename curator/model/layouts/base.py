@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from curator.model.header import DELETE
-from curator.model.links import RawLink, shown
+from curator.model.links import RawLink, shown, text_lines
 from curator.model.schema import BY_NAME
 
 Severity = Literal["error", "warning"]
@@ -29,7 +29,6 @@ CURATOR_KEY = "curator"  # where a layout without a field for it keeps curator's
 # curator's fields that are not also a note's identity: in a layout whose tool owns its header
 # (`Layout.native`), these live under `curator:` and a top-level one is the tool's own property
 STATE_FIELDS = frozenset(BY_NAME) - {"name", "description", "type", "tags"}
-_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 
@@ -55,18 +54,8 @@ class Entry:
 
 
 def code_free_lines(body: str) -> Iterator[tuple[int, str]]:
-    """(0-based line number, line) for every line outside fenced code."""
-    fence: str | None = None
-    for number, line in enumerate(body.splitlines()):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            continue
-        if fence is not None:
-            if match and match.group(1).startswith(fence):
-                fence = None
-            continue
-        yield number, line
+    """(0-based line number, line) for every line outside code and math blocks."""
+    return text_lines(body)
 
 
 def heading_key(text: str) -> str:

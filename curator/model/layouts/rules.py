@@ -84,8 +84,6 @@ def kind_in(layout: Layout, rel: str, excludes: Iterable[str] = ()) -> Kind | No
 
 def adapt_all(notes: Iterable[Note], config: Any) -> list[Note]:
     layout = layout_of(config)
-    if not layout.lenient:
-        return list(notes)
     types = tuple(config.types)
     return [adapt(n, layout, types) for n in notes]
 
