@@ -8,14 +8,12 @@ the hidden note."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import date
 from itertools import product
 from pathlib import Path
 
 import pytest
+from agenthelpers import hook_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, RunCli, note_text
@@ -131,27 +129,9 @@ def test_no_served_value_names_a_hidden_note(root: Path, run_cli: RunCli) -> Non
 
 
 def test_hooks_name_no_hidden_note(root: Path) -> None:
-    env = {**os.environ, "CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"}
     for event, extra in (("SessionStart", {"source": "startup"}), ("UserPromptSubmit", {})):
-        payload = {
-            "session_id": "s",
-            "transcript_path": str(root / "t.jsonl"),
-            "cwd": str(root),
-            "permission_mode": "default",
-            "hook_event_name": event,
-            "prompt": WORDS,
-            **extra,
-        }
-        proc = subprocess.run(
-            [sys.executable, "-m", "curator", "--palace", str(root), "hook", "claude-code", event],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=env,
-        )
-        assert proc.returncode == 0, proc.stderr
-        assert not _leaks(proc.stdout), (event, _leaks(proc.stdout))
+        text = hook_context(root, event, prompt=WORDS, **extra)
+        assert not _leaks(text), (event, _leaks(text))
 
 
 @settings(max_examples=60, deadline=None)

@@ -6,13 +6,11 @@ the pack and the prompt hook, mark it in ask and search, and put it in `list --s
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
 import pytest
+from agenthelpers import hook_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, RunCli, note_text
@@ -120,24 +118,7 @@ def test_every_path_follows_the_one_rule(make_palace: MakePalace, run_cli: RunCl
 
 def test_the_prompt_hook_serves_no_expired_or_stale_note(make_palace: MakePalace) -> None:
     root, paths = _palace(make_palace)
-    payload = {
-        "session_id": "s",
-        "transcript_path": str(root / "t.jsonl"),
-        "cwd": str(root),
-        "permission_mode": "default",
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": "fix the quokka billing worker rule",
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "claude-code", HOOK],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"},
-    )
-    assert proc.returncode == 0, proc.stderr
-    text = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    text = hook_context(root, HOOK, prompt="fix the quokka billing worker rule")
     served = _pack_entries(text)
     assert served
     assert not served & {rel for rel, line in paths.items() if line in STALE_LINES}

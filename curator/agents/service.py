@@ -22,7 +22,7 @@ from curator.errors import CuratorError
 from curator.model.discovery import palace_changed
 from curator.model.note import DELETE, NoteEditError, edit_header
 from curator.model.palace import Palace
-from curator.model.served import Served
+from curator.model.served import Served, served_index
 from curator.model.text import clean, one_line
 from curator.session import Session
 
@@ -484,10 +484,10 @@ class Memory:
         hidden = {posixpath.relpath(n.rel, folder) for n in palace.notes if not self.visible(n)} | {
             n.rel for n in palace.notes if not self.visible(n)
         }
-        if hidden:
+        if hidden:  # a link relative to the index's folder (MEMORY.md's)
             lines = text.splitlines(keepends=True)
             text = "".join(ln for ln in lines if not any(f"]({h})" in ln for h in hidden))
-        return cap(clean(text))
+        return cap(clean(served_index(self.served, text)))
 
     # -- following the palace --------------------------------------------------------------------
     def recent(self, *, since: str | None = None, days: int = 7, limit: int = 20) -> dict[str, Any]:

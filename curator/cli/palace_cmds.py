@@ -56,6 +56,11 @@ def register(sub: Subcommands) -> None:
 
     p = sub.add_parser("index", help="regenerate INDEX.md (one commit)")
     p.add_argument("--check", action="store_true", help="exit 1 when INDEX.md is out of date")
+    p.add_argument(
+        "--served",
+        action="store_true",
+        help="print the index as agents may see it (hidden notes left out); writes nothing",
+    )
     add_apply_options(p)
     p.set_defaults(handler=cmd_index)
 
@@ -274,6 +279,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # -- index -------------------------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
+    if args.served:  # what the agents' INDEX.md resource answers, for agents without MCP
+        from curator.agents.service import Memory
+
+        text = Memory(open_palace(args).root).index_md()
+        if args.json:
+            print_json({"index": text})
+        else:
+            out(text.rstrip("\n"))
+        return 0
     palace = open_palace(args)
     current, _ = index_is_current(palace)
     if args.check:

@@ -260,6 +260,8 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     """
     note = Note(rel=rel, kind=kind, size=len(data), mtime_ns=mtime_ns)
     note.sha = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if (why := schema.path_problem(rel)) is not None:  # hidden (fail closed) and reported
+        note.problems += (Finding(rel, 0, "error", "file.name", why),)
     text = _text(note, data)
     if text is None:
         return note

@@ -398,6 +398,16 @@ def hidden_by_header(note: Parsed) -> bool:
     )
 
 
+def path_problem(rel: str) -> str | None:
+    """Why a note's file name cannot be listed on one line (INDEX.md, MEMORY.md, a link, an
+    answer), or None: a line break, a control character or an escape sequence. Such a file
+    is reported and hidden from agents (`unreadable`), and promote refuses it."""
+    if len(rel.splitlines()) > 1 or rel.endswith(("\n", "\r")) or has_escapes(rel):
+        shown = rel.encode("unicode_escape").decode("ascii")
+        return f"the file name {shown} holds a line break or control characters; rename it"
+    return None
+
+
 def stale_mark(value: Any) -> dict[str, Any] | None:
     """What a header's `stale` value says, failing closed: absent, null or exactly false is
     not stale; the audit's mapping (reason, since) or a text reason is; any other value

@@ -136,3 +136,20 @@ class Served:
                 wiki = r"\[\[" + re.escape(raw.target) + r"(?:[#|][^\]]*)?\]\]"
                 text = re.sub(wiki, WITHHELD, text)
         return text
+
+
+def served_index(served: Served, text: str) -> str:
+    """The palace's index (`text`, as on disk) as agents may see it. Curator's INDEX.md is
+    rendered again by the one renderer from the notes the gate shows (its preamble kept), so
+    a hidden note is never listed, whatever its file name; another tool's index (MEMORY.md)
+    is the person's file, served without the lines that name a hidden note. Either way no
+    line naming a hidden note is served."""
+    from curator.model.index_md import render_index, split_index
+
+    palace = served.palace
+    if not served.include_sensitive and not palace.foreign_layout:
+        gone: dict[str, bytes | None] = {n.rel: None for n in palace.notes if not served.note(n)}
+        preamble, _ = split_index(text)
+        text = render_index(palace.replaced(gone) if gone else palace, preamble)
+    lines = text.splitlines(keepends=True)
+    return "".join(line for line in lines if served.text(line) == line)

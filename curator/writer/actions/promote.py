@@ -59,6 +59,9 @@ def promote_problems(
     if not draft.ok:
         problem = draft.problems[0].message if draft.problems else "unreadable header"
         return [("", f"the draft's header does not parse ({problem}): fix the file first")]
+    named = [p.message for p in draft.problems if p.code == "file.name"]
+    if named:
+        return [("", named[0])]
     header = {
         k: v for k, v in promote_fields(palace, draft, fields).items() if k not in DRAFT_ONLY_KEYS
     }  # as the note will hold it
