@@ -183,7 +183,7 @@ async def in_app(palace: Path) -> dict[str, Any]:
             app.palace, "reject", rels, lambda p, r: services.plan_reject(p, r, "bulk"), "bulk"
         )
         out["bulk_plan"] = [time.perf_counter() - t1]
-        inbox.marked = set(rels)
+        inbox.marks.mark(rels)
         seen = len(notes)
         await pilot.press("x")
         await until(lambda: isinstance(app.screen, AskDialog))

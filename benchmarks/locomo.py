@@ -2,16 +2,26 @@
 
 Protocol (the data set's README): every dialogue turn becomes one note (name "<speaker> on
 <session date>", body = the turn text plus the caption of a shared photo, `created` = the session
-date), one scope per conversation; every category 1-4 question is run through the same
-`Searcher.search` the CLI uses, limited to its conversation's scope; a question is found at k when
-an evidence turn is in the top k (any@k) or all of them are (all@k).
+date, `dates` = the dates its text speaks of resolved against that date, as capture and import
+write them: `curator.model.dates`), one scope per conversation; every category 1-4 question is
+run through the same `Searcher.search` the CLI uses, limited to its conversation's scope; a
+question is found at k when an evidence turn is in the top k (any@k) or all of them are (all@k).
 
 Two palaces are built: turn-only notes, and notes the way capture writes them, each turn with the
 turns around it (`--window` on each side) in its `context:` field, as an agent capturing a fact
 from a conversation would. Each ranking technique is measured with and without (an ablation over
-`curator.search.ranking.Tuning`), and the weights the code ships with are checked by
-leave-one-out over conversations: for each conversation, the grid point scoring best on the
-others is scored on it (no figure comes from weights tuned on the conversation it is scored on).
+`curator.search.ranking.Tuning`), and every constant the code ships with is checked by
+leave-one-out over conversations: for each conversation and each constant of `AXES`, the value
+scoring best on the other conversations (the others at their shipped values; a tie keeps the
+shipped value) is chosen, and the conversation is scored with what was chosen without it (no
+figure comes from a constant tuned on the conversation it is scored on; with five
+conversations each constant is chosen on four).
+
+`--guard benchmarks/locomo-figures.json` fails (exit 1) when the shipped ranking's dev any@5
+(with context) rose by more than its held-out any@5 since the figures saved there (`--save
+FILE` writes them, per embedder), so that dev stands further above held out than it did: a
+change that fits the dev conversations and not the ones it was not chosen on does not ship.
+Leave-one-out needs five conversations or more.
 
 The palaces are built in a temporary folder (never in the repository). Any split in the same
 format works: pass its folder.
@@ -20,7 +30,6 @@ format works: pass its folder.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import re
 import sys
@@ -37,12 +46,40 @@ sys.path.insert(0, str(REPO))
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # one evidence id is written "D:11:26"
-# leave-one-out grid: the vector's share of the lexical + vector sum, the context field's BM25F
-# weight, the weight of the key terms' share in the name
-GRID = tuple(itertools.product((0.3, 0.5), (0.25, 0.5), (0.5, 1.0, 1.5)))
-# with an embedder reading text in context (minilm) the first axis is instead the vector's
-# weight beside the lexical 0.5 (`Tuning.contextual_vector`)
-CONTEXTUAL_GRID = tuple(itertools.product((0.5, 1.0), (0.25, 0.5), (0.5, 1.0, 1.5)))
+MIN_CHOSEN_ON = 4  # conversations a constant is chosen on, at least
+GUARD_SLACK = 0.002  # ~1.5 questions of 762: a figure moves this much from one run to the next
+
+
+def _vector(t: Any, v: float, contextual: bool) -> Any:
+    """The vector's share of the lexical + vector sum (with an embedder reading text in
+    context, minilm, its weight beside the lexical 0.5 instead: `Tuning.contextual_vector`)."""
+    return replace(t, contextual_vector=v) if contextual else replace(t, lexical=1 - v, vector=v)
+
+
+# leave-one-out axes: each constant of `Tuning` the benchmark chooses, its candidate values
+# (the shipped one among them) and how a value is set
+AXES: dict[str, tuple[tuple[float, ...], Callable[[Any, float, bool], Any]]] = {
+    "vector": ((0.3, 0.5, 0.7), _vector),
+    "contextual vector": ((0.5, 1.0, 1.5), _vector),
+    "context weight": ((0.25, 0.5, 1.0), lambda t, v, c: replace(t, fields=(*t.fields[:4], v))),
+    "name share": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, named=v)),
+    "soft terms": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, soft=v)),
+    "time": ((0.0, 0.15, 0.3), lambda t, v, c: replace(t, time=v)),
+    "smoothing": ((0.0, 0.3, 0.6), lambda t, v, c: replace(t, smooth=v)),
+}
+
+
+def shipped_value(name: str, tuning: Any, contextual: bool) -> float:
+    read = {
+        "vector": tuning.vector,
+        "contextual vector": tuning.contextual_vector,
+        "context weight": tuning.fields[4],
+        "name share": tuning.named,
+        "soft terms": tuning.soft,
+        "time": tuning.time,
+        "smoothing": tuning.smooth,
+    }
+    return float(read[name])
 
 
 def session_date(text: str) -> str:
@@ -79,9 +116,18 @@ def turn_text(turn: dict[str, Any]) -> str:
     return text
 
 
-def build_palace(root: Path, conversations: dict[str, dict], embedder: str, window: int) -> int:
+def build_palace(
+    root: Path,
+    conversations: dict[str, dict],
+    embedder: str,
+    window: int,
+    resolved: dict[str, list[str]] | None = None,
+) -> int:
     """Write one note per turn (with `window` turns on each side as its context when > 0);
-    returns the number of notes."""
+    returns the number of notes. `resolved` keeps each turn's resolved dates between builds."""
+    from curator.model.dates import resolve_dates
+
+    resolved = {} if resolved is None else resolved
     (root / "notes").mkdir(parents=True)
     (root / "inbox").mkdir()
     scopes = "".join(f"[scopes.{conv}]\n" for conv in sorted(conversations))
@@ -99,10 +145,16 @@ def build_palace(root: Path, conversations: dict[str, dict], embedder: str, wind
             for i, turn in enumerate(session):
                 around = session[max(0, i - window) : i] + session[i + 1 : i + 1 + window]
                 context = "\n".join(f"{t['speaker']}: {turn_text(t)}" for t in around)
+                created = session_date(when_text) or "2023-01-01"
+                key = f"{conv}/{turn['dia_id']}"
+                if key not in resolved:
+                    day = datetime.strptime(created, "%Y-%m-%d")
+                    resolved[key] = resolve_dates(turn_text(turn), day)
+                dates = resolved[key]
                 header = (
                     f"---\nname: {yaml_str(turn['speaker'] + ' on ' + date_text)}\n"
-                    f"type: episodic\nscope: {conv}\n"
-                    f"created: {session_date(when_text) or '2023-01-01'}\n"
+                    f"type: episodic\nscope: {conv}\ncreated: {created}\n"
+                    + (f"dates: {json.dumps(dates)}\n" if dates else "")
                     + (f"context: {yaml_str(context)}\n" if window and context else "")
                     + "---\n"
                 )
@@ -200,6 +252,7 @@ def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
         ("shipped, no name share", replace(full, named=0.0)),
         ("shipped, no smoothing", replace(full, smooth=0.0)),
         ("shipped, no time", replace(full, time=0.0)),
+        ("shipped, no resolved dates", replace(full, dates=False)),
         ("shipped, lexical only", replace(full, vector=0.0, contextual_vector=0.0)),
         ("shipped, vector only", replace(full, lexical=0.0)),
     ]
@@ -207,30 +260,61 @@ def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
 
 def leave_one_out(
     searcher: Any, conversations: dict[str, dict], tuning_cls: Any
-) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, ...]]]:
-    """Each conversation scored with the grid point best on the other conversations."""
+) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, float]]]:
+    """Per constant of `AXES` and for all of them at once, the figures of each conversation
+    scored with the values best on the other conversations; and the values chosen for each."""
     full = tuning_cls()
     contextual = bool(getattr(searcher.store.embedder, "contextual", False))
-    grid: dict[tuple[float, ...], list[Result]] = {}
-    for vec, ctx, named in CONTEXTUAL_GRID if contextual else GRID:
-        fields = (*full.fields[:4], ctx)
-        tuning = replace(full, fields=fields, named=named)
-        if contextual:
-            tuning = replace(tuning, contextual_vector=vec)
-        else:
-            tuning = replace(tuning, lexical=1.0 - vec, vector=vec)
-        grid[(vec, ctx, named)] = run_questions(searcher, conversations, tuning)[0]
-    held: list[Result] = []
-    chosen: dict[str, tuple[float, ...]] = {}
-    for conv in conversations:
-        train = {
-            point: share([r for r in rs if r.conv != conv], lambda r: r.any5)
-            for point, rs in grid.items()
-        }
-        best = max(sorted(train), key=lambda p: train[p])
-        chosen[conv] = best
-        held += [r for r in grid[best] if r.conv == conv]
-    return figures(held), chosen
+    axes = {k: v for k, v in AXES.items() if (k == "contextual vector") == contextual}
+    cache: dict[Any, list[Result]] = {}
+
+    def results(tuning: Any) -> list[Result]:
+        if tuning not in cache:
+            cache[tuning] = run_questions(searcher, conversations, tuning)[0]
+        return cache[tuning]
+
+    chosen: dict[str, dict[str, float]] = {conv: {} for conv in conversations}
+    held: dict[str, list[Result]] = {name: [] for name in axes}
+    for name, (values, set_value) in axes.items():
+        shipped = shipped_value(name, full, contextual)
+        runs = {v: results(set_value(full, v, contextual)) for v in values}
+        for conv in conversations:
+            train = {
+                v: share([r for r in rs if r.conv != conv], lambda r: r.any5)
+                for v, rs in runs.items()
+            }
+            best = max(values, key=lambda v: (train[v], v == shipped))
+            chosen[conv][name] = best
+            held[name] += [r for r in runs[best] if r.conv == conv]
+    together: list[Result] = []
+    for conv, picks in chosen.items():
+        tuning = full
+        for name, value in picks.items():
+            tuning = axes[name][1](tuning, value, contextual)
+        if tuning in cache:
+            together += [r for r in cache[tuning] if r.conv == conv]
+        else:  # a combination no axis ran: its own conversation only
+            together += run_questions(searcher, {conv: conversations[conv]}, tuning)[0]
+    out = {f"{name} alone": figures(rs) for name, rs in held.items()}
+    out["held out"] = figures(together)
+    return out, chosen
+
+
+def guard(path: Path, embedder: str, dev: float, held: float) -> int:
+    """1 when dev any@5 rose by more than held-out any@5 since the figures saved in `path`:
+    when dev now stands further above held out than it did (a dev figure below held out, as
+    when the shipped constants were not those leave-one-out picks, may rise to meet it)."""
+    saved = json.loads(path.read_text(encoding="utf-8")).get(embedder)
+    if not saved:
+        print(f"guard: no saved figures for {embedder} in {path}", file=sys.stderr)
+        return 2
+    dev_gain, held_gain = dev - saved["dev"], held - saved["held out"]
+    over = dev - held > max(saved["dev"] - saved["held out"], 0.0) + GUARD_SLACK
+    print(
+        f"guard {'fails' if over else 'passes'}: dev {saved['dev']:.3f} -> {dev:.3f} "
+        f"({dev_gain:+.3f}), held out {saved['held out']:.3f} -> {held:.3f} ({held_gain:+.3f})"
+    )
+    return 1 if over else 0
 
 
 def print_table(title: str, rows: list[tuple[str, dict[str, dict[str, float]], str]]) -> None:
@@ -265,7 +349,13 @@ def main() -> int:
     parser.add_argument(
         "--only", choices=["turn-only", "with context"], help="build and score one palace only"
     )
+    parser.add_argument(
+        "--guard", type=Path, help="exit 1 when dev rose by more than held out since these figures"
+    )
+    parser.add_argument("--save", type=Path, help="write the dev and held-out figures here")
     args = parser.parse_args()
+    if args.guard or args.save:
+        args.held_out = True
 
     from curator.model.palace import Palace
     from curator.search.query import Searcher
@@ -277,17 +367,27 @@ def main() -> int:
     if not conversations:
         print(f"no conversations in {args.data}", file=sys.stderr)
         return 2
+    if len(conversations) - 1 < MIN_CHOSEN_ON and (args.held_out or not (args.quick or args.rows)):
+        print(
+            f"leave-one-out needs {MIN_CHOSEN_ON + 1} conversations or more (a constant is never "
+            f"chosen on fewer than four); {args.data} has {len(conversations)}",
+            file=sys.stderr,
+        )
+        return 2
     configs = [("shipped", Tuning())] if args.quick else ablation(Tuning)
     if args.rows:
         wanted = [w for w in args.rows.split(",") if w]
         configs = [(n, t) for n, t in configs if any(w in n for w in wanted)]
     out: dict[str, Any] = {}
+    resolved: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="curator-locomo-") as tmp:
         for label, window in (("turn-only", 0), ("with context", args.window)):
             if args.only and label != args.only:
                 continue
             root = Path(tmp) / label.replace(" ", "-")
-            notes = build_palace(root, conversations, args.embedder, window)
+            t0 = time.perf_counter()
+            notes = build_palace(root, conversations, args.embedder, window, resolved)
+            write_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             searcher = Searcher(Palace.open(root))
             build_s = time.perf_counter() - t0
@@ -303,24 +403,38 @@ def main() -> int:
             print_table(
                 f"LoCoMo {args.data.name}, {label}: {len(conversations)} conversations, "
                 f"{notes} turns as notes (context: {window} turn(s) each side), embedder "
-                f"{args.embedder}, index built in {build_s:.1f} s",
+                f"{args.embedder}, written in {write_s:.1f} s (dates resolved), "
+                f"index built in {build_s:.1f} s",
                 rows,
             )
             if window and (args.held_out or not (args.quick or args.rows)):
                 held, chosen = leave_one_out(searcher, conversations, Tuning)
-                picks = ", ".join(
-                    f"{c}: vector {v}, context {x}, name share {m}"
-                    for c, (v, x, m) in chosen.items()
-                )
                 print_table(
-                    "leave-one-out (weights chosen on the other conversations)",
-                    [("held out", held, "")],
+                    "leave-one-out (each constant chosen on the other conversations)",
+                    list((name, figs, "") for name, figs in held.items()),
                 )
-                print(f"chosen: {picks}")
+                for conv, picks in chosen.items():
+                    print(f"chosen for {conv}: " + ", ".join(f"{k} {v}" for k, v in picks.items()))
                 out["leave-one-out"] = {"figures": held, "chosen": chosen}
+    code = 0
+    if args.guard or args.save:
+        shipped = out.get("with context", {}).get("shipped") or next(
+            iter(out.get("with context", {}).values()), None
+        )
+        if shipped is None or "leave-one-out" not in out:
+            print("--guard and --save need the with-context palace", file=sys.stderr)
+            return 2
+        dev = shipped["overall"]["any@5"]
+        held_out = out["leave-one-out"]["figures"]["held out"]["overall"]["any@5"]
+        if args.guard:
+            code = guard(args.guard, args.embedder, dev, held_out)
+        if args.save:
+            saved = json.loads(args.save.read_text(encoding="utf-8")) if args.save.exists() else {}
+            saved[args.embedder] = {"dev": round(dev, 4), "held out": round(held_out, 4)}
+            args.save.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(out, indent=2, default=list))
-    return 0
+    return code
 
 
 if __name__ == "__main__":

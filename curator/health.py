@@ -19,7 +19,31 @@ def palace_findings(palace: Palace, today: date | None = None) -> list[Finding]:
     findings = run_checks(palace, today)
     findings += audit_findings(palace)
     findings += context_findings(palace.root, palace.config)
+    findings += tracked_local_only(palace)
     return sorted(findings)
+
+
+def tracked_local_only(palace: Palace) -> list[Finding]:
+    """An error for each file git tracks under .curator/ or inbox/: machine state and drafts
+    are never shared through the branch (a sync refuses a remote commit that adds one)."""
+    from curator.errors import WriterError
+    from curator.writer.git import discover
+    from curator.writer.sync import LOCAL_ONLY
+
+    try:
+        repo = discover(palace.root)
+        listed = repo.git("ls-files", "-z", "--", *(repo.to_repo(p) for p in LOCAL_ONLY))
+    except (WriterError, OSError):
+        return []  # not a git repository: nothing is shared
+    out = []
+    for name in filter(None, listed.stdout.decode("utf-8", "surrogateescape").split("\0")):
+        rel = repo.to_palace(name) or name
+        message = (
+            "tracked by git: machine state and drafts are never shared through the branch "
+            "(a teammate's sync refuses it); untrack it with `git rm --cached`"
+        )
+        out.append(Finding(rel, 0, "error", "git.local-only-tracked", message))
+    return out
 
 
 def audit_findings(palace: Palace) -> list[Finding]:

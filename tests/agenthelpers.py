@@ -152,3 +152,26 @@ class McpClient:
                 pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
+
+
+def hook_context(root: Path, event: str, **fields: Any) -> str:
+    """What `curator hook claude-code EVENT` (a subprocess, as Claude Code runs it, the warm
+    server off) puts in front of the agent for a session in `root`."""
+    payload = {
+        "session_id": "s",
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        **fields,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "claude-code", event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"])

@@ -1,31 +1,42 @@
-"""A reference resolver for Obsidian links, written from Obsidian's help pages alone (Internal
-links, Link to a heading/block, Properties, Aliases, Templates, Accepted file formats) and
-sharing no code with curator, so a test can compare the two on generated vaults.
+"""A reference resolver for Obsidian links, written from Obsidian's help pages (Internal links,
+Link to a heading/block, Properties, Aliases, Templates, Accepted file formats, Advanced
+formatting syntax), the CommonMark spec for markdown links, and the link resolution observed
+on Obsidian 1.13.7 through `app.metadataCache` (recorded in pvliesdonk/markdown-vault-mcp's
+Obsidian reference page, 2026-09-07). It shares no code with curator and uses no markdown
+parser library, so a test can compare the two on generated vaults (tests/obsidian_vault.py);
+its scanner handles the shapes that generator writes, not every CommonMark corner.
 
-What the pages say, and this module does:
+What it does:
 - The vault is every file under its folder; files and folders whose name starts with a dot
   are not part of it. The Templates plugin's folder (`.obsidian/templates.json`) holds
   templates: files a link can reach, but not notes.
-- `[[target#heading|text]]` and `![[target]]` (an embed) link the same way. Names compare
-  without regard to case. A link to a note may leave out `.md`; a link to any other file must
-  give its extension. So `.md` is tried after the name as written when its last part has a
-  dot, and before it otherwise.
-- A name is looked up as a path from the vault root, then from the linking note's folder,
-  then as the file name (or path ending) anywhere in the vault, the shortest path winning.
+- Links: `[[target#heading|text]]` and `![[target]]` (an embed), in the body and in text or
+  list properties (`up: "[[Note]]"`); CommonMark links and images in the body: inline
+  (`[t](dest "title")`, `<dest with spaces>`, balanced parentheses), full, collapsed and
+  shortcut reference links with their `[label]: dest` definitions (a `[^1]` is a footnote).
+  A markdown destination is percent-decoded; one with a scheme (`https:`) or only `#anchor`
+  is not a link to a file. `[[#heading]]` names a place in the note itself: skipped.
+- Nothing inside code is a link: fenced code (``` or ~~~, also indented inside a list item),
+  indented code (4 spaces after a blank line, outside a list), code spans; nor inside math:
+  `$$` blocks, `$$...$$`, and `$...$` whose `$` touch no space and whose closing `$` is not
+  followed by a digit.
+- Resolution, the same for a wikilink and a decoded markdown destination: a path starting
+  `./` or `../` is read from the linking note's folder; otherwise the exact path from the
+  vault root wins, then the linking note's own folder, then any file whose path ends with
+  the name, the shortest path string first (alphabetical among equals; Obsidian's own order
+  there is not stable). Names compare without regard to case. A link to a note may leave
+  out `.md`; a link to any other file must give its extension: `.md` is tried after the
+  name as written when its last part has a dot, and before it otherwise.
 - Aliases are for search and autocomplete: a raw `[[Alias]]` reaches nothing.
 - `#heading` matches a heading of the target once both have the characters a link cannot
   hold (and markdown punctuation) replaced by spaces; `#^id` matches a block id.
-- A text or list property whose value is `"[[Note]]"` is a link like one in the body.
-- A Markdown link `[text](Three%20laws%20of%20motion)` links the same way as the wikilink
-  `[[Three laws of motion]]`: its destination is URL-encoded (`%20` for a space) and may
-  leave out `.md` (Internal links: "Both formats link to the same note"). Being a markdown
-  path, it is read from the linking note's folder first, then from the vault root.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,17 +45,17 @@ from urllib.parse import unquote
 import yaml
 
 WIKILINK = re.compile(r"!?\[\[([^\[\]|]*?)(?:\|[^\[\]]*)?\]\]")
-# a markdown link to a file in the vault (not an image, no scheme such as https:)
-MARKDOWN = re.compile(r"(?<!!)\[[^\[\]]*\]\((?![A-Za-z][A-Za-z0-9+.-]*:)([^()\s#][^()\s]*)\)")
-BODY_LINK = re.compile(f"{WIKILINK.pattern}|{MARKDOWN.pattern}")
 HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
 BLOCK = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
 PUNCTUATION = set('!"#$%&()*+,.:;<=>?@^`{|}~/[]\\')
+LIST_ITEM = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])( +|$)")
+DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:[ \t]*(<[^>\n]*>|\S+)")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @dataclass(frozen=True)
 class Answer:
-    text: str  # the link as written, between the brackets
+    text: str  # the link's path and anchor, decoded (`Notes/My Note.md#Part`)
     target: str | None  # the file it reaches (vault-relative), None: nothing
     anchor_ok: bool  # its heading or block exists (True when it names none or no note)
 
@@ -52,6 +63,204 @@ class Answer:
 def normal_heading(text: str) -> str:
     kept = "".join(" " if ch in PUNCTUATION else ch for ch in text)
     return " ".join(kept.split()).lower()
+
+
+# -- what is text --------------------------------------------------------------------------
+def text_lines(body: str) -> list[tuple[int, str, bool]]:
+    """(line index, line, starts a block) for the lines outside code and math blocks."""
+    out: list[tuple[int, str, bool]] = []
+    fence: str | None = None
+    math = False
+    blank = True
+    indented_code = False
+    item_column: int | None = None  # where the current list item's content starts
+    for number, line in enumerate(body.split("\n")):
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if fence is not None:
+            if stripped.startswith(fence) and not stripped.rstrip().strip(fence[0]):
+                fence = None
+            continue
+        if math:
+            math = "$$" not in line
+            continue
+        if not stripped.strip():
+            blank = True
+            continue
+        item = LIST_ITEM.match(line)
+        if item:
+            item_column = len(item.group(0))
+            rest = line[item_column:]
+        elif item_column is not None and indent >= item_column:
+            rest = line[item_column:]
+        else:
+            if blank:
+                item_column = None
+            rest = line
+        inner = rest.lstrip(" ")
+        inner_indent = len(rest) - len(inner)
+        if inner_indent <= 3 and inner[:3] in ("```", "~~~"):
+            fence = re.match(r"`+|~+", inner).group(0)  # type: ignore[union-attr]
+            blank = False
+            continue
+        if inner_indent <= 3 and inner.startswith("$$"):
+            math = inner.count("$$") < 2
+            blank = False
+            continue
+        if not item and item_column is None and indent >= 4 and (blank or indented_code):
+            indented_code = True
+            continue
+        indented_code = False
+        out.append((number, line, blank or bool(item)))
+        blank = False
+    return out
+
+
+def _code_or_math_end(line: str, i: int) -> int:
+    """Where a code span or math starting at `i` ends (i itself when none starts there)."""
+    if line[i] == "`":
+        run = len(re.match(r"`+", line[i:]).group(0))  # type: ignore[union-attr]
+        for later in re.finditer(r"`+", line[i + run :]):
+            if len(later.group(0)) == run:
+                return i + run + later.end()
+        return i
+    if line.startswith("$$", i):
+        k = line.find("$$", i + 2)
+        return k + 2 if k >= 0 else i
+    if line[i] == "$":
+        if i + 1 >= len(line) or line[i + 1] in " \t$":
+            return i
+        k = i + 1
+        while (k := line.find("$", k + 1)) >= 0:
+            if line[k - 1] not in " \t\\" and not (k + 1 < len(line) and line[k + 1].isdigit()):
+                return k + 1
+    return i
+
+
+def _bracket_end(line: str, i: int) -> int:
+    """The `]` closing the `[` at i (nested pairs allowed), or -1."""
+    depth = 0
+    j = i
+    while j < len(line):
+        ch = line[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "`" and (end := _code_or_math_end(line, j)) > j:
+            j = end
+            continue
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return -1
+
+
+def _destination(line: str, i: int) -> tuple[str, int] | None:
+    """A link destination at i, then an optional title, up to the `)`: (dest, after `)`)."""
+    while i < len(line) and line[i] == " ":
+        i += 1
+    if line.startswith("<", i):
+        k = line.find(">", i)
+        if k < 0:
+            return None
+        dest, i = line[i + 1 : k], k + 1
+    else:
+        start, depth = i, 0
+        while i < len(line) and line[i] != " ":
+            if line[i] == "(":
+                depth += 1
+            elif line[i] == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            i += 1
+        if depth:
+            return None
+        dest = line[start:i]
+    while i < len(line) and line[i] == " ":
+        i += 1
+    if i < len(line) and line[i] in "\"'":
+        k = line.find(line[i], i + 1)
+        if k < 0:
+            return None
+        i = k + 1
+        while i < len(line) and line[i] == " ":
+            i += 1
+    if i < len(line) and line[i] == ")":
+        return dest, i + 1
+    return None
+
+
+def _label(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def body_links(body: str) -> list[tuple[str, bool]]:
+    """The body's links in order as (path#anchor as written, is a markdown link)."""
+    lines = text_lines(body)
+    definitions: dict[str, str] = {}
+    kept: list[str] = []
+    for _, line, starts in lines:
+        match = DEFINITION.match(line)
+        if match and (starts or not kept or kept[-1] == "\0def"):
+            definitions.setdefault(_label(match.group(1)), match.group(2).strip("<>"))
+            kept.append("\0def")
+        else:
+            kept.append(line)
+    found: list[tuple[str, bool]] = []
+    for line in kept:
+        if line != "\0def":
+            found += _line_links(line, definitions)
+    return found
+
+
+def _line_links(line: str, definitions: dict[str, str]) -> list[tuple[str, bool]]:
+    found: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch in "`$":
+            end = _code_or_math_end(line, i)
+            i = end if end > i else i + 1
+            continue
+        wiki = WIKILINK.match(line, i)
+        if wiki:  # in a table, `[[Note\\|text]]`: the backslash escapes the pipe
+            found.append((wiki.group(1), False))
+            i = wiki.end()
+            continue
+        start = i + 1 if line.startswith("![", i) else i
+        if line[start] != "[":
+            i += 1
+            continue
+        close = _bracket_end(line, start)
+        if close < 0:
+            i += 1
+            continue
+        text = line[start + 1 : close]
+        after = close + 1
+        dest: str | None = None
+        if line.startswith("(", after) and (parsed := _destination(line, after + 1)):
+            dest, after = parsed
+        elif line.startswith("[", after) and (end := line.find("]", after)) >= 0:
+            dest = definitions.get(_label(line[after + 1 : end] or text))
+            after = end + 1
+        elif not text.startswith("^"):
+            dest = definitions.get(_label(text))
+        if dest is None:
+            i = start + 1
+            continue
+        if dest and not dest.startswith("#") and not SCHEME.match(dest):
+            path, hash_, anchor = dest.partition("#")
+            found.append((unquote(path) + hash_ + unquote(anchor), True))
+        i = after
+    return found
 
 
 class Vault:
@@ -101,23 +310,21 @@ class Vault:
         return (data if isinstance(data, dict) else {}), text[end + 5 :]
 
     def links(self, rel: str) -> list[tuple[str, bool]]:
-        """The links of a note as (text, is a markdown link): its properties' in order, then
-        its body's."""
+        """The links of a note as (path#anchor, is a markdown link): its properties' in
+        order, then its body's."""
         props, body = self._split(rel)
         found: list[tuple[str, bool]] = []
         for value in props.values():
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str):
                     found += [(m.group(1), False) for m in WIKILINK.finditer(item)]
-        for match in BODY_LINK.finditer(_without_code(body)):
-            wiki = match.group(1)
-            found.append((wiki, False) if wiki is not None else (match.group(2), True))
+        found += body_links(body)
         return [(f, md) for f, md in found if f.split("#", 1)[0].strip()]
 
     def _anchors(self, rel: str) -> tuple[set[str], set[str]]:
         _, body = self._split(rel)
         headings, blocks = set(), set()
-        for line in _without_code(body, spans=False).splitlines():
+        for _, line, _ in text_lines(body):
             match = HEADING.match(line)
             if match:
                 headings.add(normal_heading(match.group(1)))
@@ -125,32 +332,18 @@ class Vault:
                 blocks.add(block.group(1).lower())
         return headings, blocks
 
-    def _lookup(self, source: str, name: str, markdown: bool = False) -> str | None:
-        folder = source.rsplit("/", 1)[0] if "/" in source else ""
-        paths = [name, f"{folder}/{name}" if folder else name]
-        for path in reversed(paths) if markdown else paths:
-            found = self.lower.get(os.path.normpath(path).replace(os.sep, "/").lower())
-            if found:
-                return found
-        return None
+    def _file(self, path: str) -> str | None:
+        return self.lower.get(posixpath.normpath(path).lower())
 
-    def _anywhere(self, name: str) -> str | None:
+    def _ending_with(self, name: str) -> str | None:
         wanted = "/" + name.lower().strip("/")
         hits = [f for f in self.files if ("/" + f.lower()).endswith(wanted)]
-        hits.sort(key=lambda f: (f.count("/"), len(f), f))
+        hits.sort(key=lambda f: (len(f), f))
         return hits[0] if hits else None
 
-    def resolve_link(self, source: str, text: str, markdown: bool) -> Answer:
-        """What a link as written reaches: a markdown link's parts are URL-decoded first."""
-        if not markdown:
-            return self.resolve(source, text)
-        path, hash_, anchor = text.partition("#")
-        answer = self.resolve(source, unquote(path) + hash_ + unquote(anchor), markdown=True)
-        return Answer(text, answer.target, answer.anchor_ok)
-
-    def resolve(self, source: str, text: str, markdown: bool = False) -> Answer:
+    def resolve(self, source: str, text: str) -> Answer:
         path, _, anchor = text.partition("#")
-        path = path.strip()
+        path = path.strip().rstrip("\\")
         last = path.rsplit("/", 1)[-1]
         if path.lower().endswith(".md"):
             names = [path]
@@ -158,9 +351,17 @@ class Vault:
             names = [path, path + ".md"]
         else:
             names = [path + ".md", path]
-        target = next((t for n in names if (t := self._lookup(source, n, markdown))), None)
-        if target is None:
-            target = next((t for n in names if (t := self._anywhere(n))), None)
+        folder = posixpath.dirname(source)
+        target: str | None = None
+        if path.startswith(("./", "../")):
+            target = next((t for n in names if (t := self._file(posixpath.join(folder, n)))), None)
+        else:
+            names = [n.lstrip("/") for n in names]
+            for base in ("", folder):
+                target = target or next(
+                    (t for n in names if (t := self._file(posixpath.join(base, n)))), None
+                )
+            target = target or next((t for n in names if (t := self._ending_with(n))), None)
         if target is None or not anchor or target not in self.notes():
             return Answer(text, target, True)
         headings, blocks = self._anchors(target)
@@ -168,16 +369,3 @@ class Vault:
         if anchor.startswith("^"):
             return Answer(text, target, anchor[1:].lower() in blocks)
         return Answer(text, target, normal_heading(anchor.split("#")[-1]) in headings)
-
-
-def _without_code(body: str, *, spans: bool = True) -> str:
-    """The body without fenced code blocks and (with `spans`) inline code: links there are
-    text. A heading keeps its inline code, whose text it matches."""
-    out, fenced = [], False
-    for line in body.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if not fenced:
-            out.append(re.sub(r"`[^`]*`", "", line) if spans else line)
-    return "\n".join(out)

@@ -34,8 +34,7 @@ def make_team(base: Path, clones: int = 3, embedder: str = "") -> tuple[Path, li
         git(base, "clone", "-q", str(remote), str(clone))
         git(clone, "config", "user.name", f"reviewer{i}")
         git(clone, "config", "user.email", f"reviewer{i}@host{i}")
-        (clone / "inbox").mkdir(exist_ok=True)
-        out.append(clone)
+        out.append(clone)  # exactly as git clone leaves it: no inbox/ (git keeps no empty folder)
     return remote, out
 
 

@@ -343,7 +343,7 @@ def test_retire_is_soft_and_review_sets_the_date(palace: Path) -> None:
         plan_retire(Palace.open(palace), DEPLOY, "")
     _, applied = do(palace, plan_retire, DEPLOY, "We deploy from Render now.", today=TODAY)
     note = Palace.open(palace).by_rel[DEPLOY]
-    assert note.header["status"] == "superseded"
+    assert note.header["status"] == "retired"
     assert note.header["retired"] == {"reason": "We deploy from Render now.", "since": "2026-11-30"}
     assert committed(palace, applied.sha) == {DEPLOY, "INDEX.md"}
     _, applied = do(palace, plan_mark_reviewed, FLAGS, today=TODAY)

@@ -126,7 +126,7 @@ def test_dry_run_prints_the_plan_and_diff_and_changes_nothing(
     data = json.loads(stdout)
     assert code == 0 and data["dry_run"] is True and data["action"] == "retire"
     assert DEPLOY in data["paths"] and "Curator-Action: retire" in data["message"]
-    assert "+status: superseded" in data["diff"]
+    assert "+status: retired" in data["diff"]
     assert state(palace) == before
 
 
@@ -236,6 +236,25 @@ def test_reject_without_reason_is_a_usage_error(palace: Path, run_cli: RunCli) -
     before = state(palace)
     code, _, stderr = run_cli("--palace", palace, "reject", LINT, "--yes")
     assert code == 2 and "--reason" in stderr
+    assert state(palace) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "wanted", "unwanted"),
+    [
+        (("--type", "banana"), "unknown type 'banana'", "confidence"),
+        (("--type", "banana", "--confidence", "0.8"), "unknown type 'banana'", "confidence"),
+        (("--confidence", "7"), "confidence", "type"),
+    ],
+)
+def test_promote_names_only_the_true_problem(
+    palace: Path, run_cli: RunCli, args: tuple[str, ...], wanted: str, unwanted: str
+) -> None:
+    """A problem that follows from another (no default confidence for a type the palace does
+    not know) is not reported beside it."""
+    before = state(palace)
+    code, _, stderr = run_cli("--palace", palace, "promote", STRIPE, *args, "--yes")
+    assert code == 2 and wanted in stderr and unwanted not in stderr.split(":", 2)[-1], stderr
     assert state(palace) == before
 
 

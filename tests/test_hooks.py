@@ -114,7 +114,9 @@ def test_session_start(root: Path, source: str) -> None:
     project = root / "workspace" / "app"
     proc = run(root, "claude-code", "SessionStart", event("SessionStart", project, source=source))
     text = context(proc, "SessionStart")
-    assert str(root / "INDEX.md") in text and "before working a fact out again" in text.lower()
+    # the file lists a hidden note (other.md): the agent is pointed to the served view
+    assert "index --served" in text and str(root / "INDEX.md") not in text
+    assert "before working a fact out again" in text.lower()
     assert "notes/project/queue.md" in text and "stale" in text
     assert "notes/project/freeze.md" in text and "expired" in text
     assert "other.md" not in text  # another (and sensitive) scope

@@ -54,7 +54,7 @@ def test_commit_updates_an_existing_index_from_the_after_palace(make_palace: Mak
     applied = session.commit(plan_retire(session.palace, "a", "gone"))  # its palace followed
     assert session.searcher() is searcher and searcher.palace is session.palace
     rows = _paths(Palace.open(root))
-    assert rows["notes/project/a.md"]["status"] == "superseded"
+    assert rows["notes/project/a.md"]["status"] == "retired"
     assert open_index(Palace.open(root)).state.commit == applied.sha
 
 

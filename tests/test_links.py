@@ -28,7 +28,8 @@ def test_extract_links_kinds_alias_heading_and_lines() -> None:
         RawLink("Beta Note", "wiki", 7, alias="the beta"),
         RawLink("gamma", "wiki", 7, heading="Setup", alias="g"),
         RawLink("delta", "wiki", 7, heading="Top"),
-        RawLink("../reference/ref.md", "md", 8, heading="part", alias="doc"),
+        RawLink("../reference/ref.md", "md", 8, "part", "doc", "../reference/ref.md#part"),
+        RawLink("x.md", "md", 8, alias="i", written="x.md"),  # an image of a note embeds it
         RawLink("after", "wiki", 16),
     ]
 

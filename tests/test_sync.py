@@ -144,6 +144,33 @@ def test_dry_run_and_check(team, run_cli: RunCli) -> None:
     assert code == 1 and "to pull" in stdout
     code, stdout, _ = run_cli("--palace", b, "--json", "sync", "--dry-run")
     assert code == 0 and '"incoming"' in stdout and head(b) != remote_head(remote)
+    promote_new(b, "Beta fact")
+    code, stdout, _ = run_cli("--palace", b, "sync", "--yes")  # the plan, then the result line
+    assert code == 0 and stdout.strip().splitlines()[-1] == "Synced: 1 pulled, 1 pushed.", stdout
+    code, stdout, _ = run_cli("--palace", b, "sync", "--yes")
+    assert code == 0 and stdout.strip().splitlines() == ["Up to date with origin/main."], stdout
+
+
+def test_the_plan_names_no_commit_that_will_not_exist(team, run_cli: RunCli) -> None:
+    """A commit to be replayed gets its id when the sync makes it: the plan shows none (the
+    dry run's would never exist); the result shows the ids the sync made, which exist."""
+    import json
+    import re
+
+    _remote, (a, b, _c) = team
+    promote_new(a, "Alpha fact")
+    sync(a)
+    promote_new(b, "Beta fact")
+    code, stdout, _ = run_cli("--palace", b, "sync", "--dry-run")
+    outgoing = [line for line in stdout.splitlines() if line.startswith("  > ")]
+    assert code == 0 and outgoing and not any(re.search(r"[0-9a-f]{10}", x) for x in outgoing)
+    code, stdout, _ = run_cli("--palace", b, "--json", "sync", "--dry-run")
+    assert [c["commit"] for c in json.loads(stdout)["outgoing"]] == [None]
+    code, stdout, _ = run_cli("--palace", b, "sync", "--yes")
+    shown = [line.split()[1] for line in stdout.splitlines() if line.startswith("  > ")]
+    assert code == 0 and shown
+    for sha in shown:
+        assert git(b, "cat-file", "-t", sha).stdout.strip() == "commit"
 
 
 def test_unreachable_remote_is_one_line_and_nothing_changes(team, run_cli: RunCli) -> None:
@@ -154,6 +181,8 @@ def test_unreachable_remote_is_one_line_and_nothing_changes(team, run_cli: RunCl
     code, stdout, stderr = run_cli("--palace", a, "sync", "--yes")
     assert code == 2 and stdout == ""
     assert len(stderr.strip().splitlines()) == 1 and "cannot reach the remote 'origin'" in stderr
+    # git's whole reason, not its last line ("and the repository exists.")
+    assert "nowhere.git" in stderr and "does not appear to be a git repository" in stderr, stderr
     assert head(a) == before and clean(a)
 
 

@@ -99,7 +99,18 @@ def session_start(run: HookRun) -> list[str]:
     index = run.memory.index_name()
     where = f"{run.root / index}" if index else f"{run.root}"
     read = "read the notes there that match the task, or search" if index else "search it"
-    if mcp_configured(run.project):
+    mcp = mcp_configured(run.project)
+    if index and any(not visible(palace, n, include_sensitive=False) for n in palace.all()):
+        # the file lists notes agents may not see: point to the index as they may see it
+        where = f"{run.root}"
+        served = (
+            f"the curator://{index} resource"
+            if mcp
+            else (f"`{command_prefix(run.root)} index --served`")
+        )
+        read = f"read its {index} as you may see it ({served}), then the notes that match the "
+        read += "task, or search"
+    if mcp:
         how = "the curator MCP tools search, ask, read_note, related, recent; to keep a "
         how += "lesson, capture"
     else:

@@ -22,6 +22,7 @@ from curator.errors import CuratorError
 from curator.model.discovery import palace_changed
 from curator.model.note import DELETE, NoteEditError, edit_header
 from curator.model.palace import Palace
+from curator.model.served import Served, served_index
 from curator.model.text import clean, one_line
 from curator.session import Session
 
@@ -134,6 +135,8 @@ def _part(
     return first, last
 
 
+# header fields that name other notes: served only with the references the gate lets through
+REFERENCE_FIELDS = ("superseded_by", "supersedes", "merged_from")
 _CHANGES = {
     "promote": "promoted",
     "supersede": "superseded",
@@ -239,6 +242,12 @@ class Memory:
 
         return visible(self.palace, item, include_sensitive=self.include_sensitive)
 
+    @property
+    def served(self) -> Served:
+        """The rule every served value passes (`curator.model.served`), for the palace as
+        last loaded."""
+        return Served.of(self.palace, self.include_sensitive)
+
     # -- reads -----------------------------------------------------------------------------------
     def search(
         self,
@@ -285,6 +294,7 @@ class Memory:
                 include_sensitive=self.include_sensitive,
             )
         palace = self.palace
+        served = self.served
         keys = ("path", "name", "type", "score", "snippet", "status", "scope", "stale", "kind")
         results = []
         for h in hits:
@@ -298,7 +308,7 @@ class Memory:
             data = h.to_json()
             row = {k: data[k] for k in keys}
             row.update(tags=note_tags, created=h.created, reviewed=h.reviewed)
-            if h.successor:
+            if h.successor and served.ref(h.successor):
                 row["superseded_by"] = h.successor
             results.append(row)
             if len(results) == wanted:
@@ -313,6 +323,7 @@ class Memory:
                 question, limit=_limit(limit), include_sensitive=self.include_sensitive
             )
         sources = []
+        served = self.served
         for s in answer.sources:
             marks = [m for m, on in (("draft", s.draft), ("stale", s.stale)) if on]
             marks += ["superseded"] if s.superseded_from else []
@@ -324,7 +335,7 @@ class Memory:
                     "type": s.type,
                     "marks": marks,
                     "label": s.label or "hint: check it against the repository",
-                    "replaces_superseded": list(s.superseded_from),
+                    "replaces_superseded": served.refs(s.superseded_from),
                     "snippet": s.snippet,
                 }
             )
@@ -413,13 +424,21 @@ class Memory:
             ]
             if len(kept) != len(similar):
                 updates["similar"] = kept or DELETE
+        served = self.served
+        for key, value in header.items():  # every other field, through the same rule
+            if key in ("context", "similar"):
+                continue
+            shown = served.value(value, ref=key in REFERENCE_FIELDS)
+            if shown != value:
+                updates[key] = DELETE if shown is None else shown
         if not updates:
-            return str(note.text), ""
+            return self.served.links_in(note, str(note.text)), ""
         try:
             data = edit_header(note, updates)
         except NoteEditError:
             return "[this note's header cannot be shown without its hidden parts]", ""
-        return data.decode("utf-8", "replace"), clean(context) if isinstance(context, str) else ""
+        text = self.served.links_in(note, data.decode("utf-8", "replace"))
+        return text, clean(context) if isinstance(context, str) else ""
 
     def list_inbox(self, *, limit: int = 50) -> dict[str, Any]:
         palace = self.palace
@@ -431,9 +450,9 @@ class Memory:
             "drafts": [
                 {
                     "path": d.rel,
-                    "name": one_line(d.name),
+                    "name": self.served.text(one_line(d.name)),
                     "type": d.type,
-                    "description": one_line(d.description, 200),
+                    "description": self.served.text(one_line(d.description, 200)),
                 }
                 for d in shown
             ],
@@ -465,10 +484,10 @@ class Memory:
         hidden = {posixpath.relpath(n.rel, folder) for n in palace.notes if not self.visible(n)} | {
             n.rel for n in palace.notes if not self.visible(n)
         }
-        if hidden:
+        if hidden:  # a link relative to the index's folder (MEMORY.md's)
             lines = text.splitlines(keepends=True)
             text = "".join(ln for ln in lines if not any(f"]({h})" in ln for h in hidden))
-        return cap(clean(text))
+        return cap(clean(served_index(self.served, text)))
 
     # -- following the palace --------------------------------------------------------------------
     def recent(self, *, since: str | None = None, days: int = 7, limit: int = 20) -> dict[str, Any]:
@@ -496,7 +515,7 @@ class Memory:
                     continue
                 row = {"path": rel, "name": one_line(note.name), "change": change, "date": day}
                 if entry.reason:
-                    row["reason"] = one_line(entry.reason, 200)
+                    row["reason"] = self.served.text(one_line(entry.reason, 200))
                 changes.append(row)
         for note in palace.notes:
             stale = note.stale if note.ok else None
@@ -508,7 +527,7 @@ class Memory:
                         "name": one_line(note.name),
                         "change": "flagged stale",
                         "date": since_day,
-                        "reason": one_line(str(stale.get("reason") or ""), 200),
+                        "reason": self.served.text(one_line(str(stale.get("reason") or ""), 200)),
                     }
                 )
         changes.sort(key=lambda c: c["date"], reverse=True)

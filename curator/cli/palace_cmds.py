@@ -17,7 +17,7 @@ from curator.model.layouts import palace_rules
 from curator.model.links import RawLink
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.model.schema import unreadable
+from curator.model.schema import not_current, unreadable
 from curator.model.text import one_line
 from curator.search.filters import Filter, note_row
 
@@ -56,6 +56,11 @@ def register(sub: Subcommands) -> None:
 
     p = sub.add_parser("index", help="regenerate INDEX.md (one commit)")
     p.add_argument("--check", action="store_true", help="exit 1 when INDEX.md is out of date")
+    p.add_argument(
+        "--served",
+        action="store_true",
+        help="print the index as agents may see it (hidden notes left out); writes nothing",
+    )
     add_apply_options(p)
     p.set_defaults(handler=cmd_index)
 
@@ -98,7 +103,7 @@ def note_summary(palace: Palace, note: Note, today: date) -> dict[str, Any]:
         "type": note.type,
         "status": note.status,
         "scope": note.scope,
-        "confidence": palace.confidence(note) if note.ok else None,
+        "confidence": palace.known_confidence(note),
         "flags": palace.flags(note, today),
         "stale": note.stale,
         "created": note.created,
@@ -114,6 +119,7 @@ def _selected(palace: Palace, args: argparse.Namespace, today: date) -> tuple[li
     chosen, hidden = [], 0
     for note in palace.all():
         row = note_row(palace, note)
+        row["stale"] = note.kind == "note" and not_current(note, today) is not None
         if unreadable(note):  # listed as unreadable (check names it too); nothing read from it
             row["sensitive"] = False
         if not flt.ok(row):
@@ -150,7 +156,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for note in notes:
         flags = ",".join(palace.flags(note, today))
-        conf = f"{palace.confidence(note):.2f}" if note.ok else "  ? "
+        known = palace.known_confidence(note)
+        conf = f"{known:.2f}" if known is not None else "  ? "
         name = one_line(note.name, 60) if note.ok else "(unreadable header)"
         out(
             f"{note.type or '?':<10} {conf} {name:<60} {note.rel}"
@@ -272,6 +279,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # -- index -------------------------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
+    if args.served:  # what the agents' INDEX.md resource answers, for agents without MCP
+        from curator.agents.service import Memory
+
+        text = Memory(open_palace(args).root).index_md()
+        if args.json:
+            print_json({"index": text})
+        else:
+            out(text.rstrip("\n"))
+        return 0
     palace = open_palace(args)
     current, _ = index_is_current(palace)
     if args.check:

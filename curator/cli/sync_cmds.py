@@ -67,20 +67,24 @@ def _resolutions(args: argparse.Namespace) -> dict[str, Resolution]:
     return found
 
 
-def _plan_json(plan: object) -> dict[str, object]:
+def _plan_json(plan: object, *, made: bool = False) -> dict[str, object]:
     from curator.writer.sync import SyncPlan
 
     assert isinstance(plan, SyncPlan)
 
-    def commits(items: tuple[object, ...]) -> list[dict[str, str]]:
-        return [{"commit": c.sha, "subject": c.subject, "author": c.author} for c in items]  # type: ignore[attr-defined]
+    def commits(items: tuple[object, ...], ids: bool = True) -> list[dict[str, str | None]]:
+        return [
+            {"commit": c.sha if ids else None, "subject": c.subject, "author": c.author}  # type: ignore[attr-defined]
+            for c in items
+        ]
 
     return {
         "remote": plan.remote,
         "branch": plan.branch,
         "up_to_date": plan.up_to_date,
         "incoming": commits(plan.incoming),
-        "outgoing": commits(plan.outgoing),
+        # a commit to be replayed has no id until the sync makes it
+        "outgoing": commits(plan.outgoing, ids=made or not plan.incoming),
         "dropped": commits(plan.dropped),
         "conflicts": [
             {"path": c.path, "kind": c.kind, "sentence": c.sentence(), "diff": c.diff()}
@@ -155,11 +159,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
                     "kept_local": list(result.inbox.kept_local),
                     "shared": result.inbox.shared,
                 },
-                **_plan_json(result.plan),
+                **_plan_json(result.plan, made=True),
             }
         )
         return 0
-    for line in result.plan.lines():
+    for line in result.plan.lines(made=True):
         out(line)
     for line in result.inbox.lines() if result.inbox is not None else []:
         out(line)
@@ -167,4 +171,6 @@ def cmd_sync(args: argparse.Namespace) -> int:
         out(f"The remote moved during the sync; replayed again ({result.attempts} tries).")
     for warning in result.warnings:
         err(f"warning: {warning}")
+    if not result.plan.up_to_date:  # (the plan's one line already says so)
+        out(result.summary())
     return 0

@@ -143,6 +143,8 @@ class TeamTable(Struct, frozen=True, forbid_unknown_fields=True):
 
     remote: Annotated[str, Meta(pattern=NAME_PATTERN, description="a git remote's name")] = "origin"
     share_inbox: Annotated[bool, Meta(description="true or false")] = False
+    # sensitive drafts (and drafts in a sensitive scope) stay local unless this says otherwise
+    share_sensitive: Annotated[bool, Meta(description="true or false")] = False
 
 
 class FileTables(Struct, frozen=True, forbid_unknown_fields=True):

@@ -30,6 +30,7 @@ RESERVED = frozenset(
         "type",
         "status",
         "created",
+        "dates",  # derived from the text and created: capture resolves it again
         "source",
         "scope",
         "tags",

@@ -32,7 +32,7 @@ from curator.model.finding import Finding
 from curator.model.links import RawLink
 from curator.model.note import Note, _shared
 
-VERSION = 1
+VERSION = 2  # 2: links read by a CommonMark parse (decoded targets, `written`)
 RACY_NS = 2_000_000_000  # files younger than this at the last load are checked by content
 _PLAIN = tuple(f.name for f in fields(Note) if f.name not in ("problems", "links"))
 _DATES = {"date", "datetime", "time", "timedelta", "timezone"}

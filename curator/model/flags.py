@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from curator.config import Config
-from curator.model.layouts.rules import default_confidence
+from curator.model.layouts.rules import layout_confidence
 from curator.model.note import Note
 
 
@@ -28,16 +28,45 @@ def parse_date(value: object) -> date | None:
         return None
 
 
-def confidence(note: Note, config: Config) -> float:
-    """The note's confidence, or its type's default."""
-    if note.confidence is not None:
-        return note.confidence
+def known_confidence(note: Note, config: Config) -> float | None:
+    """The note's confidence as the files say it: stated (a number within 0..1), else its
+    type's default, else its layout's; None when nothing says it (an unreadable header, a
+    stated value that is no confidence, no type to take one from)."""
+    if not note.ok:
+        return None
+    if "confidence" in note.header:
+        return stated_confidence(note)
     spec = config.type_spec(note.type)
     if spec is not None:
         return spec.default_confidence
-    # not stated, and no type to take it from: the layout's default (0.0 in curator's own,
-    # where every note has a type)
-    return default_confidence(config)
+    return layout_confidence(config)
+
+
+def confidence(note: Note, config: Config) -> float:
+    """The note's confidence for ranking and packing: as `known_confidence`, 0.0 when unknown
+    (a note no one vouches for is never ranked up)."""
+    known = known_confidence(note, config)
+    return 0.0 if known is None else known
+
+
+def invalid(note: Note) -> bool:
+    """The header cannot be read, or states a confidence that is none (`confidence: 7`): the
+    note's data is not shown as if it held."""
+    if not note.ok:
+        return True
+    return "confidence" in note.header and stated_confidence(note) is None
+
+
+def stated_confidence(note: Note) -> float | None:
+    """The header's confidence when it is one: a number within 0..1."""
+    value = note.confidence
+    return value if value is not None and 0.0 <= value <= 1.0 else None
+
+
+def is_low_confidence(note: Note, config: Config) -> bool:
+    """Below the palace's low-confidence line, by a confidence the files state or imply."""
+    known = known_confidence(note, config)
+    return known is not None and known < config.index.low_confidence
 
 
 def review_by(note: Note, config: Config) -> date | None:
@@ -65,8 +94,8 @@ def is_due(note: Note, config: Config, today: date) -> bool:
 
 
 def flags(note: Note, config: Config, today: date) -> list[str]:
-    """stale, due, expired, low-confidence, superseded — in that order."""
-    out: list[str] = []
+    """invalid, stale, due, expired, low-confidence, superseded or retired — in that order."""
+    out: list[str] = ["invalid"] if invalid(note) else []
     if note.stale:
         out.append("stale")
     if is_due(note, config, today):
@@ -74,8 +103,8 @@ def flags(note: Note, config: Config, today: date) -> list[str]:
     expires = expires_on(note)
     if expires and expires < today:
         out.append("expired")
-    if note.ok and confidence(note, config) < config.index.low_confidence:
+    if is_low_confidence(note, config):
         out.append("low-confidence")
     if note.superseded:
-        out.append("superseded")
+        out.append("retired" if note.status == "retired" else "superseded")
     return out

@@ -16,7 +16,7 @@ import re
 from datetime import date
 
 from curator.errors import CuratorError
-from curator.model.flags import expires_on
+from curator.model.flags import expires_on, is_low_confidence
 from curator.model.layouts import palace_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
@@ -147,7 +147,7 @@ def _dated_flags(palace: Palace, note: Note) -> list[str]:
         out.append(f"review by {review_by.isoformat()}")
     if (expires := expires_on(note)) is not None:
         out.append(f"expires {expires.isoformat()}")
-    if note.ok and palace.confidence(note) < palace.config.index.low_confidence:
+    if is_low_confidence(note, palace.config):
         out.append("low confidence")
     return out
 

@@ -108,6 +108,19 @@ def _outside(rel: str, target: Path) -> Finding:
     return Finding(rel, 0, "error", "file.symlink-outside", message)
 
 
+def _leaves(rel: str, target: Path, folder: str) -> Finding:
+    message = (
+        f"symlink leads out of {folder}/ (to {target}): a note is a regular file inside "
+        f"{folder}/, never a link that leaves it; not read"
+    )
+    return Finding(rel, 0, "error", "file.symlink-leaves", message)
+
+
+def _hidden_place(root: Path, target: Path) -> bool:
+    """`target` lies in git's or curator's own state (.git, .curator: any dot folder)."""
+    return any(part.startswith(".") for part in target.relative_to(root).parts)
+
+
 def _walk(
     root: Path,
     problems: list[Finding],
@@ -130,13 +143,20 @@ def _walk(
             if not target.is_relative_to(root):
                 problems.append(_outside(folder, target))
                 continue
+            if _hidden_place(root, target):
+                problems.append(_leaves(folder, target, folder))
+                continue
         if base.is_dir():
-            yield from _walk_dir(root, str(base), folder, kind, problems)
+            inside = Path(os.path.realpath(base))
+            yield from _walk_dir(root, inside, str(base), folder, kind, problems)
 
 
 def _walk_dir(
-    root: Path, base: str, rel: str, kind: Kind, problems: list[Finding]
+    root: Path, inside: Path, base: str, rel: str, kind: Kind, problems: list[Finding]
 ) -> Iterator[tuple[str, str, Kind]]:
+    """The markdown files under `base`; a link among them is read only when it stays inside
+    `inside` (the real notes/ or inbox/ folder), so a committed link can never make a
+    rejected draft or curator's own state read as a note."""
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)
     except OSError as exc:
@@ -147,20 +167,22 @@ def _walk_dir(
         if entry.name.startswith("."):
             continue
         entry_rel = f"{rel}/{entry.name}"
-        if entry.is_symlink() and not _symlink_ok(root, entry.path, entry_rel, problems):
+        if entry.is_symlink() and not _symlink_ok(root, inside, entry.path, entry_rel, problems):
             continue
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk_dir(root, entry.path, entry_rel, kind, problems)
+            yield from _walk_dir(root, inside, entry.path, entry_rel, kind, problems)
         elif entry.name.endswith(".md") and entry.is_file():
             yield entry_rel, entry.path, kind
 
 
-def _symlink_ok(root: Path, path: str, rel: str, problems: list[Finding]) -> bool:
-    """A symlinked file inside the palace is read; one leading out, a broken one or a
-    symlinked folder is reported and skipped."""
+def _symlink_ok(root: Path, inside: Path, path: str, rel: str, problems: list[Finding]) -> bool:
+    """A symlinked file that stays inside its folder (`inside`) is read; one leading out of
+    it, a broken one or a symlinked folder is reported and skipped."""
     target = Path(os.path.realpath(path))
     if not target.is_relative_to(root):
         problems.append(_outside(rel, target))
+    elif not target.is_relative_to(inside):
+        problems.append(_leaves(rel, target, rel.split("/", 1)[0]))
     elif not target.exists():
         message = f"broken symlink (to {target}); not read"
         problems.append(Finding(rel, 0, "error", "file.symlink-broken", message))

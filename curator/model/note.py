@@ -121,7 +121,7 @@ class Note:
     def status(self) -> str:
         if self.kind == "draft":
             return "draft"
-        return self._str("status") or "active"
+        return schema.note_status(self.header)
 
     @property
     def scope(self) -> str:
@@ -167,12 +167,11 @@ class Note:
 
     @property
     def stale(self) -> dict[str, str] | None:
-        value = self.header.get("stale")
-        if isinstance(value, dict):
-            return {"reason": str(value.get("reason", "")), "since": _date_str(value.get("since"))}
-        if isinstance(value, str) and value:
-            return {"reason": value, "since": ""}
-        return None
+        """The stale mark (reason, since), failing closed (`schema.stale_mark`)."""
+        mark = schema.stale_mark(self.header.get("stale"))
+        if mark is None:
+            return None
+        return {"reason": str(mark["reason"] or ""), "since": _date_str(mark["since"])}
 
     @property
     def sensitive(self) -> bool:
@@ -261,6 +260,8 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     """
     note = Note(rel=rel, kind=kind, size=len(data), mtime_ns=mtime_ns)
     note.sha = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if (why := schema.path_problem(rel)) is not None:  # hidden (fail closed) and reported
+        note.problems += (Finding(rel, 0, "error", "file.name", why),)
     text = _text(note, data)
     if text is None:
         return note
@@ -282,7 +283,7 @@ def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0)
     note.header = _shared(header)
     note.lines = _compact_lines(header, {key: line + 1 for key, line in key_lines.items()})
     note.ok = True
-    links = extract_links(note.body, note.body_line)
+    links = extract_links(note.body, note.body_line, any_md=True)  # the layout keeps its own
     note.links = tuple(links) if links else ()
     if note.bom:
         message = "file starts with a UTF-8 byte order mark; kept as is"
@@ -299,19 +300,26 @@ def _text(note: Note, data: bytes) -> str | None:
         message = f"file is {len(data)} bytes, over the 1 MiB limit for a note"
         _problem(note, message, "file.too-large")
         return None
-    if b"\x00" in data[:8192]:
-        _problem(note, "binary file (NUL bytes), not a markdown note", "file.binary")
-        return None
     if data.startswith(BOM):
         note.bom = True
         data = data[len(BOM) :]
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if b"\x00" in data[:8192]:  # NUL bytes and not UTF-8: a binary file
+            _problem(note, "binary file (NUL bytes), not a markdown note", "file.binary")
+            return None
         line = data[: exc.start].count(b"\n") + 1
         byte = data[exc.start : exc.start + 1].hex()
         _problem(note, f"not UTF-8: byte 0x{byte} cannot be decoded", "file.encoding", line)
         return None
+    if "\x00" in text:
+        # UTF-8 text with NUL bytes in it (a paste, a bad sync): Obsidian opens and indexes
+        # it, so it is read as a note and the bytes are reported once
+        count, line = text.count("\x00"), _lines_before(text, text.index("\x00"))
+        message = f"{count} NUL byte(s), the first on line {line}: read as text; remove them"
+        note.problems += (Finding(note.rel, line, "warning", "file.nul", message),)
+    return text
 
 
 def _bounds(text: str) -> tuple[str, int, int, int] | Finding:

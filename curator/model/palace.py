@@ -413,11 +413,15 @@ class Palace:
         return last if last is not note and not last.superseded else None
 
     def confidence(self, note: Note) -> float:
-        """The note's confidence, or its type's default."""
+        """The note's confidence for ranking: its type's default, 0.0 when unknown."""
         return flags.confidence(note, self.config)
 
+    def known_confidence(self, note: Note) -> float | None:
+        """The note's confidence as shown to a person: None when nothing says it."""
+        return flags.known_confidence(note, self.config)
+
     def flags(self, note: Note, today: date | None = None) -> list[str]:
-        """stale, due, expired, low-confidence, superseded — in that order."""
+        """invalid, stale, due, expired, low-confidence, superseded or retired, in order."""
         return flags.flags(note, self.config, today or date.today())
 
     def is_due(self, note: Note, today: date | None = None) -> bool:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from curator.model.dates import period_span
 from curator.model.finding import Finding, Severity
 from curator.model.text import has_escapes
 
@@ -58,11 +59,11 @@ class Parsed(Protocol):
 
 MAX_TAGS = 8
 # The one table of statuses: status -> (where it may appear, what it means). A note without a
-# status is active; retire writes `superseded` with a `retired:` reason and no successor.
+# status is active; retire writes `retired` with a `retired:` reason and no successor.
 STATUSES: dict[str, tuple[Kind, str]] = {
     "active": ("note", "a current note (the default)"),
-    "superseded": ("note", "replaced by the note superseded_by names, or retired"),
-    "retired": ("note", "taken out of use with no successor (other tools' spelling)"),
+    "superseded": ("note", "replaced by the note superseded_by names"),
+    "retired": ("note", "taken out of use with no successor (retire's reason in `retired:`)"),
     "draft": ("draft", "an unreviewed draft in the inbox"),
 }
 NOTE_STATUSES = tuple(s for s, (kind, _) in STATUSES.items() if kind == "note")
@@ -74,6 +75,16 @@ VERIFY_KEYS = ("paths", "command", "expect")
 # keys python-frontmatter based tools treat as their own
 RESERVED = ("content", "handler")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def note_status(header: Mapping[str, Any]) -> str:
+    """A note's status as every view and filter reads it. A note retired before retire wrote
+    `status: retired` says `superseded` with a `retired:` reason and no successor: retired."""
+    raw = header.get("status")
+    status = raw if isinstance(raw, str) and raw else "active"
+    if status == "superseded" and not header.get("superseded_by") and "retired" in header:
+        return "retired"
+    return status
 
 
 def unknown_value(label: str, values: Iterable[str], known: Collection[str]) -> str | None:
@@ -138,6 +149,7 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("tags", "words", "a few words to filter by", max_items=MAX_TAGS),
     Field("created", "date", "when it was written, 2026-11-30"),
+    Field("dates", "periods", "the days its text speaks of, resolved against created (capture)"),
     Field("reviewed", "date", "when a person last reviewed it"),
     Field("verified", "date", "when the audit last confirmed it"),
     Field("expires", "date", "after this day it no longer holds"),
@@ -189,6 +201,10 @@ VALUE_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "confidence": (lambda v: _number(v) and 0 <= v <= 1, "confidence must be a number from 0 to 1"),
     "date": (is_date, "{key!r} must be a date like 2026-11-30"),
     "bool": (lambda v: isinstance(v, bool), "{key} must be true or false"),
+    "periods": (
+        lambda v: isinstance(v, list) and all(period_span(p) for p in v),
+        "{key!r} must be a list of dates, months, years or start/end intervals",
+    ),
     "words": (
         lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
         "tags must be a list of words",
@@ -382,8 +398,61 @@ def hidden_by_header(note: Parsed) -> bool:
     )
 
 
+def path_problem(rel: str) -> str | None:
+    """Why a note's file name cannot be listed on one line (INDEX.md, MEMORY.md, a link, an
+    answer), or None: a line break, a control character or an escape sequence. Such a file
+    is reported and hidden from agents (`unreadable`), and promote refuses it."""
+    if len(rel.splitlines()) > 1 or rel.endswith(("\n", "\r")) or has_escapes(rel):
+        shown = rel.encode("unicode_escape").decode("ascii")
+        return f"the file name {shown} holds a line break or control characters; rename it"
+    return None
+
+
+def stale_mark(value: Any) -> dict[str, Any] | None:
+    """What a header's `stale` value says, failing closed: absent, null or exactly false is
+    not stale; the audit's mapping (reason, since) or a text reason is; any other value
+    (`true`, a number, a list...) is a stale mark curator cannot read, so stale too."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, dict):
+        return {"reason": value.get("reason", ""), "since": value.get("since")}
+    return {"reason": value if isinstance(value, str) else "", "since": None}
+
+
+def not_current(note: Parsed, today: date) -> str | None:
+    """Why `note` may not be served as a current hint, or None when it may: the one rule pack,
+    ask, the prompt hook, `list --stale` and search read. Fails closed: an unreadable header,
+    a stale mark of any kind (`stale_mark`), an `expires` that has passed or is not a date."""
+    if unreadable(note):
+        return "its header cannot be read"
+    header = note.header
+    mark = stale_mark(header.get("stale"))
+    if mark is not None:
+        reason = mark["reason"]
+        return f"stale: {reason}" if isinstance(reason, str) and reason.strip() else "stale"
+    expires = header.get("expires")
+    if expires is None:
+        return None
+    if not is_date(expires):
+        return "its expires date cannot be read"
+    day = date.fromisoformat(str(expires)[:10])  # a loader's date or datetime, or text
+    return f"expired on {day.isoformat()}" if day < today else None
+
+
+def why_hidden(note: Parsed, config: Config) -> str | None:
+    """Why the gate hides `note` from agents (a phrase for a refusal), or None when it shows
+    it: `is_visible` is this being None."""
+    if unreadable(note):
+        return "its header cannot be read"
+    if hidden_by_header(note):
+        return "it is marked sensitive"
+    if config.is_sensitive_scope(note.scope):
+        return f"its scope {note.scope!r} is sensitive"
+    return None
+
+
 def is_visible(note: Parsed, config: Config) -> bool:
     """The visibility gate: may agents (MCP, hooks, search, ask, pack, export) see `note`?
     Not when its header hides it (`hidden_by_header`) or its scope is sensitive in palace.toml.
     `curator.search.filters` renders this same rule over index rows (SQL, a mask, a row)."""
-    return not hidden_by_header(note) and not config.is_sensitive_scope(note.scope)
+    return why_hidden(note, config) is None

@@ -25,11 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from curator.errors import CuratorError
 from curator.model.note import Note
-from curator.model.schema import REPLACED_STATUSES, is_visible
+from curator.model.schema import REPLACED_STATUSES, is_visible, not_current
+from curator.model.served import Served
 
 if TYPE_CHECKING:
     from curator.model.palace import Palace
@@ -272,6 +274,27 @@ def visible(palace_or_config: Any, item: Any, *, include_sensitive: bool) -> boo
     return not is_sensitive(palace_or_config, item)
 
 
+def not_current_row(
+    palace: Palace, row: Mapping[str, Any], today: date | None = None
+) -> str | None:
+    """Why an index row may not be served as a current hint (`schema.not_current` of its
+    note), or None when it may; a row whose note the palace no longer holds may not."""
+    note = palace.by_rel.get(str(row.get("path")))
+    if note is None:
+        return "not in the palace as loaded"
+    return not_current(note, today or date.today())
+
+
+def served_body(palace: Palace, row: Mapping[str, Any], include_sensitive: bool) -> str:
+    """A row's body as it may be served: its links to notes the gate hides withheld
+    (`curator.model.served`)."""
+    body = str(row.get("body") or "")
+    note = palace.by_rel.get(str(row.get("path")))
+    if note is None or include_sensitive:
+        return body
+    return Served.of(palace).links_in(note, body)
+
+
 def where_visible(palace_or_config: Any, *, include_sensitive: bool) -> str | None:
     """The SQL prefilter form of `visible` (None when everything may be shown)."""
     return visibility(palace_or_config, include_sensitive=include_sensitive).sql()
@@ -298,8 +321,10 @@ __all__ = [
     "and_where",
     "check_limit",
     "is_sensitive",
+    "not_current_row",
     "note_row",
     "sensitive_scopes",
+    "served_body",
     "sql_str",
     "visibility",
     "visible",

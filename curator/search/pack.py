@@ -1,7 +1,8 @@
 """`pack`: a markdown memory pack for an agent about to work on a goal.
 
 Reviewed, active notes at or above a confidence floor, best first, cut to a token budget
-(≈ characters / 4). Stale notes are left out and named on one warning line. Deterministic:
+(≈ characters / 4). Notes that may not be served as a current hint (stale, expired:
+`schema.not_current`) are left out and named on one warning line. Deterministic:
 same palace and goal, same bytes.
 """
 
@@ -10,8 +11,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from curator.model.served import Served
 from curator.model.text import clean, one_line
-from curator.search.filters import Filter, SearchError
+from curator.search.filters import Filter, SearchError, not_current_row, served_body
 from curator.search.ranking import Ranker, relevant
 
 SUMMARY_TOKENS = 60  # room kept for the summary and warning lines
@@ -44,10 +46,13 @@ def pack(
     used = tokens("\n".join(header)) + SUMMARY_TOKENS
     for path, _score in relevant(scored)[:candidates]:
         row = rows[path]
-        if row.get("stale"):
-            stale.append(path)
+        why = not_current_row(searcher.palace, row)
+        if why is not None:  # never served as a current hint: named, and left out
+            shown = Served.of(searcher.palace, include_sensitive).text(one_line(why, 80))
+            stale.append(f"{path} ({shown})")
             continue
-        for entry in _entries(row):
+        body = served_body(searcher.palace, row, include_sensitive)
+        for entry in _entries(row, body):
             if used + tokens(entry) <= budget:
                 entries.append(entry)
                 used += tokens(entry)
@@ -59,7 +64,7 @@ def pack(
     )
     lines.append("")
     if stale:
-        lines.append(f"> ⚠ left out as stale (re-verify before use): {', '.join(stale)}")
+        lines.append(f"> ⚠ left out as stale or expired (re-verify before use): {', '.join(stale)}")
         lines.append("")
     lines.extend(entries)
     return "\n".join(lines).rstrip() + "\n"
@@ -70,14 +75,14 @@ def tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def _entries(row: dict[str, Any]) -> list[str]:
+def _entries(row: dict[str, Any], body: str) -> list[str]:
     """The full entry for a note, then a shorter one (description only) if the full one is big."""
     name = one_line(str(row.get("name") or ""))
     date = str(row.get("reviewed") or row.get("created") or "")[:10]
     when = f" (reviewed {date})" if row.get("reviewed") else (f" (created {date})" if date else "")
     head = f"## {name}\n> hint, not truth — source: {row['path']}{when}\n"
     desc = one_line(str(row.get("description") or ""))
-    body = _clean_body(str(row.get("body") or ""))
+    body = _clean_body(body)
     full = f"{head}\n{desc}\n\n{body}\n" if desc else f"{head}\n{body}\n"
     short = f"{head}\n{desc}\n" if desc else ""
     return [full, short] if short and short != full else [full]

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from curator.model.dates import header_dates
 from curator.model.palace import Palace
 from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
@@ -79,6 +80,7 @@ class Tuning:
     soft: float = 1.0  # soft term matching (natural-language queries)
     named: float = 1.0  # the share of the key terms in the name (natural-language queries)
     time: float = 0.15  # a query asking when: the notes that say when
+    dates: bool = True  # the dates a note's text speaks of count (its `dates` field)
     smooth: float = 0.3  # the share of a thread neighbour's score a note takes
     rrf: bool = False  # reciprocal rank fusion instead of the weighted sum
     floor: bool = True  # drop candidates sharing no word with the query
@@ -280,11 +282,8 @@ class Ranker:
         parts = self._parts(lex, vec, paths)
         if names:
             parts.append((FUZZY_WEIGHT, np.asarray([names.get(p, 0.0) for p in paths])))
-        cue = time_cue(query)
-        if cue is not None and tune.time:
-            created = [str(rows[p].get("created") or "") for p in paths]
-            when = [cue.match(c, t.body) for c, t in zip(created, notes, strict=True)]
-            parts.append((tune.time, np.asarray(when)))
+        if tune.time:
+            parts += self._time_part(query, paths, rows, notes)
         soft = np.zeros(len(paths))
         if natural and (tune.soft or tune.named or tune.floor):
             soft, named = self._soft_scores(query, paths, rows)
@@ -305,6 +304,23 @@ class Ranker:
             top = [text[p].rerank_text for p, _ in scored[:RERANK_TOP]]
             scored = reranker_at(reranker).rerank(query, scored, top)
         return scored, rows
+
+    def _time_part(
+        self, query: str, paths: list[str], rows: Rows, notes: Sequence[NoteText]
+    ) -> list[Part]:
+        """The time cue's part of the sum: per candidate, whether its date or a date its text
+        speaks of (its `dates` field) falls in a period the query names, or the query asks
+        when and the note says when (`curator.search.temporal`); no part without a cue."""
+        cue = time_cue(query)
+        if cue is None:
+            return []
+        when = []
+        for path, text in zip(paths, notes, strict=True):
+            note = self.palace.by_rel.get(path)
+            ok = self.tuning.dates and note is not None and note.ok
+            dates = header_dates(note.header.get("dates")) if ok and note else []
+            when.append(cue.match(str(rows[path].get("created") or ""), text.body, dates))
+        return [(self.tuning.time, np.asarray(when))]
 
     def _parts(self, lex: np.ndarray, vec: np.ndarray, paths: list[str]) -> list[Part]:
         """The lexical and vector scores as weighted parts of the sum: each divided by the best

@@ -19,8 +19,17 @@ from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field, replace
 from typing import Any, Literal, overload
 
+from curator.model.served import Served
 from curator.model.text import one_line
-from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
+from curator.search.filters import (
+    REPLACED_STATUSES,
+    Filter,
+    SearchError,
+    check_limit,
+    not_current_row,
+    served_body,
+    visible,
+)
 from curator.search.index import doc_row, open_index, sync_index
 from curator.search.ranking import Ranker, Rows, Scored, relevant
 from curator.search.store import EmptyIndexRefused, IndexStore, SyncStats
@@ -92,18 +101,25 @@ class Searcher(Ranker):
         scored, rows = self.fused(query, flt, n, fuzzy=True)
         hits = []
         for path, score in superseded_down(scored, rows)[:limit]:
-            hits.append(self._hit(rows[path], score, query))
+            hits.append(self._hit(rows[path], score, query, flt))
         return hits
 
-    def _hit(self, row: dict[str, Any], score: float, query: str) -> Hit:
+    def _hit(self, row: dict[str, Any], score: float, query: str, flt: Filter) -> Hit:
         snippet, spans = make_snippet(
-            str(row.get("body") or ""), str(row.get("description") or ""), query
+            served_body(self.palace, row, flt.include_sensitive),
+            str(row.get("description") or ""),
+            query,
         )
         successor = None
         if row.get("status") in REPLACED_STATUSES:
             note = self.palace.by_rel.get(str(row["path"]))
             nxt = self.palace.successor(note) if note is not None else None
-            successor = nxt.rel if nxt is not None else None
+            # named only when the caller may see it (the gate, as ask does)
+            shown = nxt is not None and visible(
+                self.palace, nxt, include_sensitive=flt.include_sensitive
+            )
+            successor = nxt.rel if nxt is not None and shown else None
+        why = not_current_row(self.palace, row) if row.get("kind") != "draft" else None
         return Hit(
             path=str(row["path"]),
             name=one_line(str(row.get("name") or "")),
@@ -114,8 +130,10 @@ class Searcher(Ranker):
             kind=str(row.get("kind") or "note"),
             status=str(row.get("status") or ""),
             scope=str(row.get("scope") or ""),
-            stale=bool(row.get("stale")),
-            stale_reason=one_line(str(row.get("stale_reason") or "")),
+            stale=bool(row.get("stale")) or why is not None,
+            stale_reason=Served.of(self.palace, flt.include_sensitive).text(
+                one_line(str(row.get("stale_reason") or "") or (why or ""))
+            ),
             confidence=row.get("confidence"),
             description=one_line(str(row.get("description") or "")),
             created=str(row.get("created") or ""),
@@ -150,7 +168,9 @@ class Searcher(Ranker):
                     prev, score=round(max(prev.score, adjusted), 6), superseded_from=merged
                 )
             elif len(chosen) < limit:
-                chosen[rel] = self._source(row, adjusted, question, superseded_from)
+                chosen[rel] = self._source(
+                    row, adjusted, question, superseded_from, flt.include_sensitive
+                )
         ordered = sorted(
             chosen.values(), key=lambda s: (s.draft, s.authority_rank, s.stale, -s.score, s.path)
         )
@@ -170,14 +190,25 @@ class Searcher(Ranker):
         return nxt.rel, doc_row(self.palace, nxt), (path,)
 
     def _source(
-        self, row: dict[str, Any], score: float, question: str, superseded_from: tuple[str, ...]
+        self,
+        row: dict[str, Any],
+        score: float,
+        question: str,
+        superseded_from: tuple[str, ...],
+        include_sensitive: bool = False,
     ) -> Source:
         authority = {t: i for i, t in enumerate(self.palace.config.authority)}
-        stale, draft = bool(row.get("stale")), row.get("kind") == "draft"
+        draft = row.get("kind") == "draft"
+        why = None if draft else not_current_row(self.palace, row)
+        stale = bool(row.get("stale")) or why is not None
         snippet, spans = make_snippet(
-            str(row.get("body") or ""), str(row.get("description") or ""), question
+            served_body(self.palace, row, include_sensitive),
+            str(row.get("description") or ""),
+            question,
         )
-        reason = one_line(str(row.get("stale_reason") or ""))
+        reason = Served.of(self.palace, include_sensitive).text(
+            one_line(str(row.get("stale_reason") or "") or (why or "").removeprefix("stale: "))
+        )
         label = "unreviewed draft" if draft else ("stale" if stale else "")
         if stale and reason and not draft:
             label = f"stale: {reason}"

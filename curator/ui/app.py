@@ -348,6 +348,22 @@ class CuratorApp(App[None]):
         else:
             self.call_after_refresh(self._open_in_rooms, rel)
 
+    def pick_note(self) -> None:
+        """The palette's Open note: a picker whose field has the focus (what is typed next
+        names the note), then the note picked in Rooms."""
+        from curator.ui.widgets.dialogs import NotePicker
+
+        palace = self.palace
+        if palace is None:
+            return
+
+        def picked(rel: str | None) -> None:
+            if rel:
+                self.open_note(rel)
+
+        find = lambda query: services.notes_named(palace, query)  # noqa: E731
+        self.push_screen(NotePicker("Open which note?", find), picked)
+
     def _open_in_rooms(self, rel: str) -> None:
         from curator.ui.screens.rooms import RoomsScreen
 
@@ -508,12 +524,16 @@ class CuratorApp(App[None]):
             return
         if check is None:
             check = lambda new: services.edit_problems(palace, rel, new)  # noqa: E731
-        new = await edit_text(self, title, text, check, keep_unchanged=build is not None)
+        why: list[str] | None = [] if build is None else None  # a plain edit asks why
+        new = await edit_text(
+            self, title, text, check, keep_unchanged=build is not None, reason=why
+        )
         if new is None:
             self.typeahead.dialog_shown()  # no plan follows ($EDITOR left it unchanged)
             return
         if build is None:
-            self.run_plan(lambda p: services.plan_edit(p, rel, new))
+            reason = why[0] if why else ""
+            self.run_plan(lambda p: services.plan_edit(p, rel, new, reason))
         else:
             self.run_plan(build(new))
 

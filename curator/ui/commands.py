@@ -97,10 +97,10 @@ def _matches(palace: Palace, query: str, matcher: Any) -> list[tuple[float, str,
 
 class OpenNoteProvider(Provider):
     async def discover(self) -> Hits:
-        yield DiscoveryHit(OPEN_NOTE, self._focus_search, help="Find a note by name")
+        yield DiscoveryHit(OPEN_NOTE, self._pick, help="Find a note by name")
 
-    async def _focus_search(self) -> None:
-        await self.app.run_action("show_screen('search')")
+    def _pick(self) -> None:
+        cast(Shell, self.app).pick_note()
 
     async def search(self, query: str) -> Hits:
         app = cast(Shell, self.app)
@@ -117,7 +117,7 @@ class OpenNoteProvider(Provider):
             matcher = self.matcher(typed)
             score = matcher.match(OPEN_NOTE)
             if score > 0:
-                yield Hit(score, matcher.highlight(OPEN_NOTE), self._focus_search, text=OPEN_NOTE)
+                yield Hit(score, matcher.highlight(OPEN_NOTE), self._pick, text=OPEN_NOTE)
             return
         matcher = self.matcher(query)
         # matched in a thread, all at once: keys typed meanwhile echo at once

@@ -10,7 +10,7 @@ from textual.app import App, SuspendNotSupported
 
 from curator.model.text import clean
 from curator.ui import services
-from curator.ui.widgets.dialogs import Check, EditDialog
+from curator.ui.widgets.dialogs import AskDialog, Check, EditDialog
 
 
 def outside_editor() -> list[str] | None:
@@ -57,10 +57,18 @@ def run_editor(app: App[Any], argv: list[str], text: str, suffix: str = ".md") -
 
 
 async def edit_text(
-    app: App[Any], title: str, text: str, check: Check, *, keep_unchanged: bool = False
+    app: App[Any],
+    title: str,
+    text: str,
+    check: Check,
+    *,
+    keep_unchanged: bool = False,
+    reason: list[str] | None = None,
 ) -> str | None:
     """The edited text once it validates (None: cancelled, or unchanged unless
-    `keep_unchanged`: a merge goes ahead with the merged text as it is). Call from a worker."""
+    `keep_unchanged`: a merge goes ahead with the merged text as it is). Call from a worker.
+    With `reason`, the reviewer is asked why (as a commit message is asked for): a line under
+    the built-in editor, or a one-line question after $EDITOR; it is appended to `reason`."""
     argv = outside_editor()
     edited = run_editor(app, argv, text) if argv else None
     if edited is CANCELLED:
@@ -69,10 +77,16 @@ async def edit_text(
         if edited == text and not keep_unchanged:
             return None
         if not check(edited):
+            if reason is not None:
+                asked = AskDialog("Why this edit? (one line; Enter alone: none)", required=False)
+                said: str | None = await app.push_screen_wait(asked)
+                reason.append(said or "")
             return edited
     start = text if edited is None else edited
-    dialog = EditDialog(title, start, check=check, original=text)
+    dialog = EditDialog(title, start, check=check, original=text, ask_reason=reason is not None)
     result: str | None = await app.push_screen_wait(dialog)
     if result is None or (result == text and not keep_unchanged):
         return None
+    if reason is not None:
+        reason.append(dialog.reason)
     return result

@@ -7,6 +7,7 @@ Every string that came from a note, a draft, a file name, a command or git goes 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rich.text import Text
 
@@ -16,6 +17,14 @@ from curator.model.text import clean, one_line
 def plain(text: object, style: str = "", *, limit: int | None = None) -> Text:
     """One line of untrusted text, cleaned and cut to `limit`."""
     return Text(one_line(str(text), limit), style=style, no_wrap=True, overflow="ellipsis")
+
+
+def header_problem(note: Any, then: str = "Press e to edit it.") -> str:
+    """Why a note's or draft's header cannot be read, in one line a person acts on."""
+    problem = note.problems[0] if note.problems else None
+    where = f" (line {problem.line})" if problem is not None and problem.line else ""
+    what = problem.message if problem is not None else "unreadable header"
+    return one_line(f"The header does not parse{where}: {what}. {then}", 200)
 
 
 def block(text: object, style: str = "") -> Text:
@@ -34,11 +43,13 @@ def bar(value: float, width: int = 8) -> Text:
 
 
 BADGE_STYLE = {
+    "invalid": "bold white on dark_red",
     "stale": "bold white on red",
     "due": "black on yellow",
     "expired": "white on dark_orange3",
     "low-confidence": "black on grey70",
     "superseded": "white on grey35",
+    "retired": "white on grey23",
 }
 
 

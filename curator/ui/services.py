@@ -119,10 +119,10 @@ def plan_reject(palace: Palace, rel: str, reason: str) -> Plan:
     return plan(palace, rel, reason)
 
 
-def plan_edit(palace: Palace, rel: str, text: str) -> Plan:
+def plan_edit(palace: Palace, rel: str, text: str, reason: str = "") -> Plan:
     from curator.writer.planners import plan_edit as plan
 
-    return plan(palace, rel, text.encode("utf-8"))
+    return plan(palace, rel, text.encode("utf-8"), reason=reason)
 
 
 def edit_problems(palace: Palace, rel: str, text: str) -> list[str]:

@@ -31,6 +31,7 @@ from typing import Any
 from curator.config import load_config
 from curator.errors import CuratorError
 from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
+from curator.model.dates import resolve_dates
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
 from curator.model.schema import unknown_value
 from curator.model.similar import Similar, similar
@@ -207,7 +208,18 @@ def _secret_field(hits: list[SecretHit]) -> list[dict[str, Any]]:
     return [{"kind": h.kind, "line": h.line} for h in hits[:MAX_HEADER_SECRETS]]
 
 
-_FIXED = ("name", "description", "type", "status", "created", "source", "scope", "tags", "context")
+_FIXED = (
+    "name",
+    "description",
+    "type",
+    "status",
+    "created",
+    "dates",
+    "source",
+    "scope",
+    "tags",
+    "context",
+)
 
 
 def _advice(hits: list[SecretHit], found_similar: list[Similar]) -> list[str]:
@@ -324,6 +336,8 @@ def capture(
         "type": type,
         "status": "draft",
         "created": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        # "yesterday" in the body, resolved against the draft's own date (an import's too)
+        "dates": resolve_dates(body, stamp) or None,
         "source": source_value,
         "scope": scope,
         "tags": clean_tags or None,

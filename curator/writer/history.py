@@ -19,7 +19,8 @@ __all__ = ["HistoryEntry", "UndoError", "by_author", "entry_at", "history", "log
 _FIELDS = "%H%x1f%P%x1f%an <%ae>%x1f%aI%x1f%s%x1f%(trailers:only,unfold)"
 
 
-NOT_UNDOABLE = ("init",)  # actions whose undo would take the palace apart
+NOT_UNDOABLE = ("init", "settle")  # init: its undo would take the palace apart; settle:
+# a record of an action given up in a sync (no change of its own; its text is in the message)
 #: task checkpoint actions: their revisions are never rewritten or removed, so no undo
 NOT_UNDOABLE_PREFIX = "task-"
 

@@ -4,8 +4,10 @@ The main branch never holds drafts: they travel as one commit whose tree is the 
 ``refs/curator/inbox`` at the remote, next to the notes but out of every clone's history. A
 sync with the option on fetches that ref, brings in the drafts this clone lacks, sets aside
 the drafts an action in the main history took (promoted, rejected or merged anywhere), and
-pushes the inbox as it then is, without force, in a commit on top of the remote's. A draft the
-secret scanner flags is never pushed: it stays in this clone's inbox only.
+pushes the inbox as it then is, without force, in a commit on top of the remote's. A draft
+stays in this clone's inbox only (`stays_local` says why) when the secret scanner flags any
+byte of it (its header fields as well as its body), when its header does not parse, or when
+it is sensitive (`sensitive: true`, a sensitive scope) unless `[team] share_sensitive`.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from curator.config import Config
 from curator.errors import WriterError
 from curator.fsutil import atomic_write
+from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.model.schema import is_visible
 from curator.writer.actions.common import secrets_in
 from curator.writer.git import Repo, read_blobs
 from curator.writer.history import log
@@ -32,8 +37,9 @@ RETRIES = 3
 class InboxReport:
     received: tuple[str, ...] = ()
     taken: tuple[str, ...] = ()  # set aside: an action took them on some clone
-    kept_local: tuple[str, ...] = ()  # flagged by the secret scanner: not pushed
+    kept_local: tuple[str, ...] = ()  # not pushed (`stays_local`): secrets, unreadable, hidden
     shared: int = 0  # drafts on the remote's inbox ref after the sync
+    why_local: tuple[str, ...] = ()  # for each of kept_local, why
 
     def lines(self) -> list[str]:
         out = []
@@ -44,9 +50,21 @@ class InboxReport:
                 f"{len(self.taken)} draft(s) left the inbox (an action took them): "
                 f"{', '.join(self.taken)}"
             )
-        for rel in self.kept_local:
-            out.append(f"{rel} is not shared: the secret scanner flagged it")
+        whys = self.why_local or ("the secret scanner flagged it",) * len(self.kept_local)
+        for rel, why in zip(self.kept_local, whys, strict=True):
+            out.append(f"{rel} is not shared: {why}")
         return out
+
+
+def stays_local(draft: Note, config: Config) -> str | None:
+    """Why the draft must not leave this machine (None: it may be shared)."""
+    if not draft.ok:
+        return "its header does not parse"
+    if secrets_in(draft):
+        return "the secret scanner flagged it"
+    if not is_visible(draft, config) and not config.team.share_sensitive:
+        return "it is sensitive ([team] share_sensitive = true shares such drafts)"
+    return None
 
 
 def taken_drafts(repo: Repo, rev: str) -> set[str]:
@@ -119,6 +137,8 @@ def share_inbox(root: Path, repo: Repo, remote: str) -> InboxReport:
             if not _a_draft_path(rel):
                 continue  # a tree that names files outside inbox/: never written
             if rel not in taken and not (root / rel).exists():
+                # a fresh clone has no inbox/ (git keeps no empty folder), nor inbox/sub/
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(root / rel, data[blob], 0o644)
                 received.append(rel)
         for rel in sorted(taken):
@@ -130,15 +150,25 @@ def share_inbox(root: Path, repo: Repo, remote: str) -> InboxReport:
         palace = Palace.open(root)
         shared: list[str] = []
         flagged: list[str] = []
+        whys: list[str] = []
         for draft in palace.drafts:
-            (flagged if secrets_in(draft) else shared).append(draft.rel)
+            why = stays_local(draft, palace.config)
+            if why is None:
+                shared.append(draft.rel)
+            else:
+                flagged.append(draft.rel)
+                whys.append(why)
         same = set(shared) == set(there) and all(
             (root / rel).read_bytes() == data.get(there[rel]) for rel in shared
         )
         if same:
-            return InboxReport(tuple(received), tuple(set_aside), tuple(flagged), len(shared))
+            return InboxReport(
+                tuple(received), tuple(set_aside), tuple(flagged), len(shared), tuple(whys)
+            )
         new = _commit(repo, root, sorted(shared), tip)
         pushed = repo.git("push", "--quiet", remote, f"{new}:{INBOX_REF}", check=False)
         if pushed.returncode == 0:
-            return InboxReport(tuple(received), tuple(set_aside), tuple(flagged), len(shared))
+            return InboxReport(
+                tuple(received), tuple(set_aside), tuple(flagged), len(shared), tuple(whys)
+            )
     raise WriterError(f"the shared inbox on {remote!r} kept moving; sync again")

@@ -20,6 +20,7 @@ with is refused. A rejected push (someone pushed first) replays again and retrie
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from curator.errors import WriterError
 from curator.model.index_md import render_index
 from curator.model.layouts import claude_code, palace_rules
 from curator.model.layouts import rules as layout_rules
-from curator.model.palace import INDEX_NAME, Palace
+from curator.model.palace import INBOX_DIR, INDEX_NAME, Palace
 from curator.writer.actions.common import errors_for
 from curator.writer.actions.undo import derived
 from curator.writer.git import NULL_OID, Repo, discover, discover_with_head, read_blobs
@@ -141,8 +142,9 @@ class SyncPlan:
     def up_to_date(self) -> bool:
         return not self.incoming and not self.outgoing and not self.dropped
 
-    def lines(self) -> list[str]:
-        """The plan for a person: what comes in, what goes out, what blocks it."""
+    def lines(self, *, made: bool = False) -> list[str]:
+        """The plan for a person: what comes in, what goes out, what blocks it. A commit to
+        be replayed shows no id (the sync gives it one when it makes it) unless `made`."""
         where = f"{self.remote}/{self.branch}"
         if self.up_to_date and not self.conflicts:
             return [f"Up to date with {where}."]
@@ -153,7 +155,12 @@ class SyncPlan:
         if self.outgoing:
             how = " (replayed onto the remote's tip)" if self.incoming else ""
             out.append(f"{len(self.outgoing)} commit(s) to push to {where}{how}:")
-            out += [f"  > {c.sha[:10]}  {c.subject}  ({c.author})" for c in self.outgoing]
+            # a replayed commit gets its id when the sync makes it: a plan's would never exist
+            out += [
+                f"  > {'' if self.incoming and not made else c.sha[:10] + '  '}{c.subject}"
+                f"  ({c.author})"
+                for c in self.outgoing
+            ]
         if self.dropped:
             out.append(f"{len(self.dropped)} action(s) of this clone given up for the remote's:")
             out += [f"  x {c.sha[:10]}  {c.subject}" for c in self.dropped]
@@ -173,6 +180,13 @@ class SyncResult:
     warnings: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()  # palace paths the pull changed
     inbox: InboxReport | None = None  # with [team] share_inbox
+
+    def summary(self) -> str:
+        """The one result line, the CLI's and the app's."""
+        pulled, pushed = len(self.plan.incoming), len(self.plan.outgoing)
+        if self.plan.up_to_date:
+            return f"Up to date with {self.plan.remote}/{self.plan.branch}."
+        return f"Synced: {pulled} pulled, {pushed} pushed."
 
 
 class SyncConflictError(SyncError):
@@ -229,7 +243,9 @@ def _fetch(repo: Repo, remote: str, branch: str) -> str | None:
         said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         if any("couldn't find remote ref" in line for line in said):
             return None
-        why = said[-1] if said else f"git fetch exited {proc.returncode}"
+        # git's whole reason: its last line alone ("and the repository exists.") says nothing
+        why = " ".join(line.strip() for line in said if line.strip())
+        why = why or f"git fetch exited {proc.returncode}"
         raise SyncError(f"cannot reach the remote {remote!r} ({why}); nothing was changed")
     return _rev(repo, tracking)
 
@@ -248,6 +264,42 @@ def _check_history(repo: Repo, remote: str, branch: str, last: str | None, tip: 
         f"force-pushed to push the lost commits back (from a clone that has {last[:10]}), or, "
         f"if the rewrite was meant, make a fresh clone and redo this clone's unpushed actions "
         f"there"
+    )
+
+
+#: what is never applied from a remote: a clone's machine state (.curator/: the journal, the
+#: index, parked drafts) and its drafts (inbox/: git-ignored, shared only on their own ref)
+LOCAL_ONLY = (".curator/", f"{INBOX_DIR}/")
+
+
+def local_only_paths(repo: Repo, rev_range: str) -> list[tuple[str, str]]:
+    """(commit, palace path) for each path of LOCAL_ONLY a commit in the range adds, changes
+    or removes: a teammate's force-added journal or draft would otherwise be applied here."""
+    proc = repo.git(
+        "log", "--format=%x1e%H", "--name-only", "--no-renames", "-z", rev_range, "--",
+        *(repo.to_repo(p) for p in LOCAL_ONLY),
+    )  # fmt: skip
+    found: list[tuple[str, str]] = []
+    for record in proc.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
+        sha, _, names = record.partition("\n")  # "<sha>\0\n<name>\0<name>\0"
+        for name in filter(None, names.split("\0")):
+            rel = repo.to_palace(name.strip("\n"))
+            if rel is not None and rel.startswith(LOCAL_ONLY):
+                found.append((sha.strip("\0"), rel))
+    return found
+
+
+def _refuse_local_only(repo: Repo, remote: str, branch: str, rev_range: str) -> None:
+    found = local_only_paths(repo, rev_range)
+    if not found:
+        return
+    sha, rel = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    raise SyncError(
+        f"{remote}/{branch} has commit {sha[:10]} that adds {rel}{more}: machine state "
+        f"(.curator/) and drafts ({INBOX_DIR}/) are never taken from a remote, so nothing was "
+        f"changed. Ask whoever pushed it to revert it with `git rm --cached` (drafts travel "
+        f"with [team] share_inbox, on a ref of their own)"
     )
 
 
@@ -367,8 +419,10 @@ def _replay(
     conflicts: list[Conflict] = []
     dropped: list[Commit] = []
     restores: list[tuple[str, str]] = []
+    renamed: dict[str, str] = {}  # a replayed commit's old id -> its id in the shared history
     try:
         for commit, message, date in local:
+            message = renamed_in(message, renamed)
             result = _replay_one(
                 state, commit, per_commit[commit.sha], skip, resolutions, base, tip
             )
@@ -378,6 +432,10 @@ def _replay(
             if result is None:
                 dropped.append(commit)
                 restores += _restores_of(message)
+                parent = _record_given_up(state, parent, commit, message)
+                made.append(
+                    Commit(parent, f"{GIVEN_UP_ACTION}: gave up {commit.subject}", commit.author)
+                )
                 continue
             entries, resolved = result
             effects = _palace_effects(repo, [(p, _blob(v)) for p, v in entries.items()])
@@ -385,6 +443,10 @@ def _replay(
             if problems and any(resolutions.get(rel) == "theirs" for rel in effects):
                 dropped.append(commit)  # a reviewer gave it up for the remote's notes
                 restores += _restores_of(message)
+                parent = _record_given_up(state, parent, commit, message)
+                made.append(
+                    Commit(parent, f"{GIVEN_UP_ACTION}: gave up {commit.subject}", commit.author)
+                )
                 continue
             if problems:
                 conflicts.append(
@@ -421,10 +483,63 @@ def _replay(
                 env=author, config=state.identity,
             )  # fmt: skip
             parent = proc.stdout.decode().strip()
+            renamed[commit.sha] = parent
             made.append(Commit(parent, commit.subject, commit.author))
     finally:
         index_file.unlink(missing_ok=True)
     return parent, made, conflicts, dropped, restores
+
+
+GIVEN_UP_ACTION = "settle"
+GIVEN_UP_DIFF = 200_000  # characters of the given-up action's diff kept in the record
+
+
+def _record_given_up(state: _Replay, parent: str, commit: Commit, message: str) -> str:
+    """A commit that records an action given up for the remote's version (`--keep-theirs`):
+    no file changes, its message holding the action's own message and its diff, so the
+    shared history says what was given up and a person can take the text back from it."""
+    repo = state.repo
+    diff = repo.git("show", "--format=", "--no-color", "--no-ext-diff", commit.sha, check=False)
+    patch = diff.stdout.decode("utf-8", "replace")
+    if len(patch) > GIVEN_UP_DIFF:
+        patch = patch[:GIVEN_UP_DIFF] + f"\n[... cut at {GIVEN_UP_DIFF:,} characters]\n"
+    quoted = "".join(
+        f"    {line}\n" for line in (message.rstrip("\n") + "\n\n" + patch).splitlines()
+    )
+    record = (
+        f"{GIVEN_UP_ACTION}: gave up {commit.subject}\n\n"
+        f"This clone's action was given up for the remote's version (--keep-theirs). What it "
+        f"did, as it was made ({commit.sha[:10]}, {commit.author}):\n\n{quoted}\n"
+        f"Curator-Action: {GIVEN_UP_ACTION}\n"
+    )
+    tree = state.git("write-tree")
+    name, _, mail = commit.author.rpartition(" <")
+    author = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": mail.rstrip(">"), **state.env}
+    proc = repo.git(
+        "commit-tree", tree, "-p", parent, "-F", "-", input=record.encode("utf-8"),
+        env=author, config=state.identity,
+    )  # fmt: skip
+    return proc.stdout.decode().strip()
+
+
+_SHA = re.compile(r"\b[0-9a-f]{10,40}\b")
+
+
+def renamed_in(message: str, renamed: Mapping[str, str]) -> str:
+    """`message` with each commit id it names that the replay gave a new id (a Curator-Undo
+    trailer, "Undo of 1a2b3c4d5e" in its reason) replaced by the new one, as long as it was
+    written: a trailer must name a commit of the shared history."""
+    if not renamed:
+        return message
+
+    def new(match: re.Match[str]) -> str:
+        found = match.group()
+        for old, now in renamed.items():
+            if old.startswith(found):
+                return now[: len(found)]
+        return found
+
+    return _SHA.sub(new, message)
 
 
 def _ls_blob(repo: Repo, rev: str, path: str) -> str | None:
@@ -533,6 +648,8 @@ def plan_sync(
     )
     tip = _fetch(repo, name, branch)
     _check_history(repo, name, branch, last, tip)
+    if tip is not None:
+        _refuse_local_only(repo, name, branch, f"{head}..{tip}")
     if tip is None:
         outgoing = [c for c, _, _ in _commits(repo, head)]
         return SyncPlan(root, name, branch, head, None, (), tuple(outgoing), head)

@@ -23,9 +23,10 @@ __all__ = ["MINE_LABEL", "THEIRS_LABEL", "merge_problems", "merge_start"]
 
 MINE_LABEL = "this clone"
 THEIRS_LABEL = "the remote"
-# A conflict marker git writes: seven of < or > at the start of a line, alone or before a label.
-# "=======" alone is a Markdown heading underline too, so it is never taken for one.
-_MARKER = re.compile(rb"^(?:<{7}|>{7})(?: |\r?$)", re.MULTILINE)
+# A conflict marker git writes, in every conflictStyle (merge, diff3, zdiff3): seven of <, |
+# or > at the start of a line, alone or before a label. "=======" alone is a Markdown heading
+# underline too, so it is never taken for one (a conflict always has a < or > line besides).
+_MARKER = re.compile(rb"^(?:<{7}|\|{7}|>{7})(?: |\r?$)", re.MULTILINE)
 
 
 def merge_start(root: Path | str, conflict: Conflict) -> bytes:

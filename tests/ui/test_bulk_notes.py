@@ -139,7 +139,7 @@ async def test_audit_cancelled_bulk_keeps_the_marks_then_retires_them(palace: Pa
         assert set(commit_files(palace)) == {first, second, "INDEX.md"}
         for rel in (first, second):
             head = header(palace / rel)
-            assert head["status"] == "superseded"
+            assert head["status"] == "retired"
             assert head["retired"]["reason"] == "moved to the wiki"
         assert not {first, second} & {n.rel for n in screen.listed()}
 
@@ -166,8 +166,8 @@ async def test_rooms_shift_arrows_mark_a_run_and_retire_it_in_one_commit(palace:
         await apply_plan(pilot)
         assert len(git_log(palace)) == before + 1
         assert set(commit_files(palace)) == {*rels[1:4], "INDEX.md"}
-        assert all(header(palace / rel)["status"] == "superseded" for rel in rels[1:4])
-        assert header(palace / rels[0]).get("status") != "superseded"
+        assert all(header(palace / rel)["status"] == "retired" for rel in rels[1:4])
+        assert header(palace / rels[0]).get("status") != "retired"
         # retired notes leave the room for Superseded; nothing stays marked
         assert [n.rel for n in screen.listed()] == [rels[0], *rels[4:]]
         assert not screen.marked and marks_shown(screen) == set()

@@ -110,6 +110,14 @@ def suspending(monkeypatch: pytest.MonkeyPatch) -> type[SuspendingDriver]:
     return SuspendingDriver
 
 
+async def say_why(pilot: Any, reason: str = "") -> None:
+    """After $EDITOR, the app asks why (one line, as a commit message is asked for)."""
+    from curator.ui.widgets.dialogs import AskDialog
+
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, AskDialog), timeout=30)
+    await pilot.press(*reason, "enter")
+
+
 async def open_in_rooms(pilot: Any, app: CuratorApp, rel: str = REL) -> RoomsScreen:
     screen = await show_screen(pilot, "2", RoomsScreen)
     assert isinstance(screen, RoomsScreen)
@@ -135,6 +143,7 @@ async def test_outside_editor_edits_and_the_edit_is_committed(
     async with app.run_test(size=(80, 24)) as pilot:
         await open_in_rooms(pilot, app)
         await pilot.press("e")
+        await say_why(pilot, "the invoice rule changed")
         await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
         assert runs(editor) == 1  # the editor process ran, once
         assert (suspending.suspends, suspending.resumes) == (1, 1)  # around it, the app slept
@@ -143,6 +152,7 @@ async def test_outside_editor_edits_and_the_edit_is_committed(
     text = (palace / REL).read_text()
     assert NEW in text and OLD not in text
     assert git_log(palace)[0].startswith("edit")
+    assert "the invoice rule changed" in "\n".join(git_log(palace, "%B"))  # in history
 
 
 @pytest.mark.parametrize("mode", ["inbox", "audit", "search"])
@@ -164,6 +174,7 @@ async def test_outside_editor_from_every_screen(
             await pilot.press(*"invoices sent", "down")
             await wait_until(pilot, lambda: app.screen.focused.id == "search-results", timeout=30)
         await pilot.press("e")
+        await say_why(pilot)
         await apply_plan(pilot)
     edited = DRAFT if mode == "inbox" else REL
     assert runs(editor) == 1 and NEW in (palace / edited).read_text()
@@ -179,8 +190,10 @@ async def test_visual_wins_over_editor(
     async with app.run_test(size=(80, 24)) as pilot:
         await open_in_rooms(pilot, app)
         await pilot.press("e")
+        await say_why(pilot)
         await apply_plan(pilot)
     assert runs(editor) == 1 and NEW in (palace / REL).read_text()
+    assert "Edited by hand." in "\n".join(git_log(palace, "%B"))  # no reason: the default
 
 
 async def test_outside_edit_that_fails_its_check_opens_in_the_app_with_problems(
@@ -324,6 +337,8 @@ def test_visual_in_a_real_terminal(palace: Path, editor: Path, tmp_path: Path) -
         term.keys("2")
         term.wait("Superseded", "Billing", timeout=30)  # the first room with notes
         term.keys("e")
+        term.wait("Why this edit?", timeout=30)
+        term.keys("Enter")
         term.wait("y Apply", timeout=30)
         assert runs(editor) == 1
         # the editor had the terminal: the app handed it over (suspended), not a pipe

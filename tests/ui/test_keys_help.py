@@ -42,7 +42,9 @@ async def test_question_mark_in_a_text_field_types_and_f1_opens_help(
         await pilot.press("f1")
         await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
         lines = _help_lines(app)
-        assert lines.index("curator") < lines.index("Cancel Cancel") < lines.index("generic")
+        cancel = next(i for i, line in enumerate(lines) if line.startswith("Cancel"))
+        assert lines.index("generic") > cancel > 0 and lines[0].startswith("curator")
+        assert "Cancel Cancel" not in lines[cancel] and "ask.cancel" in lines[cancel]
         await pilot.press("f1")
         await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
         assert app.screen.query_one(Input).value == "why?"  # nothing typed was lost
@@ -59,7 +61,7 @@ async def test_question_mark_opens_help_in_the_plan_dialog(sample_palace: Path) 
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
         lines = _help_lines(app)
-        assert lines[0] == "curator"
+        assert lines[0].startswith("curator")
         assert any(line.startswith("Apply") for line in lines[1:3]), lines
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, PlanDialog))

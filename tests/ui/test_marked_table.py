@@ -79,3 +79,16 @@ async def test_all_alike_and_the_targets_in_list_order_with_the_filter_on() -> N
         table.keep_only({"d4"})  # the rows listed anew
         table.unmark()
         assert table.marked == set() and table.targets() == ["d4"]  # none marked: the cursor's
+
+
+async def test_mark_sets_many_rows_at_once_as_if_marked_by_hand() -> None:
+    """A script or a group marks rows by key (bench_app's bulk reject does): the cells show
+    it, one MarksChanged, and the bulk action takes them in list order."""
+    app = OneList()
+    async with app.run_test(size=(40, 12)) as pilot:
+        table = app.query_one(MarkedTable)
+        table.mark({"d3", "d1"})
+        await pilot.pause()
+        assert table.marked == {"d1", "d3"} and app.changes == 1
+        assert [table.get_row_at(i)[0].plain for i in range(5)] == [" ", "●", " ", "●", " "]
+        assert table.targets() == ["d1", "d3"]

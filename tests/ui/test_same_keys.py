@@ -254,7 +254,7 @@ async def test_search_note_keys_act_on_the_highlighted_result(palace: Path) -> N
         await apply_plan(pilot)
         assert git_log(palace)[0].startswith("retire")
         head = yaml.safe_load((palace / rel).read_text().split("---\n", 2)[1])
-        assert head["status"] == "superseded"
+        assert head["status"] == "retired"
         assert head["retired"]["reason"] == "replaced by the handler note"
 
 

@@ -56,6 +56,9 @@ async def test_badges_folders_more_and_the_stale_label(palace: Any) -> None:
         options = search.query_one("#search-results", OptionList)
         last = options.get_option_at_index(options.option_count - 1)
         assert last.id == MORE and "more results" in str(last.prompt)
+        # a note with no badge: its type and its folder stay apart
+        plain_rows = [t for t in result_text(search) if t.split()[1:2] == ["Release"]]
+        assert plain_rows and all("project  notes/project/" in t for t in plain_rows), plain_rows
         options.focus()
         options.highlighted = options.option_count - 1
         await pilot.press("enter")

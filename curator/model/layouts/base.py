@@ -18,10 +18,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import unquote
 
 from curator.model.header import DELETE
-from curator.model.links import RawLink
+from curator.model.links import RawLink, shown, text_lines
 from curator.model.schema import BY_NAME
 
 Severity = Literal["error", "warning"]
@@ -30,7 +29,6 @@ CURATOR_KEY = "curator"  # where a layout without a field for it keeps curator's
 # curator's fields that are not also a note's identity: in a layout whose tool owns its header
 # (`Layout.native`), these live under `curator:` and a top-level one is the tool's own property
 STATE_FIELDS = frozenset(BY_NAME) - {"name", "description", "type", "tags"}
-_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 
@@ -56,18 +54,8 @@ class Entry:
 
 
 def code_free_lines(body: str) -> Iterator[tuple[int, str]]:
-    """(0-based line number, line) for every line outside fenced code."""
-    fence: str | None = None
-    for number, line in enumerate(body.splitlines()):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            continue
-        if fence is not None:
-            if match and match.group(1).startswith(fence):
-                fence = None
-            continue
-        yield number, line
+    """(0-based line number, line) for every line outside code and math blocks."""
+    return text_lines(body)
 
 
 def heading_key(text: str) -> str:
@@ -112,13 +100,9 @@ def stem(rel: str) -> str:
 
 
 def clean_target(link: RawLink) -> tuple[str, str]:
-    """The target and anchor as meant: `\\|` in a table leaves a backslash before the pipe;
-    markdown links are percent-encoded."""
-    target = link.target.rstrip("\\").strip()
-    anchor = link.heading.rstrip("\\").strip()
-    if link.kind == "md":
-        target, anchor = unquote(target), unquote(anchor)
-    return target, anchor
+    """The target and anchor as meant: `\\|` in a table leaves a backslash before the pipe
+    (a markdown link's are percent-decoded when read)."""
+    return link.target.rstrip("\\").strip(), link.heading.rstrip("\\").strip()
 
 
 @dataclass
@@ -142,7 +126,7 @@ class Resolver:
         target, anchor = clean_target(link)
         rel = self.layout.find(self, source_rel, target, link.kind)
         if rel is None:
-            return Resolved(None, self.layout.unresolved(self, target))
+            return Resolved(None, self.layout.unresolved(self, target, shown(link)))
         if anchor and rel in self.entries:
             return Resolved(rel, self._anchor_problem(rel, anchor))
         return Resolved(rel)
@@ -204,12 +188,16 @@ class Layout:
     # rooms are the top-level folders (the tool groups notes by folder), not curator's types
     rooms_by_folder: bool = False
 
-    def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
+    def dangling_problem(self, target: str, written: str = "") -> tuple[Severity, str, str]:
+        """The finding for a link to `target` that reaches nothing; `written` is the link as
+        the note wrote it (`[[Name]]`, `[text](Name.md)`)."""
         return (self.dangling, "link.broken", f"link to {target!r} matches no note or file")
 
-    def unresolved(self, table: Resolver, target: str) -> tuple[Severity, str, str]:
+    def unresolved(
+        self, table: Resolver, target: str, written: str = ""
+    ) -> tuple[Severity, str, str]:
         """The finding for a link that reaches nothing (`table` says what it nearly matched)."""
-        return self.dangling_problem(target)
+        return self.dangling_problem(target, written)
 
     def heading_key(self, text: str) -> str:
         """How a heading in a link is compared with the headings of its target."""
@@ -359,5 +347,7 @@ class Layout:
         return matches[0] if len(matches) == 1 else None
 
 
-def _shortest_first(rel: str) -> tuple[int, int, str]:
-    return (rel.count("/"), len(rel), rel)
+def _shortest_first(rel: str) -> tuple[int, str]:
+    """Obsidian's order among files a name matches: the shortest path (as a string: not
+    the fewest folders), then alphabetical (Obsidian's own order among equals is not stable)."""
+    return (len(rel), rel)

@@ -111,7 +111,7 @@ class BasicMemory(Layout):
         {"title", "name", "description", "type", "tags", "permalink"}
     )
 
-    def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
+    def dangling_problem(self, target: str, written: str = "") -> tuple[Severity, str, str]:
         return (
             "warning",
             "link.forward",

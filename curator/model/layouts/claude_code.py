@@ -62,11 +62,11 @@ class ClaudeCode(Layout):
     max_lines: int = MAX_LINES
     max_bytes: int = MAX_BYTES
 
-    def dangling_problem(self, target: str) -> tuple[Severity, str, str]:
+    def dangling_problem(self, target: str, written: str = "") -> tuple[Severity, str, str]:
         return (
             "warning",
             "link.dangling",
-            f"[[{target}]] names no memory (Claude Code ignores it)",
+            f"{written or f'[[{target}]]'} names no memory (Claude Code ignores it)",
         )
 
     def type_of(self, rel: str, header: Mapping[str, Any]) -> str | None:

@@ -25,14 +25,16 @@ class Folder(Obsidian):
         found = table.ending_with(name)
         return found[0] if len(found) == 1 else None
 
-    def unresolved(self, table: Resolver, target: str) -> tuple[Severity, str, str]:
+    def unresolved(
+        self, table: Resolver, target: str, written: str = ""
+    ) -> tuple[Severity, str, str]:
         for name in link_names(target):
             found = table.ending_with(name)
             if len(found) > 1:
                 shown = ", ".join(found)
                 message = f"link to {target!r} matches {len(found)} files ({shown}): give the path"
                 return self.dangling, "link.ambiguous", message
-        return self.dangling_problem(target)
+        return self.dangling_problem(target, written)
 
 
 LAYOUT = Folder()

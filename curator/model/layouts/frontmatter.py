@@ -16,7 +16,7 @@ import frontmatter
 from frontmatter.default_handlers import JSONHandler, TOMLHandler
 
 from curator.model.layouts.base import Layout
-from curator.model.links import RawLink, extract_links
+from curator.model.links import RawLink, counted, extract_links
 from curator.model.note import Kind, Note, parse_note
 
 _OPENING = re.compile(r"---[ \t]*(?:\r\n|\n|\r)")
@@ -71,9 +71,10 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
     """A parsed note as a lenient layout reads it: a file without YAML front matter is still
     a note (its fields from TOML/JSON front matter, or none) and the header is the layout's
     view (name from the title or file name, the type the layout implies). The same note for
-    a strict layout, a draft, or a note adapted already."""
+    a strict layout, a draft, or a note adapted already (less the markdown links the layout
+    does not count: `counted_links`)."""
     if not layout.lenient or note.kind != "note":
-        return note
+        return counted_links(note, layout)
     codes = {p.code for p in note.problems}
     if not note.ok and codes == {"file.empty"}:  # Obsidian's Untitled.md: a note, empty
         note = replace(note, ok=True, problems=(), header={}, lines={})
@@ -87,30 +88,27 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
             note.header_end = opening.end() if opening else 0
             note.body_line = 2 if opening else 1
         if not note.links:
-            note.links = tuple(extract_links(note.body, note.body_line))
-        return note
+            note.links = tuple(extract_links(note.body, note.body_line, any_md=True))
+        return counted_links(note, layout)
     elif not note.ok:
         if not note.text or "header.missing" not in codes:
             return note
         found = foreign_front_matter(note.text)
         header, end = found if found is not None else ({}, 0)
         body_line = note.text.count("\n", 0, end) + 1
-        links = extract_links(note.text[end:], body_line)
+        links = extract_links(note.text[end:], body_line, any_md=True)
         note = replace(
             note,
             header=header,
             header_end=end,
             body_line=body_line,
             ok=True,
-            problems=(),
+            # what is not about the header stays (NUL bytes in the text)
+            problems=tuple(p for p in note.problems if p.code != "header.missing"),
             links=tuple(links),
             lines={key: 1 for key in header},
         )
-    if layout.bare_md_links and note.body and "](" in note.body:
-        # read again with Obsidian's rule: `[x](Three%20laws)` links the note `Three laws.md`
-        kept = [link for link in note.links if link.line < note.body_line]  # property links
-        body = extract_links(note.body, note.body_line, any_md=True)
-        note.links = (*kept, *body)
+    counted_links(note, layout)
     if layout.property_links and not any(link.line < note.body_line for link in note.links):
         note.links = (*property_links(note), *note.links)  # once: a view has the same values
     view = layout.view(note.rel, note.header, types)
@@ -120,6 +118,16 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
         lines = note.key_lines
         note.lines = {key: lines.get(key, 1) for key in view}
         note.header = view
+    return note
+
+
+def counted_links(note: Note, layout: Layout) -> Note:
+    """The note with the links its layout counts: `parse_note` reads every link to a file
+    once (the palace cache keeps them); a layout whose tool needs `.md` in a markdown link
+    (curator's, Claude Code's) drops the others here, in place (the same links each time)."""
+    links = counted(note.links, any_md=layout.bare_md_links)
+    if links is not note.links:
+        note.links = links
     return note
 
 

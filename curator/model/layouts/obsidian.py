@@ -1,9 +1,11 @@
 """An Obsidian vault: the vault folder is the notes root; links resolve as Obsidian does.
 
-A wikilink `[[Note]]` is case-insensitive and tries the exact path from the vault root, then
-the linking note's folder, then every file of that name, taking the shortest path when two
-folders hold one (Obsidian's own tie-break). `.md` is appended to a link unless a file with
-the name as written exists, so `[[Notes/v1.2 Release]]` reaches `Notes/v1.2 Release.md` and
+A wikilink `[[Note]]` and a markdown link `[x](Note.md)` (percent-decoded) resolve alike and
+without regard to case: a path starting `./` or `../` from the linking note's folder; else
+the exact path from the vault root, then the linking note's own folder, then every file
+whose path ends with the name, the shortest path first (see `Obsidian.find`). `.md` is
+appended to a link unless a file with the name as written exists, so
+`[[Notes/v1.2 Release]]` reaches `Notes/v1.2 Release.md` and
 `[[diagram.png]]` the picture. A note's `aliases` are names for search and `show` only: a raw
 `[[Alias]]` stays unresolved, as in Obsidian, which writes `[[Note|Alias]]`.
 `[[Note#Heading]]` is compared after Obsidian strips the characters a link cannot hold
@@ -111,17 +113,26 @@ class Obsidian(Layout):
         return templates_folder(vault)
 
     def find(self, table: Resolver, source_rel: str, target: str, kind: str) -> str | None:
+        """Obsidian's `getFirstLinkpathDest`, for a wikilink and a (decoded) markdown link
+        alike: a path written relative (`./`, `../`) from the note's folder; otherwise the
+        exact path from the vault root, then the note's own folder, then any path ending
+        with it, the shortest first (observed on Obsidian 1.13: `[[Note]]` from `zzzz/`
+        reaches `zzzz/Note.md` over a shorter `b/Note.md`; from elsewhere `a/b/Note.md`
+        over `zzzz/Note.md`)."""
         folder = posixpath.dirname(source_rel)
-        names = link_names(target)
-        if kind == "md":  # a path from the note's folder first, as markdown means it
+        if target.startswith(("./", "../")):
+            return next(
+                (
+                    f
+                    for name in link_names(target)
+                    if (f := table.file(posixpath.join(folder, name)))
+                ),
+                None,
+            )
+        names = link_names(target.lstrip("/"))
+        for base in (table.root, f"{folder}/" if folder else table.root):
             for name in names:
-                found = table.file(posixpath.join(folder, name)) or table.file(table.root + name)
-                if found is not None:
-                    return found
-            return next((f for name in names if (f := table.shortest(name))), None)
-        for name in names:
-            for candidate in (table.root + name, posixpath.join(folder, name)):
-                found = table.file(candidate)
+                found = table.file(base + name)
                 if found is not None:
                     return found
         for name in names:
@@ -134,8 +145,10 @@ class Obsidian(Layout):
         """The file a name reaches anywhere in the vault: the shortest path wins."""
         return table.shortest(name)
 
-    def unresolved(self, table: Resolver, target: str) -> tuple[Severity, str, str]:
-        severity, code, message = self.dangling_problem(target)
+    def unresolved(
+        self, table: Resolver, target: str, written: str = ""
+    ) -> tuple[Severity, str, str]:
+        severity, code, message = self.dangling_problem(target, written)
         plain = target[:-3] if target.lower().endswith(".md") else target
         aliased = table.by_key.get(plain.casefold(), [])
         if aliased:

@@ -46,10 +46,16 @@ def foreign(config: Any) -> bool:
     return layout != "curator" or getattr(config, "notes", None) not in (None, "notes")
 
 
+def layout_confidence(config: Any) -> float | None:
+    """The layout's confidence for a note that states none and has no type (None: the layout
+    gives none, as curator's own, where every note has a type)."""
+    layout = LAYOUTS.get(getattr(config, "layout", "curator"))  # asked once a note: no copy
+    return layout.default_confidence if layout is not None else None
+
+
 def default_confidence(config: Any) -> float:
     """The confidence of a note that states none and has no type to take it from."""
-    layout = LAYOUTS.get(getattr(config, "layout", "curator"))  # asked once a note: no copy
-    return (layout.default_confidence if layout is not None else None) or 0.0
+    return layout_confidence(config) or 0.0
 
 
 def kind_of(config: Any, rel: str) -> Kind | None:
@@ -78,8 +84,6 @@ def kind_in(layout: Layout, rel: str, excludes: Iterable[str] = ()) -> Kind | No
 
 def adapt_all(notes: Iterable[Note], config: Any) -> list[Note]:
     layout = layout_of(config)
-    if not layout.lenient:
-        return list(notes)
     types = tuple(config.types)
     return [adapt(n, layout, types) for n in notes]
 

@@ -21,7 +21,7 @@ from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
 from curator.model.text import one_line
 from curator.ui import services
-from curator.ui.safe import plain
+from curator.ui.safe import header_problem, plain
 from curator.ui.screens.base import PalaceScreen, note_words
 from curator.ui.screens.drafts import (
     OWN_TYPE,
@@ -36,7 +36,7 @@ from curator.ui.screens.drafts import (
     warnings,
 )
 from curator.ui.widgets.candidates import CandidatePane
-from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, NotePicker
+from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, ConfirmDialog, NotePicker
 from curator.ui.widgets.list_filter import ListFilter
 from curator.ui.widgets.marked_table import MarkedTable, mark_bindings
 from curator.ui.widgets.promote_form import PromoteForm
@@ -248,6 +248,14 @@ class InboxScreen(PalaceScreen):
             )
             return
         draft = palace.by_rel[rels[0]]
+        if not draft.ok:  # no form that could never be submitted: the problem, and edit
+
+            def edit(yes: bool | None) -> None:
+                if yes:
+                    self.action_edit()
+
+            self.app.push_screen(ConfirmDialog(header_problem(draft, "Edit it now?")), edit)
+            return
 
         def chosen(fields: dict[str, Any] | None) -> None:
             if fields is not None:
@@ -287,7 +295,7 @@ class InboxScreen(PalaceScreen):
         def tag(text: str | None) -> None:
             if text:
                 build = lambda p, r: services.plan_tag(p, r, text)  # noqa: E731
-                self._bulk("edit", rels, build, f"Tagged {text}.")
+                self._bulk("tag", rels, build, f"Tagged {text!r}.")
 
         self.app.push_screen(AskDialog(f"Tag {self._what(rels)} with:{self._named(rels)}"), tag)
 

@@ -18,6 +18,7 @@ from curator.ui.screens.base import note_words
 from curator.ui.screens.note_actions import NOTE_BINDINGS, NoteActions
 from curator.ui.widgets.list_filter import ListFilter
 from curator.ui.widgets.note_view import NoteView
+from curator.ui.widgets.options import Options
 from curator.ui.widgets.table import Row, Table
 
 SUPERSEDED = "_superseded"
@@ -51,7 +52,7 @@ class RoomsScreen(NoteActions):
 
     def body(self) -> ComposeResult:
         with Horizontal(id="rooms-main"):
-            yield OptionList(id="rooms-list")
+            yield Options(id="rooms-list")
             yield self.notes_table()
             yield NoteView(id="rooms-note", today=self.curator.today)
         yield ListFilter("#rooms-notes", id="rooms-filter")
@@ -123,14 +124,19 @@ class RoomsScreen(NoteActions):
         self.marks.keep_only({n.rel for n in self.notes})
         rows = []
         for note in self.notes:
-            confidence = palace.confidence(note)
+            confidence = palace.known_confidence(note)
             flags = palace.flags(note, today)
             cells = (
-                Text(f"{confidence:.2f}", style="cyan"),
+                Text(" –", style="dim")
+                if confidence is None
+                else Text(f"{confidence:.2f}", style="cyan"),
                 badges(flags),
                 plain(note.name or note.rel),
             )
-            order = {"conf": confidence, "flags": (not flags, flags)}
+            order = {
+                "conf": -1.0 if confidence is None else confidence,
+                "flags": (not flags, flags),
+            }
             rows.append(Row(note.rel, cells, note_words(note), order))
         table.show(rows)
         self.show_title()

@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.model.schema import NOTE_STATUSES
 from curator.ui import services
 from curator.ui.safe import badges, plain
 from curator.ui.screens.note_actions import NOTE_KEYS, NoteActions
@@ -118,7 +119,7 @@ class SearchScreen(NoteActions):
             yield Select([], prompt="type", id="search-type")
             yield Select([], prompt="scope", id="search-scope")
             yield Select(
-                [(Text("active"), "active"), (Text("superseded"), "superseded")],
+                [(Text(status), status) for status in NOTE_STATUSES],
                 prompt="status",
                 id="search-status",
             )
@@ -239,7 +240,8 @@ class SearchScreen(NoteActions):
                 prompt.append("  ")
                 prompt.append_text(badges(flags))
             folder = PurePosixPath(hit.path).parent.as_posix()
-            prompt.append_text(plain(f"  {folder}/", "dim"))  # which v1.1.5 of the thirty
+            prompt.append("  ")  # outside plain(), which trims: type and folder stay apart
+            prompt.append_text(plain(f"{folder}/", "dim"))  # which v1.1.5 of the thirty
             prompt.append("\n")
             prompt.append_text(highlighted(hit.snippet, hit.spans))
             prompts.append(Option(prompt, id=hit.path))

@@ -24,6 +24,7 @@ from curator.ui import services
 from curator.ui.shell import Shell
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.options import Options
 from curator.ui.widgets.plan_dialog import diff_text
 
 
@@ -52,7 +53,7 @@ class SyncDialog(Dialog[bool]):
         with Vertical(id="sync-dialog"):
             yield Label("Sync with the team's remote", id="sync-title")
             yield Static("Fetching…", id="sync-plan", markup=False)
-            yield OptionList(id="sync-conflicts")
+            yield Options(id="sync-conflicts")
             with VerticalScroll(id="sync-diff-box"):
                 yield Static("", id="sync-diff", markup=False)
             yield KeyFooter()
@@ -184,8 +185,7 @@ class SyncDialog(Dialog[bool]):
         self.app.call_from_thread(self.synced, result)
 
     def synced(self, result: Any) -> None:
-        pulled, pushed = len(result.plan.incoming), len(result.plan.outgoing)
-        self.app.notify(f"Synced: {pulled} pulled, {pushed} pushed.", markup=False, timeout=6)
+        self.app.notify(result.summary(), markup=False, timeout=6)
         self.dismiss(True)
 
     def action_cancel(self) -> None:

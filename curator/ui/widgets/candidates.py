@@ -15,9 +15,10 @@ from textual.worker import get_current_worker
 
 from curator.model.note import Note
 from curator.ui.lookup import Found
-from curator.ui.safe import plain
+from curator.ui.safe import header_problem, plain
 from curator.ui.shell import Shell
 from curator.ui.widgets.candidate_diff import CandidateDiff
+from curator.ui.widgets.options import Options
 
 
 class CandidatePane(Vertical):
@@ -34,7 +35,7 @@ class CandidatePane(Vertical):
         self.empty = ""
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id=self.list_id)
+        yield Options(id=self.list_id)
         yield CandidateDiff(id=self.diff_id)
 
     @property
@@ -55,8 +56,12 @@ class CandidatePane(Vertical):
             self.candidates, self.index, self.searched = [], 0, False
             self.options.clear_options()
         self.draft = draft.rel if draft is not None else None
+        if draft is not None and not draft.ok:  # nothing to compare: say why, look up nothing
+            self.searched = True
+            self.options.clear_options()
+            self.options.add_option(Option(Text(header_problem(draft), style="red"), disabled=True))
         self._show_candidate()
-        if draft is not None and self.shell.palace is not None:
+        if draft is not None and draft.ok and self.shell.palace is not None:
             self.look_up(draft.rel)
 
     @work(thread=True, exclusive=True, group="dupes", exit_on_error=False)
@@ -106,6 +111,8 @@ class CandidatePane(Vertical):
         note = palace.by_rel.get(candidate.path) if candidate else None
         title = plain(f"candidate: {note.name}", "bold") if note else None
         empty = "(no candidate)" if self.searched else "indexing…"
+        if not draft.ok:
+            empty = "(its header does not parse: e edits it)"
         if not self.searched and self.shell.search_session.ready:
             empty = "looking for candidates…"
         diff.show(draft.body, note.body if note else None, title, empty=empty)

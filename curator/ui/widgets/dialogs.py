@@ -15,9 +15,11 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Edit, EditResult
 
 from curator.model.note import Note
+from curator.model.text import one_line
 from curator.ui.safe import plain, restore, visible
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.options import Options
 
 #: problems with a text, [] when it is fine (runs on the UI thread: keep it quick)
 Check = Callable[[str], list[str]]
@@ -131,19 +133,29 @@ class EditDialog(Dialog[str | None]):
     ]
 
     def __init__(
-        self, title: str, text: str, *, check: Check | None = None, original: str | None = None
+        self,
+        title: str,
+        text: str,
+        *,
+        check: Check | None = None,
+        original: str | None = None,
+        ask_reason: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
         self.text = text
         self.original = text if original is None else original
         self.check = check
+        self.ask_reason = ask_reason  # a one-line "why" under the text, for history
+        self.reason = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="edit-box"):
             yield Label(plain(self.title_text, "bold"))
             yield Static("", id="edit-problems", classes="error")
             yield SafeTextArea(self.text, id="edit-area", soft_wrap=True, show_line_numbers=False)
+            if self.ask_reason:
+                yield Input(placeholder="why (one line for history; tab here)", id="edit-reason")
             hint = "ctrl+s: save · Escape: close"
             if self.text != visible(self.text):
                 hint += " · ␛ ␥…: control characters, kept"
@@ -165,6 +177,8 @@ class EditDialog(Dialog[str | None]):
         if problems:
             self._show(problems)
             return
+        if self.ask_reason:
+            self.reason = one_line(self.query_one("#edit-reason", Input).value)
         self.dismiss(text)
 
     def action_cancel(self) -> None:
@@ -193,7 +207,7 @@ class ChoiceDialog(Dialog[str | None]):
         with Vertical(classes="dialog-box"):
             yield Label(plain(self.prompt, "bold"))
             options = [Option(plain(label), id=value) for label, value in self.choices]
-            yield OptionList(*options, id="choice-list")
+            yield Options(*options, id="choice-list")
             yield Label("Enter: choose · Escape: cancel", classes="hint")
         yield KeyFooter()
 

@@ -10,6 +10,7 @@ a dialog opens or closes) leaves nothing behind."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rich.cells import cell_len
@@ -27,16 +28,30 @@ PALETTE = 12  # cells the palette key takes at the right, with its label (4 with
 Key = tuple[str, str, str, str, bool, str]
 
 
+@functools.cache
+def declared(cls: type) -> dict[str, int]:
+    """action -> its place among the keys the class binds: its own BINDINGS in their order,
+    then its bases' (a screen's own keys first). A key remapped in keys.toml keeps its action's
+    place: Textual keys active bindings by key, so a remapped key would come last."""
+    order: dict[str, int] = {}
+    for klass in cls.__mro__:
+        for binding in vars(klass).get("BINDINGS", ()):
+            action = binding.action if hasattr(binding, "action") else binding[1]
+            order.setdefault(action, len(order))
+    return order
+
+
 def footer_keys(app: Any, screen: Any) -> list[Key]:
     """The footer's keys in their order: one per action (a group's keys share one)."""
     ranked: list[tuple[int, int, Key]] = []
     seen: set[str] = set()
     groups: dict[str, int] = {}
-    for at, (node, binding, enabled, tooltip) in enumerate(screen.active_bindings.values()):
+    for node, binding, enabled, tooltip in screen.active_bindings.values():
         if not binding.show or binding.action in seen:
             continue
         seen.add(binding.action)
         rank = 0 if node is screen else 2 if node is app else 1
+        at = declared(type(node)).get(binding.action, 1 << 20)  # type: ignore[arg-type]
         shown = app.get_key_display(binding)
         if binding.group is not None:  # `[` and `]`: one key "[ ]" with the group's label
             label = binding.group.description

@@ -96,6 +96,12 @@ class MarkedTable(Table):
         if key in self.rows:
             self.update_cell(key, "mark", mark_cell(on))
 
+    def mark(self, keys: list[str] | set[str]) -> None:
+        """Mark these rows (a script's or a group's marks, as if each were marked by hand)."""
+        for key in keys:
+            self._set(key, True)
+        self._changed()
+
     def _changed(self) -> None:
         self.post_message(self.MarksChanged(self))
 

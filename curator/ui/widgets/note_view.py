@@ -21,6 +21,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.text import clean
 from curator.ui.safe import badges, bar, plain
+from curator.ui.widgets.options import Options
 
 SAFE_SCHEMES = ("http", "https")
 LEGEND = "→ link  ← backlink  ○ chain · ⏎ opens"  # fits the note pane at 120 columns
@@ -40,7 +41,7 @@ class NoteView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("No note selected", style="dim"), id="note-head")
         yield Markdown("", open_links=False, id="note-body")
-        yield OptionList(id="note-links")
+        yield Options(id="note-links")
 
     def show(self, palace: Palace, note: Note | None) -> None:
         self.note = note
@@ -91,10 +92,15 @@ class NoteView(VerticalScroll):
         ]
         out.append_text(plain("  ".join(f"{k}: {v}" for k, v in fields if v), "dim"))
         out.append("\n")
-        if note.ok:
+        known = palace.known_confidence(note)
+        if known is not None:
             out.append("confidence ")
-            out.append_text(bar(palace.confidence(note)))
+            out.append_text(bar(known))
             out.append("  ")
+        elif note.ok:  # stated as something that is no confidence, or nothing says it
+            stated = note.header.get("confidence")
+            why = f"{stated!r} is not within 0..1" if stated is not None else "not stated"
+            out.append_text(plain(f"confidence unknown ({why})  ", "yellow"))
         out.append_text(badges(palace.flags(note, self.today)))
         if note.stale:
             out.append("\n")
@@ -104,6 +110,12 @@ class NoteView(VerticalScroll):
                     "red",
                 )
             )
+        retired = note.header.get("retired") if note.status == "retired" else None
+        if retired is not None:
+            reason = retired.get("reason", "") if isinstance(retired, dict) else retired
+            since = retired.get("since", "?") if isinstance(retired, dict) else "?"
+            out.append("\n")
+            out.append_text(plain(f"retired since {since}: {reason}", "yellow"))
         for finding in note.problems:
             out.append("\n")
             out.append_text(plain(f"! {finding.message}", "yellow"))

@@ -240,8 +240,9 @@ def relink(palace: Palace, note: Note, old_rel: str, new_rel: str) -> bytes | No
 
 
 def secrets_in(draft: Note) -> list[str]:
-
-    found = [f"{hit.kind} (line {hit.line + draft.body_line - 1})" for hit in scan(draft.body)]
+    """What the secret scanner flags anywhere in the draft's file (header fields such as
+    `description:` and `context:` leave the machine as the body does), or the capture's flag."""
+    found = [f"{hit.kind} (line {hit.line})" for hit in scan(draft.text)]
     flagged = (
         draft.header.get("secrets") or draft.header.get("secret") or draft.header.get("flagged")
     )

@@ -26,9 +26,16 @@ def _validated(palace: Palace, note: Note, new_bytes: bytes) -> tuple[Note, list
 
 
 def plan_edit(
-    palace: Palace, ref: str, new_bytes: bytes, *, reason: str = "", today: date | None = None
+    palace: Palace,
+    ref: str,
+    new_bytes: bytes,
+    *,
+    reason: str = "",
+    today: date | None = None,
+    action: str = "edit",
 ) -> Plan:
-    """Replace a note's (or draft's) whole text, refusing text that would not validate."""
+    """Replace a note's (or draft's) whole text, refusing text that would not validate.
+    `action` names it in history when an edit of one field is an action of its own (tag)."""
     note = palace.find(ref)
     parsed, errors = _validated(palace, note, new_bytes)
     if errors:
@@ -49,7 +56,7 @@ def plan_edit(
         trailers.append(("Curator-Previous", encode_restore(note.rel, kept)))
     return make_plan(
         palace,
-        "edit",
+        action,
         [note.rel],
         reason or "Edited by hand.",
         parsed.name,

@@ -11,6 +11,7 @@ from curator.model.check import MAX_TAGS
 from curator.model.layouts import palace_rules
 from curator.model.note import Note, new_note_text, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
+from curator.model.schema import is_visible, why_hidden
 from curator.writer.actions.common import (
     MERGED_DIR,
     ActionError,
@@ -82,11 +83,35 @@ def _merged_header(
         "reviewed": today_iso(today),
         "merged_from": [s.slug for s in sources],
     }
+    hidden = [s for s in sources if not is_visible(s, palace.config)]
     if len(scopes) == 1:
         header["scope"] = scopes.pop()
+    elif hidden:  # mixed scopes: the narrowest, a sensitive one, so the merge stays hidden
+        narrow = sorted(str(s) for s in scopes if palace.config.is_sensitive_scope(s))
+        if narrow:
+            header["scope"] = narrow[0]
+    if hidden and is_visible(
+        parse_note("notes/merged.md", new_note_text(header, "").encode()), palace.config
+    ):
+        header["sensitive"] = True  # a merge of anything hidden is hidden
     if tags:
         header["tags"] = tags[:MAX_TAGS]
     return header
+
+
+def _refuse_widening(palace: Palace, sources: Sequence[Note], result: Note, what: str) -> None:
+    """Refuse a merge that would let agents see text the gate hides from them now: anything
+    merged from a hidden note or draft must be hidden too (`schema.is_visible`, the one gate)."""
+    if not is_visible(result, palace.config):
+        return
+    for src in sources:
+        why = why_hidden(src, palace.config)
+        if why is not None:
+            raise ActionError(
+                f"cannot merge {src.rel} into {what}: {src.rel} is hidden from agents ({why}) "
+                f"and {what} is not, so its text would be served to agents; mark the target "
+                "sensitive (or give it the same scope) first, or keep them apart"
+            )
 
 
 def _relink_sources(
@@ -124,6 +149,7 @@ def plan_merge(
         merged = palace_rules.promoted_bytes(palace, dest, merged)
     else:
         dest = free_path(palace, f"{NOTES_DIR}/{type_name}", slugify(name))
+    _refuse_widening(palace, sources, parse_note(dest, merged, "note"), f"the merged note {dest}")
     new_slug = dest.rsplit("/", 1)[-1][:-3]
     changes: dict[str, bytes] = {dest: merged}
     for src in sources:
@@ -158,6 +184,7 @@ def draft_merge_body(
     target = find_note(palace, into_ref)
     if not draft.ok:
         raise ActionError(f"cannot merge {draft.rel}: its header does not parse")
+    _refuse_widening(palace, [draft], target, target.rel)
     secrets = secrets_in(draft)
     if secrets:
         raise ActionError(

@@ -59,11 +59,17 @@ def promote_problems(
     if not draft.ok:
         problem = draft.problems[0].message if draft.problems else "unreadable header"
         return [("", f"the draft's header does not parse ({problem}): fix the file first")]
+    named = [p.message for p in draft.problems if p.code == "file.name"]
+    if named:
+        return [("", named[0])]
     header = {
         k: v for k, v in promote_fields(palace, draft, fields).items() if k not in DRAFT_ONLY_KEYS
     }  # as the note will hold it
     out: list[tuple[str, str]] = []
+    known_type = palace.config.type_spec(header.get("type")) is not None
     for key in PROMOTE_REQUIRED:
+        if key == "confidence" and not known_type:
+            continue  # the default comes from the type: the type's own problem is the true one
         value = header.get(key)
         if value is None or (isinstance(value, str) and not value.strip()):
             out.append((key, f"{key} is required"))

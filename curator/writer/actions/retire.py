@@ -1,4 +1,4 @@
-"""Retire: soft removal, superseded with no successor; the file stays."""
+"""Retire: soft removal, `status: retired` with a reason and no successor; the file stays."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from curator.writer.plan import Plan, Write
 
 
 def plan_retire(palace: Palace, ref: str, reason: str, *, today: date | None = None) -> Plan:
-    """Soft removal: superseded with no successor. The file stays; nothing is deleted."""
+    """Soft removal: retired with its reason and no successor. The file stays."""
     if not reason or not reason.strip():
         raise ActionError("a reason is required to retire a note (--reason)")
     note = find_note(palace, ref)
@@ -27,7 +27,7 @@ def plan_retire(palace: Palace, ref: str, reason: str, *, today: date | None = N
         palace,
         note,
         {
-            "status": "superseded",
+            "status": "retired",
             "retired": {"reason": " ".join(reason.split()), "since": today_iso(today)},
         },
     )

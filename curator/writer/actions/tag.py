@@ -15,4 +15,5 @@ def plan_tag(palace: Palace, ref: str, tag: str) -> Plan:
     current = [str(t) for t in tags] if isinstance(tags, list) else []
     if tag in current:
         raise ActionError(f"{note.rel} is already tagged {tag!r}")
-    return plan_edit(palace, note.rel, edit_note(palace, note, {"tags": [*current, tag]}))
+    new = edit_note(palace, note, {"tags": [*current, tag]})
+    return plan_edit(palace, note.rel, new, reason=f"Tagged {tag!r}.", action="tag")

@@ -1,0 +1,142 @@
+"""The dates a note's text speaks of, resolved against the note's own date.
+
+"I went to a support group yesterday", captured (or imported) with `created: 2023-05-08`, speaks
+of 2023-05-07: capture writes that into the draft's `dates` header field, which curator owns
+(the text is never rewritten), and search matches a question's time cue against it
+(`curator.search.temporal`).
+
+    resolve_dates("We went camping last week", date(2023, 5, 10))
+    # ['2023-05-01/2023-05-07']
+
+Each value is an ISO 8601 period at the precision the text gives: a day (2023-05-07), a month
+(2023-04), a year (2020), or a week as an interval (2023-05-01/2023-05-07). The arithmetic is
+dateparser's (a lazy import: most texts hold no time word and never load it); this module only
+picks the phrases to trust, since dateparser's search also reads "we" as Wednesday and "may"
+as a month.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+from functools import cache
+from typing import Any
+
+MAX_DATES = 12  # a note speaks of a few dates; a long log's hundreds would say nothing
+MAX_SENTENCES = 24  # clauses with a time word read per text (bounds the parser's time)
+MAX_SENTENCE = 400  # characters of each
+
+_MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# a phrase worth resolving holds one of these ("may" only beside a number: "I may go" is not
+# a date); the rest of what dateparser's search finds ("we", "the 5th", "now") is dropped
+_TIME_WORD = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|ago|{_DAYS}|{_MONTHS}|"
+    r"(?:last|next|this|past|previous|coming)\s+(?:\w+\s+)?"
+    r"(?:week|month|year|night|morning|evening|afternoon)s?|"
+    r"\d+\s+(?:days?|weeks?|months?|years?)|may\s+\d|\d\s+may|(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+# clauses: dateparser's search runs one date into the next across "and" ("in 2019 and on 3
+# May 2021" came back as March 2019); a comma splits too, except before a year ("May 3, 2023")
+_CLAUSE = re.compile(r"[.!?;\n]|,(?!\s*\d{4}\b)|\b(?:and|but|or|then)\b", re.IGNORECASE)
+_PERIOD = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def resolve_dates(text: str, base: date | datetime) -> list[str]:
+    """The periods `text` speaks of, resolved against `base` (the note's date), sorted; []
+    when it names none. Never raises on any text."""
+    day = base.date() if isinstance(base, datetime) else base
+    sentences = [s[:MAX_SENTENCE] for s in _CLAUSE.split(text) if _TIME_WORD.search(s)]
+    found: set[str] = set()
+    for sentence in sentences[:MAX_SENTENCES]:
+        for phrase in _phrases(sentence, day):
+            value = _period(phrase, day)
+            if value:
+                found.add(value)
+    return sorted(found)[:MAX_DATES]
+
+
+def _phrases(sentence: str, day: date) -> list[str]:
+    """The phrases of a sentence dateparser's search reads as dates, those with a time word."""
+    from dateparser.search import search_dates
+
+    try:
+        hits = search_dates(sentence, languages=["en"], settings=_settings(day))
+    except Exception:  # a parser's failure on odd text costs the dates, never the capture
+        return []
+    return [phrase for phrase, _ in hits or () if _TIME_WORD.search(phrase)]
+
+
+def _period(phrase: str, day: date) -> str:
+    """The ISO period of one phrase at the precision dateparser gives it ('' when none)."""
+    try:
+        data = _parser(day).get_date_data(phrase)
+    except Exception:
+        return ""
+    when = data.date_obj
+    if when is None or not 1 <= when.year <= 9999:
+        return ""
+    if data.period == "year":
+        return f"{when.year:04d}"
+    if data.period == "month":
+        return f"{when.year:04d}-{when.month:02d}"
+    if data.period == "week":
+        monday = when.date() - timedelta(days=when.weekday())
+        return f"{monday.isoformat()}/{(monday + timedelta(days=6)).isoformat()}"
+    return when.date().isoformat()
+
+
+def _settings(day: date) -> dict[str, Any]:
+    return {
+        "RELATIVE_BASE": datetime(day.year, day.month, day.day),
+        "PREFER_DATES_FROM": "past",  # a note records what happened: "on Friday" went by
+        "TIMEZONE": "UTC",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
+
+
+@cache
+def _parser(day: date) -> Any:
+    from dateparser.date import DateDataParser
+
+    return DateDataParser(languages=["en"], settings=_settings(day))
+
+
+def period_span(value: Any) -> tuple[date, date] | None:
+    """The first and last day of an ISO period as `resolve_dates` writes one (a YAML loader's
+    date object too); None for anything else."""
+    if isinstance(value, datetime):
+        return value.date(), value.date()
+    if isinstance(value, date):
+        return value, value
+    if not isinstance(value, str):
+        return None
+    if "/" in value:
+        first, _, last = value.partition("/")
+        a, b = period_span(first.strip()), period_span(last.strip())
+        return (a[0], b[1]) if a and b and a[0] <= b[1] else None
+    m = _PERIOD.fullmatch(value.strip()[:10])
+    if not m:
+        return None
+    year, month, dom = (int(g) if g else 0 for g in m.groups())
+    try:
+        if dom:
+            one = date(year, month, dom)
+            return one, one
+        if month:
+            start = date(year, month, 1)
+            following = date(year + month // 12, month % 12 + 1, 1)
+            return start, following - timedelta(days=1)
+        return date(year, 1, 1), date(year, 12, 31)
+    except ValueError:
+        return None
+
+
+def header_dates(value: Any) -> list[tuple[date, date]]:
+    """The spans of a `dates` header value (a list of periods; anything unreadable left out)."""
+    items = value if isinstance(value, list) else [value]
+    return [s for s in (period_span(v) for v in items) if s is not None]
+
+
+__all__ = ["MAX_DATES", "header_dates", "period_span", "resolve_dates"]

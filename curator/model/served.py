@@ -1,0 +1,155 @@
+"""Every value an agent receives passes the gate, not only a note's own text: a name, a reason,
+a description, a link or a reference field (superseded_by, supersedes, merged_from, similar)
+that names a note the gate hides is withheld.
+
+`Served(palace, config)` is that one rule for the MCP tools and resources, the hooks and the
+CLI's agent-facing answers. A reference names a note by its path, its slug or its name; free
+text names one when any of those appears in it as a whole word, or when it holds a path under
+the palace's folders that is not a note the gate shows (a rejected or merged draft, a note
+since removed: what cannot be checked is withheld).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from curator.model.discovery import INBOX_DIR, NOTES_DIR
+from curator.model.schema import is_visible
+
+if TYPE_CHECKING:
+    from curator.config import Config
+    from curator.model.note import Note
+    from curator.model.palace import Palace
+
+WITHHELD = "[withheld: it names a note hidden from agents]"
+_KEPT: weakref.WeakKeyDictionary[Palace, dict[bool, Served]] = weakref.WeakKeyDictionary()
+_PATH = re.compile(rf"(?<![\w/.-])(?:{NOTES_DIR}|{INBOX_DIR})/[^\s()\[\]<>\"'`,;]*?\.md(?![\w-])")
+
+
+@dataclass
+class Served:
+    """What of `palace` may be served to an agent (`include_sensitive`: everything)."""
+
+    palace: Palace
+    config: Config
+    include_sensitive: bool = False
+    _words: re.Pattern[str] | None = field(init=False, default=None)
+    _shown: frozenset[str] = field(init=False, default=frozenset())
+    _ready: bool = field(init=False, default=False)
+
+    @classmethod
+    def of(cls, palace: Palace, include_sensitive: bool = False) -> Served:
+        """The rule for `palace` as loaded (kept with it: a palace is immutable)."""
+        kept = _KEPT.setdefault(palace, {})
+        if include_sensitive not in kept:
+            kept[include_sensitive] = cls(palace, palace.config, include_sensitive)
+        return kept[include_sensitive]
+
+    def _names(self) -> None:
+        """The hidden notes' names, as one pattern (made on first use of `text`)."""
+        if self._ready:
+            return
+        self._ready = True
+        notes = self.palace.all()
+        hidden = [n for n in notes if not is_visible(n, self.config)]
+        gone = {n.rel for n in hidden}
+        self._shown = frozenset(n.rel for n in notes if n.rel not in gone)
+        terms: set[str] = set()
+        for note in hidden:
+            terms |= {note.rel, note.rel.removesuffix(".md"), note.slug}
+            if note.ok and note.name.strip():
+                terms.add(" ".join(note.name.split()))
+        terms.discard("")
+        if terms:  # longest first, so a name is matched whole before a slug inside it
+            alts = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+            self._words = re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])", re.IGNORECASE)
+
+    def note(self, note: Note) -> bool:
+        """May `note` itself be served (the gate)?"""
+        return self.include_sensitive or is_visible(note, self.config)
+
+    def ref(self, value: object) -> bool:
+        """May a reference field's value (a path, slug or name of a note) be served? Not when
+        it names a hidden note (by any of its names), fail closed on what is not text."""
+        if self.include_sensitive:
+            return True
+        if not isinstance(value, str):
+            return False
+        return self.text(value) == value
+
+    def refs(self, values: Iterable[Any]) -> list[Any]:
+        """The entries of a reference list that may be served."""
+        return [v for v in values if self.ref(v)]
+
+    def value(self, value: Any, *, ref: bool = False) -> Any:
+        """A header value as it may be served: text through `text` (a reference field's
+        through `ref`: left out), a list's and a mapping's entries likewise; None when
+        nothing of it may be."""
+        if self.include_sensitive:
+            return value
+        if isinstance(value, str):
+            if ref:
+                return value if self.ref(value) else None
+            return self.text(value)
+        if isinstance(value, list):
+            kept = [v for v in (self.value(v, ref=ref) for v in value) if v is not None]
+            return kept if kept or not value else None
+        if isinstance(value, dict):
+            return {k: self.value(v) for k, v in value.items()}
+        return value
+
+    def text(self, value: str) -> str:
+        """`value` when it names no hidden note, else `WITHHELD`."""
+        if self.include_sensitive or not value:
+            return value
+        self._names()
+        if self._words is not None and self._words.search(value):
+            return WITHHELD
+        if any(m.group(0) not in self._shown for m in _PATH.finditer(value)):
+            return WITHHELD
+        return value
+
+    def _names_hidden(self, *values: str) -> bool:
+        return any(self.text(v) != v for v in values)
+
+    def links_in(self, note: Note, text: str) -> str:
+        """`text` (of `note`) with each link that names a note the gate hides replaced by
+        `WITHHELD`: one that resolves to it, or whose destination names it (`text`)."""
+        if self.include_sensitive:
+            return text
+        by_rel = self.palace.by_rel
+        hidden = [
+            link.raw
+            for link in self.palace.outgoing(note)
+            if link.target in by_rel and not self.note(by_rel[link.target])
+        ]
+        hidden += [raw for raw in note.links if self._names_hidden(raw.target, raw.written)]
+        for raw in hidden:
+            if raw.kind == "md":  # (dest), (<dest> "title"), a reference's `[label]: dest`
+                dest = re.escape(raw.written or raw.target)
+                text = re.sub(rf"(\(<?|\]: ?<?){dest}", rf"\g<1>{WITHHELD}", text)
+            else:
+                wiki = r"\[\[" + re.escape(raw.target) + r"(?:[#|][^\]]*)?\]\]"
+                text = re.sub(wiki, WITHHELD, text)
+        return text
+
+
+def served_index(served: Served, text: str) -> str:
+    """The palace's index (`text`, as on disk) as agents may see it. Curator's INDEX.md is
+    rendered again by the one renderer from the notes the gate shows (its preamble kept), so
+    a hidden note is never listed, whatever its file name; another tool's index (MEMORY.md)
+    is the person's file, served without the lines that name a hidden note. Either way no
+    line naming a hidden note is served."""
+    from curator.model.index_md import render_index, split_index
+
+    palace = served.palace
+    if not served.include_sensitive and not palace.foreign_layout:
+        gone: dict[str, bytes | None] = {n.rel: None for n in palace.notes if not served.note(n)}
+        preamble, _ = split_index(text)
+        text = render_index(palace.replaced(gone) if gone else palace, preamble)
+    lines = text.splitlines(keepends=True)
+    return "".join(line for line in lines if served.text(line) == line)

@@ -1,0 +1,166 @@
+"""Every value an agent receives passes the gate (`curator.model.served`), not only a note's
+own text. The palace below holds a reference to a hidden note in every field that can carry
+one (superseded_by, supersedes, merged_from, a markdown link, a wikilink, a draft's name and
+description, an action's reason, a stale reason), written every way a note is named (its path,
+its slug, its name); no answer of CLI search, the MCP tools and resources or the hooks names
+the hidden note."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from itertools import product
+from pathlib import Path
+
+import pytest
+from agenthelpers import hook_context
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from palacehelpers import MakePalace, RunCli, note_text
+
+from curator.agents.service import Memory
+from curator.model.palace import Palace
+from curator.model.served import WITHHELD, Served
+
+TOML = (
+    '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[scopes.ops-private]\nsensitive = true\n\n'
+    '[index]\nembedder = "hash"\ndim = 64\n'
+)
+HIDDEN_REL = "notes/project/okapi-vault-runbook.md"
+HIDDEN_DRAFT = "inbox/2026-01-01-okapi-hushed-draft.md"
+FORMS = {
+    "path": HIDDEN_REL,
+    "slug": "okapi-vault-runbook",
+    "name": "Okapi vault runbook",
+}
+# what must never reach an agent (the hidden note's and the hidden draft's names)
+LEAKS = ("okapi-vault-runbook", "okapi vault runbook", "okapi-hushed", "okapi hushed draft")
+TODAY = date.today().isoformat()
+FIELDS = ("superseded_by", "supersedes", "merged_from", "md_link", "wikilink", "stale", "draft")
+WORDS = "The zebu billing worker keeps its zebu retry rule"
+
+
+def _files() -> dict[str, str]:
+    files = {
+        HIDDEN_REL: note_text(
+            "Okapi vault runbook",
+            body=f"{WORDS}; okapi vault secrets rotate.\n",
+            extra="scope: ops-private\nconfidence: 0.9\n",
+        ),
+        HIDDEN_DRAFT: note_text(
+            "Okapi hushed draft", body=f"{WORDS}.\n", extra="status: draft\nsensitive: true\n"
+        ),
+    }
+    for field, (form, ref) in product(FIELDS, FORMS.items()):
+        rel = f"notes/project/zebu-{field}-{form}.md"
+        extra, body = "confidence: 0.9\n", f"{WORDS} ({field}, {form}).\n"
+        if field == "superseded_by":
+            extra += f"status: superseded\nsuperseded_by: {FORMS['slug']}\n"
+        elif field in ("supersedes", "merged_from"):
+            extra += f"{field}: ['{ref}']\n"
+        elif field == "md_link":
+            dest = ref.removesuffix(".md").replace(" ", "%20") + ".md"
+            body += f"\nSee [the runbook](okapi-vault-runbook.md) and [it]({dest}).\n"
+        elif field == "wikilink":
+            body += f"\nSee [[{ref}]] and [[{ref}|the runbook]].\n"
+        elif field == "stale":
+            extra += f"stale: {{reason: 'contradicted by {ref}', since: {TODAY}}}\n"
+        if field == "draft":
+            rel = f"inbox/2026-01-02-zebu-{form}.md"
+            files[rel] = note_text(
+                f"Zebu report {form}",
+                description=f"{ref} may be wrong",
+                body=body,
+                extra="status: draft\n",
+            )
+            continue
+        files[rel] = note_text(f"Zebu {field} {form}", body=body, extra=extra)
+    return files
+
+
+def _leaks(text: str) -> list[str]:
+    folded = text.casefold().replace("%20", " ")
+    return [leak for leak in LEAKS if leak in folded]
+
+
+def _around(text: str) -> list[str]:
+    folded = text.casefold().replace("%20", " ")
+    found = (folded.find(leak) for leak in LEAKS)
+    return [folded[max(0, i - 120) : i + 40] for i in found if i >= 0]
+
+
+@pytest.fixture
+def root(make_palace: MakePalace, run_cli: RunCli) -> Path:
+    root = make_palace(_files(), toml=TOML)
+    for form, ref in FORMS.items():  # an action's reason naming the hidden note
+        rel = f"notes/project/zebu-merged_from-{form}.md"
+        code, _, err = run_cli(
+            "--palace", root, "retire", rel, "--reason", f"folded into {ref}", "--yes"
+        )
+        assert code == 0, err
+    return root
+
+
+def test_no_served_value_names_a_hidden_note(root: Path, run_cli: RunCli) -> None:
+    memory = Memory(root)
+    palace = Palace.open(root)
+    answers: dict[str, object] = {
+        "search": memory.search(WORDS, limit=50),
+        "search superseded": memory.search(WORDS, status=["superseded"], limit=50),
+        "ask": memory.ask(WORDS, limit=50),
+        "pack": memory.pack(WORDS, budget=8000, floor=0.0),
+        "inbox": memory.list_inbox(),
+        "recent": memory.recent(days=30, limit=50),
+    }
+    assert answers["recent"]["changes"]  # type: ignore[index]
+    for note in palace.all():
+        if memory.visible(note):
+            answers[f"read {note.rel}"] = memory.read_note(note.rel)
+            answers[f"related {note.rel}"] = memory.related(note.rel, depth=3)
+    _, out, _ = run_cli("--palace", root, "search", "--json", "--status", "superseded", WORDS)
+    answers["cli search"] = out
+    _, out, _ = run_cli("--palace", root, "search", "--status", "superseded", WORDS)
+    answers["cli search text"] = out
+    for where, answer in answers.items():
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+        assert not _leaks(text), (where, _around(text))
+    # the references to visible notes are still served
+    assert "zebu" in json.dumps(answers["search"])
+
+
+def test_hooks_name_no_hidden_note(root: Path) -> None:
+    for event, extra in (("SessionStart", {"source": "startup"}), ("UserPromptSubmit", {})):
+        text = hook_context(root, event, prompt=WORDS, **extra)
+        assert not _leaks(text), (event, _leaks(text))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    before=st.text(alphabet="abc xyz.,:;()[]\n", max_size=12),
+    after=st.text(alphabet="abc xyz.,:;()[]\n", max_size=12),
+    form=st.sampled_from(sorted(FORMS)),
+    upper=st.booleans(),
+)
+def test_text_naming_a_hidden_note_is_withheld(
+    tmp_path_factory: pytest.TempPathFactory, before: str, after: str, form: str, upper: bool
+) -> None:
+    served = _served(tmp_path_factory)
+    ref = FORMS[form].upper() if upper else FORMS[form]
+    assert served.text(f"{before} {ref}, {after}") == WITHHELD  # a whole word
+    assert served.text(f"{before}zebu{after}") == f"{before}zebu{after}"
+    assert not served.ref(ref) and served.ref("zebu-stale-slug")
+
+
+_SERVED: dict[str, Served] = {}
+
+
+def _served(factory: pytest.TempPathFactory) -> Served:
+    if "s" not in _SERVED:
+        root = factory.mktemp("served")
+        (root / "palace.toml").write_text(TOML)
+        for rel, text in _files().items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+        palace = Palace.open(root)
+        _SERVED["s"] = Served(palace, palace.config)
+    return _SERVED["s"]

@@ -1,0 +1,92 @@
+"""benchmarks/locomo.py's generalization guard: leave-one-conversation-out for every constant it
+chooses, and a non-zero exit when a change raises dev by more than the held-out figure. Run for
+real on a tiny conversation set generated here (the dev data is never read by tests)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks import locomo
+
+REPO = Path(__file__).resolve().parent.parent
+TOPICS = ("pottery", "camping", "violin", "turtles", "marathon", "painting")
+
+
+def conversation(n: int) -> dict[str, object]:
+    """Two speakers, two sessions, one turn per topic a session and a question per topic."""
+    data: dict[str, object] = {"speaker_a": "Ann", "speaker_b": "Bob"}
+    qa = []
+    for s, when in enumerate(("1:00 pm on 8 May, 2023", "2:00 pm on 20 June, 2023"), 1):
+        data[f"session_{s}_date_time"] = when
+        turns = []
+        for t, topic in enumerate(TOPICS[n % 2 :: 1][:4], 1):
+            speaker = "Ann" if t % 2 else "Bob"
+            text = f"{speaker} went to the {topic} club yesterday with friend {n}."
+            turns.append({"speaker": speaker, "dia_id": f"D{s}:{t}", "text": text})
+            qa.append(
+                {
+                    "question": f"When did {speaker} go to the {topic} club?",
+                    "answer": when,
+                    "evidence": [f"D{s}:{t}"],
+                    "category": 2 if t % 2 else 4,
+                }
+            )
+        data[f"session_{s}"] = turns
+    data["qa"] = qa
+    return data
+
+
+def write_set(folder: Path, count: int = 5) -> Path:
+    folder.mkdir()
+    for n in range(count):
+        (folder / f"conv-{n}.json").write_text(json.dumps(conversation(n)), encoding="utf-8")
+    return folder
+
+
+def test_the_guard_fails_when_dev_rises_more_than_held_out(tmp_path: Path) -> None:
+    saved = tmp_path / "figures.json"
+    saved.write_text(json.dumps({"hash": {"dev": 0.70, "held out": 0.70}}), encoding="utf-8")
+    assert locomo.guard(saved, "hash", 0.73, 0.70) == 1  # dev up, held out flat
+    assert locomo.guard(saved, "hash", 0.73, 0.73) == 0  # both up alike
+    assert locomo.guard(saved, "hash", 0.70, 0.72) == 0
+    # dev below held out (the shipped constants not those leave-one-out picks) may rise to it
+    saved.write_text(json.dumps({"hash": {"dev": 0.68, "held out": 0.70}}), encoding="utf-8")
+    assert locomo.guard(saved, "hash", 0.70, 0.70) == 0
+    assert locomo.guard(saved, "hash", 0.73, 0.70) == 1
+    assert locomo.guard(saved, "minilm", 0.70, 0.70) == 2  # nothing saved to compare with
+
+
+def test_every_constant_is_chosen_without_the_conversation_it_is_scored_on(
+    tmp_path: Path,
+) -> None:
+    data = write_set(tmp_path / "set")
+    figures = tmp_path / "figures.json"
+    run = [sys.executable, str(REPO / "benchmarks" / "locomo.py"), str(data)]
+    run += ["--embedder", "hash", "--quick", "--only", "with context", "--json"]
+    first = subprocess.run([*run, "--save", str(figures)], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout[first.stdout.index("\n{") :])
+    chosen = report["leave-one-out"]["chosen"]
+    assert sorted(chosen) == [f"conv-{n}" for n in range(5)]
+    assert all(set(picks) == set(locomo.AXES) - {"contextual vector"} for picks in chosen.values())
+    assert "held out" in report["leave-one-out"]["figures"]
+    saved = json.loads(figures.read_text(encoding="utf-8"))["hash"]
+    assert saved == {
+        k: round(v["overall"]["any@5"], 4)
+        for k, v in (
+            ("dev", report["with context"]["shipped"]),
+            ("held out", report["leave-one-out"]["figures"]["held out"]),
+        )
+    }
+    # the same tree against its own figures passes (the run is deterministic)
+    assert subprocess.run([*run, "--guard", str(figures)], capture_output=True).returncode == 0
+
+
+def test_constants_are_never_chosen_on_fewer_than_four_conversations(tmp_path: Path) -> None:
+    data = write_set(tmp_path / "set", count=4)
+    run = [sys.executable, str(REPO / "benchmarks" / "locomo.py"), str(data), "--embedder"]
+    done = subprocess.run([*run, "hash", "--quick", "--held-out"], capture_output=True, text=True)
+    assert done.returncode == 2 and "four" in done.stderr
