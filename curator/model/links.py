@@ -23,6 +23,7 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
@@ -132,7 +133,7 @@ def _md_link(state: StateInline, start: int, end: int, image: bool) -> None:
     src, found = state.src, state.env["found"]
     label_start = start + (2 if image else 1)
     old = state.pos
-    label_end = parseLinkLabel(state, label_start - 1, not image)
+    label_end = _bounded_label(state, label_start - 1, not image)
     state.pos = old
     if label_end < 0:
         return
@@ -174,8 +175,21 @@ def _md_raw(href: str, text: str, written: str, line: int = 0) -> RawLink | None
                    written or href)  # fmt: skip
 
 
+def _bounded_label(state: StateInline, start: int, disable_nested: bool = False) -> int:
+    """markdown-it's `parseLinkLabel` within the block's budget: an unclosed `[` scans to
+    the end of its block, so a block of thousands (`![![![...`) would cost their square;
+    once a block has spent its budget (`_walk`), no more link text is read in it."""
+    env = state.env
+    if env["budget"] <= 0:
+        return -1
+    end = parseLinkLabel(state, start, disable_nested)
+    env["budget"] -= (end if end >= 0 else state.posMax) - start
+    return end
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark")
+    md.helpers = SimpleNamespace(**{**vars(md.helpers), "parseLinkLabel": _bounded_label})  # type: ignore[assignment]
     md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
            double_inline=True)  # fmt: skip
     # HTML is text here (Obsidian indexes a link inside <details>); emphasis and entities
@@ -199,6 +213,9 @@ def _walk(content: str, env: dict[str, Any]) -> list[_Found]:
     rules recording what they read at the top level."""
     env["found"] = []
     env.setdefault("references", {})
+    # link text read over at most this many characters: a few passes over the block (link
+    # text holding brackets is read again by each `[` in it), then wikilinks only
+    env["budget"] = 8 * len(content) + 4096
     state = StateInline(content, _MD, env, [])
     rules = _MD.inline.ruler.getRules("")
     end = state.posMax

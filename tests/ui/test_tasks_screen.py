@@ -209,3 +209,32 @@ async def test_a_request_added_outside_shows_in_the_open_task(palace: Path) -> N
         screen.tick()
         await wait_until(pilot, lambda: table.row_count == 3)
         assert screen._ticker is not None
+
+
+async def test_a_diff_reads_older_to_newer_and_has_room_at_80x24(palace: Path) -> None:
+    """Marking revision 3 and moving to revision 1 shows the diff from 1 to 3 (as the toast's
+    "from revision 3" and the header agree on the two revisions); at 80x24 the diff pane
+    shows lines, not two."""
+    svc = TaskService(palace)
+    svc.save("fresh", "agent-new", md("third step"))
+    said: list[str] = []
+    app = make_app(palace, watch=False)
+    app.notify = lambda message, *a, **k: said.append(str(message))  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_tasks(pilot)
+        await pilot.press("down")
+        revs = screen.query_one("#tasks-revisions", DataTable)
+        await wait_until(pilot, lambda: revs.row_count == 3)
+        revs.focus()
+        revs.move_cursor(row=2)
+        await pilot.press("m")
+        assert said[-1] == "Diffs now start from revision 3"
+        revs.move_cursor(row=0)
+        left = screen.query_one("#tasks-left-scroll")
+        await wait_until(pilot, lambda: str(left.border_title) == "Diff: revision 1 → 3")
+        shown = screen.query_one("#tasks-left", Static).content
+        assert isinstance(shown, Text) and "+third step" in shown.plain.splitlines()
+        await settle(pilot)
+        assert screen.query_one("#tasks-diff").region.height >= 8, screen.query_one(
+            "#tasks-diff"
+        ).region

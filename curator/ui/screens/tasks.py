@@ -80,6 +80,7 @@ class TasksScreen(PalaceScreen):
         self.revisions: dict[str, int] = {}  # slug -> the newest revision shown
         self.current: str | None = None
         self.base: int | None = None  # the revision diffs start from (None: the previous one)
+        self.row_revisions: list[int] = []  # the revision number of each row of the revisions
         # when the list was first on screen, and when every row was in it (the benchmark)
         self.drawn_at: float | None = None
         self.filled_at: float | None = None
@@ -247,8 +248,12 @@ class TasksScreen(PalaceScreen):
                 self.current, self.base = slug, None
                 if self.detail_ready:
                     self.load_task(slug)
-        elif event.data_table.id == "tasks-revisions" and self.current is not None:
-            self.show_diff(self.current, event.cursor_row + 1)
+        elif (
+            event.data_table.id == "tasks-revisions"
+            and self.current is not None
+            and 0 <= event.cursor_row < len(self.row_revisions)
+        ):
+            self.show_diff(self.current, self.row_revisions[event.cursor_row])
 
     @work(thread=True, exclusive=True, group="task-detail", exit_on_error=False)
     def load_task(self, slug: str) -> None:
@@ -266,6 +271,7 @@ class TasksScreen(PalaceScreen):
             return
         revs = self.query_one("#tasks-revisions", DataTable)
         revs.clear()
+        self.row_revisions = [h.revision for h in headers]  # the rows' revision numbers
         for h in headers:
             event = h.event + (f" from {h.taken_over_from}" if h.taken_over_from else "")
             event += " (unverified)" if h.unverified else ""
@@ -289,6 +295,8 @@ class TasksScreen(PalaceScreen):
 
         marked = self.base is not None and self.base != number
         base = self.base if marked and self.base is not None else number - 1
+        if marked and base > number:  # a diff reads from the older revision to the newer
+            base, number = number, base
         svc = TaskService(self.curator.root)
         right: Text | None
         try:
@@ -323,9 +331,10 @@ class TasksScreen(PalaceScreen):
         if self.current is None or not self.detail_ready:
             return
         revs = self.query_one("#tasks-revisions", DataTable)
-        if revs.row_count == 0:
+        row = revs.cursor_coordinate.row
+        if revs.row_count == 0 or not 0 <= row < len(self.row_revisions):
             return
-        self.base = revs.cursor_coordinate.row + 1
+        self.base = self.row_revisions[row]
         self.notify(f"Diffs now start from revision {self.base}", markup=False)
 
     # -- a person's actions ------------------------------------------------------------------
