@@ -16,7 +16,7 @@ from curator.model.layouts import palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
-from curator.model.schema import MAX_TAGS, check_note
+from curator.model.schema import MAX_TAGS, check_header, check_note
 
 # MAX_TAGS is re-exported for the planners; the header rules themselves live in schema.py
 __all__ = ["MAX_TAGS", "run_checks", "says"]
@@ -67,11 +67,17 @@ class _Checker:
 
     # -- one note ---------------------------------------------------------------------------
     def header(self, note: Note) -> None:
-        self.findings.extend(
-            layout_rules.header_findings(check_note(note, self.palace.config), self.layout)
-        )
+        config = self.palace.config
+        held = layout_rules.held_header(note, self.layout) if note.kind == "note" else None
+        if note.kind != "note" or not self.layout.lenient:
+            found = check_note(note, config)
+        elif held is None:  # the vault's own properties: its tool's to judge, not curator's
+            found = []
+        else:
+            found = check_header(held, config, path=note.rel, line_of=note.line_of)
+        self.findings.extend(layout_rules.header_findings(found, self.layout))
         self.stale(note)
-        spec = self.palace.config.type_spec(note.header.get("type"))
+        spec = config.type_spec(held.get("type") if held is not None else None)
         if note.kind == "note" and spec is not None and spec.name == "feedback":
             self.feedback(note)
 

@@ -401,3 +401,30 @@ async def test_narrow_columns_show_their_sort_arrow_and_a_header_click_sorts(
         await pilot.click("#rooms-notes", offset=(x + 2, 1))
         await wait_until(pilot, lambda: "▼" in str(name.label))
         assert table.shown[0] == "notes/project/n3.md"
+
+
+async def test_the_draft_pane_masks_secrets_until_revealed(make_palace: Any) -> None:
+    from uihelpers import shown_in
+
+    key = "sk_live_" + "51HaBcDeFgHiJkLmNoPqRsTuV"
+    root = make_palace(
+        {
+            "inbox/2026-12-01-key.md": note_text(
+                "Stripe key", extra="status: draft\n", body=f"Use {key} for billing.\n"
+            )
+        },
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: "Use ••••••••" in shown_in(app, "#diff-left"))
+        assert key not in shown_in(app, "#diff-left")
+        assert key[8:] not in shown_in(app, "#inbox-warnings")  # the warning's preview too
+        from textual.widgets import Static
+
+        left = app.screen.query_one("#diff-left", Static)
+        await pilot.press("V")
+        await wait_until(pilot, lambda: key in str(left.content))
+        await pilot.press("V")
+        await wait_until(pilot, lambda: key not in str(left.content))
