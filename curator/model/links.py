@@ -34,8 +34,9 @@ from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # `[[target#heading|alias]]`: a single `]` may sit inside (Obsidian reads `[[Sq]uare]]` as
-# `Sq]uare`), a `[` or a line break may not; the first `]]` ends it
-_WIKI = re.compile(r"!?\[\[((?:[^\[\]\r\n]|\](?!\]))*?)\]\]")
+# `Sq]uare`), a `[` or a line break may not; the first `]]` ends it (written unrolled: no
+# backtracking)
+_WIKI = re.compile(r"!?\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
 # what makes a full parse necessary: code, math, an escaped bracket, a line indented as code
 # (a tab, 4 spaces: after a line break, CR or LF), or markdown link syntax. Substring tests:
 # one pass of memchr each, a fraction of one regex over the body.
