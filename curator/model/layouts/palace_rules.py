@@ -111,8 +111,12 @@ def promoted_bytes(palace: Palace, rel: str, data: bytes) -> bytes:
         return data
     header = layout_of(palace.config).new_header(rel, note.header)
     if isinstance(header.get("permalink"), str):  # an id to link by: never one a note holds
-        held = (e.permalink for e in palace.link_table().entries.values() if e.rel != rel)
-        header["permalink"] = basic_memory.unique_permalink(header["permalink"], held)
+        others = [e for e in palace.link_table().entries.values() if e.rel != rel]
+        # written the way the project's notes write theirs (`<project>/<path>` or `<path>`)
+        prefix = basic_memory.project_prefix((e.rel, e.permalink) for e in others)
+        desired = f"{prefix}/{header['permalink']}" if prefix else header["permalink"]
+        held = (e.permalink for e in others)
+        header["permalink"] = basic_memory.unique_permalink(desired, held)
     return new_note_text(header, note.body, note.newline).encode("utf-8")
 
 
