@@ -70,3 +70,16 @@ def test_the_vaults_own_properties_are_not_judged_by_curators_schema(
     # what sits under `curator:` is still curator's: the confidence 7 and the status maybe
     rule = sorted(by_file.get("Rule.md", []))
     assert rule == ["feedback.how", "feedback.why", "header.invalid", "header.invalid"]
+
+
+def test_claude_codes_fields_are_still_curators_own(tmp_path: Path) -> None:
+    """Claude Code's name, description and type are curator's fields with the same rules."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "feedback_x.md").write_text(
+        "---\nname: X\ndescription: |\n  two\n  lines\ntype: feedback\n---\nDo x.\n"
+    )
+    (src / "MEMORY.md").write_text("- [X](feedback_x.md) — x\n")
+    found = run_checks(Palace.open(adopt_copy(src, tmp_path / "m", "claude-code"), cache=False))
+    codes = sorted(f.code for f in found if f.path == "feedback_x.md")
+    assert codes == ["feedback.how", "feedback.why", "header.invalid"]

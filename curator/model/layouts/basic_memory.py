@@ -107,6 +107,7 @@ class BasicMemory(Layout):
     rooms_by_folder: bool = True
     # basic-memory's own front matter (and the identity fields curator reads from it): every
     # other curator field lives under `curator:`, and a top-level one is the project's own
+    tool_properties: bool = True
     native: frozenset[str] | None = frozenset(
         {"title", "name", "description", "type", "tags", "permalink"}
     )

@@ -59,6 +59,7 @@ class ClaudeCode(Layout):
     dangling: Severity = "warning"
     excludes: tuple[str, ...] = ("inbox",)
     native: frozenset[str] | None = frozenset({"name", "description", "type", "metadata"})
+    loose_headers: bool = True
     max_lines: int = MAX_LINES
     max_bytes: int = MAX_BYTES
 

@@ -157,12 +157,13 @@ def header_findings(findings: Iterable[Finding], layout: Layout) -> list[Finding
 
 
 def held_header(note: Note, layout: Layout) -> dict[str, Any] | None:
-    """The part of a note's header curator's schema judges. Where the owning tool defines the
-    header (`Layout.native`: Obsidian, basic-memory) the vault's own properties are the tool's,
+    """The part of a note's header curator's schema judges. Where the owning tool owns the
+    properties (`Layout.tool_properties`: Obsidian, basic-memory) the vault's own are the tool's,
     so only the fields under `curator:` are curator's (with the type the layout read, which a
     confidence range depends on); None when the note has no `curator:` mapping, so nothing of
-    its header is curator's. Other layouts: the whole header."""
-    if layout.native is None:
+    its header is curator's. Other layouts (Claude Code's fields are curator's own name,
+    description and type, with the same rules): the whole header."""
+    if not layout.tool_properties:
         return dict(note.header)
     ours = note.header.get(CURATOR_KEY)
     if not isinstance(ours, dict):
