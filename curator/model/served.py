@@ -15,7 +15,7 @@ import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from curator.model.discovery import INBOX_DIR, NOTES_DIR
 from curator.model.schema import is_visible
@@ -48,7 +48,10 @@ class Served:
         """The rule for `palace` as loaded (kept with it: a palace is immutable)."""
         kept = _KEPT.setdefault(palace, {})
         if include_sensitive not in kept:
-            kept[include_sensitive] = cls(palace, palace.config, include_sensitive)
+            # the kept rule holds its palace weakly: a value of _KEPT that held its key would
+            # keep every palace generation alive
+            weak = cast("Palace", weakref.proxy(palace))
+            kept[include_sensitive] = cls(weak, palace.config, include_sensitive)
         return kept[include_sensitive]
 
     def _names(self) -> None:
