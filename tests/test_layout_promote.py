@@ -49,3 +49,32 @@ def test_basic_memory_permalinks_follow_the_projects_notes(
     root = adopt_copy(src, tmp_path / "project", "basic-memory")
     rel = promote_into(root)
     assert frontmatter.load(root / rel)["permalink"] == expected
+
+
+def test_a_promote_into_a_memory_md_past_its_cap_lands_where_claude_code_loads_it(
+    tmp_path: Path,
+) -> None:
+    """Claude Code loads the first 200 lines of MEMORY.md (its documented cap): an entry
+    appended at line 257 is never loaded. The entry goes above the cap, and the plan (and
+    its commit) say so, by the same rule `check` warns with."""
+    src = tmp_path / "src"
+    src.mkdir()
+    lines = ["# Memory index", ""]
+    for i in range(254):
+        (src / f"project_fact_{i}.md").write_text(
+            f"---\nname: Fact {i}\ndescription: fact number {i}\ntype: project\n---\nFact {i}.\n"
+        )
+        lines.append(f"- [Fact {i}](project_fact_{i}.md) — fact number {i}")
+    (src / "MEMORY.md").write_text("\n".join(lines) + "\n")
+    root = adopt_copy(src, tmp_path / "memory", "claude-code")
+    draft = capture(root, type="project", name="Earnings", body="Check.\n", description="first")
+    palace = Palace.open(root, cache=False)
+    plan = plan_promote(palace, draft.path, confidence=0.8)
+    assert "Curator-Index-Cap: MEMORY.md is 257 lines, past the 200 Claude Code loads" in (
+        plan.message
+    )
+    commit(root, plan, palace=palace)
+    after = (root / "MEMORY.md").read_text().splitlines()
+    at = next(n for n, line in enumerate(after, 1) if "Earnings" in line)
+    assert at <= 200
+    assert sorted(after) == sorted([*lines, after[at - 1]])  # every other line kept
