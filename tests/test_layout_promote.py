@@ -78,3 +78,29 @@ def test_a_promote_into_a_memory_md_past_its_cap_lands_where_claude_code_loads_i
     at = next(n for n, line in enumerate(after, 1) if "Earnings" in line)
     assert at <= 200
     assert sorted(after) == sorted([*lines, after[at - 1]])  # every other line kept
+
+
+@pytest.mark.parametrize("layout", ["claude-code", "obsidian"])
+def test_promoting_a_feedback_rule_asks_for_why_and_how_by_checks_own_rule(
+    tmp_path: Path, layout: str
+) -> None:
+    """The rule check warns with (Claude Code's memory format asks a feedback memory for
+    **Why:** and **How to apply:**) is the rule promote asks by: the plan names what is
+    missing, so the warning check gives afterwards is never a surprise."""
+    src = tmp_path / "src"
+    src.mkdir()
+    if layout == "claude-code":
+        (src / "MEMORY.md").write_text("# Memory\n")
+    else:
+        (src / ".obsidian").mkdir()
+        (src / "Home.md").write_text("# Home\n")
+    root = adopt_copy(src, tmp_path / "m", layout)
+    bare = capture(root, type="feedback", name="Ask first", body="Ask.\n", description="ask")
+    whole = capture(
+        root, type="feedback", name="Test first", description="tests",
+        body="Test.\n\n**Why:** it broke.\n\n**How to apply:** run them.\n",
+    )  # fmt: skip
+    palace = Palace.open(root, cache=False)
+    asks = plan_promote(palace, bare.path, confidence=0.8).message
+    assert asks.count("Curator-Asks: feedback note has no") == 2
+    assert "Curator-Asks" not in plan_promote(palace, whole.path, confidence=0.8).message

@@ -19,7 +19,7 @@ from curator.model.palace import INDEX_NAME, Palace
 from curator.model.schema import MAX_TAGS, check_header, check_note
 
 # MAX_TAGS is re-exported for the planners; the header rules themselves live in schema.py
-__all__ = ["MAX_TAGS", "run_checks", "says"]
+__all__ = ["MAX_TAGS", "feedback_gaps", "run_checks", "says"]
 
 
 def says(body: str, label: str) -> bool:
@@ -33,6 +33,18 @@ def says(body: str, label: str) -> bool:
         rf"(?:\*\*|__)[ \t]*{word}[ \t]*:?[ \t]*(?:\*\*|__)",
     )
     return any(re.search(f, body, re.IGNORECASE | re.MULTILINE) for f in forms)
+
+
+def feedback_gaps(body: str) -> list[tuple[str, str]]:
+    """(code, message) for what a feedback rule's body leaves out of why and how to apply
+    it: check warns with these, and promote's plan asks for them."""
+    out = []
+    if not says(body, "why"):
+        out.append(("feedback.why", "feedback note has no 'Why:' line or '## Why' heading"))
+    if not says(body, "how to apply"):
+        message = "feedback note has no 'How to apply:' line or '## How to apply' heading"
+        out.append(("feedback.how", message))
+    return out
 
 
 class _Checker:
@@ -103,12 +115,8 @@ class _Checker:
         """A feedback rule says why and how to apply it."""
         if note.superseded:
             return
-        if not says(note.body, "why"):
-            message = "feedback note has no 'Why:' line or '## Why' heading"
-            self.add(note, None, "warning", "feedback.why", message)
-        if not says(note.body, "how to apply"):
-            message = "feedback note has no 'How to apply:' line or '## How to apply' heading"
-            self.add(note, None, "warning", "feedback.how", message)
+        for code, message in feedback_gaps(note.body):
+            self.add(note, None, "warning", code, message)
 
     # -- across notes ---------------------------------------------------------------------
     def names(self) -> None:
