@@ -8,8 +8,11 @@ from pathlib import Path
 
 import frontmatter
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from layouthelpers import adopt_copy
 
+from curator.model.layouts.basic_memory import project_prefix
 from curator.model.palace import Palace
 from curator.writer.capture import capture
 from curator.writer.planners import plan_promote
@@ -104,3 +107,18 @@ def test_promoting_a_feedback_rule_asks_for_why_and_how_by_checks_own_rule(
     asks = plan_promote(palace, bare.path, confidence=0.8).message
     assert asks.count("Curator-Asks: feedback note has no") == 2
     assert "Curator-Asks" not in plan_promote(palace, whole.path, confidence=0.8).message
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(alphabet="ab/ .-", min_size=1, max_size=12).map(lambda s: s + ".md"),
+            st.text(alphabet="ab/-", max_size=16),
+        ),
+        max_size=6,
+    )
+)
+def test_the_project_prefix_is_one_the_notes_carry_or_none(notes: list[tuple[str, str]]) -> None:
+    prefix = project_prefix(notes)
+    assert prefix == "" or any(p.strip("/").startswith(prefix + "/") for _, p in notes)
