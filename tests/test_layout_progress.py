@@ -1,0 +1,24 @@
+"""`check` on a large vault shows its progress on stderr once it has taken a second, as the
+index build does; quick work prints nothing (issue 33). The delay is the one knob
+(CURATOR_PROGRESS_AFTER), so the test needs no large vault and no sleeping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from layouthelpers import FIXTURES, adopt_copy
+from palacehelpers import RunCli
+
+
+def test_check_shows_progress_on_stderr_only_once_it_is_slow(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = adopt_copy(FIXTURES / "obsidian/vault", tmp_path / "vault", "obsidian")
+    code, out, err = run_cli("--palace", root, "check")
+    assert "files read" not in err + out  # a second did not pass: nothing shown
+    monkeypatch.setenv("CURATOR_PROGRESS_AFTER", "0")
+    code, out, err = run_cli("--palace", root, "check")
+    lines = [line for line in err.splitlines() if line.startswith("curator: checking:")]
+    assert lines and lines[-1].endswith("files read")  # not a terminal: whole lines
+    assert "files read" not in out  # stdout keeps only the findings
