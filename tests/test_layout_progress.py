@@ -15,10 +15,10 @@ def test_check_shows_progress_on_stderr_only_once_it_is_slow(
     tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = adopt_copy(FIXTURES / "obsidian/vault", tmp_path / "vault", "obsidian")
-    code, out, err = run_cli("--palace", root, "check")
+    _, out, err = run_cli("--palace", root, "check")
     assert "files read" not in err + out  # a second did not pass: nothing shown
     monkeypatch.setenv("CURATOR_PROGRESS_AFTER", "0")
-    code, out, err = run_cli("--palace", root, "check")
+    _, out, err = run_cli("--palace", root, "check")
     lines = [line for line in err.splitlines() if line.startswith("curator: checking:")]
     assert lines and lines[-1].endswith("files read")  # not a terminal: whole lines
     assert "files read" not in out  # stdout keeps only the findings
