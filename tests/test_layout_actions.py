@@ -112,7 +112,7 @@ def test_obsidian_retire_of_a_note_without_front_matter_adds_only_the_fields(
     after = (root / "Daily/2025-01-01.md").read_bytes()
     assert after.endswith(before)  # the text below the new header, byte for byte
     # curator's own fields go under `curator:`; a top-level status is the vault's property
-    assert frontmatter.loads(after.decode())["curator"]["status"] == "superseded"
+    assert frontmatter.loads(after.decode())["curator"]["status"] == "retired"
 
 
 def test_basic_memory_promote_has_title_and_permalink(tmp_path: Path) -> None:

@@ -8,7 +8,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from curator.cli.common import Subcommands, add_apply_options, err, open_palace, out, print_json
+from curator.cli.common import (
+    SlowProgress,
+    Subcommands,
+    add_apply_options,
+    err,
+    open_palace,
+    out,
+    print_json,
+)
 from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.config import TAXONOMIES
 from curator.model.finding import Finding
@@ -252,7 +260,9 @@ def _link_problem(palace: Palace, note: Note, raw: RawLink) -> str | None:
 def cmd_check(args: argparse.Namespace) -> int:
     from curator.health import palace_findings
 
-    palace = open_palace(args)
+    progress = SlowProgress("checking")
+    palace = open_palace(args, progress=progress)
+    progress.done()
     findings = palace_findings(palace)
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]

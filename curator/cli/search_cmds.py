@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curator.cli.common import err, open_palace, out, print_json
+from curator.cli.common import err, open_palace, out, print_json, progress_line
 from curator.cli.filter_flags import add_filter_flags, add_sensitive_flag, filter_kwargs
 from curator.errors import CuratorError
 from curator.model.text import one_line
@@ -104,12 +104,7 @@ def _searcher(args: argparse.Namespace) -> Searcher:
 
 def _embedded(done: int, total: int) -> None:
     """The running count of an index build, on stderr (one line, rewritten on a terminal)."""
-    line = f"curator: indexing: {done}/{total} notes embedded"
-    if sys.stderr.isatty():
-        sys.stderr.write(f"\r{line}" + ("\n" if done >= total else ""))
-        sys.stderr.flush()
-    else:
-        err(line)
+    progress_line(f"curator: indexing: {done}/{total} notes embedded", last=done >= total)
 
 
 def _read_queries(path: str) -> list[tuple[int, Any]]:

@@ -243,6 +243,27 @@ def secrets_in(text: str) -> list[Any]:
     return scan(text)
 
 
+SECRET_MASK = "••••••••"
+
+
+def masked(text: str) -> str:
+    """`text` with each value the secret scanner flags replaced by SECRET_MASK: what a pane
+    shows until the reviewer asks to see it (a live key is never on screen by default)."""
+    from curator.writer.secrets import spans
+
+    found = spans(text)
+    if not found:
+        return text
+    out: list[str] = []
+    at = 0
+    for start, end in found:
+        out.append(text[at:start])
+        out.append(SECRET_MASK)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
 def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:
     """Notes whose name (or path) matches `query`, best first (the note pickers)."""
     from rapidfuzz import fuzz, process

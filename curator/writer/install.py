@@ -17,7 +17,16 @@ from curator.errors import WriterError
 from curator.fsutil import fsync_dir, write_temp
 from curator.writer.journal import Entry
 
-__all__ = ["Temps", "UnsafePathError", "check_path_safe", "file_mode", "install_files"]
+__all__ = [
+    "TMP_REL",
+    "Temps",
+    "UnsafePathError",
+    "check_path_safe",
+    "file_mode",
+    "install_files",
+]
+
+TMP_REL = ".curator/tmp"  # a writer's temp files: git ignores .curator/, recovery sweeps it
 
 
 class UnsafePathError(WriterError):

@@ -26,13 +26,12 @@ from curator.writer.gitsteps import (
     reset_index,
     status,
 )
+from curator.writer.install import TMP_REL
 from curator.writer.journal import JOURNAL_REL, Journal, RecoveryError, hash_of, rollback_files
 from curator.writer.lock import WriterLock
 from curator.writer.syncmove import finish_move
 
 __all__ = ["TMP_REL", "RecoveryReport", "recover", "recover_locked"]
-
-TMP_REL = ".curator/tmp"
 
 
 @dataclass(frozen=True)
