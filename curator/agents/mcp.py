@@ -158,7 +158,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
     types = ", ".join(memory.config.types)
     listed = "One value or a list; known values are listed in the refusal of an unknown one."
 
-    def pack(goal: str, budget: int = 2000, floor: float = 0.7) -> PackAnswer:
+    def pack(goal: str, budget: int | None = None, floor: float | None = None) -> PackAnswer:
         return {"goal": goal, "pack": memory.pack(goal, budget=budget, floor=floor)}
 
     date = "A date, YYYY-MM-DD."
@@ -201,8 +201,10 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             pack,
             {
                 "goal": "What you are about to do, in a sentence.",
-                "budget": "The pack's size in tokens (about 4 characters each).",
-                "floor": "Leave out notes below this confidence (0..1).",
+                "budget": "The pack's size in tokens (about 4 characters each); default: the "
+                "palace's [agents] pack_budget.",
+                "floor": "Leave out notes below this confidence (0..1); default: the palace's "
+                "[agents] pack_floor.",
             },
             PackAnswer,
         ),

@@ -337,7 +337,12 @@ class Memory:
         return {"question": question, "sources": sources}
 
     def pack(
-        self, goal: str, *, budget: int = 2000, floor: float = 0.7, using: Searcher | None = None
+        self,
+        goal: str,
+        *,
+        budget: int | None = None,
+        floor: float | None = None,
+        using: Searcher | None = None,
     ) -> str:
         """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index."""
         _text_arg("goal", goal)

@@ -71,8 +71,8 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("pack", help="a markdown memory pack for an agent's context file")
     p.add_argument("goal", help="what the agent is about to do")
-    p.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
-    p.add_argument("--floor", type=float, default=0.7, help="confidence floor (default 0.7)")
+    p.add_argument("--budget", type=int, help="token budget ([agents] pack_budget, 2000)")
+    p.add_argument("--floor", type=float, help="confidence floor ([agents] pack_floor, 0.7)")
     p.add_argument("--into", metavar="FILE", help="write it into FILE's managed section")
     p.add_argument("--force", action="store_true", help="with --into: overwrite hand edits")
     add_sensitive_flag(p)
@@ -259,7 +259,10 @@ def cmd_pack(args: argparse.Namespace) -> int:
     if args.into:
         return _pack_into(args, searcher.palace.root, text)
     if args.json:
-        print_json({"goal": args.goal, "budget": args.budget, "floor": args.floor, "pack": text})
+        from curator.search.pack import pack_defaults
+
+        budget, floor = pack_defaults(searcher.palace, args.budget, args.floor)
+        print_json({"goal": args.goal, "budget": budget, "floor": floor, "pack": text})
         return 0
     out(text.rstrip("\n"))
     return 0

@@ -4,7 +4,7 @@
     s = Searcher(palace, index=store)        # over a store the caller holds open
     s.search("stripe webhooks", types=["feedback"], limit=10)  -> list[Hit]
     s.ask("how do we deploy?")                                 -> Answer (sources by authority)
-    s.pack("fix the invoice pdf worker", budget=2000, floor=0.7) -> str (markdown)
+    s.pack("fix the invoice pdf worker")     -> str (markdown; [agents] budget and floor)
     s.dupes("inbox/2026-11-24-x.md")                           -> list[Candidate]
 
 Search scores superseded and retired notes down (each hit names its successor). Every result
@@ -221,8 +221,8 @@ class Searcher(Ranker):
         self,
         goal: str,
         *,
-        budget: int = 2000,
-        floor: float = 0.7,
+        budget: int | None = None,
+        floor: float | None = None,
         include_sensitive: bool = False,
         candidates: int = 30,
     ) -> str:
