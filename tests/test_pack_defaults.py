@@ -46,3 +46,18 @@ def test_mcp_pack_takes_the_palace_settings(make_palace: MakePalace) -> None:
     finally:
         client.close()
     assert "Deploy worker" in small and len(large) > len(small)
+
+
+def test_tool_schemas_say_their_bounds_and_titles(make_palace: MakePalace) -> None:
+    """read_note refuses max_tokens below 50: its input schema says so; every tool has a
+    title (the tool's own, not only in its annotations)."""
+    client = McpClient(_palace(make_palace))
+    try:
+        tools = {t.name: t for t in client.list_tools()}
+        error, text = client.call("read_note", ref="notes/deploy-0.md", max_tokens=10)
+    finally:
+        client.close()
+    assert all(t.title for t in tools.values()), [n for n, t in tools.items() if not t.title]
+    schema = json.dumps(tools["read_note"].input_schema["properties"]["max_tokens"])
+    assert '"minimum": 50' in schema
+    assert error and "max_tokens" in text

@@ -32,7 +32,7 @@ from curator.agents.answers import (
     RelatedAnswer,
     SearchAnswer,
 )
-from curator.agents.service import NOT_RULES, AgentRefusal, Memory, cap
+from curator.agents.service import MIN_TOKENS, NOT_RULES, AgentRefusal, Memory, cap
 from curator.agents.tasks_tools import task_tools
 from curator.agents.tooldef import ToolDef
 from curator.errors import CuratorError
@@ -63,7 +63,7 @@ def tool_annotations(tool: ToolDef) -> Any:
     from mcp_types import ToolAnnotations
 
     return ToolAnnotations(
-        title=tool.title or tool.name.replace("_", " "),
+        title=tool.shown_title,
         read_only_hint=not tool.writes,
         destructive_hint=False,  # nothing an agent calls deletes or overwrites
         idempotent_hint=tool.idempotent,
@@ -88,7 +88,9 @@ def tool_function(tool: ToolDef) -> Callable[..., Any]:
             raise ValueError(f"tool {tool.name}: parameter {param.name!r} has no description")
         hint = hints.get(param.name, Any)
         meta: list[Any] = [BeforeValidator(_one_or_many)] if _is_str_list(hint) else []
-        meta.append(Described(description=tool.params[param.name]))
+        meta.append(
+            Described(description=tool.params[param.name], **tool.bounds.get(param.name, {}))
+        )
         params.append(
             param.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[hint, *meta])
         )
@@ -221,9 +223,10 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
                 "heading": "Show only the section under this markdown heading (its text, "
                 "without the #s).",
                 "max_tokens": "Show at most about this many tokens (4 characters each) from "
-                "the start (or from start_line).",
+                f"the start (or from start_line); at least {MIN_TOKENS}.",
             },
             NoteAnswer,
+            bounds={"max_tokens": {"ge": MIN_TOKENS}},
         ),
         ToolDef(
             "recent",
@@ -390,7 +393,7 @@ def build_server(memory: Memory) -> Any:
             server.add_tool(
                 tool_function(tool),
                 name=tool.name,
-                title=tool.title or None,
+                title=tool.shown_title,
                 description=tool.description,
                 annotations=tool_annotations(tool),
             )

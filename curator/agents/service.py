@@ -38,6 +38,7 @@ MAX_ANSWER_CHARS = 24_000  # any one answer (a model's context is precious)
 MAX_NOTE_CHARS = 20_000  # read_note's text beyond this is cut, and the answer says so
 MAX_CAPTURE_CHARS = 16_000  # a memory longer than this is a document, not a memory
 MAX_QUERY_CHARS = 4_000
+MIN_TOKENS = 50  # read_note's smallest max_tokens (its input schema says so too)
 NOT_RULES = "Drafts are NOT rules until a person promotes them."
 CONTEXT_NOTE = (
     "Where the fact came from (the conversation turns around it, the file and lines it was "
@@ -88,8 +89,10 @@ def _day(label: str, value: str | None) -> str | None:
 
 
 def _tokens(value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 50:
-        raise AgentRefusal(f"max_tokens must be a whole number of at least 50, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_TOKENS:
+        raise AgentRefusal(
+            f"max_tokens must be a whole number of at least {MIN_TOKENS}, got {value!r}"
+        )
     return value
 
 
