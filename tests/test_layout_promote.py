@@ -14,8 +14,8 @@ from layouthelpers import adopt_copy
 
 from curator.model.layouts.basic_memory import project_prefix
 from curator.model.palace import Palace
+from curator.writer.actions.promote import plan_promote
 from curator.writer.capture import capture
-from curator.writer.planners import plan_promote
 from curator.writer.session import commit
 
 

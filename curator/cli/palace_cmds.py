@@ -317,7 +317,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             out("INDEX.md is up to date")
         return 0
     from curator.cli.common import apply_or_show
-    from curator.writer.planners import plan_index
+    from curator.writer.actions.index import plan_index
 
     plan = plan_index(palace)
     return apply_or_show(args, palace, plan)
