@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_search import keyword_queries
 from benchutil import REPO, Row, cpu_hog, main_for, process_times, row, timed
+from search_floor import keyword_queries
 
 sys.path.insert(0, str(REPO / "tests"))
 

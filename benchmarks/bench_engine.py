@@ -55,8 +55,8 @@ tree, bench, root = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 sys.path[:0] = [tree, bench]
 groups = json.loads(sys.argv[4])
 if tree == "floor":
-    import bench_search
-    search = bench_search.floor_search(root)
+    import search_floor
+    search = search_floor.floor_search(root)
 else:
     from curator.runtime import tune_process
     tune_process()  # as the CLI, the app and the MCP server do at start
@@ -98,8 +98,8 @@ _COLD_FLOOR = (
 import json, os, sys
 from pathlib import Path
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/benchmarks"]
-import bench_search
-bench_search.floor_search(Path(sys.argv[2]))(sys.argv[3])
+import search_floor
+search_floor.floor_search(Path(sys.argv[2]))(sys.argv[3])
 os.write(2, ("\\nBENCH " + json.dumps({"peak_mb": _peak_mb()}) + "\\n").encode())
 """
 )
@@ -108,7 +108,7 @@ os.write(2, ("\\nBENCH " + json.dumps({"peak_mb": _peak_mb()}) + "\\n").encode()
 def query_groups(rounds: int) -> dict[str, tuple[list[str], int]]:
     """The warm queries: keywords from the generator's vocabulary, their as-you-type prefixes
     and questions about them, each with how many times it is run."""
-    from bench_search import keyword_queries
+    from search_floor import keyword_queries
 
     keywords = keyword_queries()
     prefixes: list[str] = []

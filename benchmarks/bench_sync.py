@@ -49,7 +49,8 @@ def _teammate_actions(root: Path) -> None:
     """50 actions: 40 note edits and 10 promotes, each one commit."""
     from curator.errors import CuratorError
     from curator.model.palace import Palace
-    from curator.writer.planners import plan_edit, plan_promote
+    from curator.writer.actions.edit import plan_edit
+    from curator.writer.actions.promote import plan_promote
     from curator.writer.session import commit
 
     palace = Palace.open(root)
@@ -83,7 +84,7 @@ def run(palace_root: Path, notes: int) -> list[Row]:
     from curator.model.palace import Palace
     from curator.search.index import sync_index
     from curator.session import Session
-    from curator.writer.planners import plan_index
+    from curator.writer.actions.index import plan_index
     from curator.writer.session import commit
 
     work = Path(tempfile.mkdtemp(prefix="curator-bench-sync-"))

@@ -31,7 +31,7 @@ def _git(root: Path, *args: str) -> None:
 def run(palace_root: Path, notes: int) -> list[Row]:
     from curator.errors import CuratorError
     from curator.model.palace import Palace
-    from curator.writer.planners import plan_promote
+    from curator.writer.actions.promote import plan_promote
     from curator.writer.session import commit
 
     root = palace_root.resolve()

@@ -127,3 +127,40 @@ def damage(folder: Path, how: str) -> None:
         (folder / "tokenizer.json").write_text("{not json")
     else:
         (folder / "tokenizer.json").unlink()
+
+
+# Models whose output no caller can use, each the way an export goes wrong: (name, nodes
+# from input_ids to "out", the output's element type and shape).
+WRONG_OUTPUTS = ("integers", "text", "four dimensions", "a scalar", "one row for all")
+
+
+def wrong_model(folder: Path, how: str, words: Sequence[str] = ("apple", "pear")) -> Path:
+    """A model taking text (input_ids, attention_mask) whose first output is wrong `how`."""
+    save_tokenizer(folder, words)
+    as_float = helper.make_node("Cast", ["input_ids"], ["f"], to=TensorProto.FLOAT)
+    init = [numpy_helper.from_array(np.asarray([2, 3], dtype=np.int64), "axes23")]
+    kind, shape = TensorProto.FLOAT, ["b", "s"]
+    if how == "integers":
+        nodes = [helper.make_node("Identity", ["input_ids"], ["out"])]
+        kind = TensorProto.INT64
+    elif how == "text":
+        nodes = [helper.make_node("Cast", ["input_ids"], ["out"], to=TensorProto.STRING)]
+        kind = TensorProto.STRING
+    elif how == "four dimensions":
+        nodes = [as_float, helper.make_node("Unsqueeze", ["f", "axes23"], ["out"])]
+        shape = ["b", "s", 1, 1]
+    elif how == "a scalar":
+        nodes = [as_float, helper.make_node("ReduceSum", ["f"], ["out"], keepdims=0)]
+        shape = []
+    else:  # "one row for all": the batch summed away
+        init.append(numpy_helper.from_array(np.asarray([0], dtype=np.int64), "axis0"))
+        nodes = [as_float, helper.make_node("ReduceSum", ["f", "axis0"], ["out"], keepdims=1)]
+        shape = [1, "s"]
+    graph = helper.make_graph(
+        nodes,
+        f"wrong-{how}",
+        _inputs(token_types=False),
+        [helper.make_tensor_value_info("out", kind, shape)],
+        init,
+    )
+    return _save(folder, graph)

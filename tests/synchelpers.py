@@ -9,9 +9,10 @@ from pathlib import Path
 from palacehelpers import git
 
 from curator.model.palace import Palace
+from curator.writer.actions.edit import plan_edit
+from curator.writer.actions.promote import plan_promote
 from curator.writer.capture import capture
 from curator.writer.init import init_palace
-from curator.writer.planners import plan_edit, plan_promote
 from curator.writer.session import commit
 
 

@@ -13,23 +13,19 @@ import pytest
 from palacehelpers import RunCli, git, note_text
 
 from curator.model.palace import Palace
+from curator.writer.actions.common import ActionError
+from curator.writer.actions.edit import plan_edit
+from curator.writer.actions.index import plan_index
+from curator.writer.actions.merge import plan_merge, plan_merge_draft
+from curator.writer.actions.promote import plan_promote, validate_promote
+from curator.writer.actions.reject import plan_reject
+from curator.writer.actions.retire import plan_retire
+from curator.writer.actions.review import plan_mark_reviewed
+from curator.writer.actions.supersede import plan_supersede
 from curator.writer.actions.undo import undo
 from curator.writer.apply import DirtyFileError
 from curator.writer.history import UndoError, history
 from curator.writer.plan import Plan
-from curator.writer.planners import (
-    ActionError,
-    plan_edit,
-    plan_index,
-    plan_mark_reviewed,
-    plan_merge,
-    plan_merge_draft,
-    plan_promote,
-    plan_reject,
-    plan_retire,
-    plan_supersede,
-    validate_promote,
-)
 from curator.writer.session import commit
 
 STRIPE = "inbox/2026-11-24-stripe-retries-webhooks-three-days.md"

@@ -380,7 +380,7 @@ from pathlib import Path
 sys.path.insert(0, {repo!r})
 from curator.model.palace import Palace
 from curator.writer.apply import apply_plan
-from curator.writer.planners import plan_promote
+from curator.writer.actions.promote import plan_promote
 
 root = Path(sys.argv[1])
 plan = plan_promote(Palace.open(root), sys.argv[2], confidence=0.8)

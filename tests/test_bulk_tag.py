@@ -15,10 +15,12 @@ from curator.model.layouts.claude_code import parse_index
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.bulk import plan_bulk
 from curator.writer.actions.edit import edit_problems
+from curator.writer.actions.merge import plan_merge_draft
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.reject import plan_reject
 from curator.writer.actions.tag import plan_tag
 from curator.writer.capture import capture
 from curator.writer.history import changed_files
-from curator.writer.planners import plan_merge_draft, plan_promote, plan_reject
 from curator.writer.session import commit
 
 DRAFT_EXTRA = "status: draft\ncreated: 2026-11-20\n"

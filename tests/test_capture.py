@@ -524,7 +524,7 @@ PROMOTER = textwrap.dedent(
     import sys
     from pathlib import Path
     from curator.model.palace import Palace
-    from curator.writer.planners import plan_promote
+    from curator.writer.actions.promote import plan_promote
     from curator.writer.session import commit
     root = Path(sys.argv[1])
     promoted = 0

@@ -13,7 +13,8 @@ from curator.search.hooks import sync_after_commit
 from curator.search.index import open_index, sync_index
 from curator.search.state import EmptyIndexRefused
 from curator.session import Session
-from curator.writer.planners import plan_promote, plan_retire
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.retire import plan_retire
 from curator.writer.session import commit
 
 pytestmark = pytest.mark.slow

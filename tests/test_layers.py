@@ -67,3 +67,32 @@ def test_no_import_cycles_beyond_the_known_list() -> None:
     assert [sorted(c) for c in found if c not in KNOWN] == []
     # a known cycle that is gone leaves the list
     assert [sorted(c) for c in KNOWN if c not in found] == []
+
+
+def _benchmark_imports() -> dict[str, set[str]]:
+    """benchmarks/ (scripts, not a package): which sibling modules each imports, at the top,
+    in a function or in a child script's text (`import x` on a line of its own)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "benchmarks"
+    names = {p.stem for p in folder.glob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        text = path.read_text()
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+        found |= set(re.findall(r"^\s*(?:from|import) (\w+)", text, re.M))
+        edges[path.stem] = (found & names) - {path.stem}
+    return edges
+
+
+def test_no_import_cycles_in_benchmarks() -> None:
+    edges = _benchmark_imports()
+    assert "bench_search" in edges and "search_floor" in edges["bench_engine"]
+    assert [sorted(c) for c in cycles(edges)] == []

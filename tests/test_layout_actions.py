@@ -13,8 +13,10 @@ from palacehelpers import RunCli, git
 from curator.model.check import run_checks
 from curator.model.layouts.claude_code import parse_index
 from curator.model.palace import Palace
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.retire import plan_retire
+from curator.writer.actions.supersede import plan_supersede
 from curator.writer.capture import capture
-from curator.writer.planners import plan_promote, plan_retire, plan_supersede
 from curator.writer.session import commit
 
 TOOLS = {
@@ -112,7 +114,7 @@ def test_obsidian_retire_of_a_note_without_front_matter_adds_only_the_fields(
     after = (root / "Daily/2025-01-01.md").read_bytes()
     assert after.endswith(before)  # the text below the new header, byte for byte
     # curator's own fields go under `curator:`; a top-level status is the vault's property
-    assert frontmatter.loads(after.decode())["curator"]["status"] == "superseded"
+    assert frontmatter.loads(after.decode())["curator"]["status"] == "retired"
 
 
 def test_basic_memory_promote_has_title_and_permalink(tmp_path: Path) -> None:
@@ -134,7 +136,7 @@ def test_memory_md_is_never_rebuilt_empty(tmp_path: Path) -> None:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "memories gone")
     from curator.errors import CuratorError
-    from curator.writer.planners import plan_index
+    from curator.writer.actions.index import plan_index
 
     with pytest.raises(CuratorError, match="refusing to empty"):
         plan_index(Palace.open(root, cache=False))
@@ -162,7 +164,7 @@ def test_curator_index_keeps_memory_md_and_leaves_vaults_alone(
 
 
 def test_merge_writes_the_new_note_the_layouts_way(tmp_path: Path) -> None:
-    from curator.writer.planners import plan_merge
+    from curator.writer.actions.merge import plan_merge
 
     root = adopt(tmp_path, "claude-code")
     palace = Palace.open(root, cache=False)

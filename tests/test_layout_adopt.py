@@ -110,3 +110,26 @@ def test_adopt_in_a_repository_names_notes_git_does_not_track(
     code, out, err = run_cli("init", "--adopt", root, "--yes", "--json")
     assert code == 0 and json.loads(out)["untracked"] == 3
     assert "3 note(s) are not in git yet" in err
+
+
+def test_adopt_goes_ahead_past_gits_housekeeping_locks_only(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """git's background auto-gc leaves `.git/gc.log.lock`, and git itself commits through it
+    (as through the commit-graph's lock); index.lock or a branch's ref lock still stop adopt."""
+    root = tmp_path / "memory"
+    shutil.copytree(FIXTURES / "claude-code/memory", root)
+    git_init_commit(root)
+    (root / ".git/gc.log.lock").write_text("")
+    (root / ".git/objects/info").mkdir(parents=True, exist_ok=True)
+    (root / ".git/objects/info/commit-graph.lock").write_text("")
+    git(root, "commit", "--allow-empty", "-qm", "git commits past them")
+    branch = git(root, "symbolic-ref", "--short", "HEAD").stdout.strip()
+    blocker = root / ".git/refs/heads" / f"{branch}.lock"
+    blocker.write_text("")
+    code, _, err = run_cli("init", "--adopt", root, "--yes")
+    assert code == 2 and f"{branch}.lock" in err
+    blocker.unlink()
+    code, _, err = run_cli("init", "--adopt", root, "--yes")
+    assert code == 0, err
+    assert (root / ".git/gc.log.lock").exists()  # git's own file: left where it is

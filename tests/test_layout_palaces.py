@@ -138,7 +138,7 @@ def test_openmemory_export_opens_checks_searches_and_promotes(
 ) -> None:
     from test_interop import openmemory_zip
 
-    from curator.writer.planners import plan_promote
+    from curator.writer.actions.promote import plan_promote
     from curator.writer.session import commit
 
     root = tmp_path / "om"

@@ -105,6 +105,12 @@ def test_a_hidden_draft_is_never_folded_into_a_visible_note(
         plan_merge_draft(Palace.open(root), "inbox/2026-01-01-okapi.md", "notes/project/okapi.md")
 
 
+def _fold(run_cli: RunCli, root: Path) -> tuple[int, str, str]:
+    """`curator merge DRAFT --into-note NOTE --yes` on the palace's one draft and note."""
+    draft, note = "inbox/2026-01-01-okapi.md", "notes/project/okapi.md"
+    return run_cli("--palace", root, "merge", draft, "--into-note", note, "--yes")
+
+
 def test_the_cli_refuses_with_the_reason(make_palace: MakePalace, run_cli: RunCli) -> None:
     root = make_palace(
         {
@@ -114,15 +120,7 @@ def test_the_cli_refuses_with_the_reason(make_palace: MakePalace, run_cli: RunCl
         toml=TOML,
     )
     before = (root / "notes/project/okapi.md").read_bytes()
-    code, out, err = run_cli(
-        "--palace",
-        root,
-        "merge",
-        "inbox/2026-01-01-okapi.md",
-        "--into-note",
-        "notes/project/okapi.md",
-        "--yes",
-    )
+    code, out, err = _fold(run_cli, root)
     assert code == 2, out + err
     assert "hidden from agents" in err and "'ops-private' is sensitive" in err
     assert (root / "notes/project/okapi.md").read_bytes() == before
@@ -138,14 +136,6 @@ def test_a_hidden_draft_may_fold_into_a_hidden_note(
         },
         toml=TOML,
     )
-    code, _, err = run_cli(
-        "--palace",
-        root,
-        "merge",
-        "inbox/2026-01-01-okapi.md",
-        "--into-note",
-        "notes/project/okapi.md",
-        "--yes",
-    )
+    code, _, err = _fold(run_cli, root)
     assert code == 0, err
     assert SECRET in Path(root / "notes/project/okapi.md").read_text()

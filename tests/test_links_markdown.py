@@ -7,9 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from layouthelpers import read_folder
+from opcount import grows_linearly
 
 from curator.model import links
 from curator.model.check import run_checks
@@ -247,3 +249,15 @@ def test_a_block_without_inline_link_syntax_is_read_by_pattern(content: str) -> 
     scanned: list[links._Found] = []
     links._wikilinks(scanned, content, 0)
     assert links._walk(content, {}) == scanned
+
+
+@pytest.mark.parametrize("unit", ["![", "[[a]", "[a]["])
+def test_unclosed_brackets_cost_linear_time(unit: str) -> None:
+    """Each unclosed `[` would read its block to the end: a block of them costs a bounded
+    number of passes (tests/opcount.py), not their square."""
+
+    def parse(n: int) -> object:
+        return links.extract_links("`x`\n" + unit * (n // len(unit)) + "\n", any_md=True)
+
+    linear, small, large = grows_linearly(parse, 2000)
+    assert linear, f"8x the input took {large} operations against {small}"

@@ -18,9 +18,11 @@ from curator.model.check import run_checks
 from curator.model.finding import Finding
 from curator.model.layouts.claude_code import parse_index, references
 from curator.model.palace import Palace
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.retire import plan_retire
+from curator.writer.actions.supersede import plan_supersede
 from curator.writer.capture import capture
 from curator.writer.plan import Plan, Write
-from curator.writer.planners import plan_promote, plan_retire, plan_supersede
 from curator.writer.session import commit
 
 REAL = FIXTURES / "claude-code" / "real"

@@ -18,7 +18,8 @@ from curator.model.palace import Palace
 from curator.model.schema import BY_NAME, NOTE_STATUSES, STATUSES, is_replaced, name_key
 from curator.search.filters import Filter, note_row, visible
 from curator.writer.actions.common import ActionError
-from curator.writer.planners import plan_merge, plan_promote, validate_promote
+from curator.writer.actions.merge import plan_merge
+from curator.writer.actions.promote import plan_promote, validate_promote
 
 TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[scopes.vault]\nsensitive = true\n'
 spellings = st.sampled_from(["Deploy Rule", "deploy rule", " Deploy  Rule ", "DEPLOY   RULE"])

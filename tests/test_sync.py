@@ -19,7 +19,8 @@ from synchelpers import (
 
 from curator.model.index_md import index_is_current
 from curator.model.palace import Palace
-from curator.writer.planners import plan_retire, plan_supersede
+from curator.writer.actions.retire import plan_retire
+from curator.writer.actions.supersede import plan_supersede
 from curator.writer.session import commit
 from curator.writer.sync import SyncConflictError, SyncError, plan_sync, sync
 

@@ -12,9 +12,9 @@ from palacehelpers import git
 from synchelpers import make_team, share_inbox, tree
 
 from curator.model.palace import Palace
+from curator.writer.actions.promote import plan_promote
 from curator.writer.capture import capture
 from curator.writer.inbox_share import INBOX_REF, TAKEN_DIR
-from curator.writer.planners import plan_promote
 from curator.writer.session import commit
 from curator.writer.sync import sync
 

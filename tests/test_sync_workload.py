@@ -33,17 +33,15 @@ from curator.errors import CuratorError
 from curator.model.check import run_checks
 from curator.model.index_md import index_is_current
 from curator.model.palace import Palace
+from curator.writer.actions.edit import plan_edit
+from curator.writer.actions.merge import plan_merge
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.reject import plan_reject
+from curator.writer.actions.retire import plan_retire
+from curator.writer.actions.supersede import plan_supersede
 from curator.writer.actions.undo import undo
 from curator.writer.capture import capture
 from curator.writer.git import discover, read_blobs, tree_changes
-from curator.writer.planners import (
-    plan_edit,
-    plan_merge,
-    plan_promote,
-    plan_reject,
-    plan_retire,
-    plan_supersede,
-)
 from curator.writer.session import commit
 from curator.writer.sync import SyncConflictError, sync
 

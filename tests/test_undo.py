@@ -12,9 +12,11 @@ import pytest
 from palacehelpers import MakePalace, RunCli, git, note_text
 
 from curator.model.palace import Palace
+from curator.writer.actions.edit import plan_edit
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.reject import plan_reject
 from curator.writer.actions.undo import UndoError, undo
 from curator.writer.history import history
-from curator.writer.planners import plan_edit, plan_promote, plan_reject
 from curator.writer.session import commit
 
 STRIPE = "inbox/2026-11-24-stripe-retries-webhooks-three-days.md"

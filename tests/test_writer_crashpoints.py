@@ -24,7 +24,7 @@ CHILD = """
 import sys
 from pathlib import Path
 from curator.model.palace import Palace
-from curator.writer.planners import plan_promote
+from curator.writer.actions.promote import plan_promote
 from curator.writer.session import commit
 
 root, kill_at = Path(sys.argv[1]), int(sys.argv[2])
@@ -50,7 +50,7 @@ def content(root: Path) -> dict[str, bytes]:
     return out
 
 
-PRELOAD = ("curator.model.palace", "curator.writer.planners", "curator.writer.session")
+PRELOAD = ("curator.model.palace", "curator.writer.actions.promote", "curator.writer.session")
 
 
 def test_a_kill_anywhere_in_a_promote_leaves_before_or_after(

@@ -23,10 +23,12 @@ from palacehelpers import git
 
 from curator.errors import EXIT_REFUSED, WriterError
 from curator.model.palace import Palace
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.reject import plan_reject
+from curator.writer.actions.retire import plan_retire
 from curator.writer.apply import apply_plan
 from curator.writer.git import IndexLockError
 from curator.writer.gitsteps import GitStateError
-from curator.writer.planners import plan_promote, plan_reject, plan_retire
 from curator.writer.recovery import recover
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -211,7 +213,7 @@ from pathlib import Path
 sys.path.insert(0, {repo!r})
 from curator.model.palace import Palace
 from curator.writer.apply import apply_plan
-from curator.writer.planners import plan_promote
+from curator.writer.actions.promote import plan_promote
 
 root, when = Path(sys.argv[1]), sys.argv[2]
 plan = plan_promote(Palace.open(root), {draft!r}, confidence=0.8)

@@ -11,9 +11,9 @@ from palacehelpers import git
 
 from curator.model.palace import Palace
 from curator.writer import hooks
+from curator.writer.actions.reject import plan_reject
 from curator.writer.actions.undo import undo
 from curator.writer.lock import LockTimeoutError, WriterLock
-from curator.writer.planners import plan_reject
 from curator.writer.session import commit
 
 LINT = "inbox/2026-11-25-make-lint-runs-mypy-on-billing.md"

@@ -216,7 +216,7 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     if not _matches(searcher, prompt, floor):
         marker.join(timeout=0.5)
         return []
-    text = run.memory.pack(prompt, budget=run.settings.pack_budget, floor=floor, using=searcher)
+    text = run.memory.pack(prompt, using=searcher)  # budget and floor: [agents]
     marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []

@@ -32,10 +32,11 @@ from curator.agents.answers import (
     RelatedAnswer,
     SearchAnswer,
 )
-from curator.agents.service import MAX_LIMIT, NOT_RULES, AgentRefusal, Memory, cap
+from curator.agents.service import MIN_TOKENS, NOT_RULES, AgentRefusal, Memory, cap
 from curator.agents.tasks_tools import task_tools
 from curator.agents.tooldef import ToolDef
 from curator.errors import CuratorError
+from curator.search.filters import MAX_LIMIT
 
 __all__ = ["ToolDef", "build_server", "client_config", "serve"]
 
@@ -62,7 +63,7 @@ def tool_annotations(tool: ToolDef) -> Any:
     from mcp_types import ToolAnnotations
 
     return ToolAnnotations(
-        title=tool.title or tool.name.replace("_", " "),
+        title=tool.shown_title,
         read_only_hint=not tool.writes,
         destructive_hint=False,  # nothing an agent calls deletes or overwrites
         idempotent_hint=tool.idempotent,
@@ -87,7 +88,9 @@ def tool_function(tool: ToolDef) -> Callable[..., Any]:
             raise ValueError(f"tool {tool.name}: parameter {param.name!r} has no description")
         hint = hints.get(param.name, Any)
         meta: list[Any] = [BeforeValidator(_one_or_many)] if _is_str_list(hint) else []
-        meta.append(Described(description=tool.params[param.name]))
+        meta.append(
+            Described(description=tool.params[param.name], **tool.bounds.get(param.name, {}))
+        )
         params.append(
             param.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[hint, *meta])
         )
@@ -157,7 +160,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
     types = ", ".join(memory.config.types)
     listed = "One value or a list; known values are listed in the refusal of an unknown one."
 
-    def pack(goal: str, budget: int = 2000, floor: float = 0.7) -> PackAnswer:
+    def pack(goal: str, budget: int | None = None, floor: float | None = None) -> PackAnswer:
         return {"goal": goal, "pack": memory.pack(goal, budget=budget, floor=floor)}
 
     date = "A date, YYYY-MM-DD."
@@ -200,8 +203,10 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             pack,
             {
                 "goal": "What you are about to do, in a sentence.",
-                "budget": "The pack's size in tokens (about 4 characters each).",
-                "floor": "Leave out notes below this confidence (0..1).",
+                "budget": "The pack's size in tokens (about 4 characters each); default: the "
+                "palace's [agents] pack_budget.",
+                "floor": "Leave out notes below this confidence (0..1); default: the palace's "
+                "[agents] pack_floor.",
             },
             PackAnswer,
         ),
@@ -218,9 +223,10 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
                 "heading": "Show only the section under this markdown heading (its text, "
                 "without the #s).",
                 "max_tokens": "Show at most about this many tokens (4 characters each) from "
-                "the start (or from start_line).",
+                f"the start (or from start_line); at least {MIN_TOKENS}.",
             },
             NoteAnswer,
+            bounds={"max_tokens": {"ge": MIN_TOKENS}},
         ),
         ToolDef(
             "recent",
@@ -387,7 +393,7 @@ def build_server(memory: Memory) -> Any:
             server.add_tool(
                 tool_function(tool),
                 name=tool.name,
-                title=tool.title or None,
+                title=tool.shown_title,
                 description=tool.description,
                 annotations=tool_annotations(tool),
             )

@@ -13,6 +13,7 @@ call costs one query, not a palace load.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,18 +25,20 @@ from curator.model.note import DELETE, NoteEditError, edit_header
 from curator.model.palace import Palace
 from curator.model.served import Served, served_index
 from curator.model.text import clean, one_line
+from curator.search.filters import check_limit
+from curator.search.request import SearchRequest
 from curator.session import Session
 
 if TYPE_CHECKING:
     from curator.search import Searcher
 
-__all__ = ["MAX_ANSWER_CHARS", "MAX_CAPTURE_CHARS", "MAX_LIMIT", "AgentRefusal", "Memory"]
+__all__ = ["MAX_ANSWER_CHARS", "MAX_CAPTURE_CHARS", "AgentRefusal", "Memory"]
 
 MAX_ANSWER_CHARS = 24_000  # any one answer (a model's context is precious)
 MAX_NOTE_CHARS = 20_000  # read_note's text beyond this is cut, and the answer says so
 MAX_CAPTURE_CHARS = 16_000  # a memory longer than this is a document, not a memory
-MAX_LIMIT = 50
 MAX_QUERY_CHARS = 4_000
+MIN_TOKENS = 50  # read_note's smallest max_tokens (its input schema says so too)
 NOT_RULES = "Drafts are NOT rules until a person promotes them."
 CONTEXT_NOTE = (
     "Where the fact came from (the conversation turns around it, the file and lines it was "
@@ -57,9 +60,10 @@ def cap(text: str, limit: int = MAX_ANSWER_CHARS) -> str:
 
 
 def _limit(value: int) -> int:
+    """A result count: at least 1, at most the one limit every door checks (`check_limit`)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise AgentRefusal(f"limit must be a whole number of at least 1, got {value!r}")
-    return min(value, MAX_LIMIT)
+    return check_limit(value)
 
 
 def _text_arg(label: str, value: str) -> None:
@@ -84,15 +88,11 @@ def _day(label: str, value: str | None) -> str | None:
         raise AgentRefusal(f"{label} must be a date, YYYY-MM-DD, got {value!r}") from None
 
 
-def _within(day: str, after: str | None, before: str | None) -> bool:
-    if after is None and before is None:
-        return True
-    return bool(day) and (after is None or day >= after) and (before is None or day <= before)
-
-
 def _tokens(value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 50:
-        raise AgentRefusal(f"max_tokens must be a whole number of at least 50, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_TOKENS:
+        raise AgentRefusal(
+            f"max_tokens must be a whole number of at least {MIN_TOKENS}, got {value!r}"
+        )
     return value
 
 
@@ -249,6 +249,12 @@ class Memory:
         return Served.of(self.palace, self.include_sensitive)
 
     # -- reads -----------------------------------------------------------------------------------
+    def _request(self, text: str, **values: Any) -> SearchRequest:
+        """The request a tool call describes, with this server's visibility."""
+        return SearchRequest.of(
+            self.palace, text, include_sensitive=self.include_sensitive, **values
+        )
+
     def search(
         self,
         query: str,
@@ -267,52 +273,44 @@ class Memory:
         limit: int = 10,
     ) -> dict[str, Any]:
         _text_arg("query", query)
-        wanted = _limit(limit)
-        ranges = {
-            "created": (
-                _day("created_after", created_after),
-                _day("created_before", created_before),
-            ),
-            "reviewed": (
-                _day("reviewed_after", reviewed_after),
-                _day("reviewed_before", reviewed_before),
-            ),
-        }
-        tag_set = {t.casefold() for t in tags or ()}
-        narrowed = bool(tag_set) or any(v for pair in ranges.values() for v in pair)
+        request = self._request(
+            query,
+            limit=_limit(limit),
+            types=types or None,
+            scope=scope or None,
+            status=status or None,
+            tags=tags or None,
+            stale=stale,
+            min_confidence=min_confidence,
+            drafts=drafts,
+            created_after=created_after,
+            created_before=created_before,
+            reviewed_after=reviewed_after,
+            reviewed_before=reviewed_before,
+        )
         searcher = self.searcher
         with self._lock:
-            hits = searcher.search(
-                query,
-                types=types or None,
-                scope=scope or None,
-                status=status or None,
-                stale=stale,
-                min_confidence=min_confidence,
-                drafts=drafts,
-                limit=MAX_LIMIT * 4 if narrowed else wanted,
-                include_sensitive=self.include_sensitive,
-            )
+            hits = searcher.run(request)
         palace = self.palace
         served = self.served
         keys = ("path", "name", "type", "score", "snippet", "status", "scope", "stale", "kind")
-        results = []
+        results: list[dict[str, Any]] = []
+        size = 0
         for h in hits:
             note = palace.by_rel.get(h.path)
-            note_tags = list(note.tags) if note is not None and note.ok else []
-            if tag_set and not tag_set & {t.casefold() for t in note_tags}:
-                continue
-            dates = {"created": h.created[:10], "reviewed": h.reviewed[:10]}
-            if not all(_within(dates[k], *ranges[k]) for k in ranges):
-                continue
             data = h.to_json()
             row = {k: data[k] for k in keys}
-            row.update(tags=note_tags, created=h.created, reviewed=h.reviewed)
+            row.update(
+                tags=list(note.tags) if note is not None and note.ok else [],
+                created=h.created,
+                reviewed=h.reviewed,
+            )
             if h.successor and served.ref(h.successor):
                 row["superseded_by"] = h.successor
+            size += len(json.dumps(row, ensure_ascii=False))
+            if results and size > MAX_ANSWER_CHARS:
+                break  # the answer's size, not the limit, ends a long list
             results.append(row)
-            if len(results) == wanted:
-                break
         return {"query": query, "results": results}
 
     def ask(self, question: str, *, limit: int = 8) -> dict[str, Any]:
@@ -342,7 +340,12 @@ class Memory:
         return {"question": question, "sources": sources}
 
     def pack(
-        self, goal: str, *, budget: int = 2000, floor: float = 0.7, using: Searcher | None = None
+        self,
+        goal: str,
+        *,
+        budget: int | None = None,
+        floor: float | None = None,
+        using: Searcher | None = None,
     ) -> str:
         """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index."""
         _text_arg("goal", goal)

@@ -26,3 +26,9 @@ class ToolDef:
     writes: bool = False
     idempotent: bool = True
     title: str = ""
+    bounds: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # e.g. {"ge": 50}
+
+    @property
+    def shown_title(self) -> str:
+        """The title clients show: the given one, else the name in words."""
+        return self.title or self.name.replace("_", " ").capitalize()

@@ -135,8 +135,8 @@ def plan_audit(palace: Palace, report: AuditReport, today: date | None = None) -
 
     None when nothing changes: an audit that found nothing new makes no commit.
     """
+    from curator.writer.actions.common import with_index
     from curator.writer.plan import Plan, Write
-    from curator.writer.planners import with_index
 
     if not report.changes:
         return None

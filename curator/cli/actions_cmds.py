@@ -1,6 +1,6 @@
 """Curation actions: promote, reject, edit, supersede, merge, retire, review, undo, history.
 
-Each is planned by `curator.writer.planners` (pure, shown by --dry-run) and applied as one git
+Each is planned by `curator.writer.actions` (pure, shown by --dry-run) and applied as one git
 commit by `curator.writer.session.commit` — the same functions the app calls.
 """
 
@@ -109,7 +109,7 @@ def register(sub: Subcommands) -> None:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    from curator.writer.planners import plan_promote
+    from curator.writer.actions.promote import plan_promote
 
     palace = open_palace(args)
     plan = plan_promote(
@@ -128,7 +128,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 
 def cmd_reject(args: argparse.Namespace) -> int:
-    from curator.writer.planners import plan_reject
+    from curator.writer.actions.reject import plan_reject
 
     palace = open_palace(args)
     return apply_or_show(args, palace, plan_reject(palace, args.draft, args.reason))
@@ -157,7 +157,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
     import sys
 
     from curator.fsutil import note_bytes
-    from curator.writer.planners import ActionError, plan_edit
+    from curator.writer.actions.common import ActionError
+    from curator.writer.actions.edit import plan_edit
 
     palace = open_palace(args)
     note = palace.find(args.note)
@@ -191,7 +192,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_supersede(args: argparse.Namespace) -> int:
-    from curator.writer.planners import inbound, plan_supersede
+    from curator.writer.actions.common import inbound
+    from curator.writer.actions.supersede import plan_supersede
 
     palace = open_palace(args)
     old = palace.find(args.old, kinds=("note",))
@@ -210,7 +212,7 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from curator.writer.planners import plan_merge, plan_merge_draft
+    from curator.writer.actions.merge import plan_merge, plan_merge_draft
 
     palace = open_palace(args)
     if args.into_note:
@@ -234,14 +236,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_retire(args: argparse.Namespace) -> int:
-    from curator.writer.planners import plan_retire
+    from curator.writer.actions.retire import plan_retire
 
     palace = open_palace(args)
     return apply_or_show(args, palace, plan_retire(palace, args.note, args.reason))
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from curator.writer.planners import plan_mark_reviewed
+    from curator.writer.actions.review import plan_mark_reviewed
 
     palace = open_palace(args)
     return apply_or_show(args, palace, plan_mark_reviewed(palace, args.note, reason=args.reason))

@@ -63,8 +63,13 @@ def cmd_capture(args: argparse.Namespace) -> int:
     """Errors end as every command's do (curator.cli.common.run_handler): one line, exit 2
     refused or 3 internal, nothing half-written."""
     from curator.model.palace import find_palace
+    from curator.model.text import not_utf8
     from curator.writer.capture import capture
 
+    for flag in ("type", "name", "description", "source", "scope", "tags", "context"):
+        bad = not_utf8(getattr(args, flag, None) or "")
+        if bad is not None:  # its bytes were not UTF-8: Python kept them as surrogates
+            raise CuratorError(f"--{flag} is not valid UTF-8 text (it holds {bad}); refused")
     root = find_palace(getattr(args, "palace", None))
     body = read_body(sys.stdin, timeout=args.stdin_timeout)
     tags = [t for t in (args.tags or "").split(",") if t.strip()]

@@ -18,8 +18,56 @@ from curator.model.text import clean
 Handler = Callable[[argparse.Namespace], int]
 
 
-def open_palace(args: argparse.Namespace, *, cache: bool = True) -> Palace:
-    return Palace.open(find_palace(getattr(args, "palace", None)), cache=cache)
+def open_palace(
+    args: argparse.Namespace, *, cache: bool = True, progress: Callable[[int], None] | None = None
+) -> Palace:
+    return Palace.open(find_palace(getattr(args, "palace", None)), cache=cache, progress=progress)
+
+
+def progress_line(line: str, *, last: bool = False) -> None:
+    """One progress line on stderr: rewritten in place on a terminal, else one line each
+    (a log keeps them). The index build's count and slow commands' counts both use it."""
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\r{line}" + ("\n" if last else ""))
+        sys.stderr.flush()
+    else:
+        err(line)
+
+
+# seconds a command runs before it shows progress (CURATOR_PROGRESS_AFTER overrides it)
+PROGRESS_AFTER = 1.0
+
+
+class SlowProgress:
+    """`curator: <what>: N files read` on stderr once the work has taken a second, as the
+    index build shows its count; then at most ten times a second on a terminal, once a second
+    otherwise. `done()` ends the line. Quiet work (a small palace) prints nothing."""
+
+    def __init__(self, what: str) -> None:
+        import time
+
+        self.what = what
+        self.clock = time.monotonic
+        try:
+            after = float(os.environ.get("CURATOR_PROGRESS_AFTER", PROGRESS_AFTER))
+        except ValueError:
+            after = PROGRESS_AFTER
+        self.next = self.clock() + after
+        self.every = 0.1 if sys.stderr.isatty() else 1.0
+        self.count = 0
+        self.shown = False
+
+    def __call__(self, count: int) -> None:
+        self.count = count
+        now = self.clock()
+        if now >= self.next:
+            self.next = now + self.every
+            self.shown = True
+            progress_line(f"curator: {self.what}: {count} files read")
+
+    def done(self) -> None:
+        if self.shown:
+            progress_line(f"curator: {self.what}: {self.count} files read", last=True)
 
 
 PALACE_HELP = (

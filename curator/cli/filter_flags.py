@@ -38,6 +38,14 @@ def add_filter_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-confidence", type=_confidence_arg, metavar="X", help="confidence at least X (0..1)"
     )
+    parser.add_argument(
+        "--tag", dest="tags", action="append", help="only notes with this tag (repeatable: any)"
+    )
+    for field in ("created", "reviewed"):
+        for side, word in (("after", "on or after"), ("before", "on or before")):
+            parser.add_argument(
+                f"--{field}-{side}", metavar="YYYY-MM-DD", help=f"{field} {word} this day"
+            )
     parser.add_argument("--drafts", action="store_true", help="include inbox drafts")
     add_sensitive_flag(parser)
 
@@ -52,7 +60,8 @@ def add_sensitive_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def filter_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The flags of `add_filter_flags` as keyword arguments of `Filter.of` (and `search`)."""
+    """The flags of `add_filter_flags` as keyword arguments of `Filter.of` (and a
+    `SearchRequest`)."""
     return {
         "types": args.types,
         "scope": args.scope,
@@ -61,6 +70,11 @@ def filter_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "min_confidence": args.min_confidence,
         "drafts": args.drafts,
         "include_sensitive": args.include_sensitive,
+        "tags": args.tags,
+        "created_after": args.created_after,
+        "created_before": args.created_before,
+        "reviewed_after": args.reviewed_after,
+        "reviewed_before": args.reviewed_before,
     }
 
 

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from curator.cli.common import add_common, err, out, print_json
+from curator.cli.common import SlowProgress, add_common, err, out, print_json
 from curator.errors import CuratorError
 from curator.model.text import with_article
 
@@ -131,7 +131,9 @@ def adopt(args: argparse.Namespace) -> int:
     from curator.model.layouts.adopt import plan_adopt
     from curator.writer.init import adopt_palace
 
-    plan = plan_adopt(Path(args.path), layout=args.layout, name=args.name)
+    progress = SlowProgress("adopting")
+    plan = plan_adopt(Path(args.path), layout=args.layout, name=args.name, progress=progress)
+    progress.done()
     ok = not plan.unread and plan.note_count > 0
     if args.dry_run or not args.json:
         for line in plan.summary():
@@ -148,7 +150,9 @@ def adopt(args: argparse.Namespace) -> int:
         if input("Adopt this folder? [y/N] ").strip().lower() not in ("y", "yes"):
             out("Nothing changed.")
             return 1
-    result = adopt_palace(Path(args.path), layout=args.layout, name=args.name)
+    progress = SlowProgress("adopting")
+    result = adopt_palace(Path(args.path), layout=args.layout, name=args.name, progress=progress)
+    progress.done()
     if args.json:
         print_json(
             {

@@ -8,7 +8,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from curator.cli.common import Subcommands, add_apply_options, err, open_palace, out, print_json
+from curator.cli.common import (
+    SlowProgress,
+    Subcommands,
+    add_apply_options,
+    err,
+    open_palace,
+    out,
+    print_json,
+)
 from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.config import TAXONOMIES
 from curator.model.finding import Finding
@@ -252,7 +260,9 @@ def _link_problem(palace: Palace, note: Note, raw: RawLink) -> str | None:
 def cmd_check(args: argparse.Namespace) -> int:
     from curator.health import palace_findings
 
-    palace = open_palace(args)
+    progress = SlowProgress("checking")
+    palace = open_palace(args, progress=progress)
+    progress.done()
     findings = palace_findings(palace)
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
@@ -307,7 +317,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             out("INDEX.md is up to date")
         return 0
     from curator.cli.common import apply_or_show
-    from curator.writer.planners import plan_index
+    from curator.writer.actions.index import plan_index
 
     plan = plan_index(palace)
     return apply_or_show(args, palace, plan)

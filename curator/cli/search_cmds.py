@@ -15,11 +15,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curator.cli.common import err, open_palace, out, print_json
+from curator.cli.common import err, open_palace, out, print_json, progress_line
 from curator.cli.filter_flags import add_filter_flags, add_sensitive_flag, filter_kwargs
 from curator.errors import CuratorError
 from curator.model.text import one_line
 from curator.search.filters import MAX_LIMIT
+from curator.search.request import SearchRequest
 
 if TYPE_CHECKING:
     from curator.search.query import Searcher
@@ -70,8 +71,8 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("pack", help="a markdown memory pack for an agent's context file")
     p.add_argument("goal", help="what the agent is about to do")
-    p.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
-    p.add_argument("--floor", type=float, default=0.7, help="confidence floor (default 0.7)")
+    p.add_argument("--budget", type=int, help="token budget ([agents] pack_budget, 2000)")
+    p.add_argument("--floor", type=float, help="confidence floor ([agents] pack_floor, 0.7)")
     p.add_argument("--into", metavar="FILE", help="write it into FILE's managed section")
     p.add_argument("--force", action="store_true", help="with --into: overwrite hand edits")
     add_sensitive_flag(p)
@@ -103,12 +104,7 @@ def _searcher(args: argparse.Namespace) -> Searcher:
 
 def _embedded(done: int, total: int) -> None:
     """The running count of an index build, on stderr (one line, rewritten on a terminal)."""
-    line = f"curator: indexing: {done}/{total} notes embedded"
-    if sys.stderr.isatty():
-        sys.stderr.write(f"\r{line}" + ("\n" if done >= total else ""))
-        sys.stderr.flush()
-    else:
-        err(line)
+    progress_line(f"curator: indexing: {done}/{total} notes embedded", last=done >= total)
 
 
 def _read_queries(path: str) -> list[tuple[int, Any]]:
@@ -138,32 +134,22 @@ def _jsonl(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
 
 
-_SEARCH_KEYS = {
-    "types": "types",
-    "type": "types",
-    "scope": "scope",
-    "status": "status",
-    "stale": "stale",
-    "min_confidence": "min_confidence",
-    "drafts": "drafts",
-    "limit": "limit",
-    "include_sensitive": "include_sensitive",
-}
-
-
-def _request(item: Any, keys: dict[str, str]) -> tuple[str, dict[str, Any]] | str:
-    """(query, keyword arguments) of one JSONL line, or why it cannot run. The values' types
-    are checked by the query itself (`Filter.of`, the limit check): a wrong one fails its line."""
+def _request(item: Any, keys: dict[str, str] | None) -> tuple[str, dict[str, Any]] | str:
+    """(query, its keys) of one JSONL line, or why it cannot run. `keys` maps the keys a line
+    may hold to the query's (None: a search, whose keys `SearchRequest` checks itself). The
+    values' types are checked by the query: a wrong one fails its line."""
     if isinstance(item, str):
         return item  # the reader's "not JSON" message
     if not isinstance(item, dict):
         return "not an object"
     query = item.get("query", item.get("question"))
+    if not isinstance(query, str):
+        return "missing string 'query'"
+    if keys is None:
+        return query, {k: v for k, v in item.items() if k not in ("query", "question", "id")}
     unknown = sorted(k for k in item if k not in keys and k not in ("query", "question", "id"))
     if unknown:
         return f"unknown keys {unknown}"
-    if not isinstance(query, str):
-        return "missing string 'query'"
     given = [k for k in item if k in keys]
     kwargs = {keys[k]: item[k] for k in given}
     if len(kwargs) < len(given):  # "type" and "types" both given: neither may be dropped
@@ -171,7 +157,7 @@ def _request(item: Any, keys: dict[str, str]) -> tuple[str, dict[str, Any]] | st
     return query, kwargs
 
 
-def _batch(args: argparse.Namespace, run: Any, keys: dict[str, str]) -> int:
+def _batch(args: argparse.Namespace, run: Any, keys: dict[str, str] | None) -> int:
     searcher = _searcher(args)
     failed = 0
     for number, item in _read_queries(args.queries):
@@ -202,15 +188,16 @@ def cmd_search(args: argparse.Namespace) -> int:
         if args.query:
             raise CuratorError("give a QUERY or --queries FILE, not both")
 
-        def run(s: Searcher, query: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-            kwargs.setdefault("limit", args.limit)
-            return {"results": [h.to_json() for h in s.search(query, **kwargs)]}
+        def run(s: Searcher, query: str, given: dict[str, Any]) -> dict[str, Any]:
+            request = SearchRequest.from_mapping(s.palace, query, given, limit=args.limit)
+            return {"results": [h.to_json() for h in s.run(request)]}
 
-        return _batch(args, run, _SEARCH_KEYS)
+        return _batch(args, run, None)
     if not args.query:
         raise CuratorError("give a QUERY (or --queries FILE)")
     searcher = _searcher(args)
-    hits = searcher.search(args.query, limit=args.limit, **filter_kwargs(args))
+    request = SearchRequest.of(searcher.palace, args.query, limit=args.limit, **filter_kwargs(args))
+    hits = searcher.run(request)
     if args.json:
         print_json({"query": args.query, "results": [h.to_json() for h in hits]})
         return 0
@@ -272,7 +259,10 @@ def cmd_pack(args: argparse.Namespace) -> int:
     if args.into:
         return _pack_into(args, searcher.palace.root, text)
     if args.json:
-        print_json({"goal": args.goal, "budget": args.budget, "floor": args.floor, "pack": text})
+        from curator.search.pack import pack_defaults
+
+        budget, floor = pack_defaults(searcher.palace, args.budget, args.floor)
+        print_json({"goal": args.goal, "budget": budget, "floor": floor, "pack": text})
         return 0
     out(text.rstrip("\n"))
     return 0

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.errors import CuratorError
+from curator.model.text import not_utf8
 
 MAX_RECORD_BYTES = 1 << 20  # a record is one memory: the note size limit applies
 MAX_DECOMPRESSED = 256 << 20  # an export bigger than this is not a memory store
@@ -153,9 +154,28 @@ def _from_curator(store: str, obj: dict[str, Any], text: str, line: int) -> Reco
     )
 
 
+def not_unicode(obj: Any) -> str | None:
+    """Why a parsed JSON value cannot be text curator writes, or None: JSON's `\\ud83d`
+    escapes can spell a lone surrogate (text cut mid-emoji), which no UTF-8 file can hold
+    (`model.text.not_utf8`). Every record is checked before it becomes a Record."""
+    stack = [obj]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and (bad := not_utf8(value)) is not None:
+            return f"not valid Unicode: a lone surrogate {bad} (text cut mid-character?); skipped"
+    return None
+
+
 def jsonl_record(obj: Any, line: int) -> Item:
     if not isinstance(obj, dict):
         return Problem(line, "not a JSON object")
+    if (why := not_unicode(obj)) is not None:
+        return Problem(line, why)
     text = obj.get("text")
     if not isinstance(text, str) or not text.strip():
         return Problem(line, "no text: each line needs a non-empty 'text' field")
@@ -166,6 +186,8 @@ def mem0_record(obj: Any, line: int, store: str = "mem0") -> Item:
     """A mem0 memory: `memory` (or `content`/`text`), `metadata`, `categories`, `created_at`."""
     if not isinstance(obj, dict):
         return Problem(line, "not a JSON object")
+    if (why := not_unicode(obj)) is not None:
+        return Problem(line, why)
     text = next((obj[k] for k in ("memory", "content", "text") if isinstance(obj.get(k), str)), "")
     if not text.strip():
         return Problem(line, "no text: a memory needs a non-empty 'memory' or 'content' field")

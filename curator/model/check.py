@@ -16,10 +16,10 @@ from curator.model.layouts import palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
-from curator.model.schema import MAX_TAGS, check_note
+from curator.model.schema import MAX_TAGS, check_header, check_note
 
 # MAX_TAGS is re-exported for the planners; the header rules themselves live in schema.py
-__all__ = ["MAX_TAGS", "run_checks", "says"]
+__all__ = ["MAX_TAGS", "feedback_gaps", "run_checks", "says"]
 
 
 def says(body: str, label: str) -> bool:
@@ -33,6 +33,18 @@ def says(body: str, label: str) -> bool:
         rf"(?:\*\*|__)[ \t]*{word}[ \t]*:?[ \t]*(?:\*\*|__)",
     )
     return any(re.search(f, body, re.IGNORECASE | re.MULTILINE) for f in forms)
+
+
+def feedback_gaps(body: str) -> list[tuple[str, str]]:
+    """(code, message) for what a feedback rule's body leaves out of why and how to apply
+    it: check warns with these, and promote's plan asks for them."""
+    out = []
+    if not says(body, "why"):
+        out.append(("feedback.why", "feedback note has no 'Why:' line or '## Why' heading"))
+    if not says(body, "how to apply"):
+        message = "feedback note has no 'How to apply:' line or '## How to apply' heading"
+        out.append(("feedback.how", message))
+    return out
 
 
 class _Checker:
@@ -67,11 +79,17 @@ class _Checker:
 
     # -- one note ---------------------------------------------------------------------------
     def header(self, note: Note) -> None:
-        self.findings.extend(
-            layout_rules.header_findings(check_note(note, self.palace.config), self.layout)
-        )
+        config = self.palace.config
+        held = layout_rules.held_header(note, self.layout) if note.kind == "note" else None
+        if note.kind != "note" or not self.layout.lenient:
+            found = check_note(note, config)
+        elif held is None:  # the vault's own properties: its tool's to judge, not curator's
+            found = []
+        else:
+            found = check_header(held, config, path=note.rel, line_of=note.line_of)
+        self.findings.extend(layout_rules.header_findings(found, self.layout))
         self.stale(note)
-        spec = self.palace.config.type_spec(note.header.get("type"))
+        spec = config.type_spec(held.get("type") if held is not None else None)
         if note.kind == "note" and spec is not None and spec.name == "feedback":
             self.feedback(note)
 
@@ -97,12 +115,8 @@ class _Checker:
         """A feedback rule says why and how to apply it."""
         if note.superseded:
             return
-        if not says(note.body, "why"):
-            message = "feedback note has no 'Why:' line or '## Why' heading"
-            self.add(note, None, "warning", "feedback.why", message)
-        if not says(note.body, "how to apply"):
-            message = "feedback note has no 'How to apply:' line or '## How to apply' heading"
-            self.add(note, None, "warning", "feedback.how", message)
+        for code, message in feedback_gaps(note.body):
+            self.add(note, None, "warning", code, message)
 
     # -- across notes ---------------------------------------------------------------------
     def names(self) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 MAX_DATES = 12  # a note speaks of a few dates; a long log's hundreds would say nothing
@@ -96,7 +96,7 @@ def _settings(day: date) -> dict[str, Any]:
     }
 
 
-@cache
+@lru_cache(maxsize=64)  # an import of a long history brings many days: keep the recent ones
 def _parser(day: date) -> Any:
     from dateparser.date import DateDataParser
 

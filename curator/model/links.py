@@ -23,6 +23,7 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
@@ -33,8 +34,9 @@ from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # `[[target#heading|alias]]`: a single `]` may sit inside (Obsidian reads `[[Sq]uare]]` as
-# `Sq]uare`), a `[` or a line break may not; the first `]]` ends it
-_WIKI = re.compile(r"!?\[\[((?:[^\[\]\r\n]|\](?!\]))*?)\]\]")
+# `Sq]uare`), a `[` or a line break may not; the first `]]` ends it (written unrolled: no
+# backtracking)
+_WIKI = re.compile(r"!?\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
 # what makes a full parse necessary: code, math, an escaped bracket, a line indented as code
 # (a tab, 4 spaces: after a line break, CR or LF), or markdown link syntax. Substring tests:
 # one pass of memchr each, a fraction of one regex over the body.
@@ -45,6 +47,7 @@ _INLINE_NEEDS_WALK = ("`", "$", "\\", "<", "](", "][")
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_SPACE = re.compile(r"[ \t\r\n]")
 
 
 def _needs(text: str, marks: tuple[str, ...]) -> bool:
@@ -132,7 +135,7 @@ def _md_link(state: StateInline, start: int, end: int, image: bool) -> None:
     src, found = state.src, state.env["found"]
     label_start = start + (2 if image else 1)
     old = state.pos
-    label_end = parseLinkLabel(state, label_start - 1, not image)
+    label_end = _bounded_label(state, label_start - 1, not image)
     state.pos = old
     if label_end < 0:
         return
@@ -144,11 +147,15 @@ def _md_link(state: StateInline, start: int, end: int, image: bool) -> None:
         pos = label_end + 2
         while pos < end and src[pos] in " \t\n":
             pos += 1
-        result = parseLinkDestination(src, pos, end)
-        if not result.ok:
+        stop = _destination_end(src, pos, end - 1)
+        if stop < 0:
             return
-        href = result.str  # escapes undone; percent-decoded below (as the rule's would be)
-        span, written = (pos, result.pos), src[pos : result.pos]
+        written = src[pos:stop]
+        if "\\" in written or "&" in written:  # escapes or entities: the helper undoes them
+            href = parseLinkDestination(src, pos, end).str
+        else:
+            href = written[1:-1] if written.startswith("<") else written
+        span = (pos, stop)
     else:  # [text][label], [label][], [label]
         label = text
         if label_end + 1 < end and src[label_end + 1] == "[":
@@ -160,6 +167,16 @@ def _md_link(state: StateInline, start: int, end: int, image: bool) -> None:
     link = _md_raw(href, text.strip(), written)
     if link is not None:
         found.append(_Found(start, link, span, ref))
+
+
+def _destination_end(src: str, pos: int, close: int) -> int:
+    """Where the destination of a link the rule has read ends (`close` is its `)`): a
+    `<...>` one at its `>`, another at the first space, or at the `)`. -1: none."""
+    if src.startswith("<", pos):
+        end = src.find(">", pos, close)
+        return end + 1 if end >= 0 else -1
+    space = _SPACE.search(src, pos, close)
+    return space.start() if space else close
 
 
 def _md_raw(href: str, text: str, written: str, line: int = 0) -> RawLink | None:
@@ -174,8 +191,23 @@ def _md_raw(href: str, text: str, written: str, line: int = 0) -> RawLink | None
                    written or href)  # fmt: skip
 
 
+def _bounded_label(state: StateInline, start: int, disable_nested: bool = False) -> int:
+    """markdown-it's `parseLinkLabel` within the block's budget: an unclosed `[` scans to
+    the end of its block, so a block of thousands (`![![![...`) would cost their square;
+    once a block has spent its budget (`_walk`), no more link text is read in it."""
+    env = state.env
+    if env["budget"] <= 0:
+        return -1
+    end = parseLinkLabel(state, start, disable_nested)
+    env["budget"] -= (end if end >= 0 else state.posMax) - start
+    return end
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark")
+    # hrefs are percent-decoded here, so markdown-it's percent-encoding of them is work lost
+    md.normalizeLink = lambda url: url  # type: ignore[method-assign]
+    md.helpers = SimpleNamespace(**{**vars(md.helpers), "parseLinkLabel": _bounded_label})  # type: ignore[assignment]
     md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
            double_inline=True)  # fmt: skip
     # HTML is text here (Obsidian indexes a link inside <details>); emphasis and entities
@@ -199,6 +231,9 @@ def _walk(content: str, env: dict[str, Any]) -> list[_Found]:
     rules recording what they read at the top level."""
     env["found"] = []
     env.setdefault("references", {})
+    # link text read over at most this many characters: a few passes over the block (link
+    # text holding brackets is read again by each `[` in it), then wikilinks only
+    env["budget"] = 8 * len(content) + 4096
     state = StateInline(content, _MD, env, [])
     rules = _MD.inline.ruler.getRules("")
     end = state.posMax

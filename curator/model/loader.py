@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,11 +34,13 @@ def load_files(
     layout: Layout | None = None,
     excludes: tuple[str, ...] = (),
     previous: tuple[Mapping[str, Note], int] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Loaded:
     """Every note and draft under `root` (resolved). INDEX.md is read first, so an action
     landing during the load shows up as a changed INDEX.md when a plan made from it applies.
     With a `layout` other than curator's, notes are its markdown files under its notes root
-    (less its excludes) and the other files there are kept as `attachments`."""
+    (less its excludes) and the other files there are kept as `attachments`. `progress` is
+    told the running count of files loaded."""
     out = Loaded(started_ns=time.time_ns())
     try:
         out.index_bytes = (root / INDEX_NAME).read_bytes()
@@ -59,6 +61,8 @@ def load_files(
         read_any = read_any or was_read
         if note is not None:
             out.notes[rel] = note
+        if progress is not None:
+            progress(len(out.notes))
     if use_cache and (
         read_any or out.notes.keys() != known.keys() or not cache.notes_cached(root, cache_name)
     ):

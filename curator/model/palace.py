@@ -113,7 +113,12 @@ class Palace:
     # -- loading -----------------------------------------------------------------------------
     @classmethod
     def open(
-        cls, root: str | os.PathLike[str], *, cache: bool = True, previous: Palace | None = None
+        cls,
+        root: str | os.PathLike[str],
+        *,
+        cache: bool = True,
+        previous: Palace | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> Palace:
         """Load the palace at `root`. With `cache`, a file whose size and mtime match an
         earlier load is not parsed again: its note comes from `previous` (a palace the caller
@@ -131,6 +136,7 @@ class Palace:
             layout=layout,
             excludes=layout_rules.excludes_of(config),
             previous=known,
+            progress=progress,
         )
         files = layout_rules.adapt_all(loaded.notes.values(), config)
         palace = cls(

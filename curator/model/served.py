@@ -15,7 +15,7 @@ import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from curator.model.discovery import INBOX_DIR, NOTES_DIR
 from curator.model.schema import is_visible
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 WITHHELD = "[withheld: it names a note hidden from agents]"
 _KEPT: weakref.WeakKeyDictionary[Palace, dict[bool, Served]] = weakref.WeakKeyDictionary()
+_WORD = re.compile(r"\w+")
 _PATH = re.compile(rf"(?<![\w/.-])(?:{NOTES_DIR}|{INBOX_DIR})/[^\s()\[\]<>\"'`,;]*?\.md(?![\w-])")
 
 
@@ -40,13 +41,17 @@ class Served:
     _words: re.Pattern[str] | None = field(init=False, default=None)
     _shown: frozenset[str] = field(init=False, default=frozenset())
     _ready: bool = field(init=False, default=False)
+    _firsts: frozenset[str] | None = field(init=False, default=None)
 
     @classmethod
     def of(cls, palace: Palace, include_sensitive: bool = False) -> Served:
         """The rule for `palace` as loaded (kept with it: a palace is immutable)."""
         kept = _KEPT.setdefault(palace, {})
         if include_sensitive not in kept:
-            kept[include_sensitive] = cls(palace, palace.config, include_sensitive)
+            # the kept rule holds its palace weakly: a value of _KEPT that held its key would
+            # keep every palace generation alive
+            weak = cast("Palace", weakref.proxy(palace))
+            kept[include_sensitive] = cls(weak, palace.config, include_sensitive)
         return kept[include_sensitive]
 
     def _names(self) -> None:
@@ -64,6 +69,10 @@ class Served:
             if note.ok and note.name.strip():
                 terms.add(" ".join(note.name.split()))
         terms.discard("")
+        # a value's words meet no term's first word: no term can be in it (the pattern of
+        # thousands of names is slow; this set answers most values)
+        firsts = [_WORD.findall(t)[:1] for t in terms]
+        self._firsts = frozenset(w[0].casefold() for w in firsts if w) if all(firsts) else None
         if terms:  # longest first, so a name is matched whole before a slug inside it
             alts = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
             self._words = re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])", re.IGNORECASE)
@@ -107,7 +116,9 @@ class Served:
         if self.include_sensitive or not value:
             return value
         self._names()
-        if self._words is not None and self._words.search(value):
+        words = {w.casefold() for w in _WORD.findall(value)}
+        maybe = self._firsts is None or not self._firsts.isdisjoint(words)
+        if self._words is not None and maybe and self._words.search(value):
             return WITHHELD
         if any(m.group(0) not in self._shown for m in _PATH.finditer(value)):
             return WITHHELD

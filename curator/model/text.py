@@ -69,3 +69,14 @@ def has_escapes(text: str) -> bool:
     """True when the text holds escape sequences, control or bidi characters."""
     flat = text.replace("\r\n", "\n")
     return bool(_ESCAPES.search(flat) or _CONTROL.search(flat) or _BIDI_RE.search(flat))
+
+
+def not_utf8(value: str) -> str | None:
+    """The first character of `value` no UTF-8 file can hold, escaped for a message (`\\udcff`),
+    or None when it is text: a lone surrogate, from JSON text cut mid-emoji (`"\\ud83d"`) or a
+    command argument whose bytes were not UTF-8 (Python keeps them as surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return value[exc.start : exc.end].encode("unicode_escape").decode("ascii")
+    return None

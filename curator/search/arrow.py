@@ -31,6 +31,7 @@ def doc_schema(dim: int) -> pa.Schema:
             pa.field("stale_reason", pa.string()),
             pa.field("sensitive", pa.bool_()),
             pa.field("tags", pa.list_(pa.string())),
+            pa.field("tag_keys", pa.list_(pa.string())),
             pa.field("created", pa.string()),
             pa.field("reviewed", pa.string()),
             pa.field("kind", pa.string()),
@@ -48,7 +49,10 @@ def to_arrow(docs: Sequence[IndexDoc], vectors: np.ndarray, dim: int) -> pa.Tabl
 
     schema = doc_schema(dim)
     columns: dict[str, Any] = {
-        name: [list(getattr(d, name)) if name == "tags" else getattr(d, name) for d in docs]
+        name: [
+            list(getattr(d, name)) if name in ("tags", "tag_keys") else getattr(d, name)
+            for d in docs
+        ]
         for name in DOC_COLUMNS
     }
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))

@@ -25,6 +25,11 @@ def make_text(
     return "\n".join(p for p in parts if p)
 
 
+def tag_keys(tags: Sequence[object]) -> tuple[str, ...]:
+    """How a tag filter compares tags: casefolded (`Git` and `git` are one tag)."""
+    return tuple(str(t).casefold() for t in tags)
+
+
 @dataclass(frozen=True)
 class IndexDoc:
     """One row of the search index (everything but the vector).
@@ -49,6 +54,7 @@ class IndexDoc:
     stale_reason: str = ""
     sensitive: bool = False
     tags: Sequence[str] = ()
+    tag_keys: Sequence[str] = ()  # the tags casefolded, for the filter (derived)
     created: str = ""
     reviewed: str = ""
     kind: DocKind = "note"
@@ -63,6 +69,7 @@ class IndexDoc:
         if self.kind not in ("note", "draft"):
             raise ValueError(f"IndexDoc.kind must be 'note' or 'draft', got {self.kind!r}")
         object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
+        object.__setattr__(self, "tag_keys", tag_keys(self.tags))
         if self.confidence is not None:
             object.__setattr__(self, "confidence", float(self.confidence))
         if not self.text:
@@ -89,4 +96,4 @@ def doc_fingerprint(doc: IndexDoc) -> str:
 # Columns of the index table, in order (the store adds `vector` at the end).
 DOC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(IndexDoc))
 
-__all__ = ["DOC_COLUMNS", "DocKind", "IndexDoc", "doc_fingerprint", "make_text"]
+__all__ = ["DOC_COLUMNS", "DocKind", "IndexDoc", "doc_fingerprint", "make_text", "tag_keys"]

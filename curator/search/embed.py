@@ -242,6 +242,11 @@ class HashEmbedder:
 # --------------------------------------------------------------------------- ONNX
 
 
+ENCODER_OUTPUT = (
+    "floats of shape (texts, tokens, dim), a last hidden state, or (texts, dim), a pooled output"
+)
+
+
 class OnnxEmbedder:
     """A sentence transformer in ONNX: the mean of its last hidden state over the real tokens
     (or its pooled output, when it gives one), L2-normalized. Loaded on first use."""
@@ -277,7 +282,7 @@ class OnnxEmbedder:
         rows: dict[int, npt.NDArray[np.float32]] = {}
         for batch in batches(texts):
             encodings = model.tokenizer.encode_batch([texts[i] for i in batch])
-            hidden, mask = model.run(encodings)
+            hidden, mask = model.run(encodings, (2, 3), ENCODER_OUTPUT)
             if hidden.ndim == 3:  # (batch, tokens, dim): mean over the real tokens
                 weights = mask[:, :, None].astype(np.float32)
                 pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)

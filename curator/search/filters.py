@@ -1,11 +1,11 @@
 """The one search filter: which notes a query may return, rendered two ways from one value.
 
-A `Filter` holds the structured constraints (type, scope, status, stale, confidence floor,
-drafts) and visibility: a note is hidden from general retrieval when its header says
-`sensitive: true` or its scope is marked `sensitive = true` in palace.toml, unless the filter
-includes sensitive notes. The index stores the note-level flag (OR-ed with the scope's flag at
-sync time), but palace.toml may change after a sync, so the filter carries the *current*
-config's sensitive scopes (`Filter.of(palace, ...)` binds them).
+A `Filter` holds the structured constraints (type, scope, status, tags, stale, confidence
+floor, drafts, created and reviewed date ranges) and visibility: a note is hidden from general
+retrieval when its header says `sensitive: true` or its scope is marked `sensitive = true` in
+palace.toml, unless the filter includes sensitive notes. The index stores the note-level flag
+(OR-ed with the scope's flag at sync time), but palace.toml may change after a sync, so the
+filter carries the *current* config's sensitive scopes (`Filter.of(palace, ...)` binds them).
 
 The same rules, two renderings (a property test holds them equal on generated palaces, the SQL
 run by a real LanceDB table):
@@ -25,13 +25,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from curator.errors import CuratorError
 from curator.model.note import Note
 from curator.model.schema import REPLACED_STATUSES, is_visible, not_current
 from curator.model.served import Served
+from curator.search.docs import tag_keys
 
 if TYPE_CHECKING:
     from curator.model.palace import Palace
@@ -99,6 +100,41 @@ def _flag(name: str, value: object, *, optional: bool = False) -> bool | None:
     return value
 
 
+def _day(name: str, value: object) -> str | None:
+    """A YYYY-MM-DD bound of a date range (None: open). A time after the day is ignored."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str | date):
+        raise SearchError(f"{name} must be a date, YYYY-MM-DD, got {value!r}")
+    try:
+        return date.fromisoformat(str(value)[:10]).isoformat()
+    except ValueError:
+        raise SearchError(f"{name} must be a date, YYYY-MM-DD, got {value!r}") from None
+
+
+DateRange = tuple[str | None, str | None]  # (first day, last day), both inclusive; None: open
+
+
+def _range_sql(column: str, days: DateRange) -> list[str]:
+    """A date column's bounds as string comparisons (ISO dates sort as text; a stored time
+    after the day sorts after the day itself, so the last day ends before the next one)."""
+    after, before = days
+    clauses = []
+    if after is not None:
+        clauses.append(f"{column} >= {sql_str(after)}")
+    if before is not None:
+        following = (date.fromisoformat(before) + timedelta(days=1)).isoformat()
+        clauses.append(f"{column} <> '' AND {column} < {sql_str(following)}")
+    return clauses
+
+
+def _within(day: str, days: DateRange) -> bool:
+    after, before = days
+    if after is None and before is None:
+        return True
+    return bool(day) and (after is None or day >= after) and (before is None or day <= before)
+
+
 def _floor(value: object) -> float | None:
     if value is None:
         return None
@@ -144,6 +180,9 @@ class Filter:
     drafts: bool = False
     include_sensitive: bool = False
     exclude_statuses: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # casefolded; any of them
+    created: DateRange = (None, None)
+    reviewed: DateRange = (None, None)
     hidden_scopes: tuple[str, ...] = ()  # palace.toml's sensitive scopes, bound by `of`
 
     @classmethod
@@ -159,6 +198,11 @@ class Filter:
         drafts: object = False,
         include_sensitive: object = False,
         exclude_status: object = None,
+        tags: object = None,
+        created_after: object = None,
+        created_before: object = None,
+        reviewed_after: object = None,
+        reviewed_before: object = None,
     ) -> Filter:
         """The filter for these values in this palace; a value of the wrong type (a number
         for a type, the string "false" for a flag) raises SearchError naming the field, and so
@@ -179,6 +223,12 @@ class Filter:
             drafts=bool(_flag("drafts", drafts)),
             include_sensitive=bool(_flag("include_sensitive", include_sensitive)),
             exclude_statuses=_strings("exclude_status", exclude_status),
+            tags=tag_keys(_strings("tags", tags)),
+            created=(_day("created_after", created_after), _day("created_before", created_before)),
+            reviewed=(
+                _day("reviewed_after", reviewed_after),
+                _day("reviewed_before", reviewed_before),
+            ),
             hidden_scopes=sensitive_scopes(palace_or_config),
         )
 
@@ -202,6 +252,10 @@ class Filter:
             clauses.append("kind = 'note'")
         if self.stale is not None:
             clauses.append(f"stale = {'true' if self.stale else 'false'}")
+        if self.tags:
+            listed = ", ".join(sql_str(t) for t in self.tags)
+            clauses.append(f"array_has_any(tag_keys, make_array({listed}))")
+        clauses += _range_sql("created", self.created) + _range_sql("reviewed", self.reviewed)
         if self.min_confidence is not None:
             clauses.append(f"coalesce(confidence, 0.0) >= {self.min_confidence!r}")
         if not self.include_sensitive:
@@ -227,6 +281,9 @@ class Filter:
                 self.min_confidence is None
                 or float(_field(item, "confidence") or 0.0) >= self.min_confidence
             )
+            and (not self.tags or bool(set(self.tags) & set(_field(item, "tag_keys") or ())))
+            and _within(str(_field(item, "created") or "")[:10], self.created)
+            and _within(str(_field(item, "reviewed") or "")[:10], self.reviewed)
             and (self.include_sensitive or self.visible(item))
         )
 
@@ -310,6 +367,9 @@ def note_row(palace: Palace, note: Note) -> dict[str, Any]:
         "stale": note.stale is not None,
         "confidence": palace.confidence(note) if note.ok else 0.0,
         "sensitive": not is_visible(note, palace.config),
+        "tag_keys": tag_keys(note.tags) if note.ok else (),
+        "created": note.created,
+        "reviewed": note.reviewed,
     }
 
 

@@ -124,8 +124,12 @@ class OnnxModel:
             )
         return cls(model, session, tokenizer, names)
 
-    def run(self, encodings: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-        """(first output, attention mask) for one batch of encodings."""
+    def run(
+        self, encodings: Sequence[Any], ndims: tuple[int, ...], expected: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(first output, attention mask) for one batch of encodings. The output must be
+        floats, one row per text (`ndims`: how many dimensions it may have; a 3-dimensional
+        one has a row per token); else a `ConfigError` naming the file and `expected`."""
         ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
         mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": mask}
@@ -136,7 +140,17 @@ class OnnxModel:
         except Exception as exc:  # a model that loads but cannot run on text
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ConfigError(f"the model failed to run: {message}", path=str(self.path)) from None
-        return np.asarray(out, dtype=np.float32), mask
+        array = np.asarray(out)
+        shape_ok = array.ndim in ndims and array.shape[:1] == (len(encodings),)
+        if array.ndim == 3:
+            shape_ok = shape_ok and array.shape[1] == ids.shape[1]
+        if not shape_ok or array.dtype.kind != "f":
+            raise ConfigError(
+                f"the model gives an output of shape {array.shape} and type {array.dtype} for "
+                f"{len(encodings)} texts of {ids.shape[1]} tokens; expected {expected}",
+                path=str(self.path),
+            )
+        return array.astype(np.float32, copy=False), mask
 
 
 class Loaded:

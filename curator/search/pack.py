@@ -19,16 +19,27 @@ from curator.search.ranking import Ranker, relevant
 SUMMARY_TOKENS = 60  # room kept for the summary and warning lines
 
 
+def pack_defaults(palace: Any, budget: int | None, floor: float | None) -> tuple[int, float]:
+    """(budget, floor) as asked, else the palace's `[agents]` settings."""
+    agents = palace.config.agents
+    return (
+        agents.pack_budget if budget is None else budget,
+        agents.pack_floor if floor is None else floor,
+    )
+
+
 def pack(
     searcher: Ranker,
     goal: str,
     *,
-    budget: int = 2000,
-    floor: float = 0.7,
+    budget: int | None = None,
+    floor: float | None = None,
     include_sensitive: bool = False,
     candidates: int = 30,
 ) -> str:
-    """The memory pack for `goal` (see the module docstring)."""
+    """The memory pack for `goal` (see the module docstring). Budget and floor default to
+    palace.toml's `[agents] pack_budget` and `pack_floor`: the one place they are set."""
+    budget, floor = pack_defaults(searcher.palace, budget, floor)
     if budget <= 0:
         raise SearchError(f"budget must be a positive number of tokens, got {budget}")
     if not 0 <= floor <= 1:

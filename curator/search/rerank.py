@@ -21,6 +21,9 @@ from curator.errors import ConfigError
 from curator.search.onnxmodel import Loaded, OnnxModel, batches, load_tokenizer, model_files
 
 RERANK_TOP = 30  # candidates the cross-encoder reads per query
+CROSS_ENCODER_OUTPUT = (
+    "one score per pair, floats of shape (pairs,), (pairs, 1) or (pairs, 2): not a cross-encoder"
+)
 RERANK_BATCH = 10  # pairs per run: bounds the attention's working memory
 MAX_TOKENS = 256  # a pair's cap (query and note): cost grows with its square
 
@@ -48,7 +51,7 @@ class Reranker:
         out = np.zeros(len(texts), dtype=np.float32)
         for batch in batches(texts, RERANK_BATCH):
             encodings = model.tokenizer.encode_batch([(query, texts[i]) for i in batch])
-            logits, _ = model.run(encodings)
+            logits, _ = model.run(encodings, (1, 2), CROSS_ENCODER_OUTPUT)
             out[batch] = relevance(logits, model.path)
         return out
 

@@ -4,7 +4,7 @@
     s = Searcher(palace, index=store)        # over a store the caller holds open
     s.search("stripe webhooks", types=["feedback"], limit=10)  -> list[Hit]
     s.ask("how do we deploy?")                                 -> Answer (sources by authority)
-    s.pack("fix the invoice pdf worker", budget=2000, floor=0.7) -> str (markdown)
+    s.pack("fix the invoice pdf worker")     -> str (markdown; [agents] budget and floor)
     s.dupes("inbox/2026-11-24-x.md")                           -> list[Candidate]
 
 Search scores superseded and retired notes down (each hit names its successor). Every result
@@ -15,7 +15,6 @@ scopes appear only with `include_sensitive=True`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field, replace
 from typing import Any, Literal, overload
 
@@ -32,6 +31,7 @@ from curator.search.filters import (
 )
 from curator.search.index import doc_row, open_index, sync_index
 from curator.search.ranking import Ranker, Rows, Scored, relevant
+from curator.search.request import SearchRequest
 from curator.search.store import EmptyIndexRefused, IndexStore, SyncStats
 from curator.search.text import make_snippet, phrasings
 from curator.search.values import Answer, Candidate, DupePair, Hit, Source
@@ -70,31 +70,14 @@ class Searcher(Ranker):
 
     # ---- search
 
-    def search(
-        self,
-        query: str,
-        *,
-        types: str | Sequence[str] | None = None,
-        scope: str | Sequence[str] | None = None,
-        status: str | Sequence[str] | None = None,
-        stale: bool | None = None,
-        min_confidence: float | None = None,
-        drafts: bool = False,
-        limit: int = 10,
-        include_sensitive: bool = False,
-    ) -> list[Hit]:
-        """Hybrid search: BM25 + vectors fused by rank, plus fuzzy names for short queries."""
-        flt = Filter.of(
-            self.palace,
-            types=types,
-            scope=scope,
-            status=status,
-            stale=stale,
-            min_confidence=min_confidence,
-            drafts=drafts,
-            include_sensitive=include_sensitive,
-        )
-        check_limit(limit)
+    def search(self, query: str, *, limit: int = 10, **filters: Any) -> list[Hit]:
+        """`run` of the request these keywords describe (`SearchRequest.of`)."""
+        return self.run(SearchRequest.of(self.palace, query, limit=limit, **filters))
+
+    def run(self, request: SearchRequest) -> list[Hit]:
+        """Hybrid search: BM25 + vectors fused by rank, plus fuzzy names for short queries;
+        every candidate source applies the request's filter where it finds them."""
+        flt, limit, query = request.filter, request.limit, request.text
         if limit == 0:
             return []
         n = max(limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
@@ -238,8 +221,8 @@ class Searcher(Ranker):
         self,
         goal: str,
         *,
-        budget: int = 2000,
-        floor: float = 0.7,
+        budget: int | None = None,
+        floor: float | None = None,
         include_sensitive: bool = False,
         candidates: int = 30,
     ) -> str:

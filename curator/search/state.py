@@ -15,7 +15,7 @@ from pathlib import Path
 from curator.errors import SearchIndexError
 
 STATE_FILE = "state.json"
-SCHEMA_VERSION = 2  # 2: the context column
+SCHEMA_VERSION = 3  # 2: the context column; 3: tag_keys (tags filtered in the index)
 TABLE_PREFIX = "docs_"
 
 

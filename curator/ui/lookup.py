@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.progress import Progress, reporting
+from curator.search.request import SearchRequest
 from curator.ui.indexjob import run_child
 
 if TYPE_CHECKING:
@@ -120,7 +121,8 @@ class SearchSession:
     def search(
         self, palace: Palace, text: str, filters: dict[str, Any], limit: int = 30
     ) -> list[Found]:
-        hits = self.searcher(palace).search(text, limit=limit, **filters)
+        request = SearchRequest.of(palace, text, limit=limit, **filters)
+        hits = self.searcher(palace).run(request)
         return [Found(h.path, h.name, h.type, h.score, h.snippet, tuple(h.spans)) for h in hits]
 
     def dupes(self, palace: Palace, draft: Note, limit: int = 5) -> list[Found]:

@@ -101,26 +101,26 @@ def bulk_plan(
 
 # -- single actions: the CLI's planners ---------------------------------------------------------
 def plan_promote(palace: Palace, rel: str, **fields: Any) -> Plan:
-    from curator.writer.planners import plan_promote as plan
+    from curator.writer.actions.promote import plan_promote as plan
 
     return plan(palace, rel, **fields)
 
 
 def promote_problems(palace: Palace, rel: str, fields: dict[str, Any]) -> list[str]:
     """What would stop promoting the draft with these field values (live form validation)."""
-    from curator.writer.planners import validate_promote
+    from curator.writer.actions.promote import validate_promote
 
     return validate_promote(palace, rel, fields)
 
 
 def plan_reject(palace: Palace, rel: str, reason: str) -> Plan:
-    from curator.writer.planners import plan_reject as plan
+    from curator.writer.actions.reject import plan_reject as plan
 
     return plan(palace, rel, reason)
 
 
 def plan_edit(palace: Palace, rel: str, text: str, reason: str = "") -> Plan:
-    from curator.writer.planners import plan_edit as plan
+    from curator.writer.actions.edit import plan_edit as plan
 
     return plan(palace, rel, text.encode("utf-8"), reason=reason)
 
@@ -143,7 +143,7 @@ def edit_problems(palace: Palace, rel: str, text: str) -> list[str]:
 def plan_merge_draft(palace: Palace, rel: str, into: str, text: str | None = None) -> Plan:
     """Fold the draft into the note `into`; with `text`, the reviewer's edited merged body
     replaces the merged note's body (what repeats removed) in the same plan."""
-    from curator.writer.planners import plan_merge_draft as plan
+    from curator.writer.actions.merge import plan_merge_draft as plan
 
     return plan(palace, rel, into, body=text)
 
@@ -158,19 +158,19 @@ def merged_body(palace: Palace, rel: str, into: str) -> str:
 
 
 def plan_supersede(palace: Palace, old: str, new: str) -> Plan:
-    from curator.writer.planners import plan_supersede as plan
+    from curator.writer.actions.supersede import plan_supersede as plan
 
     return plan(palace, old, new)
 
 
 def plan_retire(palace: Palace, rel: str, reason: str) -> Plan:
-    from curator.writer.planners import plan_retire as plan
+    from curator.writer.actions.retire import plan_retire as plan
 
     return plan(palace, rel, reason)
 
 
 def plan_review(palace: Palace, rel: str) -> Plan:
-    from curator.writer.planners import plan_mark_reviewed
+    from curator.writer.actions.review import plan_mark_reviewed
 
     return plan_mark_reviewed(palace, rel)
 
@@ -241,6 +241,27 @@ def secrets_in(text: str) -> list[Any]:
     from curator.writer.secrets import scan
 
     return scan(text)
+
+
+SECRET_MASK = "••••••••"
+
+
+def masked(text: str) -> str:
+    """`text` with each value the secret scanner flags replaced by SECRET_MASK: what a pane
+    shows until the reviewer asks to see it (a live key is never on screen by default)."""
+    from curator.writer.secrets import spans
+
+    found = spans(text)
+    if not found:
+        return text
+    out: list[str] = []
+    at = 0
+    for start, end in found:
+        out.append(text[at:start])
+        out.append(SECRET_MASK)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:

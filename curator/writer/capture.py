@@ -35,7 +35,7 @@ from curator.model.dates import resolve_dates
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
 from curator.model.schema import unknown_value
 from curator.model.similar import Similar, similar
-from curator.model.text import one_line
+from curator.model.text import not_utf8, one_line
 from curator.writer.secrets import SecretHit, scan, without_secrets
 
 __all__ = [
@@ -129,6 +129,12 @@ def parse_source(source: str | None) -> str | dict[str, str] | None:
 def _check_text(label: str, value: str) -> None:
     if "\x00" in value:
         raise CaptureError(f"{label} contains a NUL byte; refused")
+    _check_utf8(label, value)
+
+
+def _check_utf8(label: str, value: str) -> None:
+    if (bad := not_utf8(value)) is not None:
+        raise CaptureError(f"{label} is not valid UTF-8 text (it holds {bad}); refused")
 
 
 def _validate(
@@ -311,6 +317,10 @@ def capture(
     its own field, shown beside the draft, never the fact itself.
     """
     root = Path(palace_root)
+    for label, text in (("the type", type), ("the scope", scope), ("the context", context)):
+        _check_utf8(label, text or "")
+    for key, text in source.items() if isinstance(source, dict) else [("source", source)]:
+        _check_utf8("the source", f"{key}={text or ''}")
     name, description, clean_tags = _validate(root, type, name, body, description, scope, tags)
     if from_agent:
         said = (

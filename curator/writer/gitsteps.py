@@ -46,9 +46,16 @@ class GitStateError(WriterError):
     """The repository is in the middle of something; committing now would go astray."""
 
 
+# the lock files in .git/ itself that stop what curator asks of git (staging, committing,
+# moving HEAD or a ref, fetching into a shallow clone); every lock under refs/ is a ref's.
+# Others are git's own housekeeping and never block a commit: `gc.log.lock` (auto-gc's log,
+# left after a background gc), and the locks under objects/ (commit-graph, multi-pack-index)
+BLOCKING_LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "packed-refs.lock", "shallow.lock")
+
+
 def stale_locks(repo: Repo) -> list[Path]:
     """git's lock files that block a commit: the index's, HEAD's and the refs'."""
-    found = sorted(repo.git_dir.glob("*.lock"))
+    found = [repo.git_dir / name for name in BLOCKING_LOCKS if (repo.git_dir / name).exists()]
     refs = repo.git_dir / "refs"
     if refs.is_dir():
         found += sorted(refs.rglob("*.lock"))

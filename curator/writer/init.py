@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -138,12 +138,18 @@ class AdoptResult:
     untracked: tuple[str, ...] = ()  # notes git does not track yet: their changes have no before
 
 
-def adopt_palace(path: Path, *, layout: str | None = None, name: str | None = None) -> AdoptResult:
+def adopt_palace(
+    path: Path,
+    *,
+    layout: str | None = None,
+    name: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> AdoptResult:
     """Make a folder of memory a palace in place (`curator init --adopt`): palace.toml and the
     .gitignore lines, nothing else; no note is moved or rewritten. A folder that is no git
     repository becomes one, with everything in it as its first commit (so every later change
     has a before); in a repository only the two files are committed. (H-layouts, issue 12.)"""
-    plan = plan_adopt(path, layout=layout, name=name)
+    plan = plan_adopt(path, layout=layout, name=name, progress=progress)
     root = plan.root
     files = dict(plan.files)
     with _undo_on_failure(root):

@@ -36,9 +36,9 @@ def make_palace(make_palace: MakePalace, default_index: Path) -> MakePalace:
 
 @pytest.fixture
 def planners() -> object:
-    import curator.writer.planners
+    import curator.writer.actions.reject
 
-    return curator.writer.planners
+    return curator.writer.actions.reject
 
 
 @pytest.fixture

@@ -139,7 +139,7 @@ async def test_reload_keeps_one_searcher(sample_palace: Path) -> None:
 async def test_app_commit_updates_the_open_index_in_the_writer_lock(sample_palace: Path) -> None:
     """A promote from the app leaves the index at the new commit, with the new note in it."""
     from curator.search.index import open_index
-    from curator.writer.planners import plan_reject
+    from curator.writer.actions.reject import plan_reject
 
     app = make_app(sample_palace, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -361,3 +361,70 @@ async def test_a_draft_with_a_broken_header_says_so_and_offers_edit(make_palace:
         assert not app.screen_stack or not any(isinstance(s, PromoteForm) for s in app.screen_stack)
         await pilot.press("y")
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
+
+
+async def test_narrow_columns_show_their_sort_arrow_and_a_header_click_sorts(
+    make_palace: Any,
+) -> None:
+    from textual.widgets._data_table import ColumnKey
+
+    from curator.ui.widgets.table import Table
+
+    root = make_palace(
+        {
+            f"notes/project/n{i}.md": note_text(f"Note {i}", extra=f"confidence: 0.{9 - i}\n")
+            for i in range(4)
+        },
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_screen(pilot, "2", RoomsScreen)
+        table = screen.query_one("#rooms-notes", Table)
+        await wait_until(pilot, lambda: len(table.shown) == 4)
+        table.focus()
+        await pilot.press("o")  # the first sortable column: Conf., ascending
+        conf = table.columns[ColumnKey("conf")]
+        await wait_until(pilot, lambda: "▲" in str(conf.label))
+        assert len(str(conf.label)) <= 4  # within the column's width: the arrow is not cut
+        assert table.shown[0] == "notes/project/n3.md"  # 0.6, the least
+        # a click on the Note column's header sorts by it
+        x = 1 + sum(
+            c.get_render_width(table)
+            for k, c in table.columns.items()
+            if list(table.columns).index(k) < list(table.columns).index(ColumnKey("name"))
+        )
+        await pilot.click("#rooms-notes", offset=(x + 2, 1))
+        name = table.columns[ColumnKey("name")]
+        await wait_until(pilot, lambda: "▲" in str(name.label))
+        assert table.sort_by == "name" and table.shown[0] == "notes/project/n0.md"
+        await pilot.click("#rooms-notes", offset=(x + 2, 1))
+        await wait_until(pilot, lambda: "▼" in str(name.label))
+        assert table.shown[0] == "notes/project/n3.md"
+
+
+async def test_the_draft_pane_masks_secrets_until_revealed(make_palace: Any) -> None:
+    from uihelpers import shown_in
+
+    key = "sk_live_" + "51HaBcDeFgHiJkLmNoPqRsTuV"
+    root = make_palace(
+        {
+            "inbox/2026-12-01-key.md": note_text(
+                "Stripe key", extra="status: draft\n", body=f"Use {key} for billing.\n"
+            )
+        },
+        commit=True,
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: "Use ••••••••" in shown_in(app, "#diff-left"))
+        assert key not in shown_in(app, "#diff-left")
+        assert key[8:] not in shown_in(app, "#inbox-warnings")  # the warning's preview too
+        from textual.widgets import Static
+
+        left = app.screen.query_one("#diff-left", Static)
+        await pilot.press("V")
+        await wait_until(pilot, lambda: key in str(left.content))
+        await pilot.press("V")
+        await wait_until(pilot, lambda: key not in str(left.content))

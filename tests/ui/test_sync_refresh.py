@@ -14,8 +14,8 @@ from synchelpers import head, make_team, promote_new, remote_head, share_inbox
 from uihelpers import make_app, settle, show_screen, wait_until
 
 from curator.model.palace import Palace
+from curator.writer.actions.promote import plan_promote
 from curator.writer.capture import capture
-from curator.writer.planners import plan_promote
 from curator.writer.session import commit
 from curator.writer.sync import sync
 

@@ -10,6 +10,7 @@ its unreviewed drafts there and git-ignores it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,7 +86,14 @@ def drafts_in_the_way(root: Path) -> list[str]:
     return sorted(found)
 
 
-def plan_adopt(path: Path, *, layout: str | None = None, name: str | None = None) -> AdoptPlan:
+def plan_adopt(
+    path: Path,
+    *,
+    layout: str | None = None,
+    name: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> AdoptPlan:
+    """The plan to adopt `path`; `progress` is told the running count of files walked."""
     root = Path(path).resolve()
     if not root.is_dir():
         raise CuratorError("not a folder", path=str(root))
@@ -105,7 +113,12 @@ def plan_adopt(path: Path, *, layout: str | None = None, name: str | None = None
     reason = f"as asked; detected {found.layout}: {found.reason}" if asked else found.reason
     runner_up = "" if asked else found.runner_up
     notes = chosen.notes
-    read = [rel for rel, is_md in walk(root, chosen) if is_md]
+    read = []
+    for rel, is_md in walk(root, chosen):
+        if is_md:
+            read.append(rel)
+            if progress is not None:
+                progress(len(read))
     try:
         existing = (root / ".gitignore").read_bytes()
     except FileNotFoundError:

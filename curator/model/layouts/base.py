@@ -182,6 +182,12 @@ class Layout:
     # header fields the owning tool defines; curator's other fields go under `curator:`
     # (None: the tool keeps any field, so they are written as they are)
     native: frozenset[str] | None = None
+    # the note's own properties are the owning tool's, which accepts any (Obsidian,
+    # basic-memory): curator's schema judges only what sits under `curator:`
+    tool_properties: bool = False
+    # a header strict YAML refuses only for an unquoted `: ` in a one-line value is read as
+    # the tool reads it, with a warning (`curator.model.layouts.loose`: Claude Code)
+    loose_headers: bool = False
     property_links: bool = False  # `[[links]]` in header values are links, as body ones are
     # a markdown link may leave out `.md` (`[x](Three%20laws)`), as `[[links]]` may
     bare_md_links: bool = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,26 @@ def permalink_of(rel: str) -> str:
     path = rel[:-3] if rel.lower().endswith(".md") else rel
     parts = [re.sub(r"[^a-z0-9]+", "-", p.lower()).strip("-") for p in path.split("/")]
     return "/".join(p for p in parts if p)
+
+
+def project_prefix(notes: Iterable[tuple[str, str]]) -> str:
+    """The prefix the project's notes put before the path in their permalinks, given
+    (rel, permalink) of each: basic-memory writes `<project>/<path>` when its config says
+    permalinks include the project (its default in current versions) and `<path>` otherwise,
+    so the notes already there say which. The prefix most notes share, or "" when most have
+    none (or when there are no notes to ask)."""
+    votes: Counter[str] = Counter()
+    for rel, permalink in notes:
+        generated = permalink_of(rel)
+        permalink = permalink.strip("/")
+        if not generated or permalink.casefold() == generated.casefold():
+            votes[""] += 1
+        elif permalink.casefold().endswith("/" + generated.casefold()):
+            votes[permalink[: -len(generated) - 1]] += 1
+    if not votes:
+        return ""
+    (prefix, count), *_ = votes.most_common(1)
+    return prefix if count > votes[""] else ""
 
 
 def unique_permalink(desired: str, taken: Iterable[str]) -> str:
@@ -107,6 +128,7 @@ class BasicMemory(Layout):
     rooms_by_folder: bool = True
     # basic-memory's own front matter (and the identity fields curator reads from it): every
     # other curator field lives under `curator:`, and a top-level one is the project's own
+    tool_properties: bool = True
     native: frozenset[str] | None = frozenset(
         {"title", "name", "description", "type", "tags", "permalink"}
     )

@@ -59,6 +59,7 @@ class ClaudeCode(Layout):
     dangling: Severity = "warning"
     excludes: tuple[str, ...] = ("inbox",)
     native: frozenset[str] | None = frozenset({"name", "description", "type", "metadata"})
+    loose_headers: bool = True
     max_lines: int = MAX_LINES
     max_bytes: int = MAX_BYTES
 
@@ -165,6 +166,14 @@ def index_findings(
     return out
 
 
+def loaded_lines(data: bytes, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES) -> int:
+    """How many lines of MEMORY.md Claude Code loads: its first `max_lines` lines, cut
+    shorter where the first `max_bytes` end. The one rule check's warnings and where an
+    action puts a new entry both follow."""
+    cut = len(data[:max_bytes].decode("utf-8", "ignore").splitlines())
+    return min(max_lines, cut) if len(data) > max_bytes else max_lines
+
+
 def _limits(
     data: bytes, text: str, entries: list[IndexEntry], max_lines: int, max_bytes: int
 ) -> list[Finding]:
@@ -179,7 +188,7 @@ def _limits(
         )
         out.append(("warning", "memory-index.too-long", max_lines + 1, message))
     if len(data) > max_bytes:
-        cut = len(data[:max_bytes].decode("utf-8", "ignore").splitlines())
+        cut = loaded_lines(data, len(lines) + 1, max_bytes)
         message = (
             f"{len(data)} bytes: Claude Code loads the first {max_bytes // 1024} KB; "
             f"the rest (from line {cut + 1}) is not loaded"
@@ -195,6 +204,8 @@ def edit_index(
     *,
     folder: str = "",
     memories: int,
+    max_lines: int = MAX_LINES,
+    max_bytes: int = MAX_BYTES,
 ) -> bytes:
     """MEMORY.md with the entry lines of the memories in `remove` taken out and one
     `- [name](file.md) — description` line for each of `add` (rel, name, hook) that MEMORY.md
@@ -202,7 +213,9 @@ def edit_index(
     end included: the file is Claude's and the person's, curator owns only those lines.
 
     `memories` is how many memories were read: none read while MEMORY.md lists some means
-    the read failed, and it is refused rather than rewritten.
+    the read failed, and it is refused rather than rewritten. When the file is at or past
+    what Claude Code loads (`loaded_lines`), new entries go after the last entry it still
+    loads, so they are loaded (`cap_notice` says so in the plan).
     """
     gone = set(remove)
     lines = data.splitlines(keepends=True) if data is not None else []
@@ -230,10 +243,39 @@ def edit_index(
             named.add(rel)
     if new:
         at = after_entries if after_entries >= 0 else len(kept)
+        room = loaded_lines(b"".join(kept), max_lines, max_bytes) - len(new)
+        if at > room:  # past the cap Claude Code never reads them: put them above it
+            within = [i + 1 for i, raw in enumerate(kept[:room]) if _is_entry(raw)]
+            at = within[-1] if within else max(room, 0)
         if at > 0 and not kept[at - 1].endswith((b"\n", b"\r")):
             kept[at - 1] += newline  # the last line gets a line end, its bytes stay
         kept[at:at] = new
     return b"".join(kept)
+
+
+def _is_entry(raw: bytes) -> bool:
+    match = _ENTRY.match(raw.decode("utf-8", "replace").rstrip("\r\n"))
+    return match is not None and not _SCHEME.match(match.group("href"))
+
+
+def cap_notice(
+    before: bytes | None, after: bytes, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES
+) -> str | None:
+    """What a plan says when MEMORY.md is at or past what Claude Code loads: where the new
+    entries went and what now falls past the cap; None when the file is within it."""
+    old = (before or b"").splitlines()
+    if before is None or loaded_lines(after, max_lines, max_bytes) >= len(after.splitlines()):
+        return None
+    cap = loaded_lines(after, max_lines, max_bytes)
+    known = set(old)
+    added = [n + 1 for n, line in enumerate(after.splitlines()) if line not in known]
+    if not added:
+        return None
+    return (
+        f"{INDEX} is {len(after.splitlines())} lines, past the {cap} Claude Code loads: the new "
+        f"entry is at line {added[0]}, within them; what follows line {cap} is not loaded: "
+        f"trim {INDEX} ('curator check' lists what is lost)"
+    )
 
 
 def _line(rel: str, name: str, hook: str, folder: str) -> str:

@@ -15,7 +15,9 @@ from typing import Any
 import frontmatter
 from frontmatter.default_handlers import JSONHandler, TOMLHandler
 
+from curator.model.finding import Finding
 from curator.model.layouts.base import Layout
+from curator.model.layouts.loose import loose_header
 from curator.model.links import RawLink, counted, extract_links
 from curator.model.note import Kind, Note, parse_note
 
@@ -78,6 +80,8 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
     codes = {p.code for p in note.problems}
     if not note.ok and codes == {"file.empty"}:  # Obsidian's Untitled.md: a note, empty
         note = replace(note, ok=True, problems=(), header={}, lines={})
+    elif layout.loose_headers and codes == {"header.yaml"} and (read := _loose(note)):
+        note = read
     elif not note.ok and codes & {"header.yaml", "header.unclosed"}:
         # the header is reported (and the note hidden from agents), the body is still the
         # note's: its headings and links count, as they do in the owning tool
@@ -129,6 +133,38 @@ def counted_links(note: Note, layout: Layout) -> Note:
     if links is not note.links:
         note.links = links
     return note
+
+
+def _loose(note: Note) -> Note | None:
+    """The note with its header read as the tool reads it (`loose_header`) and each slip
+    reported as a warning with its fix; None when the header stays unreadable."""
+    opening = _OPENING.match(note.text)
+    if opening is None or not note.header_end:
+        return None
+    closing = note.text.rfind("---", 0, note.header_end)
+    read = loose_header(note.text[opening.end() : closing])
+    if read is None:
+        return None
+    slips = tuple(
+        Finding(
+            note.rel,
+            slip.line + 1,
+            "warning",
+            "header.loose",
+            f"{slip.key}: an unquoted ': ' inside the value is not YAML; Claude Code reads it, "
+            f"other tools refuse the whole header: write {slip.fix}",
+        )
+        for slip in read.slips
+    )
+    kept = tuple(p for p in note.problems if p.code != "header.yaml")
+    return replace(
+        note,
+        ok=True,
+        header=read.fields,
+        lines={key: line + 1 for key, line in read.lines.items()},
+        problems=kept + slips,
+        links=tuple(extract_links(note.body, note.body_line, any_md=True)),
+    )
 
 
 def property_links(note: Note) -> list[RawLink]:

@@ -90,6 +90,7 @@ class Obsidian(Layout):
     default_confidence: float | None = 0.75
     dangling: Severity = "warning"
     excludes: tuple[str, ...] = ("inbox",)
+    tool_properties: bool = True
     native: frozenset[str] | None = NATIVE
     property_links: bool = True
     bare_md_links: bool = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from curator.model.finding import Finding
 from curator.model.layouts import basic_memory, claude_code, walk
+from curator.model.layouts.base import Layout
 from curator.model.layouts.rules import index_name, layout_of, notes_prefix
 from curator.model.links import RawLink
 from curator.model.note import Note, new_note_text, parse_note
@@ -111,8 +112,12 @@ def promoted_bytes(palace: Palace, rel: str, data: bytes) -> bytes:
         return data
     header = layout_of(palace.config).new_header(rel, note.header)
     if isinstance(header.get("permalink"), str):  # an id to link by: never one a note holds
-        held = (e.permalink for e in palace.link_table().entries.values() if e.rel != rel)
-        header["permalink"] = basic_memory.unique_permalink(header["permalink"], held)
+        others = [e for e in palace.link_table().entries.values() if e.rel != rel]
+        # written the way the project's notes write theirs (`<project>/<path>` or `<path>`)
+        prefix = basic_memory.project_prefix((e.rel, e.permalink) for e in others)
+        desired = f"{prefix}/{header['permalink']}" if prefix else header["permalink"]
+        held = (e.permalink for e in others)
+        header["permalink"] = basic_memory.unique_permalink(desired, held)
     return new_note_text(header, note.body, note.newline).encode("utf-8")
 
 
@@ -153,10 +158,25 @@ def render_memory_index(after: Palace, existing: bytes | None) -> bytes:
 def _edit_memory_index(
     after: Palace, existing: bytes | None, added: list[Note], removed: set[str]
 ) -> bytes:
+    layout = layout_of(after.config)
+    caps = _caps(layout)
     return claude_code.edit_index(
         existing,
         [(n.rel, n.name, n.description) for n in added if n.ok],
         removed,
-        folder=notes_prefix(layout_of(after.config)).rstrip("/"),
+        folder=notes_prefix(layout).rstrip("/"),
         memories=len(after.notes),
+        max_lines=caps[0],
+        max_bytes=caps[1],
     )
+
+
+def _caps(layout: Layout) -> tuple[int, int]:
+    if isinstance(layout, claude_code.ClaudeCode):
+        return layout.max_lines, layout.max_bytes
+    return claude_code.MAX_LINES, claude_code.MAX_BYTES
+
+
+def index_cap_notice(palace: Palace, before: bytes | None, after: bytes) -> str | None:
+    """What a plan says when the layout's index is past what its tool loads (MEMORY.md)."""
+    return claude_code.cap_notice(before, after, *_caps(layout_of(palace.config)))

@@ -16,7 +16,7 @@ from typing import Any
 from curator.config import TypeSpec
 from curator.model.finding import Finding
 from curator.model.layouts import LAYOUTS, claude_code, get_layout
-from curator.model.layouts.base import Layout, Resolver
+from curator.model.layouts.base import CURATOR_KEY, Layout, Resolver
 from curator.model.layouts.frontmatter import adapt, body_of
 from curator.model.note import Kind, Note
 
@@ -154,6 +154,24 @@ def header_findings(findings: Iterable[Finding], layout: Layout) -> list[Finding
     if not layout.lenient:
         return list(findings)
     return [replace(f, severity="warning") for f in findings if f.code not in LENIENT_SKIPS]
+
+
+def held_header(note: Note, layout: Layout) -> dict[str, Any] | None:
+    """The part of a note's header curator's schema judges. Where the owning tool owns the
+    properties (`Layout.tool_properties`: Obsidian, basic-memory) the vault's own are the tool's,
+    so only the fields under `curator:` are curator's (with the type the layout read, which a
+    confidence range depends on); None when the note has no `curator:` mapping, so nothing of
+    its header is curator's. Other layouts (Claude Code's fields are curator's own name,
+    description and type, with the same rules): the whole header."""
+    if not layout.tool_properties:
+        return dict(note.header)
+    ours = note.header.get(CURATOR_KEY)
+    if not isinstance(ours, dict):
+        return None
+    held = {str(k): v for k, v in ours.items()}
+    if "type" in note.header:
+        held.setdefault("type", note.header["type"])
+    return held
 
 
 def index_name(config: Any) -> str:

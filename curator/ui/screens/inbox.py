@@ -35,6 +35,7 @@ from curator.ui.screens.drafts import (
     short_source,
     warnings,
 )
+from curator.ui.widgets.candidate_diff import CandidateDiff
 from curator.ui.widgets.candidates import CandidatePane
 from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, ConfirmDialog, NotePicker
 from curator.ui.widgets.list_filter import ListFilter
@@ -68,6 +69,14 @@ class InboxScreen(PalaceScreen):
         ),
         Binding("m", "merge", "Merge", id="inbox.merge", tooltip="Merge into the candidate"),
         Binding("g", "tag", "Tag", id="inbox.tag", tooltip="Add a tag to the draft(s)"),
+        Binding(
+            "V",
+            "reveal",
+            "Reveal",
+            id="inbox.reveal",
+            show=False,
+            tooltip="Show or mask the values the secret scanner flags in the draft",
+        ),
         Binding(
             "left_square_bracket",
             "candidate(-1)",
@@ -231,6 +240,13 @@ class InboxScreen(PalaceScreen):
         box.update(shown)
         box.display = bool(shown.plain)
         self.pane.show(draft, again=reload, empty="" if self.drafts else INBOX_ZERO)
+
+    def action_reveal(self) -> None:
+        diff = self.query_one(CandidateDiff)
+        diff.reveal = not diff.reveal
+        self.pane.redraw()
+        said = "Secrets shown: V masks them again" if diff.reveal else "Secrets masked"
+        self.notify(said, markup=False, timeout=3)
 
     def action_candidate(self, step: int) -> None:
         self.pane.step(step)

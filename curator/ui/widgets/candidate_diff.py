@@ -24,6 +24,7 @@ from textual.widgets import Static
 
 from curator.model.note import strip_banner
 from curator.model.text import clean
+from curator.ui.services import masked
 
 _WORDS = re.compile(r"\w+|[^\w\s]")  # a word, or one mark of punctuation
 LEFT_STYLE = "bold black on red3"
@@ -80,7 +81,10 @@ def _marked(text: str, words: list[re.Match[str]], shared: set[int], style: str,
 
 
 class CandidateDiff(Horizontal):
-    """The draft on the left, the chosen candidate on the right; changed words highlighted."""
+    """The draft on the left, the chosen candidate on the right; changed words highlighted.
+    What the secret scanner flags in the draft shows masked unless `reveal`."""
+
+    reveal = False
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="diff-side"):
@@ -99,6 +103,8 @@ class CandidateDiff(Horizontal):
         empty: str = "(no candidate)",
     ) -> None:
         draft = strip_banner(draft_text)
+        if not self.reveal:
+            draft = masked(draft)
         if candidate_text is None:
             left, right = shown(draft), Text(empty, style="dim")
         else:

@@ -117,6 +117,10 @@ class CandidatePane(Vertical):
             empty = "looking for candidates…"
         diff.show(draft.body, note.body if note else None, title, empty=empty)
 
+    def redraw(self) -> None:
+        """Draw the draft and its candidate again (a secret revealed or masked)."""
+        self._show_candidate()
+
     def chosen(self) -> Found | None:
         if not self.candidates:
             return None

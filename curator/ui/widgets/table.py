@@ -185,6 +185,14 @@ class Table(RowTable):
         self.sort_by, self.descending = order[(at + 1) % len(order)]
         self.rearrange()
 
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a sortable column's header sorts by it: ascending, then descending, then
+        the screen's own order, as `o` steps through them for that column."""
+        event.stop()
+        key = event.column_key.value
+        if key in self.sortable:
+            self.cycle_sort([key])
+
     def rearrange(self) -> None:
         rows = [r for r in self.rows_all if matches(r.words, self.filter_text)]
         if self.kind is not None:
@@ -251,7 +259,11 @@ class Table(RowTable):
             if column is None:
                 continue
             arrow = ARROWS[self.descending] if key == self.sort_by else ""
-            column.label = Text(label + arrow)
+            shown = label + arrow
+            width = self.fixed.get(key)
+            if arrow and width is not None and cell_len(shown) > width:
+                shown = label[: max(1, width - cell_len(arrow))] + arrow  # the arrow always shows
+            column.label = Text(shown)
         self._clear_caches()
 
     def current_key(self) -> str | None:

@@ -131,15 +131,39 @@ def make_plan(
     today: date | None,
     trailers: Sequence[tuple[str, str]] = (),
 ) -> Plan:
+    planned = with_index(palace, changes, today)
     return Plan(
         action=action,
         notes=tuple(notes),
         reason=reason,
         summary=summary,
-        changes=with_index(palace, changes, today),
-        trailers=tuple(trailers),
+        changes=planned,
+        trailers=(*trailers, *index_notices(palace, planned)),
         root=palace.root,
     )
+
+
+def index_notices(palace: Palace, changes: Sequence[Change]) -> list[tuple[str, str]]:
+    """A `Curator-Index-Cap` trailer when the action writes the layout's own index (MEMORY.md)
+    past what its tool loads: the plan and the commit say where the new entry went."""
+    if not palace.foreign_layout:
+        return []
+    rel = layout_rules.index_name(palace.config)
+    out = []
+    for change in changes:
+        if isinstance(change, Write) and change.path == rel:
+            before = index_before(palace, rel)
+            notice = palace_rules.index_cap_notice(palace, before, change.data)
+            if notice:
+                out.append(("Curator-Index-Cap", notice))
+    return out
+
+
+def index_before(palace: Palace, rel: str) -> bytes | None:
+    try:
+        return (palace.root / rel).read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def errors_for(

@@ -8,6 +8,7 @@ from typing import Any
 
 from curator.errors import CuratorError
 from curator.fsutil import note_bytes
+from curator.model.check import feedback_gaps
 from curator.model.header import DELETE
 from curator.model.layouts import palace_rules
 from curator.model.note import Note, edit_header, parse_note, strip_banner
@@ -177,6 +178,10 @@ def plan_promote(
         Write.from_disk(palace.root, dest, new_bytes),
     ]
     trailers = [("Curator-Restore", encode_restore(draft.rel, parked))]
+    spec = palace.config.type_spec(header.get("type"))
+    if spec is not None and spec.name == "feedback":  # what check would warn about at once
+        for _, gap in feedback_gaps(parse_note(dest, new_bytes).body):
+            trailers.append(("Curator-Asks", f"{gap}: add it with 'curator edit {dest}'"))
     notes = [dest]
     summary = str(header["name"])
     if supersedes:
