@@ -11,9 +11,10 @@ import pytest
 from synchelpers import make_team, promote_new, share_inbox
 
 from curator.model.palace import Palace
+from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.reject import plan_reject
 from curator.writer.actions.undo import undo
 from curator.writer.inbox_share import TAKEN_DIR
-from curator.writer.planners import plan_promote, plan_reject
 from curator.writer.session import commit
 from curator.writer.sync import sync
 
