@@ -127,3 +127,18 @@ def test_one_watch_filter(tmp_path: Path) -> None:
     ):
         assert palace_changed(root, str(root / rel)) is changed, rel
     assert palace_changed(root, "/elsewhere/a.md")
+
+
+def test_the_slug_key_is_written_once() -> None:
+    """How a slug, file name or link target names a note (`schema.slug_key`) is written in one
+    place: every lookup calls it instead of spelling the casefold and the suffix again."""
+    from curator.model.schema import slug_key
+
+    root = Path(__file__).resolve().parent.parent / "curator"
+    spelled = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if 'casefold().removesuffix(".md")' in p.read_text()
+    ]
+    assert spelled == ["model/schema.py"]
+    assert slug_key("Deploy-Rule.MD".replace(".MD", ".md")) == slug_key("deploy-rule")
