@@ -127,3 +127,45 @@ def test_one_watch_filter(tmp_path: Path) -> None:
     ):
         assert palace_changed(root, str(root / rel)) is changed, rel
     assert palace_changed(root, "/elsewhere/a.md")
+
+
+def test_the_slug_key_is_written_once() -> None:
+    """How a slug, file name or link target names a note (`schema.slug_key`) is written in one
+    place: every lookup calls it instead of spelling the casefold and the suffix again."""
+    from curator.model.schema import slug_key
+
+    root = Path(__file__).resolve().parent.parent / "curator"
+    spelled = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if 'casefold().removesuffix(".md")' in p.read_text()
+    ]
+    assert spelled == ["model/schema.py"]
+    assert slug_key("Deploy-Rule.MD".replace(".MD", ".md")) == slug_key("deploy-rule")
+
+
+def test_pack_defaults_are_written_once() -> None:
+    """The pack's budget and floor default to palace.toml's [agents] values
+    (`search.pack.pack_defaults`): no function gives `budget` or `floor` a number of its own."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "curator"
+    own = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            args = node.args
+            pairs = list(
+                zip(args.args[len(args.args) - len(args.defaults) :], args.defaults, strict=True)
+            )
+            pairs += [
+                (a, d)
+                for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+                if d is not None
+            ]
+            for arg, default in pairs:
+                numeric = isinstance(default, ast.Constant) and type(default.value) in (int, float)
+                if arg.arg in ("budget", "floor") and numeric:
+                    own.append(f"{path.relative_to(root)}:{node.name}")
+    assert own == []

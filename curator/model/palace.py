@@ -35,7 +35,7 @@ from curator.model.layouts.base import Resolver
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
 from curator.model.note import Kind, Note, parse_note
-from curator.model.schema import name_key
+from curator.model.schema import name_key, slug_key
 
 __all__ = [
     "INBOX_DIR",
@@ -267,7 +267,7 @@ class Palace:
             candidates = [self.by_rel[posixpath.normpath(ref)]]
         candidates = [n for n in candidates if wanted(n)]
         if not candidates:
-            key = ref.casefold().removesuffix(".md")
+            key = slug_key(ref)
             pool = [n for n in self.all() if wanted(n)]
             candidates = [n for n in pool if n.slug.casefold() == key]
             if not candidates:
@@ -310,12 +310,10 @@ class Palace:
             target = md_target(source_rel, link.target)
             note = self.by_rel.get(target)
             return note.rel if note is not None and note.kind == "note" else None
-        key = link.target.casefold().removesuffix(".md")
+        key = slug_key(link.target)
         if "/" in key:
             matches: Sequence[Note] = [
-                n
-                for n in self.notes
-                if ("/" + n.rel.casefold().removesuffix(".md")).endswith("/" + key.lstrip("/"))
+                n for n in self.notes if ("/" + slug_key(n.rel)).endswith("/" + key.lstrip("/"))
             ]
         else:
             matches = self._by_slug.get(key) or self.named(link.target) or ()
@@ -343,7 +341,7 @@ class Palace:
         return self._graph()[1].get(note.rel, [])
 
     def note_by_slug(self, slug: str) -> Note | None:
-        matches = self._by_slug.get(slug.casefold().removesuffix(".md"), ())
+        matches = self._by_slug.get(slug_key(slug), ())
         return matches[0] if len(matches) == 1 else None
 
     # -- rooms and flags ----------------------------------------------------------------------

@@ -173,6 +173,12 @@ def name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def slug_key(ref: str) -> str:
+    """How a slug, file name or link target names a note: without case and without `.md`.
+    Every lookup by slug (links, supersede chains, promote's references) uses it."""
+    return ref.casefold().removesuffix(".md")
+
+
 def is_date(value: Any) -> bool:
     """A header date: 2026-11-30, optionally with a time (a loader's date object too)."""
     if isinstance(value, date):

@@ -22,6 +22,7 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
 from curator.model.palace import INDEX_NAME, Palace
+from curator.model.schema import slug_key
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
 
@@ -187,7 +188,7 @@ def errors_for(
             related.setdefault(other.rel, other)
         current, seen = note, {note.rel}
         while current.ok and current.superseded_by:
-            key = current.superseded_by.casefold().removesuffix(".md")
+            key = slug_key(current.superseded_by)
             matches = after._by_slug.get(key, [])
             for match in matches:
                 related.setdefault(match.rel, match)
