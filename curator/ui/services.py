@@ -273,12 +273,20 @@ def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:
         return notes[:limit]
     names = {i: f"{n.name} {n.slug}" for i, n in enumerate(notes)}  # by name or file name
     found = process.extract(query, names, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
-    # a note named exactly so first: a fuzzy score ties it with every name that contains it
+    # a fuzzy score ties an exact name with every name that contains it, and can rank a name
+    # that merely shares letters above one holding the query whole: so a note named exactly
+    # so first, then names containing the query (best score first), then the fuzzy rest
     wanted = query.strip().casefold()
     exact = [n for n in notes if wanted in (n.name.strip().casefold(), n.slug.casefold())]
     first = {id(n) for n in exact}
+    scores = {i: score for _name, score, i in found}
+    within = sorted(
+        (i for i, n in enumerate(notes) if id(n) not in first and wanted in n.name.casefold()),
+        key=lambda i: -scores.get(i, fuzz.WRatio(query, names[i])),
+    )
+    first |= {id(notes[i]) for i in within}
     rest = [notes[i] for _name, _score, i in found if id(notes[i]) not in first]
-    return (exact + rest)[:limit]
+    return (exact + [notes[i] for i in within] + rest)[:limit]
 
 
 # -- the team's remote: `curator sync` ----------------------------------------------------------
