@@ -2,6 +2,10 @@
 
 Prints the largest modules, the number over 400 lines, and the median, p90 and largest function
 length (lines from `def` to the last line of the body), so a refactor can report before/after.
+Also the measures issue 32 names: classes called *Session, modules a Searcher can be imported
+from, `pass`-only methods of subclasses, private Textual attributes (an underscore name used
+on an object, in a module importing Textual, that curator never defines on its own `self`),
+and whether curator/writer imports GitPython.
 """
 
 from __future__ import annotations
@@ -10,6 +14,82 @@ import ast
 import statistics
 import sys
 from pathlib import Path
+
+
+def _defined_names(trees: dict[Path, ast.Module]) -> set[str]:
+    """Every name the package defines itself: functions, classes, assigned names and attributes."""
+    names: set[str] = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Name | ast.arg):
+                names.add(node.id if isinstance(node, ast.Name) else node.arg)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    names.add(node.attr)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return names
+
+
+def _pass_only(cls: ast.ClassDef) -> list[str]:
+    if not cls.bases:
+        return []
+    return [
+        f"{cls.name}.{item.name}"
+        for item in cls.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+        and all(isinstance(s, ast.Pass) or _is_docstring(s) for s in item.body)
+        and any(isinstance(s, ast.Pass) for s in item.body)
+    ]
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def design(root: Path) -> dict[str, list[str]]:
+    """The issue-32 measures, each a list of where it was found."""
+    trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(root.rglob("*.py"))}
+    ours = _defined_names(trees)
+    found: dict[str, list[str]] = {
+        "session_classes": [],
+        "searcher_paths": [],
+        "pass_only_overrides": [],
+        "private_textual_attributes": [],
+        "writer_imports_gitpython": [],
+    }
+    for path, tree in trees.items():
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(tree):
+            where = f"{path}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.ClassDef):
+                if node.name.endswith("Session"):
+                    found["session_classes"].append(f"{where} {node.name}")
+                if node.name == "Searcher":
+                    found["searcher_paths"].append(f"{where} class")
+                found["pass_only_overrides"] += [f"{where} {n}" for n in _pass_only(node)]
+            elif isinstance(node, ast.ImportFrom) and any(a.name == "Searcher" for a in node.names):
+                if path.name == "__init__.py":
+                    found["searcher_paths"].append(f"{where} re-export")
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+                private = not node.attr.startswith("__") and node.attr not in ours
+                textual = "import textual" in text or "from textual" in text
+                if (
+                    private
+                    and textual
+                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+                ):
+                    found["private_textual_attributes"].append(f"{where} {node.attr}")
+            elif isinstance(node, ast.Import | ast.ImportFrom) and "writer" in path.parts:
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                names = [module] if module else [a.name for a in node.names]
+                if any(n == "git" or (n or "").startswith("git.") for n in names):
+                    found["writer_imports_gitpython"].append(where)
+        if path.name == "__init__.py" and "Searcher" in text and "__getattr__" in text:
+            found["searcher_paths"].append(f"{path} __getattr__")
+    return found
 
 
 def shape(root: Path) -> dict[str, object]:
@@ -52,6 +132,10 @@ def main() -> None:
     print(f"functions over 60 lines: {len(over)}")  # type: ignore[arg-type]
     for n, name in over:  # type: ignore[attr-defined]
         print(f"  {n:5d}  {name}")
+    for measure, places in design(root).items():
+        print(f"{measure}: {len(places)}")
+        for place in places:
+            print(f"  {place}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,45 @@
+"""benchmarks/code_shape.py's issue-32 measures find what they name, on a package written here."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _design():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("code_shape", ROOT / "benchmarks/code_shape.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.design
+
+
+def test_measures_find_each_shape(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "writer").mkdir(parents=True)
+    (pkg / "ui").mkdir()
+    (pkg / "writer" / "repo.py").write_text("import git\n", encoding="utf-8")
+    (pkg / "ui" / "paint.py").write_text(
+        "from textual.screen import Screen\n"
+        "class A(Screen):\n"
+        "    def hook(self) -> None:\n"
+        "        pass\n"
+        "    def own(self) -> None:\n"
+        "        self._mine = 1\n"
+        "        self.app._css_update_count = self._mine\n"
+        "class OneSession: ...\n"
+        "class TwoSession: ...\n",
+        encoding="utf-8",
+    )
+    found = _design()(pkg)
+    assert len(found["session_classes"]) == 2
+    assert [p.split()[-1] for p in found["pass_only_overrides"]] == ["A.hook"]
+    assert [p.split()[-1] for p in found["private_textual_attributes"]] == ["_css_update_count"]
+    assert len(found["writer_imports_gitpython"]) == 1
+
+
+def test_curator_has_one_session_class_at_most_two() -> None:
+    """Today's count (issue 32 asks for one): Session and ui/lookup.SearchSession."""
+    assert len(_design()(ROOT / "curator")["session_classes"]) <= 2
