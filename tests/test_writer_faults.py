@@ -133,7 +133,7 @@ def test_a_detached_head_is_refused(sample_palace: Path) -> None:
 
 
 def test_stale_git_locks_are_named_in_one_message(sample_palace: Path) -> None:
-    locks = [sample_palace / ".git/index.lock", sample_palace / ".git/index.lock.lock"]
+    locks = [sample_palace / ".git/index.lock", sample_palace / ".git/HEAD.lock"]
     for lock in locks:
         lock.write_text("")
     before = state(sample_palace)

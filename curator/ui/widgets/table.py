@@ -260,7 +260,8 @@ class Table(RowTable):
                 continue
             arrow = ARROWS[self.descending] if key == self.sort_by else ""
             shown = label + arrow
-            width = self.fixed.get(key)
+            # a fitted column widens for its arrow (`fit`); a set-width one gives up letters
+            width = None if key in self.fitted else self.fixed.get(key)
             if arrow and width is not None and cell_len(shown) > width:
                 shown = label[: max(1, width - cell_len(arrow))] + arrow  # the arrow always shows
             column.label = Text(shown)
@@ -276,12 +277,12 @@ class Table(RowTable):
         column = ColumnKey(key)
         label = cell_len(_text(self.columns[column].label))
         widest = max((cell_len(_text(cells[column])) for cells in self._data.values()), default=0)
-        return min(most, max(label, widest))
+        return max(label, min(most, widest))  # the label (and its sort arrow) always shows
 
     def _yield_to_flex(self, room: int) -> None:
         """Narrow the fitted columns, widest first (never below their label), until the
         flexible one has two fifths of the room: the name is what a reviewer reads."""
-        least = {k: cell_len(self.labels[k]) for k in self.fitted}
+        least = {k: cell_len(_text(self.columns[ColumnKey(k)].label)) for k in self.fitted}
         while room - sum(self.fixed.values()) < room * 2 // 5:
             wide = [k for k in self.fitted if self.fixed[k] > least[k]]
             if not wide:
