@@ -12,15 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from curator.model.similar import score
+from curator.model.similar import THRESHOLD, score
 from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
 from curator.search.ranking import Ranker
-from curator.search.values import Candidate, DupePair
+from curator.search.values import Candidate, DraftGroup, DupePair
 
 PAIR_BLOCK = 1024  # rows per block of the all-pairs similarity product
 PAIR_NEIGHBOURS = 3  # nearest neighbours of each row considered for --all
+GROUP_NEIGHBOURS = 8  # nearest neighbours of each draft confirmed by the rule when grouping
 
 
 def dupes(
@@ -120,6 +121,94 @@ def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
     return out[:limit]
 
 
+def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[DraftGroup]:
+    """Every draft of the palace in a group: drafts are joined when one is among the other's
+    nearest vector neighbours and the one near-duplicate rule (`_rule`, capture's) confirms it,
+    as `dupes` finds a draft's candidates; a group's note (`into`) is the current note the rule
+    finds its drafts most like. Within a group the draft most like the others comes first (then
+    the longer one); the biggest groups come first. A draft the index does not hold yet (or
+    hides) is a group of one."""
+    palace = searcher.palace
+    flt = Filter.of(
+        palace,
+        drafts=True,
+        include_sensitive=include_sensitive,
+        exclude_status=list(REPLACED_STATUSES),
+    )
+    rows = searcher.store.all_vectors(where=flt.sql())
+    present = {d.rel for d in palace.drafts}
+    drafts = [i for i, r in enumerate(rows) if r.get("kind") == "draft" and r["path"] in present]
+    parent = {rows[i]["path"]: rows[i]["path"] for i in drafts}
+    liked: dict[str, float] = dict.fromkeys(parent, 0.0)  # each draft's rule score to its group
+    into: dict[str, tuple[float, str]] = {}  # draft -> its best (score, note)
+    if drafts:
+        mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
+        k = min(GROUP_NEIGHBOURS, len(rows) - 1)
+        seen: set[tuple[int, int]] = set()
+        for start in range(0, len(drafts), PAIR_BLOCK):
+            block = drafts[start : start + PAIR_BLOCK]
+            sims = mat[block] @ mat.T
+            sims[np.arange(len(block)), block] = -2.0  # not its own neighbour
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k > 0 else sims[:, :0]
+            for at, i in enumerate(block):
+                for j in (int(j) for j in top[at]):
+                    pair = (min(i, j), max(i, j))
+                    if pair in seen:
+                        continue
+                    seen.add(pair)
+                    _join(rows, i, j, parent, liked, into)
+    groups: dict[str, list[str]] = {}
+    for rel in sorted(present):
+        groups.setdefault(_root(parent, rel) if rel in parent else rel, []).append(rel)
+    length = {rows[i]["path"]: len(str(rows[i].get("body") or "")) for i in drafts}
+    out = []
+    for members in groups.values():
+        members.sort(key=lambda rel: (-liked.get(rel, 0.0), -length.get(rel, 0), rel))
+        best = max((into[m] for m in members if m in into), default=None)
+        note = best[1] if best else ""
+        name = palace.by_rel[note].name if note in palace.by_rel else ""
+        out.append(DraftGroup(tuple(members), note, one_line(name)))
+    out.sort(key=lambda g: (-len(g.drafts), g.drafts[0]))
+    return out
+
+
+def _join(
+    rows: list[dict[str, Any]],
+    i: int,
+    j: int,
+    parent: dict[str, str],
+    liked: dict[str, float],
+    into: dict[str, tuple[float, str]],
+) -> None:
+    """Confirm the neighbours i (a draft) and j by the rule: two drafts join one group (union
+    by root), a note becomes the draft's note when it is the most alike so far."""
+    a, b = rows[i], rows[j]
+    fz = _rule(
+        str(a.get("name") or ""), str(a.get("description") or ""), str(a.get("body") or ""), b
+    )
+    if fz * 100 < THRESHOLD:
+        return
+    if b.get("kind") == "note":
+        best = into.get(a["path"])
+        if best is None or (fz, b["path"]) > best:
+            into[a["path"]] = (fz, b["path"])
+        return
+    if b["path"] not in parent:
+        return
+    liked[a["path"]] += fz
+    liked[b["path"]] += fz
+    ra, rb = _root(parent, a["path"]), _root(parent, b["path"])
+    if ra != rb:
+        parent[max(ra, rb)] = min(ra, rb)
+
+
+def _root(parent: dict[str, str], rel: str) -> str:
+    while parent[rel] != rel:
+        parent[rel] = parent[parent[rel]]
+        rel = parent[rel]
+    return rel
+
+
 def _nearest_pairs(mat: np.ndarray) -> list[tuple[tuple[int, int], float]]:
     """Each row's few nearest other rows, as (i, j) pairs with i < j, most similar first."""
     k = min(PAIR_NEIGHBOURS, len(mat) - 1)
@@ -142,4 +231,4 @@ def _rule(name: str, description: str, body: str, row: dict[str, Any]) -> float:
     return score(name, description, other[0], other[1], body, other[2]) / 100.0
 
 
-__all__ = ["dupe_pairs", "dupes"]
+__all__ = ["draft_groups", "dupe_pairs", "dupes"]

@@ -19,6 +19,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.progress import Progress, reporting
 from curator.search.request import SearchRequest
+from curator.search.values import DraftGroup
 from curator.ui.indexjob import run_child
 
 if TYPE_CHECKING:
@@ -124,6 +125,10 @@ class SearchSession:
         request = SearchRequest.of(palace, text, limit=limit, **filters)
         hits = self.searcher(palace).run(request)
         return [Found(h.path, h.name, h.type, h.score, h.snippet, tuple(h.spans)) for h in hits]
+
+    def groups(self, palace: Palace) -> list[DraftGroup]:
+        """The inbox's drafts grouped by near-duplicate and by the note they are most like."""
+        return self.searcher(palace).draft_groups()
 
     def dupes(self, palace: Palace, draft: Note, limit: int = 5) -> list[Found]:
         found = self.searcher(palace).dupes(draft.rel, limit=limit + 3)
