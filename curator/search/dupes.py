@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from curator.model.similar import THRESHOLD, score
+from curator.model.similar import THRESHOLD, Key, key, score, score_keys
 from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
@@ -125,9 +125,9 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
     """Every draft of the palace in a group: drafts are joined when one is among the other's
     nearest vector neighbours and the one near-duplicate rule (`_rule`, capture's) confirms it,
     as `dupes` finds a draft's candidates; a group's note (`into`) is the current note the rule
-    finds its drafts most like. Within a group the draft most like the others comes first (then
-    the longer one); the biggest groups come first. A draft the index does not hold yet (or
-    hides) is a group of one."""
+    finds its drafts most like. Two drafts already in one group are not scored again. Within a
+    group the draft closest to the others comes first (then the longer one); the biggest groups
+    come first. A draft the index does not hold yet (or hides) is a group of one."""
     palace = searcher.palace
     flt = Filter.of(
         palace,
@@ -138,9 +138,7 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
     rows = searcher.store.all_vectors(where=flt.sql())
     present = {d.rel for d in palace.drafts}
     drafts = [i for i, r in enumerate(rows) if r.get("kind") == "draft" and r["path"] in present]
-    parent = {rows[i]["path"]: rows[i]["path"] for i in drafts}
-    liked: dict[str, float] = dict.fromkeys(parent, 0.0)  # each draft's rule score to its group
-    into: dict[str, tuple[float, str]] = {}  # draft -> its best (score, note)
+    grouping = _Grouping(rows, {rows[i]["path"] for i in drafts})
     if drafts:
         mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
         k = min(GROUP_NEIGHBOURS, len(rows) - 1)
@@ -153,18 +151,17 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
             for at, i in enumerate(block):
                 for j in (int(j) for j in top[at]):
                     pair = (min(i, j), max(i, j))
-                    if pair in seen:
-                        continue
-                    seen.add(pair)
-                    _join(rows, i, j, parent, liked, into)
+                    if pair not in seen:
+                        seen.add(pair)
+                        grouping.join(i, j, float(sims[at, j]))
     groups: dict[str, list[str]] = {}
     for rel in sorted(present):
-        groups.setdefault(_root(parent, rel) if rel in parent else rel, []).append(rel)
+        groups.setdefault(grouping.root(rel) if rel in grouping.parent else rel, []).append(rel)
     length = {rows[i]["path"]: len(str(rows[i].get("body") or "")) for i in drafts}
     out = []
     for members in groups.values():
-        members.sort(key=lambda rel: (-liked.get(rel, 0.0), -length.get(rel, 0), rel))
-        best = max((into[m] for m in members if m in into), default=None)
+        members.sort(key=lambda rel: (-grouping.close[rel], -length.get(rel, 0), rel))
+        best = max((grouping.into[m] for m in members if m in grouping.into), default=None)
         note = best[1] if best else ""
         name = palace.by_rel[note].name if note in palace.by_rel else ""
         out.append(DraftGroup(tuple(members), note, one_line(name)))
@@ -172,41 +169,49 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
     return out
 
 
-def _join(
-    rows: list[dict[str, Any]],
-    i: int,
-    j: int,
-    parent: dict[str, str],
-    liked: dict[str, float],
-    into: dict[str, tuple[float, str]],
-) -> None:
-    """Confirm the neighbours i (a draft) and j by the rule: two drafts join one group (union
-    by root), a note becomes the draft's note when it is the most alike so far."""
-    a, b = rows[i], rows[j]
-    fz = _rule(
-        str(a.get("name") or ""), str(a.get("description") or ""), str(a.get("body") or ""), b
-    )
-    if fz * 100 < THRESHOLD:
-        return
-    if b.get("kind") == "note":
-        best = into.get(a["path"])
-        if best is None or (fz, b["path"]) > best:
-            into[a["path"]] = (fz, b["path"])
-        return
-    if b["path"] not in parent:
-        return
-    liked[a["path"]] += fz
-    liked[b["path"]] += fz
-    ra, rb = _root(parent, a["path"]), _root(parent, b["path"])
-    if ra != rb:
-        parent[max(ra, rb)] = min(ra, rb)
+class _Grouping:
+    """Drafts joined by root (union-find), each draft's most alike note, how close each draft
+    is to its group (the vector similarity of its neighbours that joined it)."""
 
+    def __init__(self, rows: list[dict[str, Any]], drafts: set[str]) -> None:
+        self.rows = rows
+        self.parent = {rel: rel for rel in drafts}
+        self.close: dict[str, float] = dict.fromkeys(drafts, 0.0)
+        self.into: dict[str, tuple[float, str]] = {}  # draft -> its best (score, note)
+        self._keys: dict[int, Key] = {}
 
-def _root(parent: dict[str, str], rel: str) -> str:
-    while parent[rel] != rel:
-        parent[rel] = parent[parent[rel]]
-        rel = parent[rel]
-    return rel
+    def key(self, i: int) -> Key:
+        if i not in self._keys:
+            row = self.rows[i]
+            self._keys[i] = key(*(str(row.get(k) or "") for k in ("name", "description", "body")))
+        return self._keys[i]
+
+    def root(self, rel: str) -> str:
+        parent = self.parent
+        while parent[rel] != rel:
+            parent[rel] = parent[parent[rel]]
+            rel = parent[rel]
+        return rel
+
+    def join(self, i: int, j: int, similarity: float) -> None:
+        """Confirm the neighbours i (a draft) and j by the rule: two drafts join one group, a
+        note becomes the draft's note when it is the most alike so far."""
+        a, b = self.rows[i]["path"], self.rows[j]["path"]
+        if self.rows[j].get("kind") == "note":
+            fz = score_keys(self.key(i), self.key(j))
+            best = self.into.get(a)
+            if fz >= THRESHOLD and (best is None or (fz, b) > best):
+                self.into[a] = (fz, b)
+            return
+        if b not in self.parent:
+            return
+        ra, rb = self.root(a), self.root(b)
+        if ra != rb:
+            if score_keys(self.key(i), self.key(j)) < THRESHOLD:
+                return
+            self.parent[max(ra, rb)] = min(ra, rb)
+        self.close[a] += similarity
+        self.close[b] += similarity
 
 
 def _nearest_pairs(mat: np.ndarray) -> list[tuple[tuple[int, int], float]]:

@@ -1,8 +1,9 @@
 """Inbox: drafts newest first; the selected draft beside its duplicate candidates and a diff.
 
-The list keeps its order while the reviewer works: drafts captured meanwhile are counted as
-"N new" and listed when the reviewer reloads (ctrl+r), so no row moves under the cursor. After
-an action the cursor stays on the same row, which is then the next draft. Marked drafts (space,
+The list refreshes itself, as k9s's do: a draft another process writes (an agent's capture, a
+sync) or an undo brings back is listed as soon as the palace reloads (the app watches it), and
+the cursor stays on the draft it was on. After an action the cursor stays on the same row,
+which is then the next draft. Marked drafts (space,
 shift+arrows, * for all like this) are rejected, promoted or tagged in one plan and one commit.
 
 `G` lists groups instead of rows: drafts that are near-duplicates of each other, with the note
@@ -128,9 +129,6 @@ class InboxScreen(PalaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self.drafts: list[Note] = []  # every draft listed (the filter may show fewer)
-        self.listed: list[str] | None = None  # their rels, in their order
-        self.new_count = 0
-        self._show_all = False
         self.grouped = False  # groups listed instead of rows (G)
         self.groups: list[services.DraftGroup] = []  # as last grouped, minus drafts gone
         self.grouping = False  # a grouping runs in a thread
@@ -175,9 +173,6 @@ class InboxScreen(PalaceScreen):
             table.add_flex("Draft")
             table.sortable = ("age", "source", "name")
 
-    def refresh_requested(self) -> None:
-        self._show_all = True
-
     # -- drawing -------------------------------------------------------------------------------
     def palace_changed(self, palace: Palace) -> None:
         table = self.query_one("#inbox-drafts", Table)
@@ -185,16 +180,8 @@ class InboxScreen(PalaceScreen):
         if self.grouped:
             self._draw_groups(palace)
             return
-        by_rel = {d.rel: d for d in palace.drafts}
-        ordered = newest_first(list(palace.drafts))
-        if self.listed is None or self._show_all:
-            self.drafts = ordered
-        else:
-            self.drafts = [by_rel[rel] for rel in self.listed if rel in by_rel]
-        self._show_all = False
-        self.listed = [d.rel for d in self.drafts]
-        self.new_count = len(by_rel) - len(self.drafts)
-        self.marks.keep_only(set(self.listed))
+        self.drafts = newest_first(list(palace.drafts))
+        self.marks.keep_only({d.rel for d in self.drafts})
         today = self.curator.today
         rows = [
             Row(
@@ -217,6 +204,7 @@ class InboxScreen(PalaceScreen):
     def action_toggle_groups(self) -> None:
         self.grouped = not self.grouped
         self.marks.unmark()
+        self.refresh_bindings()  # f (fold) is a group's key only
         self._columns()
         if self.palace is not None:
             self.palace_changed(self.palace)
@@ -236,8 +224,6 @@ class InboxScreen(PalaceScreen):
         self.groups = kept
         held = {rel for g in kept for rel in g.drafts}
         self.drafts = newest_first(list(palace.drafts))
-        self.listed = [d.rel for d in self.drafts]
-        self.new_count = 0
         if len(held) != len(present) and not self.grouping:
             self.grouping = True
             self._group(palace)
@@ -319,8 +305,6 @@ class InboxScreen(PalaceScreen):
         title = f"Inbox ({count})"
         if table.marked:
             title += f" · {len(table.marked)} marked"
-        if self.new_count:
-            title += f" · {self.new_count} new: ctrl+r"
         table.border_title = title
 
     @property
