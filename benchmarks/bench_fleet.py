@@ -6,8 +6,9 @@ cleared by a scripted reviewer driving the real app through Pilot.
 
 Two palaces are generated: one of `--notes` notes where grouping is timed (the inbox's `G`:
 `Searcher.draft_groups`, median of `--repeat`) against a floor measured in the same run, the
-near-duplicate rule alone (`curator.model.similar.score`) once for every draft; and one of `--app-notes` notes (each commit renders INDEX.md and reloads the
-palace: at 10k notes a 170-commit session takes long) where the reviewer works. Every palace
+near-duplicate rule alone (`curator.model.similar.score`) once for every draft; and one of
+`--app-notes` notes (each commit renders INDEX.md and reloads the palace: at 10k notes a
+170-commit session takes long) where the reviewer works. Every palace
 gets the same inbox: groups of 4 to 20 drafts telling one thing (a few words changed, a detail
 added), some restating a note the palace holds, and a few drafts alike nothing.
 
