@@ -30,12 +30,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+
+from benchutil import timed  # noqa: E402
 
 ENV = {
     **os.environ,
@@ -76,14 +78,8 @@ def _history(root: Path, commits: int) -> None:
 
 
 def _times(fn: Callable[[], object], runs: int, setup: Callable[[], object] | None = None) -> float:
-    out = []
-    for _ in range(runs):
-        if setup is not None:
-            setup()
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return statistics.median(out) * 1000
+    """The median of ``runs`` calls, in ms."""
+    return statistics.median(timed(fn, runs, setup)) * 1000
 
 
 def _proc(code: str) -> Callable[[], object]:
