@@ -22,6 +22,7 @@ UI worker thread and the main thread from tripping over each other. lancedb is i
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -187,6 +188,8 @@ class IndexStore(IndexWrites):
         # state.json kept changing under every attempt: leave it to the next call to follow
 
     def _set_live(self, state: IndexState, table: Any) -> None:
+        if not isinstance(table, tuple(_SCHEMA_ONCE.values())):
+            table.__class__ = _schema_once(type(table))
         self._live = _Live(state, table)
 
     def _open_table(self, state: IndexState) -> Any:
@@ -379,6 +382,26 @@ class IndexStore(IndexWrites):
             return rows_of(by_path(q.limit(None).to_arrow()))
 
         return self._with_table(run)
+
+
+_SCHEMA_ONCE: dict[type, type] = {}
+
+
+def _schema_once(cls: type) -> type:
+    """`cls` (LanceDB's table) with its schema read once per opened table: LanceDB reads it
+    afresh from the dataset on each query it builds (three times per hybrid query), and a
+    table curator opened keeps its columns for life (a rebuild writes a new table)."""
+    found = _SCHEMA_ONCE.get(cls)
+    if found is None:
+
+        class SchemaOnce(cls):
+            @functools.cached_property
+            def schema(self) -> Any:
+                return cls.schema.fget(self)  # type: ignore[attr-defined]
+
+        SchemaOnce.__name__ = SchemaOnce.__qualname__ = f"SchemaOnce{cls.__name__}"
+        found = _SCHEMA_ONCE[cls] = SchemaOnce
+    return found
 
 
 def rows_of(data: pa.Table) -> list[dict[str, Any]]:
