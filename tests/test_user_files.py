@@ -17,7 +17,7 @@ from palacehelpers import git
 from curator.agents.context import write_pack
 from curator.config import load_config
 from curator.errors import CuratorError
-from curator.model.layouts.adopt import IGNORED, gitignore
+from curator.model.layouts.adopt import gitignore, ignored
 from curator.writer.init import adopt_palace, init_palace
 
 FIXTURE = {"suppress_health_check": [HealthCheck.function_scoped_fixture], "deadline": None}
@@ -33,20 +33,23 @@ def cli(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[s
 # -- .gitignore: any bytes, any line ends, curator's lines anchored --------------------------
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200) | st.lists(st.sampled_from(
-    [b"inbox/", b"/inbox/", b".curator", b"*.pyc", b"caf\xe9", b"\r", b"  /.curator/  "]
-)).map(lambda ls: b"\n".join(ls)), st.booleans())  # fmt: skip
-def test_gitignore_keeps_every_byte_and_adds_only_anchored_lines(data: bytes, crlf: bool) -> None:
+    [b"inbox/", b"/inbox/", b"drafts", b".curator", b"*.pyc", b"caf\xe9", b"\r", b"  /.curator/  "]
+)).map(lambda ls: b"\n".join(ls)), st.booleans(), st.sampled_from(["inbox", "drafts"]))  # fmt: skip
+def test_gitignore_keeps_every_byte_and_adds_only_anchored_lines(
+    data: bytes, crlf: bool, inbox: str
+) -> None:
     if crlf:
         data = data.replace(b"\n", b"\r\n")
-    out = gitignore(data)
+    out = gitignore(data, inbox)
     assert out.startswith(data)  # not one byte of the user's changes
-    assert gitignore(out) == out  # added once
+    assert gitignore(out, inbox) == out  # added once
     lines = {line.strip() for line in out.splitlines()}
-    for ours in IGNORED:
+    for ours in ignored(inbox):
         bare = ours.strip("/").encode()
         assert lines & {ours.encode(), bare, b"/" + bare, bare + b"/"}
     added = out[len(data) :]
-    assert b"inbox/\n" not in added.replace(b"/inbox/", b"")  # never unanchored
+    folder = inbox.encode()
+    assert folder + b"/\n" not in added.replace(b"/" + folder + b"/", b"")  # never unanchored
     if b"\r\n" in data:
         assert b"\n" not in added.replace(b"\r\n", b"")
 
