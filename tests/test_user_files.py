@@ -86,13 +86,21 @@ def test_a_latin1_gitignore_and_crlf_keep_their_bytes(tmp_path: Path) -> None:
 
 
 def test_a_failed_init_leaves_nothing_behind(tmp_path: Path) -> None:
-    for bad in ("notes", "inbox", ".curator"):
+    for bad in ("notes", ".curator"):
         root = tmp_path / bad.strip(".")
         root.mkdir()
         (root / bad).write_text("a file, not a folder")
         with pytest.raises(CuratorError, match="not a folder"):
             init_palace(root)
         assert sorted(p.name for p in root.iterdir()) == [bad]  # no .git, no notes/, ...
+
+
+def test_init_beside_a_file_called_inbox_keeps_it_and_drafts_elsewhere(tmp_path: Path) -> None:
+    (tmp_path / "inbox").write_text("a file of the user's, not a folder")
+    init_palace(tmp_path)
+    assert (tmp_path / "inbox").read_text() == "a file of the user's, not a folder"
+    assert load_config(tmp_path).inbox == "curator-inbox"
+    assert (tmp_path / "curator-inbox").is_dir()
 
 
 def test_init_writes_a_symlinked_gitignore_through_the_link(tmp_path: Path) -> None:
@@ -114,12 +122,13 @@ def test_init_writes_a_symlinked_gitignore_through_the_link(tmp_path: Path) -> N
 
 
 # -- adopt and inbox/ ------------------------------------------------------------------------
-def test_adopt_refuses_an_inbox_that_holds_notes(tmp_path: Path) -> None:
+def test_adopt_plans_drafts_beside_an_inbox_that_holds_notes(tmp_path: Path) -> None:
     root = tmp_path / "memory"
     (root / "inbox").mkdir(parents=True)
     (root / "inbox" / "idea.md").write_text("my own note\n")
-    proc = cli(tmp_path, "init", "--adopt", str(root))
-    assert proc.returncode == 2 and "inbox/idea.md" in proc.stderr
+    proc = cli(tmp_path, "init", "--adopt", str(root), "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "drafts: curator-inbox/" in proc.stdout and "1 markdown file(s) read" in proc.stdout
     assert sorted(p.name for p in root.iterdir()) == ["inbox"]  # nothing written
 
 
