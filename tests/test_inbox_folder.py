@@ -16,7 +16,6 @@ import curator
 from curator.agents.service import Memory
 from curator.config import load_config
 from curator.errors import ConfigError
-from curator.model.layouts.adopt import free_inbox
 from curator.model.palace import Palace
 from curator.writer.capture import capture
 from curator.writer.inbox_share import INBOX_REF
@@ -94,6 +93,8 @@ def test_a_vault_with_its_own_inbox_is_adopted_in_place(
 
 
 def test_free_inbox_passes_over_what_is_the_users(tmp_path: Path) -> None:
+    from curator.model.layouts.adopt import free_inbox
+
     assert free_inbox(tmp_path) == "inbox"
     (tmp_path / "inbox").mkdir()
     assert free_inbox(tmp_path) == "inbox"  # an empty folder holds nothing of anyone's
