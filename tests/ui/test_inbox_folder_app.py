@@ -3,8 +3,6 @@ draft captured there is listed, promoted from the app, and brought back there by
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from palacehelpers import DEFAULT_TOML, MakePalace, RunCli, git, note_text
 from uihelpers import apply_plan, make_app, settle, wait_until
