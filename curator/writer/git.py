@@ -1,4 +1,7 @@
-"""A thin wrapper around the ``git`` command line.
+"""A thin wrapper around the ``git`` command line, for what GitPython costs more
+(`benchmarks/bench_gitpython.py`: each call named by its row) or would only hand to the same
+git command (``repo.git.merge_base(...)`` runs ``git merge-base``; a wrapper adds nothing).
+GitPython's own side (in-process discovery, the remote with progress) is :mod:`gitpy`.
 
 Every call is an argument list (never a shell), with ``GIT_TERMINAL_PROMPT=0`` (never ask for a
 password), ``LC_ALL=C`` (stable messages) and ``GIT_LITERAL_PATHSPECS=1`` (a note named ``*.md``
@@ -17,6 +20,7 @@ from pathlib import Path
 
 from curator.errors import WriterError
 from curator.gitenv import git_env
+from curator.writer import gitpy
 
 __all__ = [
     "DEFAULT_EMAIL",
@@ -146,7 +150,11 @@ class Repo:
         return out if proc.returncode == 0 and out else None
 
     def identity_config(self) -> list[tuple[str, str]]:
-        """``-c`` pairs for the default identity, only for the parts git config lacks."""
+        """``-c`` pairs for the default identity, only for the parts git config lacks.
+
+        bench_gitpython "identity from config": GitPython's config reader is cheaper once
+        loaded, but this runs in every commit, capture's too, where importing it costs more
+        ("import, fresh process"); and git reads every scope (includes, GIT_CONFIG_*)."""
         proc = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False)
         have = {
             line.split(" ", 1)[0].lower()
@@ -171,6 +179,17 @@ def discover_with_head(palace_root: Path) -> tuple[Repo, str | None]:
     root = Path(palace_root)
     if not root.is_dir():
         raise NotARepositoryError(f"palace folder {root} does not exist")
+    # bench_gitpython "discover+head, warm": once GitPython is loaded, in-process is cheaper
+    found = gitpy.work_tree(root) if gitpy.loaded() else None
+    if found is not None:
+        top, git_dir, prefix, head = found
+        return Repo(Path(top), Path(git_dir), prefix), head
+    return discover_cli(root)
+
+
+def discover_cli(root: Path) -> tuple[Repo, str | None]:
+    """:func:`discover_with_head` by one `git rev-parse` (bench_gitpython "discover+head, fresh
+    process": in a process without GitPython, importing it costs more than this git call)."""
     proc = run_git(
         root,
         [

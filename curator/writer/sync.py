@@ -33,10 +33,12 @@ from curator.model.index_md import render_index
 from curator.model.layouts import claude_code, palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
+from curator.writer import gitpy
 from curator.writer.actions.common import errors_for
 from curator.writer.actions.undo import derived
 from curator.writer.git import NULL_OID, Repo, discover, discover_with_head, read_blobs
 from curator.writer.git import tree_changes as _tree_changes
+from curator.writer.gitpy import OnTransfer
 from curator.writer.gitsteps import GitStateError, check_git_state, status
 from curator.writer.hooks import AfterCommit, run_after_commit
 from curator.writer.inbox_share import InboxReport, share_inbox
@@ -234,20 +236,20 @@ def _rev(repo: Repo, ref: str) -> str | None:
     return out if proc.returncode == 0 and out else None
 
 
-def _fetch(repo: Repo, remote: str, branch: str) -> str | None:
-    """The remote branch's tip after fetching it (None: the remote has no such branch yet)."""
+def _fetch(repo: Repo, remote: str, branch: str, on: OnTransfer | None = None) -> str | None:
+    """The remote branch's tip after fetching it (None: the remote has no such branch yet);
+    git's progress goes to ``on``."""
     tracking = f"refs/remotes/{remote}/{branch}"
-    proc = repo.git(
-        "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}", check=False
-    )
-    if proc.returncode != 0:
-        said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        if any("couldn't find remote ref" in line for line in said):
+    try:
+        gitpy.fetch(repo.top, remote, f"+refs/heads/{branch}:{tracking}", on)
+    except gitpy.TransferError as exc:
+        if any("couldn't find remote ref" in line for line in exc.said):
             return None
         # git's whole reason: its last line alone ("and the repository exists.") says nothing
-        why = " ".join(line.strip() for line in said if line.strip())
-        why = why or f"git fetch exited {proc.returncode}"
-        raise SyncError(f"cannot reach the remote {remote!r} ({why}); nothing was changed")
+        why = " ".join(exc.said) or "git fetch failed"
+        raise SyncError(
+            f"cannot reach the remote {remote!r} ({why}); nothing was changed"
+        ) from None
     return _rev(repo, tracking)
 
 
@@ -308,7 +310,8 @@ def _refuse_local_only(repo: Repo, remote: str, branch: str, rev_range: str) -> 
 
 
 def _commits(repo: Repo, rev_range: str) -> list[tuple[Commit, str, str]]:
-    """(commit, raw message, author date) for the range, oldest first."""
+    """(commit, raw message, author date) for the range, oldest first (bench_gitpython "log N
+    commits with trailers": one `git log` beats GitPython's commit objects)."""
     proc = repo.git(
         "log", "--reverse", "--no-show-signature", "--date=raw",
         "--format=%x1e%H%x00%an <%ae>%x00%an%x00%ae%x00%ad%x00%s%x00%B", rev_range,
@@ -649,9 +652,11 @@ def plan_sync(
     resolutions: Mapping[str, Resolution] | None = None,
     *,
     replay: bool = True,
+    on_transfer: OnTransfer | None = None,
 ) -> SyncPlan:
     """Fetch, then work out the sync (``replay=False``: only count what comes in and goes out,
-    for ``--check``). Changes nothing but the remote-tracking ref and unreferenced objects."""
+    for ``--check``). Changes nothing but the remote-tracking ref and unreferenced objects.
+    The fetch's progress goes to ``on_transfer``."""
     root = Path(palace_root).absolute()
     repo, head = discover_with_head(root)
     if head is None:
@@ -663,7 +668,7 @@ def plan_sync(
     last = _rev(repo, f"{SYNCED_REF}/{name}/{branch}") or _rev(
         repo, f"refs/remotes/{name}/{branch}"
     )
-    tip = _fetch(repo, name, branch)
+    tip = _fetch(repo, name, branch, on_transfer)
     _check_history(repo, name, branch, last, tip)
     if tip is not None:
         _refuse_local_only(repo, name, branch, f"{head}..{tip}")
@@ -726,7 +731,11 @@ class _Moved(Exception):
 
 
 def _apply(
-    plan: SyncPlan, changed: list[str], warnings: list[str], after_commit: Sequence[AfterCommit]
+    plan: SyncPlan,
+    changed: list[str],
+    warnings: list[str],
+    after_commit: Sequence[AfterCommit],
+    on: OnTransfer | None = None,
 ) -> bool:
     """Move, then push (whether it pushed); the palace paths the move changed and the
     after-commit warnings go into `changed` and `warnings`."""
@@ -743,18 +752,16 @@ def _apply(
             warnings += run_after_commit(after_commit, root, None, moved)
     pushed = False
     if plan.outgoing and plan.new_head != plan.remote_tip:
-        proc = repo.git(
-            "push", "--quiet", "--porcelain", plan.remote,
-            f"{plan.new_head}:refs/heads/{plan.branch}", check=False,
-        )  # fmt: skip
-        if proc.returncode != 0:
-            if _fetch(repo, plan.remote, plan.branch) != plan.remote_tip:
-                raise _Moved()
-            said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        try:
+            gitpy.push(repo.top, plan.remote, f"{plan.new_head}:refs/heads/{plan.branch}", on)
+        except gitpy.TransferError as exc:
+            if _fetch(repo, plan.remote, plan.branch, on) != plan.remote_tip:
+                raise _Moved() from None
+            why = exc.said[-1] if exc.said else "no reason"
             raise SyncError(
-                f"git push to {plan.remote} was refused ({said[-1] if said else 'no reason'}); "
-                f"this clone has the pulled commits, the push waits for the next sync"
-            )
+                f"git push to {plan.remote} was refused ({why}); this clone has the pulled "
+                f"commits, the push waits for the next sync"
+            ) from None
         pushed = True
     repo.git("update-ref", f"{SYNCED_REF}/{plan.remote}/{plan.branch}", plan.new_head)
     return pushed
@@ -767,9 +774,11 @@ def sync(
     *,
     on_plan: Callable[[SyncPlan], None] | None = None,
     after_commit: Sequence[AfterCommit] = (),
+    on_transfer: OnTransfer | None = None,
 ) -> SyncResult:
     """Sync the palace with its remote: plan, move, push, retrying when the remote moved;
-    `after_commit` runs once the branch has moved (a session's search index follows).
+    `after_commit` runs once the branch has moved (a session's search index follows);
+    `on_transfer` is given git's progress of each fetch and push.
 
     Raises SyncConflictError (nothing changed) when a conflict is not settled in
     `resolutions` ({palace path: "mine" | "theirs" | merged bytes}).
@@ -777,13 +786,13 @@ def sync(
     changed: list[str] = []
     warnings: list[str] = []
     for attempt in range(1, PUSH_RETRIES + 1):
-        plan = plan_sync(palace_root, remote, resolutions)
+        plan = plan_sync(palace_root, remote, resolutions, on_transfer=on_transfer)
         if on_plan is not None:
             on_plan(plan)
         if plan.conflicts:
             raise SyncConflictError(plan)
         try:
-            pushed = _apply(plan, changed, warnings, after_commit)
+            pushed = _apply(plan, changed, warnings, after_commit, on_transfer)
         except _Moved:
             continue
         inbox = None
