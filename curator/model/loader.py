@@ -100,7 +100,7 @@ def _load_one(
         and hashlib.blake2b(data, digest_size=16).hexdigest() == old.sha
     ):
         return old, True
-    return parse_note(rel, data, kind, mtime_ns=info.st_mtime_ns), True
+    return parse_note(rel, data, kind, mtime_ns=info.st_mtime_ns, size=info.st_size), True
 
 
 def _unreadable(rel: str, exc: OSError) -> Finding:

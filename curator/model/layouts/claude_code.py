@@ -252,6 +252,21 @@ def edit_index(
     return b"".join(kept)
 
 
+def hand_lines(data: bytes) -> bytes:
+    """MEMORY.md without its entry lines: what a person or Claude wrote, which `edit_index`
+    never adds or removes."""
+    return b"".join(raw for raw in data.splitlines(keepends=True) if not _is_entry(raw))
+
+
+def without_new_entries(data: bytes, since: bytes) -> bytes:
+    """MEMORY.md without the entry lines `since` (an older MEMORY.md) lacks: the entries
+    added since, which curator renders again for the memories there are. A three-way merge
+    of a person's edit then meets only the other side's own edits, not its new entries."""
+    old = set(since.splitlines(keepends=True))
+    lines = data.splitlines(keepends=True)
+    return b"".join(raw for raw in lines if raw in old or not _is_entry(raw))
+
+
 def _is_entry(raw: bytes) -> bool:
     match = _ENTRY.match(raw.decode("utf-8", "replace").rstrip("\r\n"))
     return match is not None and not _SCHEME.match(match.group("href"))

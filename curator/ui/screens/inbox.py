@@ -32,7 +32,7 @@ from curator.ui.screens.drafts import (
     draft_days,
     draft_source,
     newest_first,
-    short_source,
+    source_words,
     warnings,
 )
 from curator.ui.widgets.candidate_diff import CandidateDiff
@@ -163,7 +163,7 @@ class InboxScreen(PalaceScreen):
                 note.rel,
                 (
                     Text(draft_age(note, today)),
-                    plain(short_source(draft_source(note)), "dim"),
+                    plain(source_words(note), "dim"),
                     plain(note.name or note.rel),
                 ),
                 note_words(note),
