@@ -36,7 +36,7 @@ def default_preamble(palace: Palace) -> str:
     return (
         f"# {title}\n\n"
         "One line per note, grouped into rooms by type. Read the room that matches your task,\n"
-        "then open the notes. Drafts in inbox/ are not listed: they are not rules.\n\n"
+        f"then open the notes. Drafts in {palace.inbox}/ are not listed: they are not rules.\n\n"
     )
 
 
