@@ -113,6 +113,8 @@ def view_ready(view: str) -> Callable[[Any], bool]:
         return lambda app: getattr(app.screen, "plan", None) is not None
     if view == "groups":
         return lambda app: bool(app.screen.groups) and not app.screen.grouping
+    if view == "picker":  # its near-duplicates looked up (a thread)
+        return lambda app: getattr(app.screen, "near_done", False)
     return lambda app: True
 
 
