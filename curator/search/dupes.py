@@ -160,7 +160,7 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
     length = {rows[i]["path"]: len(str(rows[i].get("body") or "")) for i in drafts}
     out = []
     for members in groups.values():
-        members.sort(key=lambda rel: (-grouping.close[rel], -length.get(rel, 0), rel))
+        members.sort(key=lambda rel: (-grouping.close.get(rel, 0.0), -length.get(rel, 0), rel))
         best = max((grouping.into[m] for m in members if m in grouping.into), default=None)
         note = best[1] if best else ""
         name = palace.by_rel[note].name if note in palace.by_rel else ""

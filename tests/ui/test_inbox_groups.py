@@ -53,6 +53,7 @@ def inbox() -> dict[str, str]:
             named = name if i % 2 else f"{name} ({extra})"
             files[f"inbox/{key}-{i}.md"] = draft(named, f"{body}. {extra}", day)
             day += 1
+    files["inbox/broken.md"] = "---\nname: [unclosed\n---\nNot in the index: a group of one.\n"
     return files
 
 
@@ -75,18 +76,15 @@ async def test_groups_decided_with_one_key_each(make_palace) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         assert isinstance(screen, InboxScreen)
-        await wait_until(pilot, lambda: len(screen.marks.shown) == 12)
+        await wait_until(pilot, lambda: len(screen.marks.shown) == 13)
         await pilot.press("G")
-        await wait_until(pilot, lambda: not screen.grouping and len(screen.groups) == 3)
+        await wait_until(pilot, lambda: not screen.grouping and len(screen.groups) == 4)
         groups = {g.drafts[0].split("/")[1].split("-")[0]: g for g in screen.groups}
-        assert {k: len(g.drafts) for k, g in groups.items()} == {
-            "pool": 4,
-            "stripe": 4,
-            "deploy": 4,
-        }
+        sizes = {k: len(g.drafts) for k, g in groups.items()}
+        assert sizes == {"pool": 4, "stripe": 4, "deploy": 4, "broken.md": 1}
         assert groups["pool"].into == "notes/project/postgres-pool.md"
         assert not groups["stripe"].into and not groups["deploy"].into
-        assert "3 groups of 12" in str(screen.marks.border_title)
+        assert "4 groups of 13" in str(screen.marks.border_title)
         before = tree(root)
         commits = len(git_log(root))
 
@@ -103,7 +101,7 @@ async def test_groups_decided_with_one_key_each(make_palace) -> None:
         assert all(path in files for path in plan.paths())
         await apply_plan(pilot)
         assert not any((root / rel).exists() for rel in groups["pool"].drafts)
-        await wait_until(pilot, lambda: len(screen.groups) == 2 and len(screen.marks.shown) == 2)
+        await wait_until(pilot, lambda: len(screen.groups) == 3 and len(screen.marks.shown) == 3)
 
         # p on the stripe group: the best promoted, three rejected: one commit
         screen.marks.move_cursor(row=screen.marks.shown.index(groups["stripe"].drafts[0]))
@@ -113,12 +111,13 @@ async def test_groups_decided_with_one_key_each(make_palace) -> None:
         assert len(list((root / ".curator" / "rejected").glob("stripe-*"))) == 3
 
         # m on the deploy group: one new note holding all four
-        await wait_until(pilot, lambda: len(screen.marks.shown) == 1)
+        await wait_until(pilot, lambda: len(screen.marks.shown) == 2)
+        screen.marks.move_cursor(row=screen.marks.shown.index(groups["deploy"].drafts[0]))
         await pilot.press("m")
         await apply_plan(pilot)
         merged = [p for p in (root / "notes").rglob("*.md") if "deploy" in p.name]
         assert len(merged) == 1 and merged[0].read_text().count("Merged from draft") == 3
-        await wait_until(pilot, lambda: not screen.marks.shown)
+        await wait_until(pilot, lambda: screen.marks.shown == ["inbox/broken.md"])
         assert len(git_log(root)) == commits + 3
 
         # undo each group's commit from History: the palace is byte for byte as before

@@ -312,6 +312,11 @@ class InboxScreen(PalaceScreen):
         table.border_title = title
 
     @property
+    def listed(self) -> list[str]:
+        """The rels of the drafts listed, in their order (the filter may show fewer)."""
+        return [d.rel for d in self.drafts]
+
+    @property
     def pane(self) -> CandidatePane:
         return self.query_one(CandidatePane)
 
