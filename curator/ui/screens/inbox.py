@@ -94,7 +94,7 @@ class InboxScreen(PalaceScreen):
             "fold",
             "Fold",
             id="inbox.fold",
-            tooltip="Fold every draft of the group into the note they are most like",
+            tooltip="Fold the draft (in groups: every draft of the group) into the note",
         ),
         Binding(
             "V",
@@ -208,7 +208,6 @@ class InboxScreen(PalaceScreen):
     def action_toggle_groups(self) -> None:
         self.grouped = not self.grouped
         self.marks.unmark()
-        self.refresh_bindings()  # f (fold) is a group's key only
         self._columns()
         if self.palace is not None:
             self.palace_changed(self.palace)
@@ -288,12 +287,18 @@ class InboxScreen(PalaceScreen):
         self.curator.run_plan(*services.group_plan(list(group.drafts), decision, group.into))
 
     def action_fold(self) -> None:
-        self._decide("fold")
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "fold":  # a group's key only
-            return self.grouped
-        return super().check_action(action, parameters)
+        """Fold the group into the note it is most like; in rows, the draft into the candidate
+        shown (its text appended as it is: `m` opens it for editing first)."""
+        if self.grouped:
+            self._decide("fold")
+            return
+        draft = self._draft()
+        candidate = self.pane.candidate() if draft else None
+        if draft is None or candidate is None:
+            return
+        self.marks.one_row("Fold")
+        rel, into = draft.rel, candidate.path
+        self.curator.run_plan(lambda p: services.plan_merge_draft(p, rel, into))
 
     @on(Table.Arranged, "#inbox-drafts")
     @on(MarkedTable.MarksChanged, "#inbox-drafts")
