@@ -278,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--undo", type=int, default=10, help="groups undone at the end (0: all)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--grouping-only", action="store_true", help="time grouping, no reviewer")
     args = ap.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="curator-fleet-"))
     os.environ.setdefault("CURATOR_CACHE_HOME", str(base / "cache"))
@@ -292,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
             f"(target 2 s), floor (the rule alone, once a draft) "
             f"{f:.2f} s, ratio {g / f:.2f}x; {made} groups made, {len(groups)} known"
         )
+        if args.grouping_only:
+            return 0 if g < 2.0 else 1
         if args.app_notes != args.notes:
             shutil.rmtree(root)
             root, groups = make_palace(base, args.app_notes, args.drafts, args.seed)
