@@ -14,7 +14,7 @@ from palacehelpers import git, git_init_commit
 from synchelpers import make_team, promote_new
 
 from curator.writer import gitpy
-from curator.writer.git import discover_cli, discover_with_head
+from curator.writer.git import NotARepositoryError, discover_cli, discover_with_head
 from curator.writer.sync import sync
 
 
@@ -49,6 +49,21 @@ def test_gitpython_discovery_agrees_with_git_rev_parse(tmp_path: Path) -> None:
     assert gitpy.work_tree(tmp_path) is None
     assert gitpy.work_tree(top / ".git") is None
     assert discover_with_head(odd)[0].prefix == "a b\nc/pålace/"
+
+
+def test_git_answers_where_its_environment_steers_discovery(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ceiling (or GIT_DIR ...) that git obeys and GitPython does not: git decides, so a
+    palace folder under a ceiling is not taken for part of the repository above it."""
+    git(tmp_path, "init", "-q")
+    inner = tmp_path / "under" / "palace"
+    inner.mkdir(parents=True)
+    assert gitpy.work_tree(inner) is not None
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path / "under"))
+    assert gitpy.work_tree(inner) is None
+    with pytest.raises(NotARepositoryError):
+        discover_with_head(inner)
 
 
 def test_sync_reports_git_progress_of_fetch_and_push(tmp_path: Path) -> None:
