@@ -171,6 +171,17 @@ def test_drafts_never_enter_the_branch_even_when_gitignore_forgets_them(
     assert git(root, "ls-files", "drafts").stdout == ""  # ...in the folder, not in history
 
 
+def test_an_agents_turn_watches_the_named_folder(make_palace: MakePalace) -> None:
+    from curator.agents.turns import captured_since, inbox_listing
+
+    root = make_palace({"notes/project/seed.md": note_text("Seed")}, toml=DRAFTS_TOML)
+    turn = {"started": 0, "inbox": inbox_listing(root)}
+    (root / "inbox" / "todo.md").write_text("a file of the user's\n")
+    assert not captured_since(root, turn)
+    capture(root, type="project", name="Rotate", body="Monthly.\n", description="r")
+    assert captured_since(root, turn)
+
+
 # -- one accessor -------------------------------------------------------------------------
 # A palace path in the drafts folder written as a literal: "inbox/...", ".../inbox/...".
 _PATHLIKE = re.compile(r"(?:^|[/\s(`'\"])inbox/|/inbox(?:/|$)")
