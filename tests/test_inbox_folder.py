@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from palacehelpers import DEFAULT_TOML, MakePalace, RunCli, git, note_text
 
 import curator
@@ -110,6 +112,26 @@ def test_the_inbox_setting_must_be_a_folder_of_its_own(tmp_path: Path) -> None:
         (tmp_path / "palace.toml").write_text(f"[palace]\ninbox = {json.dumps(bad)}\n")
         with pytest.raises(ConfigError, match="inbox"):
             load_config(tmp_path)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=12) | st.sampled_from(["..", "a/..", "\\x", "é t", "x\n", "CON"]))
+def test_any_inbox_value_is_one_plain_folder_at_the_root_or_an_error(value: str) -> None:
+    import tempfile
+
+    import tomli_w
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "palace.toml").write_text(tomli_w.dumps({"palace": {"inbox": value}}))
+        try:
+            folder = load_config(root).inbox
+        except ConfigError as exc:
+            assert exc.path and exc.path.endswith("palace.toml") and "inbox" in exc.message
+            return
+        assert folder == value and Path(folder).name == folder and folder not in (".", "..")
+        assert not folder.startswith(".") and folder == folder.strip()
+        assert (root / folder).resolve().parent == root.resolve()  # at the root, inside
 
 
 def test_a_drafts_folder_named_in_palace_toml_is_used_through_sync(
