@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from palacehelpers import RunCli, git
+from palacehelpers import DEFAULT_TOML, MakePalace, RunCli, git, note_text
 
 import curator
 from curator.agents.service import Memory
@@ -21,6 +21,7 @@ from curator.writer.capture import capture
 from curator.writer.inbox_share import INBOX_REF
 from curator.writer.sync import sync
 
+DRAFTS_TOML = DEFAULT_TOML + 'inbox = "drafts"\n'
 VAULT = {
     ".obsidian/app.json": b'{"newFileLocation": "folder", "newFileFolderPath": "INBOX"}\n',
     "INBOX/Call the dentist.md": b"---\ntags: [errand]\n---\nAsk about [[Garden]] too.\r\n",
@@ -155,6 +156,19 @@ def test_a_drafts_folder_named_in_palace_toml_is_used_through_sync(
     assert (a / "inbox" / "mine.md").read_text() == "---\nname: Mine\n---\nnot a draft\n"
     code, out, _ = run_cli("--palace", a, "check", "--json")
     assert not [f for f in json.loads(out)["findings"] if f["path"].startswith("drafts/")]
+
+
+def test_drafts_never_enter_the_branch_even_when_gitignore_forgets_them(
+    make_palace: MakePalace, run_cli: RunCli
+) -> None:
+    root = make_palace({"notes/project/seed.md": note_text("Seed")}, toml=DRAFTS_TOML)
+    assert not (root / ".gitignore").exists()  # palace.toml changed, .gitignore not
+    draft = capture(root, type="project", name="Rotate", body="Monthly.\n", description="r")
+    for args in (("promote", draft.path, "--confidence", "0.8"), ("undo",)):
+        code, _, err = run_cli("--palace", root, *args, "--yes")
+        assert code == 0, err
+    assert (root / draft.path).is_file()  # undo put it back...
+    assert git(root, "ls-files", "drafts").stdout == ""  # ...in the folder, not in history
 
 
 # -- one accessor -------------------------------------------------------------------------
