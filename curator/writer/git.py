@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,13 +26,16 @@ from curator.writer import gitpy
 __all__ = [
     "DEFAULT_EMAIL",
     "DEFAULT_NAME",
+    "MERGE_LABELS",
     "GitError",
     "IndexLockError",
     "NotARepositoryError",
     "Repo",
+    "TreeChange",
     "discover",
     "discover_with_head",
     "git_env",
+    "merge3",
     "read_blobs",
     "run_git",
     "tree_changes",
@@ -237,7 +241,8 @@ NULL_OID = "0" * 40
 
 
 def read_blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:
-    """``{blob id: bytes}`` for the given blob ids, one ``git cat-file --batch``."""
+    """``{blob id: bytes}`` for the given blob ids, one ``git cat-file --batch`` (what
+    GitPython's object database runs too, one object per round trip)."""
     if not ids:
         return {}
     proc = repo.git("cat-file", "--batch", input=("\n".join(ids) + "\n").encode())
@@ -269,7 +274,8 @@ class TreeChange:
 
 def tree_changes(repo: Repo, *revs: str) -> list[TreeChange]:
     """``git diff-tree -r`` of one commit (against its parent, or the empty tree for a root
-    commit) or between two commits, renames off."""
+    commit) or between two commits, renames off (bench_gitpython "changed files of a commit":
+    GitPython's diff of a commit costs more)."""
     args = ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff"]
     if len(revs) == 1:
         args.append("--root")
@@ -286,3 +292,25 @@ def tree_changes(repo: Repo, *revs: str) -> list[TreeChange]:
         if len(fields) >= 5:
             out.append(TreeChange(path, fields[0], fields[1], fields[2], fields[3]))
     return out
+
+
+#: how git's three-way merge names the sides in its conflict markers: this clone's text, the
+#: common ancestor's, the remote's
+MERGE_LABELS = ("this clone", "before", "the remote")
+
+
+def merge3(repo: Repo, mine: bytes, base: bytes, theirs: bytes) -> tuple[bytes, int] | None:
+    """git's three-way merge of `base` changed into `mine` and into `theirs`: (the text, how
+    many conflicts it holds between markers); None when git could not merge them."""
+    with tempfile.TemporaryDirectory(prefix="curator-merge-") as folder:
+        files = []
+        for name, data in (("mine", mine), ("base", base), ("theirs", theirs)):
+            path = Path(folder) / name
+            path.write_bytes(data)
+            files.append(str(path))
+        labels = [arg for label in MERGE_LABELS for arg in ("-L", label)]
+        # exit status: the number of conflicts (0..127), negative on an error
+        proc = repo.git("merge-file", "-p", *labels, *files, check=False)
+    if not 0 <= proc.returncode < 128:
+        return None
+    return proc.stdout, proc.returncode

@@ -120,7 +120,7 @@ async def test_search_status_filter_fits_and_offers_retired(
     app = make_app(retired_palace, watch=False)
     async with app.run_test(size=size) as pilot:
         search = await show_screen(pilot, "4", SearchScreen)
-        await wait_until(pilot, lambda: app.search_session.ready, timeout=120)
+        await wait_until(pilot, lambda: app.session.index.ready, timeout=120)
         status = search.query_one("#search-status", Select)
         search.query_one("#search-query", Input).value = "zeta"
         for value, want in (
@@ -461,10 +461,35 @@ async def test_supersede_picker_in_rooms_leads_with_the_notes_near_duplicates(
         await pilot.press("s")
         await wait_until(pilot, lambda: isinstance(app.screen, NotePicker))
         picker = app.screen
-        await wait_until(pilot, lambda: bool(picker.near_found), timeout=60)
+        await wait_until(pilot, lambda: picker.near_done, timeout=60)
+        assert picker.near_found
         near = [n.rel for n in picker.near_found]
         options = picker.query_one("#picker-list", OptionList)
         shown = [options.get_option_at_index(i) for i in range(options.option_count)]
         assert [o.id for o in shown[: len(near)]] == near and rel not in near
         assert all("≈ similar" in str(o.prompt) for o in shown[: len(near)])
         assert not any("≈ similar" in str(o.prompt) for o in shown[len(near) :])
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        ({"agent": "mcp", "session": "sess-2026-11-28-b5e2"}, "mcp · session …-11-28-b5e2"),
+        ({"run": "run-4530", "file": "Makefile"}, "run 4530 · file Makefile"),
+        ({"file": "a.py", "session": "s1", "run": "7"}, "session s1 · run 7 · file a.py"),
+        ("claude-code", "claude-code"),
+        (None, "–"),
+        ({"session": "line one\nline two"}, "session …ne line two"),
+    ],
+)
+def test_the_source_column_says_who_in_words(source: Any, words: str) -> None:
+    """The inbox's Source: the agent, then session, run and file by name, on one line; an id
+    keeps its distinctive end."""
+    import yaml
+
+    from curator.model.note import parse_note
+    from curator.ui.screens.drafts import source_words
+
+    header = {"name": "x", "type": "project"} | ({"source": source} if source else {})
+    note = parse_note("inbox/x.md", f"---\n{yaml.safe_dump(header)}---\nx\n".encode(), "draft")
+    assert source_words(note) == words

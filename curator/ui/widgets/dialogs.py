@@ -238,6 +238,7 @@ class NotePicker(Dialog[str | None]):
         self.find = find
         self.near = near
         self.near_found: list[Note] = []
+        self.near_done = near is None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="picker-box"):
@@ -255,11 +256,15 @@ class NotePicker(Dialog[str | None]):
     @work(thread=True, exit_on_error=False)
     def _look_up_near(self) -> None:
         assert self.near is not None
-        found = self.near()
-        self.app.call_from_thread(self._got_near, found)
+        found: list[Note] = []
+        try:
+            found = self.near()
+        finally:  # looked up, or failed (a sensitive note): either way the list is final
+            self.app.call_from_thread(self._got_near, found)
 
     def _got_near(self, found: list[Note]) -> None:
         self.near_found = found
+        self.near_done = True
         if self.is_attached:
             self._fill(self.query_one("#picker-query", Input).value)
 
