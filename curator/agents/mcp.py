@@ -156,7 +156,7 @@ def argument_error(tool: str, error: Any) -> str:
 # -- the memory tools ------------------------------------------------------------------------------
 QUERY = "What to look for, in a few words (at most 4,000 characters)."
 LIMIT = f"How many results at most (1..{MAX_LIMIT})."
-NOTE_REF = "A note's or draft's palace path (notes/..., inbox/...), slug or name."
+NOTE_REF = "A note's or draft's palace path (as list_inbox and search give it), slug or name."
 
 
 def memory_tools(memory: Memory) -> list[ToolDef]:

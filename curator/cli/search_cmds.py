@@ -91,12 +91,10 @@ def register(sub: Any) -> None:
 
 # -- shared --------------------------------------------------------------------------------
 def _searcher(args: argparse.Namespace) -> Searcher:
-    from curator.search.progress import reporting
     from curator.session import Session
 
     session = Session(open_palace(args))
-    with reporting(session.index(), session.palace, _embedded):  # the first build takes a while
-        searcher = session.searcher()
+    searcher = session.searcher(progress=_embedded)  # the first build takes a while
     for folder in searcher.recovered:
         err(f"curator: warning: search index unreadable; moved aside to {folder} and rebuilt")
     return searcher

@@ -120,7 +120,7 @@ async def test_search_status_filter_fits_and_offers_retired(
     app = make_app(retired_palace, watch=False)
     async with app.run_test(size=size) as pilot:
         search = await show_screen(pilot, "4", SearchScreen)
-        await wait_until(pilot, lambda: app.search_session.ready, timeout=120)
+        await wait_until(pilot, lambda: app.session.index.ready, timeout=120)
         status = search.query_one("#search-status", Select)
         search.query_one("#search-query", Input).value = "zeta"
         for value, want in (
