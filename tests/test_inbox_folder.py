@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from palacehelpers import DEFAULT_TOML, MakePalace, RunCli, git, note_text
 
 import curator
@@ -112,6 +114,26 @@ def test_the_inbox_setting_must_be_a_folder_of_its_own(tmp_path: Path) -> None:
             load_config(tmp_path)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=12) | st.sampled_from(["..", "a/..", "\\x", "é t", "x\n", "CON"]))
+def test_any_inbox_value_is_one_plain_folder_at_the_root_or_an_error(value: str) -> None:
+    import tempfile
+
+    import tomli_w
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "palace.toml").write_text(tomli_w.dumps({"palace": {"inbox": value}}))
+        try:
+            folder = load_config(root).inbox
+        except ConfigError as exc:
+            assert exc.path and exc.path.endswith("palace.toml") and "inbox" in exc.message
+            return
+        assert folder == value and Path(folder).name == folder and folder not in (".", "..")
+        assert not folder.startswith(".") and folder == folder.strip()
+        assert (root / folder).resolve().parent == root.resolve()  # at the root, inside
+
+
 def test_a_drafts_folder_named_in_palace_toml_is_used_through_sync(
     tmp_path: Path, run_cli: RunCli
 ) -> None:
@@ -169,6 +191,17 @@ def test_drafts_never_enter_the_branch_even_when_gitignore_forgets_them(
         assert code == 0, err
     assert (root / draft.path).is_file()  # undo put it back...
     assert git(root, "ls-files", "drafts").stdout == ""  # ...in the folder, not in history
+
+
+def test_an_agents_turn_watches_the_named_folder(make_palace: MakePalace) -> None:
+    from curator.agents.turns import captured_since, inbox_listing
+
+    root = make_palace({"notes/project/seed.md": note_text("Seed")}, toml=DRAFTS_TOML)
+    turn = {"started": 0, "inbox": inbox_listing(root)}
+    (root / "inbox" / "todo.md").write_text("a file of the user's\n")
+    assert not captured_since(root, turn)
+    capture(root, type="project", name="Rotate", body="Monthly.\n", description="r")
+    assert captured_since(root, turn)
 
 
 # -- one accessor -------------------------------------------------------------------------
