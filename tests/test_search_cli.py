@@ -145,7 +145,7 @@ def test_list_does_not_import_lancedb(root: Path) -> None:
     code = (
         "import sys; from curator.cli import main; rc = main(['--palace', sys.argv[1], 'list']); "
         "assert 'lancedb' not in sys.modules, 'lancedb imported'; "
-        "assert 'curator.search.query' not in sys.modules; sys.exit(rc)"
+        "assert 'curator.search.searcher' not in sys.modules; sys.exit(rc)"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60

@@ -22,12 +22,14 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import numpy as np
 
 from curator.model.dates import header_dates
 from curator.model.palace import Palace
+from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
 from curator.search.filters import Filter, note_row
@@ -35,7 +37,6 @@ from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, palace_signature
 from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
-from curator.search.store import WITH_VECTOR, IndexStore
 from curator.search.temporal import time_cue
 from curator.search.text import (
     STOPWORDS,
@@ -53,12 +54,13 @@ from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
 FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
+FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as you type)
 SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
 
-Rows = dict[str, dict[str, Any]]
+Rows = dict[str, Row]
 Scored = list[tuple[str, float]]
 Scores = dict[str, float]
 Part = tuple[float, np.ndarray]
@@ -158,37 +160,42 @@ def similarities(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Ranker:
-    """Rankings over one palace's index (`Searcher` adds search, ask, pack and dupes)."""
+    """Rankings over one palace, of the candidates its `source` finds (the index, or the
+    palace alone); `Searcher` adds search, ask, pack and dupes."""
 
     palace: Palace
-    store: IndexStore = field(init=False)
+    source: Candidates = field(init=False)
     _names: tuple[weakref.ref[Palace], Names] | None = field(init=False, default=None)
     tuning: Tuning = field(init=False, default=Tuning())
     _stats: Corpus | None = field(init=False, default=None)
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
     _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
+    _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's embedding with smooth inverse frequency weights: each distinct word's
         embedding weighted by its rarity in this palace. Documents keep their plain embedding,
         and so does the query for an embedder that reads words in context (MiniLM)."""
+        embedder = self.source.embedder
+        if embedder is None:
+            return np.zeros(1, dtype=np.float32)  # no embedder: no vector part
         words = list(dict.fromkeys(WORD.findall(text.lower())))
         if not words or self._contextual():
-            return self.store.embed_query(text)
+            return self.source.embed_query(text)
         freq = self._corpus().counts
         total = max(1, sum(freq.values()))
-        vectors = self.store.embedder.embed(words)
+        vectors = embedder.embed(words)
         weights = np.asarray([sif_weight(freq, total, w) for w in words], dtype=np.float32)
         vec = (vectors * weights[:, None]).sum(axis=0)
         norm = float(np.linalg.norm(vec))
         return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
 
-    def fts(self, text: str, flt: Filter, n: int) -> list[dict[str, Any]]:
-        """The `n` best BM25 matches passing `flt` (LanceDB's full-text search, prefiltered by
-        the filter's SQL), each with its vector."""
-        return self.store.fts(text, limit=n, where=flt.sql(), columns=WITH_VECTOR)
+    def found(self, texts: Sequence[str], flt: Filter, n: int) -> tuple[list[Row], Vector]:
+        """The candidates passing `flt` the source finds for the phrasings `texts` (rows carry
+        `_score`, BM25 or None, and their vector), and the query vector (or None)."""
+        return self.source.found(self, texts, flt, n)
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -198,49 +205,71 @@ class Ranker:
             held = self._names
             if held is None or held[0]() is not self.palace:
                 held = self._names = (weakref.ref(self.palace), Names.of(self.palace))
+                self._verdicts.clear()  # of the notes of the palace before
             return held[1]
 
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
         """Note names close to a short query, best first: the notes passing `flt` whose names
         match the most query words (then the shortest names) are ranked by rapidfuzz against
         the whole query. Read from the palace, so each candidate is checked by the filter's
-        per-row rendering, in that order, until the pool is full."""
-        from rapidfuzz import fuzz
+        per-row rendering, in that order, until the pool is full (each note's verdict kept for
+        the next query with the same filter on the same day)."""
+        from rapidfuzz import fuzz, process
 
+        if not self.source.names_as_you_type:
+            return []  # the palace alone: BM25F weighs the names already
         words = WORD.findall(query.lower())
         names = self.names()
         if not words or not names.notes:
             return []
         counts = names.counts(words)
         idx = np.flatnonzero(counts)
+        passes = self._passes(flt)
         pool: list[int] = []
         for i in idx[np.lexsort((idx, names.lengths[idx], -counts[idx]))].tolist():
-            if flt.ok(note_row(self.palace, names.notes[i])):
+            ok = passes.get(i)
+            if ok is None:
+                ok = passes[i] = flt.ok(note_row(self.palace, names.notes[i]))
+            if ok:
                 pool.append(i)
                 if len(pool) >= FUZZY_POOL:
                     break
-        q = " ".join(words)
+        if not pool:
+            return []
+        bonus = 10.0 * counts[pool]
+        cutoff = max(0.0, FUZZY_CUTOFF - float(bonus.max()))
+        ratios = process.cdist(
+            [" ".join(words)],
+            [names.names[i] for i in pool],
+            scorer=fuzz.WRatio,
+            score_cutoff=cutoff,
+            dtype=np.float64,
+        )[0]
         scored = [
-            (fuzz.WRatio(q, names.names[i]) + 10.0 * int(counts[i]), names.notes[i].rel, i)
-            for i in pool
+            (r + b, names.notes[i].rel, i)
+            for r, b, i in zip(ratios.tolist(), bonus.tolist(), pool, strict=True)
+            if r + b >= FUZZY_CUTOFF
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
-        return [
-            (p, doc_row(self.palace, names.notes[i])) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF
-        ]
+        return [(p, doc_row(self.palace, names.notes[i])) for _s, p, i in scored[:n]]
 
-    def _similarities(self, texts: Sequence[str], flt: Filter, n: int, rows: Rows) -> Scores:
-        """Cosine similarity to the query (to the mean of its phrasings' vectors) of the `n`
-        nearest rows passing `flt` (LanceDB's vector search, prefiltered), which join `rows`,
-        and of every other row in `rows` (each carries its vector)."""
-        vecs = [v for v in (self.query_vector(t) for t in texts) if np.any(v)]
-        if not vecs:
-            return {}
-        query = np.mean(np.stack(vecs), axis=0).astype(np.float32)
-        for r in self.store.vector(query, limit=n, where=flt.sql(), columns=WITH_VECTOR):
-            rows.setdefault(str(r["path"]), r)
+    def _passes(self, flt: Filter) -> dict[int, bool]:
+        """Which notes of `names()` pass `flt` today, as found so far (a note's verdict can
+        change only with the palace, whose new names start afresh, or with the date)."""
+        key = (flt, date.today())
+        with self._lock:
+            found = self._verdicts.get(key)
+            if found is None:
+                if len(self._verdicts) >= FILTER_VERDICTS:
+                    self._verdicts.clear()
+                found = self._verdicts[key] = {}
+            return found
+
+    def _similarities(self, query: Vector, rows: Rows) -> Scores:
+        """Cosine similarity to the query vector of every row in `rows` (each carries its
+        vector); nothing without a query vector."""
         held = [(p, r["vector"]) for p, r in rows.items() if r.get("vector") is not None]
-        if not held:
+        if query is None or not held:
             return {}
         sims = similarities(np.stack([v for _, v in held]), query[None, :])[:, 0]
         return {p: float(s) for (p, _), s in zip(held, sims, strict=True)}
@@ -257,17 +286,18 @@ class Ranker:
             n = max(n, SOFT_CANDIDATES)
         rows: Rows = {}
         bm25: Scores = {}
-        for r in self.fts(texts[0], flt, n):
+        found, query_vec = self.found(texts, flt, n)
+        for r in found:
             path = str(r["path"])
             rows.setdefault(path, r)
             bm25[path] = float(r.get("_score") or 0.0)
-        sims = self._similarities(texts, flt, n, rows)
+        sims = self._similarities(query_vec, rows)
         names: Scores = {}
         if fuzzy and is_short(query):
-            found = self.fuzzy(query, flt, n)
-            for rank, (path, r) in enumerate(found):
+            by_name = self.fuzzy(query, flt, n)
+            for rank, (path, r) in enumerate(by_name):
                 rows.setdefault(path, r)
-                names[path] = 1.0 - rank / len(found)
+                names[path] = 1.0 - rank / len(by_name)
         if not rows:
             return [], rows
         paths = sorted(rows)
@@ -335,13 +365,13 @@ class Ranker:
 
     def _contextual(self) -> bool:
         """Whether the index's embedder reads a text as a whole (not as a bag of words)."""
-        return bool(getattr(self.store.embedder, "contextual", False))
+        return bool(getattr(self.source.embedder, "contextual", False))
 
     def _corpus(self) -> Corpus:
         with self._lock:
             if self._stats is None:
                 signature = palace_signature(self.palace)
-                self._stats = corpus(self.palace, self.store.index_dir, signature)
+                self._stats = corpus(self.palace, self.source.index_dir, signature)
             return self._stats
 
     def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
@@ -408,13 +438,16 @@ class Ranker:
         return found
 
     def _word_vectors(self, words: Sequence[str]) -> np.ndarray:
-        """Embeddings of single words, cached (bounded)."""
+        """Embeddings of single words, cached (bounded); zeros without an embedder (soft term
+        matching then adds nothing)."""
+        if self.source.embedder is None:
+            return np.zeros((len(words), 1), dtype=np.float32)
         cache = self._words
         missing = [w for w in dict.fromkeys(words) if w not in cache]
         if missing:
             if len(cache) + len(missing) > WORD_VECTOR_CACHE:
                 cache.clear()
-            vectors = word_embedder(self.store.embedder).embed(missing)
+            vectors = word_embedder(self.source.embedder).embed(missing)
             for word, vec in zip(missing, vectors, strict=True):
                 cache[word] = vec
         return np.asarray([cache[w] for w in words], dtype=np.float32)
