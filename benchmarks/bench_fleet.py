@@ -146,7 +146,9 @@ def time_grouping(root: Path, repeat: int) -> tuple[list[float], list[float], in
         grouping.append(time.perf_counter() - start)
     # the floor: the rule alone (`score`, as capture calls it) once for every draft, against
     # one other row: the least any grouping by the rule does
-    rows = searcher.store.all_vectors()
+    store = searcher.source.store
+    assert store is not None
+    rows = store.all_vectors()
     drafts = [r for r in rows if r.get("kind") == "draft"]
     b = rows[0]
     for _ in range(repeat):

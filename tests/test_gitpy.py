@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from palacehelpers import git, git_init_commit
+from palacehelpers import RunCli, git, git_init_commit
 from synchelpers import make_team, promote_new
 
 from curator.writer import gitpy
@@ -130,7 +130,7 @@ def test_a_refused_push_is_git_words(tmp_path: Path) -> None:
     assert git(remote, "rev-parse", "main").stdout == git(a, "rev-parse", "HEAD").stdout
 
 
-def test_cli_sync_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+def test_cli_sync_shows_progress_on_a_terminal_only(tmp_path: Path, run_cli: RunCli) -> None:
     """`curator sync --yes` with stderr on a terminal: git's progress on one line rewritten
     in place, cleared at the end; with stderr a pipe (a script's), none."""
     import pty
@@ -138,11 +138,10 @@ def test_cli_sync_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     _remote, (a, b) = make_team(tmp_path, clones=2)
     promote_new(a, "Alpha fact")
     promote_new(b, "Beta fact")
-    argv = [sys.executable, "-m", "curator", "--palace", str(a), "sync", "--yes"]
-    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    code, _out, err = run_cli("--palace", a, "sync", "--yes")  # stderr not a terminal
+    assert code == 0 and err == "", err
     master, slave = pty.openpty()
-    argv[4] = str(b)
+    argv = [sys.executable, "-m", "curator", "--palace", str(b), "sync", "--yes"]
     proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=slave, timeout=120)
     os.close(slave)
     shown = b""

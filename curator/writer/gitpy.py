@@ -157,7 +157,9 @@ def _said(exc: Exception) -> list[str]:
 
 def fetch(top: Path, remote: str, refspec: str, on: OnTransfer | None = None) -> None:
     """`git fetch --no-tags REMOTE REFSPEC` with git's progress handed to ``on``; raises
-    TransferError with git's words when it fails."""
+    TransferError with git's words when it fails. (bench_gitpython "fetch from a bare
+    remote": 0.9-2.3x the bare CLI across loaded runs, tens of ms on a network operation:
+    the price of git's progress read line by line by RemoteProgress.)"""
     import git
 
     repo, origin = _remote(top, remote)

@@ -252,7 +252,7 @@ class InboxScreen(PalaceScreen):
         """Group the palace's drafts (the index synced to it first); the newest request wins."""
         worker = get_current_worker()
         try:
-            groups = self.curator.search_session.groups(palace)
+            groups = services.groups(self.curator.session, palace)
         except Exception as exc:
             self.app.call_from_thread(self._grouped, None, exc)
             return
