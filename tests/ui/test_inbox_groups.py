@@ -43,6 +43,7 @@ def draft(name: str, body: str, day: int) -> str:
 
 def inbox() -> dict[str, str]:
     files = {
+        ".gitignore": "inbox/\n.curator/\n",  # as `curator init` writes it: drafts stay out
         "notes/project/postgres-pool.md": note_text(
             SUBJECTS["pool"][0], description=SUBJECTS["pool"][1], body=SUBJECTS["pool"][1] + "\n"
         )
