@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from curator.search.searcher import Searcher
     from curator.search.store import IndexStore
     from curator.writer.apply import Applied
+    from curator.writer.gitpy import OnTransfer
     from curator.writer.plan import Plan
     from curator.writer.sync import Resolution, SyncPlan, SyncResult
 
@@ -124,12 +125,19 @@ class Session:
         resolutions: dict[str, Resolution] | None = None,
         *,
         on_plan: Callable[[SyncPlan], None] | None = None,
+        on_transfer: OnTransfer | None = None,
     ) -> SyncResult:
-        """`curator sync` (`curator.writer.sync.sync`), the search index following the pull."""
+        """`curator sync` (`curator.writer.sync.sync`), the search index following the pull;
+        git's progress of each fetch and push goes to `on_transfer`."""
         from curator.writer.sync import sync
 
         return sync(
-            self.root, remote, resolutions, on_plan=on_plan, after_commit=(self.after_commit,)
+            self.root,
+            remote,
+            resolutions,
+            on_plan=on_plan,
+            after_commit=(self.after_commit,),
+            on_transfer=on_transfer,
         )
 
     def after_commit(self, root: Path, after: Palace | None, changed: list[str]) -> None:

@@ -148,3 +148,36 @@ def test_search_lists_the_current_note_before_the_one_it_superseded(
     # without the penalty the old note, which says "fab deploy" three times, leads
     monkeypatch.setattr(searcher_module, "SUPERSEDED_PENALTY", 1.0)
     assert s.search("fab deploy", limit=5)[0].path == "notes/deploy-by-hand.md"
+
+
+def test_one_search_is_one_lancedb_query_and_the_schema_is_read_once(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search asks LanceDB one (hybrid) query, BM25 and vector legs together, and reads
+    the table's schema once for the table's life, not on every query it builds; the hits
+    still hold both the name match and the body match."""
+    import lancedb.table
+
+    files = {f"notes/filler-{i:02d}.md": n(f"Filler {i:02d}", "nothing here") for i in range(8)}
+    files["notes/retry.md"] = n("Retry queue depth", "The retry queue holds five jobs.")
+    files["notes/jobs.md"] = n("Worker settings", "Jobs go to the retry queue after a timeout.")
+    root = make_palace(files, toml=HASH_TOML)
+    s = Searcher(Palace.open(root))
+    s.search("retry queue")  # the table opened, its schema read
+    calls = {"search": 0, "schema": 0}
+    table_cls = lancedb.table.LanceTable
+    real_search, real_schema = table_cls.search, table_cls.schema
+
+    def search(self: object, *args: object, **kwargs: object) -> object:
+        calls["search"] += 1
+        return real_search(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def schema(self: object) -> object:
+        calls["schema"] += 1
+        return real_schema.fget(self)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(table_cls, "search", search)
+    monkeypatch.setattr(table_cls, "schema", property(schema))
+    hits = s.search("retry queue", limit=5)
+    assert {"notes/retry.md", "notes/jobs.md"} <= {h.path for h in hits}
+    assert calls == {"search": 1, "schema": 0}

@@ -6,7 +6,7 @@ visibility gate of `curator.search` (`visible`); sensitive notes and scopes stay
 the Memory was made with `include_sensitive=True`. Every answer is cut to a size cap, and every
 refusal is an `AgentRefusal` (a sentence the agent can act on), never a traceback.
 
-The palace is reloaded only when a watcher saw notes/, inbox/ or palace.toml change, so a warm
+The palace is reloaded only when a watcher saw the notes, the inbox or palace.toml change, so a warm
 call costs one query, not a palace load.
 """
 
@@ -404,7 +404,7 @@ class Memory:
             note = self.palace.find(ref, among=self.visible)
         except CuratorError as exc:
             raise AgentRefusal(
-                f"{exc.message}; paths outside notes/ and inbox/ are refused"
+                f"{exc.message}; paths outside the notes and {self.palace.inbox}/ are refused"
             ) from None
         if not self.visible(note):
             raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 
 from curator.cli.common import Subcommands, add_apply_options, err, out, print_json
 from curator.errors import WriterError
+from curator.model.text import clean
 
 if TYPE_CHECKING:
+    from curator.writer.gitpy import Transfer
     from curator.writer.sync import Resolution
 
 
@@ -103,7 +105,43 @@ def _show_conflicts(plan: object) -> None:
             out(f"    {line}")
 
 
+class _TransferLine:
+    """git's progress of a fetch or push on one stderr line, rewritten in place (a terminal
+    only: a script's stderr gets no progress), cleared when the next output comes."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, transfer: Transfer) -> None:
+        sys.stderr.write(f"\r\x1b[K{clean(transfer.line())}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _progress() -> _TransferLine | None:
+    return _TransferLine() if sys.stderr.isatty() else None
+
+
+def _done(progress: _TransferLine | None) -> None:
+    if progress is not None:
+        progress.clear()
+
+
 def cmd_sync(args: argparse.Namespace) -> int:
+    progress = _progress()
+    try:
+        return _sync(args, progress)
+    finally:
+        _done(progress)  # an error's line must not follow the progress on its line
+
+
+def _sync(args: argparse.Namespace, progress: _TransferLine | None) -> int:
     from curator.model.palace import find_palace
     from curator.session import Session
     from curator.writer.sync import SyncConflictError, plan_sync
@@ -111,7 +149,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
     root = find_palace(args.palace)
     resolutions = _resolutions(args)
     if args.check or args.dry_run:
-        plan = plan_sync(root, args.remote, resolutions, replay=not args.check)
+        plan = plan_sync(
+            root, args.remote, resolutions, replay=not args.check, on_transfer=progress
+        )
+        _done(progress)
         if args.json:
             print_json(_plan_json(plan))
         else:
@@ -123,7 +164,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if not sys.stdin.isatty():
             err("curator: refusing to sync without confirmation: pass --yes, or --dry-run")
             return 2
-        plan = plan_sync(root, args.remote, resolutions)
+        plan = plan_sync(root, args.remote, resolutions, on_transfer=progress)
+        _done(progress)
         for line in plan.lines():
             out(line)
         _show_conflicts(plan)
@@ -133,8 +175,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
             out("Nothing changed.")
             return 1
     try:
-        result = Session.open(root).sync(args.remote, resolutions)
+        result = Session.open(root).sync(args.remote, resolutions, on_transfer=progress)
+        _done(progress)
     except SyncConflictError as exc:
+        _done(progress)
         if args.json:
             print_json({"synced": False, **_plan_json(exc.plan)})
         else:

@@ -36,7 +36,7 @@ def default_preamble(palace: Palace) -> str:
     return (
         f"# {title}\n\n"
         "One line per note, grouped into rooms by type. Read the room that matches your task,\n"
-        "then open the notes. Drafts in inbox/ are not listed: they are not rules.\n\n"
+        f"then open the notes. Drafts in {palace.inbox}/ are not listed: they are not rules.\n\n"
     )
 
 
@@ -197,9 +197,9 @@ def render_index(palace: Palace, existing: str | bytes | None, today: date | Non
         preamble, old_generated = (
             split_index(existing) if existing else (default_preamble(palace), None)
         )
-        crlf = bool(existing) and "\r\n" in existing  # type: ignore[operator]
-    if not preamble.endswith("\n"):
-        preamble += "\n"
+        crlf = _crlf(existing) if isinstance(existing, str) else False
+    if not preamble.endswith(("\n", "\r")):
+        preamble += "\r\n" if crlf else "\n"
     generated, listed = render_generated(palace)
     if listed < len(palace.notes):
         raise IndexRefused(
@@ -214,10 +214,10 @@ def render_index(palace: Palace, existing: str | bytes | None, today: date | Non
             f"under {palace.root / 'notes'} (is the palace path right?)",
             path=INDEX_NAME,
         )
-    text = "".join((preamble, MARKER, "\n", generated))
+    text = "".join((MARKER, "\n", generated))
     if crlf:  # keep a CRLF file CRLF, like every other rewrite
-        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    return text
+        text = text.replace("\n", "\r\n")
+    return preamble + text  # the person's lines, byte for byte: their own line ends too
 
 
 _MARKER_BYTES = re.compile(rb"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)
@@ -228,9 +228,24 @@ def _split_bytes(data: bytes) -> tuple[str, bytes | None, bool]:
     match = _MARKER_BYTES.search(data)
     cut = match.start() if match else len(data)
     preamble = data[:cut].decode("utf-8", errors="replace")
-    # the marker's own line tells a CRLF file that has no preamble
-    crlf = b"\r\n" in data[: match.end() + 2] if match else b"\r\n" in data
-    return preamble, (data[match.end() :] if match else None), crlf
+    return preamble, (data[match.end() :] if match else None), _crlf(data)
+
+
+def _crlf(data: str | bytes) -> bool:
+    """Whether curator's lines end in CRLF: as the marker's own line does, or (no marker yet)
+    as the file's first line does."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    match = _MARKER_BYTES.search(raw)
+    end = raw.find(b"\n", match.start() if match else 0)
+    return end > 0 and raw[end - 1 : end] == b"\r"
+
+
+def hand_part(data: bytes) -> tuple[bytes, bytes]:
+    """(the preamble a person writes, the rest: the marker and what curator generates below
+    it) of INDEX.md's bytes; a file without the marker is all preamble."""
+    match = _MARKER_BYTES.search(data)
+    cut = match.start() if match else len(data)
+    return data[:cut], data[cut:]
 
 
 def _text(part: str | bytes | None) -> str | None:

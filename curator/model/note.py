@@ -252,13 +252,17 @@ def _lines_before(text: str, end: int) -> int:
     return text.count("\n", 0, end) + text.count("\r", 0, end) - crlf + 1
 
 
-def parse_note(rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0) -> Note:
+def parse_note(
+    rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0, size: int | None = None
+) -> Note:
     """Parse one file's bytes. Problems are recorded on the note; nothing raises.
 
     Options for other layouts are keyword arguments (like `mtime_ns`), so callers that pass
-    only the bytes keep working as options are added.
+    only the bytes keep working as options are added. `size` is the file's size when `data`
+    was read only up to the limit (MAX_BYTES + 1 bytes): a note over it reads the same,
+    whether it came from the disk or whole from git (a sync's replay).
     """
-    note = Note(rel=rel, kind=kind, size=len(data), mtime_ns=mtime_ns)
+    note = Note(rel=rel, kind=kind, size=len(data) if size is None else size, mtime_ns=mtime_ns)
     note.sha = hashlib.blake2b(data, digest_size=16).hexdigest()
     if (why := schema.path_problem(rel)) is not None:  # hidden (fail closed) and reported
         note.problems += (Finding(rel, 0, "error", "file.name", why),)
@@ -297,7 +301,7 @@ def _text(note: Note, data: bytes) -> str | None:
         _problem(note, "empty file: a note needs a YAML header", "file.empty")
         return None
     if len(data) > MAX_BYTES:
-        message = f"file is {len(data)} bytes, over the 1 MiB limit for a note"
+        message = f"file is {max(note.size, len(data))} bytes, over the 1 MiB limit for a note"
         _problem(note, message, "file.too-large")
         return None
     if data.startswith(BOM):

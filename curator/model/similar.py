@@ -280,7 +280,7 @@ def _read_into(out: Catalog, rel: str, path: str, kind: Kind, size: int, mtime_n
             data = handle.read(MAX_BYTES + 1)
     except OSError:
         return
-    note = parse_note(rel, data, kind)
+    note = parse_note(rel, data, kind, size=size)
     out.add(rel, kind, note.name, note.description if note.ok else "", size, mtime_ns)
 
 

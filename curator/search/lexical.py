@@ -14,6 +14,7 @@ work; dupes (which reads the index's vectors) does not.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ import numpy as np
 from curator.search.fields import K1, B, bm25f, idf
 from curator.search.filters import Filter
 from curator.search.index import doc_row, index_dir, palace_signature
-from curator.search.ranking import Rows, Scores
+from curator.search.ranking import Row, Vector
 from curator.search.searcher import Searcher
 from curator.search.text import stem_probes
 from curator.search.words import FIELDS, Corpus, corpus, note_fields
@@ -111,8 +112,8 @@ class LexicalSearcher(Searcher):
                 quick += idf(stats, term) * tf / (tf + every.norm)
         return quick
 
-    def _similarities(self, texts: Any, flt: Filter, n: int, rows: Rows) -> Scores:
-        return {}  # no embedder: the vector part of the sum is zero for every candidate
+    def found(self, texts: Sequence[str], flt: Filter, n: int) -> tuple[list[Row], Vector]:
+        return self.fts(texts[0], flt, n), None  # no embedder: no vector part in the sum
 
     def _contextual(self) -> bool:
         return False  # no embedder: its vector weight would scale every candidate's sum alike

@@ -22,6 +22,7 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -53,12 +54,19 @@ from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
 FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
+FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as you type)
+# The hybrid query's rows per candidate asked for: each of its legs (BM25, vectors) takes this
+# many times `n` and their union is cut there by rank fusion: as many candidates as two
+# separate queries of `n` gave, chosen among the best of both
+HYBRID_DEPTH = 2
 SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
 
-Rows = dict[str, dict[str, Any]]
+Row = dict[str, Any]
+Rows = dict[str, Row]
+Vector = np.ndarray | None
 Scored = list[tuple[str, float]]
 Scores = dict[str, float]
 Part = tuple[float, np.ndarray]
@@ -168,6 +176,7 @@ class Ranker:
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
     _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
+    _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def query_vector(self, text: str) -> np.ndarray:
@@ -185,10 +194,21 @@ class Ranker:
         norm = float(np.linalg.norm(vec))
         return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
 
-    def fts(self, text: str, flt: Filter, n: int) -> list[dict[str, Any]]:
-        """The `n` best BM25 matches passing `flt` (LanceDB's full-text search, prefiltered by
-        the filter's SQL), each with its vector."""
-        return self.store.fts(text, limit=n, where=flt.sql(), columns=WITH_VECTOR)
+    def found(self, texts: Sequence[str], flt: Filter, n: int) -> tuple[list[Row], Vector]:
+        """The candidates passing `flt`: the BM25 matches of the first phrasing and the
+        nearest rows to the mean of the phrasings' vectors, `n` of each, in one LanceDB hybrid
+        query prefiltered by the filter's SQL (rows carry `_score`, BM25 or None, and their
+        vector); and that query vector (None when no phrasing has one)."""
+        vecs = [v for v in (self.query_vector(t) for t in texts) if np.any(v)]
+        query = np.mean(np.stack(vecs), axis=0).astype(np.float32) if vecs else None
+        found = self.store.hybrid(
+            texts[0],
+            query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
+            limit=HYBRID_DEPTH * n,
+            where=flt.sql(),
+            columns=WITH_VECTOR,
+        )
+        return found, query
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -198,14 +218,16 @@ class Ranker:
             held = self._names
             if held is None or held[0]() is not self.palace:
                 held = self._names = (weakref.ref(self.palace), Names.of(self.palace))
+                self._verdicts.clear()  # of the notes of the palace before
             return held[1]
 
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
         """Note names close to a short query, best first: the notes passing `flt` whose names
         match the most query words (then the shortest names) are ranked by rapidfuzz against
         the whole query. Read from the palace, so each candidate is checked by the filter's
-        per-row rendering, in that order, until the pool is full."""
-        from rapidfuzz import fuzz
+        per-row rendering, in that order, until the pool is full (each note's verdict kept for
+        the next query with the same filter on the same day)."""
+        from rapidfuzz import fuzz, process
 
         words = WORD.findall(query.lower())
         names = self.names()
@@ -213,34 +235,52 @@ class Ranker:
             return []
         counts = names.counts(words)
         idx = np.flatnonzero(counts)
+        passes = self._passes(flt)
         pool: list[int] = []
         for i in idx[np.lexsort((idx, names.lengths[idx], -counts[idx]))].tolist():
-            if flt.ok(note_row(self.palace, names.notes[i])):
+            ok = passes.get(i)
+            if ok is None:
+                ok = passes[i] = flt.ok(note_row(self.palace, names.notes[i]))
+            if ok:
                 pool.append(i)
                 if len(pool) >= FUZZY_POOL:
                     break
-        q = " ".join(words)
+        if not pool:
+            return []
+        bonus = 10.0 * counts[pool]
+        cutoff = max(0.0, FUZZY_CUTOFF - float(bonus.max()))
+        ratios = process.cdist(
+            [" ".join(words)],
+            [names.names[i] for i in pool],
+            scorer=fuzz.WRatio,
+            score_cutoff=cutoff,
+            dtype=np.float64,
+        )[0]
         scored = [
-            (fuzz.WRatio(q, names.names[i]) + 10.0 * int(counts[i]), names.notes[i].rel, i)
-            for i in pool
+            (r + b, names.notes[i].rel, i)
+            for r, b, i in zip(ratios.tolist(), bonus.tolist(), pool, strict=True)
+            if r + b >= FUZZY_CUTOFF
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
-        return [
-            (p, doc_row(self.palace, names.notes[i])) for s, p, i in scored[:n] if s >= FUZZY_CUTOFF
-        ]
+        return [(p, doc_row(self.palace, names.notes[i])) for _s, p, i in scored[:n]]
 
-    def _similarities(self, texts: Sequence[str], flt: Filter, n: int, rows: Rows) -> Scores:
-        """Cosine similarity to the query (to the mean of its phrasings' vectors) of the `n`
-        nearest rows passing `flt` (LanceDB's vector search, prefiltered), which join `rows`,
-        and of every other row in `rows` (each carries its vector)."""
-        vecs = [v for v in (self.query_vector(t) for t in texts) if np.any(v)]
-        if not vecs:
-            return {}
-        query = np.mean(np.stack(vecs), axis=0).astype(np.float32)
-        for r in self.store.vector(query, limit=n, where=flt.sql(), columns=WITH_VECTOR):
-            rows.setdefault(str(r["path"]), r)
+    def _passes(self, flt: Filter) -> dict[int, bool]:
+        """Which notes of `names()` pass `flt` today, as found so far (a note's verdict can
+        change only with the palace, whose new names start afresh, or with the date)."""
+        key = (flt, date.today())
+        with self._lock:
+            found = self._verdicts.get(key)
+            if found is None:
+                if len(self._verdicts) >= FILTER_VERDICTS:
+                    self._verdicts.clear()
+                found = self._verdicts[key] = {}
+            return found
+
+    def _similarities(self, query: Vector, rows: Rows) -> Scores:
+        """Cosine similarity to the query vector of every row in `rows` (each carries its
+        vector); nothing without a query vector."""
         held = [(p, r["vector"]) for p, r in rows.items() if r.get("vector") is not None]
-        if not held:
+        if query is None or not held:
             return {}
         sims = similarities(np.stack([v for _, v in held]), query[None, :])[:, 0]
         return {p: float(s) for (p, _), s in zip(held, sims, strict=True)}
@@ -257,17 +297,18 @@ class Ranker:
             n = max(n, SOFT_CANDIDATES)
         rows: Rows = {}
         bm25: Scores = {}
-        for r in self.fts(texts[0], flt, n):
+        found, query_vec = self.found(texts, flt, n)
+        for r in found:
             path = str(r["path"])
             rows.setdefault(path, r)
             bm25[path] = float(r.get("_score") or 0.0)
-        sims = self._similarities(texts, flt, n, rows)
+        sims = self._similarities(query_vec, rows)
         names: Scores = {}
         if fuzzy and is_short(query):
-            found = self.fuzzy(query, flt, n)
-            for rank, (path, r) in enumerate(found):
+            by_name = self.fuzzy(query, flt, n)
+            for rank, (path, r) in enumerate(by_name):
                 rows.setdefault(path, r)
-                names[path] = 1.0 - rank / len(found)
+                names[path] = 1.0 - rank / len(by_name)
         if not rows:
             return [], rows
         paths = sorted(rows)

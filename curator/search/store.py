@@ -22,6 +22,7 @@ UI worker thread and the main thread from tripping over each other. lancedb is i
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -187,6 +188,8 @@ class IndexStore(IndexWrites):
         # state.json kept changing under every attempt: leave it to the next call to follow
 
     def _set_live(self, state: IndexState, table: Any) -> None:
+        if not isinstance(table, tuple(_SCHEMA_ONCE.values())):
+            table.__class__ = _schema_once(type(table))
         self._live = _Live(state, table)
 
     def _open_table(self, state: IndexState) -> Any:
@@ -314,6 +317,44 @@ class IndexStore(IndexWrites):
 
         return self._with_table(run)
 
+    def hybrid(
+        self,
+        text: str,
+        vec: Sequence[float] | np.ndarray,
+        limit: int = 20,
+        where: str | None = None,
+        columns: Sequence[str] = RESULT_COLUMNS,
+    ) -> list[dict[str, Any]]:
+        """The full-text matches of `text` and the nearest docs to `vec` in one LanceDB hybrid
+        query (both legs run side by side, each taking `limit` rows; the union fused by
+        reciprocal rank and cut at `limit`). Each row carries `_score` (BM25, None when only
+        the vector leg found it), `_distance` (cosine, None when only the full-text leg found
+        it) and `_relevance_score` (the fusion). With no words or a zero vector, the one leg
+        that can run."""
+        arr = np.asarray(vec, dtype=np.float32).reshape(-1)
+        words = _fts_words(text)
+        if not words:
+            return self.vector(arr, limit, where, columns)
+        if not np.any(arr):
+            return self.fts(text, limit, where, columns)
+        if _checked_limit(limit) == 0:
+            return []
+        if arr.shape[0] != self.embedder.dim:
+            raise ValueError(f"query vector has {arr.shape[0]} dims, index has {self.embedder.dim}")
+        cols = _checked_columns(columns)
+
+        def run(table: Any) -> list[dict[str, Any]]:
+            from lancedb.rerankers import RRFReranker
+
+            q = table.search(query_type="hybrid", vector_column_name="vector")
+            q = q.vector(arr).text(" ".join(words)).distance_type("cosine")
+            if where:
+                q = q.where(where, prefilter=True)
+            q = q.rerank(RRFReranker(return_score="all"))
+            return rows_of(q.select(cols).limit(limit).to_arrow())
+
+        return self._with_table(run)
+
     def embed_query(self, text: str) -> np.ndarray:
         """The embedding of a query text with this index's embedder."""
         return self.embedder.embed([text])[0]
@@ -341,6 +382,26 @@ class IndexStore(IndexWrites):
             return rows_of(by_path(q.limit(None).to_arrow()))
 
         return self._with_table(run)
+
+
+_SCHEMA_ONCE: dict[type, type] = {}
+
+
+def _schema_once(cls: type) -> type:
+    """`cls` (LanceDB's table) with its schema read once per opened table: LanceDB reads it
+    afresh from the dataset on each query it builds (three times per hybrid query), and a
+    table curator opened keeps its columns for life (a rebuild writes a new table)."""
+    found = _SCHEMA_ONCE.get(cls)
+    if found is None:
+
+        class SchemaOnce(cls):
+            @functools.cached_property
+            def schema(self) -> Any:
+                return cls.schema.fget(self)  # type: ignore[attr-defined]
+
+        SchemaOnce.__name__ = SchemaOnce.__qualname__ = f"SchemaOnce{cls.__name__}"
+        found = _SCHEMA_ONCE[cls] = SchemaOnce
+    return found
 
 
 def rows_of(data: pa.Table) -> list[dict[str, Any]]:

@@ -290,20 +290,29 @@ def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:
 
 
 # -- the team's remote: `curator sync` ----------------------------------------------------------
-def sync_plan(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
-    """What `curator sync --dry-run` shows: a `curator.writer.sync.SyncPlan` (it fetches)."""
+def sync_plan(
+    root: Path,
+    resolutions: dict[str, Any] | None = None,
+    on_transfer: Callable[[Any], None] | None = None,
+) -> Any:
+    """What `curator sync --dry-run` shows: a `curator.writer.sync.SyncPlan` (it fetches;
+    git's progress goes to `on_transfer`)."""
     from curator.writer.sync import plan_sync
 
-    return plan_sync(root, None, resolutions)
+    return plan_sync(root, None, resolutions, on_transfer=on_transfer)
 
 
-def sync(root: Path, resolutions: dict[str, Any] | None = None) -> Any:
+def sync(
+    root: Path,
+    resolutions: dict[str, Any] | None = None,
+    on_transfer: Callable[[Any], None] | None = None,
+) -> Any:
     """`curator sync` with these conflicts settled ({path: "mine" | "theirs" | the merged
     bytes, as `--merged PATH=FILE` gives them}); the result, or raises SyncConflictError
-    (nothing changed) with the conflicts left."""
+    (nothing changed) with the conflicts left. git's progress goes to `on_transfer`."""
     from curator.session import Session
 
-    return Session.open(root).sync(None, resolutions)
+    return Session.open(root).sync(None, resolutions, on_transfer=on_transfer)
 
 
 def merge_start(root: Path, conflict: Any) -> bytes:

@@ -1,4 +1,7 @@
-"""A thin wrapper around the ``git`` command line.
+"""A thin wrapper around the ``git`` command line, for what GitPython costs more
+(`benchmarks/bench_gitpython.py`: each call named by its row) or would only hand to the same
+git command (``repo.git.merge_base(...)`` runs ``git merge-base``; a wrapper adds nothing).
+GitPython's own side (in-process discovery, the remote with progress) is :mod:`gitpy`.
 
 Every call is an argument list (never a shell), with ``GIT_TERMINAL_PROMPT=0`` (never ask for a
 password), ``LC_ALL=C`` (stable messages) and ``GIT_LITERAL_PATHSPECS=1`` (a note named ``*.md``
@@ -11,23 +14,28 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from curator.errors import WriterError
 from curator.gitenv import git_env
+from curator.writer import gitpy
 
 __all__ = [
     "DEFAULT_EMAIL",
     "DEFAULT_NAME",
+    "MERGE_LABELS",
     "GitError",
     "IndexLockError",
     "NotARepositoryError",
     "Repo",
+    "TreeChange",
     "discover",
     "discover_with_head",
     "git_env",
+    "merge3",
     "read_blobs",
     "run_git",
     "tree_changes",
@@ -146,7 +154,11 @@ class Repo:
         return out if proc.returncode == 0 and out else None
 
     def identity_config(self) -> list[tuple[str, str]]:
-        """``-c`` pairs for the default identity, only for the parts git config lacks."""
+        """``-c`` pairs for the default identity, only for the parts git config lacks.
+
+        bench_gitpython "identity from config": GitPython's config reader is cheaper once
+        loaded, but this runs in every commit, capture's too, where importing it costs more
+        ("import, fresh process"); and git reads every scope (includes, GIT_CONFIG_*)."""
         proc = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False)
         have = {
             line.split(" ", 1)[0].lower()
@@ -171,6 +183,17 @@ def discover_with_head(palace_root: Path) -> tuple[Repo, str | None]:
     root = Path(palace_root)
     if not root.is_dir():
         raise NotARepositoryError(f"palace folder {root} does not exist")
+    # bench_gitpython "discover+head, warm": once GitPython is loaded, in-process is cheaper
+    found = gitpy.work_tree(root) if gitpy.loaded() else None
+    if found is not None:
+        top, git_dir, prefix, head = found
+        return Repo(Path(top), Path(git_dir), prefix), head
+    return discover_cli(root)
+
+
+def discover_cli(root: Path) -> tuple[Repo, str | None]:
+    """:func:`discover_with_head` by one `git rev-parse` (bench_gitpython "discover+head, fresh
+    process": in a process without GitPython, importing it costs more than this git call)."""
     proc = run_git(
         root,
         [
@@ -267,3 +290,25 @@ def tree_changes(repo: Repo, *revs: str) -> list[TreeChange]:
         if len(fields) >= 5:
             out.append(TreeChange(path, fields[0], fields[1], fields[2], fields[3]))
     return out
+
+
+#: how git's three-way merge names the sides in its conflict markers: this clone's text, the
+#: common ancestor's, the remote's
+MERGE_LABELS = ("this clone", "before", "the remote")
+
+
+def merge3(repo: Repo, mine: bytes, base: bytes, theirs: bytes) -> tuple[bytes, int] | None:
+    """git's three-way merge of `base` changed into `mine` and into `theirs`: (the text, how
+    many conflicts it holds between markers); None when git could not merge them."""
+    with tempfile.TemporaryDirectory(prefix="curator-merge-") as folder:
+        files = []
+        for name, data in (("mine", mine), ("base", base), ("theirs", theirs)):
+            path = Path(folder) / name
+            path.write_bytes(data)
+            files.append(str(path))
+        labels = [arg for label in MERGE_LABELS for arg in ("-L", label)]
+        # exit status: the number of conflicts (0..127), negative on an error
+        proc = repo.git("merge-file", "-p", *labels, *files, check=False)
+    if not 0 <= proc.returncode < 128:
+        return None
+    return proc.stdout, proc.returncode

@@ -163,6 +163,8 @@ def commit_only(
     args += ["-F", "-"]
     if others_staged:
         args += ["--only", "--", *rp] if rp else ["--only"]
+    # bench_gitpython "commit one file": GitPython's index.commit costs more, and it would
+    # skip git's hooks, signing and `gc --auto`, which a person's own commit runs
     # useConfigOnly: no identity configured is an error, not a guess, and then curator's own
     config = [("user.useConfigOnly", "true")]
     try:

@@ -102,6 +102,8 @@ def _parse_record(record: str) -> HistoryEntry | None:
 
 
 def log(repo: Repo, *args: str) -> list[HistoryEntry]:
+    # bench_gitpython "log N commits with trailers": GitPython's Commit.trailers_list runs
+    # `git interpret-trailers` once per commit (x100 and more); one `git log` parses them all
     proc = repo.git(
         "log", "--no-show-signature", "--grep=^Curator-Action:", f"--format=%x1e{_FIELDS}", *args
     )
@@ -139,6 +141,7 @@ def history(
 
 
 def entry_at(repo: Repo, sha: str) -> HistoryEntry | None:
+    # bench_gitpython "one commit's trailers": even at one commit; one parser for both reads
     found = log(repo, "--max-count=1", sha)
     return found[0] if found and found[0].sha == sha else None
 
@@ -147,6 +150,7 @@ def changed_files(palace_root: Path, sha: str) -> list[str]:
     """The files one commit changed: palace-relative, or repo-relative for a file outside the
     palace; [] when git does not know the commit."""
     repo, _head = discover_with_head(Path(palace_root))
+    # bench_gitpython "changed files of a commit": Commit.stats costs more (a diff with counts)
     proc = repo.git("show", "--name-only", "--format=", "--no-renames", sha, "--", check=False)
     if proc.returncode != 0:
         return []

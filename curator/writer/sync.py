@@ -28,14 +28,26 @@ from typing import Literal
 
 from curator.config import load_config
 from curator.errors import WriterError
-from curator.model.index_md import render_index
+from curator.model.discovery import STATE_DIR, inbox_of
+from curator.model.index_md import hand_part, render_index
 from curator.model.layouts import claude_code, palace_rules
 from curator.model.layouts import rules as layout_rules
-from curator.model.palace import INBOX_DIR, INDEX_NAME, Palace
+from curator.model.palace import INDEX_NAME, Palace
+from curator.writer import gitpy
 from curator.writer.actions.common import errors_for
 from curator.writer.actions.undo import derived
-from curator.writer.git import NULL_OID, Repo, discover, discover_with_head, read_blobs
+from curator.writer.committed import committed_palace
+from curator.writer.git import (
+    NULL_OID,
+    Repo,
+    TreeChange,
+    discover,
+    discover_with_head,
+    merge3,
+    read_blobs,
+)
 from curator.writer.git import tree_changes as _tree_changes
+from curator.writer.gitpy import OnTransfer
 from curator.writer.gitsteps import GitStateError, check_git_state, status
 from curator.writer.hooks import AfterCommit, run_after_commit
 from curator.writer.inbox_share import InboxReport, share_inbox
@@ -233,20 +245,20 @@ def _rev(repo: Repo, ref: str) -> str | None:
     return out if proc.returncode == 0 and out else None
 
 
-def _fetch(repo: Repo, remote: str, branch: str) -> str | None:
-    """The remote branch's tip after fetching it (None: the remote has no such branch yet)."""
+def _fetch(repo: Repo, remote: str, branch: str, on: OnTransfer | None = None) -> str | None:
+    """The remote branch's tip after fetching it (None: the remote has no such branch yet);
+    git's progress goes to ``on``."""
     tracking = f"refs/remotes/{remote}/{branch}"
-    proc = repo.git(
-        "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}", check=False
-    )
-    if proc.returncode != 0:
-        said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        if any("couldn't find remote ref" in line for line in said):
+    try:
+        gitpy.fetch(repo.top, remote, f"+refs/heads/{branch}:{tracking}", on)
+    except gitpy.TransferError as exc:
+        if any("couldn't find remote ref" in line for line in exc.said):
             return None
         # git's whole reason: its last line alone ("and the repository exists.") says nothing
-        why = " ".join(line.strip() for line in said if line.strip())
-        why = why or f"git fetch exited {proc.returncode}"
-        raise SyncError(f"cannot reach the remote {remote!r} ({why}); nothing was changed")
+        why = " ".join(exc.said) or "git fetch failed"
+        raise SyncError(
+            f"cannot reach the remote {remote!r} ({why}); nothing was changed"
+        ) from None
     return _rev(repo, tracking)
 
 
@@ -267,24 +279,27 @@ def _check_history(repo: Repo, remote: str, branch: str, last: str | None, tip: 
     )
 
 
-#: what is never applied from a remote: a clone's machine state (.curator/: the journal, the
-#: index, parked drafts) and its drafts (inbox/: git-ignored, shared only on their own ref)
-LOCAL_ONLY = (".curator/", f"{INBOX_DIR}/")
+def local_only(repo: Repo) -> tuple[str, ...]:
+    """What is never applied from a remote: a clone's machine state (.curator/: the journal,
+    the index, parked drafts) and its drafts (the inbox: git-ignored, shared only on their own
+    ref), as folders of the palace."""
+    return (f"{STATE_DIR}/", f"{inbox_of(repo.top / repo.prefix)}/")
 
 
 def local_only_paths(repo: Repo, rev_range: str) -> list[tuple[str, str]]:
-    """(commit, palace path) for each path of LOCAL_ONLY a commit in the range adds, changes
+    """(commit, palace path) for each path of `local_only` a commit in the range adds, changes
     or removes: a teammate's force-added journal or draft would otherwise be applied here."""
+    local = local_only(repo)
     proc = repo.git(
         "log", "--format=%x1e%H", "--name-only", "--no-renames", "-z", rev_range, "--",
-        *(repo.to_repo(p) for p in LOCAL_ONLY),
+        *(repo.to_repo(p) for p in local),
     )  # fmt: skip
     found: list[tuple[str, str]] = []
     for record in proc.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
         sha, _, names = record.partition("\n")  # "<sha>\0\n<name>\0<name>\0"
         for name in filter(None, names.split("\0")):
             rel = repo.to_palace(name.strip("\n"))
-            if rel is not None and rel.startswith(LOCAL_ONLY):
+            if rel is not None and rel.startswith(local):
                 found.append((sha.strip("\0"), rel))
     return found
 
@@ -297,14 +312,15 @@ def _refuse_local_only(repo: Repo, remote: str, branch: str, rev_range: str) -> 
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     raise SyncError(
         f"{remote}/{branch} has commit {sha[:10]} that adds {rel}{more}: machine state "
-        f"(.curator/) and drafts ({INBOX_DIR}/) are never taken from a remote, so nothing was "
-        f"changed. Ask whoever pushed it to revert it with `git rm --cached` (drafts travel "
-        f"with [team] share_inbox, on a ref of their own)"
+        f"(.curator/) and drafts ({local_only(repo)[1]}) are never taken from a remote, so "
+        f"nothing was changed. Ask whoever pushed it to revert it with `git rm --cached` "
+        f"(drafts travel with [team] share_inbox, on a ref of their own)"
     )
 
 
 def _commits(repo: Repo, rev_range: str) -> list[tuple[Commit, str, str]]:
-    """(commit, raw message, author date) for the range, oldest first."""
+    """(commit, raw message, author date) for the range, oldest first (bench_gitpython "log N
+    commits with trailers": one `git log` beats GitPython's commit objects)."""
     proc = repo.git(
         "log", "--reverse", "--no-show-signature", "--date=raw",
         "--format=%x1e%H%x00%an <%ae>%x00%an%x00%ae%x00%ad%x00%s%x00%B", rev_range,
@@ -389,7 +405,7 @@ def _replay(
     resolutions: Mapping[str, Resolution],
 ) -> tuple[str, list[Commit], list[Conflict], list[Commit], list[tuple[str, str]]]:
     """Replay `local` onto `tip`: (new tip, the commits made, conflicts, dropped, restores)."""
-    palace = Palace.open(root)
+    palace = committed_palace(Palace.open(root), repo)  # never the working copy's notes
     skip = derived(palace)
     per_commit = {c.sha: _tree_changes(repo, c.sha) for c, _, _ in local}
     touched = sorted({ch.path for chs in per_commit.values() for ch in chs})
@@ -437,7 +453,7 @@ def _replay(
                     Commit(parent, f"{GIVEN_UP_ACTION}: gave up {commit.subject}", commit.author)
                 )
                 continue
-            entries, resolved = result
+            entries, resolved, hands = result
             effects = _palace_effects(repo, [(p, _blob(v)) for p, v in entries.items()])
             problems = errors_for(state.palace, effects, list(effects))
             if problems and any(resolutions.get(rel) == "theirs" for rel in effects):
@@ -463,7 +479,7 @@ def _replay(
                 )
                 continue
             state.palace = state.palace.replaced(effects)
-            for rel, data in render_derived(state.palace, state.derived).items():
+            for rel, data in render_derived(state.palace, {**state.derived, **hands}).items():
                 if data != state.derived.get(rel):
                     blob = state.git("hash-object", "-w", "--stdin", input=data)
                     entries[repo.to_repo(rel)] = ("100644", blob)
@@ -575,22 +591,34 @@ def _restores_of(message: str) -> list[tuple[str, str]]:
 def _replay_one(
     state: _Replay,
     commit: Commit,
-    changes: list,  # list[TreeChange]
+    changes: list[TreeChange],
     skip: set[str],
     resolutions: Mapping[str, Resolution],
     base: str | None,
     tip: str,
-) -> tuple[dict[str, tuple[str, str] | None], list[tuple[str, str]]] | list[Conflict] | None:
-    """The index entries of one replayed commit and how its conflicts were settled; its
-    conflicts when some are not settled; None when a reviewer gave it up for theirs."""
+) -> _Replayed | list[Conflict] | None:
+    """The index entries of one replayed commit, how its conflicts were settled and the
+    generated files its hand edits leave; its conflicts when some are not settled; None when
+    a reviewer gave it up for theirs."""
     repo = state.repo
     entries: dict[str, tuple[str, str] | None] = {}
     open_: list[Conflict] = []
     resolved: list[tuple[str, str]] = []
+    hands: dict[str, bytes] = {}
     give_up = False
     for ch in changes:
         rel = repo.to_palace(ch.path)
         if rel in skip:
+            assert rel is not None
+            hand = _hand_edit(state, commit, ch, rel, resolutions, base, tip)
+            if isinstance(hand, Conflict):
+                open_.append(hand)
+            elif hand == "theirs":
+                give_up = True
+            elif hand is not None:
+                hands[rel], how = hand
+                if how:
+                    resolved.append((rel, how))
             continue
         new = None if ch.new_mode == "000000" else (ch.new_mode, ch.new)
         have = _blob(state.blobs.get(ch.path))
@@ -635,7 +663,59 @@ def _replay_one(
         return open_
     if give_up:
         return None
-    return entries, resolved
+    return entries, resolved, hands
+
+
+_Replayed = tuple[dict[str, tuple[str, str] | None], list[tuple[str, str]], dict[str, bytes]]
+
+
+def _person_part(rel: str, data: bytes | None) -> bytes:
+    """What a person wrote in a generated file: INDEX.md's preamble, every line of MEMORY.md
+    but its entries. Curator renders the rest again for each replayed commit."""
+    if data is None:
+        return b""
+    return hand_part(data)[0] if rel == INDEX_NAME else claude_code.hand_lines(data)
+
+
+def _hand_edit(
+    state: _Replay,
+    commit: Commit,
+    ch: TreeChange,
+    rel: str,
+    resolutions: Mapping[str, Resolution],
+    base: str | None,
+    tip: str,
+) -> tuple[bytes, str] | Conflict | Literal["theirs"] | None:
+    """A replayed commit's hand edit of a generated file (`rel`) carried onto the file as the
+    replay has it so far: (the file to render from, how a conflict was settled or ""); None
+    when the commit changed only what curator renders. git merges the person's part: a
+    preamble edited on both sides is merged, or a conflict when both changed the same lines."""
+    repo = state.repo
+    texts = read_blobs(repo, [b for b in (ch.old, ch.new) if b != NULL_OID])
+    before = texts.get(ch.old)
+    after = None if ch.new_mode == "000000" else texts.get(ch.new)
+    if after is None or _person_part(rel, before) == _person_part(rel, after):
+        return None
+    current = state.derived.get(rel)
+    if rel == INDEX_NAME:  # the preamble is merged, the rest is rendered again
+        mine, rest = hand_part(after)[0], hand_part(current or b"")[1]
+        merged = merge3(repo, mine, hand_part(before or b"")[0], hand_part(current or b"")[0])
+    else:
+        mine, rest = after, b""  # its entries are rendered again: merge the rest
+        theirs = claude_code.without_new_entries(current or b"", before or b"")
+        merged = merge3(repo, mine, before or b"", theirs)
+    if merged is not None and merged[1] == 0:
+        return merged[0] + rest, ""
+    choice = resolutions.get(rel)
+    if choice == "theirs":
+        return "theirs"
+    if choice == "mine":
+        return mine + rest, "kept this clone's"
+    if isinstance(choice, bytes):
+        return choice, "merged"
+    return Conflict(
+        rel, "edited-both", commit, _last_touch(repo, base, tip, ch.path), before, after, current
+    )
 
 
 # -- the plan and the sync ------------------------------------------------------------------------
@@ -645,9 +725,11 @@ def plan_sync(
     resolutions: Mapping[str, Resolution] | None = None,
     *,
     replay: bool = True,
+    on_transfer: OnTransfer | None = None,
 ) -> SyncPlan:
     """Fetch, then work out the sync (``replay=False``: only count what comes in and goes out,
-    for ``--check``). Changes nothing but the remote-tracking ref and unreferenced objects."""
+    for ``--check``). Changes nothing but the remote-tracking ref and unreferenced objects.
+    The fetch's progress goes to ``on_transfer``."""
     root = Path(palace_root).absolute()
     repo, head = discover_with_head(root)
     if head is None:
@@ -659,7 +741,7 @@ def plan_sync(
     last = _rev(repo, f"{SYNCED_REF}/{name}/{branch}") or _rev(
         repo, f"refs/remotes/{name}/{branch}"
     )
-    tip = _fetch(repo, name, branch)
+    tip = _fetch(repo, name, branch, on_transfer)
     _check_history(repo, name, branch, last, tip)
     if tip is not None:
         _refuse_local_only(repo, name, branch, f"{head}..{tip}")
@@ -722,7 +804,11 @@ class _Moved(Exception):
 
 
 def _apply(
-    plan: SyncPlan, changed: list[str], warnings: list[str], after_commit: Sequence[AfterCommit]
+    plan: SyncPlan,
+    changed: list[str],
+    warnings: list[str],
+    after_commit: Sequence[AfterCommit],
+    on: OnTransfer | None = None,
 ) -> bool:
     """Move, then push (whether it pushed); the palace paths the move changed and the
     after-commit warnings go into `changed` and `warnings`."""
@@ -739,18 +825,16 @@ def _apply(
             warnings += run_after_commit(after_commit, root, None, moved)
     pushed = False
     if plan.outgoing and plan.new_head != plan.remote_tip:
-        proc = repo.git(
-            "push", "--quiet", "--porcelain", plan.remote,
-            f"{plan.new_head}:refs/heads/{plan.branch}", check=False,
-        )  # fmt: skip
-        if proc.returncode != 0:
-            if _fetch(repo, plan.remote, plan.branch) != plan.remote_tip:
-                raise _Moved()
-            said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        try:
+            gitpy.push(repo.top, plan.remote, f"{plan.new_head}:refs/heads/{plan.branch}", on)
+        except gitpy.TransferError as exc:
+            if _fetch(repo, plan.remote, plan.branch, on) != plan.remote_tip:
+                raise _Moved() from None
+            why = exc.said[-1] if exc.said else "no reason"
             raise SyncError(
-                f"git push to {plan.remote} was refused ({said[-1] if said else 'no reason'}); "
-                f"this clone has the pulled commits, the push waits for the next sync"
-            )
+                f"git push to {plan.remote} was refused ({why}); this clone has the pulled "
+                f"commits, the push waits for the next sync"
+            ) from None
         pushed = True
     repo.git("update-ref", f"{SYNCED_REF}/{plan.remote}/{plan.branch}", plan.new_head)
     return pushed
@@ -763,9 +847,11 @@ def sync(
     *,
     on_plan: Callable[[SyncPlan], None] | None = None,
     after_commit: Sequence[AfterCommit] = (),
+    on_transfer: OnTransfer | None = None,
 ) -> SyncResult:
     """Sync the palace with its remote: plan, move, push, retrying when the remote moved;
-    `after_commit` runs once the branch has moved (a session's search index follows).
+    `after_commit` runs once the branch has moved (a session's search index follows);
+    `on_transfer` is given git's progress of each fetch and push.
 
     Raises SyncConflictError (nothing changed) when a conflict is not settled in
     `resolutions` ({palace path: "mine" | "theirs" | merged bytes}).
@@ -773,13 +859,13 @@ def sync(
     changed: list[str] = []
     warnings: list[str] = []
     for attempt in range(1, PUSH_RETRIES + 1):
-        plan = plan_sync(palace_root, remote, resolutions)
+        plan = plan_sync(palace_root, remote, resolutions, on_transfer=on_transfer)
         if on_plan is not None:
             on_plan(plan)
         if plan.conflicts:
             raise SyncConflictError(plan)
         try:
-            pushed = _apply(plan, changed, warnings, after_commit)
+            pushed = _apply(plan, changed, warnings, after_commit, on_transfer)
         except _Moved:
             continue
         inbox = None

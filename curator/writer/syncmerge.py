@@ -9,20 +9,19 @@ agree on once, each disagreement between conflict markers naming the two sides.
 from __future__ import annotations
 
 import re
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from curator.model.note import parse_note
-from curator.writer.git import discover
+from curator.writer.git import MERGE_LABELS, discover, merge3
 
 if TYPE_CHECKING:
     from curator.writer.sync import Conflict
 
 __all__ = ["MINE_LABEL", "THEIRS_LABEL", "merge_problems", "merge_start"]
 
-MINE_LABEL = "this clone"
-THEIRS_LABEL = "the remote"
+MINE_LABEL = MERGE_LABELS[0]
+THEIRS_LABEL = MERGE_LABELS[2]
 # A conflict marker git writes, in every conflictStyle (merge, diff3, zdiff3): seven of <, |
 # or > at the start of a line, alone or before a label. "=======" alone is a Markdown heading
 # underline too, so it is never taken for one (a conflict always has a < or > line besides).
@@ -36,19 +35,8 @@ def merge_start(root: Path | str, conflict: Conflict) -> bytes:
     mine, theirs = conflict.mine_text, conflict.theirs_text
     if mine is None or theirs is None:
         return mine if mine is not None else theirs or b""
-    repo = discover(Path(root))
-    with tempfile.TemporaryDirectory(prefix="curator-merge-") as folder:
-        files = []
-        for name, data in (("mine", mine), ("base", conflict.base or b""), ("theirs", theirs)):
-            path = Path(folder) / name
-            path.write_bytes(data)
-            files.append(str(path))
-        labels = ["-L", MINE_LABEL, "-L", "before", "-L", THEIRS_LABEL]
-        # exit status: the number of conflicts (0..127), negative on an error
-        proc = repo.git("merge-file", "-p", *labels, *files, check=False)
-    if not 0 <= proc.returncode < 128:
-        return mine
-    return proc.stdout
+    merged = merge3(discover(Path(root)), mine, conflict.base or b"", theirs)
+    return mine if merged is None else merged[0]
 
 
 def merge_problems(path: str, data: bytes) -> list[str]:

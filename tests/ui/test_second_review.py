@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 from uihelpers import make_app, settle, show_screen, wait_until
 
 from curator.ui.screens.rooms import RoomsScreen
+from curator.ui.widgets.note_view import NoteView
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -428,3 +429,67 @@ async def test_the_draft_pane_masks_secrets_until_revealed(make_palace: Any) -> 
         await wait_until(pilot, lambda: key in str(left.content))
         await pilot.press("V")
         await wait_until(pilot, lambda: key not in str(left.content))
+
+
+def test_the_picker_offers_the_known_near_duplicates_first(palace: Path) -> None:
+    """Empty query: every near-duplicate leads; typed: those the query finds lead, in their
+    own order, then the query's ranking."""
+    from curator.model.palace import Palace
+    from curator.ui.widgets.dialogs import near_first
+
+    a, b, c, d = Palace.open(palace).notes[:4]
+    assert near_first([a, b, c], [d, c], typed=False) == [d, c, a, b]
+    assert near_first([a, b, c], [d, c], typed=True) == [c, a, b]  # d is not what was typed
+    assert near_first([a, b], [], typed=True) == [a, b]
+
+
+async def test_supersede_picker_in_rooms_leads_with_the_notes_near_duplicates(
+    sample_palace: Path,
+) -> None:
+    """s on a note: before anything is typed, the note's near-duplicates (the one near-duplicate
+    rule, as the inbox's candidates) lead the picker, marked; the note itself is not offered."""
+    from curator.ui.widgets.dialogs import NotePicker
+
+    rel = "notes/project/stripe-webhook-handler.md"
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_screen(pilot, "2", RoomsScreen)
+        screen.open_note(rel)
+        await wait_until(pilot, lambda: screen.query_one(NoteView).note is not None)
+        screen.query_one("#rooms-notes").focus()
+        await settle(pilot)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, NotePicker))
+        picker = app.screen
+        await wait_until(pilot, lambda: picker.near_done, timeout=60)
+        assert picker.near_found
+        near = [n.rel for n in picker.near_found]
+        options = picker.query_one("#picker-list", OptionList)
+        shown = [options.get_option_at_index(i) for i in range(options.option_count)]
+        assert [o.id for o in shown[: len(near)]] == near and rel not in near
+        assert all("≈ similar" in str(o.prompt) for o in shown[: len(near)])
+        assert not any("≈ similar" in str(o.prompt) for o in shown[len(near) :])
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        ({"agent": "mcp", "session": "sess-2026-11-28-b5e2"}, "mcp · session …-11-28-b5e2"),
+        ({"run": "run-4530", "file": "Makefile"}, "run 4530 · file Makefile"),
+        ({"file": "a.py", "session": "s1", "run": "7"}, "session s1 · run 7 · file a.py"),
+        ("claude-code", "claude-code"),
+        (None, "–"),
+        ({"session": "line one\nline two"}, "session …ne line two"),
+    ],
+)
+def test_the_source_column_says_who_in_words(source: Any, words: str) -> None:
+    """The inbox's Source: the agent, then session, run and file by name, on one line; an id
+    keeps its distinctive end."""
+    import yaml
+
+    from curator.model.note import parse_note
+    from curator.ui.screens.drafts import source_words
+
+    header = {"name": "x", "type": "project"} | ({"source": source} if source else {})
+    note = parse_note("inbox/x.md", f"---\n{yaml.safe_dump(header)}---\nx\n".encode(), "draft")
+    assert source_words(note) == words

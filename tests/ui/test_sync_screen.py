@@ -10,6 +10,7 @@ import pytest
 from palacehelpers import git
 from synchelpers import clean, edited_on_both, head, make_team, remote_head
 from textual.pilot import Pilot
+from textual.widgets import Label, ProgressBar
 from uihelpers import make_app, settle, wait_until
 
 from curator.ui.screens.sync import SyncDialog
@@ -42,6 +43,10 @@ async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await open_sync(pilot, rel)
         assert head(b) == before  # the plan changed nothing
+        # the plan's fetch showed git's progress on the dialog's bar, to its end
+        bar = dialog.query_one("#sync-progress", ProgressBar)
+        assert bar.display and bar.total and bar.progress == bar.total
+        assert str(dialog.query_one("#sync-stage", Label).render()).startswith("fetch: ")
         await pilot.press("y")  # refused while a conflict is open
         await pilot.pause(0.1)
         assert head(b) == before and isinstance(app.screen, SyncDialog)
@@ -51,6 +56,7 @@ async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(
         await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog), timeout=30)
         await settle(pilot)
     assert head(b) == remote_head(remote) and clean(b)
+    assert dialog.transfer.direction == "push" and dialog.transfer.fraction == 1.0
     assert (b / rel).read_text().endswith(f"{kept}\n")
     assert app.palace is not None and app.palace.by_rel[rel].body.endswith(f"{kept}\n")
 

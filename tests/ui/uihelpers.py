@@ -110,6 +110,8 @@ VIEWS: dict[str, tuple[str, ...]] = {
 def view_ready(view: str) -> Callable[[Any], bool]:
     if view == "plan":
         return lambda app: getattr(app.screen, "plan", None) is not None
+    if view == "picker":  # its near-duplicates looked up (a thread)
+        return lambda app: getattr(app.screen, "near_done", False)
     return lambda app: True
 
 

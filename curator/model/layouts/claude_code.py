@@ -57,7 +57,6 @@ class ClaudeCode(Layout):
     lenient: bool = True
     default_confidence: float | None = 0.75
     dangling: Severity = "warning"
-    excludes: tuple[str, ...] = ("inbox",)
     native: frozenset[str] | None = frozenset({"name", "description", "type", "metadata"})
     loose_headers: bool = True
     max_lines: int = MAX_LINES
@@ -251,6 +250,21 @@ def edit_index(
             kept[at - 1] += newline  # the last line gets a line end, its bytes stay
         kept[at:at] = new
     return b"".join(kept)
+
+
+def hand_lines(data: bytes) -> bytes:
+    """MEMORY.md without its entry lines: what a person or Claude wrote, which `edit_index`
+    never adds or removes."""
+    return b"".join(raw for raw in data.splitlines(keepends=True) if not _is_entry(raw))
+
+
+def without_new_entries(data: bytes, since: bytes) -> bytes:
+    """MEMORY.md without the entry lines `since` (an older MEMORY.md) lacks: the entries
+    added since, which curator renders again for the memories there are. A three-way merge
+    of a person's edit then meets only the other side's own edits, not its new entries."""
+    old = set(since.splitlines(keepends=True))
+    lines = data.splitlines(keepends=True)
+    return b"".join(raw for raw in lines if raw in old or not _is_entry(raw))
 
 
 def _is_entry(raw: bytes) -> bool:

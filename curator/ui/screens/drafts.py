@@ -1,4 +1,4 @@
-"""What the inbox shows about a draft: its age, its source (abbreviated), its warnings.
+"""What the inbox shows about a draft: its age, its source (in words), its warnings.
 
 Warnings follow the draft's current text (cached by that text), so a fixed draft loses them;
 a `[[wikilink]]` is a link, not markup."""
@@ -14,13 +14,13 @@ from rich.text import Text
 
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.model.text import has_escapes
+from curator.model.text import has_escapes, one_line
 from curator.ui import services
 from curator.ui.safe import plain
 
 _WIKILINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
 _MARKUPISH = re.compile(r"\[\s*(?:/|@|[A-Za-z#])[^\]\n]*\]")
-SOURCE_WIDTH = 8
+SOURCE_WIDTH = 20  # at most: the Source column yields to the name first (RowTable.fit)
 
 
 def draft_days(note: Note, today: date) -> int | None:
@@ -46,12 +46,33 @@ def draft_source(note: Note) -> str:
     return str(source or "")
 
 
-def short_source(source: str, width: int = SOURCE_WIDTH) -> str:
-    """The source cut to `width` cells, keeping its distinctive end ("sess-2026-11-28-a" ->
-    "…11-28-a"): the draft's name gets the width."""
-    if len(source) <= width:
-        return source
-    return "…" + source[-(width - 1) :]
+def source_words(note: Note) -> str:
+    """Who left the draft, in words: the agent first, then its session, run and file, each
+    named ("mcp · session …11-28-b5e2 · run 4551"), so the column says more than an id's tail."""
+    source = note.header.get("source")
+    if not isinstance(source, dict):
+        return _short_id(one_line(str(source or ""))) or "–"
+    order = sorted(source, key=lambda k: _SOURCE_ORDER.get(str(k), len(_SOURCE_ORDER)))
+    words = []
+    for key in order:
+        value = one_line(str(source[key] or ""))
+        if not value:
+            continue
+        name = str(key)
+        # "run-4530" under run: the key says it once ("sess-…" under session too)
+        for prefix in {name, name[:4]}:
+            if value.casefold().startswith(prefix.casefold() + "-"):
+                value = value[len(prefix) + 1 :]
+        words.append(_short_id(value) if name == "agent" else f"{name} {_short_id(value)}")
+    return " · ".join(words)
+
+
+_SOURCE_ORDER = {"agent": 0, "session": 1, "run": 2, "file": 3}
+
+
+def _short_id(value: str, width: int = 12) -> str:
+    """A long id keeps its distinctive end ("2026-11-28-b5e2" -> "…11-28-b5e2")."""
+    return value if len(value) <= width else "…" + value[-(width - 1) :]
 
 
 def newest_first(drafts: list[Note]) -> list[Note]:

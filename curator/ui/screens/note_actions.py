@@ -144,4 +144,12 @@ class NoteActions(PalaceScreen):
         find = lambda query: [  # noqa: E731
             n for n in services.notes_named(palace, query) if n.rel != note.rel
         ]
-        self.app.push_screen(NotePicker("Superseded by which note?", find), picked)
+        session = self.curator.search_session
+
+        def near() -> list[Note]:
+            # (a sensitive note's neighbours are not looked up: dupes refuses, the list stays)
+            found = session.dupes(palace, note)
+            return [palace.by_rel[f.path] for f in found if f.path in palace.by_rel]
+
+        picker = NotePicker("Superseded by which note?", find, near)
+        self.app.push_screen(picker, picked)

@@ -3,7 +3,8 @@ a conflict is settled here (the Conflicts view), one file at a time, by keeping 
 text, the remote's, or a merge edited in the editor from both sides (git's conflict markers).
 
 Everything runs through `ui/services.py` (the CLI's `curator sync`); the plan and the sync run
-in a worker thread and post back. Text from the remote is shown as plain text, never markup.
+in a worker thread and post back, git's progress of each fetch and push on a bar as it comes.
+Text from the remote is shown as plain text, never markup.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from curator.model.text import clean
@@ -48,11 +49,14 @@ class SyncDialog(Dialog[bool]):
         self.plan: Any = None
         self.resolutions: dict[str, str | bytes] = {}  # path -> "mine" | "theirs" | merged
         self.busy = True
+        self.transfer: Any = None  # git's last progress report (curator.writer.gitpy.Transfer)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sync-dialog"):
             yield Label("Sync with the team's remote", id="sync-title")
             yield Static("Fetching…", id="sync-plan", markup=False)
+            yield Label("", id="sync-stage", markup=False)
+            yield ProgressBar(id="sync-progress", show_eta=False)
             yield Options(id="sync-conflicts")
             with VerticalScroll(id="sync-diff-box"):
                 yield Static("", id="sync-diff", markup=False)
@@ -64,17 +68,31 @@ class SyncDialog(Dialog[bool]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).display = False
+        self.query_one("#sync-stage").display = False
+        self.query_one("#sync-progress").display = False
         self.load_plan()
         super().on_mount()
 
     @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
     def load_plan(self) -> None:
         try:
-            plan = services.sync_plan(self.root, dict(self.resolutions))
+            plan = services.sync_plan(self.root, dict(self.resolutions), self.from_thread)
         except Exception as exc:
             self.app.call_from_thread(self.show_error, exc)
             return
         self.app.call_from_thread(self.show_plan, plan)
+
+    def from_thread(self, transfer: Any) -> None:
+        """git's progress, handed on from the worker thread git's output is read in."""
+        self.app.call_from_thread(self.show_transfer, transfer)
+
+    def show_transfer(self, transfer: Any) -> None:
+        """The stage (its words are curator's, never the remote's) and the bar."""
+        self.transfer = transfer
+        stage, bar = self.query_one("#sync-stage", Label), self.query_one(ProgressBar)
+        stage.display = bar.display = True
+        stage.update(transfer.line())
+        bar.update(total=transfer.total, progress=transfer.done)
 
     def show_error(self, exc: Exception) -> None:
         self.busy = False
@@ -178,7 +196,7 @@ class SyncDialog(Dialog[bool]):
     @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
     def run_sync(self) -> None:
         try:
-            result = services.sync(self.root, dict(self.resolutions))
+            result = services.sync(self.root, dict(self.resolutions), self.from_thread)
         except Exception as exc:
             self.app.call_from_thread(self.show_error, exc)
             return

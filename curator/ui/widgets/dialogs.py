@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -224,10 +225,20 @@ class NotePicker(Dialog[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Pick nothing")]
 
-    def __init__(self, prompt: str, find: Callable[[str], list[Note]]) -> None:
+    def __init__(
+        self,
+        prompt: str,
+        find: Callable[[str], list[Note]],
+        near: Callable[[], list[Note]] | None = None,
+    ) -> None:
+        """`near` gives the known near-duplicates (it may wait for the index, so it runs in a
+        thread): they are offered first, marked, among the notes the query finds."""
         super().__init__()
         self.prompt = prompt
         self.find = find
+        self.near = near
+        self.near_found: list[Note] = []
+        self.near_done = near is None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="picker-box"):
@@ -239,13 +250,39 @@ class NotePicker(Dialog[str | None]):
 
     def on_mount(self) -> None:
         self._fill("")
+        if self.near is not None:
+            self._look_up_near()
+
+    @work(thread=True, exit_on_error=False)
+    def _look_up_near(self) -> None:
+        assert self.near is not None
+        found: list[Note] = []
+        try:
+            found = self.near()
+        finally:  # looked up, or failed (a sensitive note): either way the list is final
+            self.app.call_from_thread(self._got_near, found)
+
+    def _got_near(self, found: list[Note]) -> None:
+        self.near_found = found
+        self.near_done = True
+        if self.is_attached:
+            self._fill(self.query_one("#picker-query", Input).value)
 
     def _fill(self, query: str) -> None:
-        found = self.find(query)
+        found = near_first(self.find(query), self.near_found, bool(query.strip()))
+        near = {n.rel for n in self.near_found}
         options = self.query_one("#picker-list", OptionList)
         options.clear_options()
         options.add_options(
-            [Option(plain(n.name or n.rel).append(f"  {n.type}", "dim"), id=n.rel) for n in found]
+            [
+                Option(
+                    plain(n.name or n.rel)
+                    .append(f"  {n.type}", "dim")
+                    .append("  ≈ similar" if n.rel in near else "", "yellow"),
+                    id=n.rel,
+                )
+                for n in found
+            ]
         )
         if found:
             options.highlighted = 0
@@ -273,6 +310,15 @@ class NotePicker(Dialog[str | None]):
         self.dismiss(None)
 
 
+def near_first(found: list[Note], near: list[Note], typed: bool) -> list[Note]:
+    """The picker's order: the known near-duplicates first (those the query finds, once
+    something is typed; all of them before), then the rest as `find` ranked them."""
+    hits = {n.rel for n in found}
+    shown = [n for n in near if n.rel in hits] if typed else near
+    firsts = {n.rel for n in shown}
+    return shown + [n for n in found if n.rel not in firsts]
+
+
 def select_value(widget: Select[str]) -> str | None:
     value = widget.value
     return value if isinstance(value, str) else None
@@ -285,6 +331,7 @@ __all__ = [
     "EditDialog",
     "NotePicker",
     "SafeTextArea",
+    "near_first",
     "problems_text",
     "select_value",
 ]

@@ -18,6 +18,7 @@ from pathlib import Path
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.common import with_index
+from curator.writer.committed import committed_palace
 from curator.writer.git import Repo, discover_with_head, read_blobs, tree_changes
 from curator.writer.history import NOT_UNDOABLE, HistoryEntry, UndoError, entry_at, log
 from curator.writer.plan import Change, Delete, Move, Plan, Write, encode_restore
@@ -92,7 +93,7 @@ def _target(repo: Repo, head: str, sha: str | None) -> HistoryEntry:
         why = (
             "a task checkpoint's revisions are never rewritten or removed"
             if found.action.startswith("task-")
-            else "it would remove palace.toml and the .gitignore that keeps inbox/ out of git"
+            else "it would remove palace.toml and the .gitignore that keeps the drafts out of git"
         )
         raise UndoError(
             f"{found.sha[:10]} is the commit `curator {found.action.replace('-', ' ')}` made; "
@@ -206,7 +207,9 @@ def undo(
     if head is None:
         raise UndoError("nothing to undo: the repository has no commits yet")
     entry = _target(repo, head, commit)
-    before = palace if palace is not None else Palace.open(root)
+    # INDEX.md is rendered from what HEAD holds: never a note written by hand and not
+    # committed, nor a palace the caller loaded before the last commit
+    before = committed_palace(Palace.open(root, previous=palace), repo)
     changes = _reverted(repo, root, entry, derived(before))
     elsewhere: list[str] = []
     trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes, elsewhere)]

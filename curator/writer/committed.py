@@ -1,0 +1,60 @@
+"""The palace as a commit holds it: what the generated files (INDEX.md, MEMORY.md) are rendered
+from when an action is written on top of history (a sync's replay, an undo).
+
+A palace loaded from the disk holds the working copy: a note written by hand and never
+committed, a note edited and not committed. A generated file rendered from that would name
+notes the commit does not hold (and push their names to the team). Git says which files differ
+from HEAD; those notes are taken as HEAD has them (or dropped, when HEAD has none), every other
+note is the one already loaded.
+"""
+
+from __future__ import annotations
+
+from curator.model.palace import INDEX_NAME, Palace
+from curator.writer.git import Repo, read_blobs
+
+__all__ = ["committed_palace"]
+
+_REGULAR = ("100644", "100755")
+
+
+def committed_palace(palace: Palace, repo: Repo) -> Palace:
+    """`palace` with every note the working copy adds, changes or removes against HEAD taken
+    as HEAD holds it (drafts stay: the inbox is never committed)."""
+    proc = repo.git(
+        "status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal",
+        "--ignored=traditional", "--ignore-submodules=all", "--", repo.to_repo("") or ".",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )  # fmt: skip
+    loose: list[str] = []  # untracked or ignored: a file, or a folder ending in /
+    changed: list[str] = []  # tracked and different from HEAD (or staged as new)
+    for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if len(item) < 4:
+            continue
+        code, rel = item[:2], repo.to_palace(item[3:])
+        if rel is None:
+            continue
+        (loose if code in ("??", "!!") else changed).append(rel)
+    notes = {n.rel for n in palace.notes}
+    changes: dict[str, bytes | None] = {}
+    for rel in loose:
+        if rel.endswith("/"):
+            changes.update((n, None) for n in notes if n.startswith(rel))
+        elif rel in notes:
+            changes[rel] = None
+    wanted = [
+        rel for rel in changed if rel in notes or rel == INDEX_NAME or rel not in palace.by_rel
+    ]
+    if wanted:
+        listing = repo.git("ls-tree", "-z", "HEAD", "--", *(repo.to_repo(r) for r in wanted))
+        held: dict[str, str] = {}
+        for entry in filter(None, listing.stdout.decode("utf-8", "surrogateescape").split("\0")):
+            meta, path = entry.split("\t", 1)
+            mode, _type, blob = meta.split()
+            rel = repo.to_palace(path)
+            if rel is not None and mode in _REGULAR:
+                held[rel] = blob
+        data = read_blobs(repo, sorted(set(held.values())))
+        for rel in wanted:
+            changes[rel] = data[held[rel]] if rel in held else None
+    return palace.replaced(changes) if changes else palace
