@@ -25,6 +25,7 @@ from typing import Any
 MAX_DATES = 12  # a note speaks of a few dates; a long log's hundreds would say nothing
 MAX_SENTENCES = 24  # clauses with a time word read per text (bounds the parser's time)
 MAX_SENTENCE = 400  # characters of each
+MAX_TRIES = 96  # phrases a text's sentences may hand dateparser (each try parses once)
 
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -61,21 +62,20 @@ def resolve_dates(text: str, base: date | datetime) -> list[str]:
     day = base.date() if isinstance(base, datetime) else base
     sentences = [s[:MAX_SENTENCE] for s in _CLAUSE.split(text) if _TIME_WORD.search(s)]
     found: set[str] = set()
+    tries = [MAX_TRIES]
     for sentence in sentences[:MAX_SENTENCES]:
-        for phrase in _phrases(sentence, day):
-            value = _period(phrase, day)
-            if value:
-                found.add(value)
+        found.update(v for v in (_period(d) for d in _dates(sentence, day, tries)) if v)
     return sorted(found)[:MAX_DATES]
 
 
-def _phrases(sentence: str, day: date) -> list[str]:
-    """The phrases of a sentence that dateparser reads as dates: around each time word, the
+def _dates(sentence: str, day: date, tries: list[int]) -> list[Any]:
+    """What dateparser reads in the phrases of a sentence: around each time word, the
     longest run of words holding it that its parser accepts ("two weeks ago", "8 May, 2023",
-    "last Friday"). dateparser's own search finds the same phrases but loads the data of
-    its 200 languages to do so, which cost a capture with a time word most of a second."""
+    "last Friday"), each tried phrase taking one of `tries` (shared by a text's sentences).
+    dateparser's own search finds the same phrases but loads the data of its 200 languages
+    to do so, which cost a capture with a time word most of a second."""
     words = list(_WORDS.finditer(sentence))
-    out: list[str] = []
+    out: list[Any] = []
     taken = -1  # the last word of the phrase found before: phrases do not overlap
     for m in _TIME_WORD.finditer(sentence):
         first = next(i for i, w in enumerate(words) if w.end() > m.start())
@@ -86,13 +86,15 @@ def _phrases(sentence: str, day: date) -> list[str]:
             (a, b)
             for a in range(max(first - _REACH, taken + 1), first + 1)
             for b in range(last, min(last + _REACH, len(words) - 1) + 1)
+            if _EDGE.fullmatch(_bare(words[a])) and _EDGE.fullmatch(_bare(words[b]))
         ]
         for a, b in sorted(spans, key=lambda ab: ab[0] - ab[1]):  # the longest first
-            if not (_EDGE.fullmatch(_bare(words[a])) and _EDGE.fullmatch(_bare(words[b]))):
-                continue
-            phrase = sentence[words[a].start() : words[b].end()].strip(_PUNCT)
-            if _reads(phrase, day):
-                out.append(phrase)
+            if tries[0] <= 0:
+                return out
+            tries[0] -= 1
+            data = _read(sentence[words[a].start() : words[b].end()].strip(_PUNCT), day)
+            if data is not None:
+                out.append(data)
                 taken = b
                 break
     return out
@@ -102,21 +104,19 @@ def _bare(word: re.Match[str]) -> str:
     return word.group().strip(_PUNCT).lower()
 
 
-def _reads(phrase: str, day: date) -> bool:
-    try:
-        return _parser(day).get_date_data(phrase).date_obj is not None
-    except Exception:  # a parser's failure on odd text costs the dates, never the capture
-        return False
-
-
-def _period(phrase: str, day: date) -> str:
-    """The ISO period of one phrase at the precision dateparser gives it ('' when none)."""
+def _read(phrase: str, day: date) -> Any:
+    """dateparser's reading of one phrase (its DateData), None when it reads no date."""
     try:
         data = _parser(day).get_date_data(phrase)
-    except Exception:
-        return ""
+    except Exception:  # a parser's failure on odd text costs the dates, never the capture
+        return None
+    return data if data.date_obj is not None else None
+
+
+def _period(data: Any) -> str:
+    """The ISO period of one reading at the precision dateparser gives it ('' when none)."""
     when = data.date_obj
-    if when is None or not 1 <= when.year <= 9999:
+    if not 1 <= when.year <= 9999:
         return ""
     if data.period == "year":
         return f"{when.year:04d}"
