@@ -10,7 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-from palacehelpers import RunCli, git
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from palacehelpers import DEFAULT_TOML, MakePalace, RunCli, git, note_text
 
 import curator
 from curator.agents.service import Memory
@@ -21,6 +23,7 @@ from curator.writer.capture import capture
 from curator.writer.inbox_share import INBOX_REF
 from curator.writer.sync import sync
 
+DRAFTS_TOML = DEFAULT_TOML + 'inbox = "drafts"\n'
 VAULT = {
     ".obsidian/app.json": b'{"newFileLocation": "folder", "newFileFolderPath": "INBOX"}\n',
     "INBOX/Call the dentist.md": b"---\ntags: [errand]\n---\nAsk about [[Garden]] too.\r\n",
@@ -49,9 +52,12 @@ def test_a_vault_with_its_own_inbox_is_adopted_in_place(
 ) -> None:
     root = tmp_path / "vault"
     files = _vault(root, folder)
-    code, out, err = run_cli("init", "--adopt", root, "--yes")
+    code, out, err = run_cli("init", "--adopt", root, "--dry-run")
     assert code == 0, err
-    assert "drafts: curator-inbox/" in out  # the plan says where drafts go, and why
+    said = f"drafts: curator-inbox/ ({folder}/ is the vault's own"
+    assert said in out  # the plan says where drafts go, and why
+    code, out, err = run_cli("init", "--adopt", root, "--yes", "--json")
+    assert code == 0 and json.loads(out)["inbox"] == "curator-inbox", err
     assert load_config(root).inbox == "curator-inbox"
     ignore = (root / ".gitignore").read_text().splitlines()
     assert "/curator-inbox/" in ignore and "/inbox/" not in ignore
@@ -111,6 +117,26 @@ def test_the_inbox_setting_must_be_a_folder_of_its_own(tmp_path: Path) -> None:
             load_config(tmp_path)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=12) | st.sampled_from(["..", "a/..", "\\x", "é t", "x\n", "CON"]))
+def test_any_inbox_value_is_one_plain_folder_at_the_root_or_an_error(value: str) -> None:
+    import tempfile
+
+    import tomli_w
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "palace.toml").write_text(tomli_w.dumps({"palace": {"inbox": value}}))
+        try:
+            folder = load_config(root).inbox
+        except ConfigError as exc:
+            assert exc.path and exc.path.endswith("palace.toml") and "inbox" in exc.message
+            return
+        assert folder == value and Path(folder).name == folder and folder not in (".", "..")
+        assert not folder.startswith(".") and folder == folder.strip()
+        assert (root / folder).resolve().parent == root.resolve()  # at the root, inside
+
+
 def test_a_drafts_folder_named_in_palace_toml_is_used_through_sync(
     tmp_path: Path, run_cli: RunCli
 ) -> None:
@@ -157,6 +183,30 @@ def test_a_drafts_folder_named_in_palace_toml_is_used_through_sync(
     assert not [f for f in json.loads(out)["findings"] if f["path"].startswith("drafts/")]
 
 
+def test_drafts_never_enter_the_branch_even_when_gitignore_forgets_them(
+    make_palace: MakePalace, run_cli: RunCli
+) -> None:
+    root = make_palace({"notes/project/seed.md": note_text("Seed")}, toml=DRAFTS_TOML)
+    assert not (root / ".gitignore").exists()  # palace.toml changed, .gitignore not
+    draft = capture(root, type="project", name="Rotate", body="Monthly.\n", description="r")
+    for args in (("promote", draft.path, "--confidence", "0.8"), ("undo",)):
+        code, _, err = run_cli("--palace", root, *args, "--yes")
+        assert code == 0, err
+    assert (root / draft.path).is_file()  # undo put it back...
+    assert git(root, "ls-files", "drafts").stdout == ""  # ...in the folder, not in history
+
+
+def test_an_agents_turn_watches_the_named_folder(make_palace: MakePalace) -> None:
+    from curator.agents.turns import captured_since, inbox_listing
+
+    root = make_palace({"notes/project/seed.md": note_text("Seed")}, toml=DRAFTS_TOML)
+    turn = {"started": 0, "inbox": inbox_listing(root)}
+    (root / "inbox" / "todo.md").write_text("a file of the user's\n")
+    assert not captured_since(root, turn)
+    capture(root, type="project", name="Rotate", body="Monthly.\n", description="r")
+    assert captured_since(root, turn)
+
+
 # -- one accessor -------------------------------------------------------------------------
 # A palace path in the drafts folder written as a literal: "inbox/...", ".../inbox/...".
 _PATHLIKE = re.compile(r"(?:^|[/\s(`'\"])inbox/|/inbox(?:/|$)")
@@ -171,6 +221,7 @@ NAMES = {
     "ui/screens_list.py": 1,
     "agents/turns.py": 2,  # a key of the turn's JSON state
     "cli/sync_cmds.py": 1,  # a key of `sync --json`
+    "cli/interop_cmds.py": 1,  # a key of `init --adopt --json`
 }
 REFS = {"refs/curator/inbox", "refs/curator/remote-inbox/"}  # git refs, not folders
 
