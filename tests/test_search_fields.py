@@ -15,7 +15,6 @@ from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
 from curator.search.fuse import scaled
-from curator.search.lexical import LexicalSearcher
 from curator.search.ranking import NoteText, Tuning, threads
 from curator.search.searcher import Searcher
 from curator.search.temporal import time_cue
@@ -138,7 +137,7 @@ def test_a_word_meets_its_other_forms(make_palace: MakePalace) -> None:
         a=n("Weekend", "Our family went dancing at the studio."),
         b=n("Opening", "The studio opened near the old studio."),
     )
-    for searcher in (s, LexicalSearcher(s.palace)):
+    for searcher in (s, Searcher.over_palace(s.palace)):
         assert paths(searcher, "families dance studio")[0] == "notes/a.md"
 
 
