@@ -28,15 +28,16 @@ from typing import Any
 import numpy as np
 
 from curator.model.dates import header_dates
+from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
-from curator.search.filters import Filter, note_row
+from curator.search.filters import Filter, note_row, sql_str
 from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, palace_signature
 from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
-from curator.search.store import WITH_VECTOR, IndexStore
+from curator.search.store import IndexStore
 from curator.search.temporal import time_cue
 from curator.search.text import (
     STOPWORDS,
@@ -176,6 +177,7 @@ class Ranker:
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
     _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
+    _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
@@ -206,9 +208,41 @@ class Ranker:
             query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
             limit=HYBRID_DEPTH * n,
             where=flt.sql(),
-            columns=WITH_VECTOR,
+            columns=("path", "vector"),
         )
-        return found, query
+        return self._whole(found), query
+
+    def _whole(self, found: list[Row]) -> list[Row]:
+        """The rows the hybrid query found (path, vector and scores) with every other field:
+        a note of this palace's as `doc_row` makes it (the index row it was synced from), any
+        other from the table. LanceDB reads each column it returns from disk, so the query
+        asks for two and the palace, already in memory, gives the rest."""
+        out: list[Row] = []
+        missing: list[str] = []
+        for row in found:
+            path = str(row["path"])
+            note = self.palace.by_rel.get(path)
+            if note is None or not note.ok:
+                missing.append(path)
+                continue
+            out.append({**self._doc_row(path), **row})
+        if missing:
+            listed = ", ".join(sql_str(p) for p in missing)
+            full = {str(r["path"]): r for r in self.store.all_vectors(where=f"path IN ({listed})")}
+            scores = {str(r["path"]): r for r in found}
+            out += [{**full[p], **scores[p]} for p in missing if p in full]
+        return out
+
+    def _doc_row(self, path: str) -> Row:
+        """`doc_row` of a parsed note of this palace, cached while the palace holds that very
+        note (a note's text cannot change under it); the caller gets its own copy."""
+        note = self.palace.by_rel[path]
+        found = self._doc_rows.get(path)
+        if found is None or found[0] is not note:
+            if len(self._doc_rows) >= NOTE_WORD_CACHE:
+                self._doc_rows.clear()
+            found = self._doc_rows[path] = (note, doc_row(self.palace, note))
+        return dict(found[1])
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -262,7 +296,7 @@ class Ranker:
             if r + b >= FUZZY_CUTOFF
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
-        return [(p, doc_row(self.palace, names.notes[i])) for _s, p, i in scored[:n]]
+        return [(p, self._doc_row(p)) for _s, p, i in scored[:n]]
 
     def _passes(self, flt: Filter) -> dict[int, bool]:
         """Which notes of `names()` pass `flt` today, as found so far (a note's verdict can
