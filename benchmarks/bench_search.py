@@ -32,7 +32,7 @@ from search_floor import keyword_queries
 def run(palace: Path, notes: int) -> list[Row]:
     from curator.model.palace import Palace
     from curator.search.index import doc_hashes, open_index, sync_index
-    from curator.search.query import Searcher
+    from curator.search.searcher import Searcher
 
     big = notes > 20_000
     rows: list[Row] = []
@@ -190,7 +190,7 @@ def p95_row(metric: str, seconds: list[float], **extra: Any) -> Row:
 def _search_times(palace: Path, queries: list[str], rounds: int) -> list[float]:
     """Warm in-process search seconds (the queries `rounds` times, after a warm-up)."""
     from curator.model.palace import Palace
-    from curator.search.query import Searcher
+    from curator.search.searcher import Searcher
 
     searcher = Searcher(Palace.open(palace))
     for q in queries[:5]:

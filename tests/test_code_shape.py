@@ -59,3 +59,11 @@ def test_an_import_for_annotations_is_no_import_path(tmp_path: Path) -> None:
     (pkg / "b" / "__init__.py").write_text("from x import Searcher\n", encoding="utf-8")
     found = _design()(pkg)["searcher_paths"]
     assert len(found) == 1 and "/b/" in found[0]
+
+
+def test_curator_has_one_searcher_path_and_no_pass_only_override() -> None:
+    """Searcher is imported from curator.search.searcher alone; the palace-only searcher is a
+    Searcher over another candidate source (no subclass overriding with `pass`)."""
+    found = _design()(ROOT / "curator")
+    assert [f.split()[-1] for f in found["searcher_paths"]] == ["class"]
+    assert found["pass_only_overrides"] == []

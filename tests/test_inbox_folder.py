@@ -52,9 +52,12 @@ def test_a_vault_with_its_own_inbox_is_adopted_in_place(
 ) -> None:
     root = tmp_path / "vault"
     files = _vault(root, folder)
-    code, out, err = run_cli("init", "--adopt", root, "--yes")
+    code, out, err = run_cli("init", "--adopt", root, "--dry-run")
     assert code == 0, err
-    assert "drafts: curator-inbox/" in out  # the plan says where drafts go, and why
+    said = f"drafts: curator-inbox/ ({folder}/ is the vault's own"
+    assert said in out  # the plan says where drafts go, and why
+    code, out, err = run_cli("init", "--adopt", root, "--yes", "--json")
+    assert code == 0 and json.loads(out)["inbox"] == "curator-inbox", err
     assert load_config(root).inbox == "curator-inbox"
     ignore = (root / ".gitignore").read_text().splitlines()
     assert "/curator-inbox/" in ignore and "/inbox/" not in ignore
@@ -218,6 +221,7 @@ NAMES = {
     "ui/screens_list.py": 1,
     "agents/turns.py": 2,  # a key of the turn's JSON state
     "cli/sync_cmds.py": 1,  # a key of `sync --json`
+    "cli/interop_cmds.py": 1,  # a key of `init --adopt --json`
 }
 REFS = {"refs/curator/inbox", "refs/curator/remote-inbox/"}  # git refs, not folders
 

@@ -178,7 +178,7 @@ class Memory:
         return self.session.searcher_now(open_meanwhile=self._serving)
 
     def visible(self, item: Any) -> bool:
-        from curator.search import visible
+        from curator.search.filters import visible
 
         return visible(self.palace, item, include_sensitive=self.include_sensitive)
 

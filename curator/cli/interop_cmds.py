@@ -160,6 +160,7 @@ def adopt(args: argparse.Namespace) -> int:
                 "root": str(plan.root),
                 "layout": plan.layout,
                 "notes": plan.notes,
+                "inbox": plan.inbox,
                 "read": plan.note_count,
                 "unread": len(plan.unread),
                 "commit": result.commit,

@@ -23,7 +23,7 @@ from curator.search.filters import MAX_LIMIT
 from curator.search.request import SearchRequest
 
 if TYPE_CHECKING:
-    from curator.search.query import Searcher
+    from curator.search.searcher import Searcher
 
 
 def _limit_arg(text: str) -> int:
@@ -309,7 +309,7 @@ def cmd_dupes(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"note": args.note, "candidates": [c.to_json() for c in found]})
         return 0
-    from curator.search.query import Candidate
+    from curator.search.values import Candidate
 
     for c in found:
         if isinstance(c, Candidate):

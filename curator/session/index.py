@@ -106,7 +106,7 @@ class SessionIndex:
 
     def now(self, palace: Palace, *, open_meanwhile: bool) -> Searcher:
         """The index's searcher when it is in step with `palace`, else one over the palace
-        alone (`LexicalSearcher`: the same ranking without the vector part), never waiting
+        alone (`Searcher.over_palace`: the same ranking without the vector part), never waiting
         for LanceDB and the embedder; `open_meanwhile` opens the index in a thread."""
         ready = self.if_ready(palace)
         if ready is not None:
@@ -117,9 +117,9 @@ class SessionIndex:
             ).start()
         lexical = self._lexical
         if lexical is None or lexical.palace is not palace:
-            from curator.search.lexical import LexicalSearcher
+            from curator.search.searcher import Searcher
 
-            lexical = self._lexical = LexicalSearcher(palace)
+            lexical = self._lexical = Searcher.over_palace(palace)
         return lexical
 
     def _open_quietly(self, palace: Palace) -> None:

@@ -37,6 +37,7 @@ class AdoptPlan:
     unread: tuple[str, ...]  # markdown files the layout will not read
     runner_up: str = ""  # the layout that came second in detection, and why
     inbox: str = DEFAULT_INBOX  # the drafts folder palace.toml names
+    theirs: str = ""  # the vault's own folder of the default's name, when it has one
 
     def summary(self) -> list[str]:
         lines = [
@@ -45,9 +46,9 @@ class AdoptPlan:
         ]
         if self.runner_up:
             lines.append(f"  runner-up: {self.runner_up}")
-        if self.inbox != DEFAULT_INBOX:
+        if self.theirs:
             lines.append(
-                f"  drafts: {self.inbox}/ ({DEFAULT_INBOX}/ is the vault's own: its files stay "
+                f"  drafts: {self.inbox}/ ({self.theirs}/ is the vault's own: its files stay "
                 "yours, read as the layout reads them)"
             )
         lines += [f"  write  {rel}" for rel in self.files]
@@ -86,6 +87,12 @@ def gitignore(existing: bytes | None, inbox: str) -> bytes:
     nl = b"\r\n" if b"\r\n" in data else b"\n"
     head = data + (b"" if data.endswith(b"\n") or not data else nl)
     return head + nl.join([IGNORE_COMMENT.encode(), *(m.encode() for m in missing)]) + nl
+
+
+def taken_by_vault(root: Path) -> str:
+    """The vault's own entry named as curator's default drafts folder ("" when none)."""
+    with os.scandir(root) as entries:
+        return next((e.name for e in entries if e.name.casefold() == DEFAULT_INBOX.casefold()), "")
 
 
 def free_inbox(root: Path) -> str:
@@ -166,4 +173,5 @@ def plan_adopt(
         tuple(outside(root, chosen)),
         runner_up,
         inbox,
+        taken_by_vault(root) if inbox != DEFAULT_INBOX else "",
     )
