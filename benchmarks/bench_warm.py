@@ -10,7 +10,6 @@ ratios, the process's peak memory and the load; `--hog` adds a busy loop per cor
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchutil import REPO, Row, cpu_hog, emit, peak_rss_mb, percentile  # noqa: E402
+from benchutil import Row, cpu_hog, floor_args, floor_row, peak_rss_mb, report  # noqa: E402
 
 
 def run(palace: Path, notes: int, rounds: int = 3) -> list[Row]:
@@ -48,42 +47,23 @@ def run(palace: Path, notes: int, rounds: int = 3) -> list[Row]:
             start = time.perf_counter()
             floor(q)
             theirs.append(time.perf_counter() - start)
-    med, f_med = percentile(ours, 0.5), percentile(theirs, 0.5)
-    p95, f_p95 = percentile(ours, 0.95), percentile(theirs, 0.95)
     return [
-        Row(
-            area="search",
-            metric=f"warm search in-process, interleaved with the floor ({notes:,} notes)",
-            median_ms=med * 1000,
-            p95_ms=p95 * 1000,
-            runs=len(ours),
-            target_ms=None,
-            baseline="embed + one LanceDB hybrid query (search_floor), same process",
-            baseline_ms=f_med * 1000,
-            note=f"{med / f_med:.2f}x the floor's median, {p95 / f_p95:.2f}x its p95 "
-            f"({f_p95 * 1000:.1f} ms); peak {peak_rss_mb():.0f} MB; "
-            f"load {load:.1f} then {os.getloadavg()[0]:.1f}",
+        floor_row(
+            "search",
+            f"warm search in-process, interleaved with the floor ({notes:,} notes)",
+            ours,
+            theirs,
+            "embed + one LanceDB hybrid query (search_floor), same process",
+            f"peak {peak_rss_mb():.0f} MB; load {load:.1f} then {os.getloadavg()[0]:.1f}",
         )
     ]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--palace", type=Path, required=True)
-    parser.add_argument("--notes", type=int, required=True)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--hog", action="store_true", help="a busy loop per core beside it")
-    args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
+    args = floor_args(__doc__.splitlines()[0], 3, hog=True)
     with cpu_hog() if args.hog else contextlib.nullcontext():
         rows = run(args.palace, args.notes, args.rounds)
-    for r in rows:
-        print(
-            f"{r.metric}: median {r.median_ms:.1f} ms, p95 {r.p95_ms:.1f} ms | floor median "
-            f"{r.baseline_ms:.1f} ms | {r.note}",
-            file=sys.stderr,
-        )
-    emit(rows)
+    report(rows)
     return 0
 
 
