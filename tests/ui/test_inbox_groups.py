@@ -46,7 +46,7 @@ def inbox() -> dict[str, str]:
         ".gitignore": "inbox/\n.curator/\n",  # as `curator init` writes it: drafts stay out
         "notes/project/postgres-pool.md": note_text(
             SUBJECTS["pool"][0], description=SUBJECTS["pool"][1], body=SUBJECTS["pool"][1] + "\n"
-        )
+        ),
     }
     day = 1
     for key, (name, body) in SUBJECTS.items():
