@@ -202,6 +202,7 @@ def errors_for(
         [n for n in related.values() if n.kind == "note"],
         [n for n in related.values() if n.kind == "draft"],
         [f for f in after.problems if f.path in wanted],
+        layout=after.layout,
     )
     return [
         f.format()
@@ -235,7 +236,7 @@ def relinked(palace: Palace, old: Note, new_rel: str, skip: Iterable[str] = ()) 
 def relink_over(palace: Palace, rel: str, data: bytes, old_rel: str, new_rel: str) -> bytes:
     """`relink` on bytes an earlier step of the same plan wrote for `rel` (read as the layout
     reads them: a vault note without front matter is all body)."""
-    note = layout_rules.adapt_all([parse_note(rel, data, "note")], palace.config)[0]
+    note = layout_rules.adapt_all([parse_note(rel, data, "note")], palace.config, palace.layout)[0]
     return relink(palace, note, old_rel, new_rel) or data
 
 
