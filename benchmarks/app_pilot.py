@@ -102,7 +102,7 @@ async def merge_session(palace: Path, samples: int = MERGES) -> dict[str, list[f
         return took
 
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(lambda: app.palace is not None and app.search_session.ready and idle(app))
+        await until(lambda: app.palace is not None and app.session.index.ready and idle(app))
         inbox = app.screen
         assert isinstance(inbox, InboxScreen)
         inbox.query_one("#inbox-drafts", DataTable).focus()

@@ -118,7 +118,7 @@ async def in_app(palace: Path) -> dict[str, Any]:
     async with app.run_test(size=(160, 50)) as pilot:
         start = time.perf_counter()
         await until(lambda: app.palace is not None)
-        await until(lambda: app.search_session.ready and not app.indexing)
+        await until(lambda: app.session.index.ready and not app.indexing)
         out["index_ready_s"] = time.perf_counter() - start
         _mem("index ready")
 
@@ -130,7 +130,7 @@ async def in_app(palace: Path) -> dict[str, Any]:
         box = screen.query_one("#search-query", Input)
         keys, base = [], []
         assert app.palace is not None
-        searcher = app.search_session.searcher(app.palace)  # the app's: query.Searcher
+        searcher = app.session.searcher(app.palace)  # the app's: query.Searcher
         for word in typed_words(KEYSTROKES):
             box.value = ""
             await until(lambda: screen.shown is None or screen.shown[0] == "")
@@ -457,7 +457,7 @@ async def echo_times(palace: Path) -> tuple[list[float], list[float]]:
                 out.append(await key(char))
             box.value = ""
 
-        while app.indexing or not app.search_session.ready:
+        while app.indexing or not app.session.index.ready:
             await word(during)
         await until(lambda: all(w.is_finished for w in app.workers))
         while len(after) < max(20, len(during)):

@@ -63,7 +63,7 @@ def _without_links(fn: Callable[[], None]) -> Callable[[], None]:
 
     def floor() -> None:
         saved = note.extract_links, frontmatter.extract_links
-        note.extract_links = frontmatter.extract_links = lambda *a, **k: []  # type: ignore[assignment]
+        note.extract_links = frontmatter.extract_links = lambda *a, **k: []
         try:
             fn()
         finally:

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bench_engine import engine_rows
 from benchutil import REPO, Row, percentile, process_times, row, timed
@@ -31,7 +32,7 @@ from search_floor import keyword_queries
 def run(palace: Path, notes: int) -> list[Row]:
     from curator.model.palace import Palace
     from curator.search.index import doc_hashes, open_index, sync_index
-    from curator.search.query import Searcher
+    from curator.search.searcher import Searcher
 
     big = notes > 20_000
     rows: list[Row] = []
@@ -173,10 +174,10 @@ def run(palace: Path, notes: int) -> list[Row]:
     return rows
 
 
-def p95_row(metric: str, seconds: list[float], **extra: object) -> Row:
+def p95_row(metric: str, seconds: list[float], **extra: Any) -> Row:
     """A row whose median column holds the p95 (so a target applies to the p95)."""
     p95 = percentile(seconds, 0.95) * 1000
-    return Row(  # type: ignore[arg-type]
+    return Row(
         area="search",
         metric=f"{metric} (median col = p95)",
         median_ms=p95,
@@ -189,7 +190,7 @@ def p95_row(metric: str, seconds: list[float], **extra: object) -> Row:
 def _search_times(palace: Path, queries: list[str], rounds: int) -> list[float]:
     """Warm in-process search seconds (the queries `rounds` times, after a warm-up)."""
     from curator.model.palace import Palace
-    from curator.search.query import Searcher
+    from curator.search.searcher import Searcher
 
     searcher = Searcher(Palace.open(palace))
     for q in queries[:5]:

@@ -95,7 +95,7 @@ def _empty_screen() -> object:
     class Empty(PalaceScreen):
         drawn_at: float | None = None
 
-        def compose(self):  # type: ignore[no-untyped-def]
+        def compose(self) -> Any:
             yield DataTable()
             yield KeyFooter()
 

@@ -49,6 +49,16 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
 
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The ids of the imports under `if TYPE_CHECKING:` (for annotations; nothing can import
+    the name from that module at run time, so they are no import path)."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            found |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return found
+
+
 def design(root: Path) -> dict[str, list[str]]:
     """The issue-32 measures, each a list of where it was found."""
     trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(root.rglob("*.py"))}
@@ -62,6 +72,7 @@ def design(root: Path) -> dict[str, list[str]]:
     }
     for path, tree in trees.items():
         text = path.read_text(encoding="utf-8")
+        annotations_only = _type_checking_only(tree)
         for node in ast.walk(tree):
             where = f"{path}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.ClassDef):
@@ -71,7 +82,7 @@ def design(root: Path) -> dict[str, list[str]]:
                     found["searcher_paths"].append(f"{where} class")
                 found["pass_only_overrides"] += [f"{where} {n}" for n in _pass_only(node)]
             elif isinstance(node, ast.ImportFrom) and any(a.name == "Searcher" for a in node.names):
-                if path.name == "__init__.py":
+                if path.name == "__init__.py" and id(node) not in annotations_only:
                     found["searcher_paths"].append(f"{where} re-export")
             elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
                 private = not node.attr.startswith("__") and node.attr not in ours

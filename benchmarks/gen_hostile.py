@@ -45,7 +45,8 @@ def wiki_brackets_line(size: int) -> bytes:
 
 
 def backtick_runs(size: int) -> bytes:
-    runs, length = [], 1
+    runs: list[str] = []
+    length = 1
     while sum(len(r) for r in runs) < size:  # runs of many lengths, none closed
         runs.append("`" * length + "a")
         length += 1

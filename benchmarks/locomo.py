@@ -358,8 +358,8 @@ def main() -> int:
         args.held_out = True
 
     from curator.model.palace import Palace
-    from curator.search.query import Searcher
     from curator.search.ranking import Tuning
+    from curator.search.searcher import Searcher
 
     conversations = {
         p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(args.data.glob("*.json"))

@@ -24,15 +24,15 @@ def palace_findings(palace: Palace, today: date | None = None) -> list[Finding]:
 
 
 def tracked_local_only(palace: Palace) -> list[Finding]:
-    """An error for each file git tracks under .curator/ or inbox/: machine state and drafts
+    """An error for each file git tracks under .curator/ or the inbox: machine state and drafts
     are never shared through the branch (a sync refuses a remote commit that adds one)."""
     from curator.errors import WriterError
     from curator.writer.git import discover
-    from curator.writer.sync import LOCAL_ONLY
+    from curator.writer.sync import local_only
 
     try:
         repo = discover(palace.root)
-        listed = repo.git("ls-files", "-z", "--", *(repo.to_repo(p) for p in LOCAL_ONLY))
+        listed = repo.git("ls-files", "-z", "--", *(repo.to_repo(p) for p in local_only(repo)))
     except (WriterError, OSError):
         return []  # not a git repository: nothing is shared
     out = []

@@ -43,7 +43,7 @@ def git_init_commit(root: Path, message: str = "initial") -> None:
 def build_index(root: Path, scratch: Path) -> None:
     """Build the palace's search index as the app does (in a child process), with the home and
     caches in `scratch` (for session fixtures, which run before `isolated_env`)."""
-    from curator.ui.indexjob import run_child
+    from curator.search.indexjob import run_child
 
     with pytest.MonkeyPatch.context() as m:
         m.setenv("HOME", str(scratch / "home"))

@@ -1,4 +1,4 @@
-"""The hooks' answer without the index (`LexicalSearcher`, what a prompt gets while the warm
+"""The hooks' answer without the index (`Searcher.over_palace`, what a prompt gets while the warm
 server is still opening the index, or with no server): the same ranking as the index's with
 its vector part left out, the same visibility gate, and no LanceDB import in the process."""
 
@@ -14,11 +14,11 @@ import pytest
 from agenthelpers import write_palace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from palacehelpers import note_text
+from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
-from curator.search import Filter, Searcher
-from curator.search.lexical import LexicalSearcher
+from curator.search.filters import Filter
+from curator.search.searcher import Searcher
 from curator.search.text import stems
 from curator.search.words import note_fields
 
@@ -72,7 +72,7 @@ def full(palace: Palace) -> Searcher:
 def test_the_ranking_is_the_index_ranking_without_its_vector_part(
     palace: Palace, full: Searcher, words: list[str], active: bool
 ) -> None:
-    lexical = LexicalSearcher(palace)
+    lexical = Searcher.over_palace(palace)
     query = " ".join(words)
     flt = Filter.of(palace, status="active" if active else None, drafts=True)
     got, _ = lexical.fused(query, flt, 30, fuzzy=False)
@@ -84,7 +84,7 @@ def test_the_ranking_is_the_index_ranking_without_its_vector_part(
 
 
 def test_search_ask_and_pack_answer_from_the_palace_alone(palace: Palace) -> None:
-    lexical = LexicalSearcher(palace)
+    lexical = Searcher.over_palace(palace)
     hits = lexical.search("billing worker retries", limit=3)
     assert hits[0].path == "notes/feedback/retries.md" and hits[0].spans
     assert "retries.md" in lexical.pack("make the billing worker retries safe")
@@ -116,3 +116,17 @@ def test_the_prompt_hook_without_a_server_never_imports_lancedb(palace: Palace) 
     assert failure is None and not imported
     context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
     assert "notes/feedback/retries.md" in context and "secret.md" not in context
+
+
+def test_the_palace_only_searcher_opens_no_index(make_palace: MakePalace) -> None:
+    """A Searcher over the palace alone has no store (it never opened one) and says so when
+    asked for what only the index has (dupes reads its vectors)."""
+    from curator.search.filters import SearchError
+
+    root = make_palace({"notes/project/a.md": note_text("Alpha deploys nightly")})
+    searcher = Searcher.over_palace(Palace.open(root))
+    assert not searcher.indexed and searcher.source.store is None
+    assert [h.path for h in searcher.search("nightly deploys")] == ["notes/project/a.md"]
+    with pytest.raises(SearchError, match="index"):
+        searcher.dupes("notes/project/a.md")
+    assert not (root / ".curator" / "index").exists()

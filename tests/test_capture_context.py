@@ -16,7 +16,7 @@ from curator.config import load_config
 from curator.model.note import parse_note
 from curator.model.palace import Palace
 from curator.model.schema import check_header
-from curator.search import Searcher
+from curator.search.searcher import Searcher
 from curator.ui.screens.drafts import CONTEXT_CHARS, context_preview
 from curator.writer.capture import CaptureError, capture
 

@@ -40,6 +40,30 @@ def test_measures_find_each_shape(tmp_path: Path) -> None:
     assert len(found["writer_imports_gitpython"]) == 1
 
 
-def test_curator_has_one_session_class_at_most_two() -> None:
-    """Today's count (issue 32 asks for one): Session and ui/lookup.SearchSession."""
-    assert len(_design()(ROOT / "curator")["session_classes"]) <= 2
+def test_curator_has_one_session_class() -> None:
+    """The CLI, the app and the MCP server each hold one `curator.session.Session`."""
+    found = _design()(ROOT / "curator")["session_classes"]
+    assert [f.split()[-1] for f in found] == ["Session"]
+    assert found[0].startswith(str(ROOT / "curator" / "session"))
+
+
+def test_an_import_for_annotations_is_no_import_path(tmp_path: Path) -> None:
+    """A package that imports Searcher under TYPE_CHECKING (to annotate) does not offer it."""
+    pkg = tmp_path / "pkg"
+    (pkg / "a").mkdir(parents=True)
+    (pkg / "b").mkdir()
+    (pkg / "a" / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from x import Searcher\n",
+        encoding="utf-8",
+    )
+    (pkg / "b" / "__init__.py").write_text("from x import Searcher\n", encoding="utf-8")
+    found = _design()(pkg)["searcher_paths"]
+    assert len(found) == 1 and "/b/" in found[0]
+
+
+def test_curator_has_one_searcher_path_and_no_pass_only_override() -> None:
+    """Searcher is imported from curator.search.searcher alone; the palace-only searcher is a
+    Searcher over another candidate source (no subclass overriding with `pass`)."""
+    found = _design()(ROOT / "curator")
+    assert [f.split()[-1] for f in found["searcher_paths"]] == ["class"]
+    assert found["pass_only_overrides"] == []

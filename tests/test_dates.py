@@ -17,8 +17,8 @@ from curator.interop.records import jsonl_record
 from curator.model.dates import MAX_DATES, period_span, resolve_dates
 from curator.model.palace import Palace
 from curator.model.schema import header_problems
-from curator.search import Searcher
 from curator.search.ranking import Tuning
+from curator.search.searcher import Searcher
 from curator.search.temporal import time_cue
 from curator.writer.capture import capture
 

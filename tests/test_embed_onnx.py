@@ -17,7 +17,6 @@ from palacehelpers import MakePalace, note_text
 from curator.config import load_config
 from curator.errors import ConfigError
 from curator.model.palace import Palace
-from curator.search import Searcher
 from curator.search.embed import (
     MINILM_DIM,
     MINILM_VOCAB,
@@ -30,6 +29,7 @@ from curator.search.embed import (
 )
 from curator.search.onnxmodel import verify
 from curator.search.rerank import Reranker
+from curator.search.searcher import Searcher
 
 TABLE = {
     "apple": [1.0, 0.0, 0.0],

@@ -20,7 +20,7 @@ from palacehelpers import RunCli, git_init_commit
 from curator.interop.export import export_palace
 from curator.model.palace import Palace
 from curator.model.schema import FIELDS, header_problems
-from curator.search import Searcher
+from curator.search.searcher import Searcher
 from curator.writer.actions.index import plan_index
 
 TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'

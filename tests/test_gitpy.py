@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from palacehelpers import git, git_init_commit
+from palacehelpers import RunCli, git, git_init_commit
 from synchelpers import make_team, promote_new
 
 from curator.writer import gitpy
-from curator.writer.git import discover_cli, discover_with_head
+from curator.writer.git import NotARepositoryError, discover_cli, discover_with_head
 from curator.writer.sync import sync
 
 
@@ -49,6 +49,21 @@ def test_gitpython_discovery_agrees_with_git_rev_parse(tmp_path: Path) -> None:
     assert gitpy.work_tree(tmp_path) is None
     assert gitpy.work_tree(top / ".git") is None
     assert discover_with_head(odd)[0].prefix == "a b\nc/pålace/"
+
+
+def test_git_answers_where_its_environment_steers_discovery(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ceiling (or GIT_DIR ...) that git obeys and GitPython does not: git decides, so a
+    palace folder under a ceiling is not taken for part of the repository above it."""
+    git(tmp_path, "init", "-q")
+    inner = tmp_path / "under" / "palace"
+    inner.mkdir(parents=True)
+    assert gitpy.work_tree(inner) is not None
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path / "under"))
+    assert gitpy.work_tree(inner) is None
+    with pytest.raises(NotARepositoryError):
+        discover_with_head(inner)
 
 
 def test_sync_reports_git_progress_of_fetch_and_push(tmp_path: Path) -> None:
@@ -115,7 +130,7 @@ def test_a_refused_push_is_git_words(tmp_path: Path) -> None:
     assert git(remote, "rev-parse", "main").stdout == git(a, "rev-parse", "HEAD").stdout
 
 
-def test_cli_sync_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+def test_cli_sync_shows_progress_on_a_terminal_only(tmp_path: Path, run_cli: RunCli) -> None:
     """`curator sync --yes` with stderr on a terminal: git's progress on one line rewritten
     in place, cleared at the end; with stderr a pipe (a script's), none."""
     import pty
@@ -123,11 +138,10 @@ def test_cli_sync_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     _remote, (a, b) = make_team(tmp_path, clones=2)
     promote_new(a, "Alpha fact")
     promote_new(b, "Beta fact")
-    argv = [sys.executable, "-m", "curator", "--palace", str(a), "sync", "--yes"]
-    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    code, _out, err = run_cli("--palace", a, "sync", "--yes")  # stderr not a terminal
+    assert code == 0 and err == "", err
     master, slave = pty.openpty()
-    argv[4] = str(b)
+    argv = [sys.executable, "-m", "curator", "--palace", str(b), "sync", "--yes"]
     proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=slave, timeout=120)
     os.close(slave)
     shown = b""

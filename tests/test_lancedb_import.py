@@ -15,7 +15,7 @@ LIGHT = """
 import sys
 sys.path.insert(0, {repo!r})
 import argparse
-from curator.search import sync_after_commit
+from curator.search.hooks import sync_after_commit
 from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.search.filters import Filter
 parser = argparse.ArgumentParser()

@@ -18,9 +18,12 @@ from palacehelpers import note_text
 
 TOML = HASH_TOML + "\n[scopes.vault]\nsensitive = true\n"
 TOOLS = {"search", "ask", "pack", "read_note", "list_inbox", "capture", "report_stale"}
+TOOLS |= {"list_directory", "build_context", "diagnostics"}
 SECRET = "notes/project/zebracorn-secret.md"
 VAULT = "notes/project/zebracorn-vault.md"
 PUBLIC = "notes/project/zebracorn-public.md"
+HUB = "notes/reference/hub.md"
+KEYS = "notes/keys/rotation.md"  # a folder holding only a hidden note
 
 
 def _palace(base: Path) -> Path:
@@ -46,6 +49,16 @@ def _palace(base: Path) -> Path:
             type="feedback",
             body="Every zebracorn webhook retry records the event id first.\n",
             extra="confidence: 0.95\n",
+        ),
+        HUB: note_text(
+            "Hub",
+            type="reference",
+            body="Read [public](../project/zebracorn-public.md), [this]"
+            "(../project/zebracorn-secret.md) and [that](../project/zebracorn-vault.md).\n",
+            extra="created: 2026-01-01\n",
+        ),
+        KEYS: note_text(
+            "Key rotation", body="Rotate the keys on the first.\n", extra="sensitive: true\n"
         ),
         "inbox/2026-01-02-draft.md": note_text(
             "Zebracorn draft", body="An unreviewed zebracorn idea.\n", extra="status: draft\n"
@@ -354,3 +367,36 @@ def test_a_broken_palace_toml_is_refused_before_serving(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2 and "palace.toml" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_folders_context_and_diagnostics_name_no_hidden_note(client: McpClient) -> None:
+    """list_directory, build_context and diagnostics pass the gate: hidden notes are counted
+    at most, never named; a folder holding only hidden notes is not listed."""
+    hidden = (SECRET, VAULT, KEYS, "zebracorn-secret", "Zebracorn secret", "Zebracorn vault",
+              "signing key", "Key rotation", "notes/keys")  # fmt: skip
+    top = client.json("list_directory", depth=2)
+    folders = {f["path"]: f["count"] for f in top["folders"]}
+    assert folders["notes/reference"] == 1 and "notes/keys" not in folders, folders
+    shown = client.json("list_directory", folder="notes/project")
+    paths = [n["path"] for n in shown["notes"]]
+    assert PUBLIC in paths and shown["total"] == len(paths) == folders["notes/project"], shown
+    error, text = client.call("list_directory", folder="notes/keys")
+    assert error and "Key rotation" not in text and KEYS not in text
+
+    context = client.json("build_context", uri=f"curator://notes/{HUB}")
+    assert context["note"]["path"] == HUB and "Read [public]" in context["note"]["text"]
+    assert [r["path"] for r in context["related"]] == [PUBLIC]
+    assert "dedupes" in context["related"][0]["text"] and context["tokens"] <= context["budget"]
+    within = client.json("build_context", uri=HUB, timeframe="1d", budget=40)
+    assert within["related"] == [] and within["outside_timeframe"] == 1  # created long ago
+    assert within["note"]["truncated"] and within["tokens"] <= 40
+    error, text = client.call("build_context", uri=f"curator://notes/{SECRET}")
+    assert error and "no note or draft matches" in text and "signing key" not in text
+
+    report = client.json("diagnostics")
+    assert report["palace"]["hidden"] >= 3 and report["palace"]["notes"] >= 3
+    assert report["index"]["state"] in ("built", "not built")
+    assert report["check"]["findings"] == sum(report["check"]["by_severity"].values())
+    for answer in (top, shown, context, within, report):
+        dumped = json.dumps(answer)
+        assert not [h for h in hidden if h in dumped], dumped

@@ -96,6 +96,9 @@ CALLS: dict[str, dict[str, Any]] = {
         "tags": "one-tag",
     },
     "report_stale": {"note": OLD, "reason": "the old script is gone"},
+    "list_directory": {"depth": 2},
+    "build_context": {"uri": f"curator://notes/{LINKER}", "depth": 2},
+    "diagnostics": {},
 }
 
 
@@ -112,6 +115,10 @@ def test_every_tool_parameter_and_hint_is_described(client: McpClient) -> None:
         for hint in ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"):
             assert isinstance(getattr(hints, hint), bool), (tool.name, hint)
         assert tool.output_schema and tool.output_schema.get("type") == "object", tool.name
+        # a real answer shape, not a bare object; a title of its own, not the name reworded
+        assert tool.output_schema.get("properties"), tool.name
+        assert tool.title and tool.title != tool.name.replace("_", " ").capitalize(), tool.name
+        assert hints.title == tool.title, tool.name
         writes = tool.name in ("capture", "report_stale") or (
             tool.name.startswith("task_") and tool.name != "task_show"
         )
@@ -142,6 +149,13 @@ def test_task_tools_answer_structured_content(client: McpClient, root: Path) -> 
     shown = _call(client, "task_show", task="zc-task")
     assert not shown.is_error, shown.content
     jsonschema.validate(shown.structured_content, tools["task_show"].output_schema)
+    asked = _call(client, "task_request", task="zc-task", words="ship it today")
+    assert not asked.is_error, asked.content
+    jsonschema.validate(asked.structured_content, tools["task_request"].output_schema)
+    assert "header" in tools["task_save"].output_schema["required"]
+    # read_note's input schema states the smallest max_tokens it takes
+    max_tokens = tools["read_note"].input_schema["properties"]["max_tokens"]
+    assert 50 in [b.get("minimum") for b in max_tokens.get("anyOf", [max_tokens])], max_tokens
 
 
 def test_server_info_resources_and_prompts(client: McpClient) -> None:

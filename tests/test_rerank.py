@@ -12,9 +12,9 @@ from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import ConfigError
 from curator.model.palace import Palace
-from curator.search import Searcher
 from curator.search.ranking import Tuning
 from curator.search.rerank import RERANK_TOP, Reranker
+from curator.search.searcher import Searcher
 
 WEIGHTS = {"apple": 2.0, "pear": 1.0, "plum": -1.0}
 

@@ -74,10 +74,10 @@ def test_a_store_follows_another_callers_sync_and_rebuild(make_palace: MakePalac
     assert not store.fts("quokka")
     (root / "notes/project/quokka.md").write_text(n("Quokka feeding", "Leaves only."))
     other = Session(Palace.open(root))  # another caller (a process) syncs the same index
-    sync_index(other.palace, store=other.index())
+    sync_index(other.palace, store=other.store())
     assert [r["path"] for r in store.fts("quokka")] == ["notes/project/quokka.md"]
     table = store.state.table if store.state else ""
-    reindex(other.palace, store=other.index())  # a new table; the old one is dropped
+    reindex(other.palace, store=other.store())  # a new table; the old one is dropped
     assert store.state is not None and store.state.table != table
     assert [r["path"] for r in store.fts("quokka")] == ["notes/project/quokka.md"]
 
@@ -85,8 +85,8 @@ def test_a_store_follows_another_callers_sync_and_rebuild(make_palace: MakePalac
 def test_each_session_holds_its_own_store(make_palace: MakePalace) -> None:
     root = make_palace(files(), toml=TOML)
     one, two = Session(Palace.open(root)), Session(Palace.open(root))
-    assert one.searcher().store is one.index()
-    assert one.index() is not two.index()  # no store shared through the process
+    assert one.searcher().store is one.store()
+    assert one.store() is not two.store()  # no store shared through the process
     palace = Palace.open(root)
     assert open_index(palace) is not open_index(palace)
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
-from curator.search import Searcher
 from curator.search.fuse import scaled
 from curator.search.ranking import NoteText, Tuning, threads
+from curator.search.searcher import Searcher
 from curator.search.temporal import time_cue
 from curator.search.text import stems
 

@@ -10,12 +10,12 @@ import pytest
 from palacehelpers import MakePalace, git, note_text
 
 from curator.model.palace import Palace
-from curator.search import Searcher, reindex
 from curator.search.filters import SearchError
 from curator.search.hooks import sync_after_commit
-from curator.search.index import docs_from_palace, head_commit, index_dir, open_index
-from curator.search.query import make_snippet
+from curator.search.index import docs_from_palace, head_commit, index_dir, open_index, reindex
+from curator.search.searcher import Searcher
 from curator.search.store import STATE_FILE
+from curator.search.text import make_snippet
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'
 

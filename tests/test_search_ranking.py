@@ -12,9 +12,9 @@ from palacehelpers import MakePalace, note_text
 
 import curator.search.searcher as searcher_module
 from curator.model.palace import Palace
-from curator.search import Searcher
 from curator.search.filters import Filter
 from curator.search.ranking import Tuning
+from curator.search.searcher import Searcher
 from curator.search.text import name_share, natural_language, term_prefix
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'

@@ -13,7 +13,6 @@ import pytest
 from agenthelpers import HASH_TOML, McpClient
 from palacehelpers import RunCli, build_index, built_once, note_text
 
-from curator.model.palace import Palace
 from curator.search.filters import Filter, SearchError
 from curator.search.request import SearchRequest
 
@@ -77,12 +76,12 @@ def test_a_rare_tag_and_a_date_range_are_found_through_every_door(
     assert [h["path"] for h in lines[1]["results"]] == [RARE]
     assert "once" in lines[2]["error"] and code == 2
 
-    # the app's search session
-    from curator.ui.lookup import SearchSession
+    # the app's session
+    from curator.session import Session
+    from curator.ui.lookup import search
 
-    session = SearchSession()
-    palace = Palace.open(big_palace)
-    found_app = session.search(palace, "deploy", {"tags": ["ZEBRA-RARE"]}, 30)
+    session = Session.open(big_palace, apart=True)
+    found_app = search(session, session.palace, "deploy", {"tags": ["ZEBRA-RARE"]}, 30)
     assert [f.path for f in found_app] == [RARE]
 
 

@@ -17,7 +17,7 @@ from palacehelpers import git
 from curator.agents.context import write_pack
 from curator.config import load_config
 from curator.errors import CuratorError
-from curator.model.layouts.adopt import IGNORED, gitignore
+from curator.model.layouts.adopt import gitignore, ignored
 from curator.writer.init import adopt_palace, init_palace
 
 FIXTURE = {"suppress_health_check": [HealthCheck.function_scoped_fixture], "deadline": None}
@@ -33,20 +33,23 @@ def cli(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[s
 # -- .gitignore: any bytes, any line ends, curator's lines anchored --------------------------
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200) | st.lists(st.sampled_from(
-    [b"inbox/", b"/inbox/", b".curator", b"*.pyc", b"caf\xe9", b"\r", b"  /.curator/  "]
-)).map(lambda ls: b"\n".join(ls)), st.booleans())  # fmt: skip
-def test_gitignore_keeps_every_byte_and_adds_only_anchored_lines(data: bytes, crlf: bool) -> None:
+    [b"inbox/", b"/inbox/", b"drafts", b".curator", b"*.pyc", b"caf\xe9", b"\r", b"  /.curator/  "]
+)).map(lambda ls: b"\n".join(ls)), st.booleans(), st.sampled_from(["inbox", "drafts"]))  # fmt: skip
+def test_gitignore_keeps_every_byte_and_adds_only_anchored_lines(
+    data: bytes, crlf: bool, inbox: str
+) -> None:
     if crlf:
         data = data.replace(b"\n", b"\r\n")
-    out = gitignore(data)
+    out = gitignore(data, inbox)
     assert out.startswith(data)  # not one byte of the user's changes
-    assert gitignore(out) == out  # added once
+    assert gitignore(out, inbox) == out  # added once
     lines = {line.strip() for line in out.splitlines()}
-    for ours in IGNORED:
+    for ours in ignored(inbox):
         bare = ours.strip("/").encode()
         assert lines & {ours.encode(), bare, b"/" + bare, bare + b"/"}
     added = out[len(data) :]
-    assert b"inbox/\n" not in added.replace(b"/inbox/", b"")  # never unanchored
+    folder = inbox.encode()
+    assert folder + b"/\n" not in added.replace(b"/" + folder + b"/", b"")  # never unanchored
     if b"\r\n" in data:
         assert b"\n" not in added.replace(b"\r\n", b"")
 
@@ -83,13 +86,21 @@ def test_a_latin1_gitignore_and_crlf_keep_their_bytes(tmp_path: Path) -> None:
 
 
 def test_a_failed_init_leaves_nothing_behind(tmp_path: Path) -> None:
-    for bad in ("notes", "inbox", ".curator"):
+    for bad in ("notes", ".curator"):
         root = tmp_path / bad.strip(".")
         root.mkdir()
         (root / bad).write_text("a file, not a folder")
         with pytest.raises(CuratorError, match="not a folder"):
             init_palace(root)
         assert sorted(p.name for p in root.iterdir()) == [bad]  # no .git, no notes/, ...
+
+
+def test_init_beside_a_file_called_inbox_keeps_it_and_drafts_elsewhere(tmp_path: Path) -> None:
+    (tmp_path / "inbox").write_text("a file of the user's, not a folder")
+    init_palace(tmp_path)
+    assert (tmp_path / "inbox").read_text() == "a file of the user's, not a folder"
+    assert load_config(tmp_path).inbox == "curator-inbox"
+    assert (tmp_path / "curator-inbox").is_dir()
 
 
 def test_init_writes_a_symlinked_gitignore_through_the_link(tmp_path: Path) -> None:
@@ -111,12 +122,13 @@ def test_init_writes_a_symlinked_gitignore_through_the_link(tmp_path: Path) -> N
 
 
 # -- adopt and inbox/ ------------------------------------------------------------------------
-def test_adopt_refuses_an_inbox_that_holds_notes(tmp_path: Path) -> None:
+def test_adopt_plans_drafts_beside_an_inbox_that_holds_notes(tmp_path: Path) -> None:
     root = tmp_path / "memory"
     (root / "inbox").mkdir(parents=True)
     (root / "inbox" / "idea.md").write_text("my own note\n")
-    proc = cli(tmp_path, "init", "--adopt", str(root))
-    assert proc.returncode == 2 and "inbox/idea.md" in proc.stderr
+    proc = cli(tmp_path, "init", "--adopt", str(root), "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "drafts: curator-inbox/" in proc.stdout and "1 markdown file(s) read" in proc.stdout
     assert sorted(p.name for p in root.iterdir()) == ["inbox"]  # nothing written
 
 

@@ -11,8 +11,8 @@ import pytest
 from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.model.palace import Palace
-from curator.search import Searcher
 from curator.search.filters import visible, where_visible
+from curator.search.searcher import Searcher
 
 TOML = (
     '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[scopes.vault]\nsensitive = true\n\n'
@@ -97,7 +97,7 @@ def test_dupes_path(root: Path) -> None:
     assert found(s.dupes(ref, limit=10, include_sensitive=True)) >= HIDDEN
     assert not found(s.dupes(all=True, limit=10)) & HIDDEN
     assert found(s.dupes(all=True, limit=10, include_sensitive=True)) & HIDDEN
-    from curator.search.query import SearchError
+    from curator.search.filters import SearchError
 
     with pytest.raises(SearchError, match="sensitive"):
         s.dupes(SECRET_NOTE)

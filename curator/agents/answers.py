@@ -4,20 +4,25 @@ content carries the same JSON, for clients that read text only)."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import NotRequired
 
 from typing_extensions import TypedDict  # pydantic reads typing's only from Python 3.12
 
 __all__ = [
     "AskAnswer",
     "CaptureAnswer",
+    "ContextAnswer",
+    "DiagnosticsAnswer",
+    "DirectoryAnswer",
     "InboxAnswer",
     "NoteAnswer",
     "PackAnswer",
     "RecentAnswer",
     "RelatedAnswer",
     "SearchAnswer",
-    "TaskAnswer",
+    "TaskChangeAnswer",
+    "TaskRequestAnswer",
+    "TaskShowAnswer",
 ]
 
 
@@ -142,4 +147,127 @@ class RelatedAnswer(TypedDict):
     related: list[RelatedNote]
 
 
-TaskAnswer = dict[str, Any]  # the task tools answer the store's own records, as they are
+class FolderCount(TypedDict):
+    path: str
+    count: int  # the notes and drafts you may read in it, its subfolders' too
+
+
+class FolderEntry(TypedDict):
+    path: str
+    name: str
+    kind: str  # note or draft
+    type: str | None
+
+
+class DirectoryAnswer(TypedDict):
+    folder: str
+    folders: list[FolderCount]
+    notes: list[FolderEntry]
+    total: int  # the notes directly in the folder (notes lists at most `limit`)
+
+
+class ContextNote(TypedDict):
+    path: str
+    name: str
+    text: str
+    truncated: bool
+
+
+class ContextRelated(TypedDict):
+    path: str
+    name: str
+    relation: str  # link, backlink, supersedes or superseded_by
+    depth: int
+    via: str
+    date: str  # reviewed, else created ("" when the note has neither)
+    text: str
+
+
+class ContextAnswer(TypedDict):
+    uri: str
+    note: ContextNote
+    related: list[ContextRelated]
+    left_out: list[str]  # related notes whose text did not fit the budget
+    outside_timeframe: int
+    since: str
+    budget: int
+    tokens: int
+
+
+class PalaceCounts(TypedDict):
+    notes: int
+    drafts: int
+    hidden: int  # notes and drafts this server may not show (counted, never named)
+    rooms: int
+    unreadable: int
+
+
+class IndexStatus(TypedDict):
+    state: str  # built, not built or unreadable
+    note: NotRequired[str]
+    embedder: NotRequired[str]
+    documents: NotRequired[int]
+    updated: NotRequired[str]
+    at_head: NotRequired[bool]
+
+
+class CheckSummary(TypedDict):
+    findings: int
+    by_severity: dict[str, int]
+    by_rule: dict[str, int]
+
+
+class DiagnosticsAnswer(TypedDict):
+    palace: PalaceCounts
+    index: IndexStatus
+    check: CheckSummary
+
+
+class TaskHeader(TypedDict):
+    task: str
+    revision: int
+    owner: str | None
+    saved_at: str
+    status: str
+    unverified: bool
+    claimed_at: str | None
+    expires_at: str | None
+    event: str
+    by: str | None
+    taken_over_from: str | None
+    next_action: str
+
+
+class TaskRequest(TypedDict):
+    number: int
+    at: str
+    by: str
+    words: str
+
+
+class TaskShowAnswer(TypedDict):
+    path: str
+    header: TaskHeader
+    sections: dict[str, str]
+    requests: list[TaskRequest]
+    note: str
+    warnings: NotRequired[list[str]]
+    cut: NotRequired[str]  # what was cut to fit one answer, and where the full text is
+
+
+class TaskChangeAnswer(TypedDict):
+    """task_save, task_claim and task_release: the revision written."""
+
+    task: str
+    revision: int
+    path: str
+    header: TaskHeader
+    commit: str | None
+    warning: str | None
+
+
+class TaskRequestAnswer(TypedDict):
+    task: str
+    request: int
+    at: str
+    commit: str | None

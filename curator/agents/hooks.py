@@ -33,7 +33,7 @@ from curator.agents.settings import AgentSettings, load_settings
 
 if TYPE_CHECKING:  # the warm path never loads a palace in the hook's own process
     from curator.agents.service import Memory
-    from curator.search import Searcher
+    from curator.search.searcher import Searcher
 
 __all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
 
@@ -93,7 +93,7 @@ def register_context(event: str, contributor: Contributor) -> Contributor:
 
 # -- the events ------------------------------------------------------------------------------------
 def session_start(run: HookRun) -> list[str]:
-    from curator.search import visible
+    from curator.search.filters import visible
 
     palace = run.memory.palace
     index = run.memory.index_name()
@@ -210,9 +210,7 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     prompt = prompt[:2000]
     floor = run.settings.pack_floor
     searcher = run.memory.searcher_now()  # one for the whole prompt, whichever is ready
-    from curator.search.lexical import LexicalSearcher
-
-    run.ranked = "palace" if isinstance(searcher, LexicalSearcher) else "index"
+    run.ranked = "index" if searcher.indexed else "palace"
     if not _matches(searcher, prompt, floor):
         marker.join(timeout=0.5)
         return []

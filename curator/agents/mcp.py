@@ -25,6 +25,9 @@ from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 from curator.agents.answers import (
     AskAnswer,
     CaptureAnswer,
+    ContextAnswer,
+    DiagnosticsAnswer,
+    DirectoryAnswer,
     InboxAnswer,
     NoteAnswer,
     PackAnswer,
@@ -32,6 +35,7 @@ from curator.agents.answers import (
     RelatedAnswer,
     SearchAnswer,
 )
+from curator.agents.browse import Browser
 from curator.agents.service import MIN_TOKENS, NOT_RULES, AgentRefusal, Memory, cap
 from curator.agents.tasks_tools import task_tools
 from curator.agents.tooldef import ToolDef
@@ -152,7 +156,7 @@ def argument_error(tool: str, error: Any) -> str:
 # -- the memory tools ------------------------------------------------------------------------------
 QUERY = "What to look for, in a few words (at most 4,000 characters)."
 LIMIT = f"How many results at most (1..{MAX_LIMIT})."
-NOTE_REF = "A note's or draft's palace path (notes/..., inbox/...), slug or name."
+NOTE_REF = "A note's or draft's palace path (as list_inbox and search give it), slug or name."
 
 
 def memory_tools(memory: Memory) -> list[ToolDef]:
@@ -164,6 +168,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
         return {"goal": goal, "pack": memory.pack(goal, budget=budget, floor=floor)}
 
     date = "A date, YYYY-MM-DD."
+    browser = Browser(memory)
     return [
         ToolDef(
             "search",
@@ -187,6 +192,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
                 "limit": LIMIT,
             },
             SearchAnswer,
+            title="Search the memory palace",
         ),
         ToolDef(
             "ask",
@@ -195,6 +201,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             memory.ask,
             {"question": "The question, in plain words.", "limit": LIMIT},
             AskAnswer,
+            title="Ask the palace a question",
         ),
         ToolDef(
             "pack",
@@ -209,6 +216,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
                 "[agents] pack_floor.",
             },
             PackAnswer,
+            title="Memory pack for a goal",
         ),
         ToolDef(
             "read_note",
@@ -227,6 +235,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             },
             NoteAnswer,
             bounds={"max_tokens": {"ge": MIN_TOKENS}},
+            title="Read a note",
         ),
         ToolDef(
             "recent",
@@ -239,6 +248,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
                 "limit": LIMIT,
             },
             RecentAnswer,
+            title="Recent changes",
         ),
         ToolDef(
             "related",
@@ -251,6 +261,50 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
                 "limit": LIMIT,
             },
             RelatedAnswer,
+            title="A note's neighbours",
+        ),
+        ToolDef(
+            "list_directory",
+            "The palace's folders with how many notes and drafts you may read in each, and "
+            "the notes directly in one folder: to find your way before reading.",
+            browser.list_directory,
+            {
+                "folder": "A palace folder, e.g. notes/project (default: the palace's top).",
+                "depth": "How many levels of subfolders to count (1..5).",
+                "limit": LIMIT,
+            },
+            DirectoryAnswer,
+            title="List a folder",
+        ),
+        ToolDef(
+            "build_context",
+            "A note and the notes around it in one answer: the notes it links to, those "
+            "linking to it and its supersede chain, to a depth, only those reviewed or created "
+            "within a timeframe, their texts nearest first while they fit a token budget (the "
+            "pack's). Each is a hint to check, not truth.",
+            browser.build_context,
+            {
+                "uri": f"The note: its URI ({NOTE_URI.replace('{+path}', 'PATH')}), or a path, "
+                "slug or name.",
+                "depth": "How many steps of links to follow (1..3).",
+                "timeframe": "Only neighbours reviewed or created this recently: a number and "
+                "a unit (s, m, h, d), e.g. 30d. Default: any time.",
+                "budget": "The answer's size in tokens (about 4 characters each); default: "
+                "the palace's [agents] pack_budget.",
+                "limit": LIMIT,
+            },
+            ContextAnswer,
+            title="Build context around a note",
+        ),
+        ToolDef(
+            "diagnostics",
+            "How the palace stands: counts of the notes and drafts you may read (and how many "
+            "are hidden from you), rooms, the search index's state and whether it is at the "
+            "palace's last commit, and `curator check`'s findings by severity and rule.",
+            browser.diagnostics,
+            {},
+            DiagnosticsAnswer,
+            title="Palace diagnostics",
         ),
         ToolDef(
             "list_inbox",
@@ -258,6 +312,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             memory.list_inbox,
             {"limit": LIMIT},
             InboxAnswer,
+            title="List drafts awaiting review",
         ),
         ToolDef(
             "capture",
@@ -281,6 +336,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             CaptureAnswer,
             writes=True,
             idempotent=False,
+            title="Capture a draft memory",
         ),
         ToolDef(
             "report_stale",
@@ -296,6 +352,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             CaptureAnswer,
             writes=True,
             idempotent=False,
+            title="Report a stale note",
         ),
     ]
 

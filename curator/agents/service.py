@@ -6,21 +6,18 @@ visibility gate of `curator.search` (`visible`); sensitive notes and scopes stay
 the Memory was made with `include_sensitive=True`. Every answer is cut to a size cap, and every
 refusal is an `AgentRefusal` (a sentence the agent can act on), never a traceback.
 
-The palace is reloaded only when a watcher saw notes/, inbox/ or palace.toml change, so a warm
+The palace is reloaded only when a watcher saw the notes, the inbox or palace.toml change, so a warm
 call costs one query, not a palace load.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curator.config import Config, load_config
+from curator.config import Config
 from curator.errors import CuratorError
-from curator.model.discovery import palace_changed
 from curator.model.note import DELETE, NoteEditError, edit_header
 from curator.model.palace import Palace
 from curator.model.served import Served, served_index
@@ -30,7 +27,7 @@ from curator.search.request import SearchRequest
 from curator.session import Session
 
 if TYPE_CHECKING:
-    from curator.search import Searcher
+    from curator.search.searcher import Searcher
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_CAPTURE_CHARS", "AgentRefusal", "Memory"]
 
@@ -151,94 +148,37 @@ class Memory:
     def __init__(self, root: Path, *, include_sensitive: bool = False, watch: bool = False):
         self.root = Path(root).resolve()
         self.include_sensitive = include_sensitive
-        self._lock = threading.RLock()
-        self._session: Session | None = None  # the server's palace, index and searcher
-        self._opening = threading.Lock()  # held while the index opens (seconds), not _lock
-        self._lexical: Searcher | None = None  # over the palace alone, while the index opens
-        self._config: Config | None = None
-        self._dirty = threading.Event()
-        self._stop = threading.Event()
-        self._watching = watch
+        self.session = Session.open(self.root)  # the palace, its index, the commits' hook
+        self._serving = watch  # a server: opens the index meanwhile when a hook cannot wait
         if watch:
-            threading.Thread(target=self._watch, name="curator-watch", daemon=True).start()
+            self.session.watch()
 
-    # -- the palace and its index, reloaded when the files change ------------------------------
-    def _watch(self) -> None:
-        try:
-            from watchfiles import watch
-        except ImportError:  # pragma: no cover - a dependency; without it, reload every call
-            while not self._stop.wait(2.0):
-                self._dirty.set()
-            return
-        root = str(self.root)
-        for changes in watch(root, stop_event=self._stop, recursive=True, debounce=50):
-            if any(self._relevant(p) for _, p in changes):
-                self._dirty.set()
-
-    def _relevant(self, path: str) -> bool:
-        return palace_changed(self.root, path)
-
+    # -- the session's palace and index ---------------------------------------------------------
     def close(self) -> None:
-        self._stop.set()
+        self.session.close()
 
     @property
     def config(self) -> Config:
-        """palace.toml as loaded with the palace, or read on its own before that (cheap)."""
-        session = self._session
-        if session is not None:
-            return session.config
-        if self._config is None:
-            self._config = load_config(self.root)
-        return self._config
+        return self.session.config
 
     @property
     def palace(self) -> Palace:
-        session = self._session
-        if session is not None and not self._dirty.is_set():
-            return session.palace  # no lock: the index may be opening beside it
-        with self._lock:
-            if self._session is None:
-                self._dirty.clear()
-                self._session = Session.open(self.root)
-            elif self._dirty.is_set():
-                self._dirty.clear()
-                self._session.reload()
-            return self._session.palace
+        return self.session.palace
 
     @property
     def searcher(self) -> Searcher:
         """The index's searcher, opened on first use and synced to the palace as last
         reloaded (one thread opens it; others wait)."""
-        self.palace  # noqa: B018 - reloads a palace whose files changed
-        assert self._session is not None
-        with self._opening:
-            return self._session.searcher()
-
-    def _open_index(self) -> None:
-        with contextlib.suppress(Exception):  # a tool that needs the index reports it
-            self.searcher  # noqa: B018
+        return self.session.searcher()
 
     def searcher_now(self) -> Searcher:
-        """The index's searcher when it is open and in step with the palace, else one over
-        the loaded palace alone (`LexicalSearcher`: the same ranking without the vector
-        part), never waiting for LanceDB and the embedder to load: for the hooks, which
-        answer within a budget."""
-        palace = self.palace
-        assert self._session is not None
-        ready = self._session.searcher_if_ready()
-        if ready is not None:
-            return ready
-        if self._watching and not self._opening.locked():  # a server: open it meanwhile
-            threading.Thread(target=self._open_index, name="curator-open", daemon=True).start()
-        lexical = self._lexical
-        if lexical is None or lexical.palace is not palace:
-            from curator.search.lexical import LexicalSearcher
-
-            lexical = self._lexical = LexicalSearcher(palace)
-        return lexical
+        """The session's searcher when it is ready, else one over the loaded palace alone,
+        never waiting for LanceDB and the embedder (for the hooks, which answer within a
+        budget); a server opens the index meanwhile."""
+        return self.session.searcher_now(open_meanwhile=self._serving)
 
     def visible(self, item: Any) -> bool:
-        from curator.search import visible
+        from curator.search.filters import visible
 
         return visible(self.palace, item, include_sensitive=self.include_sensitive)
 
@@ -289,7 +229,7 @@ class Memory:
             reviewed_before=reviewed_before,
         )
         searcher = self.searcher
-        with self._lock:
+        with self.session.index.lock:  # one query at a time, as syncs
             hits = searcher.run(request)
         palace = self.palace
         served = self.served
@@ -316,7 +256,7 @@ class Memory:
     def ask(self, question: str, *, limit: int = 8) -> dict[str, Any]:
         _text_arg("question", question)
         searcher = self.searcher
-        with self._lock:
+        with self.session.index.lock:  # one query at a time, as syncs
             answer = searcher.ask(
                 question, limit=_limit(limit), include_sensitive=self.include_sensitive
             )
@@ -350,7 +290,7 @@ class Memory:
         """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index."""
         _text_arg("goal", goal)
         searcher = using or self.searcher
-        with self._lock:
+        with self.session.index.lock:  # one query at a time, as syncs
             return searcher.pack(
                 goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
             )
@@ -404,7 +344,7 @@ class Memory:
             note = self.palace.find(ref, among=self.visible)
         except CuratorError as exc:
             raise AgentRefusal(
-                f"{exc.message}; paths outside notes/ and inbox/ are refused"
+                f"{exc.message}; paths outside the notes and {self.palace.inbox}/ are refused"
             ) from None
         if not self.visible(note):
             raise AgentRefusal(f"no note or draft matches {ref!r} (give a path, a slug or a name)")
@@ -613,28 +553,27 @@ class Memory:
                 f"the body is {len(body)} characters; a memory holds at most "
                 f"{MAX_CAPTURE_CHARS}: keep the fact and its evidence, link the rest"
             )
-        with self._lock:
-            try:
-                result = capture(
-                    self.root,
-                    type=type,
-                    name=name,
-                    body=body,
-                    description=description,
-                    source=source or "agent=mcp",
-                    scope=scope,
-                    tags=tags,
-                    from_agent=True,
-                    context=context,
-                )
-            except IdenticalDraft as exc:  # named only when this Memory may show it
-                shown = f": {exc.draft}" if self._visible_path(exc.draft) else ""
-                raise AgentRefusal(
-                    f"an identical draft already waits for review{shown}; nothing written"
-                ) from None
-            except CuratorError as exc:
-                raise AgentRefusal(str(exc)) from None
-            self._dirty.set()
+        try:
+            result = capture(
+                self.root,
+                type=type,
+                name=name,
+                body=body,
+                description=description,
+                source=source or "agent=mcp",
+                scope=scope,
+                tags=tags,
+                from_agent=True,
+                context=context,
+            )
+        except IdenticalDraft as exc:  # named only when this Memory may show it
+            shown = f": {exc.draft}" if self._visible_path(exc.draft) else ""
+            raise AgentRefusal(
+                f"an identical draft already waits for review{shown}; nothing written"
+            ) from None
+        except CuratorError as exc:
+            raise AgentRefusal(str(exc)) from None
+        self.session.changed()
         data = result.to_json()
         hidden = [s.path for s in result.similar if not self._visible_path(s.path)]
         data["similar"] = [s for s in data["similar"] if s["path"] not in hidden]

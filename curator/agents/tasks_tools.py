@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from curator.agents.answers import TaskChangeAnswer, TaskRequestAnswer, TaskShowAnswer
 from curator.agents.service import MAX_ANSWER_CHARS
 from curator.agents.tooldef import ToolDef
 from curator.tasks import TaskService, default_owner
@@ -239,6 +240,8 @@ def task_tools(memory: Any) -> list[ToolDef]:
             "a compaction or a hand-over, before anything else.",
             task_show,
             {"task": TASK, "revision": "A revision number (default: the newest).", "owner": OWNER},
+            TaskShowAnswer,
+            title="Show a task checkpoint",
         ),
         ToolDef(
             "task_save",
@@ -260,6 +263,8 @@ def task_tools(memory: Any) -> list[ToolDef]:
                 "status": "active or waiting (default: unchanged).",
                 "owner": OWNER,
             },
+            TaskChangeAnswer,
+            title="Save a task checkpoint",
             writes=True,
             idempotent=False,
         ),
@@ -275,6 +280,8 @@ def task_tools(memory: Any) -> list[ToolDef]:
                 "take_over": "true: take over a claim that lapsed.",
                 "owner": OWNER,
             },
+            TaskChangeAnswer,
+            title="Claim a task",
             writes=True,
             idempotent=False,
         ),
@@ -283,6 +290,8 @@ def task_tools(memory: Any) -> list[ToolDef]:
             "Hand a task you hold back (pass the revision you read), e.g. before you stop.",
             task_release,
             {"task": TASK, "revision": REVISION, "owner": OWNER},
+            TaskChangeAnswer,
+            title="Release a task",
             writes=True,
             idempotent=False,
         ),
@@ -292,6 +301,8 @@ def task_tools(memory: Any) -> list[ToolDef]:
             "so it survives compaction. Give the words unchanged.",
             task_request,
             {"task": TASK, "words": "The person's request, word for word.", "owner": OWNER},
+            TaskRequestAnswer,
+            title="Record a request word for word",
             writes=True,
             idempotent=False,
         ),

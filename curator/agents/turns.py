@@ -137,8 +137,15 @@ def once(root: Path, session: str, what: str, every: float, now: float) -> bool:
 
 
 def inbox_listing(root: Path) -> dict[str, int]:
-    """{draft file name: mtime in ns} of inbox/ now (empty when there is none)."""
-    with contextlib.suppress(OSError), os.scandir(Path(root) / "inbox") as entries:
+    """{draft file name: mtime in ns} of the inbox now (empty when there is none, or when
+    palace.toml cannot say where it is: a hook never fails for it)."""
+    from curator.errors import CuratorError
+    from curator.model.discovery import inbox_of
+
+    with (
+        contextlib.suppress(OSError, CuratorError),
+        os.scandir(Path(root) / inbox_of(root)) as entries,
+    ):
         return {
             e.name: e.stat(follow_symlinks=False).st_mtime_ns
             for e in entries
@@ -148,7 +155,7 @@ def inbox_listing(root: Path) -> dict[str, int]:
 
 
 def captured_since(root: Path, turn: dict[str, Any]) -> bool:
-    """Did a draft land in (or change in) inbox/ during the turn? Compared with the listing
+    """Did a draft land in (or change in) the inbox during the turn? Compared with the listing
     `mark` took at its start; a turn marked without one falls back to mtimes after its start
     (a second of slack for coarse clocks)."""
     now = inbox_listing(root)

@@ -3,7 +3,7 @@
 
 A hook first asks the server over a unix socket (in a private per-user folder, named by a hash
 of the palace root). When none listens, SessionStart or a prompt starts one and does its own
-work without the index (a prompt's pack from `LexicalSearcher`: importing LanceDB alone takes
+work without the index (a prompt's pack from `Searcher.over_palace`: importing LanceDB alone takes
 longer than the budget on a busy machine). The server answers as soon as the palace is loaded,
 from the palace alone until its index is open, then from the index. It reloads the palace when
 its files change (see `Memory`), exits after IDLE_SECONDS without a request, and never holds a

@@ -25,7 +25,7 @@ from curator.model.palace import ensure_state_dir
 
 def register(sub: Subcommands) -> None:
     p = sub.add_parser("promote", help="move a draft into the palace with a checked header")
-    p.add_argument("draft", help="path, slug or name of a draft in inbox/")
+    p.add_argument("draft", help="path, slug or name of a draft in the inbox")
     p.add_argument("--type", help="the note's type")
     p.add_argument("--name", help="the note's name (one line, unique)")
     p.add_argument("--description", help="one-line description")

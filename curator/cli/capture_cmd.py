@@ -31,9 +31,10 @@ class StdinError(CuratorError):
 def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "capture",
-        help="write a new draft into inbox/ (body on stdin); for agents and hooks",
-        description="Write a draft into inbox/ for review: the body is read from stdin. Prints "
-        "the draft's path and the most similar notes and drafts; flags secret-looking text. "
+        help="write a new draft into the inbox (body on stdin); for agents and hooks",
+        description="Write a draft into the inbox ([palace] inbox in palace.toml) for review: "
+        "the body is read from stdin. Prints the draft's path and the most similar notes and "
+        "drafts; flags secret-looking text. "
         "Exit 0 written, 2 refused, 3 internal error.",
     )
     p.add_argument("--type", required=True, help="the note type (one of the palace's taxonomy)")

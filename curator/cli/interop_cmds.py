@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "import",
         help="import memories from mem0, OpenMemory or JSONL as inbox drafts",
-        description="Each record becomes a draft in inbox/ (never a note) with its creation "
+        description="Each record becomes a draft in the inbox (never a note) with its creation "
         "date and its source (store, id, app). Archived and deleted records are skipped; "
         "records already imported (same store and id) are skipped.",
     )
@@ -160,6 +160,7 @@ def adopt(args: argparse.Namespace) -> int:
                 "root": str(plan.root),
                 "layout": plan.layout,
                 "notes": plan.notes,
+                "inbox": plan.inbox,
                 "read": plan.note_count,
                 "unread": len(plan.unread),
                 "commit": result.commit,

@@ -31,7 +31,7 @@ from curator.search.filters import Filter, note_row
 
 
 def register(sub: Subcommands) -> None:
-    p = sub.add_parser("init", help="create a new palace (palace.toml, notes/, inbox/, INDEX.md)")
+    p = sub.add_parser("init", help="create a new palace (palace.toml, notes/, inbox, INDEX.md)")
     p.add_argument("path", nargs="?", default=".", help="folder for the palace (default: here)")
     p.add_argument("--taxonomy", default="palace", choices=sorted(TAXONOMIES), help="type preset")
     p.add_argument("--name", help="palace name (default: the folder name)")

@@ -23,7 +23,7 @@ from curator.search.filters import MAX_LIMIT
 from curator.search.request import SearchRequest
 
 if TYPE_CHECKING:
-    from curator.search.query import Searcher
+    from curator.search.searcher import Searcher
 
 
 def _limit_arg(text: str) -> int:
@@ -91,12 +91,10 @@ def register(sub: Any) -> None:
 
 # -- shared --------------------------------------------------------------------------------
 def _searcher(args: argparse.Namespace) -> Searcher:
-    from curator.search.progress import reporting
     from curator.session import Session
 
     session = Session(open_palace(args))
-    with reporting(session.index(), session.palace, _embedded):  # the first build takes a while
-        searcher = session.searcher()
+    searcher = session.searcher(progress=_embedded)  # the first build takes a while
     for folder in searcher.recovered:
         err(f"curator: warning: search index unreadable; moved aside to {folder} and rebuilt")
     return searcher
@@ -311,7 +309,7 @@ def cmd_dupes(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"note": args.note, "candidates": [c.to_json() for c in found]})
         return 0
-    from curator.search.query import Candidate
+    from curator.search.values import Candidate
 
     for c in found:
         if isinstance(c, Candidate):

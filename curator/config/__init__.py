@@ -26,6 +26,7 @@ from curator.config.schema import (
     Config,
     FileTables,
     IndexSettings,
+    PalaceTable,
     ScopeSpec,
     ScopeTable,
     TypeTable,
@@ -136,6 +137,7 @@ def parse_config(root: Path, data: dict[str, Any], text: str, path: Path) -> Con
         exclude=palace.exclude,
         memory_index_lines=palace.memory_index_lines,
         memory_index_kb=palace.memory_index_kb,
+        inbox=_inbox(palace, loc),
         agents=tables.agents,
         tasks=tables.tasks,
         team=tables.team,
@@ -150,6 +152,15 @@ def _authority(
         if tname not in types:
             raise loc.fail("palace", "authority", f"authority names unknown type {tname!r}")
     return tuple(authority) + tuple(t for t in types if t not in authority)
+
+
+def _inbox(palace: PalaceTable, loc: Locator) -> str:
+    """The drafts folder, which may not be the notes folder (a draft is never a note)."""
+    notes = palace.notes if palace.notes is not None else "notes"  # curator's own notes root
+    if palace.inbox.casefold() == notes.strip("/").casefold():
+        message = f"inbox {palace.inbox!r} is the notes folder: drafts need a folder of their own"
+        raise loc.fail("palace", "inbox", message)
+    return palace.inbox
 
 
 def _scopes(tables: dict[str, Any], loc: Locator) -> dict[str, ScopeSpec]:
@@ -236,7 +247,12 @@ def default_config(root: Path, taxonomy: str = "palace") -> Config:
 
 
 def render_config(
-    name: str, taxonomy: str, *, layout: str | None = None, notes: str | None = None
+    name: str,
+    taxonomy: str,
+    *,
+    layout: str | None = None,
+    notes: str | None = None,
+    inbox: str | None = None,
 ) -> str:
     """The palace.toml that `curator init` writes: every setting with its default, taken from
     the structs that read the file (written by a TOML writer, so any name round-trips)."""
@@ -254,6 +270,8 @@ def render_config(
         palace["layout"] = layout
     if notes is not None:
         palace["notes"] = notes
+    if inbox is not None:
+        palace["inbox"] = inbox
     for key, value in defaults.pop("palace").items():
         palace.setdefault(key, value)
     tables = {"palace": palace, **{k: v for k, v in defaults.items() if v != {}}}

@@ -42,6 +42,9 @@ Program = Annotated[str, Meta(pattern=r"^[^/]+\Z")]
 # a relative path that stays inside the palace ("." is the palace folder itself)
 _INSIDE = r"(?s)^(?![/\\])(?!.*(?:^|[/\\])\.\.(?:[/\\]|\Z))[^\x00]+\Z"
 _INSIDE_TEXT = 'a folder inside the palace ("." for the palace folder)'
+# the drafts folder: one folder at the palace root (not hidden, not a path)
+_FOLDER = r"^(?![.\s])[^/\\\x00-\x1f]+(?<!\s)\Z"
+_FOLDER_TEXT = "a folder name at the palace root (no slashes, not starting with a dot)"
 
 
 class PalaceTable(Struct, frozen=True, forbid_unknown_fields=True):
@@ -61,6 +64,9 @@ class PalaceTable(Struct, frozen=True, forbid_unknown_fields=True):
     ] = ()
     memory_index_lines: Annotated[int, Meta(ge=1, description="a positive integer")] = 200
     memory_index_kb: Annotated[int, Meta(ge=1, description="a positive integer")] = 25
+    # where unreviewed drafts wait (git-ignored): the one place its default is written; every
+    # part of curator asks `Config.inbox` (or `discovery.inbox_of`) for it
+    inbox: Annotated[str, Meta(pattern=_FOLDER, description=_FOLDER_TEXT)] = "inbox"
 
 
 class TypeTable(Struct, frozen=True, forbid_unknown_fields=True):
@@ -169,6 +175,7 @@ class ScopeSpec:
 
 
 _PALACE = PalaceTable()
+DEFAULT_INBOX = _PALACE.inbox  # for a layout or plan made before any palace.toml exists
 
 
 @dataclass(frozen=True)
@@ -188,6 +195,7 @@ class Config:
     exclude: tuple[str, ...] = _PALACE.exclude
     memory_index_lines: int = _PALACE.memory_index_lines
     memory_index_kb: int = _PALACE.memory_index_kb
+    inbox: str = _PALACE.inbox  # the drafts folder, at the palace root
     agents: AgentsTable = field(default_factory=AgentsTable)
     tasks: TasksTable = field(default_factory=TasksTable)
     team: TeamTable = field(default_factory=TeamTable)

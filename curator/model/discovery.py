@@ -7,14 +7,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from curator.config import CONFIG_NAME
+from curator.config import CONFIG_NAME, load_config
 from curator.errors import CuratorError, PalaceNotFound
 
 if TYPE_CHECKING:  # a type only: the hooks find the palace without loading YAML
     from curator.model.note import Kind
 
 NOTES_DIR = "notes"
-INBOX_DIR = "inbox"
 STATE_DIR = ".curator"
 TASKS_DIR = "tasks"
 INDEX_NAME = "INDEX.md"
@@ -57,13 +56,24 @@ def find_palace(explicit: str | os.PathLike[str] | None = None, cwd: Path | None
     )
 
 
-def kind_of(rel: str) -> Kind | None:
-    """ "note" for a markdown file under notes/, "draft" under inbox/, else None."""
+def inbox_of(root: Path) -> str:
+    """The palace's drafts folder (`[palace] inbox`), for a caller that holds no palace or
+    config: the one accessor besides `Config.inbox`, which it reads."""
+    return load_config(Path(root)).inbox
+
+
+def in_inbox(rel: str, inbox: str) -> bool:
+    """Whether the palace path `rel` lies in the drafts folder `inbox`."""
+    return rel.startswith(inbox + "/")
+
+
+def kind_of(rel: str, inbox: str) -> Kind | None:
+    """ "note" for a markdown file under notes/, "draft" under the inbox, else None."""
     if not rel.endswith(".md"):
         return None
     if rel.startswith(NOTES_DIR + "/"):
         return "note"
-    if rel.startswith(INBOX_DIR + "/"):
+    if in_inbox(rel, inbox):
         return "draft"
     return None
 

@@ -12,14 +12,18 @@ produce nothing has the same defect as a test that cannot fail.
 from __future__ import annotations
 
 import bisect
+import hashlib
+import operator
 import re
+from collections.abc import Mapping
 from datetime import date
 
 from curator.errors import CuratorError
+from curator.model import cache
 from curator.model.flags import expires_on, is_low_confidence
 from curator.model.layouts import palace_rules
 from curator.model.note import Note
-from curator.model.palace import INDEX_NAME, Palace
+from curator.model.palace import INDEX_NAME, Palace, Room
 from curator.model.text import one_line
 
 MARKER = "<!-- curator:generated — do not hand-edit below this line -->"
@@ -36,7 +40,7 @@ def default_preamble(palace: Palace) -> str:
     return (
         f"# {title}\n\n"
         "One line per note, grouped into rooms by type. Read the room that matches your task,\n"
-        "then open the notes. Drafts in inbox/ are not listed: they are not rules.\n\n"
+        f"then open the notes. Drafts in {palace.inbox}/ are not listed: they are not rules.\n\n"
     )
 
 
@@ -57,16 +61,23 @@ def _entry(palace: Palace, note: Note) -> tuple[tuple[str, str], str]:
 
     A superseded note's line names its successor, so its key also holds the successor's hash.
     """
+    key = _entry_key(palace, note)
+    cached = palace.render_cache.get(key)
+    if cached is None:
+        cached = palace.render_cache[key] = (_sort_key(note), _render_entry(palace, note))
+    return cached
+
+
+def _entry_key(palace: Palace, note: Note) -> tuple[str, str]:
     tail = ""
     if note.superseded:
         successor = palace.successor(note)
         tail = f"{successor.rel}\0{successor.sha}" if successor is not None else "retired"
-    key = ("index", f"{note.rel}\0{note.sha}\0{tail}")
-    cached = palace.render_cache.get(key)
-    if cached is None:
-        sort_key = (note.name.casefold(), note.rel)
-        cached = palace.render_cache[key] = (sort_key, _render_entry(palace, note))
-    return cached
+    return ("index", f"{note.rel}\0{note.sha}\0{tail}")
+
+
+def _sort_key(note: Note) -> tuple[str, str]:
+    return (note.name.casefold(), note.rel)
 
 
 def _lines(palace: Palace, notes: list[Note]) -> list[str]:
@@ -152,17 +163,26 @@ def _dated_flags(palace: Palace, note: Note) -> list[str]:
     return out
 
 
-def render_generated(palace: Palace) -> tuple[str, int]:
-    """The text below the marker, and how many note lines it holds."""
+def _room_head(room: Room) -> str:
+    head = f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n"
+    return head + (f"_{one_line(room.spec.purpose)}_\n" if room.spec.purpose else "")
+
+
+def render_generated(palace: Palace, reuse: Mapping[str, str] | None = None) -> tuple[str, int]:
+    """The text below the marker, and how many note lines it holds. `reuse` holds the
+    sections (heading and lines) of rooms known to render as they did (see `_reusable`)."""
     out: list[str] = []
     room_lines = filed = 0
     for room in palace.rooms():
-        out.append(f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n")
-        if room.spec.purpose:
-            out.append(f"_{one_line(room.spec.purpose)}_\n")
-        text, count = _room_text(palace, room.spec.name, room.notes)
-        out.append(text)
-        room_lines += count
+        section = (reuse or {}).get(room.spec.name)
+        if section is not None:
+            out.append(section)
+            room_lines += section.count("\n- [")
+        else:
+            out.append(_room_head(room))
+            text, count = _room_text(palace, room.spec.name, room.notes)
+            out.append(text)
+            room_lines += count
         filed += len(room.notes)
     after_rooms = len(out)  # below: one line per item again
     superseded = palace.superseded_notes()
@@ -182,14 +202,24 @@ def render_generated(palace: Palace) -> tuple[str, int]:
     return "".join(out), listed_lines
 
 
-def render_index(palace: Palace, existing: str | bytes | None, today: date | None = None) -> str:
+def render_index(
+    palace: Palace,
+    existing: str | bytes | None,
+    today: date | None = None,
+    *,
+    since: Palace | None = None,
+) -> str:
     """The whole INDEX.md, checked by the guard; raises IndexRefused instead of losing notes.
 
     It depends on the files only; `today` is accepted (and ignored) for callers that still
     pass it.
 
     `existing` may be the file's bytes: then only the preamble is decoded (at 10k notes the
-    generated part is megabytes, read again only if the guard needs it)."""
+    generated part is megabytes, read again only if the guard needs it). With `since`, the
+    palace an action starts from (`palace` is `since.replaced(...)`), the rooms the action
+    left as they were are copied from `existing` when it is known to be what a full render of
+    `since` gives; the bytes are the same as a full render's either way."""
+    reuse = _reusable(since, palace, existing) if since is not None else None
     old_generated: str | bytes | None
     if isinstance(existing, bytes) and existing:
         preamble, old_generated, crlf = _split_bytes(existing)
@@ -200,7 +230,7 @@ def render_index(palace: Palace, existing: str | bytes | None, today: date | Non
         crlf = _crlf(existing) if isinstance(existing, str) else False
     if not preamble.endswith(("\n", "\r")):
         preamble += "\r\n" if crlf else "\n"
-    generated, listed = render_generated(palace)
+    generated, listed = render_generated(palace, reuse)
     if listed < len(palace.notes):
         raise IndexRefused(
             f"refusing to write: the index would list {listed} notes but the palace holds "
@@ -217,7 +247,75 @@ def render_index(palace: Palace, existing: str | bytes | None, today: date | Non
     text = "".join((MARKER, "\n", generated))
     if crlf:  # keep a CRLF file CRLF, like every other rewrite
         text = text.replace("\n", "\r\n")
-    return preamble + text  # the person's lines, byte for byte: their own line ends too
+    text = preamble + text  # the person's lines, byte for byte: their own line ends too
+    _remember(palace, text.encode("utf-8"))
+    return text
+
+
+# -- rooms an action leaves alone ------------------------------------------------------------
+# The last render is remembered in the user's cache (`curator.model.cache`) as the digest of
+# its bytes and of the palace it was made from: the notes' paths and hashes and the config.
+# A later action whose INDEX.md on disk has that digest, from a palace with that key, copies
+# the sections of the rooms it does not change instead of rendering ten thousand lines again.
+_RENDERED = "index-render"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _palace_key(palace: Palace) -> str:
+    lines = [f"{n.rel}\0{n.sha}" for n in palace.notes]
+    lines.append(repr(palace.config))
+    return _digest("\n".join(lines).encode("utf-8", "surrogatepass"))
+
+
+def _remember(palace: Palace, rendered: bytes) -> None:
+    cache.store(palace.root, _RENDERED, (_digest(rendered), _palace_key(palace)))
+
+
+def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> dict[str, str]:
+    """The sections of `existing` (heading and lines) of the rooms whose notes are the same
+    objects in `palace` as in `since`, by room name; none unless `existing` is known to be
+    the render of `since` (remembered by `_remember`) under the same config."""
+    if not existing or since.root != palace.root or repr(since.config) != repr(palace.config):
+        return {}
+    data = existing.encode("utf-8") if isinstance(existing, str) else existing
+    if cache.load(since.root, _RENDERED) != (_digest(data), _palace_key(since)):
+        return {}
+    generated = _text(_split_bytes(data)[1])
+    if generated is None:
+        return {}
+    generated = generated.replace("\r\n", "\n")
+    rooms = since.rooms()
+    tail = generated.find("\n## ", generated.find(_room_head(rooms[-1])) + 1) if rooms else -1
+    starts = [generated.find(_room_head(room)) for room in rooms]
+    if -1 in starts or tail == -1 or starts != sorted(starts):
+        return {}
+    ends = [*starts[1:], tail]
+    spans = zip(rooms, starts, ends, strict=True)
+    was = {r.spec.name: (r.notes, generated[a:b]) for r, a, b in spans}
+    out: dict[str, str] = {}
+    for room in palace.rooms():
+        notes, section = was.get(room.spec.name, ([], ""))
+        if section and len(notes) == len(room.notes) and all(map(operator.is_, notes, room.notes)):
+            out[room.spec.name] = section
+    for room in rooms:
+        if room.spec.name not in out:  # touched: its other notes' lines are known too
+            _seed(since, room, was[room.spec.name][1])
+    return out
+
+
+def _seed(since: Palace, room: Room, section: str) -> None:
+    """Remember the lines of a room's section (rendered from `since`) as its notes' entries,
+    so a room an action touches renders only the notes it changed: the lines are in the order
+    of the entries' sort keys, one per note."""
+    lines = section[len(_room_head(room)) :].splitlines()
+    notes = sorted(room.notes, key=_sort_key)
+    if len(lines) != len(notes):
+        return
+    for note, line in zip(notes, lines, strict=True):
+        since.render_cache.setdefault(_entry_key(since, note), (_sort_key(note), line))
 
 
 _MARKER_BYTES = re.compile(rb"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)

@@ -1,4 +1,4 @@
-"""Loading a palace's files: walk notes/ and inbox/, parse what changed, report what cannot be
+"""Loading a palace's files: walk notes/ and the inbox, parse what changed, report what cannot be
 read. Unchanged files come from the cache (see `curator.model.cache`)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from curator.model import cache
-from curator.model.discovery import INBOX_DIR, INDEX_NAME, NOTES_DIR
+from curator.model.discovery import INDEX_NAME, NOTES_DIR
 from curator.model.finding import Finding
 from curator.model.layouts import Layout
 from curator.model.layouts.walk import walk
@@ -132,17 +132,18 @@ def _walk(
     excludes: tuple[str, ...] = (),
     attachments: list[str] | None = None,
 ) -> Iterator[tuple[str, str, Kind]]:
-    folders: tuple[tuple[str, Kind], ...] = ((NOTES_DIR, "note"), (INBOX_DIR, "draft"))
+    inbox = (layout or Layout()).inbox
+    folders: tuple[tuple[str, Kind], ...] = ((NOTES_DIR, "note"), (inbox, "draft"))
     if layout is not None and (layout.name != "curator" or layout.notes != NOTES_DIR):
         for rel, is_markdown in walk(root, layout, excludes):
             if is_markdown:
                 yield rel, str(root / rel), "note"
             elif attachments is not None:
                 attachments.append(rel)
-        folders = ((INBOX_DIR, "draft"),)
+        folders = ((inbox, "draft"),)
     for folder, kind in folders:
         base = root / folder
-        if base.is_symlink():  # notes/ or inbox/ itself may not lead out of the palace
+        if base.is_symlink():  # notes/ or the inbox itself may not lead out of the palace
             target = Path(os.path.realpath(base))
             if not target.is_relative_to(root):
                 problems.append(_outside(folder, target))
@@ -159,7 +160,7 @@ def _walk_dir(
     root: Path, inside: Path, base: str, rel: str, kind: Kind, problems: list[Finding]
 ) -> Iterator[tuple[str, str, Kind]]:
     """The markdown files under `base`; a link among them is read only when it stays inside
-    `inside` (the real notes/ or inbox/ folder), so a committed link can never make a
+    `inside` (the real notes/ or inbox folder), so a committed link can never make a
     rejected draft or curator's own state read as a note."""
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)

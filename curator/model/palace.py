@@ -21,7 +21,6 @@ from curator.config import Config, TypeSpec, load_config
 from curator.errors import NoteNotFound
 from curator.model import flags, groups
 from curator.model.discovery import (
-    INBOX_DIR,
     INDEX_NAME,
     NOTES_DIR,
     STATE_DIR,
@@ -38,7 +37,6 @@ from curator.model.note import Kind, Note, parse_note
 from curator.model.schema import name_key, slug_key
 
 __all__ = [
-    "INBOX_DIR",
     "INDEX_NAME",
     "NOTES_DIR",
     "STATE_DIR",
@@ -102,6 +100,11 @@ class Palace:
         self.loaded_ns = 0
 
     @property
+    def inbox(self) -> str:
+        """The drafts folder (`[palace] inbox`, at the palace root)."""
+        return self.config.inbox
+
+    @property
     def layout_name(self) -> str:
         return layout_rules.layout_of(self.config).name
 
@@ -163,7 +166,8 @@ class Palace:
         gone = {rel for rel in changes if rel in self.by_rel}
         added: list[Note] = []
         for rel, data in key:
-            kind = layout_rules.kind_of(self.config, rel) if self.foreign_layout else kind_of(rel)
+            foreign = self.foreign_layout
+            kind = layout_rules.kind_of(self.config, rel) if foreign else kind_of(rel, self.inbox)
             if data is not None and kind is not None:
                 added.append(parse_note(rel, data, kind))
         if self.foreign_layout:

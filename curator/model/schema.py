@@ -326,17 +326,17 @@ def verify_problems(value: dict[Any, Any]) -> list[str]:
 
 
 def _status_problems(header: Mapping[str, Any], kind: Kind) -> list[Problem]:
-    """Where a status may appear: no draft in notes/, no rule in inbox/, and a note naming a
-    successor says it is superseded."""
+    """Where a status may appear: no draft among the notes, no rule in the inbox, and a note
+    naming a successor says it is superseded."""
     raw = header.get("status")
     if kind == "draft":
         if raw is not None and raw != "draft":
-            message = f"status {raw!r} inside inbox/: drafts are not rules until promoted"
+            message = f"status {raw!r} on a draft in the inbox: drafts are not rules until promoted"
             return [("status", "rule.in-inbox", message)]
         return []
     out: list[Problem] = []
     if raw == "draft":
-        message = "a draft inside notes/: promote it with 'curator promote' or move it to inbox/"
+        message = "a draft among the notes: promote it ('curator promote') or move it to the inbox"
         out.append(("status", "draft.in-notes", message))
     successor = header.get("superseded_by")
     if isinstance(successor, str) and successor and raw != "superseded":

@@ -11,13 +11,14 @@ since removed: what cannot be checked is withheld).
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from curator.model.discovery import INBOX_DIR, NOTES_DIR
+from curator.model.discovery import NOTES_DIR
 from curator.model.schema import is_visible
 
 if TYPE_CHECKING:
@@ -28,7 +29,13 @@ if TYPE_CHECKING:
 WITHHELD = "[withheld: it names a note hidden from agents]"
 _KEPT: weakref.WeakKeyDictionary[Palace, dict[bool, Served]] = weakref.WeakKeyDictionary()
 _WORD = re.compile(r"\w+")
-_PATH = re.compile(rf"(?<![\w/.-])(?:{NOTES_DIR}|{INBOX_DIR})/[^\s()\[\]<>\"'`,;]*?\.md(?![\w-])")
+
+
+@functools.cache
+def _paths(inbox: str) -> re.Pattern[str]:
+    """A palace path of a note or a draft (in the drafts folder `inbox`) within text."""
+    folders = f"{NOTES_DIR}|{re.escape(inbox)}"
+    return re.compile(rf"(?<![\w/.-])(?:{folders})/[^\s()\[\]<>\"'`,;]*?\.md(?![\w-])")
 
 
 @dataclass
@@ -120,7 +127,7 @@ class Served:
         maybe = self._firsts is None or not self._firsts.isdisjoint(words)
         if self._words is not None and maybe and self._words.search(value):
             return WITHHELD
-        if any(m.group(0) not in self._shown for m in _PATH.finditer(value)):
+        if any(m.group(0) not in self._shown for m in _paths(self.config.inbox).finditer(value)):
             return WITHHELD
         return value
 

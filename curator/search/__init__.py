@@ -1,77 +1,28 @@
 """Search: the derived LanceDB index and the queries over it (a Searcher's search, ask, pack,
 dupes).
 
-    from curator.model.palace import Palace
-    from curator.search import Searcher
+    from curator.session import Session
 
-    s = Searcher(Palace.open(path))     # opens .curator/index, syncs it incrementally
-    s.search("stripe webhooks", limit=10)
-    s.ask("how do we deploy?").sources
-    s.pack("fix the pdf worker", budget=2000, floor=0.7)
-    s.dupes("inbox/draft.md")
+    searcher = Session.open(path).searcher()  # opens .curator/index, syncs it incrementally
+    searcher.search("stripe webhooks", limit=10)
+    searcher.ask("how do we deploy?").sources
+    searcher.pack("fix the pdf worker", budget=2000, floor=0.7)
+    searcher.dupes("inbox/draft.md")
 
-Modules: `filters` (the one Filter: SQL and a per-row check, visibility), `values` (Hit,
-Source, Answer...), `text`, `names` (names as you type), `ranking`, `searcher`, `pack`,
-`dupes`, `query` (the module-level API), `index` (keeping the index in step), `store`
-(LanceDB, the one engine).
+Each thing has one import path, its module: `searcher` (Searcher), `filters` (the one Filter:
+SQL and a per-row check, visibility), `request` (SearchRequest), `values` (Hit, Source,
+Answer...), `text`, `names` (names as you type), `ranking`, `pack`, `dupes`, `index` (keeping
+the index in step), `store` (LanceDB, the one engine), `hooks` (the after-commit callback).
 
-Importing this package is cheap: the names below load their module (numpy, LanceDB) on first
-use, so `curator list` can import `curator.search.filters` and a session can pass
-`hooks.sync_after_commit` to the writer without paying for LanceDB.
+Importing this package is cheap (it imports nothing but os), so `curator list` can import
+`curator.search.filters` and a session can pass `hooks.sync_after_commit` to the writer
+without paying for LanceDB.
 """
 
-from __future__ import annotations
+import os
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-from curator.search.hooks import sync_after_commit
-
-if TYPE_CHECKING:  # the real types for the checker; at run time __getattr__ loads them
-    from curator.search.filters import Filter, SearchError, visible, where_visible
-    from curator.search.index import docs_from_palace, open_index, reindex, sync_index
-    from curator.search.searcher import Searcher
-    from curator.search.values import Answer, Candidate, DupePair, Hit, Source
-
-_LAZY = {
-    "Answer": "values",
-    "Candidate": "values",
-    "DupePair": "values",
-    "Hit": "values",
-    "Source": "values",
-    "SearchError": "filters",
-    "Filter": "filters",
-    "visible": "filters",
-    "where_visible": "filters",
-    "Searcher": "searcher",
-    "docs_from_palace": "index",
-    "open_index": "index",
-    "reindex": "index",
-    "sync_index": "index",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'curator.search' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"curator.search.{module}"), name)
-
-
-__all__ = [
-    "Answer",
-    "Candidate",
-    "DupePair",
-    "Filter",
-    "Hit",
-    "SearchError",
-    "Searcher",
-    "Source",
-    "docs_from_palace",
-    "open_index",
-    "reindex",
-    "sync_after_commit",
-    "sync_index",
-    "visible",
-    "where_visible",
-]
+# LanceDB's engine logs to stderr at WARN by default, on every hybrid query (a deprecation
+# note about score columns curator never asks for): that garbles the app's screen and an
+# agent's CLI output. Only errors, unless the user asked for more; every LanceDB import in
+# curator is under this package, so this runs first.
+os.environ.setdefault("LANCEDB_LOG", "error")

@@ -17,6 +17,7 @@ from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
 from curator.search.ranking import Ranker
+from curator.search.store import IndexStore
 from curator.search.values import Candidate, DupePair
 
 PAIR_BLOCK = 1024  # rows per block of the all-pairs similarity product
@@ -62,8 +63,9 @@ def dupes(
         assert text is not None
         name, _, description = text.strip().partition("\n")
         body = text
-    vec = searcher.store.embed_query(text)
-    rows = searcher.store.vector(vec, limit=limit * 4 + 8, where=flt.sql())
+    store = _store(searcher)
+    vec = store.embed_query(text)
+    rows = store.vector(vec, limit=limit * 4 + 8, where=flt.sql())
     out = [
         _candidate(row, _rule(name, description, body, row))
         for row in rows
@@ -89,9 +91,17 @@ def _candidate(row: dict[str, Any], fz: float) -> Candidate:
     )
 
 
+def _store(searcher: Ranker) -> IndexStore:
+    """The index a dupes search reads (its vectors): the palace alone has none."""
+    store = searcher.source.store
+    if store is None:
+        raise SearchError("looking for duplicates needs the search index, which is not open")
+    return store
+
+
 def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
     """The likeliest near-duplicate pairs in the palace, best first (never merged)."""
-    rows = searcher.store.all_vectors(where=flt.sql())
+    rows = _store(searcher).all_vectors(where=flt.sql())
     if len(rows) < 2:
         return []
     mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)

@@ -1,6 +1,7 @@
-"""`LexicalSearcher`: search, ask and pack over the parsed palace alone, for a process that
-cannot wait for the index (importing LanceDB and loading the embedder take seconds, many
-more on a busy machine): the prompt hook's first prompt, while the warm server opens the index.
+"""`PalaceCandidates`: the candidate source of a `Searcher.over_palace(palace)`, which searches,
+asks and packs over the parsed palace alone, for a process that cannot wait for the index
+(importing LanceDB and loading the embedder take seconds, many more on a busy machine): the
+prompt hook's first prompt, while the warm server opens the index.
 
 The ranking is `Ranker.fused`, unchanged; only its inputs differ. The candidates are the notes
 sharing a stem with the query (chosen by a quick BM25 of the stems' substring counts in each
@@ -16,20 +17,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from curator.model.palace import Palace
+from curator.search.candidates import Ranker, Row, Vector
 from curator.search.fields import K1, B, bm25f, idf
-from curator.search.filters import Filter
-from curator.search.index import doc_row, index_dir, palace_signature
-from curator.search.ranking import Row, Vector
-from curator.search.searcher import Searcher
+from curator.search.filters import Filter, SearchError
+from curator.search.index import doc_row, index_dir
 from curator.search.text import stems
-from curator.search.words import FIELDS, Corpus, corpus, note_fields
-
-if TYPE_CHECKING:
-    from curator.search.store import IndexStore
+from curator.search.words import FIELDS, Corpus, note_fields
 
 PROBE = 3  # candidates scored by BM25F per result asked for
 COMMON = 0.3  # a stem in more notes than this share chooses candidates only when too few are
@@ -44,14 +43,27 @@ class _Text:
 
 
 @dataclass
-class LexicalSearcher(Searcher):
-    """A Searcher that never opens the index (see the module docstring)."""
+class PalaceCandidates:
+    """Candidates from the parsed palace alone (see the module docstring): nothing opens
+    LanceDB or the embedder."""
 
-    sync: bool = False
+    palace: Palace
+    store: None = None
+    embedder: None = None  # no vector part, no soft term matching
+    names_as_you_type: bool = False  # BM25F weighs the names already
     _all: _Text | None = field(init=False, default=None)
 
-    def __post_init__(self, index: IndexStore | None) -> None:
-        pass  # no store: nothing opens LanceDB or the embedder
+    @property
+    def index_dir(self) -> Path:
+        return index_dir(self.palace.root)  # where the corpus statistics are cached
+
+    def embed_query(self, text: str) -> np.ndarray:
+        raise SearchError("this answer is made without the search index (no embedder)")
+
+    def found(
+        self, ranker: Ranker, texts: Sequence[str], flt: Filter, n: int
+    ) -> tuple[list[Row], Vector]:
+        return self.fts(ranker, texts[0], flt, n), None  # no embedder: no vector part
 
     def _text(self) -> _Text:
         """Every parsed note's and draft's fields, lower-cased, in one string (made once)."""
@@ -65,14 +77,14 @@ class LexicalSearcher(Searcher):
             self._all = _Text([n.rel for n in notes], "\0".join(texts), starts, norm)
         return self._all
 
-    def fts(self, text: str, flt: Filter, n: int) -> list[dict[str, Any]]:
+    def fts(self, ranker: Ranker, text: str, flt: Filter, n: int) -> list[dict[str, Any]]:
         """The `n` notes passing `flt` with the best BM25F score for `text` (above zero),
         chosen among the best by a quick BM25 of substring counts of its telling stems over the
         whole text (as the index's full text search chooses the candidates BM25F scores)."""
         terms = list(dict.fromkeys(stems(text)))
         if not terms or n <= 0:
             return []
-        stats = self._corpus()
+        stats = ranker._corpus()
         every = self._text()
         rare = [t for t in terms if stats.df.get(t, 0) <= COMMON * stats.docs]
         quick = self._quick(rare, every, stats)
@@ -80,7 +92,7 @@ class LexicalSearcher(Searcher):
             quick += self._quick([t for t in terms if t not in rare], every, stats)
         order = np.flatnonzero(quick > 0)
         order = order[np.lexsort((order, -quick[order]))]
-        fields = self.tuning.fields or (1.0,) * len(FIELDS)
+        fields = ranker.tuning.fields or (1.0,) * len(FIELDS)
         chosen: list[tuple[float, str, dict[str, Any]]] = []
         for i in order.tolist():
             rel = every.paths[i]
@@ -88,7 +100,7 @@ class LexicalSearcher(Searcher):
             row = doc_row(self.palace, note)
             if not flt.ok(row):
                 continue
-            exact = bm25f(terms, self._note_text(rel, row).terms, stats, fields)
+            exact = bm25f(terms, ranker._note_text(rel, row).terms, stats, fields)
             if exact > 0:
                 row["_score"] = exact
                 chosen.append((-exact, rel, row))
@@ -109,24 +121,5 @@ class LexicalSearcher(Searcher):
                 quick += idf(stats, term) * tf / (tf + every.norm)
         return quick
 
-    def found(self, texts: Sequence[str], flt: Filter, n: int) -> tuple[list[Row], Vector]:
-        return self.fts(texts[0], flt, n), None  # no embedder: no vector part in the sum
 
-    def _contextual(self) -> bool:
-        return False  # no embedder: its vector weight would scale every candidate's sum alike
-
-    def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
-        return []  # the index's search matches names as you type; BM25F weighs them here
-
-    def _word_vectors(self, words: Any) -> np.ndarray:
-        return np.zeros((len(words), 1), dtype=np.float32)  # soft term matching adds nothing
-
-    def _corpus(self) -> Corpus:
-        with self._lock:
-            if self._stats is None:
-                root = self.palace.root
-                self._stats = corpus(self.palace, index_dir(root), palace_signature(self.palace))
-            return self._stats
-
-
-__all__ = ["LexicalSearcher"]
+__all__ = ["PalaceCandidates"]

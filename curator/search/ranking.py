@@ -29,6 +29,7 @@ import numpy as np
 
 from curator.model.dates import header_dates
 from curator.model.palace import Palace
+from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
 from curator.search.filters import Filter, note_row
@@ -36,7 +37,6 @@ from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, palace_signature
 from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
-from curator.search.store import WITH_VECTOR, IndexStore
 from curator.search.temporal import time_cue
 from curator.search.text import (
     STOPWORDS,
@@ -55,18 +55,12 @@ FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
 FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as you type)
-# The hybrid query's rows per candidate asked for: each of its legs (BM25, vectors) takes this
-# many times `n` and their union is cut there by rank fusion: as many candidates as two
-# separate queries of `n` gave, chosen among the best of both
-HYBRID_DEPTH = 2
 SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
 
-Row = dict[str, Any]
 Rows = dict[str, Row]
-Vector = np.ndarray | None
 Scored = list[tuple[str, float]]
 Scores = dict[str, float]
 Part = tuple[float, np.ndarray]
@@ -166,10 +160,11 @@ def similarities(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Ranker:
-    """Rankings over one palace's index (`Searcher` adds search, ask, pack and dupes)."""
+    """Rankings over one palace, of the candidates its `source` finds (the index, or the
+    palace alone); `Searcher` adds search, ask, pack and dupes."""
 
     palace: Palace
-    store: IndexStore = field(init=False)
+    source: Candidates = field(init=False)
     _names: tuple[weakref.ref[Palace], Names] | None = field(init=False, default=None)
     tuning: Tuning = field(init=False, default=Tuning())
     _stats: Corpus | None = field(init=False, default=None)
@@ -183,32 +178,24 @@ class Ranker:
         """The query's embedding with smooth inverse frequency weights: each distinct word's
         embedding weighted by its rarity in this palace. Documents keep their plain embedding,
         and so does the query for an embedder that reads words in context (MiniLM)."""
+        embedder = self.source.embedder
+        if embedder is None:
+            return np.zeros(1, dtype=np.float32)  # no embedder: no vector part
         words = list(dict.fromkeys(WORD.findall(text.lower())))
         if not words or self._contextual():
-            return self.store.embed_query(text)
+            return self.source.embed_query(text)
         freq = self._corpus().counts
         total = max(1, sum(freq.values()))
-        vectors = self.store.embedder.embed(words)
+        vectors = embedder.embed(words)
         weights = np.asarray([sif_weight(freq, total, w) for w in words], dtype=np.float32)
         vec = (vectors * weights[:, None]).sum(axis=0)
         norm = float(np.linalg.norm(vec))
         return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
 
     def found(self, texts: Sequence[str], flt: Filter, n: int) -> tuple[list[Row], Vector]:
-        """The candidates passing `flt`: the BM25 matches of the first phrasing and the
-        nearest rows to the mean of the phrasings' vectors, `n` of each, in one LanceDB hybrid
-        query prefiltered by the filter's SQL (rows carry `_score`, BM25 or None, and their
-        vector); and that query vector (None when no phrasing has one)."""
-        vecs = [v for v in (self.query_vector(t) for t in texts) if np.any(v)]
-        query = np.mean(np.stack(vecs), axis=0).astype(np.float32) if vecs else None
-        found = self.store.hybrid(
-            texts[0],
-            query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
-            limit=HYBRID_DEPTH * n,
-            where=flt.sql(),
-            columns=WITH_VECTOR,
-        )
-        return found, query
+        """The candidates passing `flt` the source finds for the phrasings `texts` (rows carry
+        `_score`, BM25 or None, and their vector), and the query vector (or None)."""
+        return self.source.found(self, texts, flt, n)
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -229,6 +216,8 @@ class Ranker:
         the next query with the same filter on the same day)."""
         from rapidfuzz import fuzz, process
 
+        if not self.source.names_as_you_type:
+            return []  # the palace alone: BM25F weighs the names already
         words = WORD.findall(query.lower())
         names = self.names()
         if not words or not names.notes:
@@ -376,13 +365,13 @@ class Ranker:
 
     def _contextual(self) -> bool:
         """Whether the index's embedder reads a text as a whole (not as a bag of words)."""
-        return bool(getattr(self.store.embedder, "contextual", False))
+        return bool(getattr(self.source.embedder, "contextual", False))
 
     def _corpus(self) -> Corpus:
         with self._lock:
             if self._stats is None:
                 signature = palace_signature(self.palace)
-                self._stats = corpus(self.palace, self.store.index_dir, signature)
+                self._stats = corpus(self.palace, self.source.index_dir, signature)
             return self._stats
 
     def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
@@ -449,13 +438,16 @@ class Ranker:
         return found
 
     def _word_vectors(self, words: Sequence[str]) -> np.ndarray:
-        """Embeddings of single words, cached (bounded)."""
+        """Embeddings of single words, cached (bounded); zeros without an embedder (soft term
+        matching then adds nothing)."""
+        if self.source.embedder is None:
+            return np.zeros((len(words), 1), dtype=np.float32)
         cache = self._words
         missing = [w for w in dict.fromkeys(words) if w not in cache]
         if missing:
             if len(cache) + len(missing) > WORD_VECTOR_CACHE:
                 cache.clear()
-            vectors = word_embedder(self.store.embedder).embed(missing)
+            vectors = word_embedder(self.source.embedder).embed(missing)
             for word, vec in zip(missing, vectors, strict=True):
                 cache[word] = vec
         return np.asarray([cache[w] for w in words], dtype=np.float32)

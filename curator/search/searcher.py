@@ -18,8 +18,10 @@ from __future__ import annotations
 from dataclasses import InitVar, dataclass, field, replace
 from typing import Any, Literal, overload
 
+from curator.model.palace import Palace
 from curator.model.served import Served
 from curator.model.text import one_line
+from curator.search.candidates import Candidates, IndexCandidates
 from curator.search.filters import (
     REPLACED_STATUSES,
     Filter,
@@ -46,22 +48,49 @@ SUPERSEDED_PENALTY = 0.25  # search lists a replaced note below the notes that a
 @dataclass
 class Searcher(Ranker):
     """Queries over one palace's index (`index`, when the caller holds it open, as a
-    `curator.session.Session` does). Construction syncs the index (incremental)."""
+    `curator.session.Session` does; construction syncs it, incrementally), or over another
+    candidate source (`over`: see `over_palace`), which opens nothing."""
 
     sync: bool = True
     index: InitVar[IndexStore | None] = None  # the caller's open store (else one is opened)
+    over: InitVar[Candidates | None] = None  # another source of candidates than the index
     sync_stats: SyncStats | None = field(init=False, default=None)
 
-    def __post_init__(self, index: IndexStore | None) -> None:
-        self.store = index if index is not None else open_index(self.palace)
-        if self.sync or not self.store.ready:
+    def __post_init__(self, index: IndexStore | None, over: Candidates | None) -> None:
+        if over is not None:
+            self.source = over
+            return
+        store = index if index is not None else open_index(self.palace)
+        self.source = IndexCandidates(store)
+        if self.sync or not store.ready:
             try:
-                self.sync_stats = sync_index(self.palace, store=self.store)
+                self.sync_stats = sync_index(self.palace, store=store)
             except EmptyIndexRefused as exc:
                 broken = sum(1 for n in self.palace.all() if not n.ok)
                 raise SearchError(
                     f"{exc}. {broken} notes or drafts failed to parse; run 'curator check'"
                 ) from None
+
+    @classmethod
+    def over_palace(cls, palace: Palace) -> Searcher:
+        """A searcher over the parsed palace alone (`curator.search.lexical`): the same
+        ranking without the vector part, never opening LanceDB or the embedder."""
+        from curator.search.lexical import PalaceCandidates
+
+        return cls(palace, sync=False, over=PalaceCandidates(palace))
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the candidates come from the index (not the palace alone)."""
+        return self.source.store is not None
+
+    @property
+    def store(self) -> IndexStore:
+        """The index store this searcher reads."""
+        store = self.source.store
+        if store is None:
+            raise SearchError("this answer reads the palace alone; the search index is not open")
+        return store
 
     @property
     def recovered(self) -> list[str]:

@@ -5,7 +5,7 @@ worker with a progress bar; the event loop never waits on git, LanceDB or an aud
 from __future__ import annotations
 
 import asyncio
-import threading
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import date
@@ -21,7 +21,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, get_current_worker
 
-from curator.model.discovery import palace_changed
 from curator.model.palace import Palace
 from curator.model.text import clean, one_line
 from curator.ui import services
@@ -32,7 +31,7 @@ from curator.ui.paint import freeze_start_up, styled_as_app, tune_collector
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
-from curator.ui.services import Plan, SearchSession
+from curator.ui.services import Plan, Session
 from curator.ui.shell import Build, Check
 from curator.ui.styles import css_paths
 from curator.ui.threads import DaemonExecutor, finish
@@ -174,11 +173,10 @@ class CuratorApp(App[None]):
         self._loads = 0  # load_palace calls so far
         self._start_up_frozen = False  # paint.freeze_start_up runs after the first load
         self._keys_wait_for_load: int | None = None  # keys wait until this load has drawn
-        self._stop_watch = threading.Event()
         self._sent: dict[str, float] = {}  # message -> when notify was last called with it
         self.message_log = MessageLog()
-        self.search_session = SearchSession()  # the app's one: passed to what searches
-        self.index_jobs = IndexJobs(self, self.search_session)
+        self.session = Session.open(self.root, apart=True)  # the app's one: palace and index
+        self.index_jobs = IndexJobs(self, self.session)
         self.typeahead = TypeAhead(self)
         self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
@@ -210,8 +208,7 @@ class CuratorApp(App[None]):
         )
 
     def on_unmount(self) -> None:
-        self._stop_watch.set()
-        self.search_session.stop()
+        self.session.close()
 
     def load_palace(self) -> int:
         """Read the palace again in a thread; the screens redraw from it. Returns the load's
@@ -223,7 +220,7 @@ class CuratorApp(App[None]):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load(self, number: int) -> None:
         try:
-            palace = Palace.open(self.root, previous=self.palace)  # shares unchanged notes
+            palace = self.session.reload()  # shares unchanged notes with the last one
         except Exception as exc:
             self.call_from_thread(self._load_failed, exc, number)
             return
@@ -254,22 +251,15 @@ class CuratorApp(App[None]):
             self.call_later(self.typeahead.arrived, "reload")  # after the focus moves it asked
 
     # -- watching the palace ----------------------------------------------------------------
-    @work(thread=True, group="watch", exit_on_error=False)
     def watch_files(self) -> None:
-        """Reload when notes or drafts change on disk (the CLI, agents, `git pull`): watchfiles
-        reports a change within WATCH_DEBOUNCE_MS; the app's own derived state is ignored."""
-        from watchfiles import watch
+        """Reload when notes or drafts change on disk (the CLI, agents, `git pull`): the
+        session's watch reports a change within WATCH_DEBOUNCE_MS (derived state ignored)."""
 
-        root = self.root.resolve()
-        for _changes in watch(
-            root,
-            watch_filter=lambda _change, path: palace_changed(root, path),
-            debounce=WATCH_DEBOUNCE_MS,
-            step=50,
-            stop_event=self._stop_watch,
-            raise_interrupt=False,
-        ):
-            self.call_from_thread(self.load_palace)
+        def changed() -> None:
+            with contextlib.suppress(RuntimeError):  # the app has stopped meanwhile
+                self.call_from_thread(self.load_palace)
+
+        self.session.watch(changed, debounce_ms=WATCH_DEBOUNCE_MS)
 
     # -- keys typed ahead ----------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
@@ -546,9 +536,7 @@ class CuratorApp(App[None]):
             )
 
         try:
-            await finish(
-                services.commit, self.root, plan, self.palace, committed, self.search_session
-            )
+            await finish(services.commit, self.session, plan, self.palace, committed)
         except Exception as exc:
             self.error(exc)
         # keys typed since the plan was applied are for the list the commit leaves (the next

@@ -13,7 +13,7 @@ from textual.worker import Worker, get_current_worker
 from curator.model.palace import Palace
 from curator.ui.progress import JobProgress
 from curator.ui.screens.base import PalaceScreen
-from curator.ui.services import SearchSession
+from curator.ui.services import Session
 from curator.ui.shell import Shell
 from curator.ui.widgets.footer import KeyFooter
 
@@ -23,10 +23,10 @@ SYNC, REINDEX = "index", "reindex"  # the workers' groups
 class IndexJobs:
     """Keeps the search index in step with the app's palace. A sync runs in an exclusive
     worker: a newer palace cancels the sync of an older one (a cancelled sync already under
-    way ends its work quietly; the newer one waits for it on the search session's lock, then
+    way ends its work quietly; the newer one waits for it on the session index's lock, then
     syncs what is left). A reindex runs alone; the syncs asked for meanwhile wait for it."""
 
-    def __init__(self, app: App[Any], session: SearchSession) -> None:
+    def __init__(self, app: App[Any], session: Session) -> None:
         self.app = app
         self.session = session
         self.job: tuple[str, float, float | None] | None = None  # label, done, total
@@ -97,7 +97,7 @@ class IndexJobs:
             if rebuild:
                 stats = self.session.reindex(palace, progress)
             else:
-                stats = self.session.sync(palace, progress)
+                stats = self.session.sync_index(palace, progress)
         except Exception as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._done, exc, None, 0.0, rebuild)

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from curator.editor import editor_command, run_editor
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.ui.lookup import Found, SearchSession
+from curator.session import Session
+from curator.ui.lookup import Found, dupes, search
 from curator.writer.actions.bulk import plan_bulk
 from curator.writer.plan import Plan
 
@@ -33,9 +34,10 @@ __all__ = [
     "Found",
     "Plan",
     "Planning",
-    "SearchSession",
+    "Session",
     "bulk_plan",
     "commit",
+    "dupes",
     "edit_problems",
     "editor_command",
     "history",
@@ -52,6 +54,7 @@ __all__ = [
     "promote_problems",
     "run_audit",
     "run_editor",
+    "search",
     "secrets_in",
     "sync",
     "sync_plan",
@@ -190,21 +193,15 @@ def plan_undo(palace: Palace, sha: str | None = None) -> Plan:
 
 
 def commit(
-    root: Path,
+    session: Session,
     plan: Plan,
     palace: Palace | None = None,
     on_committed: Callable[[str], None] | None = None,
-    search: SearchSession | None = None,
 ) -> Any:
-    """Apply `plan` as one commit, as the CLI does (`curator.session.Session.commit`): the
-    open store of the app's `search` session follows in the writer lock, from the planner's
-    'after' palace. `on_committed(sha)` runs once git has the commit, before the index
-    update."""
-    from curator.session import Session
-
-    store = search.store if search is not None else None
-    session = Session(palace or Palace.open(root), index=store)
-    return session.commit(plan, on_committed=on_committed)
+    """Apply `plan` as one commit of the app's session, as the CLI does (`Session.commit`):
+    its open index follows in the writer lock, from the planner's 'after' palace.
+    `on_committed(sha)` runs once git has the commit, before the index update."""
+    return session.commit(plan, palace=palace, on_committed=on_committed)
 
 
 def history(root: Path) -> list[Any]:
@@ -303,16 +300,15 @@ def sync_plan(
 
 
 def sync(
-    root: Path,
+    session: Session,
     resolutions: dict[str, Any] | None = None,
     on_transfer: Callable[[Any], None] | None = None,
 ) -> Any:
     """`curator sync` with these conflicts settled ({path: "mine" | "theirs" | the merged
-    bytes, as `--merged PATH=FILE` gives them}); the result, or raises SyncConflictError
-    (nothing changed) with the conflicts left. git's progress goes to `on_transfer`."""
-    from curator.session import Session
-
-    return Session.open(root).sync(None, resolutions, on_transfer=on_transfer)
+    bytes, as `--merged PATH=FILE` gives them}), by the app's session (its index follows the
+    pull); the result, or raises SyncConflictError (nothing changed) with the conflicts left.
+    git's progress goes to `on_transfer`."""
+    return session.sync(None, resolutions, on_transfer=on_transfer)
 
 
 def merge_start(root: Path, conflict: Any) -> bytes:

@@ -14,7 +14,7 @@ from curator.model.palace import Palace
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from curator.ui.services import Plan, Planning, SearchSession
+    from curator.ui.services import Plan, Planning, Session
 
 #: an action's planner, given the palace (what `run_plan` shows and commits)
 Build = Callable[[Palace], "Plan"]
@@ -29,7 +29,7 @@ class Shell(Protocol):
     palace: Palace | None
     root: Path
     today: date
-    search_session: SearchSession
+    session: Session
 
     def run_plan(self, build: Build, planning: Planning | None = None) -> Worker[Plan | None]: ...
 

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from curator.errors import WriterError
 from curator.fsutil import atomic_write, read_or_none
+from curator.model.discovery import in_inbox, inbox_of
 from curator.writer.git import GitError, Repo, discover_with_head
 from curator.writer.gitsteps import (
     anything_staged,
@@ -157,7 +158,7 @@ def _commit_paths(
     for p in files.post:
         rp = repo.to_repo(p)
         if rp in ignored_paths:
-            continue  # git-ignored (inbox drafts, .curator/rejected): not committed
+            continue  # drafts, git-ignored files (.curator/rejected): never committed
         if codes.get(rp) == "??" and files.post[p] is None:
             continue  # an untracked file that goes away: git never knew it
         if files.pre[p] is None and files.post[p] is None:
@@ -228,6 +229,8 @@ def _apply_locked(
             (branch, codes), ignored_new = asking.result(), ignoring.result()
             others_staged = staging.result()
     check_branch(repo, branch)
+    inbox = inbox_of(root)  # drafts never enter the branch, whether .gitignore says so or not
+    ignored_new |= {rp for p, rp in zip(touched, repo_paths, strict=True) if in_inbox(p, inbox)}
     commit_paths = _commit_paths(repo, files, codes, ignored_new)
     temps = Temps(root, root / TMP_REL, files.post, files.modes)
     journal = Journal.new(root, plan.action, plan.message, head)

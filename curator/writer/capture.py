@@ -1,7 +1,7 @@
-"""Capture: an agent's new memory, written as a draft into inbox/ for a person to review.
+"""Capture: an agent's new memory, written as a draft into the inbox for a person to review.
 
 `capture()` validates its input, searches for similar notes and drafts, scans for secrets and
-writes `inbox/<date>-<slug>.md` atomically without ever overwriting: the text goes to a temp
+writes `<inbox>/<date>-<slug>.md` atomically without ever overwriting: the text goes to a temp
 file (created with O_EXCL, fsynced), which is then hard-linked to the first free name (`link`
 fails when the name exists, so a concurrent capture can never clobber another), the temp name
 is removed and the folder fsynced. A reader sees a whole draft or none; a failure leaves
@@ -32,6 +32,7 @@ from curator.config import load_config
 from curator.errors import CuratorError
 from curator.fsutil import TMP_PREFIX, fsync_dir, write_temp
 from curator.model.dates import resolve_dates
+from curator.model.discovery import inbox_of
 from curator.model.note import DRAFT_BANNER, MAX_BYTES, new_note_text
 from curator.model.schema import unknown_value
 from curator.model.similar import Similar, similar
@@ -50,7 +51,6 @@ __all__ = [
     "slugify",
 ]
 
-INBOX = "inbox"
 MAX_TAGS = 8
 MAX_NAME = 200
 MAX_SLUG = 60
@@ -269,12 +269,12 @@ def _refuse_secrets(found: list[tuple[str, SecretHit]]) -> None:
         )
 
 
-def _identical_draft(root: Path, name: str, body: str) -> str | None:
+def _identical_draft(root: Path, inbox: str, name: str, body: str) -> str | None:
     """The inbox draft with this name and body, as on disk now (not as a cache saw it)."""
     from curator.model.note import parse_note, strip_banner
 
     want = (one_line(name).casefold(), body.strip())
-    with contextlib.suppress(OSError), os.scandir(root / INBOX) as entries:
+    with contextlib.suppress(OSError), os.scandir(root / inbox) as entries:
         for entry in entries:
             if not entry.name.endswith(".md") or entry.name.startswith(TMP_PREFIX):
                 continue
@@ -283,7 +283,7 @@ def _identical_draft(root: Path, name: str, body: str) -> str | None:
                     continue
                 with open(entry.path, "rb") as fh:
                     data = fh.read(MAX_BYTES + 1)
-                draft = parse_note(f"{INBOX}/{entry.name}", data, "draft")
+                draft = parse_note(f"{inbox}/{entry.name}", data, "draft")
                 if not draft.ok or one_line(draft.name).casefold() != want[0]:
                     continue
                 if strip_banner(draft.body).strip() == want[1]:
@@ -306,7 +306,7 @@ def capture(
     from_agent: bool = False,
     context: str | None = None,
 ) -> CaptureResult:
-    """Write a new draft into inbox/; never overwrites, never leaves a partial file.
+    """Write a new draft into the inbox; never overwrites, never leaves a partial file.
 
     `extra` adds header fields after the fixed ones (an import carries the record's other
     fields this way); it never replaces a fixed field. `from_agent` is an agent's capture:
@@ -364,13 +364,14 @@ def capture(
         raise CaptureError(f"the draft would be {len(data)} bytes, over the 1 MiB note limit")
     warnings += _advice(hits, found_similar)
     stem = f"{stamp:%Y-%m-%d}-{slugify(name)}"
+    inbox = inbox_of(root)
     if not from_agent:
-        return CaptureResult(_write_unique(root, stem, data), found_similar, hits, warnings)
+        return CaptureResult(_write_unique(root, inbox, stem, data), found_similar, hits, warnings)
     with _capture_lock(root):
-        same = _identical_draft(root, name, body)
+        same = _identical_draft(root, inbox, name, body)
         if same is not None:
             raise IdenticalDraft(same)
-        rel = _write_unique(root, stem, data)
+        rel = _write_unique(root, inbox, stem, data)
     return CaptureResult(rel, found_similar, hits, warnings)
 
 
@@ -411,19 +412,19 @@ def _sweep_stale_temps(inbox: Path) -> None:
                         os.unlink(entry.path)
 
 
-def _write_unique(root: Path, stem: str, data: bytes) -> str:
-    inbox = root / INBOX
+def _write_unique(root: Path, folder: str, stem: str, data: bytes) -> str:
+    inbox = root / folder
     if inbox.is_symlink() or (inbox.exists() and not inbox.is_dir()):
-        raise CaptureError(f"{INBOX}/ is not a plain folder; refusing to write a draft there")
+        raise CaptureError(f"{folder}/ is not a plain folder; refusing to write a draft there")
     try:
         inbox.mkdir(exist_ok=True)
     except OSError as exc:
-        raise CaptureError(f"cannot create {INBOX}/: {exc.strerror}") from None
+        raise CaptureError(f"cannot create {folder}/: {exc.strerror}") from None
     _sweep_stale_temps(inbox)
     try:
         tmp = write_temp(inbox, data, 0o644)
     except OSError as exc:
-        raise CaptureError(f"cannot write in {INBOX}/: {exc.strerror or exc}") from None
+        raise CaptureError(f"cannot write in {folder}/: {exc.strerror or exc}") from None
     linked = False
     try:
         for attempt in range(1, _MAX_ATTEMPTS + 1):
@@ -449,7 +450,7 @@ def _write_unique(root: Path, stem: str, data: bytes) -> str:
     if linked:
         with contextlib.suppress(OSError):
             fsync_dir(inbox)
-    return f"{INBOX}/{final.name}"
+    return f"{folder}/{final.name}"
 
 
 def _claim_and_rename(tmp: Path, final: Path) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 from curator.config import Config
 from curator.errors import WriterError
 from curator.fsutil import atomic_write
-from curator.model.discovery import INBOX_DIR
+from curator.model.discovery import in_inbox, inbox_of
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.schema import is_visible
@@ -73,9 +73,10 @@ Taken = dict[str, frozenset[str] | None]
 before ``Curator-Took``, so any text at that path)}."""
 
 
-def taken_drafts(repo: Repo, rev: str) -> Taken:
-    """Drafts an action in `rev`'s history moved out of the inbox and no undo brought back:
-    by path and text, so a new draft reusing a taken draft's name is not taken with it."""
+def taken_drafts(repo: Repo, rev: str, inbox: str) -> Taken:
+    """Drafts an action in `rev`'s history moved out of the inbox (the drafts folder `inbox`)
+    and no undo brought back: by path and text, so a new draft reusing a taken draft's name is
+    not taken with it."""
     taken: Taken = {}
     took_by: dict[str, list[str]] = {}  # commit -> the drafts it took
     for entry in reversed(log(repo, rev)):
@@ -88,7 +89,7 @@ def taken_drafts(repo: Repo, rev: str) -> Taken:
                 took.setdefault(found[0], set()).add(found[1])
         for src, dst in entry.restores:
             taken.pop(dst, None)  # an undo moves a parked draft back to where it was
-            if not src.startswith(INBOX_DIR + "/"):
+            if not in_inbox(src, inbox):
                 continue
             before = taken.get(src, frozenset())
             texts = took.get(src)
@@ -117,9 +118,9 @@ def _free_name(folder: Path, name: str) -> Path:
     return path
 
 
-def _a_draft_path(rel: str) -> bool:
+def _a_draft_path(rel: str, inbox: str) -> bool:
     try:
-        return normalize_rel(rel) == rel and rel.startswith("inbox/") and rel.endswith(".md")
+        return normalize_rel(rel) == rel and in_inbox(rel, inbox) and rel.endswith(".md")
     except WriterError:
         return False
 
@@ -165,10 +166,11 @@ def _commit(repo: Repo, root: Path, rels: list[str], parent: str | None) -> str:
 
 def share_inbox(root: Path, repo: Repo, remote: str) -> InboxReport:
     """Fetch, merge and push the shared inbox (the caller holds the writer lock)."""
+    inbox = inbox_of(root)
     for _attempt in range(RETRIES):
         tip = _fetch(repo, remote)
         there = _tree(repo, tip)
-        taken = taken_drafts(repo, "HEAD")
+        taken = taken_drafts(repo, "HEAD", inbox)
         received: list[str] = []
         set_aside: list[str] = []
         for rel in sorted(taken):  # first, so a new text under a taken name can come in
@@ -178,10 +180,10 @@ def share_inbox(root: Path, repo: Repo, remote: str) -> InboxReport:
                 set_aside.append(rel)
         data = read_blobs(repo, list(there.values()))
         for rel, blob in sorted(there.items()):
-            if not _a_draft_path(rel):
-                continue  # a tree that names files outside inbox/: never written
+            if not _a_draft_path(rel, inbox):
+                continue  # a tree that names files outside the inbox: never written
             if not is_taken(taken, rel, data[blob]) and not (root / rel).exists():
-                # a fresh clone has no inbox/ (git keeps no empty folder), nor inbox/sub/
+                # a fresh clone has no inbox folder (git keeps no empty folder), nor its subfolders
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(root / rel, data[blob], 0o644)
                 received.append(rel)

@@ -1,6 +1,6 @@
 """`curator init`: a new palace as one commit (git init first when there is no repository).
 
-What init makes (the repository, notes/, inbox/, .curator/) it takes away again when it
+What init makes (the repository, notes/, the inbox, .curator/) it takes away again when it
 fails, so a refused init leaves the folder as it was. The user's own files (.gitignore, an
 INDEX.md) keep every byte but curator's added lines, and a .gitignore that is a symbolic
 link is written through it.
@@ -21,10 +21,9 @@ from curator.fsutil import read_or_none, remove_user_file, write_user_file
 from curator.model.discovery import state_folder
 from curator.model.index_md import render_index
 from curator.model.layouts import get_layout
-from curator.model.layouts.adopt import AdoptPlan, gitignore, plan_adopt
+from curator.model.layouts.adopt import AdoptPlan, free_inbox, gitignore, plan_adopt
 from curator.model.layouts.walk import outside
 from curator.model.palace import (
-    INBOX_DIR,
     INDEX_NAME,
     NOTES_DIR,
     STATE_DIR,
@@ -46,11 +45,11 @@ class InitResult:
 
 
 @contextlib.contextmanager
-def _undo_on_failure(root: Path) -> Iterator[None]:
-    """Remove what init made in `root` (the folder itself, .git, notes/, inbox/, .curator/)
+def _undo_on_failure(root: Path, inbox: str | None = None) -> Iterator[None]:
+    """Remove what init made in `root` (the folder itself, .git, notes/, the inbox, .curator/)
     when the block fails; what was there before stays."""
-    made = [p for p in (root, root / ".git", *(root / d for d in (NOTES_DIR, INBOX_DIR, STATE_DIR)))
-            if not p.exists() and not p.is_symlink()]  # fmt: skip
+    folders = [root / d for d in (NOTES_DIR, inbox, STATE_DIR) if d]
+    made = [p for p in (root, root / ".git", *folders) if not p.exists() and not p.is_symlink()]
     try:
         yield
     except BaseException:
@@ -83,9 +82,11 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
         raise CuratorError(
             f"{root / NOTES_DIR} already holds files; refusing to initialise over them"
         )
-    for rel in (NOTES_DIR, INBOX_DIR, STATE_DIR):
+    # a folder of the user's called inbox keeps its files: the drafts go elsewhere
+    inbox = free_inbox(root) if root.is_dir() else default_config(root).inbox
+    for rel in (NOTES_DIR, inbox, STATE_DIR):
         state_folder(root, rel)  # a file or a symbolic link there is refused, naming it
-    with _undo_on_failure(root):
+    with _undo_on_failure(root, inbox):
         root.mkdir(parents=True, exist_ok=True)
         if not _in_repository(root):
             subprocess.run(
@@ -93,18 +94,18 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
                 env=git_env(),
             )  # fmt: skip
         (root / NOTES_DIR).mkdir(exist_ok=True)
-        (root / INBOX_DIR).mkdir(exist_ok=True)
+        (root / inbox).mkdir(exist_ok=True)
         ensure_state_dir(root)
         palace_name = name_text(name) if name else name_text(root.name)
-        config = replace(default_config(root, taxonomy), name=palace_name)
+        config = replace(default_config(root, taxonomy), name=palace_name, inbox=inbox)
         index = render_index(Palace(root, config, [], []), None)
         try:
             old_ignore = (root / ".gitignore").read_bytes()
         except FileNotFoundError:
             old_ignore = None
         files = {
-            CONFIG_NAME: render_config(palace_name, taxonomy).encode("utf-8"),
-            ".gitignore": gitignore(old_ignore),
+            CONFIG_NAME: render_config(palace_name, taxonomy, inbox=inbox).encode("utf-8"),
+            ".gitignore": gitignore(old_ignore, inbox),
             f"{NOTES_DIR}/.gitkeep": b"",
             INDEX_NAME: index.encode("utf-8"),
         }
@@ -123,7 +124,7 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
             changes=tuple(Write.from_disk(root, rel, data) for rel, data in files.items()),
             root=root,
         )
-        unread = tuple(outside(root, get_layout("curator")))
+        unread = tuple(outside(root, get_layout("curator", inbox=inbox)))
         applied = apply_plan(root, plan)
     for rel, data in linked.items():
         write_user_file(root / rel, data)

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
+from curator.config.schema import DEFAULT_INBOX
 from curator.errors import WriterError
-from curator.model.discovery import INBOX_DIR
+from curator.model.discovery import in_inbox, inbox_of
 from curator.model.text import clean
 from curator.writer.diff import file_diff, read_or_none
 
@@ -157,13 +158,14 @@ TOOK = "Curator-Took"  # a draft's text an action moved out of the inbox: "<sha2
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def took_trailers(changes: Iterable[Change]) -> list[tuple[str, str]]:
-    """One ``Curator-Took`` per draft the changes move out of the inbox: which text was taken,
-    not only which name, so a later draft under the same name is not taken with it."""
+def took_trailers(changes: Iterable[Change], inbox: str) -> list[tuple[str, str]]:
+    """One ``Curator-Took`` per draft the changes move out of the inbox (the drafts folder
+    `inbox`): which text was taken, not only which name, so a later draft under the same name
+    is not taken with it."""
     return [
         (TOOK, f"{ch.before}={_enc(ch.src)}")
         for ch in changes
-        if isinstance(ch, Move) and ch.src.startswith(INBOX_DIR + "/")
+        if isinstance(ch, Move) and in_inbox(ch.src, inbox)
     ]
 
 
@@ -362,7 +364,8 @@ class Plan:
                     raise PlanError(f"path {p} is touched by more than one change in the plan")
                 seen.add(p)
         if not self.message:
-            took = [t for t in took_trailers(self.changes) if t not in self.trailers]
+            inbox = inbox_of(self.root) if self.root is not None else DEFAULT_INBOX
+            took = [t for t in took_trailers(self.changes, inbox) if t not in self.trailers]
             object.__setattr__(self, "trailers", (*self.trailers, *took))
             msg = build_message(self.action, self.summary, self.reason, self.notes, self.trailers)
             object.__setattr__(self, "message", msg)

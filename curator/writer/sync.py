@@ -28,10 +28,11 @@ from typing import Literal
 
 from curator.config import load_config
 from curator.errors import WriterError
+from curator.model.discovery import STATE_DIR, inbox_of
 from curator.model.index_md import hand_part, render_index
 from curator.model.layouts import claude_code, palace_rules
 from curator.model.layouts import rules as layout_rules
-from curator.model.palace import INBOX_DIR, INDEX_NAME, Palace
+from curator.model.palace import INDEX_NAME, Palace
 from curator.writer import gitpy
 from curator.writer.actions.common import errors_for
 from curator.writer.actions.undo import derived
@@ -278,24 +279,27 @@ def _check_history(repo: Repo, remote: str, branch: str, last: str | None, tip: 
     )
 
 
-#: what is never applied from a remote: a clone's machine state (.curator/: the journal, the
-#: index, parked drafts) and its drafts (inbox/: git-ignored, shared only on their own ref)
-LOCAL_ONLY = (".curator/", f"{INBOX_DIR}/")
+def local_only(repo: Repo) -> tuple[str, ...]:
+    """What is never applied from a remote: a clone's machine state (.curator/: the journal,
+    the index, parked drafts) and its drafts (the inbox: git-ignored, shared only on their own
+    ref), as folders of the palace."""
+    return (f"{STATE_DIR}/", f"{inbox_of(repo.top / repo.prefix)}/")
 
 
 def local_only_paths(repo: Repo, rev_range: str) -> list[tuple[str, str]]:
-    """(commit, palace path) for each path of LOCAL_ONLY a commit in the range adds, changes
+    """(commit, palace path) for each path of `local_only` a commit in the range adds, changes
     or removes: a teammate's force-added journal or draft would otherwise be applied here."""
+    local = local_only(repo)
     proc = repo.git(
         "log", "--format=%x1e%H", "--name-only", "--no-renames", "-z", rev_range, "--",
-        *(repo.to_repo(p) for p in LOCAL_ONLY),
+        *(repo.to_repo(p) for p in local),
     )  # fmt: skip
     found: list[tuple[str, str]] = []
     for record in proc.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
         sha, _, names = record.partition("\n")  # "<sha>\0\n<name>\0<name>\0"
         for name in filter(None, names.split("\0")):
             rel = repo.to_palace(name.strip("\n"))
-            if rel is not None and rel.startswith(LOCAL_ONLY):
+            if rel is not None and rel.startswith(local):
                 found.append((sha.strip("\0"), rel))
     return found
 
@@ -308,9 +312,9 @@ def _refuse_local_only(repo: Repo, remote: str, branch: str, rev_range: str) -> 
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     raise SyncError(
         f"{remote}/{branch} has commit {sha[:10]} that adds {rel}{more}: machine state "
-        f"(.curator/) and drafts ({INBOX_DIR}/) are never taken from a remote, so nothing was "
-        f"changed. Ask whoever pushed it to revert it with `git rm --cached` (drafts travel "
-        f"with [team] share_inbox, on a ref of their own)"
+        f"(.curator/) and drafts ({local_only(repo)[1]}) are never taken from a remote, so "
+        f"nothing was changed. Ask whoever pushed it to revert it with `git rm --cached` "
+        f"(drafts travel with [team] share_inbox, on a ref of their own)"
     )
 
 

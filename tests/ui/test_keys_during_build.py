@@ -36,7 +36,7 @@ async def test_palette_keys_are_handled_while_the_index_builds(make_palace: Any)
     )
     shutil.rmtree(root / ".curator", ignore_errors=True)  # the app builds the index
     app = make_app(root, watch=False)
-    session = app.search_session
+    session = app.session.index
     started = session._started
     held = threading.Event()
 

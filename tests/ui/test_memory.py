@@ -34,7 +34,7 @@ async def test_old_palace_generations_are_freed(sample_palace: Path, planners: o
 
     async with app.run_test(size=(110, 34)) as pilot:
         await settle(pilot)
-        await wait_until(pilot, lambda: app.search_session.ready and not app.indexing, 60)
+        await wait_until(pilot, lambda: app.session.index.ready and not app.indexing, 60)
         seen()
         # every kind of thread worker runs once: dupes of a draft, a search, the history
         inbox = app.screen

@@ -34,7 +34,7 @@ MERGED = "stripe-retries-webhooks"
 @contextmanager
 def sync_running(app: CuratorApp) -> Iterator[None]:
     """Hold the app's search session as a long index sync holds it (the real lock)."""
-    lock = app.search_session._lock
+    lock = app.session.index.lock
     lock.acquire()
     try:
         yield

@@ -96,7 +96,7 @@ async def test_typing_stays_live_during_a_reindex(tmp_path: Path) -> None:
         await _search_screen(pilot, app)
         query = app.screen.query_one("#search-query", Input)
         # the palace loads, then the first index build runs: type all along
-        while app.palace is None or app.indexing or not app.search_session.ready:
+        while app.palace is None or app.indexing or not app.session.index.ready:
             await type_some(pilot, query, 5)
         first_build = list(shown)
         print(f"loaded and indexed: {len(first_build)} keys")
@@ -127,12 +127,12 @@ async def test_reload_keeps_one_searcher(sample_palace: Path) -> None:
     async with app.run_test(size=(110, 34)) as pilot:
         await settle(pilot)
         assert app.palace is not None
-        searcher = app.search_session.searcher(app.palace)
+        searcher = app.session.searcher(app.palace)
         first = app.palace
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: app.palace is not first)
         await settle(pilot)
-        assert app.search_session.searcher(app.palace) is searcher
+        assert app.session.searcher(app.palace) is searcher
         assert searcher.palace is app.palace
 
 
@@ -144,8 +144,8 @@ async def test_app_commit_updates_the_open_index_in_the_writer_lock(sample_palac
     app = make_app(sample_palace, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        session = app.search_session
-        await wait_until(pilot, lambda: session.ready, timeout=60)
+        session = app.session
+        await wait_until(pilot, lambda: session.index.ready, timeout=60)
         assert app.palace is not None
         draft = next(d for d in app.palace.drafts if "lint" in d.rel)
         await app.commit_plan(plan_reject(app.palace, draft.rel, "covered already"))

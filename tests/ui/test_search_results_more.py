@@ -41,7 +41,7 @@ async def test_badges_folders_more_and_the_stale_label(palace: Any) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         search = await show_screen(pilot, "4", SearchScreen)
-        await wait_until(pilot, lambda: app.search_session.ready, timeout=120)
+        await wait_until(pilot, lambda: app.session.index.ready, timeout=120)
         query = search.query_one("#search-query", Input)
         query.value = "v1.1.5"
         await wait_until(pilot, lambda: len(search.results) >= 2, timeout=60)

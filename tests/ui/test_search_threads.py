@@ -21,7 +21,7 @@ async def test_typing_during_a_sync_leaves_the_app_free(sample_palace: Path) -> 
     app = make_app(sample_palace, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        lock = app.search_session._lock  # held as a long index sync holds it
+        lock = app.session.index.lock  # held as a long index sync holds it
         lock.acquire()
         try:
             await pilot.press("4")

@@ -18,12 +18,19 @@ LAYOUTS: dict[str, Layout] = {
 }
 
 
-def get_layout(name: str = "curator", *, notes: str | None = None) -> Layout:
-    """The layout named in palace.toml, its notes root overridden when one is given."""
+def get_layout(
+    name: str = "curator", *, notes: str | None = None, inbox: str | None = None
+) -> Layout:
+    """The layout named in palace.toml, its notes root and drafts folder overridden when
+    given."""
     layout = LAYOUTS.get(name)
     if layout is None:
         raise ConfigError(f"unknown layout {name!r} (known: {', '.join(LAYOUTS)})")
-    return layout if notes is None else replace(layout, notes=notes)
+    if notes is not None and notes != layout.notes:
+        layout = replace(layout, notes=notes)
+    if inbox is not None and inbox != layout.inbox:
+        layout = replace(layout, inbox=inbox)
+    return layout
 
 
 __all__ = ["LAYOUTS", "Detected", "Entry", "Layout", "Resolved", "Resolver", "detect", "get_layout"]

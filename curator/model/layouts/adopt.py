@@ -3,8 +3,9 @@
 Pure: it reads the folder and says which layout it has, the palace.toml and .gitignore lines
 to write, how many notes the layout will read, and the markdown files it will not read (so
 `init` can warn with the count instead of reporting success over them). Notes are never
-moved or rewritten, and a folder whose `inbox/` already holds notes is refused: curator keeps
-its unreviewed drafts there and git-ignores it.
+moved or rewritten. curator keeps its unreviewed drafts in a folder of their own, git-ignored:
+where the default name already holds the user's things (a GTD inbox, Obsidian's "Inbox"),
+`free_inbox` picks another, palace.toml names it (`[palace] inbox`) and the plan says so.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from curator.config import CONFIG_NAME, name_text, render_config
+from curator.config.schema import DEFAULT_INBOX
 from curator.errors import CuratorError
-from curator.model.discovery import INBOX_DIR, STATE_DIR
+from curator.model.discovery import STATE_DIR
 from curator.model.layouts import detect, get_layout
 from curator.model.layouts.walk import outside, walk
 from curator.model.text import with_article
 
-# anchored to the palace root: a folder called inbox deeper down is the user's, not drafts
-IGNORED = (f"/{INBOX_DIR}/", f"/{STATE_DIR}/")
 IGNORE_COMMENT = "# curator: unreviewed drafts (they may hold secrets) and machine state"
 
 
@@ -36,6 +36,8 @@ class AdoptPlan:
     note_count: int
     unread: tuple[str, ...]  # markdown files the layout will not read
     runner_up: str = ""  # the layout that came second in detection, and why
+    inbox: str = DEFAULT_INBOX  # the drafts folder palace.toml names
+    theirs: str = ""  # the vault's own folder of the default's name, when it has one
 
     def summary(self) -> list[str]:
         lines = [
@@ -44,6 +46,11 @@ class AdoptPlan:
         ]
         if self.runner_up:
             lines.append(f"  runner-up: {self.runner_up}")
+        if self.theirs:
+            lines.append(
+                f"  drafts: {self.inbox}/ ({self.theirs}/ is the vault's own: its files stay "
+                "yours, read as the layout reads them)"
+            )
         lines += [f"  write  {rel}" for rel in self.files]
         if self.unread:
             lines.append(f"  warning: {len(self.unread)} markdown file(s) outside it, not read:")
@@ -53,21 +60,28 @@ class AdoptPlan:
         return lines
 
 
-def _present(line: bytes) -> str | None:
+def ignored(inbox: str) -> tuple[str, ...]:
+    """curator's .gitignore lines: the drafts folder and machine state, anchored to the
+    palace root (a folder of that name deeper down is the user's, not drafts)."""
+    return (f"/{inbox}/", f"/{STATE_DIR}/")
+
+
+def _present(line: bytes, ours_lines: tuple[str, ...]) -> str | None:
     """Which of curator's ignore lines a .gitignore line already covers (None: neither)."""
     bare = line.strip().rstrip(b"/").lstrip(b"/")
-    for ours in IGNORED:
+    for ours in ours_lines:
         if bare == ours.strip("/").encode():
             return ours
     return None
 
 
-def gitignore(existing: bytes | None) -> bytes:
-    """The .gitignore with curator's lines added: bytes, so a file in any encoding keeps
-    every byte, and its line ends."""
+def gitignore(existing: bytes | None, inbox: str) -> bytes:
+    """The .gitignore with curator's lines added (`inbox`: the drafts folder): bytes, so a
+    file in any encoding keeps every byte, and its line ends."""
     data = existing or b""
-    have = {_present(line) for line in data.splitlines()}
-    missing = [line for line in IGNORED if line not in have]
+    ours = ignored(inbox)
+    have = {_present(line, ours) for line in data.splitlines()}
+    missing = [line for line in ours if line not in have]
     if not missing:
         return data
     nl = b"\r\n" if b"\r\n" in data else b"\n"
@@ -75,15 +89,40 @@ def gitignore(existing: bytes | None) -> bytes:
     return head + nl.join([IGNORE_COMMENT.encode(), *(m.encode() for m in missing)]) + nl
 
 
-def drafts_in_the_way(root: Path) -> list[str]:
-    """Markdown files already in the palace's inbox/ folder (drafts go there, git-ignored)."""
-    found = []
-    for folder, _dirs, files in os.walk(Path(root) / INBOX_DIR):
-        for name in files:
-            if name.lower().endswith(".md"):
-                rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
-                found.append(rel)
-    return sorted(found)
+def taken_by_vault(root: Path) -> str:
+    """The vault's own entry named as curator's default drafts folder ("" when none)."""
+    with os.scandir(root) as entries:
+        return next((e.name for e in entries if e.name.casefold() == DEFAULT_INBOX.casefold()), "")
+
+
+def free_inbox(root: Path) -> str:
+    """A drafts folder that holds nothing of the user's: the default when it is free (absent,
+    or an empty folder), else the first free of `curator-<default>`, `curator-<default>-2`...
+    Names are compared case-folded: on a case-insensitive disk `Inbox/` is `inbox/`."""
+    try:
+        names = {entry.name.casefold(): entry for entry in os.scandir(root)}
+    except OSError as exc:
+        raise CuratorError(f"cannot list folder: {exc.strerror}", path=str(root)) from None
+
+    def free(name: str) -> bool:
+        entry = names.get(name.casefold())
+        if entry is None:
+            return True
+        if entry.is_symlink() or not entry.is_dir():
+            return False
+        try:
+            return not any(os.scandir(entry.path))
+        except OSError:
+            return False
+
+    candidates = (DEFAULT_INBOX, f"curator-{DEFAULT_INBOX}")
+    for name in candidates:
+        if free(name):
+            return name
+    n = 2
+    while not free(f"{candidates[-1]}-{n}"):
+        n += 1
+    return f"{candidates[-1]}-{n}"
 
 
 def plan_adopt(
@@ -99,16 +138,9 @@ def plan_adopt(
         raise CuratorError("not a folder", path=str(root))
     if (root / CONFIG_NAME).exists():
         raise CuratorError(f"{root / CONFIG_NAME} already exists: this is a palace already")
-    in_the_way = drafts_in_the_way(root)
-    if in_the_way:
-        raise CuratorError(
-            f"{INBOX_DIR}/ already holds {len(in_the_way)} markdown file(s) (first: "
-            f"{in_the_way[0]}); curator keeps its unreviewed drafts in {INBOX_DIR}/ and keeps "
-            "that folder out of git: rename it, then adopt",
-            path=str(root / INBOX_DIR),
-        )
+    inbox = free_inbox(root)
     found = detect(root)
-    chosen = get_layout(layout or found.layout)
+    chosen = get_layout(layout or found.layout, inbox=inbox)
     asked = layout is not None and layout != found.layout
     reason = f"as asked; detected {found.layout}: {found.reason}" if asked else found.reason
     runner_up = "" if asked else found.runner_up
@@ -126,9 +158,9 @@ def plan_adopt(
     except OSError as exc:
         raise CuratorError(f"cannot read: {exc.strerror}", path=str(root / ".gitignore")) from None
     palace_name = name_text(name) if name else name_text(root.name)
-    toml = render_config(palace_name, "palace", layout=chosen.name, notes=notes)
+    toml = render_config(palace_name, "palace", layout=chosen.name, notes=notes, inbox=inbox)
     files = {CONFIG_NAME: toml.encode("utf-8")}
-    ignore = gitignore(existing)
+    ignore = gitignore(existing, inbox)
     if ignore != (existing or b""):
         files[".gitignore"] = ignore
     return AdoptPlan(
@@ -140,4 +172,6 @@ def plan_adopt(
         len(read),
         tuple(outside(root, chosen)),
         runner_up,
+        inbox,
+        taken_by_vault(root) if inbox != DEFAULT_INBOX else "",
     )

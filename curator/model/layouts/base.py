@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from curator.config.schema import DEFAULT_INBOX
 from curator.model.header import DELETE
 from curator.model.links import RawLink, shown, text_lines
 from curator.model.schema import BY_NAME
@@ -179,6 +180,7 @@ class Layout:
     default_confidence: float | None = None  # for notes that state none and have no type
     dangling: Severity = "error"
     excludes: tuple[str, ...] = ()  # extra names or paths (relative to the notes root)
+    inbox: str = DEFAULT_INBOX  # the palace's drafts folder (`Config.inbox`), never notes
     # header fields the owning tool defines; curator's other fields go under `curator:`
     # (None: the tool keeps any field, so they are written as they are)
     native: frozenset[str] | None = None
@@ -219,7 +221,8 @@ class Layout:
             return True
         # the layout's own (the drafts folder) are anchored at the notes root; a folder of
         # that name deeper down holds the user's notes. palace.toml's match at any depth.
-        for pattern, anywhere in (*((p, False) for p in self.excludes),
+        drafts = (self.inbox,) if self.notes in ("", ".") else ()  # at the palace root
+        for pattern, anywhere in (*((p, False) for p in (*self.excludes, *drafts)),
                                   *((p, True) for p in config_excludes)):  # fmt: skip
             pattern = pattern.strip("/")
             if rel == pattern or rel.startswith(pattern + "/"):

@@ -124,7 +124,6 @@ class BasicMemory(Layout):
     lenient: bool = True
     default_confidence: float | None = 0.75
     dangling: Severity = "warning"
-    excludes: tuple[str, ...] = ("inbox",)
     rooms_by_folder: bool = True
     # basic-memory's own front matter (and the identity fields curator reads from it): every
     # other curator field lives under `curator:`, and a top-level one is the project's own

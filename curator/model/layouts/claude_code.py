@@ -57,7 +57,6 @@ class ClaudeCode(Layout):
     lenient: bool = True
     default_confidence: float | None = 0.75
     dangling: Severity = "warning"
-    excludes: tuple[str, ...] = ("inbox",)
     native: frozenset[str] | None = frozenset({"name", "description", "type", "metadata"})
     loose_headers: bool = True
     max_lines: int = MAX_LINES

@@ -89,7 +89,6 @@ class Obsidian(Layout):
     lenient: bool = True
     default_confidence: float | None = 0.75
     dangling: Severity = "warning"
-    excludes: tuple[str, ...] = ("inbox",)
     tool_properties: bool = True
     native: frozenset[str] | None = NATIVE
     property_links: bool = True

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from curator.config import TypeSpec
+from curator.model.discovery import in_inbox
 from curator.model.finding import Finding
 from curator.model.layouts import LAYOUTS, claude_code, get_layout
 from curator.model.layouts.base import CURATOR_KEY, Layout, Resolver
@@ -28,7 +29,8 @@ LENIENT_SKIPS = frozenset({"header.missing", "type.unknown", "scope.unknown", "h
 def layout_of(config: Any) -> Layout:
     """The layout palace.toml names (curator's when it names none)."""
     name = getattr(config, "layout", None) or "curator"
-    layout = get_layout(name, notes=getattr(config, "notes", None) or None)
+    notes = getattr(config, "notes", None) or None
+    layout = get_layout(name, notes=notes, inbox=getattr(config, "inbox", None))
     lines = getattr(config, "memory_index_lines", None)
     size = getattr(config, "memory_index_kb", None)
     if isinstance(layout, claude_code.ClaudeCode) and (lines or size):
@@ -71,10 +73,10 @@ def notes_prefix(layout: Layout) -> str:
 
 
 def kind_in(layout: Layout, rel: str, excludes: Iterable[str] = ()) -> Kind | None:
-    """ "note" for a markdown file the layout reads, "draft" under inbox/, else None."""
+    """ "note" for a markdown file the layout reads, "draft" in the inbox, else None."""
     if not rel.lower().endswith(".md"):
         return None
-    if rel.startswith("inbox/"):
+    if in_inbox(rel, layout.inbox):
         return "draft"
     prefix = notes_prefix(layout)
     if not rel.startswith(prefix):

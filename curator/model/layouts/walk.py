@@ -62,8 +62,8 @@ def outside(root: Path, layout: Layout, excludes: Iterable[str] = ()) -> list[st
     read = {rel for rel, _ in walk(root, layout, excludes)}
     skipped: list[str] = []
     for folder, dirs, files in os.walk(root):
-        top = Path(folder) == Path(root)  # drafts live at the top; deeper, inbox/ holds notes
-        dirs[:] = [d for d in dirs if not d.startswith(".") and not (top and d == "inbox")]
+        top = Path(folder) == Path(root)  # drafts live at the top; deeper, that name holds notes
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not (top and d == layout.inbox)]
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
             if name.lower().endswith(".md") and rel not in read and rel != layout.index_name:

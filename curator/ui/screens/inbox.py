@@ -44,11 +44,15 @@ from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Row, Table
 
 CANDIDATES = Binding.Group("Cand.")  # [ and ] show as one key in the footer
-INBOX_ZERO = (
-    "Inbox zero: nothing to review.\n\n"
-    "Agents' drafts (curator capture, the MCP server, hooks) land in inbox/ and show here as "
-    "they arrive. 2: Rooms · 3: Audit · 4: Search."
-)
+
+
+def inbox_zero(folder: str) -> str:
+    """The empty Inbox's text, naming the palace's drafts folder (`Palace.inbox`)."""
+    return (
+        "Inbox zero: nothing to review.\n\n"
+        f"Agents' drafts (curator capture, the MCP server, hooks) land in {folder}/ and show "
+        "here as they arrive. 2: Rooms · 3: Audit · 4: Search."
+    )
 
 
 class InboxScreen(PalaceScreen):
@@ -239,7 +243,8 @@ class InboxScreen(PalaceScreen):
         box = self.query_one("#inbox-warnings", Static)
         box.update(shown)
         box.display = bool(shown.plain)
-        self.pane.show(draft, again=reload, empty="" if self.drafts else INBOX_ZERO)
+        folder = self.palace.inbox if self.palace is not None else "the inbox"
+        self.pane.show(draft, again=reload, empty="" if self.drafts else inbox_zero(folder))
 
     def action_reveal(self) -> None:
         diff = self.query_one(CandidateDiff)

@@ -144,11 +144,11 @@ class NoteActions(PalaceScreen):
         find = lambda query: [  # noqa: E731
             n for n in services.notes_named(palace, query) if n.rel != note.rel
         ]
-        session = self.curator.search_session
+        session = self.curator.session
 
         def near() -> list[Note]:
             # (a sensitive note's neighbours are not looked up: dupes refuses, the list stays)
-            found = session.dupes(palace, note)
+            found = services.dupes(session, palace, note)
             return [palace.by_rel[f.path] for f in found if f.path in palace.by_rel]
 
         picker = NotePicker("Superseded by which note?", find, near)

@@ -193,7 +193,7 @@ class SearchScreen(NoteActions):
         if self.palace is None or not query.strip():
             self._show(query, filters, [])
         elif (query, filters) != self.shown:
-            if not self.curator.search_session.ready:
+            if not self.curator.session.index.ready:
                 self.query_one("#search-results").border_title = "Results (indexing…)"
             self.run_search(query, filters, self.limit)
 
@@ -207,12 +207,12 @@ class SearchScreen(NoteActions):
         palace = self.palace
         if palace is None:
             return
-        session = self.curator.search_session
+        session = self.curator.session
         try:
             session.searcher(palace)  # (waits for a running sync)
             if worker.is_cancelled:
                 return
-            found = session.search(palace, query, filters, limit)
+            found = services.search(session, palace, query, filters, limit)
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
             return

@@ -196,7 +196,9 @@ class SyncDialog(Dialog[bool]):
     @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
     def run_sync(self) -> None:
         try:
-            result = services.sync(self.root, dict(self.resolutions), self.from_thread)
+            result = services.sync(
+                cast(Shell, self.app).session, dict(self.resolutions), self.from_thread
+            )
         except Exception as exc:
             self.app.call_from_thread(self.show_error, exc)
             return

@@ -14,8 +14,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from curator.model.note import Note
-from curator.ui.lookup import Found
+from curator.ui import services
 from curator.ui.safe import header_problem, plain
+from curator.ui.services import Found
 from curator.ui.shell import Shell
 from curator.ui.widgets.candidate_diff import CandidateDiff
 from curator.ui.widgets.options import Options
@@ -69,7 +70,7 @@ class CandidatePane(Vertical):
         """The draft's candidates; a newer lookup cancels this one. A lookup waits while an
         index sync holds the search session: one cancelled meanwhile ends before it queries."""
         worker = get_current_worker()
-        session = self.shell.search_session
+        session = self.shell.session
         palace = self.shell.palace  # not an argument (see IndexJobs._run)
         draft = palace.by_rel.get(rel) if palace is not None else None
         if palace is None or draft is None:
@@ -77,7 +78,7 @@ class CandidatePane(Vertical):
         session.searcher(palace)  # (waits for a running sync)
         if worker.is_cancelled:
             return
-        found = session.dupes(palace, draft)
+        found = services.dupes(session, palace, draft)
         if not worker.is_cancelled:
             self.app.call_from_thread(self._got, rel, found)
 
@@ -113,7 +114,7 @@ class CandidatePane(Vertical):
         empty = "(no candidate)" if self.searched else "indexing…"
         if not draft.ok:
             empty = "(its header does not parse: e edits it)"
-        if not self.searched and self.shell.search_session.ready:
+        if not self.searched and self.shell.session.index.ready:
             empty = "looking for candidates…"
         diff.show(draft.body, note.body if note else None, title, empty=empty)
 

@@ -116,7 +116,7 @@ def with_index(
         if index_bytes(palace) is None:
             return tuple(changes)
     existing = index_bytes(palace)
-    rendered = render_index(after, existing, today).encode("utf-8")
+    rendered = render_index(after, existing, today, since=palace).encode("utf-8")
     if existing != rendered:
         # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
         # if another action landed since, apply sees the difference and INDEX.md is redone

@@ -92,7 +92,7 @@ def _target(repo: Repo, head: str, sha: str | None) -> HistoryEntry:
         why = (
             "a task checkpoint's revisions are never rewritten or removed"
             if found.action.startswith("task-")
-            else "it would remove palace.toml and the .gitignore that keeps inbox/ out of git"
+            else "it would remove palace.toml and the .gitignore that keeps the drafts out of git"
         )
         raise UndoError(
             f"{found.sha[:10]} is the commit `curator {found.action.replace('-', ' ')}` made; "

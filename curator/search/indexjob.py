@@ -1,9 +1,9 @@
 """Build or rebuild a palace's search index in a child process, reporting progress as JSON
-lines on stdout. The app runs it so that embedding, table writing and the full-text index
-(a few hundred MB of native buffers at 10k notes) never land in the app's own memory or hold
-its GIL; the app then opens the finished index.
+lines on stdout. A session that builds apart (the app's) runs it so that embedding, table
+writing and the full-text index (a few hundred MB of native buffers at 10k notes) never land in
+the app's own memory or hold its GIL; the session then opens the finished index.
 
-    python -m curator.ui.indexjob ROOT [--rebuild]
+    python -m curator.search.indexjob ROOT [--rebuild]
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def run_child(
     `started` receives the process (so the app can stop it when it quits)."""
     from curator.search.store import SyncStats
 
-    argv = [sys.executable, "-m", "curator.ui.indexjob", str(root)]
+    argv = [sys.executable, "-m", "curator.search.indexjob", str(root)]
     if rebuild:
         argv.append("--rebuild")
     proc = subprocess.Popen(
@@ -72,7 +72,7 @@ def run_child(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m curator.ui.indexjob")
+    parser = argparse.ArgumentParser(prog="python -m curator.search.indexjob")
     parser.add_argument("root", type=Path)
     parser.add_argument("--rebuild", action="store_true")
     args = parser.parse_args(argv)

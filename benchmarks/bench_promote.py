@@ -1,0 +1,175 @@
+"""Promote at N notes, a whole `curator promote DRAFT --yes` process (plan, INDEX.md, commit,
+index sync), against its floor run alternately with it on the same palace: a process applying
+the same kind of change with `git apply --index` and `git commit`, then embedding the note
+once and upserting one row into the palace's LanceDB table (the libraries alone doing the job).
+
+    python benchmarks/bench_promote.py --palace P --notes N [--rounds 6]
+
+Prints median and p95 of each, the ratio, each side's largest peak memory and the load. The
+first promote is a warm-up (it renders INDEX.md in full; the next ones re-render the rooms
+they touch)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from benchutil import REPO, Row, emit, percentile  # noqa: E402
+
+_PEAK = """
+def _peak_mb():
+    from pathlib import Path
+    status = Path("/proc/self/status").read_text()
+    return int(next(l.split()[1] for l in status.splitlines() if l.startswith("VmHWM:"))) / 1024
+"""
+
+_CURATOR = (
+    _PEAK
+    + """
+import os, runpy, sys
+sys.argv = ["curator", *sys.argv[1:]]
+code = 0
+try:
+    runpy.run_module("curator", run_name="__main__", alter_sys=True)
+except SystemExit as exc:
+    code = exc.code or 0
+os.write(2, f"\\nPEAK {_peak_mb()}\\n".encode())
+sys.exit(code)
+"""
+)
+
+_FLOOR = (
+    _PEAK
+    + """
+import os, subprocess, sys
+from pathlib import Path
+root, patch, rel = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+subprocess.run(["git", "apply", "--index", patch], cwd=root, check=True)
+subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "floor " + rel], cwd=root, check=True)
+import lancedb
+from curator.config import load_config
+from curator.search.embed import get_embedder
+from curator.search.index import index_dir
+from curator.search.state import STATE_FILE, IndexState
+settings = load_config(root).index
+embedder = get_embedder(settings.embedder, settings.dim)
+state = IndexState.from_json((index_dir(root) / STATE_FILE).read_bytes())
+table = lancedb.connect(str(index_dir(root))).open_table(state.table)
+text = (root / rel).read_text()
+row = table.search().limit(1).to_list()[0]
+row.update(path=rel, slug=Path(rel).stem, body=text, text=text, vector=embedder.embed([text])[0])
+row.pop("_rowid", None)
+table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute([row])
+os.write(2, f"\\nPEAK {_peak_mb()}\\n".encode())
+"""
+)
+
+
+def _run(argv: list[str]) -> tuple[float, float]:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} exited {proc.returncode}: {proc.stderr[-600:]}")
+    peak = float(proc.stderr.rsplit("PEAK ", 1)[1].split()[0])
+    return took, peak
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _floor_patch(root: Path, i: int, text: str) -> tuple[str, str]:
+    """A patch adding one note like a promoted draft (made untimed), and its path."""
+    rel = f"notes/project/floor-{time.time_ns()}-{i}.md"
+    (root / rel).write_text(text.replace("name: ", f"name: Floor {i} ", 1))
+    _git(root, "add", "--", rel)
+    patch = _git(root, "diff", "--cached", "--binary")
+    _git(root, "reset", "-q", "--", rel)
+    (root / rel).unlink()
+    path = root.parent / f".floor-{i}.patch"
+    path.write_text(patch)
+    return str(path), rel
+
+
+def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
+    from curator.errors import CuratorError
+    from curator.model.palace import Palace
+    from curator.writer.actions.promote import plan_promote
+
+    root = palace.resolve()
+    loaded = Palace.open(root)
+    drafts = []
+    for draft in sorted(d.rel for d in loaded.drafts):
+        try:
+            plan_promote(loaded, draft)
+        except CuratorError:
+            continue
+        drafts.append(draft)
+    if len(drafts) < rounds + 1:
+        raise SystemExit(f"{len(drafts)} drafts promote as they stand; {rounds + 1} needed")
+    sample = (root / drafts[0]).read_text()
+    del loaded
+    env_py = [sys.executable, "-c"]
+    curator: list[float] = []
+    floor: list[float] = []
+    peaks = {"curator": 0.0, "floor": 0.0}
+    load = [os.getloadavg()[0]]
+    for i, draft in enumerate(drafts[: rounds + 1]):
+        took, peak = _run([*env_py, _CURATOR, "--palace", str(root), "promote", draft, "--yes"])
+        patch, rel = _floor_patch(root, i, sample)
+        f_took, f_peak = _run([*env_py, _FLOOR, str(root), patch, rel])
+        if i == 0:
+            continue  # warm-up: page cache, the palace cache, the first full INDEX.md
+        curator.append(took)
+        floor.append(f_took)
+        peaks["curator"] = max(peaks["curator"], peak)
+        peaks["floor"] = max(peaks["floor"], f_peak)
+    load.append(os.getloadavg()[0])
+    med, f_med = statistics.median(curator), statistics.median(floor)
+    return [
+        Row(
+            area="writer",
+            metric=f"promote, whole process ({notes:,} notes)",
+            median_ms=med * 1000,
+            p95_ms=percentile(curator, 0.95) * 1000,
+            runs=len(curator),
+            baseline="git apply --index + git commit + one embed + one LanceDB upsert (process)",
+            baseline_ms=f_med * 1000,
+            note=f"{med / f_med:.2f}x the floor (p95 {percentile(floor, 0.95) * 1000:.0f} ms); "
+            f"peak {peaks['curator']:.0f} MB against the floor's {peaks['floor']:.0f} MB; "
+            f"load {load[0]:.1f} then {load[1]:.1f}",
+        )
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--palace", type=Path, required=True)
+    parser.add_argument("--notes", type=int, required=True)
+    parser.add_argument("--rounds", type=int, default=6)
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO))
+    rows = run(args.palace, args.notes, args.rounds)
+    for r in rows:
+        print(
+            f"{r.metric}: median {r.median_ms:.0f} ms, p95 {r.p95_ms:.0f} ms | floor "
+            f"{r.baseline_ms:.0f} ms | {r.note}",
+            file=sys.stderr,
+        )
+    emit(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""Where a ranking's candidates come from (`curator.search.ranking.Ranker` takes one):
+
+- `IndexCandidates(store)`: the LanceDB index: BM25 matches and vector neighbours in one
+  hybrid query prefiltered by the filter's SQL, and the store's embedder for the query's vector, the
+  soft term matching and the names matched as you type;
+- `curator.search.lexical.PalaceCandidates(palace)`: the parsed palace alone, for a process
+  that cannot wait for the index to open (no embedder: no vector part).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from curator.model.palace import Palace
+from curator.search.filters import Filter
+from curator.search.store import WITH_VECTOR, IndexStore
+from curator.search.words import Corpus
+
+Row = dict[str, Any]
+Vector = np.ndarray | None
+# The hybrid query's rows per candidate asked for: each of its legs (BM25, vectors) takes this
+# many times `n` and their union is cut there by rank fusion: as many candidates as two
+# separate queries of `n` gave, chosen among the best of both
+HYBRID_DEPTH = 2
+
+
+class Ranker(Protocol):
+    """What a source asks of the ranker it feeds (`curator.search.ranking.Ranker`)."""
+
+    palace: Palace
+    tuning: Any
+
+    def query_vector(self, text: str) -> np.ndarray: ...
+
+    def _corpus(self) -> Corpus: ...
+
+    def _note_text(self, path: str, row: Row) -> Any: ...
+
+
+class Candidates(Protocol):
+    @property
+    def store(self) -> IndexStore | None:
+        """The open index (None: the palace alone)."""
+        ...
+
+    @property
+    def embedder(self) -> Any | None:
+        """What embeds queries and words (None: no vector part, no soft term matching)."""
+        ...
+
+    @property
+    def names_as_you_type(self) -> bool:
+        """Short queries add fuzzy matches of note names."""
+        ...
+
+    @property
+    def index_dir(self) -> Path: ...
+
+    def found(
+        self, ranker: Ranker, texts: Sequence[str], flt: Filter, n: int
+    ) -> tuple[list[Row], Vector]:
+        """The candidates passing `flt` for the query's phrasings `texts`, each row with its
+        `_score` (BM25, or None) and its vector when it has one; and the query vector."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+@dataclass
+class IndexCandidates:
+    store: IndexStore
+    names_as_you_type: bool = True
+
+    @property
+    def embedder(self) -> Any:
+        return self.store.embedder
+
+    @property
+    def index_dir(self) -> Path:
+        return self.store.index_dir
+
+    def found(
+        self, ranker: Ranker, texts: Sequence[str], flt: Filter, n: int
+    ) -> tuple[list[Row], Vector]:
+        """The BM25 matches of the first phrasing and the nearest rows to the mean of the
+        phrasings' vectors, `n` of each, in one LanceDB hybrid query prefiltered by the
+        filter's SQL; and that query vector (None when no phrasing has one)."""
+        vecs = [v for v in (ranker.query_vector(t) for t in texts) if np.any(v)]
+        query = np.mean(np.stack(vecs), axis=0).astype(np.float32) if vecs else None
+        found = self.store.hybrid(
+            texts[0],
+            query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
+            limit=HYBRID_DEPTH * n,
+            where=flt.sql(),
+            columns=WITH_VECTOR,
+        )
+        return found, query
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.store.embed_query(text)
