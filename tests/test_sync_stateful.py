@@ -23,7 +23,6 @@ from __future__ import annotations
 import collections
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -31,23 +30,27 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import initialize, invariant, rule
 from palacehelpers import git
-from synchelpers import clean, head, make_team, remote_head
+from synchelpers import (
+    TeamMachine,
+    clean,
+    each_action_once,
+    reject_nth,
+    tokens_of,
+)
 
 from curator.errors import CuratorError
 from curator.model.index_md import MARKER, render_index
 from curator.model.palace import Palace
 from curator.writer.actions.edit import plan_edit
 from curator.writer.actions.promote import plan_promote
-from curator.writer.actions.reject import plan_reject
 from curator.writer.actions.retire import plan_retire
 from curator.writer.actions.undo import undo
 from curator.writer.capture import capture
 from curator.writer.session import commit
-from curator.writer.sync import SyncConflictError, sync
+from curator.writer.sync import Conflict, Resolution
 
-TOKEN = re.compile(r"\bop-\d+\b")
 NAMES = ["Retry rule", "Deploy notes", "Cache policy"]
 KINDS = ["plain", "plain", "sensitive", "private"]
 SCOPE = "\n[scopes.ops-private]\nsensitive = true\n"
@@ -79,24 +82,14 @@ def _preamble(data: bytes) -> bytes:
     return data.split(MARKER.encode(), 1)[0]
 
 
-class SharedTeam(RuleBasedStateMachine):
+class SharedTeam(TeamMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.base = Path(tempfile.mkdtemp(prefix="curator-shared-"))
-        self.remote, self.clones = make_team(self.base)
-        self.counter = 0
-        self.done: set[str] = set()  # action tokens committed by a clone
-        self.accepted: list[str] = []  # tokens a sync pushed
-        self.given_up: set[str] = set()
         self.hidden: set[str] = set()  # markers of hidden drafts
         self.promoted: set[str] = set()  # hidden markers a reviewer committed as notes
         self.hands: list[set[bytes]] = [set(), set(), set()]  # hand lines each clone has
         self.remote_hands: set[bytes] = set()
         self.local: list[set[str]] = [set(), set(), set()]  # uncommitted notes per clone
-
-    def token(self, prefix: str = "op") -> str:
-        self.counter += 1
-        return f"{prefix}-{self.counter}"
 
     # -- helpers ---------------------------------------------------------------------------
     def act(self, i: int, make: object) -> None:
@@ -119,45 +112,27 @@ class SharedTeam(RuleBasedStateMachine):
         mine = set().union(*self.local)
         return [n for n in palace.notes if n.rel not in mine]
 
-    def tokens_of(self, root: Path, sha: str) -> list[str]:
-        body = git(root, "log", "-1", "--format=%(trailers:key=Curator-Reason)", sha).stdout
-        return TOKEN.findall(body)
-
     def do_sync(self, i: int, choices: list[bool]) -> None:
         root = self.clones[i]
         before = _draft_texts(root, set_aside=False)
-        resolutions: dict[str, object] = {}
-        for _round in range(20):
-            try:
-                result = sync(root, resolutions=resolutions)  # type: ignore[arg-type]
-            except SyncConflictError as exc:
-                for c in exc.plan.conflicts:
-                    COUNTS[f"conflict {c.kind}{' INDEX.md' if c.path == 'INDEX.md' else ''}"] += 1
-                    if c.path == "INDEX.md":  # two hand edits: the reviewer keeps both
-                        merged = _union(c.mine_text or b"", c.base or b"", c.theirs_text or b"")
-                        resolutions[c.path] = merged
-                    else:
-                        keep = choices.pop() if choices else False
-                        resolutions[c.path] = "mine" if keep and c.kind != "check" else "theirs"
-                continue
-            COUNTS["syncs"] += 1
-            COUNTS["replayed"] += len(result.plan.outgoing) if result.plan.incoming else 0
-            for dropped in result.plan.dropped:
-                self.given_up |= set(self.tokens_of(root, dropped.sha))
-            if result.pushed:
-                for made in result.plan.outgoing:
-                    self.accepted += self.tokens_of(root, made.sha)
-            self.hands[i] |= self.remote_hands
-            if result.pushed or result.plan.new_head == result.plan.remote_tip:
-                self.remote_hands |= self.hands[i]
-            break
-        else:
-            raise AssertionError("a sync did not settle in 20 rounds")
+
+        def settle(c: Conflict) -> Resolution:
+            COUNTS[f"conflict {c.kind}{' INDEX.md' if c.path == 'INDEX.md' else ''}"] += 1
+            if c.path == "INDEX.md":  # two hand edits: the reviewer keeps both
+                return _union(c.mine_text or b"", c.base or b"", c.theirs_text or b"")
+            keep = choices.pop() if choices else False
+            return "mine" if keep and c.kind != "check" else "theirs"
+
+        result = self.synced(i, settle)
+        COUNTS["syncs"] += 1
+        COUNTS["replayed"] += len(result.plan.outgoing) if result.plan.incoming else 0
+        self.hands[i] |= self.remote_hands
+        if result.pushed or result.plan.new_head == result.plan.remote_tip:
+            self.remote_hands |= self.hands[i]
         # nothing this clone's inbox held is gone: kept, or set aside under .curator/
         lost = before - _draft_texts(root, set_aside=True)
         assert not lost, sorted(lost)
-        history = git(root, "log", "--format=%(trailers:key=Curator-Reason)").stdout
-        seen = TOKEN.findall(history)
+        seen = tokens_of(root, one=False)
         assert len(seen) == len(set(seen)), seen  # no action twice
         shas = set(git(root, "rev-list", "HEAD").stdout.split())
         undos = git(root, "log", "--format=%(trailers:key=Curator-Undo,valueonly)").stdout
@@ -193,11 +168,7 @@ class SharedTeam(RuleBasedStateMachine):
         self.act(i, make)
 
     def reject(self, i: int, k: int) -> None:
-        def make(palace: Palace, token: str) -> object:
-            drafts = palace.drafts
-            return plan_reject(palace, drafts[k % len(drafts)].rel, token) if drafts else None
-
-        self.act(i, make)
+        self.act(i, lambda palace, token: reject_nth(palace, k, token))
 
     def edit(self, i: int, k: int) -> None:
         def make(palace: Palace, token: str) -> object:
@@ -335,18 +306,8 @@ class SharedTeam(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         try:
-            for _round in range(2):
-                for i in range(3):
-                    self.do_sync(i, [])
-            tip = remote_head(self.remote)
-            for clone in self.clones:
-                assert head(clone) == tip and clean(clone)
-            history = git(self.clones[0], "log", "--format=%(trailers:key=Curator-Reason)")
-            seen = TOKEN.findall(history.stdout)
-            assert sorted(seen) == sorted(self.accepted)
-            assert len(seen) == len(set(seen))  # each action once
-            lost = self.done - set(seen) - self.given_up
-            assert not lost, sorted(lost)
+            self.sync_all()
+            each_action_once(self.clones[0], self.accepted, self.done, self.given_up)
         finally:
             shutil.rmtree(self.base, ignore_errors=True)
             COUNTS.update(
