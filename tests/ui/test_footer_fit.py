@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 #: at 80 columns, the footer of each screen as drawn (the palette key at the right, unlabelled)
 FOOTERS = {
-    "inbox": "p Promote x Reject e Edit m Merge g Tag [ ] Cand. s Supersede ? Keys",
+    "inbox": "p Promote x Reject e Edit m Merge g Tag G Groups f Fold [ ] Cand. ? Keys",
     "rooms": "e Edit r Reviewed s Supersede t Retire space Mark ⏎ Open ⌫ Back ? Keys",
     "audit": "v Re-verify A Run audit e Edit r Reviewed s Supersede t Retire ? Keys",
 }
