@@ -11,9 +11,7 @@ they touch)."""
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -22,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchutil import REPO, Row, emit, percentile  # noqa: E402
+from benchutil import Row, floor_args, floor_row, report  # noqa: E402
 
 _PEAK = """
 def _peak_mb():
@@ -136,17 +134,13 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
         peaks["curator"] = max(peaks["curator"], peak)
         peaks["floor"] = max(peaks["floor"], f_peak)
     load.append(os.getloadavg()[0])
-    med, f_med = statistics.median(curator), statistics.median(floor)
     return [
-        Row(
-            area="writer",
-            metric=f"promote, whole process ({notes:,} notes)",
-            median_ms=med * 1000,
-            p95_ms=percentile(curator, 0.95) * 1000,
-            runs=len(curator),
-            baseline="git apply --index + git commit + one embed + one LanceDB upsert (process)",
-            baseline_ms=f_med * 1000,
-            note=f"{med / f_med:.2f}x the floor (p95 {percentile(floor, 0.95) * 1000:.0f} ms); "
+        floor_row(
+            "writer",
+            f"promote, whole process ({notes:,} notes)",
+            curator,
+            floor,
+            "git apply --index + git commit + one embed + one LanceDB upsert (process)",
             f"peak {peaks['curator']:.0f} MB against the floor's {peaks['floor']:.0f} MB; "
             f"load {load[0]:.1f} then {load[1]:.1f}",
         )
@@ -154,20 +148,8 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--palace", type=Path, required=True)
-    parser.add_argument("--notes", type=int, required=True)
-    parser.add_argument("--rounds", type=int, default=6)
-    args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
-    rows = run(args.palace, args.notes, args.rounds)
-    for r in rows:
-        print(
-            f"{r.metric}: median {r.median_ms:.0f} ms, p95 {r.p95_ms:.0f} ms | floor "
-            f"{r.baseline_ms:.0f} ms | {r.note}",
-            file=sys.stderr,
-        )
-    emit(rows)
+    args = floor_args(__doc__.splitlines()[0], 6)
+    report(run(args.palace, args.notes, args.rounds))
     return 0
 
 

@@ -6,6 +6,7 @@ Each `bench_<area>.py` defines `run(palace: Path, notes: int) -> list[Row]` and 
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -115,6 +116,50 @@ def main_for(run: Callable[[Path, int], list[Row]]) -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     emit(run(args.palace, args.notes))
+
+
+def floor_args(description: str, rounds: int, *, hog: bool = False) -> argparse.Namespace:
+    """The arguments of a row against its floor: --palace, --notes, --rounds (and --hog)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--palace", type=Path, required=True)
+    parser.add_argument("--notes", type=int, required=True)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    if hog:
+        parser.add_argument("--hog", action="store_true", help="a busy loop per core beside it")
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO))
+    return args
+
+
+def floor_row(
+    area: str, metric: str, ours: list[float], floor: list[float], baseline: str, note: str
+) -> Row:
+    """A row of `ours` (seconds) against `floor` measured in the same run: median, p95, the
+    ratios of both, then `note`."""
+    med, f_med = statistics.median(ours), statistics.median(floor)
+    p95, f_p95 = percentile(ours, 0.95), percentile(floor, 0.95)
+    return Row(
+        area=area,
+        metric=metric,
+        median_ms=med * 1000,
+        p95_ms=p95 * 1000,
+        runs=len(ours),
+        baseline=baseline,
+        baseline_ms=f_med * 1000,
+        note=f"{med / f_med:.2f}x the floor's median, {p95 / f_p95:.2f}x its p95 "
+        f"({f_p95 * 1000:.0f} ms); {note}",
+    )
+
+
+def report(rows: list[Row]) -> None:
+    """Each row against its floor on stderr, for a person, then `emit`."""
+    for r in rows:
+        print(
+            f"{r.metric}: median {r.median_ms:.1f} ms, p95 {r.p95_ms:.1f} ms | floor median "
+            f"{r.baseline_ms or 0:.1f} ms | {r.note}",
+            file=sys.stderr,
+        )
+    emit(rows)
 
 
 @contextlib.contextmanager

@@ -27,6 +27,32 @@ def pytest_configure(config: pytest.Config) -> None:
     written, into the __pycache__ folders Python itself would write."""
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         compileall.compile_dir(SAMPLE.parent / "curator", quiet=1)
+        cache_rewritten_asserts(config)
+
+
+def cache_rewritten_asserts(config: pytest.Config) -> None:
+    """PYTHONDONTWRITEBYTECODE also stops pytest caching the test modules and plugins it
+    rewrites for their asserts, so each xdist worker would rewrite all of them again (~5 of
+    the ~8 CPU-s a worker takes to collect). Written once here, with pytest's own rewrite and
+    pyc writer, every worker reads them (pytest reads its cache whatever that variable says);
+    a stale or missing one is rewritten as before."""
+    from _pytest.assertion import rewrite
+
+    state = config.stash.get(rewrite.assertstate_key, None)
+    hook = getattr(state, "hook", None)
+    if state is None or hook is None:  # --assert=plain: nothing is rewritten
+        return
+    tests = Path(__file__).parent
+    files = {
+        *hook._rewritten_names.values(),
+        *tests.rglob("test_*.py"),
+        *tests.rglob("conftest.py"),
+    }
+    for source in sorted(files):
+        pyc = rewrite.get_cache_dir(source) / (source.name[:-3] + rewrite.PYC_TAIL)
+        if rewrite._read_pyc(source, pyc) is None and rewrite.try_makedirs(pyc.parent):
+            source_stat, code = rewrite._rewrite_test(source, config)
+            rewrite._write_pyc(state, code, source_stat, pyc)
 
 
 @pytest.fixture(autouse=True)

@@ -181,3 +181,35 @@ def test_one_search_is_one_lancedb_query_and_the_schema_is_read_once(
     hits = s.search("retry queue", limit=5)
     assert {"notes/retry.md", "notes/jobs.md"} <= {h.path for h in hits}
     assert calls == {"search": 1, "schema": 0}
+
+
+def test_the_query_reads_two_columns_and_hits_stay_whole(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hybrid query asks LanceDB for the path and the vector only (each column it returns
+    is read from disk); a hit of a note the palace holds takes the rest from the palace, and
+    one the palace does not hold (the index synced ahead of it) from the index, whole."""
+    from lancedb.query import LanceHybridQueryBuilder
+
+    files = {
+        "notes/retry.md": n("Retry queue depth", "The retry queue holds five jobs."),
+        "notes/jobs.md": n("Worker settings", "Jobs go to the retry queue after a timeout."),
+    }
+    root = make_palace(files, toml=HASH_TOML)
+    Searcher(Palace.open(root))  # the index holds both notes
+    (root / "notes/jobs.md").unlink()
+    s = Searcher(Palace.open(root), sync=False)  # a palace without one of them
+    selected: list[list[str]] = []
+    real = LanceHybridQueryBuilder.select
+
+    def select(self: object, columns: list[str]) -> object:
+        selected.append(list(columns))
+        return real(self, columns)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LanceHybridQueryBuilder, "select", select)
+    hits = {h.path: h for h in s.search("retry queue", limit=5)}
+    assert selected == [["path", "vector"]]
+    assert "retry queue" in hits["notes/retry.md"].snippet.lower()
+    assert "retry queue" in hits["notes/jobs.md"].snippet.lower()
+    assert hits["notes/jobs.md"].name == "Worker settings"
+    assert hits["notes/jobs.md"].description == "About worker settings."

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from curator.model.palace import Palace
-from curator.search.filters import Filter
-from curator.search.store import WITH_VECTOR, IndexStore
+from curator.search.filters import Filter, sql_str
+from curator.search.store import IndexStore
 from curator.search.words import Corpus
 
 Row = dict[str, Any]
@@ -40,6 +40,8 @@ class Ranker(Protocol):
     def _corpus(self) -> Corpus: ...
 
     def _note_text(self, path: str, row: Row) -> Any: ...
+
+    def _doc_row(self, path: str) -> Row: ...
 
 
 class Candidates(Protocol):
@@ -97,9 +99,30 @@ class IndexCandidates:
             query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
             limit=HYBRID_DEPTH * n,
             where=flt.sql(),
-            columns=WITH_VECTOR,
+            columns=("path", "vector"),
         )
-        return found, query
+        return self._whole(ranker, found), query
+
+    def _whole(self, ranker: Ranker, found: list[Row]) -> list[Row]:
+        """The rows the hybrid query found (path, vector and scores) with every other field:
+        a note of the ranker's palace as `doc_row` makes it (the index row it was synced from),
+        any other from the table. LanceDB reads each column it returns from disk, so the query
+        asks for two and the palace, already in memory, gives the rest."""
+        out: list[Row] = []
+        missing: list[str] = []
+        for row in found:
+            path = str(row["path"])
+            note = ranker.palace.by_rel.get(path)
+            if note is None or not note.ok:
+                missing.append(path)
+                continue
+            out.append({**ranker._doc_row(path), **row})
+        if missing:
+            listed = ", ".join(sql_str(p) for p in missing)
+            full = {str(r["path"]): r for r in self.store.all_vectors(where=f"path IN ({listed})")}
+            scores = {str(r["path"]): r for r in found}
+            out += [{**full[p], **scores[p]} for p in missing if p in full]
+        return out
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.store.embed_query(text)

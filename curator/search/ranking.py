@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from curator.model.dates import header_dates
+from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
@@ -171,6 +172,7 @@ class Ranker:
     _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
     _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
+    _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
@@ -196,6 +198,17 @@ class Ranker:
         """The candidates passing `flt` the source finds for the phrasings `texts` (rows carry
         `_score`, BM25 or None, and their vector), and the query vector (or None)."""
         return self.source.found(self, texts, flt, n)
+
+    def _doc_row(self, path: str) -> Row:
+        """`doc_row` of a parsed note of this palace, cached while the palace holds that very
+        note (a note's text cannot change under it); the caller gets its own copy."""
+        note = self.palace.by_rel[path]
+        found = self._doc_rows.get(path)
+        if found is None or found[0] is not note:
+            if len(self._doc_rows) >= NOTE_WORD_CACHE:
+                self._doc_rows.clear()
+            found = self._doc_rows[path] = (note, doc_row(self.palace, note))
+        return dict(found[1])
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -251,7 +264,7 @@ class Ranker:
             if r + b >= FUZZY_CUTOFF
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
-        return [(p, doc_row(self.palace, names.notes[i])) for _s, p, i in scored[:n]]
+        return [(p, self._doc_row(p)) for _s, p, i in scored[:n]]
 
     def _passes(self, flt: Filter) -> dict[int, bool]:
         """Which notes of `names()` pass `flt` today, as found so far (a note's verdict can

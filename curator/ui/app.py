@@ -331,9 +331,8 @@ class CuratorApp(App[None]):
         self.action_toggle_keys()
 
     def action_reload(self) -> None:
-        """Reload the palace; the inbox then lists the drafts that arrived meanwhile."""
-        if isinstance(self.screen, PalaceScreen):
-            self.screen.refresh_requested()
+        """Read the palace again (the lists follow it by themselves: this is for a palace
+        opened with no watch, or changed where the watch cannot see)."""
         self.load_palace()
 
     def open_note(self, rel: str) -> None:

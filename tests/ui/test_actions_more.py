@@ -204,8 +204,6 @@ def _fewer(screen: InboxScreen, before: int) -> Callable[[], bool]:
     return lambda: len(screen.drafts) == before - 1
 
 
-TWENTY_TOML = '[palace]\nname = "keyboard palace"\ntaxonomy = "palace"\n'
-
 DRAFT = """---
 name: Draft number {n:02d} about {topic}
 description: What the agent noticed about {topic}, number {n:02d}.
@@ -232,7 +230,7 @@ async def test_keyboard_only_clears_twenty_drafts(make_palace: Any) -> None:
     files["notes/project/existing.md"] = (
         "---\nname: Existing note\ndescription: Already here.\ntype: project\n---\nBody.\n"
     )
-    root = make_palace(files, toml=TWENTY_TOML)
+    root = make_palace(files)  # the default palace.toml: its index is built once a run
     start = len(git_log(root))
     app = make_app(root, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:

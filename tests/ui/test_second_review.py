@@ -493,3 +493,39 @@ def test_the_source_column_says_who_in_words(source: Any, words: str) -> None:
     header = {"name": "x", "type": "project"} | ({"source": source} if source else {})
     note = parse_note("inbox/x.md", f"---\n{yaml.safe_dump(header)}---\nx\n".encode(), "draft")
     assert source_words(note) == words
+
+
+async def test_the_links_followed_show_as_a_trail_and_backspace_walks_it(palace: Path) -> None:
+    """Following links: the note pane's title is the trail (Hub › here); Backspace goes back
+    one step along it; a note picked from the list starts a new trail, so Backspace then
+    goes to the rooms, as the empty trail says."""
+    from rich.text import Text
+
+    from curator.ui.widgets.table import Table
+
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_screen(pilot, "2", RoomsScreen)
+        view = screen.query_one(NoteView)
+        title = lambda: Text.from_markup(str(view.border_title or "")).plain  # noqa: E731
+        screen.open_note("notes/project/hub.md")
+        await wait_until(pilot, lambda: view.note is not None and view.note.name == "Hub")
+        assert title() == ""
+        view.post_message(NoteView.Navigate("notes/project/spoke.md"))
+        await wait_until(pilot, lambda: view.note is not None and view.note.name == "Spoke")
+        await wait_until(pilot, lambda: title() == "⌫ Hub › here")
+        view.post_message(NoteView.Navigate("notes/project/fan.md"))
+        await wait_until(pilot, lambda: title() == "⌫ Hub › Spoke › here")
+        screen.query_one("#rooms-notes").focus()
+        await pilot.press("backspace")
+        await wait_until(pilot, lambda: view.note is not None and view.note.name == "Spoke")
+        await wait_until(pilot, lambda: title() == "⌫ Hub › here")
+        # another note from the list: a new trail; Backspace then leaves for the rooms
+        table = screen.query_one("#rooms-notes", Table)
+        table.focus()
+        at = table.shown.index("notes/project/spoke.md")
+        await pilot.press("down" if at == 0 else "up")
+        await wait_until(pilot, lambda: view.note is not None and view.note.name != "Spoke")
+        await wait_until(pilot, lambda: title() == "")
+        await pilot.press("backspace")
+        await wait_until(pilot, lambda: app.focused is screen.query_one("#rooms-list"))

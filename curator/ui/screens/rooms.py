@@ -168,7 +168,9 @@ class RoomsScreen(NoteActions):
         view = self.query_one(NoteView)
         shown = view.note.rel if view.note is not None else None
         if self.palace is not None and rel and rel != shown:  # (a reload redraws it itself)
+            self.history.clear()  # a note picked from the list starts a new trail
             view.show(self.palace, self.palace.by_rel.get(rel))
+            self._show_trail()
 
     @on(DataTable.RowSelected, "#rooms-notes")
     def _note_chosen(self, _event: DataTable.RowSelected) -> None:
@@ -192,9 +194,13 @@ class RoomsScreen(NoteActions):
         current = self.query_one(NoteView).note
         if current is not None:
             self.history.append(current.rel)
-        self.open_note(event.rel)
+        self.open_note(event.rel, trail=True)
 
-    def open_note(self, rel: str) -> None:
+    def open_note(self, rel: str, *, trail: bool = False) -> None:
+        """Show the note in its room; `trail`: reached along a link (or back), so the links
+        followed so far stay the breadcrumb, else it starts a new one."""
+        if not trail:
+            self.history.clear()
         self.sync()
         palace = self.palace
         note = palace.by_rel.get(rel) if palace else None
@@ -212,6 +218,13 @@ class RoomsScreen(NoteActions):
         if rel in table.shown:
             table.move_cursor(row=table.shown.index(rel), animate=False)
         self.query_one(NoteView).show(palace, note)
+        self._show_trail()
+
+    def _show_trail(self) -> None:
+        palace = self.palace
+        by_rel = palace.by_rel if palace is not None else {}
+        names = [by_rel[rel].name if rel in by_rel else rel for rel in self.history]
+        self.query_one(NoteView).show_trail(names)
 
     def action_open(self) -> None:
         """Enter on a list chooses its highlighted entry (room, note or link); on the filter
@@ -240,6 +253,6 @@ class RoomsScreen(NoteActions):
 
     def action_back(self) -> None:
         if self.history:
-            self.open_note(self.history.pop())
+            self.open_note(self.history.pop(), trail=True)
         else:
             self.query_one("#rooms-list").focus()

@@ -65,6 +65,25 @@ class NoteView(VerticalScroll):
         links.border_title = LEGEND
         self.scroll_home(animate=False)
 
+    def show_trail(self, names: list[str]) -> None:
+        """The links followed to this note, oldest first, as the pane's title (a breadcrumb
+        that stays in sight however far the note scrolls): Backspace goes back along it;
+        none when the note was picked from the list."""
+        if not names:
+            self.border_title = None
+            return
+        room = max(20, self.size.width - 6)  # inside the corners and the title's spaces
+        shown: list[str] = []
+        for name in reversed(names):  # the nearest steps first; the oldest give way
+            if len(" › ".join([name, *shown, "here"])) + 4 > room and shown:
+                shown.insert(0, "…")
+                break
+            shown.insert(0, name)
+        line = Text("⌫ ", style="dim")
+        for name in shown:
+            line.append_text(plain(name)).append(" › ", style="dim")
+        self.border_title = line.append("here", style="bold")
+
     def _head(self, palace: Palace, note: Note) -> Text:
         out = Text()
         chain = palace.chain(note) if note.kind == "note" else [note]

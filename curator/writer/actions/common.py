@@ -23,6 +23,7 @@ from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
 from curator.model.palace import INDEX_NAME, Palace
 from curator.model.schema import slug_key
+from curator.writer.committed import committed
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
 
@@ -102,7 +103,9 @@ def with_index(
     written one). The changes alone while INDEX_DEFERRED is set."""
     if INDEX_DEFERRED.get():
         return tuple(changes)
-    after = palace.replaced(effects(palace.root, changes))
+    # rendered from what the commit will hold: a note on disk git does not have (written by
+    # hand, never committed) is not named in the INDEX.md pushed to the team
+    after = committed(palace).replaced(effects(palace.root, changes))
     if palace.foreign_layout:
         own = palace_rules.generated_index(palace, after, complete=complete)
         if own is not None:
