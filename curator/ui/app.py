@@ -27,7 +27,7 @@ from curator.ui import services
 from curator.ui.commands import CuratorPalette, OpenNoteProvider
 from curator.ui.indexing import IndexJobs
 from curator.ui.keys import load_keymap
-from curator.ui.paint import freeze_start_up, styled_as_app, tune_collector
+from curator.ui.paint import StyleMemo, freeze_start_up, tune_collector
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
@@ -71,7 +71,7 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
 
         return HistoryScreen()
 
-    return lambda: styled_as_app(make())
+    return make
 
 
 def screen_ready(screen: Screen[Any]) -> bool:
@@ -179,6 +179,7 @@ class CuratorApp(App[None]):
         self.session = Session.open(self.root, apart=True)  # the app's one: palace and index
         self.index_jobs = IndexJobs(self, self.session)
         self.typeahead = TypeAhead(self)
+        self._styled = StyleMemo()  # see refresh_css
         self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
     # -- start ---------------------------------------------------------------------------------
@@ -193,6 +194,12 @@ class CuratorApp(App[None]):
         self.load_palace()
         if self.watch_inbox:
             self.watch_files()
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's refresh, only when the CSS variables changed (`paint.StyleMemo`)."""
+        styled = getattr(self, "_styled", None)  # (None: Textual asks during __init__)
+        if styled is None or styled.changed(self.get_css_variables()):
+            super().refresh_css(animate)
 
     @property
     def indexing(self) -> bool:
