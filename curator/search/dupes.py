@@ -145,7 +145,9 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
         include_sensitive=include_sensitive,
         exclude_status=list(REPLACED_STATUSES),
     )
-    rows = _store(searcher).all_vectors(where=flt.sql())
+    # what the rule reads and the group names: the other columns cost a read of every row
+    columns = ("path", "kind", "name", "description", "body")
+    rows = _store(searcher).all_vectors(where=flt.sql(), columns=columns)
     present = {d.rel for d in palace.drafts}
     drafts = [i for i, r in enumerate(rows) if r.get("kind") == "draft" and r["path"] in present]
     grouping = _Grouping(rows, {rows[i]["path"] for i in drafts})

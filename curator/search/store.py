@@ -371,9 +371,12 @@ class IndexStore(IndexWrites):
 
         return self._with_table(run)
 
-    def all_vectors(self, where: str | None = None) -> list[dict[str, Any]]:
-        """Every row's fields without `text` but with `vector` (a numpy array), sorted by path."""
-        cols = [*RESULT_COLUMNS, "vector"]
+    def all_vectors(
+        self, where: str | None = None, columns: Sequence[str] = RESULT_COLUMNS
+    ) -> list[dict[str, Any]]:
+        """Every row's `columns` (without `text` by default) and its `vector` (a numpy array),
+        sorted by path."""
+        cols = [*_checked_columns(columns), "vector"]
 
         def run(table: Any) -> list[dict[str, Any]]:
             q = table.search().select(cols)
