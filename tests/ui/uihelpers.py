@@ -102,6 +102,7 @@ VIEWS: dict[str, tuple[str, ...]] = {
     "edit": ("e",),
     "edit-confirm": ("e", "end", "!", "escape"),
     "plan": ("x", *"duplicate", "enter"),
+    "zoom": ("x", *"duplicate", "enter", "z"),
     "bulk-choice": ("space", "space", "p"),
     "picker": ("2", "s"),
     "keys": ("question_mark",),
@@ -111,6 +112,8 @@ VIEWS: dict[str, tuple[str, ...]] = {
 def view_ready(view: str) -> Callable[[Any], bool]:
     if view == "plan":
         return lambda app: getattr(app.screen, "plan", None) is not None
+    if view == "zoom":
+        return lambda app: type(app.screen).__name__ == "ZoomDialog"
     if view == "groups":
         return lambda app: bool(app.screen.groups) and not app.screen.grouping
     if view == "picker":  # its near-duplicates looked up (a thread)

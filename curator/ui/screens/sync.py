@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, cast
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,6 +28,7 @@ from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 from curator.ui.widgets.options import Options
 from curator.ui.widgets.plan_dialog import diff_text
+from curator.ui.widgets.zoom import ZoomDialog, zoom_binding
 from curator.ui.wording import for_app
 
 
@@ -43,6 +45,7 @@ class SyncDialog(Dialog[bool]):
         ),
         Binding("e", "merge", "Edit a merge", id="sync.merge", tooltip="Merge both sides by hand"),
         Binding("escape,n", "cancel", "Close", id="sync.cancel", tooltip="Change nothing"),
+        zoom_binding("sync"),
     ]
 
     def __init__(self) -> None:
@@ -100,6 +103,8 @@ class SyncDialog(Dialog[bool]):
         an unreachable one) the footer offers nothing but Close, and the dialog says why."""
         if action == "sync":
             return self.plan is not None and not self.plan.conflicts
+        if action == "zoom":
+            return True
         if action in ("keep", "merge"):
             return self.plan is not None and bool(self.plan.conflicts)
         return True
@@ -145,6 +150,20 @@ class SyncDialog(Dialog[bool]):
         if self.busy or self.plan is None or index is None or not self.plan.conflicts:
             return None
         return self.plan.conflicts[index]
+
+    def action_zoom(self) -> None:
+        """The highlighted conflict's diff on the whole screen, and each text merged by hand
+        (what will be replayed, not the conflict it settled)."""
+        parts: list[Text] = []
+        for path, how in sorted(self.resolutions.items()):
+            if isinstance(how, bytes):
+                parts.append(Text(f"merged: {clean(path)}", style="bold green"))
+                parts.append(Text(clean(how.decode("utf-8", "replace"))))
+        conflict = self._highlighted()
+        if conflict is not None:
+            parts.append(diff_text(conflict.diff()))
+        if parts:
+            self.app.push_screen(ZoomDialog("Sync", Text("\n").join(parts)))
 
     def action_keep(self, side: str) -> None:
         conflict = self._highlighted()

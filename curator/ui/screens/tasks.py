@@ -31,6 +31,7 @@ from curator.ui.screens.base import PalaceScreen
 from curator.ui.styles import styles_dir
 from curator.ui.threads import finish
 from curator.ui.widgets.table import RowTable, Table
+from curator.ui.widgets.zoom import ZoomDialog, zoom_binding
 
 AGE_TICK = 30.0  # seconds between readings of the list while it is shown
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
@@ -73,6 +74,7 @@ class TasksScreen(PalaceScreen):
             id="tasks.mark",
             tooltip="Diff later revisions against the highlighted one",
         ),
+        zoom_binding("tasks"),
     ]
 
     def __init__(self) -> None:
@@ -326,6 +328,19 @@ class TasksScreen(PalaceScreen):
         self.query_one("#tasks-right-scroll").display = right is not None
         if right is not None:
             self.query_one("#tasks-right", Static).update(right)
+
+    def action_zoom(self) -> None:
+        """The diff shown (both sides, one after the other) on the whole screen."""
+        left = self.query_one("#tasks-left", Static).visual
+        parts = [Text(str(self.query_one("#tasks-left-scroll").border_title or ""), "bold")]
+        parts.append(left if isinstance(left, Text) else Text(str(left)))
+        if self.query_one("#tasks-right-scroll").display:
+            right = self.query_one("#tasks-right", Static).visual
+            parts.append(
+                Text(str(self.query_one("#tasks-right-scroll").border_title or ""), "bold")
+            )
+            parts.append(right if isinstance(right, Text) else Text(str(right)))
+        self.app.push_screen(ZoomDialog(f"Task {self.current or ''}", Text("\n").join(parts)))
 
     def action_mark(self) -> None:
         if self.current is None or not self.detail_ready:

@@ -18,6 +18,7 @@ from curator.ui.safe import plain
 from curator.ui.services import Plan, Planning
 from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
+from curator.ui.widgets.zoom import ZoomDialog, zoom_binding
 
 _DIFF_STYLES = (
     ("+++ ", "bold"),
@@ -152,6 +153,7 @@ class PlanDialog(Dialog[bool]):
     BINDINGS = [
         Binding("y,enter", "confirm", "Apply", id="plan.confirm", tooltip="Apply this change"),
         Binding("n,escape", "cancel", "Cancel", id="plan.cancel", tooltip="Change nothing"),
+        zoom_binding("plan"),
     ]
 
     def __init__(
@@ -226,6 +228,14 @@ class PlanDialog(Dialog[bool]):
             files.append("  " + clean(path) + "\n")
         self.query_one("#plan-files", Static).update(files)
         self.query_one("#plan-diff", Static).update(diff)
+
+    def action_zoom(self) -> None:
+        """Every file and the whole diff (as the dialog holds it) on the whole screen."""
+        if self.plan is None or self._diff is None:
+            return
+        files = Text("\n").join(plain("  " + clean(p)) for p in self.plan.paths())
+        body = Text("\n").join([files, Text(""), self._diff])
+        self.app.push_screen(ZoomDialog(self.plan.subject, body))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "plan-apply":
