@@ -39,6 +39,7 @@ from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
 from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
 from curator.ui.widgets.messages import MessageLog, MessagesDialog, toast_text
+from curator.ui.wording import for_app
 
 WATCH_DEBOUNCE_MS = 300
 READY_POLL = 0.02  # seconds between looks at whether a screen switched to is ready for keys
@@ -421,7 +422,9 @@ class CuratorApp(App[None]):
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
         """A notification, kept whole in the messages log (L) and shown as a toast, cut to
         what a toast holds; one identical to a toast on screen, or to one sent a moment ago
-        and not yet shown (notify posts a message), is not shown twice."""
+        and not yet shown (notify posts a message), is not shown twice. A CLI flag in it is
+        said in the app's keys (`wording.for_app`)."""
+        message = for_app(message)
         now = time.monotonic()
         toast = toast_text(message)
         shown = any(n.message == toast for n in self._notifications)
