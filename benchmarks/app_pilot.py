@@ -121,7 +121,7 @@ async def merge_session(palace: Path, samples: int = MERGES) -> dict[str, list[f
             committed = next(t for t, m in reversed(notes) if m.startswith("Committed"))
             await until(lambda r=following: inbox.selected == r and inbox.searched, 60)
             out["candidate"].append(time.perf_counter() - committed)
-            assert promoted not in inbox.listed  # type: ignore[operator]
+            assert promoted not in inbox.listed
             if inbox.chosen() is None:
                 continue
             out["after_promote"].append(await merge_key())

@@ -1,13 +1,17 @@
 """Capture benchmark: `curator capture` as a whole process on the given palace (target 300 ms).
 
 Baseline, measured in the same run: `python -c pass` (the interpreter's own start, the floor).
-Also reported: `capture()` in-process (search, secret scan, atomic write), warm.
+Also reported: `capture()` in-process (search, secret scan, atomic write), warm; and a body
+with a time word ("yesterday", resolved into the draft's `dates` with dateparser) beside the same
+body without one, each run in turn with the floor of a bare `git commit` in a scratch repository.
 Each run writes a real draft into the palace's inbox/ (the palace is a scratch copy).
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +25,7 @@ BODY = (
     b"The billing worker gives up after five retries within a minute; the retry budget is\n"
     b"configured in config/retry.yaml and shared with the webhook handler.\n"
 )
+WHEN = b"We raised it yesterday, two weeks after the outage of 8 May, 2023.\n"
 ARGS = [
     "capture",
     "--type",
@@ -68,7 +73,22 @@ def run(palace: Path, notes: int) -> list[Row]:
         )
 
     inproc = timed(in_process, RUNS)
+    plain, when, floor = time_word_rows(argv)
     return [
+        *(
+            row(
+                "capture",
+                f"capture whole process, {label} ({notes:,} notes)",
+                times,
+                baseline="git commit (bare)",
+                baseline_ms=sorted(floor)[len(floor) // 2] * 1000,
+                note=f"{via}; runs interleaved with the floor's; {what}",
+            )
+            for label, times, what in (
+                ("no time word", plain, "the body names no time: dateparser is never imported"),
+                ("a time word", when, "the body says 'yesterday' and a date: dates resolved"),
+            )
+        ),
         row(
             "capture",
             f"capture whole process ({notes:,} notes)",
@@ -85,6 +105,25 @@ def run(palace: Path, notes: int) -> list[Row]:
             note="search + secret scan + atomic write (fsync)",
         ),
     ]
+
+
+def time_word_rows(argv: list[str]) -> tuple[list[float], list[float], list[float]]:
+    """Whole-process captures of the body without and with a time word, and a bare `git
+    commit` (the floor: what recording any change costs), one of each per round."""
+    plain: list[float] = []
+    when: list[float] = []
+    floor: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="curator-bench-git-") as repo:
+        subprocess.run(["git", "init", "-q", repo], check=True)
+        commit = [
+            "git", "-C", repo, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+            "commit", "--allow-empty", "-q", "-m", "bench",
+        ]  # fmt: skip
+        for _ in range(RUNS):
+            floor += process_times(commit, 1)
+            plain += process_times(argv, 1, stdin=BODY)
+            when += process_times(argv, 1, stdin=BODY + WHEN)
+    return plain, when, floor
 
 
 if __name__ == "__main__":

@@ -3,17 +3,24 @@ reviewer (git identity). Real git, no network."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+from hypothesis.stateful import RuleBasedStateMachine
 from palacehelpers import git
 
 from curator.model.palace import Palace
 from curator.writer.actions.edit import plan_edit
 from curator.writer.actions.promote import plan_promote
+from curator.writer.actions.reject import plan_reject
 from curator.writer.capture import capture
 from curator.writer.init import init_palace
+from curator.writer.plan import Plan
 from curator.writer.session import commit
+from curator.writer.sync import Conflict, Resolution, SyncConflictError, SyncResult, sync
 
 
 def make_team(base: Path, clones: int = 3, embedder: str = "") -> tuple[Path, list[Path]]:
@@ -103,3 +110,79 @@ def clean(clone: Path) -> bool:
         cwd=clone, capture_output=True, text=True, check=True,
     )  # fmt: skip
     return proc.stdout == ""
+
+
+# -- generated team workloads (test_sync_workload.py, test_sync_stateful.py) -------------------
+TOKEN = re.compile(r"\bop-\d+\b")  # each action's reason holds its own token
+
+
+def tokens_of(root: Path, rev: str = "HEAD", *, one: bool = True) -> list[str]:
+    """The action tokens in the Curator-Reason of commit `rev` (`one`), or of its history."""
+    limit = ["-1"] if one else []
+    body = git(root, "log", *limit, "--format=%(trailers:key=Curator-Reason)", rev).stdout
+    return TOKEN.findall(body)
+
+
+def each_action_once(root: Path, accepted: list[str], done: set[str], given_up: set[str]) -> None:
+    """`root`'s history holds each action a sync pushed exactly once, and every action done
+    that a reviewer did not give up in a conflict."""
+    seen = tokens_of(root, one=False)
+    assert sorted(seen) == sorted(accepted)
+    assert len(seen) == len(set(seen))  # each action once
+    lost = done - set(seen) - given_up
+    assert not lost, sorted(lost)
+    assert not (set(seen) & given_up)
+
+
+class TeamMachine(RuleBasedStateMachine):
+    """A bare remote and three clones in a temporary folder, and the ledger of the actions
+    done: each action's token, the ones a sync pushed, the ones a reviewer gave up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.base = Path(tempfile.mkdtemp(prefix="curator-team-"))
+        self.remote, self.clones = make_team(self.base)
+        self.counter = 0
+        self.done: set[str] = set()  # committed by a clone
+        self.accepted: list[str] = []  # in the remote's history, in push order
+        self.given_up: set[str] = set()
+
+    def token(self, prefix: str = "op") -> str:
+        self.counter += 1
+        return f"{prefix}-{self.counter}"
+
+    def do_sync(self, i: int, choices: list[bool]) -> None:
+        raise NotImplementedError  # each machine settles conflicts its own way
+
+    def synced(self, i: int, settle: Callable[[Conflict], Resolution]) -> SyncResult:
+        """Sync clone `i`, each conflict settled by `settle`, until it goes through; the
+        actions it pushed go into the ledger, and those a reviewer gave up."""
+        root = self.clones[i]
+        resolutions: dict[str, Resolution] = {}
+        for _round in range(20):
+            try:
+                result = sync(root, resolutions=resolutions)
+            except SyncConflictError as exc:
+                resolutions.update((c.path, settle(c)) for c in exc.plan.conflicts)
+                continue
+            for dropped in result.plan.dropped:
+                self.given_up |= set(tokens_of(root, dropped.sha))
+            for made in result.plan.outgoing if result.pushed else ():
+                self.accepted += tokens_of(root, made.sha)
+            return result
+        raise AssertionError("a sync did not settle in 20 rounds")
+
+    def sync_all(self) -> None:
+        """Every clone synced twice round: each ends at the remote's tip, clean."""
+        for _round in range(2):
+            for i in range(len(self.clones)):
+                self.do_sync(i, [])
+        tip = remote_head(self.remote)
+        for clone in self.clones:
+            assert head(clone) == tip and clean(clone)
+
+
+def reject_nth(palace: Palace, k: int, reason: str) -> Plan | None:
+    """The reject of the palace's k-th draft (modulo how many there are); None with none."""
+    drafts = palace.drafts
+    return plan_reject(palace, drafts[k % len(drafts)].rel, reason) if drafts else None

@@ -67,3 +67,8 @@ def test_curator_has_one_searcher_path_and_no_pass_only_override() -> None:
     found = _design()(ROOT / "curator")
     assert [f.split()[-1] for f in found["searcher_paths"]] == ["class"]
     assert found["pass_only_overrides"] == []
+
+
+def test_curator_uses_no_private_textual_attribute() -> None:
+    """Nothing reaches into Textual's private state (it changes without notice)."""
+    assert _design()(ROOT / "curator")["private_textual_attributes"] == []

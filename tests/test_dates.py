@@ -4,6 +4,8 @@ by a question's time cue. Real captures and imports into tmp palaces, a real Lan
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
@@ -79,6 +81,24 @@ def test_a_resolved_date_is_the_notes_date_shifted_by_what_the_text_says(
 def test_a_text_naming_no_time_has_no_dates() -> None:
     for text in ("Thanks, Mel! That means a lot.", "I may go, we will see.", "The 5th one."):
         assert resolve_dates(text, date(2023, 5, 8)) == [], text
+
+
+def test_resolving_loads_dateparser_only_for_a_time_word_and_never_its_search() -> None:
+    """dateparser's search loads the data of its 200 languages on import (most of a second
+    of a capture); the phrases are found without it, and a text naming no time never
+    imports dateparser at all."""
+    script = (
+        "import sys\n"
+        "from datetime import date\n"
+        "from curator.model.dates import resolve_dates\n"
+        "assert resolve_dates('Likes green tea.', date(2023, 5, 8)) == []\n"
+        "assert not [m for m in sys.modules if m.startswith('dateparser')]\n"
+        "got = resolve_dates('We met on 8 May, 2023 and hiked two weeks ago.', date(2023, 5, 10))\n"
+        "assert got == ['2023-04-24/2023-04-30', '2023-05-08'], got\n"
+        "assert 'dateparser.date' in sys.modules and 'dateparser.search' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_capture_writes_the_dates_and_leaves_the_text_alone(make_palace: MakePalace) -> None:

@@ -127,6 +127,20 @@ def test_a_note_takes_a_share_of_its_thread_neighbours_score(make_palace: MakePa
     assert scores["notes/answer.md"] == scores["notes/other.md"]
 
 
+def test_a_word_meets_its_other_forms(make_palace: MakePalace) -> None:
+    """Stems are Snowball's: 'family' meets 'families', 'dance' 'dancing' (the crude
+    suffix-stripping before kept 'fami'/'famil' and 'dance'/'danc' apart), in the index's
+    ranking and in the palace-only one the hooks use."""
+    assert stems("family dance adopt") == stems("families dancing adoption")
+    s = searcher_of(
+        make_palace,
+        a=n("Weekend", "Our family went dancing at the studio."),
+        b=n("Opening", "The studio opened near the old studio."),
+    )
+    for searcher in (s, Searcher.over_palace(s.palace)):
+        assert paths(searcher, "families dance studio")[0] == "notes/a.md"
+
+
 def test_scores_stay_within_zero_and_one(make_palace: MakePalace) -> None:
     files = fillers()
     files["notes/a.md"] = n("Filler words", "Filler words, filler words.", context="Filler: words")

@@ -230,3 +230,29 @@ def test_a_replay_over_a_teammates_3_mb_note_leaves_index_md_current(tmp_path: P
     assert_current(b)
     shutil.rmtree(b)
     assert_current(fresh_clone(remote, b))
+
+
+@pytest.mark.parametrize("action", ["promote", "retire", "index"])
+def test_an_action_never_names_a_note_left_uncommitted(tmp_path: Path, run_cli, action) -> None:
+    """Found by tests/test_sync_stateful.py: a retire wrote INDEX.md naming a note a person had
+    left in notes/ uncommitted. Every action renders from what its commit holds."""
+    _remote, (a,) = make_team(tmp_path, 1)
+    base = promote_new(a, "Base fact")
+    promote_new(a, "Other fact")
+    _untracked(a)
+    if action == "promote":
+        promote_new(a, "Third fact")
+    elif action == "retire":
+        from curator.writer.actions.retire import plan_retire
+
+        palace = Palace.open(a)
+        commit(a, plan_retire(palace, base, "gone"), palace=palace)
+    else:
+        (a / "INDEX.md").write_text((a / "INDEX.md").read_text().replace("About Other", "x"))
+        git(a, "commit", "-qam", "INDEX.md out of date")
+        assert run_cli("index", "--check", cwd=a)[0] == 1
+        assert run_cli("index", "--yes", cwd=a)[0] == 0
+    assert "hand-made" not in git(a, "show", "HEAD:INDEX.md").stdout
+    (a / "notes/project/hand-made.md").unlink()
+    assert_current(a)
+    assert run_cli("index", "--check", cwd=a)[0] == 0

@@ -18,16 +18,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import initialize, invariant, rule
 from palacehelpers import git
-from synchelpers import clean, head, make_team, remote_head
+from synchelpers import (
+    TeamMachine,
+    clean,
+    each_action_once,
+    reject_nth,
+    tokens_of,
+)
 
 from curator.errors import CuratorError
 from curator.model.check import run_checks
@@ -36,40 +40,28 @@ from curator.model.palace import Palace
 from curator.writer.actions.edit import plan_edit
 from curator.writer.actions.merge import plan_merge
 from curator.writer.actions.promote import plan_promote
-from curator.writer.actions.reject import plan_reject
 from curator.writer.actions.retire import plan_retire
 from curator.writer.actions.supersede import plan_supersede
 from curator.writer.actions.undo import undo
 from curator.writer.capture import capture
 from curator.writer.git import discover, read_blobs, tree_changes
 from curator.writer.session import commit
-from curator.writer.sync import SyncConflictError, sync
+from curator.writer.sync import Conflict, Resolution
 
 NAMES = ["Retry rule", "Deploy notes", "Cache policy", "Flag names", "Owner map"]
 BODIES = ["First text.\n", "Second text.\n", "Third text, longer.\n"]
-TOKEN = re.compile(r"\bop-\d+\b")
 COUNTS: dict[str, int] = {
     "steps": 0, "done": 0, "refused": 0, "syncs": 0, "conflicts": 0, "given_up": 0, "lost": 0
 }  # fmt: skip
 
 
-class Team(RuleBasedStateMachine):
+class Team(TeamMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.base = Path(tempfile.mkdtemp(prefix="curator-team-"))
-        self.remote, self.clones = make_team(self.base)
-        self.counter = 0
         self.effects: dict[str, dict[str, bytes | None]] = {}  # token -> note bytes it wrote
-        self.done: set[str] = set()
-        self.accepted: list[str] = []  # tokens in the remote's history, in push order
-        self.given_up: set[str] = set()
         self.model: dict[str, bytes] = {}  # what the last accepted action wrote, per note
 
     # -- helpers ---------------------------------------------------------------------------
-    def token(self) -> str:
-        self.counter += 1
-        return f"op-{self.counter}"
-
     def apply(self, root: Path, palace: Palace, plan: object, token: str) -> None:
         applied = commit(root, plan, palace=palace)  # type: ignore[arg-type]
         repo = discover(root)
@@ -97,43 +89,25 @@ class Team(RuleBasedStateMachine):
         except CuratorError:
             COUNTS["refused"] += 1  # not done, and nothing changed
 
-    @staticmethod
-    def tokens_of(root: Path, sha: str) -> list[str]:
-        body = git(root, "log", "-1", "--format=%B", sha).stdout
-        reason = [line for line in body.splitlines() if line.startswith("Curator-Reason:")]
-        return TOKEN.findall(reason[0]) if reason else []
-
     def do_sync(self, i: int, choices: list[bool]) -> None:
         COUNTS["syncs"] += 1
-        root = self.clones[i]
-        resolutions: dict[str, str] = {}
-        for _attempt in range(20):
-            try:
-                result = sync(root, resolutions=resolutions)  # type: ignore[arg-type]
-            except SyncConflictError as exc:
-                for conflict in exc.plan.conflicts:
-                    COUNTS["conflicts"] += 1
-                    keep = choices.pop() if choices else False
-                    mine_ok = keep and conflict.kind != "check"
-                    resolutions[conflict.path] = "mine" if mine_ok else "theirs"
-                continue
-            plan = result.plan
-            for dropped in plan.dropped:
-                gone = set(self.tokens_of(root, dropped.sha))
-                self.given_up |= gone
-                COUNTS["given_up"] += len(gone)
-            # only the commits this sync pushed are new to the remote
-            pushed = plan.outgoing if result.pushed else ()
-            for made in pushed:
-                for token in self.tokens_of(root, made.sha):
-                    self.accepted.append(token)
-                    for path, data in self.effects[token].items():
-                        if data is None:
-                            self.model.pop(path, None)
-                        else:
-                            self.model[path] = data
-            return
-        raise AssertionError("a sync did not settle in 20 rounds")
+
+        def settle(conflict: Conflict) -> Resolution:
+            COUNTS["conflicts"] += 1
+            keep = choices.pop() if choices else False
+            return "mine" if keep and conflict.kind != "check" else "theirs"
+
+        given_up = len(self.given_up)
+        result = self.synced(i, settle)
+        COUNTS["given_up"] += len(self.given_up) - given_up
+        # only the commits this sync pushed are new to the remote
+        for made in result.plan.outgoing if result.pushed else ():
+            for token in tokens_of(self.clones[i], made.sha):
+                for path, data in self.effects[token].items():
+                    if data is None:
+                        self.model.pop(path, None)
+                    else:
+                        self.model[path] = data
 
     # -- the actions -----------------------------------------------------------------------
     def capture_draft(self, i: int, k: int, j: int, name: str, body: str) -> None:
@@ -153,11 +127,7 @@ class Team(RuleBasedStateMachine):
         self.act(i, make)
 
     def reject(self, i: int, k: int, j: int, name: str, body: str) -> None:
-        def make(palace: Palace, token: str) -> object:
-            drafts = palace.drafts
-            return plan_reject(palace, drafts[k % len(drafts)].rel, token) if drafts else None
-
-        self.act(i, make)
+        self.act(i, lambda palace, token: reject_nth(palace, k, token))
 
     def edit(self, i: int, k: int, j: int, name: str, body: str) -> None:
         def make(palace: Palace, token: str) -> object:
@@ -236,27 +206,18 @@ class Team(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         try:
-            for _round in range(2):
-                for i in range(3):
-                    self.do_sync(i, [])
-            tip = remote_head(self.remote)
+            self.sync_all()
             trees = set()
             for clone in self.clones:
-                assert head(clone) == tip and clean(clone)
                 palace = Palace.open(clone)
                 assert index_is_current(palace)[0]
                 errors = [f for f in run_checks(palace) if f.severity == "error"]
                 assert not errors, [f.format() for f in errors]
                 trees.add(git(clone, "ls-tree", "-r", "HEAD").stdout)
             assert len(trees) == 1
-            history = git(self.clones[0], "log", "--format=%(trailers:key=Curator-Reason)").stdout
-            seen = TOKEN.findall(history)
-            assert sorted(seen) == sorted(self.accepted)
-            assert len(seen) == len(set(seen))  # each action once
-            lost = self.done - set(seen) - self.given_up
-            COUNTS["lost"] += len(lost)
-            assert not lost, sorted(lost)
-            assert not (set(seen) & self.given_up)
+            seen = tokens_of(self.clones[0], one=False)
+            COUNTS["lost"] += len(self.done - set(seen) - self.given_up)
+            each_action_once(self.clones[0], self.accepted, self.done, self.given_up)
             notes = {
                 rel: (self.clones[0] / rel).read_bytes()
                 for rel in (n.rel for n in Palace.open(self.clones[0]).notes)

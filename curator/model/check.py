@@ -53,7 +53,7 @@ class _Checker:
         self.today = today
         self.findings: list[Finding] = []
         # another tool's layout: its own header, link and index rules (curator.model.layouts)
-        self.layout = layout_rules.layout_of(palace.config)
+        self.layout = palace.layout
         self.foreign = palace.foreign_layout
 
     def add(self, note: Note, key: str | None, severity: Severity, code: str, message: str) -> None:

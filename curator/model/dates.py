@@ -11,8 +11,8 @@ of 2023-05-07: capture writes that into the draft's `dates` header field, which 
 Each value is an ISO 8601 period at the precision the text gives: a day (2023-05-07), a month
 (2023-04), a year (2020), or a week as an interval (2023-05-01/2023-05-07). The arithmetic is
 dateparser's (a lazy import: most texts hold no time word and never load it); this module only
-picks the phrases to trust, since dateparser's search also reads "we" as Wednesday and "may"
-as a month.
+picks the phrases to trust: those holding a time word, since dateparser also reads "we" as
+Wednesday and "may" as a month.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 MAX_DATES = 12  # a note speaks of a few dates; a long log's hundreds would say nothing
 MAX_SENTENCES = 24  # clauses with a time word read per text (bounds the parser's time)
 MAX_SENTENCE = 400  # characters of each
+MAX_TRIES = 96  # phrases a text's sentences may hand dateparser (each try parses once)
 
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -41,41 +42,81 @@ _TIME_WORD = re.compile(
 # May 2021" came back as March 2019); a comma splits too, except before a year ("May 3, 2023")
 _CLAUSE = re.compile(r"[.!?;\n]|,(?!\s*\d{4}\b)|\b(?:and|but|or|then)\b", re.IGNORECASE)
 _PERIOD = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+_WORDS = re.compile(r"[^\s()\[\]\"]+")  # the words a phrase is made of, with their commas
+_REACH = 3  # words a phrase may run on each side of its time word ("a couple of days ago")
+_PUNCT = ".,;:!?'\u2019"
+# the words a phrase may start or end with ("we met on 8 May, 2023" is "8 May, 2023", not
+# "2023 we", which dateparser would read as Wednesday)
+_EDGE = re.compile(
+    rf"(?:\d+(?:st|nd|rd|th)?|{_MONTHS}|may|{_DAYS}|yesterday|today|tonight|tomorrow|ago|"
+    r"last|next|this|past|previous|coming|a|an|one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|few|couple|the|"
+    r"(?:day|week|month|year|night|morning|evening|afternoon|weekend)s?)"
+)
 
 
 def resolve_dates(text: str, base: date | datetime) -> list[str]:
     """The periods `text` speaks of, resolved against `base` (the note's date), sorted; []
-    when it names none. Never raises on any text."""
+    when it names none. Never raises on any text; a text without a time word never loads
+    dateparser."""
     day = base.date() if isinstance(base, datetime) else base
     sentences = [s[:MAX_SENTENCE] for s in _CLAUSE.split(text) if _TIME_WORD.search(s)]
     found: set[str] = set()
+    tries = [MAX_TRIES]
     for sentence in sentences[:MAX_SENTENCES]:
-        for phrase in _phrases(sentence, day):
-            value = _period(phrase, day)
-            if value:
-                found.add(value)
+        found.update(v for v in (_period(d) for d in _dates(sentence, day, tries)) if v)
     return sorted(found)[:MAX_DATES]
 
 
-def _phrases(sentence: str, day: date) -> list[str]:
-    """The phrases of a sentence dateparser's search reads as dates, those with a time word."""
-    from dateparser.search import search_dates
+def _dates(sentence: str, day: date, tries: list[int]) -> list[Any]:
+    """What dateparser reads in the phrases of a sentence: around each time word, the
+    longest run of words holding it that its parser accepts ("two weeks ago", "8 May, 2023",
+    "last Friday"), each tried phrase taking one of `tries` (shared by a text's sentences).
+    dateparser's own search finds the same phrases but loads the data of its 200 languages
+    to do so, which cost a capture with a time word most of a second."""
+    words = list(_WORDS.finditer(sentence))
+    out: list[Any] = []
+    taken = -1  # the last word of the phrase found before: phrases do not overlap
+    for m in _TIME_WORD.finditer(sentence):
+        first = next(i for i, w in enumerate(words) if w.end() > m.start())
+        last = max(i for i, w in enumerate(words) if w.start() < m.end())
+        if first <= taken:
+            continue
+        spans = [
+            (a, b)
+            for a in range(max(first - _REACH, taken + 1), first + 1)
+            for b in range(last, min(last + _REACH, len(words) - 1) + 1)
+            if _EDGE.fullmatch(_bare(words[a])) and _EDGE.fullmatch(_bare(words[b]))
+        ]
+        for a, b in sorted(spans, key=lambda ab: ab[0] - ab[1]):  # the longest first
+            if tries[0] <= 0:
+                return out
+            tries[0] -= 1
+            data = _read(sentence[words[a].start() : words[b].end()].strip(_PUNCT), day)
+            if data is not None:
+                out.append(data)
+                taken = b
+                break
+    return out
 
-    try:
-        hits = search_dates(sentence, languages=["en"], settings=_settings(day))
-    except Exception:  # a parser's failure on odd text costs the dates, never the capture
-        return []
-    return [phrase for phrase, _ in hits or () if _TIME_WORD.search(phrase)]
+
+def _bare(word: re.Match[str]) -> str:
+    return word.group().strip(_PUNCT).lower()
 
 
-def _period(phrase: str, day: date) -> str:
-    """The ISO period of one phrase at the precision dateparser gives it ('' when none)."""
+def _read(phrase: str, day: date) -> Any:
+    """dateparser's reading of one phrase (its DateData), None when it reads no date."""
     try:
         data = _parser(day).get_date_data(phrase)
-    except Exception:
-        return ""
+    except Exception:  # a parser's failure on odd text costs the dates, never the capture
+        return None
+    return data if data.date_obj is not None else None
+
+
+def _period(data: Any) -> str:
+    """The ISO period of one reading at the precision dateparser gives it ('' when none)."""
     when = data.date_obj
-    if when is None or not 1 <= when.year <= 9999:
+    if not 1 <= when.year <= 9999:
         return ""
     if data.period == "year":
         return f"{when.year:04d}"

@@ -30,7 +30,7 @@ from curator.model.discovery import (
 )
 from curator.model.finding import Finding
 from curator.model.layouts import rules as layout_rules
-from curator.model.layouts.base import Resolver
+from curator.model.layouts.base import Layout, Resolver
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
 from curator.model.note import Kind, Note, parse_note
@@ -69,9 +69,16 @@ class Palace:
         notes: Iterable[Note],
         drafts: Iterable[Note],
         problems: Iterable[Finding] = (),
+        *,
+        layout: Layout | None = None,
     ) -> None:
         self.root = Path(root)
         self.config = config
+        # the layout palace.toml names, worked out once per palace (`replaced` carries it)
+        self.layout = layout or layout_rules.layout_of(config)
+        #: the notes are in another tool's layout (see `curator.model.layouts`)
+        self.foreign_layout = layout_rules.foreign(config)
+        self._room_rule: Callable[[Note], str | None] | None = None
         self.notes = sorted(notes, key=lambda n: n.rel)
         self.drafts = sorted(drafts, key=lambda n: n.rel)
         self.problems = list(problems)
@@ -106,12 +113,14 @@ class Palace:
 
     @property
     def layout_name(self) -> str:
-        return layout_rules.layout_of(self.config).name
+        return self.layout.name
 
     @property
-    def foreign_layout(self) -> bool:
-        """The notes are in another tool's layout (see `curator.model.layouts`)."""
-        return layout_rules.foreign(self.config)
+    def room_rule(self) -> Callable[[Note], str | None]:
+        """Which room a current note is in (`layout_rules.room_rule`), made once."""
+        if self._room_rule is None:
+            self._room_rule = layout_rules.room_rule(self.config, self.layout)
+        return self._room_rule
 
     # -- loading -----------------------------------------------------------------------------
     @classmethod
@@ -141,13 +150,14 @@ class Palace:
             previous=known,
             progress=progress,
         )
-        files = layout_rules.adapt_all(loaded.notes.values(), config)
+        files = layout_rules.adapt_all(loaded.notes.values(), config, layout)
         palace = cls(
             root,
             config,
             [n for n in files if n.kind == "note"],
             [n for n in files if n.kind == "draft"],
             loaded.problems,
+            layout=layout,
         )
         palace.index_snapshot = (loaded.index_bytes,)
         palace.attachments = loaded.attachments
@@ -165,15 +175,22 @@ class Palace:
             return self._replaced_memo[1]
         gone = {rel for rel in changes if rel in self.by_rel}
         added: list[Note] = []
+        foreign = self.foreign_layout
+        excludes = layout_rules.excludes_of(self.config) if foreign else ()
         for rel, data in key:
-            foreign = self.foreign_layout
-            kind = layout_rules.kind_of(self.config, rel) if foreign else kind_of(rel, self.inbox)
+            kind = (
+                layout_rules.kind_in(self.layout, rel, excludes)
+                if foreign
+                else kind_of(rel, self.inbox)
+            )
             if data is not None and kind is not None:
                 added.append(parse_note(rel, data, kind))
         if self.foreign_layout:
-            added = layout_rules.adapt_all(added, self.config)
+            added = layout_rules.adapt_all(added, self.config, self.layout)
         new = Palace.__new__(Palace)
         new.root, new.config, new.problems = self.root, self.config, self.problems
+        new.layout, new.foreign_layout = self.layout, self.foreign_layout
+        new._room_rule = self._room_rule
         new.notes = groups.merge_sorted(self.notes, gone, [n for n in added if n.kind == "note"])
         new.drafts = groups.merge_sorted(self.drafts, gone, [n for n in added if n.kind == "draft"])
         new.by_rel = dict(self.by_rel)
@@ -201,7 +218,7 @@ class Palace:
                     groups.add(names, name_key(note.name), note)
         new._outgoing = new._backlinks = new._preds = new._links = None
         new._grouped = (
-            groups.regroup(self._groups(), gone, added, layout_rules.room_rule(self.config))
+            groups.regroup(self._groups(), gone, added, self.room_rule)
             if added or gone
             else self._grouped
         )
@@ -353,7 +370,7 @@ class Palace:
         """Current notes in rooms as the layout groups them (`layout_rules.room_rule`): by type
         in taxonomy order (every type the palace knows), or by top-level folder."""
         by_room = self._groups()[0]
-        specs = layout_rules.room_specs(self.config, self.root, by_room)
+        specs = layout_rules.room_specs(self.config, self.root, by_room, self.layout)
         return [Room(spec, list(by_room.get(spec.name, ()))) for spec in specs]
 
     def room(self, name: str) -> Room | None:
@@ -372,9 +389,7 @@ class Palace:
 
     def _groups(self) -> groups.Groups:
         if self._grouped is None:
-            self._grouped = groups.regroup(
-                ({}, [], []), (), self.notes, layout_rules.room_rule(self.config)
-            )
+            self._grouped = groups.regroup(({}, [], []), (), self.notes, self.room_rule)
         return self._grouped
 
     def _predecessors(self) -> dict[str, list[Note]]:

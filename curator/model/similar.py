@@ -32,7 +32,18 @@ from curator.model.note import DRAFT_BANNER, MAX_BYTES, Kind, parse_note
 if TYPE_CHECKING:
     from curator.model.palace import Palace
 
-__all__ = ["THRESHOLD", "Catalog", "Similar", "catalog", "normalise", "score", "similar"]
+__all__ = [
+    "THRESHOLD",
+    "Catalog",
+    "Key",
+    "Similar",
+    "catalog",
+    "key",
+    "normalise",
+    "score",
+    "score_keys",
+    "similar",
+]
 
 THRESHOLD = 60.0
 _CATALOG_VERSION = 2
@@ -108,17 +119,28 @@ def score(
     """How alike two notes are, 0-100, on the best evidence at hand: when both bodies are
     given, their whole texts against each other; otherwise (capture's catalog holds no bodies)
     the better of name against name and name-plus-description against the same."""
-    if body and other_body:
-        whole = normalise(_whole(name, description, body))
-        other = normalise(_whole(other_name, other_description, other_body))
-        return float(fuzz.token_set_ratio(whole, other, processor=None))
-    best = fuzz.token_set_ratio(
-        normalise(_text(name, description)),
-        normalise(_text(other_name, other_description)),
-        processor=None,
+    return score_keys(
+        key(name, description, body), key(other_name, other_description, body=other_body)
     )
-    if normalise(name):
-        best = max(best, fuzz.token_set_ratio(normalise(name), normalise(other_name)))
+
+
+Key = tuple[str, str, str]
+
+
+def key(name: str, description: str, body: str = "") -> Key:
+    """What `score` compares of one note, normalised: its whole text (when it has a body), its
+    name-plus-description, its name. A caller scoring one note against many makes it once."""
+    whole = normalise(_whole(name, description, body)) if body else ""
+    return whole, normalise(_text(name, description)), normalise(name)
+
+
+def score_keys(one: Key, other: Key) -> float:
+    """`score` of two notes' keys."""
+    if one[0] and other[0]:
+        return float(fuzz.token_set_ratio(one[0], other[0], processor=None))
+    best = fuzz.token_set_ratio(one[1], other[1], processor=None)
+    if one[2]:
+        best = max(best, fuzz.token_set_ratio(one[2], other[2]))
     return float(best)
 
 

@@ -12,16 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from curator.model.similar import score
+from curator.model.similar import THRESHOLD, Key, key, score, score_keys
 from curator.model.text import one_line
 from curator.search.docs import make_text
 from curator.search.filters import REPLACED_STATUSES, Filter, SearchError, check_limit, visible
 from curator.search.ranking import Ranker
 from curator.search.store import IndexStore
-from curator.search.values import Candidate, DupePair
+from curator.search.values import Candidate, DraftGroup, DupePair
 
 PAIR_BLOCK = 1024  # rows per block of the all-pairs similarity product
 PAIR_NEIGHBOURS = 3  # nearest neighbours of each row considered for --all
+GROUP_NEIGHBOURS = 8  # nearest neighbours of each draft confirmed by the rule when grouping
 
 
 def dupes(
@@ -130,6 +131,99 @@ def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
     return out[:limit]
 
 
+def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[DraftGroup]:
+    """Every draft of the palace in a group: drafts are joined when one is among the other's
+    nearest vector neighbours and the one near-duplicate rule (`_rule`, capture's) confirms it,
+    as `dupes` finds a draft's candidates; a group's note (`into`) is the current note the rule
+    finds its drafts most like. Two drafts already in one group are not scored again. Within a
+    group the draft closest to the others comes first (then the longer one); the biggest groups
+    come first. A draft the index does not hold yet (or hides) is a group of one."""
+    palace = searcher.palace
+    flt = Filter.of(
+        palace,
+        drafts=True,
+        include_sensitive=include_sensitive,
+        exclude_status=list(REPLACED_STATUSES),
+    )
+    rows = _store(searcher).all_vectors(where=flt.sql())
+    present = {d.rel for d in palace.drafts}
+    drafts = [i for i, r in enumerate(rows) if r.get("kind") == "draft" and r["path"] in present]
+    grouping = _Grouping(rows, {rows[i]["path"] for i in drafts})
+    if drafts:
+        mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
+        k = min(GROUP_NEIGHBOURS, len(rows) - 1)
+        seen: set[tuple[int, int]] = set()
+        for start in range(0, len(drafts), PAIR_BLOCK):
+            block = drafts[start : start + PAIR_BLOCK]
+            sims = mat[block] @ mat.T
+            sims[np.arange(len(block)), block] = -2.0  # not its own neighbour
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k > 0 else sims[:, :0]
+            for at, i in enumerate(block):
+                for j in (int(j) for j in top[at]):
+                    pair = (min(i, j), max(i, j))
+                    if pair not in seen:
+                        seen.add(pair)
+                        grouping.join(i, j, float(sims[at, j]))
+    groups: dict[str, list[str]] = {}
+    for rel in sorted(present):
+        groups.setdefault(grouping.root(rel) if rel in grouping.parent else rel, []).append(rel)
+    length = {rows[i]["path"]: len(str(rows[i].get("body") or "")) for i in drafts}
+    out = []
+    for members in groups.values():
+        members.sort(key=lambda rel: (-grouping.close.get(rel, 0.0), -length.get(rel, 0), rel))
+        best = max((grouping.into[m] for m in members if m in grouping.into), default=None)
+        note = best[1] if best else ""
+        name = palace.by_rel[note].name if note in palace.by_rel else ""
+        out.append(DraftGroup(tuple(members), note, one_line(name)))
+    out.sort(key=lambda g: (-len(g.drafts), g.drafts[0]))
+    return out
+
+
+class _Grouping:
+    """Drafts joined by root (union-find), each draft's most alike note, how close each draft
+    is to its group (the vector similarity of its neighbours that joined it)."""
+
+    def __init__(self, rows: list[dict[str, Any]], drafts: set[str]) -> None:
+        self.rows = rows
+        self.parent = {rel: rel for rel in drafts}
+        self.close: dict[str, float] = dict.fromkeys(drafts, 0.0)
+        self.into: dict[str, tuple[float, str]] = {}  # draft -> its best (score, note)
+        self._keys: dict[int, Key] = {}
+
+    def key(self, i: int) -> Key:
+        if i not in self._keys:
+            row = self.rows[i]
+            self._keys[i] = key(*(str(row.get(k) or "") for k in ("name", "description", "body")))
+        return self._keys[i]
+
+    def root(self, rel: str) -> str:
+        parent = self.parent
+        while parent[rel] != rel:
+            parent[rel] = parent[parent[rel]]
+            rel = parent[rel]
+        return rel
+
+    def join(self, i: int, j: int, similarity: float) -> None:
+        """Confirm the neighbours i (a draft) and j by the rule: two drafts join one group, a
+        note becomes the draft's note when it is the most alike so far."""
+        a, b = self.rows[i]["path"], self.rows[j]["path"]
+        if self.rows[j].get("kind") == "note":
+            fz = score_keys(self.key(i), self.key(j))
+            best = self.into.get(a)
+            if fz >= THRESHOLD and (best is None or (fz, b) > best):
+                self.into[a] = (fz, b)
+            return
+        if b not in self.parent:
+            return
+        ra, rb = self.root(a), self.root(b)
+        if ra != rb:
+            if score_keys(self.key(i), self.key(j)) < THRESHOLD:
+                return
+            self.parent[max(ra, rb)] = min(ra, rb)
+        self.close[a] += similarity
+        self.close[b] += similarity
+
+
 def _nearest_pairs(mat: np.ndarray) -> list[tuple[tuple[int, int], float]]:
     """Each row's few nearest other rows, as (i, j) pairs with i < j, most similar first."""
     k = min(PAIR_NEIGHBOURS, len(mat) - 1)
@@ -152,4 +246,4 @@ def _rule(name: str, description: str, body: str, row: dict[str, Any]) -> float:
     return score(name, description, other[0], other[1], body, other[2]) / 100.0
 
 
-__all__ = ["dupe_pairs", "dupes"]
+__all__ = ["draft_groups", "dupe_pairs", "dupes"]

@@ -27,7 +27,7 @@ from curator.search.candidates import Ranker, Row, Vector
 from curator.search.fields import K1, B, bm25f, idf
 from curator.search.filters import Filter, SearchError
 from curator.search.index import doc_row, index_dir
-from curator.search.text import stems
+from curator.search.text import stem_probes
 from curator.search.words import FIELDS, Corpus, note_fields
 
 PROBE = 3  # candidates scored by BM25F per result asked for
@@ -81,15 +81,17 @@ class PalaceCandidates:
         """The `n` notes passing `flt` with the best BM25F score for `text` (above zero),
         chosen among the best by a quick BM25 of substring counts of its telling stems over the
         whole text (as the index's full text search chooses the candidates BM25F scores)."""
-        terms = list(dict.fromkeys(stems(text)))
+        probes = stem_probes(text)
+        terms = list(probes)
         if not terms or n <= 0:
             return []
         stats = ranker._corpus()
         every = self._text()
-        rare = [t for t in terms if stats.df.get(t, 0) <= COMMON * stats.docs]
+        rare = {t: p for t, p in probes.items() if stats.df.get(t, 0) <= COMMON * stats.docs}
         quick = self._quick(rare, every, stats)
         if np.count_nonzero(quick) < PROBE * n:  # too few: the common stems choose too
-            quick += self._quick([t for t in terms if t not in rare], every, stats)
+            common = {t: p for t, p in probes.items() if t not in rare}
+            quick += self._quick(common, every, stats)
         order = np.flatnonzero(quick > 0)
         order = order[np.lexsort((order, -quick[order]))]
         fields = ranker.tuning.fields or (1.0,) * len(FIELDS)
@@ -110,11 +112,12 @@ class PalaceCandidates:
         return [row for _, _, row in chosen[:n]]
 
     @staticmethod
-    def _quick(terms: list[str], every: _Text, stats: Corpus) -> np.ndarray:
-        """Per note, BM25 of the terms' substring counts in its text."""
+    def _quick(probes: dict[str, str], every: _Text, stats: Corpus) -> np.ndarray:
+        """Per note, BM25 of the terms' substring counts in its text (each stem counted as
+        its probe: `stem_probes`)."""
         quick = np.zeros(len(every.paths))
-        for term in terms:
-            found = [m.start() for m in re.finditer(re.escape(term), every.text)]
+        for term, probe in probes.items():
+            found = [m.start() for m in re.finditer(re.escape(probe), every.text)]
             if found:
                 at = np.searchsorted(every.starts, np.asarray(found), side="right") - 1
                 tf = np.bincount(at, minlength=len(every.paths))

@@ -36,7 +36,7 @@ from curator.search.ranking import Ranker, Rows, Scored, relevant
 from curator.search.request import SearchRequest
 from curator.search.store import EmptyIndexRefused, IndexStore, SyncStats
 from curator.search.text import make_snippet, phrasings
-from curator.search.values import Answer, Candidate, DupePair, Hit, Source
+from curator.search.values import Answer, Candidate, DraftGroup, DupePair, Hit, Source
 
 # How many rows each ranking contributes before fusion (per requested result).
 CANDIDATES_PER_RESULT = 3
@@ -302,6 +302,12 @@ class Searcher(Ranker):
         return dupes(
             self, ref, text=text, all=all, limit=limit, include_sensitive=include_sensitive
         )
+
+    def draft_groups(self, *, include_sensitive: bool = False) -> list[DraftGroup]:
+        """The drafts grouped by near-duplicate and by the note they are most like."""
+        from curator.search.dupes import draft_groups
+
+        return draft_groups(self, include_sensitive=include_sensitive)
 
 
 def superseded_down(scored: Scored, rows: Rows) -> Scored:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from curator.model.note import DRAFT_BANNER
 from curator.model.text import one_line
@@ -62,14 +63,46 @@ def term_prefix(term: str) -> str:
     return term
 
 
-stem = functools.lru_cache(maxsize=200_000)(term_prefix)
+@functools.lru_cache(maxsize=1)
+def _english() -> Any:
+    """Snowball's English stemmer (imported when first needed: the module loads every
+    language's)."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """A word's Snowball (Porter 2) stem: 'family' and 'families' are 'famili', 'dance',
+    'dancing' and 'danced' are 'danc', 'adopt' and 'adoption' are 'adopt', so a question
+    and the note answering it meet whichever form each uses. Lower-case words only."""
+    return str(_english().stemWord(word))
+
+
+def stem_probes(text: str) -> dict[str, str]:
+    """Per stem of `text` (see `stems`), what a substring search of raw text looks for: the
+    part of the word the stem keeps, less the 'i' Snowball writes for a final 'y', which
+    (most) forms sharing the stem hold: 'families' and 'family' (stem 'famili') -> 'famil'."""
+    out: dict[str, str] = {}
+    for word in WORD.findall(text.lower()):
+        found = stems(word)
+        if found:
+            kept = (found[0][:i] for i in range(len(found[0]), 0, -1))
+            probe = next((k for k in kept if word.startswith(k)), found[0])
+            probe = probe[:-1] if probe.endswith("i") and len(probe) > 3 else probe  # y -> i
+            if len(probe) < len(out.get(found[0], probe + " ")):
+                out[found[0]] = probe
+    return out
+
+
 _TERMS: dict[str, str] = {}  # word -> its stem, "" for a stopword or a one-letter word
 _TERMS_MAX = 200_000
 
 
 def stems(text: str) -> list[str]:
-    """The crude stems (`term_prefix`) of the words of `text` without stopwords and one-letter
-    words, in order, repeats kept: the terms BM25F counts."""
+    """The stems (`stem`) of the words of `text` without stopwords and one-letter words, in
+    order, repeats kept: the terms BM25F counts."""
     out = []
     known = _TERMS.get
     for word in WORD.findall(text.lower()):
@@ -162,6 +195,7 @@ __all__ = [
     "phrasings",
     "spans",
     "stem",
+    "stem_probes",
     "stems",
     "term_prefix",
 ]

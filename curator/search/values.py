@@ -111,4 +111,19 @@ class DupePair:
         return asdict(self)
 
 
-__all__ = ["Answer", "Candidate", "DupePair", "Hit", "SearchError", "Source"]
+@dataclass(frozen=True)
+class DraftGroup:
+    """Drafts that are near-duplicates of each other (best first), and the current note they
+    are most like (`into`, "" when none): what the group would supersede or fold into."""
+
+    drafts: tuple[str, ...]
+    into: str = ""
+    into_name: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["drafts"] = list(self.drafts)
+        return data
+
+
+__all__ = ["Answer", "Candidate", "DraftGroup", "DupePair", "Hit", "SearchError", "Source"]

@@ -71,7 +71,7 @@ def count_corpus(palace: Palace) -> Corpus:
 def corpus(palace: Palace, index_dir: Path, signature: str) -> Corpus:
     """The palace's statistics, read from the index folder when they match `signature`."""
     path = index_dir / WORD_FREQ_FILE
-    key = f"{signature}:{WORD_FREQ_SAMPLE}:2"
+    key = f"{signature}:{WORD_FREQ_SAMPLE}:3"  # 3: Snowball stems
     found = _read(path, key)
     if found is None:
         found = count_corpus(palace)

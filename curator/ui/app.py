@@ -27,7 +27,7 @@ from curator.ui import services
 from curator.ui.commands import CuratorPalette, OpenNoteProvider
 from curator.ui.indexing import IndexJobs
 from curator.ui.keys import load_keymap
-from curator.ui.paint import freeze_start_up, styled_as_app, tune_collector
+from curator.ui.paint import StyleMemo, freeze_start_up, tune_collector
 from curator.ui.screens.base import PalaceScreen
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.screens_list import SCREENS
@@ -39,6 +39,7 @@ from curator.ui.typeahead import TypeAhead
 from curator.ui.widgets.dialog_base import Dialog, DialogShown, help_bindings
 from curator.ui.widgets.keyhelp import CuratorHelp, CuratorKeyPanel
 from curator.ui.widgets.messages import MessageLog, MessagesDialog, toast_text
+from curator.ui.wording import for_app
 
 WATCH_DEBOUNCE_MS = 300
 READY_POLL = 0.02  # seconds between looks at whether a screen switched to is ready for keys
@@ -70,7 +71,7 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
 
         return HistoryScreen()
 
-    return lambda: styled_as_app(make())
+    return make
 
 
 def screen_ready(screen: Screen[Any]) -> bool:
@@ -178,6 +179,7 @@ class CuratorApp(App[None]):
         self.session = Session.open(self.root, apart=True)  # the app's one: palace and index
         self.index_jobs = IndexJobs(self, self.session)
         self.typeahead = TypeAhead(self)
+        self._styled = StyleMemo()  # see refresh_css
         self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
     # -- start ---------------------------------------------------------------------------------
@@ -192,6 +194,12 @@ class CuratorApp(App[None]):
         self.load_palace()
         if self.watch_inbox:
             self.watch_files()
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's refresh, only when the CSS variables changed (`paint.StyleMemo`)."""
+        styled = getattr(self, "_styled", None)  # (None: Textual asks during __init__)
+        if styled is None or styled.changed(self.get_css_variables()):
+            super().refresh_css(animate)
 
     @property
     def indexing(self) -> bool:
@@ -324,9 +332,8 @@ class CuratorApp(App[None]):
         self.action_toggle_keys()
 
     def action_reload(self) -> None:
-        """Reload the palace; the inbox then lists the drafts that arrived meanwhile."""
-        if isinstance(self.screen, PalaceScreen):
-            self.screen.refresh_requested()
+        """Read the palace again (the lists follow it by themselves: this is for a palace
+        opened with no watch, or changed where the watch cannot see)."""
         self.load_palace()
 
     def open_note(self, rel: str) -> None:
@@ -415,7 +422,9 @@ class CuratorApp(App[None]):
     def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
         """A notification, kept whole in the messages log (L) and shown as a toast, cut to
         what a toast holds; one identical to a toast on screen, or to one sent a moment ago
-        and not yet shown (notify posts a message), is not shown twice."""
+        and not yet shown (notify posts a message), is not shown twice. A CLI flag in it is
+        said in the app's keys (`wording.for_app`)."""
+        message = for_app(message)
         now = time.monotonic()
         toast = toast_text(message)
         shown = any(n.message == toast for n in self._notifications)

@@ -14,6 +14,7 @@ from typing import Any
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.request import SearchRequest
+from curator.search.values import DraftGroup
 from curator.session import Session
 
 
@@ -40,3 +41,8 @@ def dupes(session: Session, palace: Palace, draft: Note, limit: int = 5) -> list
     """The notes most like `draft` (the duplicate candidates the inbox shows)."""
     found = session.searcher(palace).dupes(draft.rel, limit=limit + 3)
     return [Found(c.path, c.name, c.type, c.score, "") for c in found if c.kind == "note"][:limit]
+
+
+def groups(session: Session, palace: Palace) -> list[DraftGroup]:
+    """The inbox's drafts grouped by near-duplicate and by the note they are most like."""
+    return session.searcher(palace).draft_groups()

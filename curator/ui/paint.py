@@ -1,20 +1,17 @@
 """What keeps a screen's first paint at 10k notes off two costs the app does not otherwise
-choose: the garbage collector's full collections and Textual's stylesheet reparse.
+choose: the garbage collector's full collections and Textual's stylesheet refresh.
 
-Both are measured by `benchmarks/bench_app.py --screens-only` (the "first paint of <screen>"
-rows, wall and CPU, quiet and with `--loaded`), and switched off by CURATOR_NO_TUNING=1 (with
-curator/runtime.py's tuning) or CURATOR_NO_PAINT_TUNING=1 (these alone), for the before/after.
+Measured by `benchmarks/bench_app.py --screens-only` (the "first paint of <screen>" rows, wall
+and CPU, quiet and with `--loaded`, against the same with this off), and switched off by
+CURATOR_NO_TUNING=1 (with curator/runtime.py's tuning) or CURATOR_NO_PAINT_TUNING=1 (these
+alone), for the before/after. Only public Textual API: the stylesheet refresh is skipped in the
+app's own `refresh_css` override (it once set Textual's private `_css_update_count`).
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from typing import TypeVar
-
-from textual.screen import Screen
-
-S = TypeVar("S", bound=Screen)
 
 #: a full (generation 2) collection at most every this many generation-1 collections; Python's
 #: default is 10
@@ -50,12 +47,21 @@ def freeze_start_up() -> None:
         gc.freeze()
 
 
-def styled_as_app(screen: S) -> S:
-    """A mode's screen, made on its first visit, marked as styled with the app's current
-    stylesheet: Textual otherwise reparses every stylesheet of the app from scratch and
-    restyles every widget (`App.refresh_css`) when a mode's screen is first shown, for rules
-    that have not changed. The screen's
-    own widgets are styled as they mount either way (and a theme change still restyles it)."""
-    if _tuned():
-        screen._css_update_count = screen.app._css_update_count  # made in the app's context
-    return screen
+class StyleMemo:
+    """The CSS variables (the theme) the app's stylesheet was last refreshed with.
+
+    Textual refreshes the whole stylesheet (reparses every source, restyles every widget of
+    every screen) when a mode's screen is first shown, though nothing the rules read has
+    changed; the app's `refresh_css` asks `changed` first and skips that when the variables
+    are the ones of the last refresh (a theme change still restyles everything; new widgets
+    are styled as they mount either way). Row: "first paint of <screen>" in
+    `benchmarks/bench_app.py --screens-only`."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, str] | None = None
+
+    def changed(self, variables: dict[str, str]) -> bool:
+        if not _tuned() or variables != self._last:
+            self._last = dict(variables)
+            return True
+        return False

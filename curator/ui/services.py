@@ -22,7 +22,7 @@ from curator.editor import editor_command, run_editor
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.session import Session
-from curator.ui.lookup import Found, dupes, search
+from curator.ui.lookup import DraftGroup, Found, dupes, groups, search
 from curator.writer.actions.bulk import plan_bulk
 from curator.writer.plan import Plan
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Cancelled",
+    "DraftGroup",
     "Found",
     "Plan",
     "Planning",
@@ -40,6 +41,8 @@ __all__ = [
     "dupes",
     "edit_problems",
     "editor_command",
+    "group_plan",
+    "groups",
     "history",
     "plan_bulk",
     "plan_edit",
@@ -98,6 +101,21 @@ def bulk_plan(
 
     def plan(palace: Palace) -> Plan:
         return plan_bulk(palace, action, rels, build, reason, progress=planning.step)
+
+    return plan, planning
+
+
+def group_plan(
+    drafts: list[str], decision: str, into: str = ""
+) -> tuple[Callable[[Palace], Plan], Planning]:
+    """A group of near-duplicate drafts decided at once (`curator.writer.actions.group`), as
+    the app runs a plan, with the Planning its dialog shows and cancels."""
+    from curator.writer.actions.group import plan_group
+
+    planning = Planning()
+
+    def plan(palace: Palace) -> Plan:
+        return plan_group(palace, drafts, decision, into=into, progress=planning.step)
 
     return plan, planning
 

@@ -5,22 +5,34 @@ A palace loaded from the disk holds the working copy: a note written by hand and
 committed, a note edited and not committed. A generated file rendered from that would name
 notes the commit does not hold (and push their names to the team). Git says which files differ
 from HEAD; those notes are taken as HEAD has them (or dropped, when HEAD has none), every other
-note is the one already loaded.
+note is the one already loaded. `curator index --check` still judges the working copy: as a
+pre-commit hook it checks what is about to be committed.
 """
 
 from __future__ import annotations
 
+from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, Palace
-from curator.writer.git import Repo, read_blobs
+from curator.writer.git import Repo, discover_with_head, read_blobs
 
-__all__ = ["committed_palace"]
+__all__ = ["committed", "committed_palace"]
 
 _REGULAR = ("100644", "100755")
 
 
+def committed(palace: Palace) -> Palace:
+    """:func:`committed_palace` of the repository holding `palace`; the palace as loaded when
+    there is none yet (no git repository, no commit)."""
+    try:
+        repo, head = discover_with_head(palace.root)
+    except WriterError:
+        return palace
+    return palace if head is None else committed_palace(palace, repo)
+
+
 def committed_palace(palace: Palace, repo: Repo) -> Palace:
-    """`palace` with every note the working copy adds, changes or removes against HEAD taken
-    as HEAD holds it (drafts stay: the inbox is never committed)."""
+    """`palace` without the notes the working copy adds to HEAD's and with the ones it changes
+    as HEAD holds them (drafts stay: the inbox is never committed)."""
     proc = repo.git(
         "status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal",
         "--ignored=traditional", "--ignore-submodules=all", "--", repo.to_repo("") or ".",
@@ -42,9 +54,8 @@ def committed_palace(palace: Palace, repo: Repo) -> Palace:
             changes.update((n, None) for n in notes if n.startswith(rel))
         elif rel in notes:
             changes[rel] = None
-    wanted = [
-        rel for rel in changed if rel in notes or rel == INDEX_NAME or rel not in palace.by_rel
-    ]
+    # a note deleted from the disk is not put back: what curator cannot read is not listed
+    wanted = [rel for rel in changed if rel in notes or rel == INDEX_NAME]
     if wanted:
         listing = repo.git("ls-tree", "-z", "HEAD", "--", *(repo.to_repo(r) for r in wanted))
         held: dict[str, str] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,7 +53,13 @@ async def test_screens_switch_by_key(sample_palace: Path) -> None:
             assert app.current_mode == mode
 
 
-async def test_new_drafts_appear_and_selection_stays(sample_palace: Path) -> None:
+async def test_lists_refresh_themselves_and_the_cursor_stays(sample_palace: Path) -> None:
+    """Issue 36: a draft another process writes, and a draft an undo in the app brings back,
+    are listed without ctrl+r; the cursor stays on the draft it was on."""
+    from uihelpers import apply_plan, show_screen
+
+    from curator.ui.screens.history import HistoryScreen
+
     app = make_app(sample_palace)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -62,19 +70,27 @@ async def test_new_drafts_appear_and_selection_stays(sample_palace: Path) -> Non
         selected = screen.current()
         assert selected is not None
         before = len(screen.drafts)
-        (sample_palace / "inbox" / "2026-11-30-new-one.md").write_text(
-            DRAFT.format(name="A new draft appears")
-        )
-        # watchfiles: within 2 s, counted as new without moving the list under the cursor
-        await wait_until(pilot, lambda: screen.new_count == 1, timeout=2.5)
-        assert len(screen.drafts) == before
-        assert "1 new" in str(screen.query_one("#inbox-drafts").border_title)
+        new = sample_palace / "inbox" / "2026-11-30-new-one.md"
+        writer = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text(sys.argv[2])"
+        text = DRAFT.format(name="A new draft appears")
+        subprocess.run([sys.executable, "-c", writer, str(new), text], check=True)
+        # watchfiles: listed within seconds, above the cursor, which stays on its draft
+        await wait_until(pilot, lambda: len(screen.marks.shown) == before + 1, timeout=10)
+        assert screen.marks.shown[0] == "inbox/2026-11-30-new-one.md"  # newest first
         now = screen.current()
         assert now is not None and now.rel == selected.rel
-        await pilot.press("ctrl+r")  # the reviewer refreshes: now it is listed
-        await wait_until(pilot, lambda: len(screen.drafts) == before + 1, timeout=5)
-        now = screen.current()
-        assert now is not None and now.rel == selected.rel
+        # rejected, then undone in History: back in the list, with no ctrl+r
+        await pilot.press("x")
+        await pilot.press(*"dup", "enter")
+        await apply_plan(pilot)
+        await wait_until(pilot, lambda: selected.rel not in screen.marks.shown)
+        history = await show_screen(pilot, "5", HistoryScreen)
+        history.query_one(DataTable).move_cursor(row=0)
+        await pilot.press("u")
+        await apply_plan(pilot)
+        await show_screen(pilot, "1", InboxScreen)
+        await wait_until(pilot, lambda: selected.rel in screen.marks.shown)
+        assert len(screen.marks.shown) == before + 1
         # a note changed outside the app (the CLI, git pull) shows as well
         note = next(n for n in app.palace.notes if n.ok)
         path = sample_palace / note.rel
@@ -82,7 +98,7 @@ async def test_new_drafts_appear_and_selection_stays(sample_palace: Path) -> Non
         await wait_until(
             pilot,
             lambda: app.palace.by_rel[note.rel].name == "Renamed outside the app",
-            timeout=2.5,
+            timeout=10,
         )
 
 

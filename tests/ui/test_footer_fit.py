@@ -5,6 +5,7 @@ act. The footer text is checked at 80 columns for every screen."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 #: at 80 columns, the footer of each screen as drawn (the palette key at the right, unlabelled)
 FOOTERS = {
-    "inbox": "p Promote x Reject e Edit m Merge g Tag [ ] Cand. s Supersede ? Keys",
+    "inbox": "p Promote x Reject e Edit m Merge g Tag G Groups f Fold [ ] Cand. ? Keys",
     "rooms": "e Edit r Reviewed s Supersede t Retire space Mark ⏎ Open ⌫ Back ? Keys",
     "audit": "v Re-verify A Run audit e Edit r Reviewed s Supersede t Retire ? Keys",
 }
@@ -84,3 +85,34 @@ def test_fitting_keeps_a_prefix_that_fits_and_always_the_help(
     assert used <= width or not shown  # only the help may overflow a tiny footer
     if len(shown) < len(others):  # the next key would not have fitted
         assert used + key_width(others[len(shown)], compact) > width
+
+
+@pytest.mark.anyio
+async def test_a_footer_rebuild_restyles_neither_it_nor_its_keys(
+    sample_palace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The footer rebuilds on each focus move and dialog: its keys get their styles once, as
+    they are mounted, and a class set to what it already is restyles nothing (each restyle
+    matches the node and all below it against the whole stylesheet)."""
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        restyled: list[object] = []
+        update = app.update_styles
+
+        def spy(node: Any, animate: bool = True) -> None:
+            restyled.append(node)
+            update(node, animate=animate)
+
+        monkeypatch.setattr(app, "update_styles", spy)
+        footer = app.screen.query_one(KeyFooter)
+        before = footer_text(app)
+        footer._shown = None  # as if what it shows changed: it rebuilds
+        await footer.recompose()
+        await pilot.pause()
+        assert footer_text(app) == before and before
+        assert [n for n in restyled if isinstance(n, (KeyFooter, FooterKey))] == []
+        keys = list(footer.query(FooterKey))
+        palette = [k for k in keys if "-command-palette" in k.classes]
+        assert len(palette) == 1 and palette[0].has_class("-compact")  # as Textual's default
+        assert not any(k.has_class("-compact") for k in keys if k not in palette)  # 120 wide

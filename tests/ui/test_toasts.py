@@ -16,7 +16,9 @@ from uihelpers import VIEWS, make_app, settle, view_ready, wait_until
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 DIALOGS = [
-    view for view in VIEWS if view not in {"inbox", "rooms", "audit", "search", "history", "tasks"}
+    view
+    for view in VIEWS
+    if view not in {"inbox", "groups", "rooms", "audit", "search", "history", "tasks"}
 ]
 LONG = "Committed 0123456789: promote inbox/2026-11-30-a-rather-long-draft-name-{}.md into notes"
 

@@ -91,6 +91,7 @@ async def show_screen(pilot: Pilot[None], key: str, cls: type[Any]) -> Any:
 #: it open); the snapshot matrix and the toast tests walk it
 VIEWS: dict[str, tuple[str, ...]] = {
     "inbox": (),
+    "groups": ("G",),
     "rooms": ("2",),
     "audit": ("3",),
     "search": ("4",),
@@ -110,6 +111,8 @@ VIEWS: dict[str, tuple[str, ...]] = {
 def view_ready(view: str) -> Callable[[Any], bool]:
     if view == "plan":
         return lambda app: getattr(app.screen, "plan", None) is not None
+    if view == "groups":
+        return lambda app: bool(app.screen.groups) and not app.screen.grouping
     if view == "picker":  # its near-duplicates looked up (a thread)
         return lambda app: getattr(app.screen, "near_done", False)
     return lambda app: True

@@ -84,8 +84,10 @@ def kind_in(layout: Layout, rel: str, excludes: Iterable[str] = ()) -> Kind | No
     return None if layout.excluded(rel[len(prefix) :], tuple(excludes)) else "note"
 
 
-def adapt_all(notes: Iterable[Note], config: Any) -> list[Note]:
-    layout = layout_of(config)
+def adapt_all(notes: Iterable[Note], config: Any, layout: Layout | None = None) -> list[Note]:
+    """The notes as the layout reads them (`layout`: the one palace.toml names, when the
+    caller has it already)."""
+    layout = layout or layout_of(config)
     types = tuple(config.types)
     return [adapt(n, layout, types) for n in notes]
 
@@ -94,14 +96,15 @@ def adapt_all(notes: Iterable[Note], config: Any) -> list[Note]:
 ROOT_ROOM = "/"  # the room key of the notes at the root of a layout with folder rooms
 
 
-def room_rule(config: Any) -> Callable[[Note], str | None]:
+def room_rule(config: Any, layout: Layout | None = None) -> Callable[[Note], str | None]:
     """Which room a current note is in (None: Unfiled), the one rule behind `Palace.rooms()`.
 
     By type in curator's and Claude Code's layouts: a type palace.toml lists, from a header that
     parsed. By top-level folder where the owning tool groups notes by folder (Obsidian, a folder
     of markdown, basic-memory): "Books/" for Books/Dune.md, ROOT_ROOM for a note at the root;
-    a note whose header did not parse still sits in its folder, as it does in the tool."""
-    layout = layout_of(config)
+    a note whose header did not parse still sits in its folder, as it does in the tool.
+    `layout`: palace.toml's, when the caller has it already."""
+    layout = layout or layout_of(config)
     if not layout.rooms_by_folder:
         types = config.types
 
@@ -120,14 +123,17 @@ def room_rule(config: Any) -> Callable[[Note], str | None]:
     return by_folder
 
 
-def room_specs(config: Any, root: Any, rooms: Mapping[str, list[Note]]) -> list[TypeSpec]:
+def room_specs(
+    config: Any, root: Any, rooms: Mapping[str, list[Note]], layout: Layout | None = None
+) -> list[TypeSpec]:
     """The rooms in order, given the notes by room key: every type palace.toml lists in its
     order, or the folders that hold notes (the root's first, named for the notes root's
-    folder, then by name)."""
-    if not layout_of(config).rooms_by_folder:
+    folder, then by name). `layout`: palace.toml's, when the caller has it already."""
+    layout = layout or layout_of(config)
+    if not layout.rooms_by_folder:
         return list(config.types.values())
     confidence = default_confidence(config)
-    root_name = posixpath.basename(notes_prefix(layout_of(config)).rstrip("/")) or root.name
+    root_name = posixpath.basename(notes_prefix(layout).rstrip("/")) or root.name
     specs = []
     for key in sorted((k for k, notes in rooms.items() if notes), key=_folder_order):
         title = root_name if key == ROOT_ROOM else key.rstrip("/")

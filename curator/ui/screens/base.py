@@ -93,9 +93,6 @@ class PalaceScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         self.call_after_refresh(self.sync)
 
-    def refresh_requested(self) -> None:
-        """The reviewer asked for a reload (ctrl+r)."""
-
     def palace_changed(self, palace: Palace) -> None:
         """Redraw from `palace`."""
 

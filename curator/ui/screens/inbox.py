@@ -1,9 +1,17 @@
 """Inbox: drafts newest first; the selected draft beside its duplicate candidates and a diff.
 
-The list keeps its order while the reviewer works: drafts captured meanwhile are counted as
-"N new" and listed when the reviewer reloads (ctrl+r), so no row moves under the cursor. After
-an action the cursor stays on the same row, which is then the next draft. Marked drafts (space,
+The list refreshes itself, as k9s's do: a draft another process writes (an agent's capture, a
+sync) or an undo brings back is listed as soon as the palace reloads (the app watches it), and
+the cursor stays on the draft it was on. After an action the cursor stays on the same row,
+which is then the next draft. Marked drafts (space,
 shift+arrows, * for all like this) are rejected, promoted or tagged in one plan and one commit.
+
+`G` lists groups instead of rows: drafts that are near-duplicates of each other, with the note
+they are most like (`curator.search.dupes.draft_groups`, the candidates' own rule). A group is
+decided with one key, as one plan and one commit: `p` promotes its best draft and rejects the
+rest, `m` merges them all into one new note, `f` folds them all into the note; `x` and `g`
+reject or tag the whole group. After a commit the groups are kept (minus the drafts that left);
+drafts no group holds yet are grouped again in a thread.
 """
 
 from __future__ import annotations
@@ -11,11 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, OptionList, Static
+from textual.worker import get_current_worker
 
 from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
@@ -74,6 +83,20 @@ class InboxScreen(PalaceScreen):
         Binding("m", "merge", "Merge", id="inbox.merge", tooltip="Merge into the candidate"),
         Binding("g", "tag", "Tag", id="inbox.tag", tooltip="Add a tag to the draft(s)"),
         Binding(
+            "G",
+            "toggle_groups",
+            "Groups",
+            id="inbox.groups",
+            tooltip="List groups of near-duplicate drafts, or rows again",
+        ),
+        Binding(
+            "f",
+            "fold",
+            "Fold",
+            id="inbox.fold",
+            tooltip="Fold the draft (in groups: every draft of the group) into the note",
+        ),
+        Binding(
             "V",
             "reveal",
             "Reveal",
@@ -110,9 +133,9 @@ class InboxScreen(PalaceScreen):
     def __init__(self) -> None:
         super().__init__()
         self.drafts: list[Note] = []  # every draft listed (the filter may show fewer)
-        self.listed: list[str] | None = None  # their rels, in their order
-        self.new_count = 0
-        self._show_all = False
+        self.grouped = False  # groups listed instead of rows (G)
+        self.groups: list[services.DraftGroup] = []  # as last grouped, minus drafts gone
+        self.grouping = False  # a grouping runs in a thread
 
     def body(self) -> ComposeResult:
         with Horizontal(id="inbox-main"):
@@ -131,32 +154,38 @@ class InboxScreen(PalaceScreen):
         yield ListFilter("#inbox-drafts", id="inbox-filter")
 
     def on_mount(self) -> None:
-        table = self.query_one("#inbox-drafts", Table)
-        table.add_fixed(" ", "mark", 1)
-        table.add_fitted("Age", "age", 5)
-        table.add_fitted("Source", "source", SOURCE_WIDTH)
-        table.add_flex("Draft")
-        table.sortable = ("age", "source", "name")
-        table.border_title = "Inbox"
+        self._columns()
+        self.query_one("#inbox-drafts", Table).border_title = "Inbox"
         self.query_one("#inbox-candidates", OptionList).border_title = "Duplicate candidates"
 
-    def refresh_requested(self) -> None:
-        self._show_all = True
+    def _columns(self) -> None:
+        """The list's columns: a draft's, or a group's."""
+        table = self.query_one("#inbox-drafts", Table)
+        table.clear(columns=True)
+        for held in (table.fixed, table.fitted, table.labels):
+            held.clear()
+        table.sort_by, table.descending = None, False
+        table.add_fixed(" ", "mark", 1)
+        if self.grouped:
+            table.add_fitted("Drafts", "count", 6)
+            table.add_fitted("Into", "into", 30)
+            table.add_flex("Best draft")
+            table.sortable = ()
+        else:
+            table.add_fitted("Age", "age", 5)
+            table.add_fitted("Source", "source", SOURCE_WIDTH)
+            table.add_flex("Draft")
+            table.sortable = ("age", "source", "name")
 
     # -- drawing -------------------------------------------------------------------------------
     def palace_changed(self, palace: Palace) -> None:
         table = self.query_one("#inbox-drafts", Table)
         table.loading = False
-        by_rel = {d.rel: d for d in palace.drafts}
-        ordered = newest_first(list(palace.drafts))
-        if self.listed is None or self._show_all:
-            self.drafts = ordered
-        else:
-            self.drafts = [by_rel[rel] for rel in self.listed if rel in by_rel]
-        self._show_all = False
-        self.listed = [d.rel for d in self.drafts]
-        self.new_count = len(by_rel) - len(self.drafts)
-        self.marks.keep_only(set(self.listed))
+        if self.grouped:
+            self._draw_groups(palace)
+            return
+        self.drafts = newest_first(list(palace.drafts))
+        self.marks.keep_only({d.rel for d in self.drafts})
         today = self.curator.today
         rows = [
             Row(
@@ -175,18 +204,122 @@ class InboxScreen(PalaceScreen):
         self._title()
         self.show_draft(self.current(), reload=True)
 
+    # -- groups ------------------------------------------------------------------------------
+    def action_toggle_groups(self) -> None:
+        self.grouped = not self.grouped
+        self.marks.unmark()
+        self._columns()
+        if self.palace is not None:
+            self.palace_changed(self.palace)
+
+    def _draw_groups(self, palace: Palace) -> None:
+        """The groups as last made, without the drafts that left; drafts no group holds (new
+        ones, or the first time) are grouped again in a thread, and the list follows."""
+        present = {d.rel: d for d in palace.drafts}
+        kept = []
+        for group in self.groups:
+            drafts = tuple(rel for rel in group.drafts if rel in present)
+            if not drafts:
+                continue
+            note = palace.by_rel.get(group.into) if group.into else None
+            into = group.into if note is not None and not note.superseded else ""
+            kept.append(services.DraftGroup(drafts, into, group.into_name if into else ""))
+        self.groups = kept
+        held = {rel for g in kept for rel in g.drafts}
+        self.drafts = newest_first(list(palace.drafts))
+        if len(held) != len(present) and not self.grouping:
+            self.grouping = True
+            self._group(palace)
+        table = self.marks
+        rows = [
+            Row(
+                group.drafts[0],
+                (
+                    Text(str(len(group.drafts)), style="bold" if len(group.drafts) > 1 else ""),
+                    plain(group.into_name, "cyan") if group.into else Text("new note", "dim"),
+                    plain(self.name_of(group.drafts[0])),
+                ),
+                " ".join(note_words(present[rel]) for rel in group.drafts),
+            )
+            for group in kept
+        ]
+        table.show(rows)
+        self._title()
+        self.show_draft(self.current(), reload=True)
+
+    @work(thread=True, exclusive=True, group="groups", exit_on_error=False)
+    def _group(self, palace: Palace) -> None:
+        """Group the palace's drafts (the index synced to it first); the newest request wins."""
+        worker = get_current_worker()
+        try:
+            groups = services.groups(self.curator.session, palace)
+        except Exception as exc:
+            self.app.call_from_thread(self._grouped, None, exc)
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._grouped, groups, None)
+
+    def _grouped(self, groups: list[services.DraftGroup] | None, exc: Exception | None) -> None:
+        self.grouping = False
+        if exc is not None or groups is None:
+            self.curator.error(exc or RuntimeError("grouping failed"))
+            return
+        self.groups = groups
+        if self.grouped and self.palace is not None and self.is_mounted:
+            self.palace_changed(self.palace)
+
+    def group_of(self, rel: str | None) -> services.DraftGroup | None:
+        """The group listed on `rel`'s row (its best draft's)."""
+        return next((g for g in self.groups if g.drafts[0] == rel), None)
+
+    def _decide(self, decision: str) -> None:
+        group = self.group_of(self.marks.current_key())
+        if group is None:
+            self.notify("No group selected", severity="warning", markup=False)
+            return
+        if decision == "fold" and not group.into:
+            self.notify(
+                "This group is like no note: p promotes its best draft, m merges it into one",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.curator.run_plan(*services.group_plan(list(group.drafts), decision, group.into))
+
+    def action_fold(self) -> None:
+        """Fold the group into the note it is most like; in rows, the draft into the candidate
+        shown (its text appended as it is: `m` opens it for editing first)."""
+        if self.grouped:
+            self._decide("fold")
+            return
+        draft = self._draft()
+        candidate = self.pane.candidate() if draft else None
+        if draft is None or candidate is None:
+            return
+        self.marks.one_row("Fold")
+        rel, into = draft.rel, candidate.path
+        self.curator.run_plan(lambda p: services.plan_merge_draft(p, rel, into))
+
     @on(Table.Arranged, "#inbox-drafts")
     @on(MarkedTable.MarksChanged, "#inbox-drafts")
     def _title(self) -> None:
         table = self.marks
+        if self.grouped:
+            groups = len(table.shown)
+            title = f"Inbox: {groups} group{'s' if groups != 1 else ''} of {len(self.drafts)}"
+            table.border_title = title + (" · grouping…" if self.grouping else "")
+            return
         shown = len(table.shown)
         count = f"{shown} of {len(self.drafts)}" if shown != len(self.drafts) else str(shown)
         title = f"Inbox ({count})"
         if table.marked:
             title += f" · {len(table.marked)} marked"
-        if self.new_count:
-            title += f" · {self.new_count} new: ctrl+r"
         table.border_title = title
+
+    @property
+    def listed(self) -> list[str]:
+        """The rels of the drafts listed, in their order (the filter may show fewer)."""
+        return [d.rel for d in self.drafts]
 
     @property
     def pane(self) -> CandidatePane:
@@ -226,7 +359,10 @@ class InboxScreen(PalaceScreen):
         return draft_source(other) == source if source else other.type == one.type
 
     def _targets(self, verb: str) -> list[str]:
-        """The marked drafts (in list order), else the selected one."""
+        """The marked drafts (in list order), else the selected one; in groups, the group's."""
+        if self.grouped:
+            group = self.group_of(self.marks.current_key())
+            return list(group.drafts) if group is not None else []
         if not self.marked:
             self._draft()  # says why, when none is selected
         return self.marks.targets(verb)
@@ -236,8 +372,14 @@ class InboxScreen(PalaceScreen):
         self.show_draft(self.current())
 
     def show_draft(self, draft: Note | None, *, reload: bool = False) -> None:
-        """Show the draft's warnings (from its current text) and its candidates."""
+        """Show the draft's warnings (from its current text) and its candidates; in groups,
+        the group's drafts first."""
         shown = warnings(draft) if draft else Text()
+        group = self.group_of(draft.rel) if self.grouped and draft is not None else None
+        if group is not None and len(group.drafts) > 1:
+            names = Text(f"Group of {len(group.drafts)}: ", style="bold")
+            names.append_text(Text(" · ").join(plain(self.name_of(r)) for r in group.drafts))
+            shown = Text("\n").join([t for t in (names, shown) if t.plain])
         if draft is not None and (context := context_preview(draft)).plain:
             shown = Text("\n").join([t for t in (shown, context) if t.plain])
         box = self.query_one("#inbox-warnings", Static)
@@ -258,6 +400,9 @@ class InboxScreen(PalaceScreen):
 
     # -- actions -------------------------------------------------------------------------------
     def action_promote(self) -> None:
+        if self.grouped:
+            self._decide("keep")
+            return
         rels = self._targets("Promote")
         palace = self.palace
         if not rels or palace is None:
@@ -355,7 +500,11 @@ class InboxScreen(PalaceScreen):
     def action_merge(self) -> None:
         """Open the merged text for editing (remove what repeats), then plan the merge. The
         text is made from the loaded palace's two notes on the event loop: the editor opens at
-        once, not behind the index sync, the lookups or any worker that follows a commit."""
+        once, not behind the index sync, the lookups or any worker that follows a commit. In
+        groups: the whole group merged into one new note (its best draft's)."""
+        if self.grouped:
+            self._decide("merge")
+            return
         draft = self._draft()
         candidate = self.pane.candidate() if draft else None
         palace = self.palace

@@ -27,6 +27,7 @@ from curator.ui.widgets.dialog_base import Dialog
 from curator.ui.widgets.footer import KeyFooter
 from curator.ui.widgets.options import Options
 from curator.ui.widgets.plan_dialog import diff_text
+from curator.ui.wording import for_app
 
 
 class SyncDialog(Dialog[bool]):
@@ -94,12 +95,23 @@ class SyncDialog(Dialog[bool]):
         stage.update(transfer.line())
         bar.update(total=transfer.total, progress=transfer.done)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Sync only a plan without conflicts, settle only a conflict: with no plan (no remote,
+        an unreachable one) the footer offers nothing but Close, and the dialog says why."""
+        if action == "sync":
+            return self.plan is not None and not self.plan.conflicts
+        if action in ("keep", "merge"):
+            return self.plan is not None and bool(self.plan.conflicts)
+        return True
+
     def show_error(self, exc: Exception) -> None:
         self.busy = False
-        self.query_one("#sync-plan", Static).update(clean(f"Cannot sync: {exc}"))
+        self.query_one("#sync-plan", Static).update(clean(f"Cannot sync: {for_app(str(exc))}"))
+        self.refresh_bindings()
 
     def show_plan(self, plan: Any) -> None:
         self.busy, self.plan = False, plan
+        self.refresh_bindings()
         lines = list(plan.lines())
         settled = [
             f"  settled: {p} ({'merged' if isinstance(how, bytes) else how})"

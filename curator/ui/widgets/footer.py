@@ -120,26 +120,34 @@ class KeyFooter(Footer):
             return
         plan = self._shown = self._plan()
         compact, shown_keys, palette = plan
-        self.set_class(compact, "-compact")
+        if self.has_class("-compact") != compact:  # each set restyles the footer and its keys
+            self.set_class(compact, "-compact")
         for shown, description, press, action, enabled, tooltip in shown_keys:
             yield self._key(shown, description, press, action, enabled, tooltip, compact)
         if palette is not None:
             key, shown, description, action, enabled, tooltip = palette
-            yield FooterKey(
+            yield FooterCap(
                 key,
                 shown,
                 description,
                 action,
-                classes="-command-palette",
+                classes="-command-palette -compact",  # `compact` left at its default
                 disabled=not enabled,
                 tooltip=tooltip,
             )
 
     def _key(self, *fields: Any) -> FooterKey:
         shown, description, press, action, enabled, tooltip, compact = fields
-        key = FooterKey(press, shown, description, action, disabled=not enabled, tooltip=tooltip)
+        key = FooterCap(
+            press,
+            shown,
+            description,
+            action,
+            classes="-compact" if compact else "",
+            disabled=not enabled,
+            tooltip=tooltip,
+        )
         key.set_reactive(FooterKey.compact, compact)
-        key.set_class(compact, "-compact")
         return key
 
     def _palette(self, *, labelled: bool) -> Key | None:
@@ -158,3 +166,13 @@ class KeyFooter(Footer):
             enabled,
             binding.tooltip or binding.description,
         )
+
+
+class FooterCap(FooterKey):
+    """A footer key built with its `-compact` class: Textual's sets the class again when it is
+    mounted (the watcher of `compact`), and each set restyles the key from the whole
+    stylesheet, for every key of every rebuild; this one only when the class changes."""
+
+    def _watch_compact(self, compact: bool) -> None:
+        if self.has_class("-compact") != compact:
+            super()._watch_compact(compact)

@@ -23,6 +23,7 @@ from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
 from curator.model.palace import INDEX_NAME, Palace
 from curator.model.schema import slug_key
+from curator.writer.committed import committed
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
 
@@ -102,7 +103,9 @@ def with_index(
     written one). The changes alone while INDEX_DEFERRED is set."""
     if INDEX_DEFERRED.get():
         return tuple(changes)
-    after = palace.replaced(effects(palace.root, changes))
+    # rendered from what the commit will hold: a note on disk git does not have (written by
+    # hand, never committed) is not named in the INDEX.md pushed to the team
+    after = committed(palace).replaced(effects(palace.root, changes))
     if palace.foreign_layout:
         own = palace_rules.generated_index(palace, after, complete=complete)
         if own is not None:
@@ -202,6 +205,7 @@ def errors_for(
         [n for n in related.values() if n.kind == "note"],
         [n for n in related.values() if n.kind == "draft"],
         [f for f in after.problems if f.path in wanted],
+        layout=after.layout,
     )
     return [
         f.format()
@@ -235,7 +239,7 @@ def relinked(palace: Palace, old: Note, new_rel: str, skip: Iterable[str] = ()) 
 def relink_over(palace: Palace, rel: str, data: bytes, old_rel: str, new_rel: str) -> bytes:
     """`relink` on bytes an earlier step of the same plan wrote for `rel` (read as the layout
     reads them: a vault note without front matter is all body)."""
-    note = layout_rules.adapt_all([parse_note(rel, data, "note")], palace.config)[0]
+    note = layout_rules.adapt_all([parse_note(rel, data, "note")], palace.config, palace.layout)[0]
     return relink(palace, note, old_rel, new_rel) or data
 
 

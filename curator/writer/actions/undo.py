@@ -18,7 +18,6 @@ from pathlib import Path
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.actions.common import with_index
-from curator.writer.committed import committed_palace
 from curator.writer.git import Repo, discover_with_head, read_blobs, tree_changes
 from curator.writer.history import NOT_UNDOABLE, HistoryEntry, UndoError, entry_at, log
 from curator.writer.plan import Change, Delete, Move, Plan, Write, encode_restore
@@ -207,9 +206,9 @@ def undo(
     if head is None:
         raise UndoError("nothing to undo: the repository has no commits yet")
     entry = _target(repo, head, commit)
-    # INDEX.md is rendered from what HEAD holds: never a note written by hand and not
-    # committed, nor a palace the caller loaded before the last commit
-    before = committed_palace(Palace.open(root, previous=palace), repo)
+    # never a palace the caller loaded before the last commit (with_index renders INDEX.md
+    # from what HEAD holds, not from notes on disk never committed)
+    before = Palace.open(root, previous=palace)
     changes = _reverted(repo, root, entry, derived(before))
     elsewhere: list[str] = []
     trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes, elsewhere)]
