@@ -16,7 +16,6 @@ from curator.model.note import (
     edit_header,
     new_note_text,
     parse_note,
-    replace_body,
 )
 
 LF = (
@@ -157,16 +156,6 @@ def test_edit_refuses_a_note_that_did_not_parse() -> None:
     assert not note.ok
     with pytest.raises(NoteEditError):
         edit_header(note, {"name": "x"})
-    with pytest.raises(NoteEditError):
-        replace_body(note, "x")
-
-
-def test_replace_body_keeps_header_bytes() -> None:
-    data = BOM + LF.replace("\n", "\r\n").encode()
-    note = parse_note("n.md", data)
-    out = replace_body(note, "New body\r\n")
-    head = data[: data.index(b"Body line")]
-    assert out == head + b"New body\r\n"
 
 
 def _plain(value: Any) -> Any:

@@ -13,8 +13,8 @@ from curator.model.layouts.claude_code import (
     MemoryIndexRefused,
     edit_index,
     index_findings,
-    index_targets,
     parse_index,
+    references,
 )
 
 MEMORY = FIXTURES / "claude-code" / "memory"
@@ -44,7 +44,7 @@ def test_links_by_name_and_by_file_name_without_the_type_prefix() -> None:
 
 def test_memory_md_counts_as_inbound_links_and_lists_everything() -> None:
     data = (MEMORY / "MEMORY.md").read_bytes()
-    assert index_targets(data.decode()) == set(RELS)
+    assert references(data.decode()) == set(RELS)
     assert index_findings(data, RELS) == []
 
 
@@ -96,7 +96,7 @@ def test_index_parsing_never_raises_and_an_edit_names_every_added_memory(text: s
     parse_index(text)
     index_findings(text.encode(), ["a.md"])
     data = edit_index(text.encode(), [("a.md", "A [1]", "hook\nsplit")], memories=1)
-    assert "a.md" in index_targets(data.decode())
+    assert "a.md" in references(data.decode())
 
 
 def test_a_superseded_memory_still_listed_is_a_warning_not_a_missing_file() -> None:

@@ -169,3 +169,21 @@ def test_pack_defaults_are_written_once() -> None:
                 if arg.arg in ("budget", "floor") and numeric:
                     own.append(f"{path.relative_to(root)}:{node.name}")
     assert own == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(r"\s*[0-9]{1,4}(\.[0-9]{1,2})?\s*[smhdx]?\s*\n?", fullmatch=True))
+def test_one_duration_rule(text: str) -> None:
+    """A duration palace.toml's check accepts is one the tasks read, and the other way round:
+    the pattern is written once (config.schema.DURATION_PATTERN) and the reader uses it."""
+    import re
+
+    from curator.config.schema import DURATION_PATTERN
+    from curator.tasks.settings import duration
+
+    found = re.search(DURATION_PATTERN, text)
+    seconds = duration(text)
+    assert (seconds is not None) == (found is not None and float(found.group(1)) > 0)
+    root = Path(__file__).resolve().parent.parent / "curator"
+    spelled = [str(p.relative_to(root)) for p in root.rglob("*.py") if "[smhd]" in p.read_text()]
+    assert spelled == ["config/schema.py"]

@@ -11,7 +11,7 @@ import pytest
 from curator.search.docs import IndexDoc
 from curator.search.embed import HashEmbedder, Vectors, WordLlamaEmbedder
 from curator.search.filters import Filter, SearchError, sql_str
-from curator.search.fuse import rank_by, rrf
+from curator.search.fuse import rrf
 from curator.search.store import (
     STATE_FILE,
     DocsMismatch,
@@ -265,7 +265,10 @@ def test_wordllama_index_vector_and_fts_rank_fusion(index_dir: Path) -> None:
     assert all("vector" not in r and "text" not in r for r in vec_rows)
     fts_rows = store.fts("backups", 5)
     fused = rrf(
-        [rank_by(fts_rows, "_score"), rank_by(vec_rows, "_distance", higher_is_better=False)]
+        [
+            [str(r["path"]) for r in sorted(fts_rows, key=lambda r: -float(r["_score"]))],
+            [str(r["path"]) for r in sorted(vec_rows, key=lambda r: float(r["_distance"]))],
+        ]
     )
     assert "backups" in str(next(r for r in vec_rows if r["path"] == fused[0][0])["name"])
 

@@ -128,7 +128,9 @@ class AgentsTable(Struct, frozen=True, forbid_unknown_fields=True):
     )  # files an agent always loads; `curator check` warns past the cap
 
 
-DURATION_PATTERN = r"^\s*\d+(?:\.\d+)?\s*[smhd]?\s*\Z"
+# the one duration rule: palace.toml's check, and `curator.tasks.settings.duration` reads its
+# groups (the number, the unit)
+DURATION_PATTERN = r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*\Z"
 Duration = (
     Annotated[str, Meta(pattern=DURATION_PATTERN, description='a duration such as "30m", "2h"')]
     | Annotated[float, Meta(gt=0, description="a number of seconds")]

@@ -387,14 +387,6 @@ def _first_header(note: Note, updates: Mapping[str, Any]) -> bytes:
     return (BOM if note.bom else b"") + text.encode("utf-8")
 
 
-def replace_body(note: Note, body: str) -> bytes:
-    """The note's bytes with a new body and the header untouched."""
-    if not note.ok:
-        raise NoteEditError("cannot edit a note whose header did not parse", path=note.rel)
-    text = note.text[: note.header_end] + body
-    return (BOM if note.bom else b"") + text.encode("utf-8")
-
-
 def new_note_text(header: Mapping[str, Any], body: str, newline: str = "\n") -> str:
     """A fresh note: header fields in the given order, then the body."""
     fields = {k: v for k, v in header.items() if v is not DELETE and v is not None and v != ""}

@@ -3,7 +3,7 @@ Deterministic."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -51,26 +51,6 @@ def scaled(values: np.ndarray) -> np.ndarray:
 def sort_scored(items: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
     """Sort (key, score) pairs by score descending, then key ascending."""
     return sorted(items, key=lambda kv: (-kv[1], kv[0]))
-
-
-def rank_by(
-    rows: Iterable[Mapping[str, object]],
-    score_key: str,
-    *,
-    higher_is_better: bool = True,
-    key: str = "path",
-) -> list[str]:
-    """Keys of `rows` ordered by `rows[score_key]` (best first), ties by key.
-
-    LanceDB FTS rows carry `_score` (higher is better); vector rows carry `_distance`
-    (lower is better): `rank_by(rows, "_distance", higher_is_better=False)`.
-    """
-    pairs = []
-    for row in rows:
-        raw = row.get(score_key)
-        value = float(raw) if isinstance(raw, int | float) else 0.0
-        pairs.append((str(row[key]), value if higher_is_better else -value))
-    return [k for k, _ in sort_scored(pairs)]
 
 
 def top(scored: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, float]]:

@@ -90,11 +90,13 @@ class SessionIndex:
         return stats
 
     def searcher(self, palace: Palace, progress: Progress | None = None) -> Searcher:
-        """The index's searcher, synced to `palace` first when that is newer than the index."""
-        searcher = self._searcher
-        if searcher is None or self._generations.newer(palace, searcher.palace):
-            self.sync(palace, progress)
+        """The index's searcher, synced to `palace` first when that is newer than the index
+        (after a sync under way: a query never reads a store half-way through one)."""
+        with self.lock:
             searcher = self._searcher
+            if searcher is None or self._generations.newer(palace, searcher.palace):
+                self.sync(palace, progress)
+                searcher = self._searcher
         assert searcher is not None
         return searcher
 

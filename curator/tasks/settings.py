@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from curator.config.schema import TasksTable
+from curator.config.schema import DURATION_PATTERN, TasksTable
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_DURATION = re.compile(DURATION_PATTERN)  # the pattern palace.toml's check uses
 _UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -31,7 +31,7 @@ def duration(value: Any) -> float | None:
         return None
     if isinstance(value, int | float):
         return float(value) if value > 0 else None
-    match = _DURATION.fullmatch(value) if isinstance(value, str) else None
+    match = _DURATION.match(value) if isinstance(value, str) else None
     if match is None or float(match.group(1)) <= 0:
         return None
     return float(match.group(1)) * _UNIT[match.group(2)]

@@ -238,3 +238,21 @@ async def test_a_diff_reads_older_to_newer_and_has_room_at_80x24(palace: Path) -
         assert screen.query_one("#tasks-diff").region.height >= 8, screen.query_one(
             "#tasks-diff"
         ).region
+
+
+async def test_the_screen_holds_one_task_service_per_palace_load(palace: Path) -> None:
+    """The list, a task's revisions and its diff read through one TaskService; a reload (the
+    palace.toml it read may have changed) makes the next one."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await open_tasks(pilot)
+        service = screen.service
+        await pilot.press("down")
+        revs = screen.query_one("#tasks-revisions", DataTable)
+        await wait_until(pilot, lambda: revs.row_count == 2)
+        assert screen.service is service
+        first = app.palace
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.palace is not first)
+        await settle(pilot)
+        assert screen.service is not service

@@ -120,11 +120,6 @@ def references(text: str, folder: str = "") -> set[str]:
     return found
 
 
-def index_targets(text: str, folder: str = "") -> set[str]:
-    """The rels MEMORY.md names: inbound links for the orphan check."""
-    return references(text, folder)
-
-
 Finding = tuple[Severity, str, int, str]  # severity, code, line, message
 
 

@@ -89,6 +89,7 @@ class TasksScreen(PalaceScreen):
         self._generation = 0  # of the list shown: a newer one drops the older one's rows
         self.detail_ready = False
         self._ticker: Timer | None = None
+        self._service: TaskService | None = None  # made once per palace load (see service)
 
     def body(self) -> ComposeResult:
         with Horizontal(id="tasks-main"):
@@ -135,12 +136,13 @@ class TasksScreen(PalaceScreen):
         # take ~35 ms, less than a worker thread fighting the first paint for the GIL took.
         self._stale, self._has_drawn = False, True
         try:
-            self._show(*self._read(self.curator.root))
+            self._show(*self._read())
         except Exception as exc:
             self.curator.error(exc)
             self._show([], [])
 
     def palace_changed(self, palace: Palace) -> None:
+        self._service = None  # palace.toml's [tasks] may have changed with it
         self.load(palace.root)
 
     def on_screen_resume(self) -> None:
@@ -158,20 +160,23 @@ class TasksScreen(PalaceScreen):
 
     @property
     def service(self) -> TaskService:
-        return TaskService(self.curator.root)
+        """The screen's one TaskService, made from palace.toml as last loaded."""
+        if self._service is None:
+            self._service = TaskService(self.curator.root)
+        return self._service
 
     # -- the list --------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
     def load(self, root: Path) -> None:
         try:
-            listed = self._read(root)
+            listed = self._read()
         except Exception as exc:
             self.app.call_from_thread(self.curator.error, exc)
             listed = ([], [])
         self.app.call_from_thread(self._show, *listed)
 
-    def _read(self, root: Path) -> tuple[list[Any], list[str]]:
-        rows, broken = TaskService(root).rows()
+    def _read(self) -> tuple[list[Any], list[str]]:
+        rows, broken = self.service.rows()
         rows.sort(key=lambda r: (not r.stale, _ORDER.get(r.header.status, 4), r.age or 0))
         return rows, [str(e) for e in broken]
 
@@ -259,7 +264,7 @@ class TasksScreen(PalaceScreen):
 
     @work(thread=True, exclusive=True, group="task-detail", exit_on_error=False)
     def load_task(self, slug: str) -> None:
-        svc = TaskService(self.curator.root)
+        svc = self.service
         try:
             headers = svc.history(slug)
             requests = svc.requests(slug)
@@ -299,7 +304,7 @@ class TasksScreen(PalaceScreen):
         base = self.base if marked and self.base is not None else number - 1
         if marked and base > number:  # a diff reads from the older revision to the newer
             base, number = number, base
-        svc = TaskService(self.curator.root)
+        svc = self.service
         right: Text | None
         try:
             new = svc.store.read_bytes(slug, number).decode("utf-8", "replace")

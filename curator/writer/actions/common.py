@@ -105,7 +105,8 @@ def with_index(
         return tuple(changes)
     # rendered from what the commit will hold: a note on disk git does not have (written by
     # hand, never committed) is not named in the INDEX.md pushed to the team
-    after = committed(palace).replaced(effects(palace.root, changes))
+    base = committed(palace)
+    after = base.replaced(effects(palace.root, changes))
     if palace.foreign_layout:
         own = palace_rules.generated_index(palace, after, complete=complete)
         if own is not None:
@@ -116,7 +117,7 @@ def with_index(
         if index_bytes(palace) is None:
             return tuple(changes)
     existing = index_bytes(palace)
-    rendered = render_index(after, existing, today, since=palace).encode("utf-8")
+    rendered = render_index(after, existing, today, since=base).encode("utf-8")
     if existing != rendered:
         # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
         # if another action landed since, apply sees the difference and INDEX.md is redone
