@@ -132,3 +132,16 @@ async def test_groups_decided_with_one_key_each(make_palace) -> None:
             await pilot.press("u")
             await apply_plan(pilot)
         assert tree(root) == before
+
+        # rows again (G): f folds the selected draft into the candidate shown, as it is
+        await show_screen(pilot, "1", InboxScreen)
+        await pilot.press("G")
+        await wait_until(pilot, lambda: len(screen.marks.shown) == 13)
+        pool = groups["pool"].drafts[0]
+        screen.marks.move_cursor(row=screen.marks.shown.index(pool))
+        await wait_until(pilot, lambda: screen.selected == pool and bool(screen.candidates))
+        assert screen.candidates[0].path == "notes/project/postgres-pool.md"
+        await pilot.press("f")
+        await apply_plan(pilot)
+        assert not (root / pool).exists()
+        assert "Merged from draft" in (root / "notes/project/postgres-pool.md").read_text()
