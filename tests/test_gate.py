@@ -234,7 +234,7 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
         # every tool that reads the palace is walked below (task_* tools read checkpoints only)
         listed = {t.name for t in client.list_tools() if not t.name.startswith("task_")}
         walked = {"search", "ask", "pack", "read_note", "list_inbox", "capture", "report_stale"}
-        walked |= {"recent", "related"}
+        walked |= {"recent", "related", "list_directory", "build_context", "diagnostics"}
         assert listed == walked, f"walk the new tool(s) {sorted(listed - walked)} here"
         for h in hidden:
             q = query(h)
@@ -245,6 +245,8 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
                 ("pack", {"goal": q, "floor": 0.0, "budget": 4000}),
                 ("list_inbox", {"limit": 50}),
                 ("recent", {"days": 36500, "limit": 50}),
+                ("list_directory", {"depth": 5, "limit": 50}),
+                ("diagnostics", {}),
             ):
                 _, text = client.call(name, **args)
                 assert_no_leak(hidden, name, text, q)
@@ -259,6 +261,10 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
                 if not (h.shared and ref == h.slug):
                     assert error, (ref, text)
                 assert_no_leak(hidden, "related", text, repr(ref))
+                error, text = client.call("build_context", uri=f"curator://notes/{ref}", depth=3)
+                if not (h.shared and ref == h.slug):
+                    assert error, (ref, text)
+                assert_no_leak(hidden, "build_context", text, repr(ref))
                 error, text = client.call("report_stale", note=ref, reason="looks wrong")
                 if not (h.shared and ref == h.slug):
                     assert error, (ref, text)
@@ -275,6 +281,13 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
             if rel not in hidden_rels:
                 _, text = client.call("related", ref=rel, depth=3, limit=50)
                 assert_no_leak(hidden, "related", text, rel)
+                _, text = client.call("build_context", uri=f"curator://notes/{rel}", depth=3)
+                assert_no_leak(hidden, "build_context", text, rel)
+        for folder in sorted(
+            {p.parent.relative_to(root).as_posix() for p in root.glob("notes/**/*.md")}
+        ):
+            _, text = client.call("list_directory", folder=folder, limit=50)
+            assert_no_leak(hidden, "list_directory", text, folder)
         assert_no_leak(hidden, "INDEX.md", client.read_resource("curator://INDEX.md"))
         _, text = client.call(
             "capture",

@@ -229,8 +229,15 @@ def _apply_locked(
             (branch, codes), ignored_new = asking.result(), ignoring.result()
             others_staged = staging.result()
     check_branch(repo, branch)
-    inbox = inbox_of(root)  # drafts never enter the branch, whether .gitignore says so or not
-    ignored_new |= {rp for p, rp in zip(touched, repo_paths, strict=True) if in_inbox(p, inbox)}
+    # drafts never enter the branch, whether .gitignore says so or not; one a palace already
+    # tracks (made before its drafts were ignored) may leave it, so git status stays clean
+    inbox = inbox_of(root)
+    ignored_new |= {
+        rp
+        for p, rp in zip(touched, repo_paths, strict=True)
+        if in_inbox(p, inbox)
+        and (files.pre.get(p) is None or codes.get(rp) == "??" or rp in ignored_new)
+    }
     commit_paths = _commit_paths(repo, files, codes, ignored_new)
     temps = Temps(root, root / TMP_REL, files.post, files.modes)
     journal = Journal.new(root, plan.action, plan.message, head)

@@ -11,6 +11,7 @@ from palacehelpers import note_text
 from uihelpers import git_log, make_app, show_screen, shown_in, wait_until
 
 from curator.model.palace import Palace
+from curator.session import Session
 from curator.ui import services
 from curator.ui.screens.audit import AuditScreen
 from curator.ui.screens.history import HistoryScreen
@@ -48,10 +49,10 @@ async def test_history_detail_shows_files_reason_and_undone_by_at_80x24(
     root = make_palace({rel: note_text("Flags", extra="reviewed: 2026-01-01\n")})
     reason = "read it again against the repository and it holds in every detail that matters"
     palace = Palace.open(root)
-    services.commit(root, services.plan_retire(palace, rel, reason), palace)
+    Session(palace).commit(services.plan_retire(palace, rel, reason))
     action = git_log(root, "%H")[0]
     palace = Palace.open(root)
-    services.commit(root, services.plan_undo(palace, action), palace)
+    Session(palace).commit(services.plan_undo(palace, action))
     undo = git_log(root, "%H")[0]
     app = make_app(root, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 from uihelpers import make_app, settle, show_screen, wait_until
 
 from curator.model.palace import Palace
+from curator.session import Session
 from curator.ui import services
 from curator.ui.screens.history import HistoryScreen
 
@@ -31,10 +32,10 @@ def long_history(make_palace: Any) -> Path:
     why = "captured from a noisy session; " * 8
     build = lambda p, rel: services.plan_reject(p, rel, why)  # noqa: E731
     plan = services.plan_bulk(palace, "reject", rels[:10], build, why)
-    services.commit(root, plan, palace)
+    Session(palace).commit(plan)
     for rel in rels[10:]:
         palace = Palace.open(root)
-        services.commit(root, services.plan_reject(palace, rel, "noise"), palace)
+        Session(palace).commit(services.plan_reject(palace, rel, "noise"))
     return root
 
 

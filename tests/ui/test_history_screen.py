@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 from uihelpers import apply_plan, commit_files, git_log, make_app, settle, show_screen, wait_until
 
 from curator.model.palace import Palace
+from curator.session import Session
 from curator.ui import services
 from curator.ui.screens.history import HistoryScreen
 from curator.ui.widgets.plan_dialog import PlanDialog
@@ -34,10 +35,10 @@ def palace(make_palace: Any) -> tuple[Path, dict[str, str]]:
     shas: dict[str, str] = {}
     for key, rel, reason in (("a", A, "a duplicate of billing"), ("b", B, "not true")):
         palace = Palace.open(root)
-        services.commit(root, services.plan_reject(palace, rel, reason), palace)
+        Session(palace).commit(services.plan_reject(palace, rel, reason))
         shas[key] = git_log(root, "%H")[0]
     palace = Palace.open(root)
-    services.commit(root, services.plan_undo(palace, shas["a"]), palace)
+    Session(palace).commit(services.plan_undo(palace, shas["a"]))
     shas["undo"] = git_log(root, "%H")[0]
     return root, shas
 
@@ -145,11 +146,11 @@ async def test_a_draft_moved_outside_git_is_listed_as_moved(sample_palace: Path)
     "files: …" that stays as if still loading."""
     palace = Palace.open(sample_palace)
     rel = sorted(d.rel for d in palace.drafts)[0]
-    services.commit(sample_palace, services.plan_reject(palace, rel, "dup"), palace)
+    Session(palace).commit(services.plan_reject(palace, rel, "dup"))
     reject = git_log(sample_palace, "%H")[0]
     assert commit_files(sample_palace, reject) == []  # git itself shows nothing
     palace = Palace.open(sample_palace)
-    services.commit(sample_palace, services.plan_undo(palace, reject), palace)
+    Session(palace).commit(services.plan_undo(palace, reject))
     undo = git_log(sample_palace, "%H")[0]
     kept = ".curator/rejected/" + Path(rel).name
     app = make_app(sample_palace, watch=False)
@@ -169,7 +170,7 @@ async def test_an_undone_undo_puts_the_action_back_in_effect(make_palace: Any) -
     for step in range(3):
         palace = Palace.open(root)
         plan = services.plan_review(palace, rel) if step == 0 else services.plan_undo(palace)
-        services.commit(root, plan, palace)
+        Session(palace).commit(plan)
         shas.append(git_log(root, "%H")[0])
     action, undo, redo = shas
     app = make_app(root, watch=False)
@@ -220,7 +221,7 @@ async def test_slash_filters_history_by_reviewer(make_palace: Any) -> None:
     for who, rel in (("Ana Reviewer", A), ("Bo Teammate", B)):
         subprocess.run(["git", "-C", str(root), "config", "user.name", who], check=True)
         palace = Palace.open(root)
-        services.commit(root, services.plan_reject(palace, rel, "not true"), palace)
+        Session(palace).commit(services.plan_reject(palace, rel, "not true"))
         shas[who] = git_log(root, "%H")[0]
     app: Any = make_app(root, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Input, OptionList, Select
 from uihelpers import apply_plan, git_log, make_app, settle, wait_until
 
 from curator.model.palace import Palace
+from curator.session import Session
 from curator.tasks import TaskService
 from curator.ui import services
 from curator.ui.app import CuratorApp
@@ -106,10 +107,10 @@ def palace(sample_palace: Path) -> Path:
     palace = Palace.open(sample_palace)
     draft = next(d for d in palace.drafts if "invoice-pdf" in d.rel)
     plan = services.plan_promote(palace, draft.rel, name="Invoice PDFs show the VAT id")
-    services.commit(sample_palace, plan, palace)
+    Session(palace).commit(plan)
     palace = Palace.open(sample_palace)
     draft = next(d for d in palace.drafts if "render-autoscaling" in d.rel)
-    services.commit(sample_palace, services.plan_reject(palace, draft.rel, "wrong"), palace)
+    Session(palace).commit(services.plan_reject(palace, draft.rel, "wrong"))
     tasks = TaskService(sample_palace)
     tasks.new("first", "The first task", "agent")
     tasks.new("second", "The second task", "agent")

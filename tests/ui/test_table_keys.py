@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Input, OptionList
 from uihelpers import make_app, settle, wait_until
 
 from curator.model.palace import Palace
+from curator.session import Session
 from curator.tasks import TaskService
 from curator.tasks.checkpoint import SECTIONS
 from curator.ui import services
@@ -37,7 +38,7 @@ def busy_palace(sample_palace: Path) -> Path:
     for reason in ("dup", "wrong", "old"):
         palace = Palace.open(sample_palace)
         draft = sorted(d.rel for d in palace.drafts)[0]
-        services.commit(sample_palace, services.plan_reject(palace, draft, reason), palace)
+        Session(palace).commit(services.plan_reject(palace, draft, reason))
     tasks = TaskService(sample_palace)
     for n in range(4):
         tasks.new(f"task-{n}", f"Task number {n}", "agent")
