@@ -68,7 +68,9 @@ async def test_the_name_column_takes_the_free_width(palace: Path, size: tuple[in
             if mode == "rooms":  # as wide as its widest badges (" stale "), not 9
                 assert columns["flags"].width == len(" stale ")
             if mode == "inbox":  # "1d"-style ages, short sources: no wider than they need
-                assert columns["age"].width == len("Age") and columns["source"].width == 6
+                assert columns["age"].width == len("Age") and columns["source"].width == len(
+                    "session 1"
+                )
             cuts = cut_names_end_in_ellipsis(app, selector)
             assert cuts <= table.row_count
             if size == (80, 24):

@@ -432,15 +432,16 @@ async def test_the_draft_pane_masks_secrets_until_revealed(make_palace: Any) -> 
 
 
 def test_the_picker_offers_the_known_near_duplicates_first(palace: Path) -> None:
-    """Empty query: every near-duplicate leads; typed: those the query finds lead, in their
-    own order, then the query's ranking."""
+    """Empty query: every near-duplicate leads; typed: a note named exactly so, then the
+    near-duplicates the query finds, in their own order, then the query's ranking."""
     from curator.model.palace import Palace
     from curator.ui.widgets.dialogs import near_first
 
     a, b, c, d = Palace.open(palace).notes[:4]
-    assert near_first([a, b, c], [d, c], typed=False) == [d, c, a, b]
-    assert near_first([a, b, c], [d, c], typed=True) == [c, a, b]  # d is not what was typed
-    assert near_first([a, b], [], typed=True) == [a, b]
+    assert near_first([a, b, c], [d, c], "") == [d, c, a, b]
+    assert near_first([a, b, c], [d, c], "x") == [c, a, b]  # d is not what was typed
+    assert near_first([a, b], [], "x") == [a, b]
+    assert near_first([a, b, c], [c], b.name) == [b, c, a]  # a note named so leads
 
 
 async def test_supersede_picker_in_rooms_leads_with_the_notes_near_duplicates(
@@ -474,12 +475,12 @@ async def test_supersede_picker_in_rooms_leads_with_the_notes_near_duplicates(
 @pytest.mark.parametrize(
     ("source", "words"),
     [
-        ({"agent": "mcp", "session": "sess-2026-11-28-b5e2"}, "mcp · session …-11-28-b5e2"),
+        ({"agent": "mcp", "session": "sess-2026-11-28-b5e2"}, "mcp · session …28-b5e2"),
         ({"run": "run-4530", "file": "Makefile"}, "run 4530 · file Makefile"),
         ({"file": "a.py", "session": "s1", "run": "7"}, "session s1 · run 7 · file a.py"),
         ("claude-code", "claude-code"),
         (None, "–"),
-        ({"session": "line one\nline two"}, "session …ne line two"),
+        ({"session": "line one\nline two"}, "session …ine two"),
     ],
 )
 def test_the_source_column_says_who_in_words(source: Any, words: str) -> None:

@@ -20,7 +20,7 @@ from curator.ui.safe import plain
 
 _WIKILINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
 _MARKUPISH = re.compile(r"\[\s*(?:/|@|[A-Za-z#])[^\]\n]*\]")
-SOURCE_WIDTH = 20  # at most: the Source column yields to the name first (RowTable.fit)
+SOURCE_WIDTH = 16  # at most: the Source column yields to the name first (RowTable.fit)
 
 
 def draft_days(note: Note, today: date) -> int | None:
@@ -48,10 +48,10 @@ def draft_source(note: Note) -> str:
 
 def source_words(note: Note) -> str:
     """Who left the draft, in words: the agent first, then its session, run and file, each
-    named ("mcp · session …11-28-b5e2 · run 4551"), so the column says more than an id's tail."""
+    named ("mcp · session …28-b5e2 · run 4551"), so the column says more than an id's tail."""
     source = note.header.get("source")
     if not isinstance(source, dict):
-        return _short_id(one_line(str(source or ""))) or "–"
+        return _short_id(one_line(str(source or "")), SOURCE_WIDTH) or "–"
     order = sorted(source, key=lambda k: _SOURCE_ORDER.get(str(k), len(_SOURCE_ORDER)))
     words = []
     for key in order:
@@ -70,8 +70,8 @@ def source_words(note: Note) -> str:
 _SOURCE_ORDER = {"agent": 0, "session": 1, "run": 2, "file": 3}
 
 
-def _short_id(value: str, width: int = 12) -> str:
-    """A long id keeps its distinctive end ("2026-11-28-b5e2" -> "…11-28-b5e2")."""
+def _short_id(value: str, width: int = 8) -> str:
+    """A long id keeps its distinctive end ("2026-11-28-b5e2" -> "…28-b5e2")."""
     return value if len(value) <= width else "…" + value[-(width - 1) :]
 
 

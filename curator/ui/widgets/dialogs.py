@@ -269,7 +269,7 @@ class NotePicker(Dialog[str | None]):
             self._fill(self.query_one("#picker-query", Input).value)
 
     def _fill(self, query: str) -> None:
-        found = near_first(self.find(query), self.near_found, bool(query.strip()))
+        found = near_first(self.find(query), self.near_found, query)
         near = {n.rel for n in self.near_found}
         options = self.query_one("#picker-list", OptionList)
         options.clear_options()
@@ -310,13 +310,23 @@ class NotePicker(Dialog[str | None]):
         self.dismiss(None)
 
 
-def near_first(found: list[Note], near: list[Note], typed: bool) -> list[Note]:
-    """The picker's order: the known near-duplicates first (those the query finds, once
-    something is typed; all of them before), then the rest as `find` ranked them."""
+def near_first(found: list[Note], near: list[Note], query: str) -> list[Note]:
+    """The picker's order: a note named exactly as typed first, then the known
+    near-duplicates (those the query finds, once something is typed; all of them before),
+    then the rest as `find` ranked them."""
+    wanted = query.strip().casefold()
+    exact = [
+        n for n in found if wanted and wanted in (n.name.strip().casefold(), n.slug.casefold())
+    ]
     hits = {n.rel for n in found}
-    shown = [n for n in near if n.rel in hits] if typed else near
-    firsts = {n.rel for n in shown}
-    return shown + [n for n in found if n.rel not in firsts]
+    shown = exact + [n for n in near if n.rel in hits or not wanted]
+    firsts: set[str] = set()
+    order = []
+    for n in shown + found:
+        if n.rel not in firsts:
+            firsts.add(n.rel)
+            order.append(n)
+    return order
 
 
 def select_value(widget: Select[str]) -> str | None:
