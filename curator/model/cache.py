@@ -46,7 +46,8 @@ def cache_folder() -> Path:
 
 def cache_path(root: Path, name: str = "notes") -> Path:
     """The file holding cache `name` of the palace at `root` (one folder per palace)."""
-    digest = hashlib.blake2b(str(Path(root).resolve()).encode(), digest_size=12).hexdigest()
+    # fsencode: a folder name that is not UTF-8 (surrogate-escaped) is bytes on disk, as here
+    digest = hashlib.blake2b(os.fsencode(Path(root).resolve()), digest_size=12).hexdigest()
     return cache_folder() / "palaces" / digest / f"{name}.pickle"
 
 
