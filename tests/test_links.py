@@ -166,6 +166,6 @@ def test_one_notes_links_resolve_without_the_palace_graph(make_palace: MakePalac
     are the ones the graph gives."""
     palace = palace_with_links(make_palace)
     alone = {n.rel: palace.outgoing(n) for n in palace.all()}
-    assert palace._outgoing is None  # nothing walked every note's links
+    assert palace.lookups.outgoing is None  # nothing walked every note's links
     assert alone == palace.link_graph()[0]
     assert palace.outgoing(palace.find("alpha")) == alone["notes/project/alpha.md"]
