@@ -491,3 +491,35 @@ def test_the_first_prompt_answers_without_the_index_and_starts_the_warm_server(
         while warm.socket_path(root).exists() and time.monotonic() < deadline:
             time.sleep(0.1)
     assert not warm.socket_path(root).exists() and not warm.pid_path(root).exists()
+
+
+@pytest.mark.parametrize(
+    ("prompt", "given"),
+    [("make the billing worker retries safe", True), ("zyxxy quokka saxophone", False)],
+)
+def test_a_prompt_is_answered_by_one_index_query(
+    root: Path, monkeypatch: pytest.MonkeyPatch, prompt: str, given: bool
+) -> None:
+    """The pack and the check that a note it may hold shares a word with the prompt come from
+    one LanceDB query (two, one of each, were most of the warm server's answer; issue 34)."""
+    from curator.agents.service import Memory
+    from curator.search.store import IndexStore
+
+    memory = Memory(root)
+    try:
+        assert memory.searcher.indexed  # the index open, as the warm server holds it
+        queries: list[str] = []
+        real = IndexStore.hybrid
+
+        def counted(self: IndexStore, text: str, *args: object, **kwargs: object) -> object:
+            queries.append(text)
+            return real(self, text, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(IndexStore, "hybrid", counted)
+        request = {"event": "UserPromptSubmit", "data": {"cwd": str(root), "prompt": prompt}}
+        reply = hooks.answer(memory, request)
+    finally:
+        memory.close()
+    assert len(queries) == 1
+    assert ("notes/feedback/retries.md" in "\n".join(reply["lines"])) is given
+    assert (reply["items"] >= 1) is given and reply["ranked"] == "index"
