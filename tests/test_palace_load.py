@@ -283,3 +283,27 @@ def test_find_by_slug_name_and_path(
     with pytest.raises(Exception, match="no note or draft matches"):
         palace.find("nothing-here")
     assert palace.find("idea").kind == "draft"
+
+
+def test_a_few_changed_files_leave_the_cache_as_it_is(make_palace: MakePalace) -> None:
+    """An action changes two or three files: the next load reads them again instead of
+    writing the whole cache anew (issue 34); once the cache misses more than its share of
+    the palace it follows it."""
+    root = make_palace(FILES)
+    age(root)
+    Palace.open(root)
+    written = cache_file(root).stat()
+    (root / "notes/project/gamma.md").write_text(note_text("Gamma"))
+    (root / "notes/project/beta.md").unlink()
+    path = root / "notes/project/alpha.md"
+    path.write_text(path.read_text().replace("AAAA", "CCCCC"))
+    for _ in range(2):
+        palace = Palace.open(root)
+        assert [n.rel for n in palace.notes] == ["notes/project/alpha.md", "notes/project/gamma.md"]
+        assert palace.find("alpha").description == "CCCCC"
+        assert cache_file(root).stat().st_ino == written.st_ino  # not written again
+    for i in range(20):
+        (root / f"notes/project/more-{i}.md").write_text(note_text(f"More {i}"))
+    assert len(Palace.open(root).notes) == 22
+    assert cache_file(root).stat().st_ino != written.st_ino  # missed too many: written anew
+    assert len(Palace.open(root).notes) == 22
