@@ -196,6 +196,21 @@ class IndexStore:
 
         return self.tables.read(run)
 
+    def columns(self, names: Sequence[str], where: str | None = None) -> dict[str, list[Any]]:
+        """Every row's (passing `where`) `names` columns (`path` among them), each as one
+        list, in path order: what a query that reads no palace needs of every note
+        (`curator.search.cold`)."""
+        cols = _checked_columns(names)
+
+        def run(table: Any) -> dict[str, list[Any]]:
+            q = table.search().select(cols)
+            if where:
+                q = q.where(where)
+            data = q.limit(None).to_arrow().sort_by("path")
+            return {c: data.column(c).to_pylist() for c in cols}
+
+        return self.tables.read(run)
+
     def all_vectors(
         self, where: str | None = None, columns: Sequence[str] = RESULT_COLUMNS
     ) -> list[dict[str, Any]]:
