@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.model.discovery import kind_of
@@ -43,6 +43,9 @@ from curator.search.index import (
 )
 from curator.search.searcher import Searcher
 from curator.search.words import recorded_corpus
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # What a query needs of every row: its note's kind, names, and the fields the filter reads.
 COLUMNS = (
@@ -136,6 +139,10 @@ class _Files(Mapping[str, Note]):
         return len(self._kinds)
 
     @property
+    def kinds(self) -> dict[str, Kind]:
+        return self._kinds
+
+    @property
     def read(self) -> list[str]:
         """The rels read so far."""
         return sorted(self._read)
@@ -157,6 +164,26 @@ class _Named(Sequence[Note]):
         return len(self._rels)
 
 
+class _Table(dict[str, Sequence[Note]]):
+    """Notes by a key (a slug, a name), each read when first asked for: made of rel lists,
+    so a table of 100k notes holds no note and no object per note."""
+
+    def __init__(self, files: _Files, rels: dict[str, list[str]]) -> None:
+        super().__init__()
+        self._files = files
+        self._rels = rels
+
+    def get(self, key: str, default: Any = None) -> Any:
+        rels = self._rels.get(key)
+        return _Named(self._files, rels) if rels is not None else default
+
+    def __getitem__(self, key: str) -> Sequence[Note]:
+        return _Named(self._files, self._rels[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rels
+
+
 class IndexedPalace(Palace):
     """The palace as its search index holds it: no note loaded (`notes` and `drafts` are
     empty); `by_rel` reads a note from its file when asked; what needs every note (the gate's
@@ -166,35 +193,40 @@ class IndexedPalace(Palace):
         self,
         root: Path,
         config: Config,
-        columns: dict[str, list[Any]],
+        columns: pa.Table,
         unparsed: list[str],
         signature: str,
     ) -> None:
         super().__init__(root, config, [], [], layout=layout_rules.layout_of(config))
-        paths: list[str] = columns["path"]
+        # the columns every note is looked up by as lists; the others read a row at a time
+        whole = {c: columns.column(c).to_pylist() for c in ("path", "kind", "slug", "name")}
+        self._columns = whole
+        self._table = columns
+        paths: list[str] = whole["path"]
         kinds: dict[str, Kind] = {
             p: "draft" if k == "draft" else "note"
-            for p, k in zip(paths, columns["kind"], strict=True)
+            for p, k in zip(paths, whole["kind"], strict=True)
         }
         for rel in unparsed:
             kinds.setdefault(rel, kind_of(rel, config.inbox) or "note")
         self.files = _Files(root, kinds)
         self.by_rel = self.files  # type: ignore[assignment]
         self.index_signature = signature
-        self._columns = columns
         self._unparsed = unparsed
-        names = [str(n or "") for n in columns["name"]]
+        names = [str(n or "") for n in whole["name"]]
         self.index_names = (paths, names, self._row)
 
     def _row(self, i: int) -> dict[str, Any]:
         """The `i`th row (in path order) as a filter reads it."""
-        return {c: values[i] for c, values in self._columns.items()}
+        return {c: self._table.column(c)[i].as_py() for c in self._table.column_names}
 
-    def gate(self, hidden: dict[str, list[Any]] | None) -> None:
+    def gate(self, hidden: pa.Table | None) -> None:
         """The gate's verdicts: the `hidden` rows (those the visibility filter hides:
         sensitive, or in a scope palace.toml marks sensitive; None: none) and every note
         whose header did not parse are hidden; every other row's path is shown."""
-        found = hidden or {"path": [], "slug": [], "name": []}
+        found = {
+            c: hidden.column(c).to_pylist() if hidden else [] for c in ("path", "slug", "name")
+        }
         names = [str(n or "") for n in found["name"]]
         gone = list(zip(found["path"], found["slug"], names, strict=True))
         for rel in self._unparsed:
@@ -211,11 +243,12 @@ class IndexedPalace(Palace):
     def _by_slug(self) -> dict[str, Sequence[Note]]:
         if self.lookups.slugs is None:
             found: dict[str, list[str]] = {}
-            for rel in self.files:
-                if self.files._kinds[rel] == "note":
-                    slug = rel.rsplit("/", 1)[-1].removesuffix(".md")
-                    found.setdefault(slug.casefold(), []).append(rel)
-            self.lookups.slugs = {k: _Named(self.files, v) for k, v in found.items()}
+            for rel, kind in self.files.kinds.items():
+                if kind == "note":
+                    found.setdefault(
+                        rel.rsplit("/", 1)[-1].removesuffix(".md").casefold(), []
+                    ).append(rel)
+            self.lookups.slugs = _Table(self.files, found)
         return self.lookups.slugs
 
     @property
@@ -226,14 +259,14 @@ class IndexedPalace(Palace):
             for rel, kind, name in zip(cols["path"], cols["kind"], cols["name"], strict=True):
                 if kind == "note":
                     found.setdefault(name_key(str(name or "")), []).append(rel)
-            self.lookups.names = {k: _Named(self.files, v) for k, v in found.items()}
+            self.lookups.names = _Table(self.files, found)
         return self.lookups.names
 
     def resolve(self, source_rel: str, link: RawLink) -> str | None:
         key = slug_key(link.target)
         if link.kind != "md" and "/" in key:  # a path-like wikilink: matched by its tail
             tail = "/" + key.lstrip("/")
-            notes = [r for r in self.files if self.files._kinds[r] == "note"]
+            notes = [r for r, kind in self.files.kinds.items() if kind == "note"]
             matches = [r for r in notes if ("/" + slug_key(r)).endswith(tail)]
             return matches[0] if len(matches) == 1 else None
         return super().resolve(source_rel, link)

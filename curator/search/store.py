@@ -196,18 +196,17 @@ class IndexStore:
 
         return self.tables.read(run)
 
-    def columns(self, names: Sequence[str], where: str | None = None) -> dict[str, list[Any]]:
-        """Every row's (passing `where`) `names` columns (`path` among them), each as one
-        list, in path order: what a query that reads no palace needs of every note
+    def columns(self, names: Sequence[str], where: str | None = None) -> pa.Table:
+        """Every row's (passing `where`) `names` columns (`path` among them) as one Arrow
+        table in path order: what a query that reads no palace needs of every note
         (`curator.search.cold`)."""
         cols = _checked_columns(names)
 
-        def run(table: Any) -> dict[str, list[Any]]:
+        def run(table: Any) -> pa.Table:
             q = table.search().select(cols)
             if where:
                 q = q.where(where)
-            data = q.limit(None).to_arrow().sort_by("path")
-            return {c: data.column(c).to_pylist() for c in cols}
+            return q.limit(None).to_arrow().sort_by("path")
 
         return self.tables.read(run)
 
