@@ -33,7 +33,6 @@ from curator.agents.settings import AgentSettings, load_settings
 
 if TYPE_CHECKING:  # the warm path never loads a palace in the hook's own process
     from curator.agents.service import Memory
-    from curator.search.searcher import Searcher
 
 __all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
 
@@ -208,25 +207,14 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     )
     marker.start()
     prompt = prompt[:2000]
-    floor = run.settings.pack_floor
     searcher = run.memory.searcher_now()  # one for the whole prompt, whichever is ready
     run.ranked = "index" if searcher.indexed else "palace"
-    if not _matches(searcher, prompt, floor):
-        marker.join(timeout=0.5)
-        return []
-    text = run.memory.pack(prompt, using=searcher)  # budget and floor: [agents]
+    # one query: the pack, given only when a note it may hold shares a word with the prompt
+    # (budget and floor: [agents])
+    text = run.memory.pack(prompt, using=searcher, floor=run.settings.pack_floor, matched=True)
     marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []
-
-
-def _matches(searcher: Searcher, prompt: str, floor: float) -> bool:
-    """Does any note the pack may hold share a word with the prompt? A vector neighbour alone
-    is no reason to put memory in front of the agent on every prompt."""
-    hits = searcher.search(
-        prompt, status="active", min_confidence=floor, limit=5, include_sensitive=False
-    )
-    return any(h.spans for h in hits)
 
 
 def stop(run: HookRun) -> list[str]:

@@ -62,9 +62,9 @@ def _entry(palace: Palace, note: Note) -> tuple[tuple[str, str], str]:
     A superseded note's line names its successor, so its key also holds the successor's hash.
     """
     key = _entry_key(palace, note)
-    cached = palace.render_cache.get(key)
+    cached = palace.lookups.render.get(key)
     if cached is None:
-        cached = palace.render_cache[key] = (_sort_key(note), _render_entry(palace, note))
+        cached = palace.lookups.render[key] = (_sort_key(note), _render_entry(palace, note))
     return cached
 
 
@@ -92,7 +92,7 @@ def _room_text(palace: Palace, name: str, notes: list[Note]) -> tuple[str, int]:
     another note (a successor) that could change on its own."""
     key = ("index-room", name)
     members = tuple(notes)
-    cached = palace.render_cache.get(key)
+    cached = palace.lookups.render.get(key)
     if cached is not None and cached[0] == members:
         return cached[1], cached[2]
     entries = None
@@ -107,7 +107,7 @@ def _room_text(palace: Palace, name: str, notes: list[Note]) -> tuple[str, int]:
         entries = sorted(_entry(palace, n) for n in notes)
     text = "".join(line + "\n" for _, line in entries)
     count = sum(1 for _, line in entries if line.startswith("- ["))  # what the guard counts
-    palace.render_cache[key] = (members, text, count, entries)
+    palace.lookups.render[key] = (members, text, count, entries)
     return text, count
 
 
@@ -315,7 +315,7 @@ def _seed(since: Palace, room: Room, section: str) -> None:
     if len(lines) != len(notes):
         return
     for note, line in zip(notes, lines, strict=True):
-        since.render_cache.setdefault(_entry_key(since, note), (_sort_key(note), line))
+        since.lookups.render.setdefault(_entry_key(since, note), (_sort_key(note), line))
 
 
 _MARKER_BYTES = re.compile(rb"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)

@@ -121,7 +121,7 @@ def doc_hashes(palace: Palace) -> dict[str, str]:
 
 
 def _maker(palace: Palace) -> MakeDocs:
-    """Builds the docs of the given paths from `palace` (see IndexStore.sync_hashes)."""
+    """Builds the docs of the given paths from `palace` (see IndexWriter.sync_hashes)."""
     by_rel = palace.by_rel
     return lambda paths: [doc_from_note(palace, by_rel[p]) for p in paths]
 
@@ -188,7 +188,7 @@ def sync_index(
         return SyncStats(0, 0, 0, state.doc_count, time.perf_counter() - t0)
     hashes = doc_hashes(palace)
     allow = _allow_empty(palace, hashes)
-    stats = store.sync_hashes(hashes, _maker(palace), commit, allow_empty=allow)
+    stats = store.writer.sync_hashes(hashes, _maker(palace), commit, allow_empty=allow)
     _write_synced(store, signature)
     return stats
 
@@ -242,7 +242,7 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     hashes = doc_hashes(palace)
     allow = _allow_empty(palace, hashes)
     commit = head_commit(palace.root)
-    stats = store.rebuild_hashes(hashes, _maker(palace), commit, allow_empty=allow)
+    stats = store.writer.rebuild_hashes(hashes, _maker(palace), commit, allow_empty=allow)
     _write_synced(store, palace_signature(palace))
     return stats
 
