@@ -12,7 +12,7 @@ import pytest
 from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import PalaceNotFound
-from curator.model.cache import cache_path
+from curator.model.cache import notes_path
 from curator.model.palace import Palace, find_palace
 
 FILES = {
@@ -101,7 +101,7 @@ def same_size_edit(path: Path, old: str, new: str) -> None:
 
 
 def cache_file(root: Path) -> Path:
-    return cache_path(root, "notes")
+    return notes_path(root)
 
 
 def age(root: Path, seconds: int = 60) -> None:
@@ -172,6 +172,30 @@ def test_a_cache_holding_more_than_plain_data_is_refused(
     cache_file(root).write_bytes(pickle.dumps(forged))
     assert Palace.open(root).find("alpha").description == "CCCC"
     assert not marker.exists()
+
+
+def test_the_notes_cache_is_one_msgpack_file_keeping_every_note_it_can(
+    make_palace: MakePalace,
+) -> None:
+    """The notes load as a whole (msgspec decodes the one file into notes, nothing rebuilt
+    note by note); a note msgpack cannot hold (a number beyond 64 bits) is left out and read
+    again on each load, the others are served from the cache."""
+    import msgspec
+
+    big = note_text("Big", extra="count: 123456789012345678901234567890\n")
+    root = make_palace({**FILES, "notes/project/big.md": big})
+    age(root)
+    first = Palace.open(root)
+    _version, stored_root, _started, rows = msgspec.msgpack.decode(notes_path(root).read_bytes())
+    assert stored_root == str(root.resolve())
+    assert sorted(row["rel"] for row in rows) == sorted(
+        n.rel for n in first.all() if n.rel != "notes/project/big.md"
+    )
+    same_size_edit(root / "notes/project/alpha.md", "AAAA", "BBBB")
+    again = Palace.open(root)
+    assert again.find("alpha").description == "AAAA"  # from the cache
+    assert again.find("big").header["count"] == 123456789012345678901234567890
+    assert again.find("beta") == first.find("beta")
 
 
 class ForgedRow:
