@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from palacehelpers import MakePalace, note_text
 
-from curator.model.cache import cache_path
+from curator.model.cache import notes_path
 from curator.model.note import _compact_lines, parse_note
 from curator.model.palace import Palace
 
@@ -25,7 +25,7 @@ FILES = {
 
 
 def cache_file(root: Path) -> Path:
-    return cache_path(root, "notes")
+    return notes_path(root)
 
 
 def test_reload_shares_unchanged_notes_with_the_previous_palace(make_palace: MakePalace) -> None:

@@ -289,7 +289,9 @@ class Palace:
             matches = self._by_slug.get(key) or self.named(link.target) or ()
         return matches[0].rel if len(matches) == 1 else None
 
-    def _graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:
+    def link_graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:
+        """Every note's and draft's outgoing links and every note's backlinks, by rel (built
+        once: what walks every note's links, such as `check`, reads this)."""
         found = self.lookups
         if found.outgoing is None or found.backlinks is None:
             outgoing: dict[str, list[Link]] = {}
@@ -307,10 +309,19 @@ class Palace:
         return found.outgoing, found.backlinks
 
     def outgoing(self, note: Note) -> list[Link]:
-        return self._graph()[0].get(note.rel, [])
+        """The links of this palace's note at `note.rel`, each with the note it resolves to.
+        One note's links resolve on their own: serving one note (a search hit, an agent's
+        read) never builds the whole palace's link graph (seconds at 100k notes)."""
+        built = self.lookups.outgoing
+        if built is not None:
+            return built.get(note.rel, [])
+        mine = self.by_rel.get(note.rel)
+        if mine is None:
+            return []
+        return [Link(mine.rel, raw, self.resolve(mine.rel, raw)) for raw in mine.links]
 
     def backlinks(self, note: Note) -> list[Link]:
-        return self._graph()[1].get(note.rel, [])
+        return self.link_graph()[1].get(note.rel, [])
 
     def note_by_slug(self, slug: str) -> Note | None:
         matches = self._by_slug.get(slug_key(slug), ())
