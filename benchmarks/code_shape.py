@@ -45,6 +45,18 @@ def _pass_only(cls: ast.ClassDef) -> list[str]:
     ]
 
 
+def _declared_for_type_checking(cls: ast.ClassDef) -> list[str]:
+    """Methods a class declares under `if TYPE_CHECKING:` (a half of a class split in two,
+    promising what the other half provides) instead of holding the object that has them."""
+    return [
+        f"{cls.name}.{item.name}"
+        for stmt in cls.body
+        if isinstance(stmt, ast.If) and "TYPE_CHECKING" in ast.unparse(stmt.test)
+        for item in stmt.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
@@ -67,6 +79,7 @@ def design(root: Path) -> dict[str, list[str]]:
         "session_classes": [],
         "searcher_paths": [],
         "pass_only_overrides": [],
+        "type_checking_methods": [],
         "private_textual_attributes": [],
         "writer_imports_gitpython": [],
     }
@@ -81,6 +94,9 @@ def design(root: Path) -> dict[str, list[str]]:
                 if node.name == "Searcher":
                     found["searcher_paths"].append(f"{where} class")
                 found["pass_only_overrides"] += [f"{where} {n}" for n in _pass_only(node)]
+                found["type_checking_methods"] += [
+                    f"{where} {n}" for n in _declared_for_type_checking(node)
+                ]
             elif isinstance(node, ast.ImportFrom) and any(a.name == "Searcher" for a in node.names):
                 if path.name == "__init__.py" and id(node) not in annotations_only:
                     found["searcher_paths"].append(f"{where} re-export")

@@ -29,7 +29,9 @@ def test_measures_find_each_shape(tmp_path: Path) -> None:
         "    def own(self) -> None:\n"
         "        self._mine = 1\n"
         "        self.app._css_update_count = self._mine\n"
-        "class OneSession: ...\n"
+        "class OneSession:\n"
+        "    if TYPE_CHECKING:\n"
+        "        def elsewhere(self) -> None: ...\n"
         "class TwoSession: ...\n",
         encoding="utf-8",
     )
@@ -38,6 +40,7 @@ def test_measures_find_each_shape(tmp_path: Path) -> None:
     assert [p.split()[-1] for p in found["pass_only_overrides"]] == ["A.hook"]
     assert [p.split()[-1] for p in found["private_textual_attributes"]] == ["_css_update_count"]
     assert len(found["writer_imports_gitpython"]) == 1
+    assert [p.split()[-1] for p in found["type_checking_methods"]] == ["OneSession.elsewhere"]
 
 
 def test_curator_has_one_session_class() -> None:
@@ -72,3 +75,9 @@ def test_curator_has_one_searcher_path_and_no_pass_only_override() -> None:
 def test_curator_uses_no_private_textual_attribute() -> None:
     """Nothing reaches into Textual's private state (it changes without notice)."""
     assert _design()(ROOT / "curator")["private_textual_attributes"] == []
+
+
+def test_no_class_is_half_of_a_split() -> None:
+    """No class promises methods under TYPE_CHECKING that another half provides (the index
+    store holds its tables and their writer instead of inheriting a writing half)."""
+    assert _design()(ROOT / "curator")["type_checking_methods"] == []

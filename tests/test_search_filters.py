@@ -98,7 +98,7 @@ def test_sql_and_row_check_agree_on_a_real_table(
     docs = make_docs(specs)
     with tempfile.TemporaryDirectory() as tmp:
         store = IndexStore.open(Path(tmp) / "index", HashEmbedder(16))
-        store.sync(docs, None)
+        store.writer.sync(docs, None)
         for flt in filters:
             wanted = {d.path for d in docs if flt.ok(d)}
             assert {r["path"] for r in store.all_docs_meta(flt.sql())} == wanted, flt.sql()

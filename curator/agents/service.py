@@ -286,13 +286,19 @@ class Memory:
         budget: int | None = None,
         floor: float | None = None,
         using: Searcher | None = None,
+        matched: bool = False,
     ) -> str:
-        """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index."""
+        """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index;
+        `matched`: "" unless a best candidate shares a word with the goal (`search.pack`)."""
         _text_arg("goal", goal)
         searcher = using or self.searcher
         with self.session.index.lock:  # one query at a time, as syncs
             return searcher.pack(
-                goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
+                goal,
+                budget=budget,
+                floor=floor,
+                include_sensitive=self.include_sensitive,
+                matched=matched,
             )
 
     def read_note(
