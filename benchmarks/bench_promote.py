@@ -51,6 +51,23 @@ sys.exit(code)
 """
 )
 
+_UPSERT = """
+import lancedb
+from curator.config import load_config
+from curator.search.embed import get_embedder
+from curator.search.index import index_dir
+from curator.search.state import STATE_FILE, IndexState
+settings = load_config(root).index
+embedder = get_embedder(settings.embedder, settings.dim)
+state = IndexState.from_json((index_dir(root) / STATE_FILE).read_bytes())
+table = lancedb.connect(str(index_dir(root))).open_table(state.table)
+text = (root / rel).read_text()
+row = table.search().limit(1).to_list()[0]
+row.update(path=rel, slug=Path(rel).stem, body=text, text=text, vector=embedder.embed([text])[0])
+row.pop("_rowid", None)
+table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute([row])
+"""  # the note at `rel` embedded once and upserted into the palace's table
+
 _FLOOR = (
     _PEAK
     + """
@@ -59,24 +76,12 @@ from pathlib import Path
 root, patch, rel = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 subprocess.run(["git", "apply", "--index", patch], cwd=root, check=True)
 subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "floor " + rel], cwd=root, check=True)
-import lancedb
-from curator.config import load_config
-from curator.search.embed import get_embedder
-from curator.search.index import index_dir
-from curator.search.state import STATE_FILE, IndexState
-settings = load_config(root).index
-embedder = get_embedder(settings.embedder, settings.dim)
-state = IndexState.from_json((index_dir(root) / STATE_FILE).read_bytes())
-table = lancedb.connect(str(index_dir(root))).open_table(state.table)
-text = (root / rel).read_text()
-row = table.search().limit(1).to_list()[0]
-row.update(path=rel, slug=Path(rel).stem, body=text, text=text, vector=embedder.embed([text])[0])
-row.pop("_rowid", None)
-table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute([row])
+"""
+    + _UPSERT
+    + """
 os.write(2, f"\\nPEAK {_peak_mb()}\\n".encode())
 """
 )
-
 
 _FLOOR_UNDO = (
     _PEAK
@@ -85,20 +90,9 @@ import os, subprocess, sys
 from pathlib import Path
 root, rel, gone = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 subprocess.run(["git", "revert", "--no-edit", "HEAD"], cwd=root, check=True, capture_output=True)
-import lancedb
-from curator.config import load_config
-from curator.search.embed import get_embedder
-from curator.search.index import index_dir
-from curator.search.state import STATE_FILE, IndexState
-settings = load_config(root).index
-embedder = get_embedder(settings.embedder, settings.dim)
-state = IndexState.from_json((index_dir(root) / STATE_FILE).read_bytes())
-table = lancedb.connect(str(index_dir(root))).open_table(state.table)
-text = (root / rel).read_text()
-row = table.search().limit(1).to_list()[0]
-row.update(path=rel, slug=Path(rel).stem, body=text, text=text, vector=embedder.embed([text])[0])
-row.pop("_rowid", None)
-table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute([row])
+"""
+    + _UPSERT
+    + """
 table.delete("path = '" + gone.replace("'", "''") + "'")
 os.write(2, f"\\nPEAK {_peak_mb()}\\n".encode())
 """
