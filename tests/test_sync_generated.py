@@ -193,6 +193,31 @@ def test_hand_lines_in_memory_md_survive_a_replay(tmp_path: Path) -> None:
     assert_current(fresh_clone(remote, tmp_path / "fresh"))
 
 
+def test_hand_edits_to_entry_lines_survive_a_promote_and_a_replay(tmp_path: Path) -> None:
+    """A person rewrites the entries Claude Code reads (a description reworded, an entry
+    moved to the top) and commits; a teammate promotes a memory; after both sync, the
+    person's entry lines are there byte for byte, and the new entry once."""
+    remote, (a, b) = claude_team(tmp_path)
+    lines = (b / "MEMORY.md").read_bytes().splitlines(keepends=True)
+    reworded = lines[1].replace(b"never mocks", b"no mocks, ever (the March outage)")
+    mine = [lines[3], lines[0], reworded, lines[2]]
+    (b / "MEMORY.md").write_bytes(b"".join(mine))
+    git(b, "commit", "-qam", "hand edit of MEMORY.md entries")
+    draft = capture(a, type="project", name="Teammate memory", body="B.\n", description="D.")
+    palace = Palace.open(a)
+    commit(a, plan_promote(palace, draft.path, confidence=0.8), palace=palace)
+    sync(a)
+    sync(b)
+    pushed = show(remote, "main:MEMORY.md")
+    assert pushed.startswith(b"".join(mine))
+    assert pushed.count(b"Teammate memory") == 1
+    draft = capture(b, type="project", name="Local memory", body="C.\n", description="E.")
+    palace = Palace.open(b)
+    commit(b, plan_promote(palace, draft.path, confidence=0.8), palace=palace)
+    assert (b / "MEMORY.md").read_bytes().startswith(b"".join(mine))
+    assert_current(fresh_clone(remote, tmp_path / "fresh"))
+
+
 # -- a note over the size limit ------------------------------------------------------------------
 @pytest.mark.parametrize("size", [MAX_BYTES + 1, MAX_BYTES + 2, 2 * MAX_BYTES, 3 * 1024 * 1024])
 def test_a_note_over_the_limit_reads_the_same_from_disk_and_whole(
