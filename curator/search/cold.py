@@ -264,10 +264,9 @@ class IndexedPalace(Palace):
             keys = [str(slugs[i]).casefold() for i in notes]
             rels = [self._columns["path"][i] for i in notes]
             # the unparsed notes have no row, but a slug (their file name) all the same
-            keys += [
-                rel.rsplit("/", 1)[-1].removesuffix(".md").casefold() for rel in self._unparsed
-            ]
-            rels += self._unparsed
+            unparsed = [rel for rel in self._unparsed if self.files.kinds[rel] == "note"]
+            keys += [rel.rsplit("/", 1)[-1].removesuffix(".md").casefold() for rel in unparsed]
+            rels += unparsed
             self.lookups.slugs = _Table(self.files, keys, rels)
         return self.lookups.slugs
 
