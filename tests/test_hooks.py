@@ -582,3 +582,20 @@ def test_curator_hook_loads_no_command_module(root: Path) -> None:
     result = json.loads(proc.stdout.splitlines()[-1])
     assert result["loaded"] == []
     assert "notes/feedback/retries.md" in result["out"]
+
+
+def test_asking_the_warm_server_reads_no_palace_toml(root: Path) -> None:
+    """What a hook does before the warm server answers (find the palace, ask it) loads neither
+    the palace nor palace.toml's schema: the answer's process is the server's (issue 34)."""
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from curator.agents import hooks, warm\n"
+        "from curator.model.discovery import find_palace\n"
+        f"root = find_palace({str(root)!r})\n"
+        "warm.ask(root, {'event': 'UserPromptSubmit', 'data': {}}, 1.0)\n"
+        "heavy = ('msgspec', 'curator.config', 'curator.model.palace', 'curator.cli')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m in heavy)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert json.loads(proc.stdout) == [], proc.stderr

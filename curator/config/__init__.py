@@ -15,6 +15,7 @@ from typing import Any
 
 from msgspec import structs
 
+from curator import CONFIG_NAME
 from curator.config.lines import Locator, convert
 from curator.config.schema import (
     DEFAULT_ALLOW,
@@ -56,7 +57,6 @@ __all__ = [
     "render_config",
 ]
 
-CONFIG_NAME = "palace.toml"
 MAX_CONFIG_BYTES = 256 * 1024  # a real palace.toml is a few KiB
 MAX_DOTTED = 8  # keys nested deeper than this (a.b.c...) cannot be a palace setting
 _NAME = re.compile(NAME_PATTERN)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,3 +210,52 @@ def _symlink_ok(root: Path, inside: Path, path: str, rel: str, problems: list[Fi
     else:
         return True
     return False
+
+
+def read_note(root: Path, rel: str, kind: Kind) -> Note:
+    """The note at `rel` read and parsed as a load reads it; one that cannot be read is a
+    note whose header did not parse (the gate hides it), never an error."""
+    problems: list[Finding] = []
+    note, _read = _load_one(rel, str(root / rel), kind, None, 0, problems)
+    return note if note is not None else Note(rel, kind, problems=tuple(problems))
+
+
+# -- the files' fingerprint ---------------------------------------------------------------
+def files_fingerprint(files: Iterable[tuple[str, str, int, int]], unread: Iterable[str]) -> str:
+    """A fingerprint of the files a load read: each one's rel, kind, size and mtime (as
+    (rel, kind, size, mtime_ns)), and the paths it could not read. Equal fingerprints mean
+    the same files, unchanged as far as the palace cache can tell (see `walk_fingerprint`)."""
+    lines = sorted(f"{rel}\0{kind}\0{size}\0{mtime}" for rel, kind, size, mtime in files)
+    lines.append("\0".join(sorted(unread)))
+    raw = "\n".join(lines).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...] = ()) -> str:
+    """`files_fingerprint` of the files under `root` now, read by the walk a load makes and
+    one stat each, without reading a file: whether a palace loaded earlier (see
+    `loaded_fingerprint`) still holds every file as it is."""
+    problems: list[Finding] = []
+    files = []
+    for rel, path, kind in _walk(root, problems, layout, excludes):
+        try:
+            info = os.stat(path)
+        except OSError:
+            problems.append(Finding(rel, 0, "error", "file.unreadable", ""))
+            continue
+        files.append((rel, kind, info.st_size, info.st_mtime_ns))
+    return files_fingerprint(files, (p.path for p in problems))
+
+
+def loaded_fingerprint(
+    notes: Iterable[Note], problems: Iterable[Finding], loaded_ns: int
+) -> str | None:
+    """`files_fingerprint` of the notes a load read from disk and the paths it could not
+    read; None when a file was too young at that load for its size and mtime to vouch for
+    its bytes (the cache's racy window), or a note was not read from disk (mtime 0)."""
+    files = []
+    for note in notes:
+        if not note.mtime_ns or note.mtime_ns >= loaded_ns - cache.RACY_NS:
+            return None
+        files.append((note.rel, note.kind, note.size, note.mtime_ns))
+    return files_fingerprint(files, (p.path for p in problems))

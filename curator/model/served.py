@@ -83,17 +83,25 @@ class Served:
         """The hidden notes' names, by their longest word (made on first use of `text`)."""
         if self._ready:
             return
-        self._ready = True
         notes = self.palace.all()
         hidden = [n for n in notes if not is_visible(n, self.config)]
         gone = {n.rel for n in hidden}
-        self._shown = frozenset(n.rel for n in notes if n.rel not in gone)
+        names = [(n.rel, n.slug, n.name if n.ok else "") for n in hidden]
+        self.hiding(names, frozenset(n.rel for n in notes if n.rel not in gone))
+
+    def hiding(self, hidden: Iterable[tuple[str, str, str]], shown: frozenset[str]) -> None:
+        """Withhold what names the `hidden` notes ((path, slug, name or "") each) and any
+        palace path but the `shown` ones: the gate's verdicts, from the palace (`_names`) or
+        from the search index's rows (a query that reads no palace, `curator.search.cold`)."""
+        self._ready = True
+        self._shown = shown
         terms: set[str] = set()
-        for note in hidden:
-            terms |= {note.rel, note.rel.removesuffix(".md"), note.slug}
-            if note.ok and note.name.strip():
-                terms.add(" ".join(note.name.split()))
+        for rel, slug, name in hidden:
+            terms |= {rel, rel.removesuffix(".md"), slug}
+            if name.strip():
+                terms.add(" ".join(name.split()))
         terms.discard("")
+        self._by_word = {}
         # Every word of a term found in a value is a word of the value (a match begins and
         # ends at word edges), so a value is compared only with the terms whose longest word
         # it holds (paths and names share their short words: notes, the); case-folded, so

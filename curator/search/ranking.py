@@ -33,7 +33,7 @@ from curator.model.palace import Palace
 from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
-from curator.search.filters import Filter, note_row
+from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, palace_signature
 from curator.search.names import Names
@@ -233,7 +233,7 @@ class Ranker:
             return []  # the palace alone: BM25F weighs the names already
         words = WORD.findall(query.lower())
         names = self.names()
-        if not words or not names.notes:
+        if not words or not names.rels:
             return []
         counts = names.counts(words)
         idx = np.flatnonzero(counts)
@@ -242,7 +242,7 @@ class Ranker:
         for i in idx[np.lexsort((idx, names.lengths[idx], -counts[idx]))].tolist():
             ok = passes.get(i)
             if ok is None:
-                ok = passes[i] = flt.ok(note_row(self.palace, names.notes[i]))
+                ok = passes[i] = flt.ok(names.filter_row(i, self.palace))
             if ok:
                 pool.append(i)
                 if len(pool) >= FUZZY_POOL:
@@ -259,7 +259,7 @@ class Ranker:
             dtype=np.float64,
         )[0]
         scored = [
-            (r + b, names.notes[i].rel, i)
+            (r + b, names.rels[i], i)
             for r, b, i in zip(ratios.tolist(), bonus.tolist(), pool, strict=True)
             if r + b >= FUZZY_CUTOFF
         ]

@@ -196,6 +196,20 @@ class IndexStore:
 
         return self.tables.read(run)
 
+    def columns(self, names: Sequence[str], where: str | None = None) -> pa.Table:
+        """Every row's (passing `where`) `names` columns (`path` among them) as one Arrow
+        table in path order: what a query that reads no palace needs of every note
+        (`curator.search.cold`)."""
+        cols = _checked_columns(names)
+
+        def run(table: Any) -> pa.Table:
+            q = table.search().select(cols)
+            if where:
+                q = q.where(where)
+            return q.limit(None).to_arrow().sort_by("path")
+
+        return self.tables.read(run)
+
     def all_vectors(
         self, where: str | None = None, columns: Sequence[str] = RESULT_COLUMNS
     ) -> list[dict[str, Any]]:
