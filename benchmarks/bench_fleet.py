@@ -152,7 +152,7 @@ def time_grouping(
     # one other row: the least any grouping by the rule does
     store = searcher.source.store
     assert store is not None
-    rows = store.all_vectors()
+    rows = store.all_rows()
     drafts = [r for r in rows if r.get("kind") == "draft"]
     b = rows[0]
     for _ in range(repeat):

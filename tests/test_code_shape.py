@@ -81,3 +81,24 @@ def test_no_class_is_half_of_a_split() -> None:
     """No class promises methods under TYPE_CHECKING that another half provides (the index
     store holds its tables and their writer instead of inheriting a writing half)."""
     assert _design()(ROOT / "curator")["type_checking_methods"] == []
+
+
+def test_no_function_lives_for_the_tests_alone() -> None:
+    """Every function the tests call is one curator uses (basic-memory's observation parser,
+    the index's header-only rows and the session's if-ready searcher were kept for a test)."""
+    assert _design()(ROOT / "curator")["test_only_functions"] == []
+
+
+def test_agents_import_no_private_name_of_another_module() -> None:
+    """The agents' doors use the service's public checks (a result count: `result_limit`)."""
+    import ast
+
+    private = [
+        f"{path.name}: {alias.name}"
+        for path in (ROOT / "curator" / "agents").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("curator")
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+    assert private == []

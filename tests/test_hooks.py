@@ -377,7 +377,7 @@ def test_warm_socket_in_a_folder_open_to_others_is_never_used(
     path.parent.chmod(0o777)
     path.write_text("not a socket")
     assert warm.ask(root, {"event": "Stop", "data": {}}, 1.0) is None
-    assert warm._bind(path) is None  # the server refuses to listen there too
+    assert warm.bind(path) is None  # the server refuses to listen there too
 
 
 _untrusted = st.one_of(

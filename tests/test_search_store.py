@@ -13,6 +13,7 @@ from curator.search.embed import HashEmbedder, Vectors, WordLlamaEmbedder
 from curator.search.filters import Filter, SearchError, sql_str
 from curator.search.fuse import rrf
 from curator.search.store import (
+    RESULT_COLUMNS,
     STATE_FILE,
     DocsMismatch,
     EmptyIndexRefused,
@@ -106,8 +107,8 @@ def test_incremental_sync_reembeds_only_changed_and_removes_deleted(index_dir: P
     assert store.count() == 30
     assert paths(store.fts("zeppelin", 5)) == ["notes/n003.md"]
     assert paths(store.fts("quokka", 5)) == ["notes/new.md"]
-    assert removed.path not in paths(store.all_docs_meta())
-    meta = {m["path"]: m for m in store.all_docs_meta()}
+    assert removed.path not in paths(store.all_rows(columns=RESULT_COLUMNS))
+    meta = {m["path"]: m for m in store.all_rows(columns=RESULT_COLUMNS)}
     assert meta["notes/n004.md"]["stale"] is True
     assert meta["notes/n004.md"]["stale_reason"] == "path gone"
     state = json.loads((index_dir / STATE_FILE).read_text())
@@ -133,7 +134,7 @@ def test_rebuild_switches_to_a_new_table_and_drops_the_old(index_dir: Path) -> N
     assert (index_dir / f"{new_table}.lance").is_dir()
     assert store.count() == 12
     # the reader's table was dropped under it: it follows state.json instead of crashing
-    assert len(reader.all_docs_meta()) == 12
+    assert len(reader.all_rows(columns=RESULT_COLUMNS)) == 12
     assert reader.recovered == []
 
 
@@ -219,7 +220,7 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
     assert store.vector(np.ones(32, np.float32), 50, Filter.of(None, status=HOSTILE).sql()) == []
 
     w = Filter.of(None, types=["feedback", "user"], min_confidence=0.7).sql()
-    rows = store.all_docs_meta(w)
+    rows = store.all_rows(columns=RESULT_COLUMNS, where=w)
     assert rows and all(
         r["type"] in ("feedback", "user")
         and r["kind"] == "note"
@@ -227,11 +228,15 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
         and not r["sensitive"]
         for r in rows
     )
-    stale = store.all_docs_meta(
-        Filter.of(None, stale=True, drafts=True, include_sensitive=True).sql()
+    stale = store.all_rows(
+        columns=RESULT_COLUMNS,
+        where=Filter.of(None, stale=True, drafts=True, include_sensitive=True).sql(),
     )
     assert {r["path"] for r in stale} == {d.path for d in docs if d.stale}
-    assert all(not r["sensitive"] for r in store.all_docs_meta(Filter.of(None).sql()))
+    assert all(
+        not r["sensitive"]
+        for r in store.all_rows(columns=RESULT_COLUMNS, where=Filter.of(None).sql())
+    )
     for bad in (float("nan"), 1.5, "0.5", True):
         with pytest.raises(SearchError, match="min_confidence"):
             Filter.of(None, min_confidence=bad)

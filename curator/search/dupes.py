@@ -102,7 +102,7 @@ def _store(searcher: Ranker) -> IndexStore:
 
 def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
     """The likeliest near-duplicate pairs in the palace, best first (never merged)."""
-    rows = _store(searcher).all_vectors(where=flt.sql())
+    rows = _store(searcher).all_rows(where=flt.sql())
     if len(rows) < 2:
         return []
     mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
@@ -151,7 +151,7 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
     )
     # what the rule reads and the group names: the other columns cost a read of every row
     columns = ("path", "kind", "name", "description", "body")
-    rows = _store(searcher).all_vectors(where=flt.sql(), columns=columns)
+    rows = _store(searcher).all_rows(where=flt.sql(), columns=(*columns, "vector"))
     present = {d.rel for d in palace.drafts}
     drafts = [i for i, r in enumerate(rows) if r.get("kind") == "draft" and r["path"] in present]
     grouping = _Grouping(rows, {rows[i]["path"] for i in drafts})

@@ -41,9 +41,6 @@ log = logging.getLogger(__name__)
 
 # Columns returned by queries unless asked otherwise (the vector and FTS text are left out).
 RESULT_COLUMNS: tuple[str, ...] = tuple(c for c in DOC_COLUMNS if c not in ("text",))
-META_COLUMNS: tuple[str, ...] = tuple(
-    c for c in DOC_COLUMNS if c not in ("text", "body", "context")
-)
 WITH_VECTOR: tuple[str, ...] = (*RESULT_COLUMNS, "vector")  # result rows with their vector
 MAX_ROWS = 1_000_000  # the most rows one query may ask for (LanceDB refuses absurd limits)
 
@@ -184,18 +181,6 @@ class IndexStore:
         """The embedding of a query text with this index's embedder."""
         return self.embedder.embed([text])[0]
 
-    def all_docs_meta(self, where: str | None = None) -> list[dict[str, Any]]:
-        """Every row's header fields (no body, text or vector), sorted by path."""
-
-        def run(table: Any) -> list[dict[str, Any]]:
-            q = table.search().select(list(META_COLUMNS))
-            if where:
-                q = q.where(where)
-            rows = q.limit(None).to_arrow().sort_by("path").to_pylist()
-            return list(rows)
-
-        return self.tables.read(run)
-
     def columns(self, names: Sequence[str], where: str | None = None) -> pa.Table:
         """Every row's (passing `where`) `names` columns (`path` among them) as one Arrow
         table in path order: what a query that reads no palace needs of every note
@@ -206,24 +191,16 @@ class IndexStore:
             q = table.search().select(cols)
             if where:
                 q = q.where(where)
-            return q.limit(None).to_arrow().sort_by("path")
+            return by_path(q.limit(None).to_arrow())
 
         return self.tables.read(run)
 
-    def all_vectors(
-        self, where: str | None = None, columns: Sequence[str] = RESULT_COLUMNS
+    def all_rows(
+        self, where: str | None = None, columns: Sequence[str] = WITH_VECTOR
     ) -> list[dict[str, Any]]:
-        """Every row's `columns` (without `text` by default) and its `vector` (a numpy array),
-        sorted by path."""
-        cols = [*_checked_columns(columns), "vector"]
-
-        def run(table: Any) -> list[dict[str, Any]]:
-            q = table.search().select(cols)
-            if where:
-                q = q.where(where)
-            return rows_of(by_path(q.limit(None).to_arrow()))
-
-        return self.tables.read(run)
+        """`columns` as row dicts (by default all but `text`, with the `vector` as a numpy
+        array)."""
+        return rows_of(self.columns(columns, where))
 
 
 def rows_of(data: pa.Table) -> list[dict[str, Any]]:
@@ -264,7 +241,6 @@ def _checked_columns(columns: Sequence[str]) -> list[str]:
 
 
 __all__ = [
-    "META_COLUMNS",
     "RESULT_COLUMNS",
     "STATE_FILE",
     "WITH_VECTOR",

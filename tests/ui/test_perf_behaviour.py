@@ -12,6 +12,7 @@ from textual import events
 from textual.widgets import Input, OptionList
 from uihelpers import git_log, make_app, settle, wait_until
 
+from curator.search.store import RESULT_COLUMNS
 from curator.ui.app import CuratorApp
 from curator.ui.progress import JobProgress
 from curator.ui.widgets.note_view import NoteView
@@ -185,4 +186,4 @@ async def test_app_commit_updates_the_open_index_in_the_writer_lock(sample_palac
         store = open_index(app.palace)
         head = git_log(sample_palace, "%H")[0]
         assert store.state is not None and store.state.commit == head
-        assert draft.rel not in {row["path"] for row in store.all_docs_meta()}
+        assert draft.rel not in {row["path"] for row in store.all_rows(columns=RESULT_COLUMNS)}

@@ -1,9 +1,9 @@
 """A basic-memory project: one entity per file, its `title` the name, a `permalink` to link by.
 
-Observations (`- [category] text #tag (context)`) and relations (`- relation [[Target]]`)
-are read by their syntax anywhere in the body. Relations are links; one to a note that does
-not exist yet is a warning, because basic-memory keeps forward references by design.
-Observations stay in the body as written, so search finds them like any other text.
+Relations (`- relation [[Target]]`) are links like any other; one to a note that does not
+exist yet is a warning, because basic-memory keeps forward references by design.
+Observations (`- [category] text #tag (context)`) stay in the body as written, so search
+finds them like any other text.
 """
 
 from __future__ import annotations
@@ -19,33 +19,9 @@ from curator.model.layouts.base import (
     Entry,
     Layout,
     Severity,
-    code_free_lines,
     stem,
     title_stem,
 )
-
-_OBSERVATION = re.compile(r"^[ \t]*[-*][ \t]+\[(?P<category>[^\]\n]+)\][ \t]+(?P<text>.+?)[ \t]*$")
-_RELATION = re.compile(
-    r"^[ \t]*[-*][ \t]+(?P<relation>[A-Za-z_][\w-]*)[ \t]+\[\[(?P<target>[^\]\n|#]+)"
-)
-_CONTEXT = re.compile(r"[ \t]*\((?P<context>[^()\n]*)\)[ \t]*$")
-_TAG = re.compile(r"(?:^|[ \t])#([\w/-]+)")
-
-
-@dataclass(frozen=True)
-class Observation:
-    line: int  # 0-based within the body
-    category: str
-    text: str
-    tags: tuple[str, ...]
-    context: str
-
-
-@dataclass(frozen=True)
-class Relation:
-    line: int
-    relation: str
-    target: str
 
 
 def permalink_of(rel: str) -> str:
@@ -84,37 +60,6 @@ def unique_permalink(desired: str, taken: Iterable[str]) -> str:
         permalink = f"{desired}-{suffix}"
         suffix += 1
     return permalink
-
-
-def observations(body: str) -> list[Observation]:
-    found: list[Observation] = []
-    for number, line in code_free_lines(body):
-        match = _OBSERVATION.match(line)
-        if not match or match.group("category").strip().lower() in ("", "x"):
-            continue  # "- [ ] task" and "- [x] done" are checkboxes, not observations
-        text = match.group("text")
-        context = _CONTEXT.search(text)
-        if context:
-            text = text[: context.start()]
-        tags = tuple(_TAG.findall(text))
-        found.append(
-            Observation(
-                number,
-                match.group("category").strip(),
-                text.strip(),
-                tags,
-                context.group("context").strip() if context else "",
-            )
-        )
-    return found
-
-
-def relations(body: str) -> list[Relation]:
-    return [
-        Relation(number, m.group("relation"), m.group("target").strip())
-        for number, line in code_free_lines(body)
-        if (m := _RELATION.match(line))
-    ]
 
 
 @dataclass(frozen=True)
