@@ -52,6 +52,7 @@ from curator.ui.widgets.marked_table import MarkedTable, mark_bindings
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Row, Table
 
+INTO_WIDTH = 24  # at most: the groups' Into column (a note's name) yields to the best draft
 CANDIDATES = Binding.Group("Cand.")  # [ and ] show as one key in the footer
 
 
@@ -168,7 +169,9 @@ class InboxScreen(PalaceScreen):
         table.add_fixed(" ", "mark", 1)
         if self.grouped:
             table.add_fitted("Drafts", "count", 6)
-            table.add_fitted("Into", "into", 30)
+            # the note's name, cut before the best draft's (what the key decides on): at 80
+            # columns 24 cells leave the draft 40
+            table.add_fitted("Into", "into", INTO_WIDTH)
             table.add_flex("Best draft")
             table.sortable = ()
         else:
