@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_fleet import Group, _outcome_right, commits, tree
+from bench_fleet import Group, _outcome_right, commits, figures, tree
 from tmux_review_lib import Tmux, app_keys
 
 DECISION_KEYS = {"keep": "inbox.promote", "merge": "inbox.merge", "fold": "inbox.fold"}
@@ -143,15 +143,8 @@ def fleet_review(root: Path, groups: list[Group], undo: int) -> dict[str, Any]:
         term.wait("curator-exited-0", timeout=60)
     finally:
         term.close()
-    differs = sorted(set(before) ^ set(after) | {k for k in before if after.get(k) != before[k]})
     return {
-        "keys": review_keys,
-        "wrong": wrong,
-        "groups": decided,
-        "commits": made,
-        "undone": undo,
-        "undo_exact": not differs,
-        "undo_differs": differs[:5],
+        **figures(review_keys, wrong, decided, made, undo, before, after),
         "review_s": review_s,
         "slowest_wait_s": max(waits, default=0.0),
     }
