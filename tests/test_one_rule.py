@@ -5,6 +5,7 @@ the status table (schema, the CLI's --status, the replaced predicate), and the v
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,82 @@ def test_one_duration_rule(text: str) -> None:
     root = Path(__file__).resolve().parent.parent / "curator"
     spelled = [str(p.relative_to(root)) for p in root.rglob("*.py") if "[smhd]" in p.read_text()]
     assert spelled == ["config/schema.py"]
+
+
+def _sources() -> dict[str, str]:
+    root = Path(__file__).resolve().parent.parent / "curator"
+    return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.py")}
+
+
+def test_one_fuzzy_name_matcher(make_palace: MakePalace) -> None:
+    """How close a typed name is to a note's is `model.fuzzy`'s rule alone: rapidfuzz's
+    matchers are called there (and, for whether two notes say the same thing, in
+    `model.similar`), so the "did you mean" of a name not found and the note picker agree."""
+    import ast
+
+    from curator.errors import NoteNotFound
+    from curator.ui.services import notes_named
+
+    matchers = sorted(
+        rel
+        for rel, text in _sources().items()
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("rapidfuzz")
+        and any(a.name in ("fuzz", "process") for a in node.names)
+    )
+    assert matchers == ["model/fuzzy.py", "model/fuzzy.py", "model/fuzzy.py", "model/similar.py"]
+    root = make_palace(
+        {
+            "notes/project/deploys.md": note_text("Deploys need a green main"),
+            "notes/project/coffee.md": note_text("Coffee beans from Ethiopia"),
+        }
+    )
+    palace = Palace.open(root)
+    typo = "deploys need a gren main"
+    with pytest.raises(NoteNotFound, match=r"did you mean deploys\?"):
+        palace.find(typo)
+    assert [n.slug for n in notes_named(palace, typo)] == ["deploys"]
+
+
+def test_one_task_status_table() -> None:
+    """The task statuses, their order and which are open are written in tasks/checkpoint.py
+    alone: no other module spells two of them together (a list, a choice, an order)."""
+    import ast
+
+    from curator.tasks.checkpoint import OPEN_STATUSES, STATUSES
+
+    assert set(OPEN_STATUSES) < set(STATUSES)
+    spelled = sorted(
+        rel
+        for rel, text in _sources().items()
+        if rel != "tasks/checkpoint.py"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict)
+        and sum(
+            isinstance(e, ast.Constant) and e.value in STATUSES
+            for e in (node.keys if isinstance(node, ast.Dict) else node.elts)
+        )
+        >= 2
+    )
+    assert spelled == []
+
+
+def test_task_save_refuses_a_status_from_the_one_table(make_palace: MakePalace) -> None:
+    import subprocess
+    import sys
+
+    from curator.tasks.checkpoint import OPEN_STATUSES, SECTIONS
+
+    root = make_palace({})
+    sections = "".join(f"## {title}\nx\n\n" for _key, title in SECTIONS)
+
+    def task(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "curator", "--palace", str(root), "task", *args]
+        env = {**os.environ, "CURATOR_AGENT": "alice"}
+        return subprocess.run(argv, input=sections, capture_output=True, text=True, env=env)
+
+    assert task("new", "t1", "--objective", "x").returncode == 0
+    refused = task("save", "t1", "--status", "bogus")
+    assert refused.returncode == 2, refused.stderr
+    assert " or ".join(OPEN_STATUSES) in refused.stderr and "Traceback" not in refused.stderr
