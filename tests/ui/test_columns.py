@@ -70,7 +70,8 @@ async def test_names_badges_and_reasons_are_readable(sample_palace: Path, width:
 async def _panes_at_80(pilot: Any) -> None:
     """Issue 36 at 80x24: the inbox list as tall as its drafts (all 8 of the demo, not 5),
     the groups' Into no wider than 24 cells; `w` (wide mode, on every screen) gives the list
-    the whole screen: Rooms' names whole, Audit's table alone; `w` again brings the panes."""
+    the whole screen: Rooms' names whole (Enter on one shows it: wide mode ends), Audit's
+    table alone; `w` again brings the panes."""
     app = pilot.app
     await _show(pilot, "inbox")
     drafts = app.screen.query_one("#inbox-drafts", DataTable)
@@ -83,6 +84,11 @@ async def _panes_at_80(pilot: Any) -> None:
     assert notes["Note"] >= 60 and not app.screen.query_one("#rooms-list").region, notes
     names = [table.get_cell(key, "name").plain for key in table.rows]
     assert max(map(len, names)) <= notes["Note"] - 2, names  # no name cut
+    table.focus()
+    await pilot.press("enter")  # a note asked for is seen: wide mode ends
+    await pilot.pause(0.2)
+    assert app.screen.query_one("#rooms-note").region.height > 0
+    await pilot.press("w")
     await _show(pilot, "audit")
     assert not app.screen.query_one("#audit-detail").region
     assert app.screen.query_one("#audit-table").region.width == 80
