@@ -261,3 +261,41 @@ def test_unclosed_brackets_cost_linear_time(unit: str) -> None:
 
     linear, small, large = grows_linearly(parse, 2000)
     assert linear, f"8x the input took {large} operations against {small}"
+
+
+PREFIXES = ["", " ", "   ", "    ", "- ", "2) ", "> ", "# ", "- # ", "```", "```py", "~~~",
+            "  ```", "===", "---", "-     ", "$$", "[r]: ", "\t"]  # fmt: skip
+INLINE = ["[[a]]", "[x](y.md)", "[x](a (b).md)", "[", "](z)", "`", "$x$", "\\[", "<http://a>",
+          "a", " ", ")", "]", "#", "[r]", "```", "&amp;"]  # fmt: skip
+LINES = st.lists(
+    st.tuples(st.sampled_from(PREFIXES), st.lists(st.sampled_from(INLINE), max_size=6)).map(
+        lambda line: line[0] + "".join(line[1])
+    ),
+    max_size=12,
+).map("\n".join)
+
+
+@SETTINGS
+@given(body=LINES)
+def test_reading_by_blocks_finds_what_the_parser_finds(body: str) -> None:
+    """Fences at column 0 skipped and only the runs of lines that hold a `[` read: the same
+    links, lines and spans as CommonMark's block rules over the whole body (or the body is
+    left to them)."""
+    found = links._by_blocks(body)
+    assert found is None or found == links._parse(body)
+
+
+@SETTINGS
+@given(body=TEXT.map("".join))
+def test_text_stops_only_where_a_rule_left_on_starts(body: str) -> None:
+    """The inline text rule skips the marks of the rules turned off: the links are those
+    read with markdown-it's own stopping set."""
+    from markdown_it.parser_inline import _default_terminator_re
+
+    ours = links._MD.inline.terminator_re
+    found = links._parse(body)
+    links._MD.inline.terminator_re = _default_terminator_re()
+    try:
+        assert links._parse(body) == found
+    finally:
+        links._MD.inline.terminator_re = ours

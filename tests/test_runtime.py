@@ -37,4 +37,18 @@ def test_tuning_applies_once_and_stays() -> None:
 
 def test_tuning_can_be_turned_off_and_glibcs_own_switch_wins() -> None:
     assert probe(CURATOR_NO_TUNING="1") == [False, False]
+    assert probe(CURATOR_NO_TUNING="gc, arenas") == [False, False]
     assert probe(MALLOC_ARENA_MAX="4") == [False, False]
+
+
+def test_each_trick_has_its_own_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CURATOR_NO_TUNING turns off all the tricks ("1") or the ones it names, so a benchmark
+    row can measure each with and without in the same run."""
+    from curator.runtime import tuned
+
+    monkeypatch.delenv("CURATOR_NO_TUNING", raising=False)
+    assert tuned("gc") and tuned("css") and tuned("arenas")
+    monkeypatch.setenv("CURATOR_NO_TUNING", "1")
+    assert not tuned("gc") and not tuned("css")
+    monkeypatch.setenv("CURATOR_NO_TUNING", "css")
+    assert tuned("gc") and not tuned("css") and tuned("arenas")

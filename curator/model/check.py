@@ -143,8 +143,9 @@ class _Checker:
             if not self.layout.lenient:
                 self.orphans()
             return
+        outgoing = self.palace.link_graph()[0]  # built once: orphans() reads its backlinks
         for note in self.palace.notes:
-            for link in self.palace.outgoing(note):
+            for link in outgoing.get(note.rel, ()):
                 if link.target is None:
                     self.findings.append(
                         Finding(
