@@ -79,6 +79,11 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"cannot read: {exc}", path=str(path)) from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"over {MAX_CONFIG_BYTES // 1024} KiB: not a palace.toml", path=str(path))
+    return config_text(root, text, path)
+
+
+def config_text(root: Path, text: str, path: Path) -> Config:
+    """The config a palace.toml's text gives (a version of it in git history, say)."""
     return parse_config(root, _parse_toml(text, path), text, path)
 
 

@@ -55,7 +55,7 @@ _SPACE = re.compile(r"[ \t\r\n]")
 
 
 def _needs(text: str, marks: tuple[str, ...]) -> bool:
-    return any(mark in text for mark in marks)
+    return any(map(text.__contains__, marks))
 
 
 class RawLink(NamedTuple):
@@ -70,6 +70,11 @@ class RawLink(NamedTuple):
     heading: str = ""
     alias: str = ""  # a wikilink's `|alias`, a markdown link's text
     written: str = ""  # a markdown link's destination as written (`My%20Note.md#Part`)
+
+
+def _at_line(link: RawLink, line: int) -> RawLink:
+    """`link` at `line` (what `_replace` does, at a third of its cost: links are many)."""
+    return RawLink(link.target, link.kind, line, link.heading, link.alias, link.written)
 
 
 def shown(link: RawLink) -> str:
@@ -500,7 +505,7 @@ def _by_blocks(body: str) -> list[_Link] | None:
     line = at = 0
     for item in sorted(found, key=lambda item: item.start):
         line, at = line + body.count("\n", at, item.start), item.start
-        out.append((item.link._replace(line=line), item.span))
+        out.append((_at_line(item.link, line), item.span))
     return out
 
 
@@ -535,7 +540,7 @@ def _read_run(found: list[_Found], run: str, offset: int) -> bool:
         at = offset + begin + len(block) - len(block.lstrip(" "))
         for item in _walk(content, {}):
             span = None if item.span is None else (item.span[0] + at, item.span[1] + at)
-            found.append(item._replace(start=item.start + at, span=span))
+            found.append(_Found(item.start + at, item.link, span, item.ref))
     return True
 
 
@@ -590,14 +595,14 @@ def link_spans(
     (Obsidian's rule: a note's link may leave out `.md`) one to any file of the vault."""
     for link, span in _links_of(body):
         if span is not None and _counts(link, any_md):
-            yield span[0], span[1], link._replace(line=link.line + body_line)
+            yield span[0], span[1], _at_line(link, link.line + body_line)
 
 
 def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> list[RawLink]:
     """Every link of a body, in order, at its line in the file (`body_line` is the body's
     first); `any_md` as in `link_spans`."""
     return [
-        link._replace(line=link.line + body_line)
+        _at_line(link, link.line + body_line)
         for link, _ in _links_of(body)
         if _counts(link, any_md)
     ]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from curator.config import Config, TypeSpec, load_config
 from curator.errors import NoteNotFound
-from curator.model import flags, groups
+from curator.model import flags, fuzzy, groups
 from curator.model.discovery import (
     INDEX_NAME,
     NOTES_DIR,
@@ -418,11 +418,11 @@ class Palace:
 
 
 def _did_you_mean(ref: str, pool: list[Note]) -> str:
-    """ "; did you mean X?" naming the closest slugs or names in `pool` (only the notes the
-    caller may see), "" when none is close."""
-    from rapidfuzz import fuzz, process
-
+    """ "; did you mean X?" naming the closest slug or name in `pool` (only the notes the
+    caller may see; `fuzzy`'s rule), or the few as close, "" when none is close."""
     choices = {n.slug: n.slug for n in pool} | {n.name: n.slug for n in pool if n.ok}
-    found = process.extract(ref, list(choices), scorer=fuzz.WRatio, limit=6, score_cutoff=80)
-    slugs = list(dict.fromkeys(choices[match] for match, _score, _i in found))[:3]
+    keys = list(choices)
+    found = fuzzy.closest(ref, keys, limit=6)
+    best = found[0][1] if found else 0.0
+    slugs = list(dict.fromkeys(choices[keys[i]] for i, score in found if score == best))[:3]
     return f"; did you mean {' or '.join(slugs)}?" if slugs else ""

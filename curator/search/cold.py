@@ -19,6 +19,7 @@ type, the slugs and names links resolve by.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -165,23 +166,39 @@ class _Named(Sequence[Note]):
 
 
 class _Table(dict[str, Sequence[Note]]):
-    """Notes by a key (a slug, a name), each read when first asked for: made of rel lists,
-    so a table of 100k notes holds no note and no object per note."""
+    """Notes by a key (a slug, a name), each read when first asked for: one rel a key (a
+    key shared by several notes keeps them all), so a table of 100k notes holds no note."""
 
-    def __init__(self, files: _Files, rels: dict[str, list[str]]) -> None:
+    def __init__(self, files: _Files, keys: list[str], rels: list[str]) -> None:
         super().__init__()
         self._files = files
-        self._rels = rels
+        self._one = dict(zip(keys, rels, strict=True))
+        self._many: dict[str, list[str]] = {}
+        if len(self._one) < len(keys):  # shared keys (seldom): every rel of each
+            counts = Counter(keys)
+            for key, rel in zip(keys, rels, strict=True):
+                if counts[key] > 1:
+                    self._many.setdefault(key, []).append(rel)
+
+    def _rels(self, key: str) -> list[str] | None:
+        many = self._many.get(key)
+        if many is not None:
+            return many
+        one = self._one.get(key)
+        return [one] if one is not None else None
 
     def get(self, key: str, default: Any = None) -> Any:
-        rels = self._rels.get(key)
+        rels = self._rels(key)
         return _Named(self._files, rels) if rels is not None else default
 
     def __getitem__(self, key: str) -> Sequence[Note]:
-        return _Named(self._files, self._rels[key])
+        rels = self._rels(key)
+        if rels is None:
+            raise KeyError(key)
+        return _Named(self._files, rels)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._rels
+        return key in self._one
 
 
 class IndexedPalace(Palace):
@@ -242,25 +259,29 @@ class IndexedPalace(Palace):
     @property
     def _by_slug(self) -> dict[str, Sequence[Note]]:
         if self.lookups.slugs is None:
-            found: dict[str, list[str]] = {}
-            for rel, kind in self.files.kinds.items():
-                if kind == "note":
-                    found.setdefault(
-                        rel.rsplit("/", 1)[-1].removesuffix(".md").casefold(), []
-                    ).append(rel)
-            self.lookups.slugs = _Table(self.files, found)
+            notes = self._notes_only()
+            slugs = self._columns["slug"]
+            keys = [str(slugs[i]).casefold() for i in notes]
+            rels = [self._columns["path"][i] for i in notes]
+            # the unparsed notes have no row, but a slug (their file name) all the same
+            unparsed = [rel for rel in self._unparsed if self.files.kinds[rel] == "note"]
+            keys += [rel.rsplit("/", 1)[-1].removesuffix(".md").casefold() for rel in unparsed]
+            rels += unparsed
+            self.lookups.slugs = _Table(self.files, keys, rels)
         return self.lookups.slugs
 
     @property
     def _by_name(self) -> dict[str, Sequence[Note]]:
         if self.lookups.names is None:
-            found: dict[str, list[str]] = {}
-            cols = self._columns
-            for rel, kind, name in zip(cols["path"], cols["kind"], cols["name"], strict=True):
-                if kind == "note":
-                    found.setdefault(name_key(str(name or "")), []).append(rel)
-            self.lookups.names = _Table(self.files, found)
+            notes = self._notes_only()
+            names = self._columns["name"]
+            keys = [name_key(str(names[i] or "")) for i in notes]
+            self.lookups.names = _Table(self.files, keys, [self._columns["path"][i] for i in notes])
         return self.lookups.names
+
+    def _notes_only(self) -> list[int]:
+        """The rows of notes (not drafts), by position."""
+        return [i for i, kind in enumerate(self._columns["kind"]) if kind == "note"]
 
     def resolve(self, source_rel: str, link: RawLink) -> str | None:
         key = slug_key(link.target)

@@ -4,7 +4,7 @@ each word, for a short query's name candidates (`Ranker.fuzzy`).
 The names come from the palace the index was synced to (the index holds one row per parsed
 note and draft, named as in the palace), so matching them reads no table. A query word matches
 a name word it begins (as you type) or, for words of four letters or more, a near miss
-(rapidfuzz over the names' vocabulary).
+(`curator.model.fuzzy`'s rule over the names' vocabulary).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from curator.model import fuzzy
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.filters import note_row
 from curator.search.text import WORD
 
 PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
-NEAR_SCORE = 80  # rapidfuzz ratio of a near-miss word
 NEAR_WORDS = 10  # near-miss words per query word
 
 
@@ -76,8 +76,6 @@ class Names:
 
     def counts(self, words: Sequence[str]) -> np.ndarray:
         """Per note, how many of the query words match a word of its name."""
-        from rapidfuzz import fuzz, process
-
         counts = np.zeros(len(self.rels), dtype=np.int64)
         for word in words:
             near: set[str] = set()
@@ -87,10 +85,8 @@ class Names:
                     break
                 near.add(v)
             if len(word) >= 4:
-                for v, _score, _i in process.extract(
-                    word, self.vocab, scorer=fuzz.ratio, score_cutoff=NEAR_SCORE, limit=NEAR_WORDS
-                ):
-                    near.add(v)
+                found = fuzzy.closest(word, self.vocab, NEAR_WORDS)
+                near.update(self.vocab[i] for i, _score in found)
             hit = np.zeros(len(self.rels), dtype=bool)
             for v in near:
                 hit[self.postings[v]] = True

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from curator.model import fuzzy
 from curator.model.dates import header_dates
 from curator.model.note import Note
 from curator.model.palace import Palace
@@ -52,9 +53,8 @@ from curator.search.text import (
 )
 from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
 
-FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
-FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
+FUZZY_POOL = 300  # candidate names ranked by the fuzzy name rule
 FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as you type)
 SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
@@ -223,12 +223,10 @@ class Ranker:
 
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
         """Note names close to a short query, best first: the notes passing `flt` whose names
-        match the most query words (then the shortest names) are ranked by rapidfuzz against
+        match the most query words (then the shortest names) are ranked by `fuzzy` against
         the whole query. Read from the palace, so each candidate is checked by the filter's
         per-row rendering, in that order, until the pool is full (each note's verdict kept for
         the next query with the same filter on the same day)."""
-        from rapidfuzz import fuzz, process
-
         if not self.source.names_as_you_type:
             return []  # the palace alone: BM25F weighs the names already
         words = WORD.findall(query.lower())
@@ -250,18 +248,12 @@ class Ranker:
         if not pool:
             return []
         bonus = 10.0 * counts[pool]
-        cutoff = max(0.0, FUZZY_CUTOFF - float(bonus.max()))
-        ratios = process.cdist(
-            [" ".join(words)],
-            [names.names[i] for i in pool],
-            scorer=fuzz.WRatio,
-            score_cutoff=cutoff,
-            dtype=np.float64,
-        )[0]
+        cutoff = max(0.0, fuzzy.CUTOFF - float(bonus.max()))
+        ratios = fuzzy.scores(" ".join(words), [names.names[i] for i in pool], cutoff)
         scored = [
             (r + b, names.rels[i], i)
             for r, b, i in zip(ratios.tolist(), bonus.tolist(), pool, strict=True)
-            if r + b >= FUZZY_CUTOFF
+            if r + b >= fuzzy.CUTOFF
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
         return [(p, self._doc_row(p)) for _s, p, i in scored[:n]]

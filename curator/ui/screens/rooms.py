@@ -174,7 +174,12 @@ class RoomsScreen(NoteActions):
 
     @on(DataTable.RowSelected, "#rooms-notes")
     def _note_chosen(self, _event: DataTable.RowSelected) -> None:
+        self._show_the_note()
         self._into_links()
+
+    def _show_the_note(self) -> None:
+        """A note asked for is seen: wide mode (the list alone) ends."""
+        self.app.set_class(False, "-wide")
 
     def _into_links(self) -> None:
         if not self.query_one(NoteView).into_links():  # keys in a list out of sight: say why
@@ -192,6 +197,7 @@ class RoomsScreen(NoteActions):
         followed so far stay the breadcrumb, else it starts a new one."""
         if not trail:
             self.history.clear()
+        self._show_the_note()
         self.sync()
         palace = self.palace
         note = palace.by_rel.get(rel) if palace else None

@@ -306,6 +306,8 @@ class SearchScreen(NoteActions):
         """The highlighted result's note beside the results (the first result's while none is
         highlighted: what Enter in the query opens)."""
         at = self.query_one("#search-results", OptionList).highlighted
+        # nothing to preview: the hint or "no results" takes the whole width
+        self.query_one(NoteView).display = bool(self.results)
         if not self.results:
             self._view(None)
         elif at is None or at < len(self.results):  # (not the "more results" row)
@@ -337,6 +339,7 @@ class SearchScreen(NoteActions):
         Escape comes back to the results as they were)."""
         self.trail.clear()
         self.set_class(True, "-reading")
+        self.query_one(NoteView).display = True
         self._view(rel)
         self.query_one(NoteView).focus()
 
