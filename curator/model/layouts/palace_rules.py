@@ -26,7 +26,7 @@ def link_problem(palace: Palace, source_rel: str, link: RawLink) -> str | None:
 
 def templates(palace: Palace) -> list[str]:
     """The files the layout's tool keeps as templates (read for links, never notes)."""
-    return walk.templates(palace.root, layout_of(palace.config), palace.attachments)
+    return walk.templates(palace.root, layout_of(palace.config), palace.loaded.attachments)
 
 
 def link_findings(palace: Palace) -> list[Finding]:
@@ -81,7 +81,7 @@ def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
         max_lines=layout.max_lines,
         max_bytes=layout.max_bytes,
         retired=[n.rel for n in palace.notes if n.superseded],
-        files=palace.attachments,
+        files=palace.loaded.attachments,
     )
     out: list[Finding] = []
     for severity, code, line, message in found:
