@@ -39,8 +39,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # `[[target#heading|alias]]`: a single `]` may sit inside (Obsidian reads `[[Sq]uare]]` as
 # `Sq]uare`), a `[` or a line break may not; the first `]]` ends it (written unrolled: no
-# backtracking)
-_WIKI = re.compile(r"!?\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
+# backtracking). It starts with its literal `[[`, so the engine skips to each one instead of
+# trying every offset (an embed's `!` is not part of the span a rename rewrites anyway).
+_WIKI = re.compile(r"\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
 # what makes a full parse necessary: code, math, an escaped bracket, a line indented as code
 # (a tab, 4 spaces: after a line break, CR or LF), or markdown link syntax. Substring tests:
 # one pass of memchr each, a fraction of one regex over the body.
@@ -107,7 +108,7 @@ def _wikilinks(found: list[_Found], text: str, offset: int) -> None:
     for match in _WIKI.finditer(text):
         link = _wiki_link(match.group(1))
         if link is not None:
-            start = offset + match.start() + (1 if text[match.start()] == "!" else 0)
+            start = offset + match.start()
             found.append(_Found(start, link, (start, offset + match.end())))
 
 
@@ -115,11 +116,12 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if src[pos] not in "[!":
         return False
-    match = _WIKI.match(src, pos, state.posMax)
+    at = pos + 1 if src[pos] == "!" else pos  # an embed: `![[...]]` read whole
+    match = _WIKI.match(src, at, state.posMax)
     if match is None:
         return False
     if state.level == 1:  # read by `_walk`, not while a link's text is scanned
-        _wikilinks(state.env["found"], match.group(0), pos)
+        _wikilinks(state.env["found"], match.group(0), at)
     state.pos = match.end()
     return True
 
@@ -311,7 +313,6 @@ def _scan(body: str) -> list[tuple[RawLink, tuple[int, int] | None]]:
             line, at = line + body.count("\n", at, start), start
         link = _wiki_link(match.group(1), line)
         if link is not None:
-            start += 1 if body[start] == "!" else 0
             out.append((link, (start, match.end())))
     return out
 
