@@ -102,10 +102,12 @@ os.write(2, f"\\nPEAK {_peak_mb()}\\n".encode())
 CPU: dict[str, list[float]] = {}  # CPU seconds (user + system, the process and its children)
 
 
-def _run(argv: list[str], name: str = "") -> tuple[float, float]:
+def _run(argv: list[str], name: str = "", untuned: str = "") -> tuple[float, float]:
+    """(seconds, peak MB) of one process; `untuned`: the tricks CURATOR_NO_TUNING turns off."""
+    env = {**os.environ, "CURATOR_NO_TUNING": untuned} if untuned else None
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     took = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -119,7 +121,9 @@ def _run(argv: list[str], name: str = "") -> tuple[float, float]:
 def _cpu(name: str, floor: str) -> str:
     """The median CPU seconds of `name`'s runs against `floor`'s, warm-up dropped: the
     figure the machine's load does not inflate as it does wall time."""
-    ours, theirs = (statistics.median(CPU[k][1:]) for k in (name, floor))
+    ours, theirs = (
+        statistics.median(CPU[k][1:] if k != "unfrozen" else CPU[k]) for k in (name, floor)
+    )
     return f"CPU {ours:.2f} s against the floor's {theirs:.2f} s ({ours / theirs:.2f}x)"
 
 
@@ -163,13 +167,17 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
     env_py = [sys.executable, "-c"]
     curator: list[float] = []
     floor: list[float] = []
+    unfrozen: list[float] = []  # promotes with CURATOR_NO_TUNING=freeze, every other round
     undo: list[float] = []
     undo_floor: list[float] = []
     peaks = {"curator": 0.0, "floor": 0.0, "undo": 0.0, "undo_floor": 0.0}
     load = [os.getloadavg()[0]]
     for i, draft in enumerate(drafts[: rounds + 1]):
+        frozen = i % 2 == 0  # round 0 (the warm-up) with the freeze
         took, peak = _run(
-            [*env_py, _CURATOR, "--palace", str(root), "promote", draft, "--yes"], "promote"
+            [*env_py, _CURATOR, "--palace", str(root), "promote", draft, "--yes"],
+            "promote" if frozen else "unfrozen",
+            "" if frozen else "freeze",
         )
         added = ("diff", "--name-only", "--no-renames", "--diff-filter=A", "HEAD~1", "HEAD")
         promoted = _git(root, *added)
@@ -182,7 +190,7 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
         _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: the undo stands
         if i == 0:
             continue  # warm-up: page cache, the palace cache, the first full INDEX.md
-        curator.append(took)
+        (curator if frozen else unfrozen).append(took)
         floor.append(f_took)
         undo.append(u_took)
         undo_floor.append(uf_took)
@@ -204,6 +212,14 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
             f"{_cpu('promote', 'floor')}; "
             f"peak {peaks['curator']:.0f} MB against the floor's {peaks['floor']:.0f} MB; "
             f"load {load[0]:.1f} then {load[1]:.1f}",
+        ),
+        floor_row(
+            "writer",
+            f"promote without the freeze (CURATOR_NO_TUNING=freeze), ({notes:,} notes)",
+            unfrozen,
+            floor,
+            "as the promote row, every other round",
+            f"{_cpu('unfrozen', 'floor')}; load {load[0]:.1f} then {load[1]:.1f}",
         ),
         floor_row(
             "writer",

@@ -127,7 +127,7 @@ def test_a_palace_refreshed_from_effects_plans_against_the_new_index(
     after = plan.effects()  # read before the commit moves the draft
     commit(root, plan, palace=palace)
     palace = palace.replaced(after)
-    assert palace.index_snapshot == ((root / "INDEX.md").read_bytes(),)
+    assert palace.loaded.index_snapshot == ((root / "INDEX.md").read_bytes(),)
     apply_plan(root, plan_promote(palace, "inbox/two.md"))  # no retry here: must not raise
     index = (root / "INDEX.md").read_text()
     assert "First promoted" in index and "Second promoted" in index

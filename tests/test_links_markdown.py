@@ -4,6 +4,7 @@ tie-break between files of one name; broken links quoted as written; renames."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -299,3 +300,22 @@ def test_text_stops_only_where_a_rule_left_on_starts(body: str) -> None:
         assert links._parse(body) == found
     finally:
         links._MD.inline.terminator_re = ours
+
+
+EMBEDDING = re.compile(r"!?\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
+
+
+@SETTINGS
+@given(body=st.lists(st.sampled_from(["!", "[", "]", "[[", "]]", "![[", "a", "|", "#", "\n"]),
+                     max_size=40).map("".join))  # fmt: skip
+def test_the_wikilink_pattern_starting_at_its_brackets_reads_embeds_alike(body: str) -> None:
+    """The pattern starts with its `[[` (the engine then skips to each): the same links and
+    spans as one that takes an embed's `!` in."""
+    expected = []
+    for match in EMBEDDING.finditer(body):
+        start = match.start() + (body[match.start()] == "!")
+        link = links._wiki_link(match.group(1), body.count("\n", 0, start))
+        if link is not None:
+            expected.append((link, (start, match.end())))
+    assert links._scan(body) == expected
+    assert links._parse(body) == expected

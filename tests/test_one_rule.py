@@ -267,3 +267,64 @@ def test_task_save_refuses_a_status_from_the_one_table(make_palace: MakePalace) 
     refused = task("save", "t1", "--status", "bogus")
     assert refused.returncode == 2, refused.stderr
     assert " or ".join(OPEN_STATUSES) in refused.stderr and "Traceback" not in refused.stderr
+
+
+_KEYS = st.sampled_from(["task", "revision", "owner", "lengths", "yes", "On", "x_1", "null"])
+_VALUES = st.one_of(
+    st.builds(
+        lambda text, ascii_only: json.dumps(text, ensure_ascii=ascii_only),
+        st.text(st.characters(blacklist_categories=["Cs"]), max_size=12),
+        st.booleans(),
+    ),
+    st.integers(-(10**20), 10**20).map(str),
+    st.sampled_from(["true", "false", "null", "[]", "[1, 0, 22]", "[01]", "1.5", "plain", "'q'"]),
+    st.sampled_from(['"a\\/b"', '"\\x41"', '"tab\there"', '"\\u00e9"', "[1,2]", '""']),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.tuples(_KEYS, _VALUES), max_size=6),
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_one_header_parser_reads_json_lines_as_yaml_does(
+    lines: list[tuple[str, str]], newline: str
+) -> None:
+    """The header parser's fast path (lines of JSON scalars, what task checkpoints write)
+    reads every header exactly as its YAML path does, refusals included."""
+    import re
+
+    from curator.model import header
+
+    text = "".join(f"{key}: {value}{newline}" for key, value in lines)
+    try:
+        by_yaml = header._yaml_header(text)
+    except header.HeaderError:
+        by_yaml = None
+    fast = header._json_lines(text)
+    if re.search(r"\\u[dD][89a-fA-F]", text):  # surrogate escapes: JSON reads what YAML refuses
+        return
+    assert fast is None or fast == by_yaml, (text, fast, by_yaml)
+
+
+def test_one_front_matter_parser() -> None:
+    """Where a header starts and ends is found by `model.note.header_bounds` alone, and its
+    fields are read by `model.header.parse_header` alone (task checkpoints included): no
+    other module looks for the `---` fences or parses header lines itself."""
+    import ast
+
+    fence_calls = {"startswith", "find", "index", "rfind", "split", "partition"}
+    found = sorted(
+        rel
+        for rel, text in _sources().items()
+        if rel != "model/note.py"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in fence_calls
+        and any(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) and "---" in a.value
+            for a in node.args
+        )
+    )
+    assert found == []

@@ -185,8 +185,10 @@ def test_lookups_are_built_on_first_use_and_follow_replaced(make_palace: MakePal
 
 
 def test_the_palace_keeps_its_lookups_in_one_object(make_palace: MakePalace) -> None:
-    """What a palace works out on first use lives in `palace.lookups` alone: the palace's own
-    fields are its notes and the facts of its load, the same after any lookup is built."""
+    """What a palace works out on first use lives in `palace.lookups` alone, what its load saw
+    besides the notes in `palace.loaded`: the palace's own fields are its notes, config and
+    layout (13 cache and bookkeeping fields were two objects' worth), the same after any lookup
+    is built."""
     palace = Palace.open(make_palace(FILES))
     before = set(vars(palace))
     note = palace.by_rel["notes/a.md"]
@@ -194,6 +196,10 @@ def test_the_palace_keeps_its_lookups_in_one_object(make_palace: MakePalace) -> 
     palace.link_table(), palace.replaced({"notes/zeta.md": note_text("Zeta").encode()})
     assert set(vars(palace)) == before
     assert {n for n in before if n.startswith("_")} == set()
+    assert before == {
+        *("root", "config", "layout", "foreign_layout", "notes", "drafts", "problems"),
+        *("by_rel", "lookups", "loaded"),
+    }
 
 
 # -- no leaks (issue 11): a load keeps nothing of the one before ----------------------------

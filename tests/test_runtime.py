@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from palacehelpers import MakePalace, note_text
 
 PROBE = """
 import json, sys
@@ -52,3 +53,29 @@ def test_each_trick_has_its_own_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not tuned("gc") and not tuned("css")
     monkeypatch.setenv("CURATOR_NO_TUNING", "css")
     assert tuned("gc") and not tuned("css") and tuned("arenas")
+
+
+FREEZE_PROBE = """
+import contextlib, gc, io, json, sys
+from curator.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["--palace", sys.argv[1], "list"])
+print(json.dumps([code, gc.get_freeze_count()]))
+"""
+
+
+def test_a_command_freezes_the_palace_it_loaded(make_palace: MakePalace) -> None:
+    """A command holds the palace it loaded to its end: the collector's full collections no
+    longer scan its notes (issue 34); CURATOR_NO_TUNING=freeze turns that off."""
+    root = make_palace({"notes/project/a.md": note_text("A")})
+    clean = {k: v for k, v in os.environ.items() if k != "CURATOR_NO_TUNING"}
+    for env, frozen in (({}, True), ({"CURATOR_NO_TUNING": "freeze"}, False)):
+        proc = subprocess.run(
+            [sys.executable, "-c", FREEZE_PROBE, str(root)],
+            capture_output=True,
+            text=True,
+            env={**clean, **env},
+            check=True,
+        )
+        code, count = json.loads(proc.stdout)
+        assert code == 0 and (count > 0) is frozen

@@ -363,8 +363,8 @@ def _text(part: str | bytes | None) -> str | None:
 
 def index_bytes(palace: Palace) -> bytes | None:
     """INDEX.md as it was when the palace was loaded (from disk if it was built otherwise)."""
-    if palace.index_snapshot is not None:
-        return palace.index_snapshot[0]
+    if palace.loaded.index_snapshot is not None:
+        return palace.loaded.index_snapshot[0]
     try:
         return (palace.root / INDEX_NAME).read_bytes()
     except FileNotFoundError:

@@ -39,8 +39,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # `[[target#heading|alias]]`: a single `]` may sit inside (Obsidian reads `[[Sq]uare]]` as
 # `Sq]uare`), a `[` or a line break may not; the first `]]` ends it (written unrolled: no
-# backtracking)
-_WIKI = re.compile(r"!?\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
+# backtracking). It starts with its literal `[[`, so the engine skips to each one instead of
+# trying every offset (an embed's `!` is not part of the span a rename rewrites anyway).
+_WIKI = re.compile(r"\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
 # what makes a full parse necessary: code, math, an escaped bracket, a line indented as code
 # (a tab, 4 spaces: after a line break, CR or LF), or markdown link syntax. Substring tests:
 # one pass of memchr each, a fraction of one regex over the body.
@@ -55,7 +56,7 @@ _SPACE = re.compile(r"[ \t\r\n]")
 
 
 def _needs(text: str, marks: tuple[str, ...]) -> bool:
-    return any(mark in text for mark in marks)
+    return any(map(text.__contains__, marks))
 
 
 class RawLink(NamedTuple):
@@ -70,6 +71,11 @@ class RawLink(NamedTuple):
     heading: str = ""
     alias: str = ""  # a wikilink's `|alias`, a markdown link's text
     written: str = ""  # a markdown link's destination as written (`My%20Note.md#Part`)
+
+
+def _at_line(link: RawLink, line: int) -> RawLink:
+    """`link` at `line` (what `_replace` does, at a third of its cost: links are many)."""
+    return RawLink(link.target, link.kind, line, link.heading, link.alias, link.written)
 
 
 def shown(link: RawLink) -> str:
@@ -102,7 +108,7 @@ def _wikilinks(found: list[_Found], text: str, offset: int) -> None:
     for match in _WIKI.finditer(text):
         link = _wiki_link(match.group(1))
         if link is not None:
-            start = offset + match.start() + (1 if text[match.start()] == "!" else 0)
+            start = offset + match.start()
             found.append(_Found(start, link, (start, offset + match.end())))
 
 
@@ -110,11 +116,12 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if src[pos] not in "[!":
         return False
-    match = _WIKI.match(src, pos, state.posMax)
+    at = pos + 1 if src[pos] == "!" else pos  # an embed: `![[...]]` read whole
+    match = _WIKI.match(src, at, state.posMax)
     if match is None:
         return False
     if state.level == 1:  # read by `_walk`, not while a link's text is scanned
-        _wikilinks(state.env["found"], match.group(0), pos)
+        _wikilinks(state.env["found"], match.group(0), at)
     state.pos = match.end()
     return True
 
@@ -306,7 +313,6 @@ def _scan(body: str) -> list[tuple[RawLink, tuple[int, int] | None]]:
             line, at = line + body.count("\n", at, start), start
         link = _wiki_link(match.group(1), line)
         if link is not None:
-            start += 1 if body[start] == "!" else 0
             out.append((link, (start, match.end())))
     return out
 
@@ -500,7 +506,7 @@ def _by_blocks(body: str) -> list[_Link] | None:
     line = at = 0
     for item in sorted(found, key=lambda item: item.start):
         line, at = line + body.count("\n", at, item.start), item.start
-        out.append((item.link._replace(line=line), item.span))
+        out.append((_at_line(item.link, line), item.span))
     return out
 
 
@@ -535,7 +541,7 @@ def _read_run(found: list[_Found], run: str, offset: int) -> bool:
         at = offset + begin + len(block) - len(block.lstrip(" "))
         for item in _walk(content, {}):
             span = None if item.span is None else (item.span[0] + at, item.span[1] + at)
-            found.append(item._replace(start=item.start + at, span=span))
+            found.append(_Found(item.start + at, item.link, span, item.ref))
     return True
 
 
@@ -590,14 +596,14 @@ def link_spans(
     (Obsidian's rule: a note's link may leave out `.md`) one to any file of the vault."""
     for link, span in _links_of(body):
         if span is not None and _counts(link, any_md):
-            yield span[0], span[1], link._replace(line=link.line + body_line)
+            yield span[0], span[1], _at_line(link, link.line + body_line)
 
 
 def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> list[RawLink]:
     """Every link of a body, in order, at its line in the file (`body_line` is the body's
     first); `any_md` as in `link_spans`."""
     return [
-        link._replace(line=link.line + body_line)
+        _at_line(link, link.line + body_line)
         for link, _ in _links_of(body)
         if _counts(link, any_md)
     ]

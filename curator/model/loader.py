@@ -224,11 +224,23 @@ def read_note(root: Path, rel: str, kind: Kind) -> Note:
 def files_fingerprint(files: Iterable[tuple[str, str, int, int]], unread: Iterable[str]) -> str:
     """A fingerprint of the files a load read: each one's rel, kind, size and mtime (as
     (rel, kind, size, mtime_ns)), and the paths it could not read. Equal fingerprints mean
-    the same files, unchanged as far as the palace cache can tell (see `walk_fingerprint`)."""
-    lines = sorted(f"{rel}\0{kind}\0{size}\0{mtime}" for rel, kind, size, mtime in files)
-    lines.append("\0".join(sorted(unread)))
-    raw = "\n".join(lines).encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    the same files, unchanged as far as the palace cache can tell (see `walk_fingerprint`).
+
+    The sum of each file's own hash: in any order, holding nothing per file (a list of a
+    million files' lines, sorted, held ~600 MB)."""
+    total, count = 0, 0
+    for rel, kind, size, mtime in files:
+        total += _hashed(f"{rel}\0{kind}\0{size}\0{mtime}")
+        count += 1
+    for rel in unread:
+        total += _hashed(f"{rel}\0unread")
+        count += 1
+    return f"{count}:{total % (1 << 128):032x}"
+
+
+def _hashed(line: str) -> int:
+    digest = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return int.from_bytes(digest, "big")
 
 
 def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...] = ()) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -41,11 +41,27 @@ __all__ = [
     "NOTES_DIR",
     "STATE_DIR",
     "Link",
+    "Loaded",
     "Palace",
     "Room",
     "ensure_state_dir",
     "find_palace",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What the load that read a palace's notes saw besides them."""
+
+    # INDEX.md's bytes as read when the notes were loaded ((None,): absent; None: not read).
+    # Read *before* the notes, so an action landing during the load shows up as a changed
+    # INDEX.md when a plan made from this palace is applied.
+    index_snapshot: tuple[bytes | None] | None = None
+    # files under the notes root that are not notes (a vault's attachments), for links
+    attachments: tuple[str, ...] = ()
+    # when the load started (0: not loaded from disk); a reload passed this palace trusts
+    # its notes for files older than that
+    started_ns: int = 0
 
 
 @dataclass(frozen=True)
@@ -77,15 +93,8 @@ class Palace:
         self.by_rel: dict[str, Note] = {n.rel: n for n in (*self.notes, *self.drafts)}
         # what is worked out from the notes on first use; replaced() carries it
         self.lookups: Lookups[Palace] = Lookups()
-        # INDEX.md's bytes as read when the notes were loaded (None: absent; unset: not read).
-        # Read *before* the notes, so an action landing during the load shows up as a changed
-        # INDEX.md when a plan made from this palace is applied.
-        self.index_snapshot: tuple[bytes | None] | None = None
-        # files under the notes root that are not notes (a vault's attachments), for links
-        self.attachments: list[str] = []
-        # when the load that read these notes started (0: not loaded from disk); a reload
-        # passed this palace trusts its notes for files older than that
-        self.loaded_ns = 0
+        # what the load that read the notes saw besides them (none: not loaded from disk)
+        self.loaded = Loaded()
 
     @property
     def inbox(self) -> str:
@@ -122,7 +131,7 @@ class Palace:
         layout = layout_rules.layout_of(config)
         known = None  # a palace read through another layout holds other notes
         if previous is not None and previous.root == root and previous.layout_name == layout.name:
-            known = (previous.by_rel, previous.loaded_ns)
+            known = (previous.by_rel, previous.loaded.started_ns)
         loaded = load_files(
             root,
             use_cache=cache,
@@ -140,9 +149,7 @@ class Palace:
             loaded.problems,
             layout=layout,
         )
-        palace.index_snapshot = (loaded.index_bytes,)
-        palace.attachments = loaded.attachments
-        palace.loaded_ns = loaded.started_ns
+        palace.loaded = Loaded((loaded.index_bytes,), tuple(loaded.attachments), loaded.started_ns)
         return palace
 
     def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
@@ -182,11 +189,11 @@ class Palace:
         # successors by slug, and a chain of replaced palaces then builds them once.
         grouped = self._groups() if added or gone else self.lookups.grouped
         new.lookups = self.lookups.carried(self.by_rel, gone, added, self._by_slug, grouped)
-        new.attachments = self.attachments
-        new.loaded_ns = self.loaded_ns
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
-        new.index_snapshot = (
-            (changes[INDEX_NAME],) if INDEX_NAME in changes else self.index_snapshot
+        new.loaded = (
+            replace(self.loaded, index_snapshot=(changes[INDEX_NAME],))
+            if INDEX_NAME in changes
+            else self.loaded
         )
         self.lookups.after = (key, new)
         return new
@@ -270,7 +277,9 @@ class Palace:
     def link_table(self) -> Resolver:
         """The notes' link table under the layout (built on first use)."""
         if self.lookups.links is None:
-            self.lookups.links = layout_rules.link_table(self.config, self.notes, self.attachments)
+            self.lookups.links = layout_rules.link_table(
+                self.config, self.notes, self.loaded.attachments
+            )
         return self.lookups.links
 
     def resolve(self, source_rel: str, link: RawLink) -> str | None:

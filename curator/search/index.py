@@ -252,7 +252,7 @@ def _files_of(palace: Palace) -> str | None:
     None for a palace of another tool's layout (a cold query loads those)."""
     if palace.foreign_layout:
         return None
-    return loaded_fingerprint(palace.all(), palace.problems, palace.loaded_ns)
+    return loaded_fingerprint(palace.all(), palace.problems, palace.loaded.started_ns)
 
 
 def _write_synced(store: IndexStore, palace: Palace, signature: str) -> None:

@@ -8,11 +8,14 @@ finds them like any other text.
 
 from __future__ import annotations
 
+import json
+import os
 import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from curator.model.layouts.base import (
@@ -31,12 +34,12 @@ def permalink_of(rel: str) -> str:
     return "/".join(p for p in parts if p)
 
 
-def project_prefix(notes: Iterable[tuple[str, str]]) -> str:
+def project_prefix(notes: Iterable[tuple[str, str]], default: str = "") -> str:
     """The prefix the project's notes put before the path in their permalinks, given
     (rel, permalink) of each: basic-memory writes `<project>/<path>` when its config says
     permalinks include the project (its default in current versions) and `<path>` otherwise,
     so the notes already there say which. The prefix most notes share, or "" when most have
-    none (or when there are no notes to ask)."""
+    none; `default` (`configured_prefix`) when there are no notes to ask."""
     votes: Counter[str] = Counter()
     for rel, permalink in notes:
         generated = permalink_of(rel)
@@ -46,9 +49,38 @@ def project_prefix(notes: Iterable[tuple[str, str]]) -> str:
         elif permalink.casefold().endswith("/" + generated.casefold()):
             votes[permalink[: -len(generated) - 1]] += 1
     if not votes:
-        return ""
+        return default
     (prefix, count), *_ = votes.most_common(1)
     return prefix if count > votes[""] else ""
+
+
+def configured_prefix(root: Path) -> str:
+    """The prefix basic-memory's own config gives the project at `root`: its name as a
+    permalink when `permalinks_include_project` holds (its default; the environment's
+    BASIC_MEMORY_PERMALINKS_INCLUDE_PROJECT first), "" when it is false or when no project
+    of the config (`~/.basic-memory/config.json`, or BASIC_MEMORY_CONFIG_DIR's) is this
+    folder. A config that cannot be read gives ""."""
+    folder = os.environ.get("BASIC_MEMORY_CONFIG_DIR") or os.path.join("~", ".basic-memory")
+    try:
+        with open(os.path.expanduser(os.path.join(folder, "config.json")), "rb") as handle:
+            config = json.loads(handle.read(1 << 20))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(config, dict):
+        return ""
+    include = os.environ.get("BASIC_MEMORY_PERMALINKS_INCLUDE_PROJECT")
+    wanted = config.get("permalinks_include_project", True) if include is None else (
+        include.strip().lower() in ("1", "true", "yes", "on")
+    )  # fmt: skip
+    projects = config.get("projects")
+    if wanted is not True or not isinstance(projects, dict):
+        return ""
+    here = os.path.realpath(root)
+    for name, entry in projects.items():
+        path = entry.get("path") if isinstance(entry, dict) else entry
+        if isinstance(path, str) and os.path.realpath(os.path.expanduser(path)) == here:
+            return permalink_of(f"{name}.md")
+    return ""
 
 
 def unique_permalink(desired: str, taken: Iterable[str]) -> str:
