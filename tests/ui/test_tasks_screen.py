@@ -56,6 +56,7 @@ async def open_tasks(pilot: object) -> TasksScreen:
     await app.push_screen(screen)
     table = screen.query_one("#tasks-table", DataTable)
     await wait_until(pilot, lambda: table.row_count == 2)  # type: ignore[arg-type]
+    await wait_until(pilot, lambda: screen.detail_ready)  # mounted once the list has drawn
     return screen
 
 
