@@ -12,7 +12,7 @@ import pytest
 from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import PalaceNotFound
-from curator.model.cache import notes_path
+from curator.model.cache import notes_path, read_notes
 from curator.model.palace import Palace, find_palace
 
 FILES = {
@@ -174,23 +174,23 @@ def test_a_cache_holding_more_than_plain_data_is_refused(
     assert not marker.exists()
 
 
-def test_the_notes_cache_is_one_msgpack_file_keeping_every_note_it_can(
+def test_the_notes_cache_is_msgpack_frames_keeping_every_note_it_can(
     make_palace: MakePalace,
 ) -> None:
-    """The notes load as a whole (msgspec decodes the one file into notes, nothing rebuilt
-    note by note); a note msgpack cannot hold (a number beyond 64 bits) is left out and read
-    again on each load, the others are served from the cache."""
+    """The notes load frame by frame (msgspec decodes each frame of the file into notes,
+    nothing rebuilt note by note); a note msgpack cannot hold (a number beyond 64 bits) is
+    left out and read again on each load, the others are served from the cache."""
     import msgspec
 
     big = note_text("Big", extra="count: 123456789012345678901234567890\n")
     root = make_palace({**FILES, "notes/project/big.md": big})
     age(root)
     first = Palace.open(root)
-    _version, stored_root, _started, rows = msgspec.msgpack.decode(notes_path(root).read_bytes())
-    assert stored_root == str(root.resolve())
-    assert sorted(row["rel"] for row in rows) == sorted(
-        n.rel for n in first.all() if n.rel != "notes/project/big.md"
-    )
+    raw = notes_path(root).read_bytes()
+    head = msgspec.msgpack.decode(raw[8 : 8 + int.from_bytes(raw[:8], "big")])
+    assert head[1] == str(root.resolve())  # version, root, load time, frames
+    rows, _ = read_notes(root)
+    assert sorted(rows) == sorted(n.rel for n in first.all() if n.rel != "notes/project/big.md")
     same_size_edit(root / "notes/project/alpha.md", "AAAA", "BBBB")
     again = Palace.open(root)
     assert again.find("alpha").description == "AAAA"  # from the cache

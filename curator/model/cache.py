@@ -25,7 +25,7 @@ import hashlib
 import io
 import os
 import pickle
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -86,21 +86,25 @@ def store(root: Path, name: str, value: Any) -> None:
 
 
 # -- the notes ------------------------------------------------------------------------------
-# The notes are one msgpack file decoded as a whole by msgspec into `Note`s (typed: a forged
-# file yields plain values in Note's fields or nothing), not a pickle rebuilt note by note.
-NOTES_VERSION = 1
+# The notes are msgpack frames msgspec decodes into `Note`s (typed: a forged file yields plain
+# values in Note's fields or nothing), not a pickle rebuilt note by note: a head (version,
+# root, load time, frame count), then frames of FRAME notes, each after its length in 8
+# bytes, so a load holds one frame's bytes at a time (the whole file's bytes at once added
+# ~180 MB to the peak of a 100k-note load).
+NOTES_VERSION = 2  # 2: in frames
+FRAME = 4096
 
 
-class _Notes(msgspec.Struct, array_like=True):
+class _Head(msgspec.Struct, array_like=True):
     version: int
     root: str
     started_ns: int
-    notes: list[Note]
+    frames: int
 
 
 @functools.cache
-def _decoder() -> msgspec.msgpack.Decoder[_Notes]:
-    return msgspec.msgpack.Decoder(_Notes)
+def _decoders() -> tuple[msgspec.msgpack.Decoder[_Head], msgspec.msgpack.Decoder[list[Note]]]:
+    return msgspec.msgpack.Decoder(_Head), msgspec.msgpack.Decoder(list[Note])
 
 
 def notes_path(root: Path, name: str = "notes") -> Path:
@@ -108,24 +112,34 @@ def notes_path(root: Path, name: str = "notes") -> Path:
     return cache_path(root, name).with_suffix(".msgpack")
 
 
+def _frame(handle: io.BufferedReader) -> bytes:
+    size = int.from_bytes(handle.read(8), "big")
+    data = handle.read(size)
+    if len(data) != size:
+        raise ValueError("truncated notes cache")
+    return data
+
+
 def read_notes(root: Path, name: str = "notes") -> tuple[dict[str, Note], int]:
     """The cached notes of `root` and the time of the load that wrote them ({} and 0: none).
     `name` tells caches apart that hold notes read another way (another tool's layout)."""
+    heads, frames = _decoders()
+    notes: dict[str, Note] = {}
     try:
         with open(notes_path(root, name), "rb") as handle:
             info = os.fstat(handle.fileno())
             if info.st_uid != os.getuid() or info.st_mode & 0o022:
                 return {}, 0
-            found = _decoder().decode(handle.read())
+            head = heads.decode(_frame(handle))
+            if head.version != NOTES_VERSION or head.root != str(Path(root).resolve()):
+                return {}, 0
+            for _ in range(head.frames):
+                for note in frames.decode(_frame(handle)):
+                    note.header = _shared(note.header)  # one copy of each key and short value
+                    notes[note.rel] = note
     except Exception:  # absent or damaged: only a slower start
         return {}, 0
-    if found.version != NOTES_VERSION or found.root != str(Path(root).resolve()):
-        return {}, 0
-    notes = {}
-    for note in found.notes:
-        note.header = _shared(note.header)  # one copy of each key and short value, as parsed
-        notes[note.rel] = note
-    return notes, found.started_ns
+    return notes, head.started_ns
 
 
 def write_notes(
@@ -133,19 +147,29 @@ def write_notes(
 ) -> None:
     """Best effort, as `store`. A note msgpack cannot hold (a header number beyond 64 bits)
     is left out: it is read again on the next load."""
-    resolved = str(Path(root).resolve())
     kept = list(notes.values())
-    try:
-        data = msgspec.msgpack.encode(_Notes(NOTES_VERSION, resolved, started_ns, kept))
-    except (TypeError, ValueError, OverflowError):
-        kept = [n for n in kept if _encodes(n)]
-        data = msgspec.msgpack.encode(_Notes(NOTES_VERSION, resolved, started_ns, kept))
+    starts = range(0, len(kept), FRAME)
+    head = _Head(NOTES_VERSION, str(Path(root).resolve()), started_ns, len(starts))
+
+    def frames() -> Iterator[bytes]:  # made as they are written: one frame in memory
+        yield _framed(msgspec.msgpack.encode(head))
+        for start in starts:
+            chunk = kept[start : start + FRAME]
+            try:
+                yield _framed(msgspec.msgpack.encode(chunk))
+            except (TypeError, ValueError, OverflowError):
+                yield _framed(msgspec.msgpack.encode([n for n in chunk if _encodes(n)]))
+
     path = notes_path(root, name)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        atomic_write(path, data, 0o600, sync=False)
+        atomic_write(path, frames(), 0o600, sync=False)
     except OSError:
         pass
+
+
+def _framed(data: bytes) -> bytes:
+    return len(data).to_bytes(8, "big") + data
 
 
 def _encodes(note: Note) -> bool:

@@ -94,7 +94,7 @@ async def test_groups_decided_with_one_key_each(make_palace) -> None:
             "Merge all",
             "Fold all",
         )
-        assert words["toggle_groups"] == "Rows"
+        assert words["toggle_groups"] == "Rows" and words["reject"] == "Reject all"
         await wait_until(pilot, lambda: "p Keep best" in shown_in(app, "KeyFooter"))
         before = tree(root)
         commits = len(git_log(root))

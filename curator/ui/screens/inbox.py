@@ -55,6 +55,7 @@ from curator.ui.widgets.table import Row, Table
 #: the footer's words for the keys that decide a whole group (in rows: the bindings' own)
 GROUP_LABELS = {
     "promote": "Keep best",
+    "reject": "Reject all",
     "merge": "Merge all",
     "fold": "Fold all",
     "toggle_groups": "Rows",
