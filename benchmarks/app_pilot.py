@@ -158,17 +158,19 @@ async def screen_paints(
 
 
 async def untuned_paints(
-    palace: Path, rounds: int = 1
+    palace: Path, off: str = "1", rounds: int = 1
 ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    """`screen_paints` with curator/ui/paint.py's tuning off (CURATOR_NO_TUNING), the
-    collector put back as Python starts it: the baseline of the first-paint rows."""
+    """`screen_paints` with the tricks named in `off` turned off (CURATOR_NO_TUNING, see
+    curator/runtime.py; "1": all), the collector put back as Python starts it when "gc" is
+    among them: the baselines of the first-paint rows."""
     import gc
     import os
 
     thresholds = gc.get_threshold()
-    os.environ["CURATOR_NO_TUNING"] = "1"
-    gc.unfreeze()
-    gc.set_threshold(700, 10, 10)
+    os.environ["CURATOR_NO_TUNING"] = off
+    if off == "1" or "gc" in off.split(","):
+        gc.unfreeze()
+        gc.set_threshold(700, 10, 10)
     try:
         return await screen_paints(palace, rounds)
     finally:

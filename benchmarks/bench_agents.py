@@ -29,8 +29,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 AREA = "agents"
 PEER_ENV = "CURATOR_BENCH_BASIC_MEMORY"
-PARTS_ENV = "CURATOR_BENCH_AGENTS_PARTS"  # mcp,hooks (the default: both)
-MODES_ENV = "CURATOR_BENCH_AGENTS_MODES"  # quiet,loaded (the default: both)
+PARTS_ENV = "CURATOR_BENCH_AGENTS_PARTS"  # mcp,hooks (the default: both),warm
+MODES_ENV = "CURATOR_BENCH_AGENTS_MODES"  # quiet,loaded (the default: both),niced
 
 
 def _prompt_event(palace: Path, prompt: str, session: str = "bench") -> bytes:
@@ -290,6 +290,44 @@ def _hook_rows(palace: Path, prompts: list[str], mode: str, pass_ms: float) -> l
     ]
 
 
+def _warm_rows(palace: Path, prompts: list[str], mode: str, pass_ms: float) -> list[Row]:
+    """The prompt hook with the warm server's index open, both entries alternating: the one
+    the installed hooks run (`python -m curator.agents`) and `curator hook` (the console
+    script), three rounds of the prompts each."""
+    hook = [sys.executable, "-m", "curator.agents", "--palace", str(palace), "claude-code"]
+    script = Path(sys.executable).with_name("curator")
+    cli = [str(script), "--palace", str(palace), "hook", "claude-code"]
+    env = {"CURATOR_HOOK_WARM": "1"}
+    _wait_for_index(palace, hook, env, prompts[0])
+    times: dict[str, list[float]] = {"agents": [], "cli": []}
+    gave = {"agents": 0, "cli": 0}
+    served = {"agents": 0, "cli": 0}
+    for _ in range(3):
+        for prompt in prompts:
+            for name, argv in (("agents", hook), ("cli", cli)):
+                event = _prompt_event(palace, prompt)
+                took, memory = _hook([*argv, "UserPromptSubmit"], env, event)
+                times[name].append(took)
+                gave[name] += memory
+                served[name] += _last_log(palace).get("ranked") == "index"
+    _stop_server(palace)
+    out = []
+    for name, what in (("agents", "python -m curator.agents"), ("cli", "curator hook")):
+        runs = len(times[name])
+        out.append(
+            row(
+                AREA,
+                f"[{mode}] hook UserPromptSubmit, warm server's index open: {what}, whole process",
+                times[name],
+                target_ms=300.0,
+                baseline="python -c pass",
+                baseline_ms=pass_ms,
+                note=f"memory given {gave[name]}/{runs}; from the index {served[name]}/{runs}",
+            )
+        )
+    return out
+
+
 def _wait_for_index(palace: Path, hook: list[str], env: dict[str, str], prompt: str) -> None:
     """Prompts (untimed) until the warm server answers from its open index."""
     deadline = time.monotonic() + 600
@@ -327,7 +365,10 @@ def _stop_server(palace: Path) -> None:
 
 @contextlib.contextmanager
 def _mode(name: str) -> Iterator[None]:
-    with cpu_hog() if name == "loaded" else contextlib.nullcontext():
+    """quiet; loaded: a busy loop per core beside it; niced: the same loops at nice 10 (a
+    build in the background)."""
+    hog = {"loaded": lambda: cpu_hog(), "niced": lambda: cpu_hog(niceness=10)}.get(name)
+    with hog() if hog is not None else contextlib.nullcontext():
         yield
 
 
@@ -344,6 +385,7 @@ def run(palace: Path, notes: int) -> list[Row]:
             got = [
                 *(_mcp_rows(palace, queries, mode, pass_ms) if "mcp" in parts else []),
                 *(_hook_rows(palace, prompts, mode, pass_ms) if "hooks" in parts else []),
+                *(_warm_rows(palace, prompts, mode, pass_ms) if "warm" in parts else []),
             ]
             for r in got:
                 r.note = f"load {load:.1f}; {r.note}" if r.note else f"load {load:.1f}"

@@ -7,6 +7,7 @@ through the search and promote steps, so its peak memory is the app's."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import itertools
 import os
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -372,24 +374,29 @@ async def table_fills(count: int, rounds: int = 3) -> tuple[list[float], list[fl
 
 
 def screen_rows(palace: Path, notes: int) -> list[Row]:
-    """First paint of every screen (a fresh app's first visit to each), in-process, and the
-    table fill that first paint is mostly made of, against DataTable's own add_row."""
+    """First paint of every screen (a fresh app's first visit to each), in-process, with the
+    paint tricks of curator/ui/paint.py and with each of them off in turn (the collector's
+    tuning, "gc"; the stylesheet memo, "css"), and the table fill that first paint is mostly
+    made of, against DataTable's own add_row."""
     first_paint(palace, 1)  # builds .curator/cache and the index, as in daily use
-    times: dict[str, list[float]] = {}
-    cpu: dict[str, list[float]] = {}
-    plain: dict[str, list[float]] = {}
-    plain_cpu: dict[str, list[float]] = {}
-    for _ in range(3):  # tuned and untuned apps in turn, under the same load
-        for wall_out, cpu_out, paints in (
-            (times, cpu, screen_paints),
-            (plain, plain_cpu, untuned_paints),
-        ):
+    Paints = Callable[
+        [Path], Coroutine[Any, Any, tuple[dict[str, list[float]], dict[str, list[float]]]]
+    ]
+    variants: dict[str, Paints] = {
+        "tuned": screen_paints,
+        "gc": functools.partial(untuned_paints, off="gc"),
+        "css": functools.partial(untuned_paints, off="css"),
+    }
+    wall: dict[str, dict[str, list[float]]] = {v: {} for v in variants}
+    cpu: dict[str, dict[str, list[float]]] = {v: {} for v in variants}
+    for _ in range(3):  # the variants in turn, under the same load
+        for variant, paints in variants.items():
             wall_one, cpu_one = asyncio.run(paints(palace))
             gc.unfreeze()  # the app just closed, collected untimed: the next starts clean
             gc.collect()
             for mode in wall_one:
-                wall_out.setdefault(mode, []).extend(wall_one[mode])
-                cpu_out.setdefault(mode, []).extend(cpu_one[mode])
+                wall[variant].setdefault(mode, []).extend(wall_one[mode])
+                cpu[variant].setdefault(mode, []).extend(cpu_one[mode])
     batch, by_row = asyncio.run(table_fills(notes))
     fill = row(
         "app",
@@ -404,12 +411,14 @@ def screen_rows(palace: Path, notes: int) -> list[Row]:
             f"first paint of {mode} (key to list drawn and focused)",
             seconds,
             target_ms=1000,
-            baseline="the same, curator/ui/paint.py's tuning off",
-            baseline_ms=statistics.median(plain[mode]) * 1000,
-            note=f"80x24, in-process; target 1 s quiet, 3 s loaded; CPU {cpu_ms(cpu[mode])} "
-            f"(untuned {cpu_ms(plain_cpu[mode])})",
+            baseline="the same, the collector's tuning off (paint.py gc)",
+            baseline_ms=statistics.median(wall["gc"][mode]) * 1000,
+            note=f"80x24, in-process; target 1 s quiet, 3 s loaded; the stylesheet memo off "
+            f"(paint.py css): {statistics.median(wall['css'][mode]) * 1000:.0f} ms; CPU "
+            f"{cpu_ms(cpu['tuned'][mode])} (gc off {cpu_ms(cpu['gc'][mode])}, css off "
+            f"{cpu_ms(cpu['css'][mode])})",
         )
-        for mode, seconds in times.items()
+        for mode, seconds in wall["tuned"].items()
     ]
 
 

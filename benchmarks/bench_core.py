@@ -68,6 +68,7 @@ def run(palace: Path, notes: int) -> list[Row]:
     rows = [_cold_row(palace, files)]
     rows += _reload_rows(palace, len(files))
     rows += _check_and_index_rows(palace)
+    rows += whole_process_rows(palace)
     rows += _hostile_rows()
     return rows
 
@@ -218,5 +219,74 @@ def _times_any_exit(argv: list[str], repeat: int) -> list[float]:
     return out
 
 
+def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
+    """`curator list` with a cold cache (the notes cache removed before each run) and
+    `curator check`, each a whole process, against the floor process (read every file and
+    parse every header with PyYAML's C loader), interleaved round by round so they share the
+    machine's load; each row with its median, its ratio and the peak memory of each."""
+    palace = palace.resolve()
+    cli = [sys.executable, "-m", "curator", "--palace", str(palace)]
+    here = str(Path(__file__).resolve().parent)
+    floor_code = (
+        f"import sys; sys.path.insert(0, {here!r}); from pathlib import Path; import bench_core; "
+        "bench_core._pyyaml_floor(bench_core._files(Path(sys.argv[1])))"
+    )
+    runs: dict[str, list[tuple[float, float]]] = {"floor": [], "list": [], "check": []}
+    for _ in range(rounds):
+        runs["floor"].append(_peak_process([sys.executable, "-c", floor_code, str(palace)]))
+        _clear_cache(palace)
+        runs["list"].append(_peak_process([*cli, "list"]))
+        runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
+    floor = [s for s, _ in runs["floor"]]
+    floor_peak = max(mb for _, mb in runs["floor"])
+    rows = []
+    for name, metric in (
+        ("list", "curator list, cold cache, whole process"),
+        ("check", "curator check, whole process"),
+    ):
+        seconds = [s for s, _ in runs[name]]
+        peak = max(mb for _, mb in runs[name])
+        rows.append(
+            row(
+                "core",
+                metric,
+                seconds,
+                baseline="a process reading every file + parsing every header (PyYAML C)",
+                baseline_ms=_median_ms(floor),
+                note=f"{_median_ms(seconds) / _median_ms(floor):.2f}x the floor; peak "
+                f"{peak:,.0f} MB (floor's {floor_peak:,.0f} MB); target 1.5x, < 700 MB",
+            )
+        )
+    return rows
+
+
+def _peak_process(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak memory (MB, GNU time's maximum resident set) of one process,
+    whatever it exits with."""
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    return seconds, int(proc.stderr.strip().splitlines()[-1]) / 1024
+
+
 if __name__ == "__main__":
-    main_for(run)
+    if "--whole" in sys.argv:  # only the whole-process rows (at 100k, the rest takes long)
+        import argparse
+
+        parser = argparse.ArgumentParser(description=whole_process_rows.__doc__)
+        parser.add_argument("--whole", action="store_true")
+        parser.add_argument("--palace", type=Path, required=True)
+        parser.add_argument("--notes", type=int, required=True)
+        parser.add_argument("--rounds", type=int, default=3)
+        args = parser.parse_args()
+        import os
+
+        load = os.getloadavg()[0]
+        found = whole_process_rows(args.palace, args.rounds)
+        for r in found:
+            print(f"{r.metric}: {r.median_ms:.0f} ms, floor {r.baseline_ms:.0f} ms; {r.note}")
+        print(
+            f"{args.notes} notes; load {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+        )
+    else:
+        main_for(run)

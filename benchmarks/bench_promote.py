@@ -8,11 +8,17 @@ once and upserting one row into the palace's LanceDB table (the libraries alone 
 Prints median and p95 of each, the ratio, each side's largest peak memory and the load. The
 first promote is a warm-up (it renders INDEX.md in full; the next ones re-render the rooms
 they touch); the floor's commit is dropped after each round, untimed, so INDEX.md keeps
-listing every note the palace holds."""
+listing every note the palace holds.
+
+Each round then undoes its promote, `curator undo --yes` (a whole process), against its floor:
+`git revert` of the undo's own commit (the same files back again) and the index following it
+with one embed, one upsert and one delete; the floor's revert is dropped untimed."""
 
 from __future__ import annotations
 
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -45,14 +51,7 @@ sys.exit(code)
 """
 )
 
-_FLOOR = (
-    _PEAK
-    + """
-import os, subprocess, sys
-from pathlib import Path
-root, patch, rel = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-subprocess.run(["git", "apply", "--index", patch], cwd=root, check=True)
-subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "floor " + rel], cwd=root, check=True)
+_UPSERT = """
 import lancedb
 from curator.config import load_config
 from curator.search.embed import get_embedder
@@ -67,19 +66,65 @@ row = table.search().limit(1).to_list()[0]
 row.update(path=rel, slug=Path(rel).stem, body=text, text=text, vector=embedder.embed([text])[0])
 row.pop("_rowid", None)
 table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute([row])
+"""  # the note at `rel` embedded once and upserted into the palace's table
+
+_FLOOR = (
+    _PEAK
+    + """
+import os, subprocess, sys
+from pathlib import Path
+root, patch, rel = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+subprocess.run(["git", "apply", "--index", patch], cwd=root, check=True)
+subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "floor " + rel], cwd=root, check=True)
+"""
+    + _UPSERT
+    + """
+os.write(2, f"\\nPEAK {_peak_mb()}\\n".encode())
+"""
+)
+
+_FLOOR_UNDO = (
+    _PEAK
+    + """
+import os, subprocess, sys
+from pathlib import Path
+root, rel, gone = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+subprocess.run(["git", "revert", "--no-edit", "HEAD"], cwd=root, check=True, capture_output=True)
+"""
+    + _UPSERT
+    + """
+table.delete("path = '" + gone.replace("'", "''") + "'")
 os.write(2, f"\\nPEAK {_peak_mb()}\\n".encode())
 """
 )
 
 
-def _run(argv: list[str]) -> tuple[float, float]:
+CPU: dict[str, list[float]] = {}  # CPU seconds (user + system, the process and its children)
+
+
+def _run(argv: list[str], name: str = "", untuned: str = "") -> tuple[float, float]:
+    """(seconds, peak MB) of one process; `untuned`: the tricks CURATOR_NO_TUNING turns off."""
+    env = {**os.environ, "CURATOR_NO_TUNING": untuned} if untuned else None
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(f"{argv[:4]} exited {proc.returncode}: {proc.stderr[-600:]}")
+    cpu = after.ru_utime - used.ru_utime + after.ru_stime - used.ru_stime
+    CPU.setdefault(name, []).append(cpu)
     peak = float(proc.stderr.rsplit("PEAK ", 1)[1].split()[0])
     return took, peak
+
+
+def _cpu(name: str, floor: str) -> str:
+    """The median CPU seconds of `name`'s runs against `floor`'s, warm-up dropped: the
+    figure the machine's load does not inflate as it does wall time."""
+    ours, theirs = (
+        statistics.median(CPU[k][1:] if k != "unfrozen" else CPU[k]) for k in (name, floor)
+    )
+    return f"CPU {ours:.2f} s against the floor's {theirs:.2f} s ({ours / theirs:.2f}x)"
 
 
 def _git(root: Path, *args: str) -> str:
@@ -122,19 +167,40 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
     env_py = [sys.executable, "-c"]
     curator: list[float] = []
     floor: list[float] = []
-    peaks = {"curator": 0.0, "floor": 0.0}
+    unfrozen: list[float] = []  # promotes with CURATOR_NO_TUNING=freeze, every other round
+    undo: list[float] = []
+    undo_floor: list[float] = []
+    peaks = {"curator": 0.0, "floor": 0.0, "undo": 0.0, "undo_floor": 0.0}
     load = [os.getloadavg()[0]]
     for i, draft in enumerate(drafts[: rounds + 1]):
-        took, peak = _run([*env_py, _CURATOR, "--palace", str(root), "promote", draft, "--yes"])
+        frozen = i % 2 == 0  # round 0 (the warm-up) with the freeze
+        took, peak = _run(
+            [*env_py, _CURATOR, "--palace", str(root), "promote", draft, "--yes"],
+            "promote" if frozen else "unfrozen",
+            "" if frozen else "freeze",
+        )
+        added = ("diff", "--name-only", "--no-renames", "--diff-filter=A", "HEAD~1", "HEAD")
+        promoted = _git(root, *added)
+        note = next(p for p in promoted.split() if p.startswith("notes/"))
         patch, rel = _floor_patch(root, i, sample)
-        f_took, f_peak = _run([*env_py, _FLOOR, str(root), patch, rel])
+        f_took, f_peak = _run([*env_py, _FLOOR, str(root), patch, rel], "floor")
         _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: INDEX.md lists what is there
+        u_took, u_peak = _run([*env_py, _CURATOR, "--palace", str(root), "undo", "--yes"], "undo")
+        uf_took, uf_peak = _run([*env_py, _FLOOR_UNDO, str(root), note, draft], "undo_floor")
+        _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: the undo stands
         if i == 0:
             continue  # warm-up: page cache, the palace cache, the first full INDEX.md
-        curator.append(took)
+        (curator if frozen else unfrozen).append(took)
         floor.append(f_took)
-        peaks["curator"] = max(peaks["curator"], peak)
-        peaks["floor"] = max(peaks["floor"], f_peak)
+        undo.append(u_took)
+        undo_floor.append(uf_took)
+        for key, value in (
+            ("curator", peak),
+            ("floor", f_peak),
+            ("undo", u_peak),
+            ("undo_floor", uf_peak),
+        ):
+            peaks[key] = max(peaks[key], value)
     load.append(os.getloadavg()[0])
     return [
         floor_row(
@@ -143,9 +209,28 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
             curator,
             floor,
             "git apply --index + git commit + one embed + one LanceDB upsert (process)",
+            f"{_cpu('promote', 'floor')}; "
             f"peak {peaks['curator']:.0f} MB against the floor's {peaks['floor']:.0f} MB; "
             f"load {load[0]:.1f} then {load[1]:.1f}",
-        )
+        ),
+        floor_row(
+            "writer",
+            f"promote without the freeze (CURATOR_NO_TUNING=freeze), ({notes:,} notes)",
+            unfrozen,
+            floor,
+            "as the promote row, every other round",
+            f"{_cpu('unfrozen', 'floor')}; load {load[0]:.1f} then {load[1]:.1f}",
+        ),
+        floor_row(
+            "writer",
+            f"undo of a promote, whole process ({notes:,} notes)",
+            undo,
+            undo_floor,
+            "git revert + one embed + one LanceDB upsert + one delete (process)",
+            f"{_cpu('undo', 'undo_floor')}; "
+            f"peak {peaks['undo']:.0f} MB against the floor's {peaks['undo_floor']:.0f} MB; "
+            f"load {load[0]:.1f} then {load[1]:.1f}",
+        ),
     ]
 
 

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_tmux_review.py [--drafts 50] [--notes N] [--hog 2] [--keep]
     python benchmarks/bench_tmux_review.py --palace P --notes N   (run.py's form: JSON rows)
+    python benchmarks/bench_tmux_review.py --fleet 2000 [--notes 1000] [--undo 10]
 
 Builds a scratch palace (a copy of the sample palace, or gen_palace's N notes), writes the
 inbox of gen_review_inbox.py, builds the search index, then runs `curator` in a private tmux
@@ -20,6 +21,11 @@ trailers, INDEX.md current, `curator check` adding no error to the palace's own,
 working tree, and no planted escape sequence reached the terminal (pane title, clipboard,
 screen). Prints keystrokes, wall time, actions, commits, the app's peak memory, the slowest
 waits, and how often notifications covered a dialog's buttons or the inbox's empty state.
+
+`--fleet N`: instead, N drafts in known near-duplicate groups (bench_fleet's inbox) in a
+palace of `--notes` notes, cleared group by group from the grouped list (`G`) and the last
+`--undo` groups undone through History (tmux_fleet.py); issue 36's figures: under 400
+keystrokes, no wrong decision, one commit a group, every undo exact.
 """
 
 from __future__ import annotations
@@ -304,10 +310,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--hog", type=int, default=0, help="busy loops beside the app while it reviews (load)"
     )
+    parser.add_argument("--fleet", type=int, default=0, help="drafts in near-duplicate groups")
+    parser.add_argument("--undo", type=int, default=10, help="--fleet: groups undone (0: all)")
     args = parser.parse_args(argv)
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
         return 2
+    if args.fleet:
+        return fleet(args.fleet, args.notes or 1000, args.undo, args.seed, args.keep)
     scratch = Path(tempfile.mkdtemp(prefix="curator-review-"))
     root = args.palace or scratch / "palace"
     try:
@@ -331,6 +341,35 @@ def main(argv: list[str] | None = None) -> int:
         )
         emit([row("tmux", f"clear {result.drafts}-draft inbox", [result.review_s], note=note)])
     return 1 if result.problems else 0
+
+
+def fleet(drafts: int, notes: int, undo: int, seed: int, keep: bool) -> int:
+    """The fleet's inbox cleared in tmux (tmux_fleet.py), with issue 36's figures."""
+    from bench_fleet import make_palace as fleet_palace
+    from tmux_fleet import fleet_review
+
+    scratch = Path(tempfile.mkdtemp(prefix="curator-fleet-review-"))
+    os.environ.setdefault("CURATOR_CACHE_HOME", str(scratch / "cache"))
+    try:
+        root, groups = fleet_palace(scratch, notes, drafts, seed)
+        out = fleet_review(root, groups, undo)
+    finally:
+        if keep:
+            print(f"scratch palace kept in {scratch}", file=sys.stderr)
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    one_each = out["commits"] == out["groups"]
+    print(
+        f"tmux 80x24, {notes} notes: {drafts} drafts in {out['groups']} groups cleared with "
+        f"{out['keys']} keystrokes (target < 400), {out['wrong']} wrong decisions, "
+        f"{out['commits']} commits ({'one a group' if one_each else 'NOT one a group'}), "
+        f"{out['review_s']:.0f} s (slowest group {out['slowest_wait_s']:.1f} s); undo of the "
+        f"last {out['undone']} groups through History: "
+        f"{'every file back byte for byte' if out['undo_exact'] else 'NOT exact'} "
+        f"{out['undo_differs'] or ''}"
+    )
+    ok = out["keys"] < 400 and not out["wrong"] and one_each and out["undo_exact"]
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -163,14 +163,14 @@ def report(rows: list[Row]) -> None:
 
 
 @contextlib.contextmanager
-def cpu_hog(processes: int | None = None) -> Iterator[int]:
+def cpu_hog(processes: int | None = None, *, niceness: int = 0) -> Iterator[int]:
     """A loaded machine: `processes` busy loops (one per core by default) beside the
-    measurement, ended by their ids afterwards. Yields how many run."""
+    measurement, at `niceness`, ended by their ids afterwards. Yields how many run."""
     count = processes or os.cpu_count() or 1
-    hogs = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
-        for _ in range(count)
-    ]
+    loop = [sys.executable, "-c", "while True: pass"]
+    if niceness:
+        loop = ["nice", "-n", str(niceness), *loop]
+    hogs = [subprocess.Popen(loop, stdin=subprocess.DEVNULL) for _ in range(count)]
     try:
         yield count
     finally:

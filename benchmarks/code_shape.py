@@ -5,14 +5,17 @@ length (lines from `def` to the last line of the body), so a refactor can report
 Also the measures issue 32 names: classes called *Session, modules a Searcher can be imported
 from, `pass`-only methods of subclasses, private Textual attributes (an underscore name used
 on an object, in a module importing Textual, that curator never defines on its own `self`),
-and whether curator/writer imports GitPython.
+whether curator/writer imports GitPython, methods declared under TYPE_CHECKING for another
+half of a class, and functions only the tests call.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 
 
@@ -45,6 +48,49 @@ def _pass_only(cls: ast.ClassDef) -> list[str]:
     ]
 
 
+def _declared_for_type_checking(cls: ast.ClassDef) -> list[str]:
+    """Methods a class declares under `if TYPE_CHECKING:` (a half of a class split in two,
+    promising what the other half provides) instead of holding the object that has them."""
+    return [
+        f"{cls.name}.{item.name}"
+        for stmt in cls.body
+        if isinstance(stmt, ast.If) and "TYPE_CHECKING" in ast.unparse(stmt.test)
+        for item in stmt.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+
+# methods a framework calls by name (Textual), never called from curator's own code
+_FRAMEWORK_HOOKS = frozenset({"check_action", "get_system_commands", "compose", "render"})
+
+
+def _test_only(trees: dict[Path, ast.Module], tests: Path) -> list[str]:
+    """Functions and methods that nothing in the package refers to but the tests do (kept
+    alive for a test alone: remove them, or use them)."""
+    used: Counter[str] = Counter()
+    defined: list[tuple[str, str]] = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                used[node.id] += 1
+            elif isinstance(node, ast.Attribute):
+                used[node.attr] += 1
+            elif isinstance(node, ast.alias):
+                used[(node.asname or node.name).split(".")[-1]] += 1
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                used[node.value] += 1  # __all__, getattr by name
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                hook = node.name.startswith(("_", "action_", "on_", "watch_", "validate_"))
+                if not hook and not node.decorator_list and node.name not in _FRAMEWORK_HOOKS:
+                    defined.append((node.name, f"{path}:{node.lineno} {node.name}"))
+    if not tests.is_dir():
+        return []
+    test_words = Counter(
+        word for p in tests.rglob("*.py") for word in re.findall(r"\w+", p.read_text("utf-8"))
+    )
+    return [where for name, where in defined if not used[name] and test_words[name]]
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
@@ -67,6 +113,8 @@ def design(root: Path) -> dict[str, list[str]]:
         "session_classes": [],
         "searcher_paths": [],
         "pass_only_overrides": [],
+        "type_checking_methods": [],
+        "test_only_functions": _test_only(trees, root.parent / "tests"),
         "private_textual_attributes": [],
         "writer_imports_gitpython": [],
     }
@@ -81,6 +129,9 @@ def design(root: Path) -> dict[str, list[str]]:
                 if node.name == "Searcher":
                     found["searcher_paths"].append(f"{where} class")
                 found["pass_only_overrides"] += [f"{where} {n}" for n in _pass_only(node)]
+                found["type_checking_methods"] += [
+                    f"{where} {n}" for n in _declared_for_type_checking(node)
+                ]
             elif isinstance(node, ast.ImportFrom) and any(a.name == "Searcher" for a in node.names):
                 if path.name == "__init__.py" and id(node) not in annotations_only:
                     found["searcher_paths"].append(f"{where} re-export")

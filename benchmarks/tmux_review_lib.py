@@ -58,6 +58,7 @@ def app_keys() -> dict[str, str]:
     from textual.binding import Binding
 
     from curator.ui.app import CuratorApp
+    from curator.ui.screens.history import HistoryScreen
     from curator.ui.screens.inbox import InboxScreen
     from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, EditDialog
     from curator.ui.widgets.plan_dialog import PlanDialog
@@ -65,7 +66,16 @@ def app_keys() -> dict[str, str]:
     from curator.ui.widgets.table import Table
 
     out: dict[str, str] = {}
-    tables = (CuratorApp, InboxScreen, PromoteForm, PlanDialog, AskDialog, ChoiceDialog, EditDialog)
+    tables = (
+        CuratorApp,
+        InboxScreen,
+        HistoryScreen,
+        PromoteForm,
+        PlanDialog,
+        AskDialog,
+        ChoiceDialog,
+        EditDialog,
+    )
     for cls in (*tables, Table):
         inherited = [b for klass in cls.__mro__ for b in getattr(klass, "BINDINGS", ())]
         for binding in inherited:  # a table's Home/End are its base class's (RowTable)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 
 from curator.errors import CuratorError
@@ -54,16 +55,21 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_temp(folder: Path, data: bytes, mode: int = 0o644, *, sync: bool = True) -> Path:
-    """``data`` in a fresh file in ``folder`` (fsynced unless ``sync`` is False: derived data
-    a crash only makes slower to read); removed again if writing it fails."""
+def write_temp(
+    folder: Path, data: bytes | Iterable[bytes], mode: int = 0o644, *, sync: bool = True
+) -> Path:
+    """``data`` (bytes, or chunks of them made as they are written: a large derived file
+    never whole in memory) in a fresh file in ``folder`` (fsynced unless ``sync`` is False:
+    derived data a crash only makes slower to read); removed again if writing it fails."""
     tmp = Path(folder) / f"{TMP_PREFIX}{secrets.token_hex(8)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    chunks = [data] if isinstance(data, bytes) else data
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
             os.fchmod(fd, mode & 0o7777)
             if sync:
                 os.fsync(fd)
@@ -90,7 +96,7 @@ def install(tmp: Path, path: Path, *, sync: bool = True) -> None:
 
 def atomic_write(
     path: Path,
-    data: bytes,
+    data: bytes | Iterable[bytes],
     mode: int = 0o644,
     *,
     temp_dir: Path | None = None,

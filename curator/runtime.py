@@ -1,14 +1,30 @@
-"""Process tuning, in one place, called once at start by the CLI (`curator.cli.main`) and the
-app (`CuratorApp`). Each setting here stays only while a benchmark row shows what it buys.
+"""Process tuning, called once at start by the CLI (`curator.cli.main`) and the app
+(`CuratorApp`), and the switch of every speed trick. A trick stays only while its benchmark
+row, which measures it with and without in the same run, shows what it buys:
 
-One setting: glibc's malloc arenas capped at two. glibc gives each thread that allocates
+| trick    | where                          | row                                            |
+| -------- | ------------------------------ | ---------------------------------------------- |
+| arenas   | here                           | bench_app.py: app peak MB after the promotes   |
+| gc       | ui/paint.py (collector)        | bench_app.py --screens-only: first paint rows  |
+| css      | ui/paint.py (StyleMemo)        | bench_app.py --screens-only: first paint rows  |
+| daemon   | ui/threads.py (DaemonExecutor) | bench_tuning.py: quit while the palace loads   |
+| deferred | writer/actions/common.py       | bench_tuning.py: bulk plan (INDEX_DEFERRED)    |
+| freeze   | here (`freeze_loaded`)         | bench_promote.py: promote without the freeze   |
+
+`CURATOR_NO_TUNING=1` turns off the tricks that have a switch (arenas, gc, css, freeze), or a comma
+list of their names only those; the benchmarks turn off the other two from outside.
+
+The arenas: glibc's malloc arenas capped at two. glibc gives each thread that allocates
 under contention an arena of its own (up to eight per core); memory freed in one is not reused
 by another, so LanceDB's query threads and the app's workers fragment the heap into hundreds
 of MB that stay resident. benchmarks/bench_app.py prints the app's peak after 20 promotes at
 10k notes with and without it (peak 484 MB against 736 MB when this was written).
 
-`MALLOC_ARENA_MAX` in the environment (glibc's own switch) wins; `CURATOR_NO_TUNING=1` turns
-the tuning off, which is how the benchmark measures its baseline.
+`MALLOC_ARENA_MAX` in the environment (glibc's own switch) wins.
+
+The freeze: a command that has loaded its palace holds it to its end, and every full
+collection of the cyclic collector after the load scanned all its notes again (three in a
+promote at 10k notes, ~200 ms of CPU; ~120 ms with the palace frozen).
 """
 
 from __future__ import annotations
@@ -23,12 +39,19 @@ ARENAS = 2
 _done = False
 
 
+def tuned(trick: str) -> bool:
+    """Whether `trick` (a name in the table above) is on: CURATOR_NO_TUNING is unset, or
+    names other tricks."""
+    off = os.environ.get("CURATOR_NO_TUNING", "").strip()
+    return not off or (off != "1" and trick not in {t.strip() for t in off.split(",")})
+
+
 def tune_process() -> bool:
     """Apply the tuning once per process; True when it is in force."""
     global _done
     if _done:
         return True
-    if os.environ.get("CURATOR_NO_TUNING") or "MALLOC_ARENA_MAX" in os.environ:
+    if not tuned("arenas") or "MALLOC_ARENA_MAX" in os.environ:
         return False
     if not sys.platform.startswith("linux"):
         return False
@@ -40,3 +63,15 @@ def tune_process() -> bool:
     except (OSError, AttributeError):  # not glibc (musl has no mallopt of this kind)
         return False
     return _done
+
+
+def freeze_loaded() -> bool:
+    """`gc.freeze()`: every object alive now (the palace a command has just loaded) leaves the
+    cyclic collector's scans for the rest of the process; they are still freed by reference
+    counting. For a command's short process, never the app's. True when applied."""
+    if not tuned("freeze"):
+        return False
+    import gc
+
+    gc.freeze()
+    return True

@@ -29,7 +29,9 @@ def test_measures_find_each_shape(tmp_path: Path) -> None:
         "    def own(self) -> None:\n"
         "        self._mine = 1\n"
         "        self.app._css_update_count = self._mine\n"
-        "class OneSession: ...\n"
+        "class OneSession:\n"
+        "    if TYPE_CHECKING:\n"
+        "        def elsewhere(self) -> None: ...\n"
         "class TwoSession: ...\n",
         encoding="utf-8",
     )
@@ -38,6 +40,7 @@ def test_measures_find_each_shape(tmp_path: Path) -> None:
     assert [p.split()[-1] for p in found["pass_only_overrides"]] == ["A.hook"]
     assert [p.split()[-1] for p in found["private_textual_attributes"]] == ["_css_update_count"]
     assert len(found["writer_imports_gitpython"]) == 1
+    assert [p.split()[-1] for p in found["type_checking_methods"]] == ["OneSession.elsewhere"]
 
 
 def test_curator_has_one_session_class() -> None:
@@ -72,3 +75,30 @@ def test_curator_has_one_searcher_path_and_no_pass_only_override() -> None:
 def test_curator_uses_no_private_textual_attribute() -> None:
     """Nothing reaches into Textual's private state (it changes without notice)."""
     assert _design()(ROOT / "curator")["private_textual_attributes"] == []
+
+
+def test_no_class_is_half_of_a_split() -> None:
+    """No class promises methods under TYPE_CHECKING that another half provides (the index
+    store holds its tables and their writer instead of inheriting a writing half)."""
+    assert _design()(ROOT / "curator")["type_checking_methods"] == []
+
+
+def test_no_function_lives_for_the_tests_alone() -> None:
+    """Every function the tests call is one curator uses (basic-memory's observation parser,
+    the index's header-only rows and the session's if-ready searcher were kept for a test)."""
+    assert _design()(ROOT / "curator")["test_only_functions"] == []
+
+
+def test_agents_import_no_private_name_of_another_module() -> None:
+    """The agents' doors use the service's public checks (a result count: `result_limit`)."""
+    import ast
+
+    private = [
+        f"{path.name}: {alias.name}"
+        for path in (ROOT / "curator" / "agents").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("curator")
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+    assert private == []

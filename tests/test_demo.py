@@ -27,3 +27,25 @@ def test_demo_is_a_clean_committed_copy(tmp_path: Path) -> None:
     )
     assert tracked.stdout == ""
     assert {p: p.read_bytes() for p in SAMPLE.rglob("*") if p.is_file()} == before
+
+
+def test_only_the_writer_makes_a_repository(tmp_path: Path) -> None:
+    """`git init` is run by writer/init.py alone (init and the demo's copy), never by a CLI
+    module; a demo asked into a folder that holds files refuses and leaves them as they were."""
+    import pytest
+
+    from curator.errors import CuratorError
+
+    curator = SAMPLE.parent / "curator"
+    inits = sorted(
+        str(p.relative_to(curator))
+        for p in curator.rglob("*.py")
+        if '"init", "-q"' in p.read_text() or '"git", "init"' in p.read_text()
+    )
+    assert inits == ["writer/init.py"]
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "mine.txt").write_text("keep\n")
+    with pytest.raises(CuratorError, match="not empty"):
+        make_demo(busy)
+    assert [p.name for p in busy.iterdir()] == ["mine.txt"]

@@ -377,7 +377,7 @@ def test_warm_socket_in_a_folder_open_to_others_is_never_used(
     path.parent.chmod(0o777)
     path.write_text("not a socket")
     assert warm.ask(root, {"event": "Stop", "data": {}}, 1.0) is None
-    assert warm._bind(path) is None  # the server refuses to listen there too
+    assert warm.bind(path) is None  # the server refuses to listen there too
 
 
 _untrusted = st.one_of(
@@ -491,3 +491,111 @@ def test_the_first_prompt_answers_without_the_index_and_starts_the_warm_server(
         while warm.socket_path(root).exists() and time.monotonic() < deadline:
             time.sleep(0.1)
     assert not warm.socket_path(root).exists() and not warm.pid_path(root).exists()
+
+
+@pytest.mark.parametrize(
+    ("prompt", "given"),
+    [("make the billing worker retries safe", True), ("zyxxy quokka saxophone", False)],
+)
+def test_a_prompt_is_answered_by_one_index_query(
+    root: Path, monkeypatch: pytest.MonkeyPatch, prompt: str, given: bool
+) -> None:
+    """The pack and the check that a note it may hold shares a word with the prompt come from
+    one LanceDB query (two, one of each, were most of the warm server's answer; issue 34)."""
+    from curator.agents.service import Memory
+    from curator.search.store import IndexStore
+
+    memory = Memory(root)
+    try:
+        assert memory.searcher.indexed  # the index open, as the warm server holds it
+        queries: list[str] = []
+        real = IndexStore.hybrid
+
+        def counted(self: IndexStore, text: str, *args: object, **kwargs: object) -> object:
+            queries.append(text)
+            return real(self, text, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(IndexStore, "hybrid", counted)
+        request = {"event": "UserPromptSubmit", "data": {"cwd": str(root), "prompt": prompt}}
+        reply = hooks.answer(memory, request)
+    finally:
+        memory.close()
+    assert len(queries) == 1
+    assert ("notes/feedback/retries.md" in "\n".join(reply["lines"])) is given
+    assert (reply["items"] >= 1) is given and reply["ranked"] == "index"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hook", "claude-code", "UserPromptSubmit"],
+        ["--palace", "/p", "hook", "generic", "Stop"],
+        ["--palace=/p", "hook", "claude-code", "SessionStart"],
+        ["hook", "claude-code", "prompt", "--palace", "/q"],
+        ["hook", "claude-code", "Stop", "--palace=/q"],
+    ],
+)
+def test_the_hook_command_line_is_read_as_the_parser_reads_it(argv: list[str]) -> None:
+    """`curator hook` runs without building the parser of every command (issue 34): what it
+    reads from a plain hook command line is what the whole parser reads."""
+    from curator.cli import build_parser, hook_run
+
+    args = build_parser().parse_args(argv)
+    assert hook_run(argv) == (args.tool, args.event, args.palace)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hook", "claude-code", "Stop", "--json"],
+        ["--palace", "/p", "hook", "claude-code", "Stop", "--palace", "/q"],
+        ["hook", "log"],
+        ["hook", "install", "claude-code"],
+        ["hook", "claude-code", "-h"],
+        ["--palace", "hook", "claude-code", "Stop"],
+        ["list"],
+    ],
+)
+def test_other_command_lines_go_to_the_parser(argv: list[str]) -> None:
+    from curator.cli import hook_run
+
+    assert hook_run(argv) is None
+
+
+def test_curator_hook_loads_no_command_module(root: Path) -> None:
+    """The `curator hook` entry answers a prompt without importing the command modules."""
+    code = (
+        "import contextlib, io, json, sys\n"
+        "from curator.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    main(['--palace', {str(root)!r}, 'hook', 'claude-code', 'UserPromptSubmit'])\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('curator.cli.'))\n"
+        "print(json.dumps({'out': out.getvalue(), 'loaded': loaded}))\n"
+    )
+    payload = json.dumps(
+        event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], input=payload, capture_output=True, text=True, timeout=60
+    )
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["loaded"] == []
+    assert "notes/feedback/retries.md" in result["out"]
+
+
+def test_asking_the_warm_server_reads_no_palace_toml(root: Path) -> None:
+    """What a hook does before the warm server answers (find the palace, ask it) loads neither
+    the palace nor palace.toml's schema: the answer's process is the server's (issue 34)."""
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from curator.agents import hooks, warm\n"
+        "from curator.model.discovery import find_palace\n"
+        f"root = find_palace({str(root)!r})\n"
+        "warm.ask(root, {'event': 'UserPromptSubmit', 'data': {}}, 1.0)\n"
+        "heavy = ('msgspec', 'curator.config', 'curator.model.palace', 'curator.cli')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m in heavy)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert json.loads(proc.stdout) == [], proc.stderr

@@ -256,3 +256,56 @@ def test_no_inbox_path_is_written_outside_the_setting() -> None:
             if text != "inbox" and text not in REFS and _PATHLIKE.search(text):
                 stray.append(f"{rel}: {text!r}")
     assert not stray, "use Config.inbox / Palace.inbox / discovery.inbox_of:\n" + "\n".join(stray)
+
+
+def _findings(run_cli: RunCli, root: Path, code: str) -> list[dict[str, object]]:
+    _, out, _ = run_cli("--palace", root, "check", "--json")
+    return [f for f in json.loads(out)["findings"] if f["code"] == code]
+
+
+def test_check_reports_drafts_left_in_the_folder_palace_toml_named_before(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """`[palace] inbox` changed after drafts were captured: the drafts in the old folder are
+    out of every reader's sight, so check names the folder, the count and the move; a note
+    the person keeps there (no draft header, or tracked by git) is not counted."""
+    root = tmp_path / "palace"
+    code, _, err = run_cli("init", str(root))
+    assert code == 0, err
+    for name in ("Rotate the key", "Retry the webhook"):
+        capture(root, type="project", name=name, body="Body.\n", description="d")
+    (root / "inbox" / "mine.md").write_text("my own list, not a draft\n")
+    assert _findings(run_cli, root, "inbox.left-behind") == []
+    toml = (root / "palace.toml").read_text()
+    (root / "palace.toml").write_text(toml.replace('inbox = "inbox"', 'inbox = "drafts"'))
+    (root / ".gitignore").write_text((root / ".gitignore").read_text() + "/drafts/\n")
+    git(root, "commit", "-qam", "drafts live in drafts/")
+
+    [left] = _findings(run_cli, root, "inbox.left-behind")
+    assert left["path"] == "inbox/" and left["severity"] == "warning"
+    assert "2 draft(s) left in inbox/" in str(left["message"]) and "drafts/" in str(left["message"])
+    (root / "drafts").mkdir()
+    for draft in (root / "inbox").iterdir():
+        if draft.name != "mine.md":
+            draft.rename(root / "drafts" / draft.name)
+    assert _findings(run_cli, root, "inbox.left-behind") == []
+    assert len(Palace.open(root).drafts) == 2
+
+
+def test_check_warns_when_the_drafts_folder_is_not_git_ignored(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """init and adopt ignore the drafts folder in every layout; check says so when a
+    .gitignore lost the line (or a renamed folder never got one)."""
+    root = tmp_path / "palace"
+    code, _, err = run_cli("init", str(root))
+    assert code == 0, err
+    assert _findings(run_cli, root, "inbox.not-ignored") == []
+    (root / ".gitignore").write_text("/.curator/\n")
+    [found] = _findings(run_cli, root, "inbox.not-ignored")
+    assert found["path"] == ".gitignore" and "/inbox/" in str(found["message"])
+    toml = (root / "palace.toml").read_text()
+    (root / "palace.toml").write_text(toml.replace('inbox = "inbox"', 'inbox = "Drafts"'))
+    (root / ".gitignore").write_text("/.curator/\n/inbox/\n")
+    [found] = _findings(run_cli, root, "inbox.not-ignored")
+    assert "/Drafts/" in str(found["message"])

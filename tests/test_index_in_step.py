@@ -12,6 +12,7 @@ from curator.model.palace import Palace
 from curator.search.hooks import sync_after_commit
 from curator.search.index import open_index, sync_index
 from curator.search.state import EmptyIndexRefused
+from curator.search.store import RESULT_COLUMNS
 from curator.session import Session
 from curator.writer.actions.promote import plan_promote
 from curator.writer.actions.retire import plan_retire
@@ -23,7 +24,7 @@ TOML = '[palace]\nname = "t"\n[index]\nembedder = "hash"\n'
 
 def _paths(palace: Palace) -> dict[str, dict]:
     store = open_index(palace)
-    return {row["path"]: row for row in store.all_docs_meta()}
+    return {row["path"]: row for row in store.all_rows(columns=RESULT_COLUMNS)}
 
 
 def test_commit_updates_an_existing_index_from_the_after_palace(make_palace: MakePalace) -> None:
@@ -126,7 +127,7 @@ def test_a_palace_refreshed_from_effects_plans_against_the_new_index(
     after = plan.effects()  # read before the commit moves the draft
     commit(root, plan, palace=palace)
     palace = palace.replaced(after)
-    assert palace.index_snapshot == ((root / "INDEX.md").read_bytes(),)
+    assert palace.loaded.index_snapshot == ((root / "INDEX.md").read_bytes(),)
     apply_plan(root, plan_promote(palace, "inbox/two.md"))  # no retry here: must not raise
     index = (root / "INDEX.md").read_text()
     assert "First promoted" in index and "Second promoted" in index

@@ -4,12 +4,14 @@ the action starts from, and the bytes equal a full render from a freshly loaded 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, note_text
 
 from curator.model import index_md
 from curator.model.index_md import render_index
+from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace
 
 TYPES = ("user", "feedback", "project", "reference")
@@ -79,14 +81,29 @@ def test_incremental_render_is_byte_identical_to_a_full_render(
         palace, existing = Palace.open(root), full
 
 
-def test_an_action_renders_only_the_rooms_it_touches(make_palace: MakePalace) -> None:
-    """Editing one project note copies the other rooms' sections from INDEX.md; an INDEX.md
-    not known to be the render of the palace (edited by hand) copies nothing."""
+def test_an_action_renders_only_the_rooms_it_touches(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editing one project note copies the other rooms' sections from INDEX.md and splices
+    the project room's (its other notes' lines kept, no line rendered but the edited note's:
+    issue 34); an INDEX.md not known to be the render of the palace (edited by hand) copies
+    nothing."""
     palace, existing = _start(make_palace)
     after = palace.replaced({"notes/project/n2.md": note_text("Project note two").encode()})
+    rendered: list[str] = []
+    real = index_md._render_entry
+
+    def counted(palace: Palace, note: Note) -> str:
+        rendered.append(note.rel)
+        return real(palace, note)
+
+    monkeypatch.setattr(index_md, "_render_entry", counted)
     reused = index_md._reusable(palace, after, existing)
-    assert sorted(reused) == ["feedback", "reference", "user"]
+    assert rendered == ["notes/project/n2.md"]
+    assert sorted(reused) == ["feedback", "project", "reference", "user"]
     assert all(section.startswith("\n## ") for section in reused.values())
+    assert all(reused[t].encode() in existing for t in ("feedback", "reference", "user"))
+    assert reused["project"] in render_index(after, None)
     hand_edited = existing.replace(b"User note 0", b"User note zero")
     assert index_md._reusable(palace, after, hand_edited) == {}
     assert render_index(after, hand_edited, since=palace) == render_index(

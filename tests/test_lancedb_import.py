@@ -35,7 +35,7 @@ from curator.search.docs import IndexDoc
 from curator.search.embed import HashEmbedder
 from curator.search.store import IndexStore
 store = IndexStore.open(tempfile.mkdtemp(), HashEmbedder(32))
-store.sync([IndexDoc(path="notes/a.md", slug="a", name="alpha beta", body="gamma")], None)
+store.writer.sync([IndexDoc(path="notes/a.md", slug="a", name="alpha beta", body="gamma")], None)
 assert [r["path"] for r in store.fts("alpha", 5)] == ["notes/a.md"]
 print("ok")
 """

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from layouthelpers import FIXTURES, read_folder
 
 from curator.model.layouts import detect
-from curator.model.layouts.basic_memory import observations, permalink_of, relations
+from curator.model.layouts.basic_memory import permalink_of
 
 PROJECT = FIXTURES / "basic-memory" / "project"
 
@@ -33,33 +31,6 @@ def test_relations_and_permalinks_resolve_forward_refs_warn() -> None:
     assert [p[2] for p in folder.problems()] == ["link.forward"]
 
 
-def test_observations_and_relations_are_read_as_written() -> None:
-    body = (PROJECT / "Coffee Brewing Methods.md").read_text()
-    found = observations(body)
-    assert [(o.category, o.tags) for o in found] == [
-        ("method", ()),
-        ("technique", ("brewing",)),
-        ("preference", ()),
-    ]
-    assert found[2].context == "personal experience"
-    assert found[2].text == "Ethiopian beans work well with lighter roasts"
-    assert [(r.relation, r.target) for r in relations(body)] == [
-        ("relates_to", "Coffee Bean Origins"),
-        ("requires", "Proper Grinding Technique"),
-        ("contrasts_with", "Tea Brewing Methods"),
-    ]
-    assert observations("- [ ] a task\n- [x] done\n") == []  # checkboxes
-
-
 def test_generated_permalinks() -> None:
     assert permalink_of("Coffee Brewing Methods.md") == "coffee-brewing-methods"
     assert permalink_of("coffee/Bean Origins.md") == "coffee/bean-origins"
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(st.characters(blacklist_categories=["Cs"]), max_size=300))
-def test_parsers_never_raise(text: str) -> None:
-    for item in observations(text):
-        assert item.category.strip() and item.text
-    for relation in relations(text):
-        assert relation.target

@@ -4,6 +4,7 @@ written here from the tools' documented formats."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import frontmatter
@@ -50,6 +51,32 @@ def test_basic_memory_permalinks_follow_the_projects_notes(
     if prefix:
         (src / "Kettles.md").write_text(bm_note("Kettles", f"{prefix}kettles"))
     root = adopt_copy(src, tmp_path / "project", "basic-memory")
+    rel = promote_into(root)
+    assert frontmatter.load(root / rel)["permalink"] == expected
+
+
+@pytest.mark.parametrize(
+    ("include", "expected"),
+    [(None, "coffee-research/check-earnings-date-first"), (False, "check-earnings-date-first")],
+)
+def test_basic_memory_permalinks_follow_its_config_when_no_note_has_one(
+    tmp_path: Path, include: bool | None, expected: str
+) -> None:
+    """Notes with no permalink of their own say nothing (basic-memory gives them one by its
+    config): its config.json names the project and says whether permalinks include it (by
+    default they do)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / ".basic-memory").mkdir()
+    (src / "Coffee Brewing.md").write_text(bm_note("Coffee Brewing", None))
+    (src / "Grinders.md").write_text(bm_note("Grinders", None))
+    root = adopt_copy(src, tmp_path / "project", "basic-memory")
+    config: dict[str, object] = {"projects": {"main": str(tmp_path / "elsewhere"),
+                                              "Coffee Research": str(root)}}  # fmt: skip
+    if include is not None:
+        config["permalinks_include_project"] = include
+    (Path.home() / ".basic-memory").mkdir(exist_ok=True)
+    (Path.home() / ".basic-memory" / "config.json").write_text(json.dumps(config))
     rel = promote_into(root)
     assert frontmatter.load(root / rel)["permalink"] == expected
 

@@ -164,3 +164,55 @@ def _served(factory: pytest.TempPathFactory) -> Served:
         palace = Palace.open(root)
         _SERVED["s"] = Served(palace, palace.config)
     return _SERVED["s"]
+
+
+# Hidden notes whose names share their short words with every other name (the, notes), or
+# differ by case, hyphens or letters case folding changes.
+_TRICKY = ("The retry queue", "the-retry-budget", "Straße Ops", "ĲSSEL dam", "The K-rate")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(
+            [*_TRICKY, "the", "retry", "queue", "-", " ", ".", "_", "x", "notes/", "strasse", "Ⅻ"]
+        ),
+        max_size=8,
+    )
+)
+def test_hidden_names_are_found_as_the_one_pattern_finds_them(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[str]
+) -> None:
+    """`Served.text` compares a value only with the hidden names holding its longest word:
+    it withholds every value the one pattern of every hidden name (path, slug, name) matches
+    as a whole word, ignoring case (what it withholds beyond that, case folding's wider
+    matches such as ß/ss, fails closed)."""
+    import re
+
+    served, terms = _tricky(tmp_path_factory)
+    value = "".join(parts)
+    alts = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])", re.IGNORECASE)
+    if pattern.search(value):
+        assert served.text(value) == WITHHELD, value
+    elif value.casefold() == value.lower():  # no wider folding in play: the same answer
+        assert served.text(value) == value
+
+
+_TRICKY_SERVED: dict[str, tuple[Served, set[str]]] = {}
+
+
+def _tricky(factory: pytest.TempPathFactory) -> tuple[Served, set[str]]:
+    if "s" not in _TRICKY_SERVED:
+        root = factory.mktemp("tricky")
+        (root / "palace.toml").write_text(TOML)
+        (root / "notes/project").mkdir(parents=True)
+        for i, name in enumerate(_TRICKY):
+            text = note_text(name, body="x\n", extra="sensitive: true\n")
+            (root / f"notes/project/hidden-{i}.md").write_text(text)
+        (root / "notes/project/shown.md").write_text(note_text("The shown queue", body="x\n"))
+        palace = Palace.open(root)
+        hidden = [n for n in palace.notes if n.rel != "notes/project/shown.md"]
+        terms = {t for n in hidden for t in (n.rel, n.rel.removesuffix(".md"), n.slug, n.name)}
+        _TRICKY_SERVED["s"] = (Served(palace, palace.config), terms)
+    return _TRICKY_SERVED["s"]

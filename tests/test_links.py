@@ -158,3 +158,14 @@ def test_path_wikilinks_match_whole_folder_names(make_palace: MakePalace) -> Non
     palace = Palace.open(root)
     targets = [link.target for n in palace.notes for link in palace.outgoing(n)]
     assert targets == [None, "notes/myproject/a.md", "notes/user/b.md", None]
+
+
+def test_one_notes_links_resolve_without_the_palace_graph(make_palace: MakePalace) -> None:
+    """Serving one note (a search hit, an agent's read) resolves its own links only: the
+    whole palace's link graph (seconds at 100k notes) is not built for it, and the links
+    are the ones the graph gives."""
+    palace = palace_with_links(make_palace)
+    alone = {n.rel: palace.outgoing(n) for n in palace.all()}
+    assert palace.lookups.outgoing is None  # nothing walked every note's links
+    assert alone == palace.link_graph()[0]
+    assert palace.outgoing(palace.find("alpha")) == alone["notes/project/alpha.md"]

@@ -4,6 +4,7 @@ tie-break between files of one name; broken links quoted as written; renames."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -261,3 +262,60 @@ def test_unclosed_brackets_cost_linear_time(unit: str) -> None:
 
     linear, small, large = grows_linearly(parse, 2000)
     assert linear, f"8x the input took {large} operations against {small}"
+
+
+PREFIXES = ["", " ", "   ", "    ", "- ", "2) ", "> ", "# ", "- # ", "```", "```py", "~~~",
+            "  ```", "===", "---", "-     ", "$$", "[r]: ", "\t"]  # fmt: skip
+INLINE = ["[[a]]", "[x](y.md)", "[x](a (b).md)", "[", "](z)", "`", "$x$", "\\[", "<http://a>",
+          "a", " ", ")", "]", "#", "[r]", "```", "&amp;"]  # fmt: skip
+LINES = st.lists(
+    st.tuples(st.sampled_from(PREFIXES), st.lists(st.sampled_from(INLINE), max_size=6)).map(
+        lambda line: line[0] + "".join(line[1])
+    ),
+    max_size=12,
+).map("\n".join)
+
+
+@SETTINGS
+@given(body=LINES)
+def test_reading_by_blocks_finds_what_the_parser_finds(body: str) -> None:
+    """Fences at column 0 skipped and only the runs of lines that hold a `[` read: the same
+    links, lines and spans as CommonMark's block rules over the whole body (or the body is
+    left to them)."""
+    found = links._by_blocks(body)
+    assert found is None or found == links._parse(body)
+
+
+@SETTINGS
+@given(body=TEXT.map("".join))
+def test_text_stops_only_where_a_rule_left_on_starts(body: str) -> None:
+    """The inline text rule skips the marks of the rules turned off: the links are those
+    read with markdown-it's own stopping set."""
+    from markdown_it.parser_inline import _default_terminator_re
+
+    ours = links._MD.inline.terminator_re
+    found = links._parse(body)
+    links._MD.inline.terminator_re = _default_terminator_re()
+    try:
+        assert links._parse(body) == found
+    finally:
+        links._MD.inline.terminator_re = ours
+
+
+EMBEDDING = re.compile(r"!?\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
+
+
+@SETTINGS
+@given(body=st.lists(st.sampled_from(["!", "[", "]", "[[", "]]", "![[", "a", "|", "#", "\n"]),
+                     max_size=40).map("".join))  # fmt: skip
+def test_the_wikilink_pattern_starting_at_its_brackets_reads_embeds_alike(body: str) -> None:
+    """The pattern starts with its `[[` (the engine then skips to each): the same links and
+    spans as one that takes an embed's `!` in."""
+    expected = []
+    for match in EMBEDDING.finditer(body):
+        start = match.start() + (body[match.start()] == "!")
+        link = links._wiki_link(match.group(1), body.count("\n", 0, start))
+        if link is not None:
+            expected.append((link, (start, match.end())))
+    assert links._scan(body) == expected
+    assert links._parse(body) == expected

@@ -5,6 +5,7 @@ the status table (schema, the CLI's --status, the replaced predicate), and the v
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,143 @@ def test_one_duration_rule(text: str) -> None:
     root = Path(__file__).resolve().parent.parent / "curator"
     spelled = [str(p.relative_to(root)) for p in root.rglob("*.py") if "[smhd]" in p.read_text()]
     assert spelled == ["config/schema.py"]
+
+
+def _sources() -> dict[str, str]:
+    root = Path(__file__).resolve().parent.parent / "curator"
+    return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.py")}
+
+
+def test_one_fuzzy_name_matcher(make_palace: MakePalace) -> None:
+    """How close a typed name is to a note's is `model.fuzzy`'s rule alone: rapidfuzz's
+    matchers are called there (and, for whether two notes say the same thing, in
+    `model.similar`), so the "did you mean" of a name not found and the note picker agree."""
+    import ast
+
+    from curator.errors import NoteNotFound
+    from curator.ui.services import notes_named
+
+    matchers = sorted(
+        rel
+        for rel, text in _sources().items()
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("rapidfuzz")
+        and any(a.name in ("fuzz", "process") for a in node.names)
+    )
+    assert matchers == ["model/fuzzy.py", "model/fuzzy.py", "model/fuzzy.py", "model/similar.py"]
+    root = make_palace(
+        {
+            "notes/project/deploys.md": note_text("Deploys need a green main"),
+            "notes/project/coffee.md": note_text("Coffee beans from Ethiopia"),
+        }
+    )
+    palace = Palace.open(root)
+    typo = "deploys need a gren main"
+    with pytest.raises(NoteNotFound, match=r"did you mean deploys\?"):
+        palace.find(typo)
+    assert [n.slug for n in notes_named(palace, typo)] == ["deploys"]
+
+
+def test_one_task_status_table() -> None:
+    """The task statuses, their order and which are open are written in tasks/checkpoint.py
+    alone: no other module spells two of them together (a list, a choice, an order)."""
+    import ast
+
+    from curator.tasks.checkpoint import OPEN_STATUSES, STATUSES
+
+    assert set(OPEN_STATUSES) < set(STATUSES)
+    spelled = sorted(
+        rel
+        for rel, text in _sources().items()
+        if rel != "tasks/checkpoint.py"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict)
+        and sum(
+            isinstance(e, ast.Constant) and e.value in STATUSES
+            for e in (node.keys if isinstance(node, ast.Dict) else node.elts)
+        )
+        >= 2
+    )
+    assert spelled == []
+
+
+def test_task_save_refuses_a_status_from_the_one_table(make_palace: MakePalace) -> None:
+    import subprocess
+    import sys
+
+    from curator.tasks.checkpoint import OPEN_STATUSES, SECTIONS
+
+    root = make_palace({})
+    sections = "".join(f"## {title}\nx\n\n" for _key, title in SECTIONS)
+
+    def task(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "curator", "--palace", str(root), "task", *args]
+        env = {**os.environ, "CURATOR_AGENT": "alice"}
+        return subprocess.run(argv, input=sections, capture_output=True, text=True, env=env)
+
+    assert task("new", "t1", "--objective", "x").returncode == 0
+    refused = task("save", "t1", "--status", "bogus")
+    assert refused.returncode == 2, refused.stderr
+    assert " or ".join(OPEN_STATUSES) in refused.stderr and "Traceback" not in refused.stderr
+
+
+_KEYS = st.sampled_from(["task", "revision", "owner", "lengths", "yes", "On", "x_1", "null"])
+_VALUES = st.one_of(
+    st.builds(
+        lambda text, ascii_only: json.dumps(text, ensure_ascii=ascii_only),
+        st.text(st.characters(blacklist_categories=["Cs"]), max_size=12),
+        st.booleans(),
+    ),
+    st.integers(-(10**20), 10**20).map(str),
+    st.sampled_from(["true", "false", "null", "[]", "[1, 0, 22]", "[01]", "1.5", "plain", "'q'"]),
+    st.sampled_from(['"a\\/b"', '"\\x41"', '"tab\there"', '"\\u00e9"', "[1,2]", '""']),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.tuples(_KEYS, _VALUES), max_size=6),
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_one_header_parser_reads_json_lines_as_yaml_does(
+    lines: list[tuple[str, str]], newline: str
+) -> None:
+    """The header parser's fast path (lines of JSON scalars, what task checkpoints write)
+    reads every header exactly as its YAML path does, refusals included."""
+    import re
+
+    from curator.model import header
+
+    text = "".join(f"{key}: {value}{newline}" for key, value in lines)
+    try:
+        by_yaml = header._yaml_header(text)
+    except header.HeaderError:
+        by_yaml = None
+    fast = header._json_lines(text)
+    if re.search(r"\\u[dD][89a-fA-F]", text):  # surrogate escapes: JSON reads what YAML refuses
+        return
+    assert fast is None or fast == by_yaml, (text, fast, by_yaml)
+
+
+def test_one_front_matter_parser() -> None:
+    """Where a header starts and ends is found by `model.note.header_bounds` alone, and its
+    fields are read by `model.header.parse_header` alone (task checkpoints included): no
+    other module looks for the `---` fences or parses header lines itself."""
+    import ast
+
+    fence_calls = {"startswith", "find", "index", "rfind", "split", "partition"}
+    found = sorted(
+        rel
+        for rel, text in _sources().items()
+        if rel != "model/note.py"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in fence_calls
+        and any(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) and "---" in a.value
+            for a in node.args
+        )
+    )
+    assert found == []

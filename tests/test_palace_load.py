@@ -12,7 +12,7 @@ import pytest
 from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import PalaceNotFound
-from curator.model.cache import cache_path
+from curator.model.cache import notes_path, read_notes
 from curator.model.palace import Palace, find_palace
 
 FILES = {
@@ -101,7 +101,7 @@ def same_size_edit(path: Path, old: str, new: str) -> None:
 
 
 def cache_file(root: Path) -> Path:
-    return cache_path(root, "notes")
+    return notes_path(root)
 
 
 def age(root: Path, seconds: int = 60) -> None:
@@ -172,6 +172,30 @@ def test_a_cache_holding_more_than_plain_data_is_refused(
     cache_file(root).write_bytes(pickle.dumps(forged))
     assert Palace.open(root).find("alpha").description == "CCCC"
     assert not marker.exists()
+
+
+def test_the_notes_cache_is_msgpack_frames_keeping_every_note_it_can(
+    make_palace: MakePalace,
+) -> None:
+    """The notes load frame by frame (msgspec decodes each frame of the file into notes,
+    nothing rebuilt note by note); a note msgpack cannot hold (a number beyond 64 bits) is
+    left out and read again on each load, the others are served from the cache."""
+    import msgspec
+
+    big = note_text("Big", extra="count: 123456789012345678901234567890\n")
+    root = make_palace({**FILES, "notes/project/big.md": big})
+    age(root)
+    first = Palace.open(root)
+    raw = notes_path(root).read_bytes()
+    head = msgspec.msgpack.decode(raw[8 : 8 + int.from_bytes(raw[:8], "big")])
+    assert head[1] == str(root.resolve())  # version, root, load time, frames
+    rows, _ = read_notes(root)
+    assert sorted(rows) == sorted(n.rel for n in first.all() if n.rel != "notes/project/big.md")
+    same_size_edit(root / "notes/project/alpha.md", "AAAA", "BBBB")
+    again = Palace.open(root)
+    assert again.find("alpha").description == "AAAA"  # from the cache
+    assert again.find("big").header["count"] == 123456789012345678901234567890
+    assert again.find("beta") == first.find("beta")
 
 
 class ForgedRow:
@@ -259,3 +283,27 @@ def test_find_by_slug_name_and_path(
     with pytest.raises(Exception, match="no note or draft matches"):
         palace.find("nothing-here")
     assert palace.find("idea").kind == "draft"
+
+
+def test_a_few_changed_files_leave_the_cache_as_it_is(make_palace: MakePalace) -> None:
+    """An action changes two or three files: the next load reads them again instead of
+    writing the whole cache anew (issue 34); once the cache misses more than its share of
+    the palace it follows it."""
+    root = make_palace(FILES)
+    age(root)
+    Palace.open(root)
+    written = cache_file(root).stat()
+    (root / "notes/project/gamma.md").write_text(note_text("Gamma"))
+    (root / "notes/project/beta.md").unlink()
+    path = root / "notes/project/alpha.md"
+    path.write_text(path.read_text().replace("AAAA", "CCCCC"))
+    for _ in range(2):
+        palace = Palace.open(root)
+        assert [n.rel for n in palace.notes] == ["notes/project/alpha.md", "notes/project/gamma.md"]
+        assert palace.find("alpha").description == "CCCCC"
+        assert cache_file(root).stat().st_ino == written.st_ino  # not written again
+    for i in range(20):
+        (root / f"notes/project/more-{i}.md").write_text(note_text(f"More {i}"))
+    assert len(Palace.open(root).notes) == 22
+    assert cache_file(root).stat().st_ino != written.st_ino  # missed too many: written anew
+    assert len(Palace.open(root).notes) == 22

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from palacehelpers import MakePalace, note_text
 
-from curator.model.cache import cache_path
+from curator.model.cache import notes_path
 from curator.model.note import _compact_lines, parse_note
 from curator.model.palace import Palace
 
@@ -25,7 +25,7 @@ FILES = {
 
 
 def cache_file(root: Path) -> Path:
-    return cache_path(root, "notes")
+    return notes_path(root)
 
 
 def test_reload_shares_unchanged_notes_with_the_previous_palace(make_palace: MakePalace) -> None:
@@ -155,10 +155,10 @@ def test_problems_are_kept_in_order() -> None:
 def test_lookups_are_built_on_first_use_and_follow_replaced(make_palace: MakePalace) -> None:
     root = make_palace(FILES)
     palace = Palace.open(root)
-    assert palace._slugs is None and palace._names is None  # loading builds neither
+    assert palace.lookups.slugs is None and palace.lookups.names is None  # loading builds neither
     new_note = note_text("Delta", body="[[alpha]]\n").encode()
     after = palace.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
-    assert after._names is None  # not built by the parent: built when asked
+    assert after.lookups.names is None  # not built by the parent: built when asked
     assert after.note_by_slug("delta") is after.by_rel["notes/delta.md"]
     assert after.note_by_slug("gamma") is None
     assert palace.note_by_slug("gamma") is not None  # the original is unchanged
@@ -166,11 +166,40 @@ def test_lookups_are_built_on_first_use_and_follow_replaced(make_palace: MakePal
     other = Palace.open(root, cache=False)
     assert other._by_name
     patched = other.replaced({"notes/delta.md": new_note, "notes/gamma.md": None})
-    assert patched._names is not None and "gamma" not in patched._names
+    assert patched.lookups.names is not None and "gamma" not in patched.lookups.names
     assert patched._by_name["delta"] == (patched.by_rel["notes/delta.md"],)
     assert "gamma" in other._by_name
     fresh = Palace(root, patched.config, patched.notes, patched.drafts)
     assert patched._by_slug == fresh._by_slug and patched._by_name == fresh._by_name
+    # the rooms are regrouped, the room rule and the render memory shared, the link graph
+    # (which a change may reroute anywhere) built again
+    assert [(r.spec.name, r.notes) for r in patched.rooms()] == [
+        (r.spec.name, r.notes) for r in fresh.rooms()
+    ]
+    assert patched.lookups.room_rule is other.lookups.room_rule
+    assert patched.lookups.render is other.lookups.render
+    assert patched.lookups.outgoing is None
+    assert [link.target for link in patched.outgoing(patched.by_rel["notes/delta.md"])] == [
+        "notes/a.md"
+    ]
+
+
+def test_the_palace_keeps_its_lookups_in_one_object(make_palace: MakePalace) -> None:
+    """What a palace works out on first use lives in `palace.lookups` alone, what its load saw
+    besides the notes in `palace.loaded`: the palace's own fields are its notes, config and
+    layout (13 cache and bookkeeping fields were two objects' worth), the same after any lookup
+    is built."""
+    palace = Palace.open(make_palace(FILES))
+    before = set(vars(palace))
+    note = palace.by_rel["notes/a.md"]
+    palace.rooms(), palace.backlinks(note), palace.chain(note), palace.named("Alpha")
+    palace.link_table(), palace.replaced({"notes/zeta.md": note_text("Zeta").encode()})
+    assert set(vars(palace)) == before
+    assert {n for n in before if n.startswith("_")} == set()
+    assert before == {
+        *("root", "config", "layout", "foreign_layout", "notes", "drafts", "problems"),
+        *("by_rel", "lookups", "loaded"),
+    }
 
 
 # -- no leaks (issue 11): a load keeps nothing of the one before ----------------------------

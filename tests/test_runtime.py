@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from palacehelpers import MakePalace, note_text
 
 PROBE = """
 import json, sys
@@ -37,4 +38,44 @@ def test_tuning_applies_once_and_stays() -> None:
 
 def test_tuning_can_be_turned_off_and_glibcs_own_switch_wins() -> None:
     assert probe(CURATOR_NO_TUNING="1") == [False, False]
+    assert probe(CURATOR_NO_TUNING="gc, arenas") == [False, False]
     assert probe(MALLOC_ARENA_MAX="4") == [False, False]
+
+
+def test_each_trick_has_its_own_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CURATOR_NO_TUNING turns off all the tricks ("1") or the ones it names, so a benchmark
+    row can measure each with and without in the same run."""
+    from curator.runtime import tuned
+
+    monkeypatch.delenv("CURATOR_NO_TUNING", raising=False)
+    assert tuned("gc") and tuned("css") and tuned("arenas")
+    monkeypatch.setenv("CURATOR_NO_TUNING", "1")
+    assert not tuned("gc") and not tuned("css")
+    monkeypatch.setenv("CURATOR_NO_TUNING", "css")
+    assert tuned("gc") and not tuned("css") and tuned("arenas")
+
+
+FREEZE_PROBE = """
+import contextlib, gc, io, json, sys
+from curator.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["--palace", sys.argv[1], "list"])
+print(json.dumps([code, gc.get_freeze_count()]))
+"""
+
+
+def test_a_command_freezes_the_palace_it_loaded(make_palace: MakePalace) -> None:
+    """A command holds the palace it loaded to its end: the collector's full collections no
+    longer scan its notes (issue 34); CURATOR_NO_TUNING=freeze turns that off."""
+    root = make_palace({"notes/project/a.md": note_text("A")})
+    clean = {k: v for k, v in os.environ.items() if k != "CURATOR_NO_TUNING"}
+    for env, frozen in (({}, True), ({"CURATOR_NO_TUNING": "freeze"}, False)):
+        proc = subprocess.run(
+            [sys.executable, "-c", FREEZE_PROBE, str(root)],
+            capture_output=True,
+            text=True,
+            env={**clean, **env},
+            check=True,
+        )
+        code, count = json.loads(proc.stdout)
+        assert code == 0 and (count > 0) is frozen

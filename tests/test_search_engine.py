@@ -9,7 +9,8 @@ from palacehelpers import MakePalace, note_text
 from curator.model.palace import Palace
 from curator.search.index import open_index, reindex, sync_index
 from curator.search.state import IndexState
-from curator.search.store import IndexStore
+from curator.search.store import IndexStore, IndexWriter
+from curator.search.tables import IndexTables
 from curator.session import Session
 
 TOML = (
@@ -104,7 +105,7 @@ def test_a_table_switched_under_a_load_is_followed_not_moved_aside(
     assert first.state is not None
     before = first.state.table
 
-    class RebuiltMeanwhile(IndexStore):
+    class RebuiltMeanwhile(IndexTables):
         other: Palace | None = None
 
         def _open_table(self, state: IndexState) -> object:
@@ -113,9 +114,10 @@ def test_a_table_switched_under_a_load_is_followed_not_moved_aside(
                 reindex(other, store=open_index(other))
             return super()._open_table(state)
 
-    store = RebuiltMeanwhile(first.index_dir, first.embedder)
-    store.other = Palace.open(root)
-    store._load()
+    tables = RebuiltMeanwhile(first.index_dir, first.embedder)
+    tables.other = Palace.open(root)
+    tables.load()
+    store = IndexStore(tables, IndexWriter(tables))
     assert store.recovered == []
     assert store.state is not None and store.state.table != before
     assert store.ready and [r["path"] for r in store.fts("vacuum")] == ["notes/project/vacuum.md"]

@@ -18,7 +18,7 @@ from curator.search.arrow import by_path, to_arrow
 from curator.search.docs import IndexDoc
 from curator.search.embed import HashEmbedder
 from curator.search.filters import Filter, SearchError, note_row
-from curator.search.store import META_COLUMNS, IndexStore, rows_of
+from curator.search.store import RESULT_COLUMNS, IndexStore, rows_of
 
 WORDS = ["", "feedback", "project", "it's", "x' OR 1=1 --", "Ünïcode", "vault"]
 STATUSES = ["active", "superseded", "retired", "draft", ""]
@@ -83,7 +83,7 @@ def test_row_check_agrees_on_docs_and_table_rows(
     docs = make_docs(specs)
     dim = 8
     table = by_path(to_arrow(docs, np.zeros((len(docs), dim), np.float32), dim))
-    rows = rows_of(table.select(list(META_COLUMNS)))
+    rows = rows_of(table.select(list(RESULT_COLUMNS)))
     for flt in filters:
         wanted = {d.path for d in docs if flt.ok(d)}
         assert {r["path"] for r in rows if flt.ok(r)} == wanted
@@ -98,10 +98,12 @@ def test_sql_and_row_check_agree_on_a_real_table(
     docs = make_docs(specs)
     with tempfile.TemporaryDirectory() as tmp:
         store = IndexStore.open(Path(tmp) / "index", HashEmbedder(16))
-        store.sync(docs, None)
+        store.writer.sync(docs, None)
         for flt in filters:
             wanted = {d.path for d in docs if flt.ok(d)}
-            assert {r["path"] for r in store.all_docs_meta(flt.sql())} == wanted, flt.sql()
+            assert {
+                r["path"] for r in store.all_rows(columns=RESULT_COLUMNS, where=flt.sql())
+            } == wanted, flt.sql()
             found = store.vector(np.ones(16, np.float32), limit=len(docs), where=flt.sql())
             assert {r["path"] for r in found} == wanted, flt.sql()
 

@@ -13,6 +13,7 @@ from curator.search.embed import HashEmbedder, Vectors, WordLlamaEmbedder
 from curator.search.filters import Filter, SearchError, sql_str
 from curator.search.fuse import rrf
 from curator.search.store import (
+    RESULT_COLUMNS,
     STATE_FILE,
     DocsMismatch,
     EmptyIndexRefused,
@@ -85,12 +86,12 @@ def test_incremental_sync_reembeds_only_changed_and_removes_deleted(index_dir: P
     docs = make_docs()
     store = IndexStore.open(index_dir, emb)
     assert not store.ready
-    first = store.sync(docs, "c1")
+    first = store.writer.sync(docs, "c1")
     assert first.rebuilt and first.added == 30 and len(emb.texts) == 30
     assert store.count() == 30
 
     emb.texts.clear()
-    again = store.sync(docs, "c1")
+    again = store.writer.sync(docs, "c1")
     assert (again.added, again.updated, again.removed, again.unchanged) == (0, 0, 0, 30)
     assert emb.texts == []
 
@@ -99,15 +100,15 @@ def test_incremental_sync_reembeds_only_changed_and_removes_deleted(index_dir: P
     removed = docs.pop(5)
     new = IndexDoc(path="notes/new.md", slug="new", name="New note", body="quokka facts")
     docs.append(new)
-    stats = store.sync(docs, "c2")
+    stats = store.writer.sync(docs, "c2")
     assert (stats.added, stats.updated, stats.removed, stats.unchanged) == (1, 2, 1, 27)
     assert not stats.rebuilt
     assert sorted(emb.texts) == sorted([docs[3].text, docs[4].text, new.text])
     assert store.count() == 30
     assert paths(store.fts("zeppelin", 5)) == ["notes/n003.md"]
     assert paths(store.fts("quokka", 5)) == ["notes/new.md"]
-    assert removed.path not in paths(store.all_docs_meta())
-    meta = {m["path"]: m for m in store.all_docs_meta()}
+    assert removed.path not in paths(store.all_rows(columns=RESULT_COLUMNS))
+    meta = {m["path"]: m for m in store.all_rows(columns=RESULT_COLUMNS)}
     assert meta["notes/n004.md"]["stale"] is True
     assert meta["notes/n004.md"]["stale_reason"] == "path gone"
     state = json.loads((index_dir / STATE_FILE).read_text())
@@ -116,45 +117,45 @@ def test_incremental_sync_reembeds_only_changed_and_removes_deleted(index_dir: P
     # a fresh store (another process) sees the same index and syncs nothing
     emb2 = CountingEmbedder()
     other = IndexStore.open(index_dir, emb2)
-    assert other.ready and other.sync(docs, "c2").unchanged == 30 and emb2.texts == []
+    assert other.ready and other.writer.sync(docs, "c2").unchanged == 30 and emb2.texts == []
 
 
 @pytest.mark.slow
 def test_rebuild_switches_to_a_new_table_and_drops_the_old(index_dir: Path) -> None:
     store = IndexStore.open(index_dir, CountingEmbedder())
-    store.sync(make_docs(), "c1")
+    store.writer.sync(make_docs(), "c1")
     old_table = json.loads((index_dir / STATE_FILE).read_text())["table"]
     reader = IndexStore.open(index_dir, CountingEmbedder())  # holds the old table open
 
-    stats = store.rebuild(make_docs(12), "c2")
+    stats = store.writer.rebuild(make_docs(12), "c2")
     new_table = json.loads((index_dir / STATE_FILE).read_text())["table"]
     assert stats.rebuilt and new_table != old_table
     assert not (index_dir / f"{old_table}.lance").exists()
     assert (index_dir / f"{new_table}.lance").is_dir()
     assert store.count() == 12
     # the reader's table was dropped under it: it follows state.json instead of crashing
-    assert len(reader.all_docs_meta()) == 12
+    assert len(reader.all_rows(columns=RESULT_COLUMNS)) == 12
     assert reader.recovered == []
 
 
 @pytest.mark.slow
 def test_embedder_change_triggers_full_rebuild(index_dir: Path) -> None:
-    IndexStore.open(index_dir, CountingEmbedder(32)).sync(make_docs(), "c1")
+    IndexStore.open(index_dir, CountingEmbedder(32)).writer.sync(make_docs(), "c1")
     wider = CountingEmbedder(64)
     store = IndexStore.open(index_dir, wider)
     assert not store.ready
-    stats = store.sync(make_docs(), "c1")
+    stats = store.writer.sync(make_docs(), "c1")
     assert stats.rebuilt and "embedder changed" in stats.reason and len(wider.texts) == 30
     assert json.loads((index_dir / STATE_FILE).read_text())["dim"] == 64
     assert len(store.vector(wider.embed(["git hooks"])[0], 3)) == 3
 
     renamed = CountingEmbedder(64, name="other")
-    assert IndexStore.open(index_dir, renamed).sync(make_docs(), "c1").rebuilt
+    assert IndexStore.open(index_dir, renamed).writer.sync(make_docs(), "c1").rebuilt
 
 
 @pytest.mark.slow
 def test_zero_byte_state_json_is_moved_aside_and_rebuilt(index_dir: Path) -> None:
-    IndexStore.open(index_dir, CountingEmbedder()).sync(make_docs(), "c1")
+    IndexStore.open(index_dir, CountingEmbedder()).writer.sync(make_docs(), "c1")
     (index_dir / STATE_FILE).write_bytes(b"")  # power cut after truncate, before write
 
     store = IndexStore.open(index_dir, CountingEmbedder())
@@ -164,14 +165,14 @@ def test_zero_byte_state_json_is_moved_aside_and_rebuilt(index_dir: Path) -> Non
     assert "zero bytes" in (aside / "REASON.txt").read_text()
     with pytest.raises(IndexUnavailable):
         store.fts("git", 5)
-    stats = store.sync(make_docs(), "c1")
+    stats = store.writer.sync(make_docs(), "c1")
     assert stats.rebuilt and store.count() == 30
     assert (index_dir / ".gitignore").read_text().strip().endswith("*")
 
 
 @pytest.mark.slow
 def test_truncated_lance_manifest_is_moved_aside_and_rebuilt(index_dir: Path) -> None:
-    IndexStore.open(index_dir, CountingEmbedder()).sync(make_docs(), "c1")
+    IndexStore.open(index_dir, CountingEmbedder()).writer.sync(make_docs(), "c1")
     table = json.loads((index_dir / STATE_FILE).read_text())["table"]
     manifests = list((index_dir / f"{table}.lance" / "_versions").glob("*.manifest"))
     assert manifests
@@ -180,7 +181,7 @@ def test_truncated_lance_manifest_is_moved_aside_and_rebuilt(index_dir: Path) ->
 
     store = IndexStore.open(index_dir, CountingEmbedder())
     assert not store.ready and len(store.recovered) == 1
-    assert store.sync(make_docs(), "c1").rebuilt
+    assert store.writer.sync(make_docs(), "c1").rebuilt
     assert paths(store.fts("zeppelin", 5)) == []
     assert len(store.fts("git hooks", 50)) >= 6
 
@@ -188,7 +189,7 @@ def test_truncated_lance_manifest_is_moved_aside_and_rebuilt(index_dir: Path) ->
 @pytest.mark.slow
 def test_garbage_state_and_truncated_data_files_never_crash(index_dir: Path) -> None:
     store = IndexStore.open(index_dir, CountingEmbedder())
-    store.sync(make_docs(), "c1")
+    store.writer.sync(make_docs(), "c1")
     table = json.loads((index_dir / STATE_FILE).read_text())["table"]
     for data in (index_dir / f"{table}.lance" / "data").glob("*.lance"):
         data.write_bytes(data.read_bytes()[:20])
@@ -196,13 +197,13 @@ def test_garbage_state_and_truncated_data_files_never_crash(index_dir: Path) -> 
     with pytest.raises(IndexUnavailable, match="moved aside"):
         store.fts("git", 5)
     assert len(store.recovered) == 1
-    assert store.sync(make_docs(), "c1").rebuilt and len(store.fts("git", 5)) == 5
+    assert store.writer.sync(make_docs(), "c1").rebuilt and len(store.fts("git", 5)) == 5
 
     (index_dir / STATE_FILE).write_bytes(b"\x00\xffnot json{")
     (index_dir / "junk.lance").mkdir()
     fresh = IndexStore.open(index_dir, CountingEmbedder())
     assert not fresh.ready and len(fresh.recovered) == 1
-    assert fresh.sync(make_docs(), "c1").rebuilt
+    assert fresh.writer.sync(make_docs(), "c1").rebuilt
 
 
 @pytest.mark.slow
@@ -210,7 +211,7 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
     docs = make_docs()
     docs.append(IndexDoc(path="notes/evil.md", slug="evil", name="evil", scope=HOSTILE, body="git"))
     store = IndexStore.open(index_dir, CountingEmbedder())
-    store.sync(docs, "c1")
+    store.writer.sync(docs, "c1")
 
     hostile = Filter.of(None, scope=[HOSTILE], drafts=True, include_sensitive=True).sql()
     assert hostile == "(scope = 'x'' OR 1=1 --')"
@@ -219,7 +220,7 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
     assert store.vector(np.ones(32, np.float32), 50, Filter.of(None, status=HOSTILE).sql()) == []
 
     w = Filter.of(None, types=["feedback", "user"], min_confidence=0.7).sql()
-    rows = store.all_docs_meta(w)
+    rows = store.all_rows(columns=RESULT_COLUMNS, where=w)
     assert rows and all(
         r["type"] in ("feedback", "user")
         and r["kind"] == "note"
@@ -227,11 +228,15 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
         and not r["sensitive"]
         for r in rows
     )
-    stale = store.all_docs_meta(
-        Filter.of(None, stale=True, drafts=True, include_sensitive=True).sql()
+    stale = store.all_rows(
+        columns=RESULT_COLUMNS,
+        where=Filter.of(None, stale=True, drafts=True, include_sensitive=True).sql(),
     )
     assert {r["path"] for r in stale} == {d.path for d in docs if d.stale}
-    assert all(not r["sensitive"] for r in store.all_docs_meta(Filter.of(None).sql()))
+    assert all(
+        not r["sensitive"]
+        for r in store.all_rows(columns=RESULT_COLUMNS, where=Filter.of(None).sql())
+    )
     for bad in (float("nan"), 1.5, "0.5", True):
         with pytest.raises(SearchError, match="min_confidence"):
             Filter.of(None, min_confidence=bad)
@@ -245,13 +250,13 @@ def test_filters_are_escaped_and_applied(index_dir: Path) -> None:
 @pytest.mark.slow
 def test_refuses_to_empty_a_good_index(index_dir: Path) -> None:
     store = IndexStore.open(index_dir, CountingEmbedder())
-    store.sync(make_docs(), "c1")
+    store.writer.sync(make_docs(), "c1")
     with pytest.raises(EmptyIndexRefused):
-        store.sync([], "c2")
+        store.writer.sync([], "c2")
     with pytest.raises(EmptyIndexRefused):
-        store.rebuild([], "c2")
+        store.writer.rebuild([], "c2")
     assert store.count() == 30
-    assert store.sync([], "c2", allow_empty=True).removed == 30
+    assert store.writer.sync([], "c2", allow_empty=True).removed == 30
     assert store.count() == 0 and store.fts("git", 5) == []
 
 
@@ -259,7 +264,7 @@ def test_refuses_to_empty_a_good_index(index_dir: Path) -> None:
 def test_wordllama_index_vector_and_fts_rank_fusion(index_dir: Path) -> None:
     emb = WordLlamaEmbedder()
     store = IndexStore.open(index_dir, emb)
-    store.sync(make_docs(), "c1")
+    store.writer.sync(make_docs(), "c1")
     vec_rows = store.vector(store.embed_query("database backups"), 5)
     assert vec_rows[0]["similarity"] > 0.5
     assert all("vector" not in r and "text" not in r for r in vec_rows)
@@ -276,7 +281,7 @@ def test_wordllama_index_vector_and_fts_rank_fusion(index_dir: Path) -> None:
 def test_duplicate_paths_are_rejected(index_dir: Path) -> None:
     doc = make_docs(1)[0]
     with pytest.raises(ValueError, match="share the path"):
-        IndexStore.open(index_dir, CountingEmbedder()).sync([doc, doc], None)
+        IndexStore.open(index_dir, CountingEmbedder()).writer.sync([doc, doc], None)
 
 
 def test_rrf_is_deterministic_and_weighted() -> None:
@@ -302,17 +307,17 @@ def test_sync_hashes_builds_only_the_docs_it_writes(index_dir: Path) -> None:
 
     store = IndexStore.open(index_dir, CountingEmbedder())
     hashes = {p: d.content_hash for p, d in docs.items()}
-    assert store.sync_hashes(hashes, make, "c1").rebuilt
+    assert store.writer.sync_hashes(hashes, make, "c1").rebuilt
     assert [p for batch in asked for p in batch] == sorted(docs)
 
     asked.clear()
     docs["notes/n003.md"] = edit(docs["notes/n003.md"], body="zeppelin maintenance")
     hashes = {p: d.content_hash for p, d in docs.items()}
-    stats = store.sync_hashes(hashes, make, "c2")
+    stats = store.writer.sync_hashes(hashes, make, "c2")
     assert (stats.updated, stats.unchanged) == (1, 29) and asked == [["notes/n003.md"]]
     assert paths(store.fts("zeppelin", 5)) == ["notes/n003.md"]
 
     hashes["notes/n004.md"] = "0" * 32  # promised a change the doc does not carry
     with pytest.raises(DocsMismatch):
-        store.sync_hashes(hashes, make, "c3")
+        store.writer.sync_hashes(hashes, make, "c3")
     assert store.ready and not store.recovered  # a caller's mismatch never quarantines

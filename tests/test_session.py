@@ -46,16 +46,16 @@ def test_the_palace_alone_answers_while_the_index_is_not_open(make_palace: MakeP
     assert not now.indexed and not session.index.ready
     assert [h.path for h in now.search("nightly deploys", limit=1)] == ["notes/project/alpha.md"]
     searcher = session.searcher()
-    assert session.searcher_now() is searcher and session.searcher_if_ready() is searcher
+    assert session.searcher_now() is searcher and session.index.if_ready(session.palace) is searcher
 
 
 def test_a_server_opens_the_index_meanwhile(make_palace: MakePalace) -> None:
     session = Session.open(_palace(make_palace))
     assert not session.searcher_now(open_meanwhile=True).indexed
     deadline = time.monotonic() + 60
-    while session.searcher_if_ready() is None and time.monotonic() < deadline:
+    while session.index.if_ready(session.palace) is None and time.monotonic() < deadline:
         threading.Event().wait(0.05)
-    assert session.searcher_now() is session.searcher_if_ready() is not None
+    assert session.searcher_now() is session.index.if_ready(session.palace) is not None
 
 
 def test_a_commit_leaves_its_palace_and_the_open_index_in_step(make_palace: MakePalace) -> None:
@@ -65,7 +65,7 @@ def test_a_commit_leaves_its_palace_and_the_open_index_in_step(make_palace: Make
     session.commit(plan_retire(session.palace, "alpha", "gone"))
     after = session.palace
     assert after.by_rel["notes/project/alpha.md"].status == "retired"
-    assert session.searcher_if_ready() is searcher and searcher.palace is after
+    assert session.index.if_ready(session.palace) is searcher and searcher.palace is after
     assert session.index.store is store  # the one store, not a new one per commit
     hit = searcher.search("nightly deploys", limit=1)[0]
     assert hit.status == "retired"

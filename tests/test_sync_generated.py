@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -176,10 +177,25 @@ def claude_team(base: Path) -> tuple[Path, list[Path]]:
     return remote, clones
 
 
-def test_hand_lines_in_memory_md_survive_a_replay(tmp_path: Path) -> None:
+def _around(data: bytes) -> bytes:
+    return b"# How I work\r\nRead the feedback first.\r\n" + data + b"Notes end here, by hand."
+
+
+def _entries_reworded_and_moved(data: bytes) -> bytes:
+    lines = data.splitlines(keepends=True)
+    reworded = lines[1].replace(b"never mocks", b"no mocks, ever (the March outage)")
+    return b"".join([lines[3], lines[0], reworded, *lines[2:3], *lines[4:]])
+
+
+@pytest.mark.parametrize("edit", [_around, _entries_reworded_and_moved])
+def test_hand_edits_of_memory_md_survive_a_replay(
+    tmp_path: Path, edit: Callable[[bytes], bytes]
+) -> None:
+    """A person's lines around the entries, and the entries Claude Code reads reworded or
+    moved by hand, arrive byte for byte after a teammate's promote and both syncs; the new
+    entry is there once, and a promote afterwards keeps them too."""
     remote, (a, b) = claude_team(tmp_path)
-    data = (b / "MEMORY.md").read_bytes()
-    mine = b"# How I work\r\nRead the feedback first.\r\n" + data + b"Notes end here, by hand."
+    mine = edit((b / "MEMORY.md").read_bytes())
     (b / "MEMORY.md").write_bytes(mine)
     git(b, "commit", "-qam", "hand edit of MEMORY.md")
     draft = capture(a, type="project", name="Teammate memory", body="B.\n", description="D.")
@@ -188,8 +204,13 @@ def test_hand_lines_in_memory_md_survive_a_replay(tmp_path: Path) -> None:
     sync(a)
     sync(b)
     pushed = show(remote, "main:MEMORY.md")
-    assert pushed.startswith(b"# How I work\r\nRead the feedback first.\r\n" + data)
-    assert b"Notes end here, by hand." in pushed and b"Teammate memory" in pushed
+    body = mine.removesuffix(b"Notes end here, by hand.")
+    assert pushed.startswith(body) and pushed.count(b"Teammate memory") == 1
+    assert all(line in pushed for line in mine.splitlines())
+    draft = capture(b, type="project", name="Local memory", body="C.\n", description="E.")
+    palace = Palace.open(b)
+    commit(b, plan_promote(palace, draft.path, confidence=0.8), palace=palace)
+    assert (b / "MEMORY.md").read_bytes().startswith(body)
     assert_current(fresh_clone(remote, tmp_path / "fresh"))
 
 

@@ -299,7 +299,7 @@ def test_a_hand_broken_revision_is_reported_not_fatal(svc: TaskService, palace: 
     rows, broken = svc.rows()
     assert [r.header.task for r in rows] == ["other"]
     assert len(broken) == 1 and "tasks/fix-login/0002.md" in str(broken[0])
-    assert "no header" in str(broken[0])
+    assert "no YAML header" in str(broken[0])  # as a note without one is told
     # a plain-YAML header written by a person still reads
     (palace / "tasks" / SLUG / "0003.md").write_text(
         "---\ntask: fix-login\nrevision: 3\nowner: alice\nsaved_at: 2026-12-01T10:00:00Z\n"

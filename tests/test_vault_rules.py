@@ -60,7 +60,7 @@ def test_an_alias_link_says_which_note_it_would_match(tmp_path: Path, run_cli: R
 def test_dot_folders_are_not_loaded_linked_or_backlinks(tmp_path: Path) -> None:
     palace = Palace.open(make(tmp_path / "v", "dot-folders"), cache=False)
     assert [n.rel for n in palace.notes] == ["Home.md"]
-    assert palace.attachments == ["palace.toml"]
+    assert palace.loaded.attachments == ("palace.toml",)
     assert palace.backlinks(palace.by_rel["Home.md"]) == []
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from curator.agents.service import AgentRefusal, _limit
+from curator.agents.service import AgentRefusal, result_limit
 from curator.model.text import one_line
 from curator.search.pack import pack_defaults, tokens
 from curator.tasks.settings import duration
@@ -89,7 +89,7 @@ class Browser:
                 if parts[0]:
                     counts[prefix + "/".join(parts[:level])] += 1
         here = sorted((n for n in inside if _folder(n.rel) == top), key=lambda n: n.rel)
-        shown = here[: _limit(limit)]
+        shown = here[: result_limit(limit)]
         return {
             "folder": top,
             "folders": [{"path": p, "count": c} for p, c in sorted(counts.items())],
@@ -116,7 +116,7 @@ class Browser:
         """The note ``uri`` names and its neighbours (`related`: links, backlinks, the supersede
         chain) to ``depth``, the neighbours last reviewed or created within ``timeframe``; texts
         as read_note serves them, whole, nearest first, while they fit pack's token budget."""
-        answer = self.memory.related(note_ref(uri), depth=depth, limit=_limit(limit))
+        answer = self.memory.related(note_ref(uri), depth=depth, limit=result_limit(limit))
         start = _since(timeframe)
         budget = pack_defaults(self.memory.palace, budget, None)[0]
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:

@@ -29,11 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator.agents import hooklog, turns, warm
-from curator.agents.settings import AgentSettings, load_settings
 
-if TYPE_CHECKING:  # the warm path never loads a palace in the hook's own process
+if TYPE_CHECKING:  # the warm path never loads a palace, nor palace.toml, in the hook's process
     from curator.agents.service import Memory
-    from curator.search.searcher import Searcher
+    from curator.agents.settings import AgentSettings
 
 __all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
 
@@ -208,25 +207,14 @@ def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
     )
     marker.start()
     prompt = prompt[:2000]
-    floor = run.settings.pack_floor
     searcher = run.memory.searcher_now()  # one for the whole prompt, whichever is ready
     run.ranked = "index" if searcher.indexed else "palace"
-    if not _matches(searcher, prompt, floor):
-        marker.join(timeout=0.5)
-        return []
-    text = run.memory.pack(prompt, using=searcher)  # budget and floor: [agents]
+    # one query: the pack, given only when a note it may hold shares a word with the prompt
+    # (budget and floor: [agents])
+    text = run.memory.pack(prompt, using=searcher, floor=run.settings.pack_floor, matched=True)
     marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []
-
-
-def _matches(searcher: Searcher, prompt: str, floor: float) -> bool:
-    """Does any note the pack may hold share a word with the prompt? A vector neighbour alone
-    is no reason to put memory in front of the agent on every prompt."""
-    hits = searcher.search(
-        prompt, status="active", min_confidence=floor, limit=5, include_sensitive=False
-    )
-    return any(h.spans for h in hits)
 
 
 def stop(run: HookRun) -> list[str]:
@@ -347,6 +335,8 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     event = str(request.get("event"))
     raw = request.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    from curator.agents.settings import load_settings
+
     run = HookRun(memory, event, data, load_settings(memory.root))
     result: dict[str, Any] = {}
     _work(run, result)
@@ -379,13 +369,19 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
 
         cwd = data.get("cwd")
         root = find_palace(palace, Path(cwd) if isinstance(cwd, str) and cwd else None)
-        load_settings(root)  # a bad [agents] table is reported before any work
     except Exception as exc:
         return "", f"curator hook {event}: {_one(exc)}"
     budget = _budget(event)
     request = {"tool": tool, "event": event, "data": data}
     deadline = time.monotonic() + budget
     result = warm.ask(root, request, budget) if warm.enabled() else None
+    if result is None:  # a bad [agents] table is reported before any work (the server's
+        try:  # answer reports it as a problem): palace.toml is read only here
+            from curator.agents.settings import load_settings
+
+            load_settings(root)
+        except Exception as exc:
+            return "", f"curator hook {event}: {_one(exc)}"
     if result is None and event != "Stop":
         warm.start(root)  # for the next prompts: it keeps the palace loaded and the index open
     via = "warm"

@@ -29,7 +29,7 @@ from curator.session import Session
 if TYPE_CHECKING:
     from curator.search.searcher import Searcher
 
-__all__ = ["MAX_ANSWER_CHARS", "MAX_CAPTURE_CHARS", "AgentRefusal", "Memory"]
+__all__ = ["MAX_ANSWER_CHARS", "MAX_CAPTURE_CHARS", "AgentRefusal", "Memory", "result_limit"]
 
 MAX_ANSWER_CHARS = 24_000  # any one answer (a model's context is precious)
 MAX_NOTE_CHARS = 20_000  # read_note's text beyond this is cut, and the answer says so
@@ -56,7 +56,7 @@ def cap(text: str, limit: int = MAX_ANSWER_CHARS) -> str:
     return f"{cut}\n\n[cut at {limit} characters: ask for fewer results]"
 
 
-def _limit(value: int) -> int:
+def result_limit(value: int) -> int:
     """A result count: at least 1, at most the one limit every door checks (`check_limit`)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise AgentRefusal(f"limit must be a whole number of at least 1, got {value!r}")
@@ -215,7 +215,7 @@ class Memory:
         _text_arg("query", query)
         request = self._request(
             query,
-            limit=_limit(limit),
+            limit=result_limit(limit),
             types=types or None,
             scope=scope or None,
             status=status or None,
@@ -258,7 +258,7 @@ class Memory:
         searcher = self.searcher
         with self.session.index.lock:  # one query at a time, as syncs
             answer = searcher.ask(
-                question, limit=_limit(limit), include_sensitive=self.include_sensitive
+                question, limit=result_limit(limit), include_sensitive=self.include_sensitive
             )
         sources = []
         served = self.served
@@ -286,13 +286,19 @@ class Memory:
         budget: int | None = None,
         floor: float | None = None,
         using: Searcher | None = None,
+        matched: bool = False,
     ) -> str:
-        """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index."""
+        """The memory pack for `goal`, from `using` (e.g. `searcher_now()`) or the index;
+        `matched`: "" unless a best candidate shares a word with the goal (`search.pack`)."""
         _text_arg("goal", goal)
         searcher = using or self.searcher
         with self.session.index.lock:  # one query at a time, as syncs
             return searcher.pack(
-                goal, budget=budget, floor=floor, include_sensitive=self.include_sensitive
+                goal,
+                budget=budget,
+                floor=floor,
+                include_sensitive=self.include_sensitive,
+                matched=matched,
             )
 
     def read_note(
@@ -386,7 +392,7 @@ class Memory:
     def list_inbox(self, *, limit: int = 50) -> dict[str, Any]:
         palace = self.palace
         drafts = [d for d in palace.drafts if self.visible(d)]
-        shown = sorted(drafts, key=lambda d: d.rel, reverse=True)[: _limit(limit)]
+        shown = sorted(drafts, key=lambda d: d.rel, reverse=True)[: result_limit(limit)]
         return {
             "count": len(drafts),
             "note": NOT_RULES,
@@ -474,7 +480,7 @@ class Memory:
                     }
                 )
         changes.sort(key=lambda c: c["date"], reverse=True)
-        return {"since": start, "changes": changes[: _limit(limit)]}
+        return {"since": start, "changes": changes[: result_limit(limit)]}
 
     def _history(self) -> list[Any]:
         from curator.writer.history import history
@@ -512,7 +518,7 @@ class Memory:
                     )
             frontier = following
         del palace
-        return {"note": start.rel, "related": found[: _limit(limit)]}
+        return {"note": start.rel, "related": found[: result_limit(limit)]}
 
     def _neighbours(self, note: Any) -> list[tuple[str, Any]]:
         palace = self.palace

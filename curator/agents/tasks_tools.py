@@ -17,6 +17,7 @@ from curator.agents.answers import TaskChangeAnswer, TaskRequestAnswer, TaskShow
 from curator.agents.service import MAX_ANSWER_CHARS
 from curator.agents.tooldef import ToolDef
 from curator.tasks import TaskService, default_owner
+from curator.tasks.checkpoint import OPEN_STATUSES
 from curator.tasks.claims import age_text, holder, now_utc, parse_time
 from curator.tasks.store import REQUESTS_NAME, rev_name
 
@@ -260,7 +261,7 @@ def task_tools(memory: Any) -> list[ToolDef]:
                 "checks": "The checks that remain before the task is done.",
                 "sources": "Files, links and notes the work relies on.",
                 "risks": "What could go wrong, and what not to do.",
-                "status": "active or waiting (default: unchanged).",
+                "status": f"{' or '.join(OPEN_STATUSES)} (default: unchanged).",
                 "owner": OWNER,
             },
             TaskChangeAnswer,

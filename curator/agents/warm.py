@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ask", "socket_path", "start"]
+__all__ = ["ask", "bind", "socket_path", "start"]
 
 IDLE_SECONDS = 1800.0
 CONNECT_TIMEOUT = 0.2
@@ -107,7 +107,7 @@ def pid_path(root: Path) -> Path:
     return socket_path(root).with_suffix(".pid")
 
 
-def _bind(path: Path) -> socket.socket | None:
+def bind(path: Path) -> socket.socket | None:
     """A listening socket at `path`, or None when a live server already holds it."""
     path.parent.mkdir(mode=0o700, exist_ok=True)
     if not _private(path.parent):

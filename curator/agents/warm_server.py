@@ -14,7 +14,7 @@ from pathlib import Path
 
 from curator.agents.hooks import answer
 from curator.agents.service import Memory
-from curator.agents.warm import IDLE_SECONDS, MAX_LINE, _bind, pid_path, socket_path
+from curator.agents.warm import IDLE_SECONDS, MAX_LINE, bind, pid_path, socket_path
 
 
 def serve(root: Path) -> int:
@@ -22,7 +22,7 @@ def serve(root: Path) -> int:
     import signal
 
     path = socket_path(root)
-    listener = _bind(path)
+    listener = bind(path)
     if listener is None:
         return 0
     stopping = threading.Event()

@@ -13,32 +13,21 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from curator import __version__
-from curator.cli import (
-    actions_cmds,
-    agent_cmds,
-    app_cmds,
-    audit_cmds,
-    capture_cmd,
-    interop_cmds,
-    palace_cmds,
-    search_cmds,
-    sync_cmds,
-    task_cmds,
-)
-from curator.cli.common import JSON_HELP, PALACE_HELP, Subcommands, run_handler
 
-_AREAS = [
-    palace_cmds,
-    capture_cmd,
-    actions_cmds,
-    search_cmds,
-    audit_cmds,
-    app_cmds,
-    interop_cmds,
-    task_cmds,
-    agent_cmds,
-    sync_cmds,
-]
+#: the area modules, each registering its subcommands, in the order of `curator --help`;
+#: imported when the parser is built (a hook run needs none of them, see `main`)
+_AREAS = (
+    "palace_cmds",
+    "capture_cmd",
+    "actions_cmds",
+    "search_cmds",
+    "audit_cmds",
+    "app_cmds",
+    "interop_cmds",
+    "task_cmds",
+    "agent_cmds",
+    "sync_cmds",
+)
 
 
 class Parser(argparse.ArgumentParser):
@@ -55,6 +44,10 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    from curator.cli.common import JSON_HELP, PALACE_HELP, Subcommands
+
     parser: argparse.ArgumentParser = Parser(
         prog="curator",
         description="Curate and review an AI agent's long-term memory palace. "
@@ -65,18 +58,51 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help=JSON_HELP)
     sub = Subcommands(parser.add_subparsers(dest="command", metavar="COMMAND"))
     for area in _AREAS:
-        area.register(sub)
+        importlib.import_module(f"curator.cli.{area}").register(sub)
     return parser
 
 
+def hook_run(argv: Sequence[str]) -> tuple[str, str, str | None] | None:
+    """(tool, event, palace) when the command line is a plain hook run, `curator [--palace P]
+    hook claude-code|generic EVENT [--palace P]` (one --palace at most); None for anything
+    else, which the whole parser reads."""
+    args, palace = list(argv), None
+    for at in (0, 3):  # before `hook`, or after the event
+        if len(args) <= at or not args[at].startswith("--palace"):
+            continue
+        if palace is not None:
+            return None
+        if args[at].startswith("--palace="):
+            palace = args.pop(at).split("=", 1)[1]
+        elif args[at] == "--palace" and len(args) > at + 1:
+            palace = args.pop(at + 1)
+            del args[at]
+        else:
+            return None
+    if len(args) != 3 or args[0] != "hook" or args[1] not in ("claude-code", "generic"):
+        return None
+    if args[2].startswith("-") or palace == "":
+        return None
+    return args[1], args[2], palace
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    hook = hook_run(argv)
+    if hook is not None:  # on every prompt: without building the parser of every command
+        from curator.agents.hooks import main as run_hook
+
+        return run_hook(*hook)
+    from curator.cli.common import run_handler
     from curator.runtime import tune_process
 
     tune_process()
     parser = build_parser()
-    Parser.wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
+    Parser.wants_json = "--json" in argv
     args = parser.parse_args(argv)
     if args.command is None:
+        from curator.cli import app_cmds
+
         args.command = "app"
         args.handler = getattr(args, "handler", None) or app_cmds.open_app
     return run_handler(args)

@@ -4,15 +4,14 @@ inside the handlers."""
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 from pathlib import Path
 
 from curator.cli.common import Subcommands, out
-from curator.errors import CuratorError
 from curator.model.palace import find_palace
 
 DEMO_AUTHOR = ("curator demo", "demo@localhost")
+DEMO_MESSAGE = "curator demo: sample palace"
 
 
 def register(sub: Subcommands) -> None:
@@ -49,42 +48,11 @@ def sample_source() -> Path:
 
 
 def make_demo(target: Path | None = None) -> Path:
-    """Copy the sample palace into a fresh git repository and commit it."""
+    """The sample palace copied into a fresh git repository and committed."""
+    from curator.writer.init import init_copy
+
     root = target if target is not None else Path(tempfile.mkdtemp(prefix="curator-demo-"))
-    if target is not None and target.exists() and any(target.iterdir()):
-        raise CuratorError(f"{target} is not empty; give an empty or new folder")
-    shutil.copytree(
-        sample_source(),
-        root,
-        dirs_exist_ok=True,
-        ignore=shutil.ignore_patterns(".curator", "__pycache__", "__init__.py"),
-    )
-    _refresh_index(root)
-    name, email = DEMO_AUTHOR
-    from curator.writer.git import GitError, run_git
-
-    for cmd in (
-        ["init", "-q", "-b", "main"],
-        ["config", "user.name", name],
-        ["config", "user.email", email],
-        ["config", "commit.gpgsign", "false"],
-        ["add", "-A"],
-        ["commit", "-q", "--no-verify", "-m", "curator demo: sample palace"],
-    ):
-        try:
-            run_git(root, cmd)
-        except GitError as exc:
-            raise CuratorError(f"could not set up the demo palace: {exc}") from None
-    return root
-
-
-def _refresh_index(root: Path) -> None:
-    """INDEX.md's flags (due, expired) depend on the date: render it for today in the copy."""
-    from curator.model.index_md import read_index, render_index
-    from curator.model.palace import INDEX_NAME, Palace
-
-    palace = Palace.open(root, cache=False)
-    (root / INDEX_NAME).write_text(render_index(palace, read_index(palace)), encoding="utf-8")
+    return init_copy(sample_source(), root, author=DEMO_AUTHOR, message=DEMO_MESSAGE)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

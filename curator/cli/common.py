@@ -21,7 +21,12 @@ Handler = Callable[[argparse.Namespace], int]
 def open_palace(
     args: argparse.Namespace, *, cache: bool = True, progress: Callable[[int], None] | None = None
 ) -> Palace:
-    return Palace.open(find_palace(getattr(args, "palace", None)), cache=cache, progress=progress)
+    from curator.runtime import freeze_loaded
+
+    root = find_palace(getattr(args, "palace", None))
+    palace = Palace.open(root, cache=cache, progress=progress)
+    freeze_loaded()  # the command holds its palace to its end: the collector need not scan it
+    return palace
 
 
 def progress_line(line: str, *, last: bool = False) -> None:

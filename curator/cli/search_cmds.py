@@ -100,6 +100,15 @@ def _searcher(args: argparse.Namespace) -> Searcher:
     return searcher
 
 
+def _cold_searcher(args: argparse.Namespace) -> Searcher | None:
+    """One query in a fresh process: answered from the index without loading the palace
+    when the index is in step with the files (`curator.search.cold`), else None."""
+    from curator.model.palace import find_palace
+    from curator.search.cold import cold_searcher
+
+    return cold_searcher(find_palace(getattr(args, "palace", None)))
+
+
 def _embedded(done: int, total: int) -> None:
     """The running count of an index build, on stderr (one line, rewritten on a terminal)."""
     progress_line(f"curator: indexing: {done}/{total} notes embedded", last=done >= total)
@@ -193,7 +202,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         return _batch(args, run, None)
     if not args.query:
         raise CuratorError("give a QUERY (or --queries FILE)")
-    searcher = _searcher(args)
+    searcher = _cold_searcher(args) or _searcher(args)
     request = SearchRequest.of(searcher.palace, args.query, limit=args.limit, **filter_kwargs(args))
     hits = searcher.run(request)
     if args.json:

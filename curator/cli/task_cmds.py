@@ -151,11 +151,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from curator.tasks.checkpoint import OPEN_STATUSES
     from curator.tasks.claims import age_text
 
     rows, broken = _service(args).rows()
     if not args.all:
-        rows = [r for r in rows if r.header.status in ("active", "waiting")]
+        rows = [r for r in rows if r.header.status in OPEN_STATUSES]
     if args.json:
         print_json({"tasks": [r.as_dict() for r in rows], "broken": [str(e) for e in broken]})
         return 0
@@ -208,7 +209,9 @@ def register(sub: Any) -> None:
 
     p = tsub.add_parser("save", help="save a checkpoint (seven sections as markdown on stdin)")
     p.add_argument("slug")
-    p.add_argument("--status", choices=("active", "waiting"))
+    # the statuses a save may set are the tasks' own (checkpoint.OPEN_STATUSES), checked by
+    # the save (built for every command, this parser imports nothing of curator.tasks)
+    p.add_argument("--status", help="an open status: active or waiting (default: unchanged)")
     p.add_argument("--unverified", action="store_true", help="a hook wrote it, not the agent")
     _common(p)
     p.set_defaults(handler=_save)

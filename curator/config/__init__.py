@@ -15,6 +15,7 @@ from typing import Any
 
 from msgspec import structs
 
+from curator import CONFIG_NAME
 from curator.config.lines import Locator, convert
 from curator.config.schema import (
     DEFAULT_ALLOW,
@@ -56,7 +57,6 @@ __all__ = [
     "render_config",
 ]
 
-CONFIG_NAME = "palace.toml"
 MAX_CONFIG_BYTES = 256 * 1024  # a real palace.toml is a few KiB
 MAX_DOTTED = 8  # keys nested deeper than this (a.b.c...) cannot be a palace setting
 _NAME = re.compile(NAME_PATTERN)
@@ -79,6 +79,11 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"cannot read: {exc}", path=str(path)) from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"over {MAX_CONFIG_BYTES // 1024} KiB: not a palace.toml", path=str(path))
+    return config_text(root, text, path)
+
+
+def config_text(root: Path, text: str, path: Path) -> Config:
+    """The config a palace.toml's text gives (a version of it in git history, say)."""
     return parse_config(root, _parse_toml(text, path), text, path)
 
 

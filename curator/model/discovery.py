@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from curator.config import CONFIG_NAME, load_config
+from curator import CONFIG_NAME
 from curator.errors import CuratorError, PalaceNotFound
 
 if TYPE_CHECKING:  # a type only: the hooks find the palace without loading YAML
@@ -59,6 +59,8 @@ def find_palace(explicit: str | os.PathLike[str] | None = None, cwd: Path | None
 def inbox_of(root: Path) -> str:
     """The palace's drafts folder (`[palace] inbox`), for a caller that holds no palace or
     config: the one accessor besides `Config.inbox`, which it reads."""
+    from curator.config import load_config  # finding a palace needs no config schema
+
     return load_config(Path(root)).inbox
 
 

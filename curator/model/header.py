@@ -8,12 +8,13 @@ and `git diff` count them (LF, CRLF or CR), not libyaml's way (which also breaks
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from curator.model.yaml import HeaderError, compose, dump_field, dump_header
+from curator.model.yaml import MAX_NODES, HeaderError, compose, dump_field, dump_header
 
 __all__ = ["DELETE", "HeaderError", "LineIndex", "dump_field", "dump_header", "parse_header"]
 
@@ -45,8 +46,53 @@ def _located(exc: HeaderError, text: str) -> HeaderError:
     return HeaderError(exc.message, line, index=exc.index)
 
 
+# A header line whose value YAML reads exactly as JSON does: a double-quoted string of
+# printable characters and JSON's escapes, a whole number, true, false, null, or a list of
+# whole numbers (what curator's task checkpoints write). Surrogate-pair escapes (an emoji
+# written by json.dumps) are read as JSON reads them, where libyaml refuses them.
+_INT = r"-?(?:0|[1-9][0-9]{0,17})"
+_FAST_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*): "
+    r'("(?:[^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]'
+    r'|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
+    rf"|{_INT}|true|false|null|\[(?:{_INT}(?:, {_INT})*)?\])"
+)
+# keys YAML 1.1 reads as booleans or null (refused as keys): left to the YAML path
+_NOT_STRING_KEYS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
+_YAML_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def _json_lines(text: str) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """The header read without YAML when every line is `key: value` with a value of the
+    forms above (what YAML reads the same); None when any line is not."""
+    if _FAST_LINE.match(text) is None or any(b in text for b in _YAML_BREAKS):
+        return None  # (the first line decides most headers: a note's are plain YAML)
+    data: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    nodes = 1
+    for number, line in enumerate(_BREAK.split(text), 1):
+        if not line:
+            continue
+        found = _FAST_LINE.fullmatch(line)
+        if found is None:
+            return None
+        key = found.group(1)
+        if key in data or key.lower() in _NOT_STRING_KEYS:
+            return None
+        data[key] = value = json.loads(found.group(2))
+        lines[key] = number
+        nodes += 2 + (len(value) if isinstance(value, list) else 0)
+    return (data, lines) if nodes <= MAX_NODES else None  # more: YAML's refusal
+
+
 def parse_header(text: str) -> tuple[dict[str, Any], dict[str, int]]:
-    """Parse header text into (fields, line of each top-level key, 1-based within the header)."""
+    """Parse header text into (fields, line of each top-level key, 1-based within the header).
+    Lines of JSON scalars are read without YAML (a task list reads a thousand headers)."""
+    fast = _json_lines(text)
+    return fast if fast is not None else _yaml_header(text)
+
+
+def _yaml_header(text: str) -> tuple[dict[str, Any], dict[str, int]]:
     try:
         node, construct = compose(text)
         mapping = _mapping(node)

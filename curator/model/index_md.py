@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import heapq
 import operator
 import re
 from collections.abc import Mapping
 from datetime import date
 
 from curator.errors import CuratorError
-from curator.model import cache
+from curator.model import cache, palace_rules
 from curator.model.flags import expires_on, is_low_confidence
-from curator.model.layouts import palace_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace, Room
 from curator.model.text import one_line
@@ -62,9 +62,9 @@ def _entry(palace: Palace, note: Note) -> tuple[tuple[str, str], str]:
     A superseded note's line names its successor, so its key also holds the successor's hash.
     """
     key = _entry_key(palace, note)
-    cached = palace.render_cache.get(key)
+    cached = palace.lookups.render.get(key)
     if cached is None:
-        cached = palace.render_cache[key] = (_sort_key(note), _render_entry(palace, note))
+        cached = palace.lookups.render[key] = (_sort_key(note), _render_entry(palace, note))
     return cached
 
 
@@ -92,7 +92,7 @@ def _room_text(palace: Palace, name: str, notes: list[Note]) -> tuple[str, int]:
     another note (a successor) that could change on its own."""
     key = ("index-room", name)
     members = tuple(notes)
-    cached = palace.render_cache.get(key)
+    cached = palace.lookups.render.get(key)
     if cached is not None and cached[0] == members:
         return cached[1], cached[2]
     entries = None
@@ -107,7 +107,7 @@ def _room_text(palace: Palace, name: str, notes: list[Note]) -> tuple[str, int]:
         entries = sorted(_entry(palace, n) for n in notes)
     text = "".join(line + "\n" for _, line in entries)
     count = sum(1 for _, line in entries if line.startswith("- ["))  # what the guard counts
-    palace.render_cache[key] = (members, text, count, entries)
+    palace.lookups.render[key] = (members, text, count, entries)
     return text, count
 
 
@@ -275,9 +275,10 @@ def _remember(palace: Palace, rendered: bytes) -> None:
 
 
 def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> dict[str, str]:
-    """The sections of `existing` (heading and lines) of the rooms whose notes are the same
-    objects in `palace` as in `since`, by room name; none unless `existing` is known to be
-    the render of `since` (remembered by `_remember`) under the same config."""
+    """The sections (heading and lines) of `palace`'s rooms known from `existing`, by room
+    name: a room whose notes are the same objects in `palace` as in `since` as it is, a room
+    the action touched with its lines spliced (`_spliced`); none unless `existing` is known
+    to be the render of `since` (remembered by `_remember`) under the same config."""
     if not existing or since.root != palace.root or repr(since.config) != repr(palace.config):
         return {}
     data = existing.encode("utf-8") if isinstance(existing, str) else existing
@@ -294,28 +295,37 @@ def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> di
         return {}
     ends = [*starts[1:], tail]
     spans = zip(rooms, starts, ends, strict=True)
-    was = {r.spec.name: (r.notes, generated[a:b]) for r, a, b in spans}
+    was = {r.spec.name: (r, generated[a:b]) for r, a, b in spans}
     out: dict[str, str] = {}
     for room in palace.rooms():
-        notes, section = was.get(room.spec.name, ([], ""))
-        if section and len(notes) == len(room.notes) and all(map(operator.is_, notes, room.notes)):
+        old, section = was.get(room.spec.name, (None, ""))
+        if old is None or not section:
+            continue
+        if len(old.notes) == len(room.notes) and all(map(operator.is_, old.notes, room.notes)):
             out[room.spec.name] = section
-    for room in rooms:
-        if room.spec.name not in out:  # touched: its other notes' lines are known too
-            _seed(since, room, was[room.spec.name][1])
+        elif (spliced := _spliced(palace, old, room, section)) is not None:
+            out[room.spec.name] = spliced
     return out
 
 
-def _seed(since: Palace, room: Room, section: str) -> None:
-    """Remember the lines of a room's section (rendered from `since`) as its notes' entries,
-    so a room an action touches renders only the notes it changed: the lines are in the order
-    of the entries' sort keys, one per note."""
-    lines = section[len(_room_head(room)) :].splitlines()
-    notes = sorted(room.notes, key=_sort_key)
-    if len(lines) != len(notes):
-        return
-    for note, line in zip(notes, lines, strict=True):
-        since.render_cache.setdefault(_entry_key(since, note), (_sort_key(note), line))
+def _spliced(palace: Palace, old: Room, room: Room, section: str) -> str | None:
+    """`room`'s section from `old`'s (the same room before the action): the lines of the
+    notes still there kept, the lines of the notes the action added rendered and merged in by
+    sort key. A room's lines are one per note in sort-key order, and each depends on its note
+    alone (rooms hold active notes: no line names a successor). None when the section does
+    not have one line per note."""
+    *lines, last = section[len(_room_head(old)) :].split("\n")
+    before = sorted(old.notes, key=_sort_key)
+    if last or len(lines) != len(before):
+        return None
+    now = {id(note) for note in room.notes}
+    pairs = zip(before, lines, strict=True)
+    kept = [(_sort_key(n), f"{line}\n") for n, line in pairs if id(n) in now]
+    held = {id(note) for note in old.notes}
+    added = sorted(
+        (_sort_key(n), _entry(palace, n)[1] + "\n") for n in room.notes if id(n) not in held
+    )
+    return _room_head(room) + "".join(line for _, line in heapq.merge(kept, added))
 
 
 _MARKER_BYTES = re.compile(rb"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)
@@ -352,8 +362,8 @@ def _text(part: str | bytes | None) -> str | None:
 
 def index_bytes(palace: Palace) -> bytes | None:
     """INDEX.md as it was when the palace was loaded (from disk if it was built otherwise)."""
-    if palace.index_snapshot is not None:
-        return palace.index_snapshot[0]
+    if palace.loaded.index_snapshot is not None:
+        return palace.loaded.index_snapshot[0]
     try:
         return (palace.root / INDEX_NAME).read_bytes()
     except FileNotFoundError:

@@ -12,8 +12,11 @@ CommonMark's link rule. HTML is read as text (a link inside `<details>` still co
 
 A full parse costs about ten times a scan, so a body with nothing that could hide a link
 or make a markdown link (no backtick, `~~~`, `$`, escaped `[`, indented line, `](` or `]:`)
-is scanned for wikilinks with the same pattern the inline rule uses. A file's links are read
-once, by `parse_note`, and kept in the palace cache.
+is scanned for wikilinks with the same pattern the inline rule uses. Most other bodies are
+read by blocks (`_by_blocks`): fences at column 0 found as CommonMark finds them, and the
+inline rules run only over the runs of lines that hold a `[`; the block rules run only where
+they decide what is text (code indented or in a container, math blocks, definitions). A
+file's links are read once, by `parse_note`, and kept in the palace cache.
 """
 
 from __future__ import annotations
@@ -28,15 +31,17 @@ from typing import Any, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import normalizeReference
+from markdown_it.common.utils import normalizeReference, unescapeAll
 from markdown_it.helpers import parseLinkDestination, parseLinkLabel
+from markdown_it.helpers.parse_link_destination import _Result
 from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # `[[target#heading|alias]]`: a single `]` may sit inside (Obsidian reads `[[Sq]uare]]` as
 # `Sq]uare`), a `[` or a line break may not; the first `]]` ends it (written unrolled: no
-# backtracking)
-_WIKI = re.compile(r"!?\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
+# backtracking). It starts with its literal `[[`, so the engine skips to each one instead of
+# trying every offset (an embed's `!` is not part of the span a rename rewrites anyway).
+_WIKI = re.compile(r"\[\[([^\[\]\r\n]*(?:\](?!\])[^\[\]\r\n]*)*)\]\]")
 # what makes a full parse necessary: code, math, an escaped bracket, a line indented as code
 # (a tab, 4 spaces: after a line break, CR or LF), or markdown link syntax. Substring tests:
 # one pass of memchr each, a fraction of one regex over the body.
@@ -51,7 +56,7 @@ _SPACE = re.compile(r"[ \t\r\n]")
 
 
 def _needs(text: str, marks: tuple[str, ...]) -> bool:
-    return any(mark in text for mark in marks)
+    return any(map(text.__contains__, marks))
 
 
 class RawLink(NamedTuple):
@@ -66,6 +71,11 @@ class RawLink(NamedTuple):
     heading: str = ""
     alias: str = ""  # a wikilink's `|alias`, a markdown link's text
     written: str = ""  # a markdown link's destination as written (`My%20Note.md#Part`)
+
+
+def _at_line(link: RawLink, line: int) -> RawLink:
+    """`link` at `line` (what `_replace` does, at a third of its cost: links are many)."""
+    return RawLink(link.target, link.kind, line, link.heading, link.alias, link.written)
 
 
 def shown(link: RawLink) -> str:
@@ -98,7 +108,7 @@ def _wikilinks(found: list[_Found], text: str, offset: int) -> None:
     for match in _WIKI.finditer(text):
         link = _wiki_link(match.group(1))
         if link is not None:
-            start = offset + match.start() + (1 if text[match.start()] == "!" else 0)
+            start = offset + match.start()
             found.append(_Found(start, link, (start, offset + match.end())))
 
 
@@ -106,11 +116,12 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if src[pos] not in "[!":
         return False
-    match = _WIKI.match(src, pos, state.posMax)
+    at = pos + 1 if src[pos] == "!" else pos  # an embed: `![[...]]` read whole
+    match = _WIKI.match(src, at, state.posMax)
     if match is None:
         return False
     if state.level == 1:  # read by `_walk`, not while a link's text is scanned
-        _wikilinks(state.env["found"], match.group(0), pos)
+        _wikilinks(state.env["found"], match.group(0), at)
     state.pos = match.end()
     return True
 
@@ -203,11 +214,32 @@ def _bounded_label(state: StateInline, start: int, disable_nested: bool = False)
     return end
 
 
+# a link destination with nothing the helper reads char by char: no escape, parenthesis,
+# space or control character (a `<` first makes it a `<...>` one)
+_PLAIN_DESTINATION = re.compile(r"[^\x00-\x20\x7f\\()]+")
+
+
+def _destination(string: str, pos: int, maximum: int) -> Any:
+    """markdown-it's `parseLinkDestination`, its common case by one pattern: a plain
+    destination up to a space, a control character, a `)` or the end is what the helper's
+    loop reads (the rest goes to the helper)."""
+    match = None if string.startswith("<", pos) else _PLAIN_DESTINATION.match(string, pos, maximum)
+    if match is None or string[match.end() : match.end() + 1] in ("(", "\\"):
+        return parseLinkDestination(string, pos, maximum)
+    result = _Result()
+    result.str = match.group() if "&" not in match.group() else unescapeAll(match.group())
+    result.pos, result.ok = match.end(), True
+    return result
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark")
     # hrefs are percent-decoded here, so markdown-it's percent-encoding of them is work lost
     md.normalizeLink = lambda url: url  # type: ignore[method-assign]
-    md.helpers = SimpleNamespace(**{**vars(md.helpers), "parseLinkLabel": _bounded_label})  # type: ignore[assignment]
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        **{**vars(md.helpers), "parseLinkLabel": _bounded_label,
+           "parseLinkDestination": _destination}
+    )  # fmt: skip
     md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
            double_inline=True)  # fmt: skip
     # HTML is text here (Obsidian indexes a link inside <details>); emphasis and entities
@@ -219,6 +251,11 @@ def _parser() -> MarkdownIt:
     rules.at("link", _recording(link_rule, image=False))
     rules.at("image", _recording(image_rule, image=True))
     rules.before("link", "wikilink", _wikilink_rule)
+    # text runs to the next character a rule left on starts at (a line break, math, an
+    # escape, a code span, a wikilink, a link or image, an autolink) or a `]` (link text ends
+    # there): markdown-it's default set also stops at the marks of the rules turned off
+    # above, where every rule is then tried in vain
+    md.inline.terminator_re = re.compile(r"[\n!$<\[\\\]`]")
     return md
 
 
@@ -276,7 +313,6 @@ def _scan(body: str) -> list[tuple[RawLink, tuple[int, int] | None]]:
             line, at = line + body.count("\n", at, start), start
         link = _wiki_link(match.group(1), line)
         if link is not None:
-            start += 1 if body[start] == "!" else 0
             out.append((link, (start, match.end())))
     return out
 
@@ -365,13 +401,158 @@ def _definition_span(
     return (start + pos, start + result.pos), text[pos : result.pos]
 
 
-def _links_of(body: str) -> tuple[tuple[RawLink, tuple[int, int] | None], ...]:
+# -- reading by blocks: the full parse kept for what needs it ---------------------------------
+# a line holding a fence mark (``` or ~~~) outside a fence must open one at column 0 (3 marks
+# or more; a backtick fence's info string holds no backtick), or the parser reads the body
+_FENCE = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
+# the container markers a line opens with (quotes, list items)
+_PREFIX = re.compile(r" *(?:(?:>|[-+*]|\d{1,9}[.)]) *)*")
+# a line whose container markers are followed by 4 spaces: code
+_CODE_IN_CONTAINER = re.compile(
+    r"^ *(?:(?:>|[-+*]|\d{1,9}[.)]) {0,3})*(?:>|[-+*]|\d{1,9}[.)]) {4}", re.M
+)
+# a run of lines that are not blank: the blocks of a text with no code in it
+_RUN = re.compile(r"^ *[^ \n][^\n]*(?:\n *[^ \n][^\n]*)*", re.M)
+# a heading (a block of one line): after a break, or at a block's start inside quotes and
+# list items
+_HEADING = re.compile(r" {0,3}#{1,6}(?: |$)")
+_CONTAINED_HEADING = re.compile(r"(?: {0,3}(?:> ?|(?:[-+*]|\d{1,9}[.)]) +))* {0,3}#{1,6}(?: |$)")
+# what a block's later line may start with that ends the block or changes its text: a space
+# (a list item's indentation is not its text), a list or quote marker, a heading, a setext
+# underline, a thematic break
+_BLOCK_START = frozenset(" #-+*_=>0123456789")
+
+_Link = tuple[RawLink, tuple[int, int] | None]
+
+
+def _line_at(body: str, index: int) -> tuple[int, int]:
+    """(start, end) of the line holding `index`."""
+    end = body.find("\n", index)
+    return body.rfind("\n", 0, index) + 1, len(body) if end < 0 else end
+
+
+def _next_mark(body: str, pos: int) -> int:
+    ticks, tildes = body.find("```", pos), body.find("~~~", pos)
+    return tildes if ticks < 0 or 0 <= tildes < ticks else ticks
+
+
+def _fences(body: str) -> list[tuple[int, int]] | None:
+    """(start, end) of every fence at column 0, as CommonMark reads them (one left open runs
+    to the end); None when a fence mark sits anywhere else (indented, in a list item or a
+    quote, a code span of three backticks): the parser says what that is."""
+    found: list[tuple[int, int]] = []
+    pos = 0
+    while (mark := _next_mark(body, pos)) >= 0:
+        start, end = _line_at(body, mark)
+        opener = _FENCE.fullmatch(body, start, end)
+        if opener is None:
+            return None
+        fence = opener.group(1) or opener.group(2)
+        close = end + 1
+        while (close := body.find(fence, close)) >= 0:
+            line_start, line_end = _line_at(body, close)
+            line = body[line_start:line_end]
+            run = line.strip(" \t")
+            if (
+                run.strip(fence[0])
+                or len(run) < len(fence)
+                or line[: close - line_start].strip(" \t")
+            ):
+                close = line_end + 1  # not a closing line (text before the mark, or after)
+                continue
+            if "\t" in line:
+                return None  # the parser counts a tab's columns
+            if close - line_start < 4:
+                close = line_end
+                break
+            close = line_end + 1
+        end = len(body) if close < 0 else close
+        found.append((start, end))
+        pos = end + 1
+    return found
+
+
+def _by_blocks(body: str) -> list[_Link] | None:
+    """Every link, read by blocks: fences at column 0 are skipped as CommonMark skips them,
+    the text between is cut into its runs of lines that are not blank, and only those holding
+    a `[` are read: by the wikilink pattern when they hold nothing else the inline rules read,
+    else by those rules. None where only the block rules can say what is text: a line
+    indented as code, a tab, a fence mark anywhere but a fence at column 0, a math block, a
+    reference definition, a run whose later lines start another block, a line ending other
+    than LF or a NUL (the parser rewrites both)."""
+    if "\r" in body or "\0" in body:
+        return None
+    fences = _fences(body) if "```" in body or "~~~" in body else []
+    if fences is None:
+        return None
+    found: list[_Found] = []
+    start = 0
+    for fence_start, fence_end in [*fences, (len(body) + 1, len(body) + 1)]:
+        text = body[start : max(start, fence_start - 1)]
+        start = fence_end + 1
+        if "$$" in text or "]:" in text:
+            return None  # a math block (it may hold a fence), a reference definition
+        if "[" not in text:
+            continue
+        offset = fence_start - 1 - len(text) if fence_start <= len(body) else len(body) - len(text)
+        if "\t" in text or "\n    " in text or text.startswith("    "):
+            return None
+        if "    " in text and _CODE_IN_CONTAINER.search(text):
+            return None
+        for run in _RUN.finditer(text):
+            if "[" in run.group() and not _read_run(found, run.group(), offset + run.start()):
+                return None
+    out: list[_Link] = []
+    line = at = 0
+    for item in sorted(found, key=lambda item: item.start):
+        line, at = line + body.count("\n", at, item.start), item.start
+        out.append((_at_line(item.link, line), item.span))
+    return out
+
+
+def _read_run(found: list[_Found], run: str, offset: int) -> bool:
+    """The links of a run of lines (at `offset` in the body) into `found`; False where the
+    block rules are needed."""
+    if not _needs(run, _INLINE_NEEDS_WALK):
+        _wikilinks(found, run, offset)  # what the inline rules would read: property-tested
+        return True
+    blocks: list[tuple[int, int]] = []  # a heading is a block of one line
+    first = pos = 0
+    for line in run.split("\n"):
+        heading = _CONTAINED_HEADING if pos == first else _HEADING
+        if "#" in line and heading.match(line):
+            if pos > first:
+                blocks.append((first, pos - 1))
+            blocks.append((pos, pos + len(line)))
+            first = pos + len(line) + 1
+        pos += len(line) + 1
+    if first < len(run):
+        blocks.append((first, len(run)))
+    for begin, end in blocks:
+        block = run[begin:end]
+        if "[" not in block:
+            continue
+        if "\n" in block:
+            if ">" in _PREFIX.match(block).group():  # type: ignore[union-attr]
+                return False  # a quote's later lines: the parser takes its marks off
+            if any(line[:1] in _BLOCK_START for line in block.split("\n")[1:]):
+                return False
+        content = block.strip(" ")
+        at = offset + begin + len(block) - len(block.lstrip(" "))
+        for item in _walk(content, {}):
+            span = None if item.span is None else (item.span[0] + at, item.span[1] + at)
+            found.append(_Found(item.start + at, item.link, span, item.ref))
+    return True
+
+
+def _links_of(body: str) -> tuple[_Link, ...]:
     """Every link in a body, its line 0-based."""
     if "[" not in body:
         return ()
-    risky = _needs(body, _NEEDS_PARSE) or body.startswith("    ")
-    found = _parse(body) if risky else _scan(body)
-    return tuple(found)
+    if not (_needs(body, _NEEDS_PARSE) or body.startswith("    ")):
+        return tuple(_scan(body))
+    found = _by_blocks(body)
+    return tuple(_parse(body) if found is None else found)
 
 
 # code and math blocks: what can make a line not text
@@ -415,14 +596,14 @@ def link_spans(
     (Obsidian's rule: a note's link may leave out `.md`) one to any file of the vault."""
     for link, span in _links_of(body):
         if span is not None and _counts(link, any_md):
-            yield span[0], span[1], link._replace(line=link.line + body_line)
+            yield span[0], span[1], _at_line(link, link.line + body_line)
 
 
 def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> list[RawLink]:
     """Every link of a body, in order, at its line in the file (`body_line` is the body's
     first); `any_md` as in `link_spans`."""
     return [
-        link._replace(line=link.line + body_line)
+        _at_line(link, link.line + body_line)
         for link, _ in _links_of(body)
         if _counts(link, any_md)
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,19 +55,32 @@ def load_files(
         known, trusted_ns = previous
     elif use_cache:
         known, trusted_ns = cache.read_notes(root, cache_name)
-    read_any = False  # a file was read: its entry is new, or trusted from now on
+    read = 0  # files read: new or changed since the cache, or too young to trust by stat
     for rel, path, kind in _walk(root, out.problems, layout, excludes, out.attachments):
         note, was_read = _load_one(rel, path, kind, known.get(rel), trusted_ns, out.problems)
-        read_any = read_any or was_read
+        read += was_read
         if note is not None:
             out.notes[rel] = note
         if progress is not None:
             progress(len(out.notes))
-    if use_cache and (
-        read_any or out.notes.keys() != known.keys() or not cache.notes_cached(root, cache_name)
-    ):
-        cache.write_notes(root, out.notes, out.started_ns, cache_name)
+    if use_cache:
+        gone = len(known) - sum(1 for rel in known if rel in out.notes)
+        if stale_enough(read + gone, len(out.notes)) or not cache.notes_cached(root, cache_name):
+            cache.write_notes(root, out.notes, out.started_ns, cache_name)
     return out
+
+
+#: the share of the palace a load may read again before the cache is written anew
+STALE_SHARE = 64
+
+
+def stale_enough(missed: int, notes: int) -> bool:
+    """Whether a cache that missed `missed` files of a load of `notes` is written anew. Writing
+    it costs the whole palace (~25 us a note); leaving it costs every later load the files it
+    misses (~100 us each): an action changes two or three files, and a rewrite after each made
+    its process and the next one pay for all ten thousand (issue 34). So the cache follows the
+    palace once it misses more than one file in STALE_SHARE (16 at least)."""
+    return missed > max(16, notes // STALE_SHARE)
 
 
 def _load_one(
@@ -197,3 +210,64 @@ def _symlink_ok(root: Path, inside: Path, path: str, rel: str, problems: list[Fi
     else:
         return True
     return False
+
+
+def read_note(root: Path, rel: str, kind: Kind) -> Note:
+    """The note at `rel` read and parsed as a load reads it; one that cannot be read is a
+    note whose header did not parse (the gate hides it), never an error."""
+    problems: list[Finding] = []
+    note, _read = _load_one(rel, str(root / rel), kind, None, 0, problems)
+    return note if note is not None else Note(rel, kind, problems=tuple(problems))
+
+
+# -- the files' fingerprint ---------------------------------------------------------------
+def files_fingerprint(files: Iterable[tuple[str, str, int, int]], unread: Iterable[str]) -> str:
+    """A fingerprint of the files a load read: each one's rel, kind, size and mtime (as
+    (rel, kind, size, mtime_ns)), and the paths it could not read. Equal fingerprints mean
+    the same files, unchanged as far as the palace cache can tell (see `walk_fingerprint`).
+
+    The sum of each file's own hash: in any order, holding nothing per file (a list of a
+    million files' lines, sorted, held ~600 MB)."""
+    total, count = 0, 0
+    for rel, kind, size, mtime in files:
+        total += _hashed(f"{rel}\0{kind}\0{size}\0{mtime}")
+        count += 1
+    for rel in unread:
+        total += _hashed(f"{rel}\0unread")
+        count += 1
+    return f"{count}:{total % (1 << 128):032x}"
+
+
+def _hashed(line: str) -> int:
+    digest = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return int.from_bytes(digest, "big")
+
+
+def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...] = ()) -> str:
+    """`files_fingerprint` of the files under `root` now, read by the walk a load makes and
+    one stat each, without reading a file: whether a palace loaded earlier (see
+    `loaded_fingerprint`) still holds every file as it is."""
+    problems: list[Finding] = []
+    files = []
+    for rel, path, kind in _walk(root, problems, layout, excludes):
+        try:
+            info = os.stat(path)
+        except OSError:
+            problems.append(Finding(rel, 0, "error", "file.unreadable", ""))
+            continue
+        files.append((rel, kind, info.st_size, info.st_mtime_ns))
+    return files_fingerprint(files, (p.path for p in problems))
+
+
+def loaded_fingerprint(
+    notes: Iterable[Note], problems: Iterable[Finding], loaded_ns: int
+) -> str | None:
+    """`files_fingerprint` of the notes a load read from disk and the paths it could not
+    read; None when a file was too young at that load for its size and mtime to vouch for
+    its bytes (the cache's racy window), or a note was not read from disk (mtime 0)."""
+    files = []
+    for note in notes:
+        if not note.mtime_ns or note.mtime_ns >= loaded_ns - cache.RACY_NS:
+            return None
+        files.append((note.rel, note.kind, note.size, note.mtime_ns))
+    return files_fingerprint(files, (p.path for p in problems))

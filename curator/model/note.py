@@ -38,7 +38,7 @@ def strip_banner(body: str) -> str:
 
 # Lines end at LF, CRLF or CR only: `str.splitlines` also breaks at \x0b, \x0c, \x1c-\x1e
 # and NEL, which would let one header line pass for two (or hide the closing fence).
-_FENCE = re.compile(r"---[ \t]*(\r\n|\n|\r)")
+FENCE = re.compile(r"---[ \t]*(\r\n|\n|\r)")
 _CLOSE = re.compile(r"(\r\n|\n|\r)(?:---|\.\.\.)[ \t]*(?:\r\n|\n|\r|\Z)")
 
 Kind = schema.Kind
@@ -47,10 +47,12 @@ __all__ = [
     "BOM",
     "DELETE",
     "DRAFT_BANNER",
+    "FENCE",
     "MAX_BYTES",
     "Note",
     "NoteEditError",
     "edit_header",
+    "header_bounds",
     "new_note_text",
     "parse_note",
 ]
@@ -270,7 +272,7 @@ def parse_note(
     if text is None:
         return note
     note.text = text
-    bounds = _bounds(text)
+    bounds = header_bounds(text)
     if isinstance(bounds, Finding):
         note.problems += (replace(bounds, path=rel),)
         return note
@@ -326,9 +328,9 @@ def _text(note: Note, data: bytes) -> str | None:
     return text
 
 
-def _bounds(text: str) -> tuple[str, int, int, int] | Finding:
+def header_bounds(text: str) -> tuple[str, int, int, int] | Finding:
     """Where the header is: (newline, header start, header end, body start), or why not."""
-    fence = _FENCE.match(text)
+    fence = FENCE.match(text)
     if not fence:
         message = "no YAML header: the file must start with a '---' line"
         return Finding("", 1, "error", "header.missing", message)
@@ -346,9 +348,9 @@ def edit_header(note: Note, updates: Mapping[str, Any]) -> bytes:
     NoteEditError when the note did not parse or the edit would not read back as intended
     (see `curator.model.header_edit`); nothing else is ever returned.
     """
-    if note.ok and not _FENCE.match(note.text):  # read through a layout (curator.model.layouts)
+    if note.ok and not FENCE.match(note.text):  # read through a layout (curator.model.layouts)
         return _first_header(note, updates)
-    bounds = _bounds(note.text)
+    bounds = header_bounds(note.text)
     if not note.ok or isinstance(bounds, Finding):
         raise NoteEditError("cannot edit a note whose header did not parse", path=note.rel)
     _, start, stop, _ = bounds
@@ -364,7 +366,7 @@ def rewrite_header_strings(note: Note, rewrite: Callable[[str], str]) -> str:
     """The note's text with `rewrite` applied to its YAML header's string values (see
     `header_edit.rewrite_strings`), the body untouched; the text as it is when the note has no
     YAML header that parsed. NoteEditError names the note when the edit would not read back."""
-    bounds = _bounds(note.text)
+    bounds = header_bounds(note.text)
     if not note.ok or isinstance(bounds, Finding):
         return note.text
     _, start, stop, _ = bounds

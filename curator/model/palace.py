@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from curator.config import Config, TypeSpec, load_config
 from curator.errors import NoteNotFound
-from curator.model import flags, groups
+from curator.model import flags, fuzzy, groups
 from curator.model.discovery import (
     INDEX_NAME,
     NOTES_DIR,
@@ -33,6 +32,7 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files
+from curator.model.lookups import Link, Lookups, by_name, by_slug
 from curator.model.note import Kind, Note, parse_note
 from curator.model.schema import name_key, slug_key
 
@@ -41,6 +41,7 @@ __all__ = [
     "NOTES_DIR",
     "STATE_DIR",
     "Link",
+    "Loaded",
     "Palace",
     "Room",
     "ensure_state_dir",
@@ -49,10 +50,18 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class Link:
-    source: str  # rel of the note the link is in
-    raw: RawLink
-    target: str | None  # rel of the note it resolves to, None when broken
+class Loaded:
+    """What the load that read a palace's notes saw besides them."""
+
+    # INDEX.md's bytes as read when the notes were loaded ((None,): absent; None: not read).
+    # Read *before* the notes, so an action landing during the load shows up as a changed
+    # INDEX.md when a plan made from this palace is applied.
+    index_snapshot: tuple[bytes | None] | None = None
+    # files under the notes root that are not notes (a vault's attachments), for links
+    attachments: tuple[str, ...] = ()
+    # when the load started (0: not loaded from disk); a reload passed this palace trusts
+    # its notes for files older than that
+    started_ns: int = 0
 
 
 @dataclass(frozen=True)
@@ -78,33 +87,14 @@ class Palace:
         self.layout = layout or layout_rules.layout_of(config)
         #: the notes are in another tool's layout (see `curator.model.layouts`)
         self.foreign_layout = layout_rules.foreign(config)
-        self._room_rule: Callable[[Note], str | None] | None = None
         self.notes = sorted(notes, key=lambda n: n.rel)
         self.drafts = sorted(drafts, key=lambda n: n.rel)
         self.problems = list(problems)
         self.by_rel: dict[str, Note] = {n.rel: n for n in (*self.notes, *self.drafts)}
-        # notes by case-folded slug and name: built on first use (see _by_slug)
-        self._slugs: dict[str, Sequence[Note]] | None = None
-        self._names: dict[str, Sequence[Note]] | None = None
-        self._outgoing: dict[str, list[Link]] | None = None
-        self._backlinks: dict[str, list[Link]] | None = None
-        self._preds: dict[str, list[Note]] | None = None
-        # active notes by type and the superseded ones (rooms() and superseded_notes()), and
-        # the notes naming a successor: built on first use, patched by replaced()
-        self._grouped: groups.Groups | None = None
-        # derived per-note text keyed by content hash, shared with palaces made by replaced()
-        self.render_cache: dict[tuple[str, ...], Any] = {}
-        self._replaced_memo: tuple[tuple[tuple[str, bytes | None], ...], Palace] | None = None
-        # INDEX.md's bytes as read when the notes were loaded (None: absent; unset: not read).
-        # Read *before* the notes, so an action landing during the load shows up as a changed
-        # INDEX.md when a plan made from this palace is applied.
-        self.index_snapshot: tuple[bytes | None] | None = None
-        # files under the notes root that are not notes (a vault's attachments), for links
-        self.attachments: list[str] = []
-        self._links: Resolver | None = None
-        # when the load that read these notes started (0: not loaded from disk); a reload
-        # passed this palace trusts its notes for files older than that
-        self.loaded_ns = 0
+        # what is worked out from the notes on first use; replaced() carries it
+        self.lookups: Lookups[Palace] = Lookups()
+        # what the load that read the notes saw besides them (none: not loaded from disk)
+        self.loaded = Loaded()
 
     @property
     def inbox(self) -> str:
@@ -118,9 +108,9 @@ class Palace:
     @property
     def room_rule(self) -> Callable[[Note], str | None]:
         """Which room a current note is in (`layout_rules.room_rule`), made once."""
-        if self._room_rule is None:
-            self._room_rule = layout_rules.room_rule(self.config, self.layout)
-        return self._room_rule
+        if self.lookups.room_rule is None:
+            self.lookups.room_rule = layout_rules.room_rule(self.config, self.layout)
+        return self.lookups.room_rule
 
     # -- loading -----------------------------------------------------------------------------
     @classmethod
@@ -141,7 +131,7 @@ class Palace:
         layout = layout_rules.layout_of(config)
         known = None  # a palace read through another layout holds other notes
         if previous is not None and previous.root == root and previous.layout_name == layout.name:
-            known = (previous.by_rel, previous.loaded_ns)
+            known = (previous.by_rel, previous.loaded.started_ns)
         loaded = load_files(
             root,
             use_cache=cache,
@@ -159,9 +149,7 @@ class Palace:
             loaded.problems,
             layout=layout,
         )
-        palace.index_snapshot = (loaded.index_bytes,)
-        palace.attachments = loaded.attachments
-        palace.loaded_ns = loaded.started_ns
+        palace.loaded = Loaded((loaded.index_bytes,), tuple(loaded.attachments), loaded.started_ns)
         return palace
 
     def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
@@ -171,8 +159,8 @@ class Palace:
         rebuild), and remembered: planners ask for the same "after" palace more than once.
         """
         key = tuple(sorted(changes.items(), key=lambda item: item[0]))
-        if self._replaced_memo is not None and self._replaced_memo[0] == key:
-            return self._replaced_memo[1]
+        if self.lookups.after is not None and self.lookups.after[0] == key:
+            return self.lookups.after[1]
         gone = {rel for rel in changes if rel in self.by_rel}
         added: list[Note] = []
         foreign = self.foreign_layout
@@ -190,7 +178,6 @@ class Palace:
         new = Palace.__new__(Palace)
         new.root, new.config, new.problems = self.root, self.config, self.problems
         new.layout, new.foreign_layout = self.layout, self.foreign_layout
-        new._room_rule = self._room_rule
         new.notes = groups.merge_sorted(self.notes, gone, [n for n in added if n.kind == "note"])
         new.drafts = groups.merge_sorted(self.drafts, gone, [n for n in added if n.kind == "draft"])
         new.by_rel = dict(self.by_rel)
@@ -200,37 +187,15 @@ class Palace:
         # the lookups this palace has built, patched; the others are built when first used.
         # Slugs are built here if need be: every plan renders INDEX.md, which resolves
         # successors by slug, and a chain of replaced palaces then builds them once.
-        slugs = new._slugs = dict(self._by_slug)
-        for rel in gone:
-            if (old := self.by_rel[rel]).kind == "note":
-                groups.drop(slugs, old.slug.casefold(), old)
-        for note in added:
-            if note.kind == "note":
-                groups.add(slugs, note.slug.casefold(), note)
-        new._names = None
-        if self._names is not None:
-            names = new._names = dict(self._names)
-            for rel in gone:
-                if (old := self.by_rel[rel]).kind == "note" and old.ok:
-                    groups.drop(names, name_key(old.name), old)
-            for note in added:
-                if note.kind == "note" and note.ok:
-                    groups.add(names, name_key(note.name), note)
-        new._outgoing = new._backlinks = new._preds = new._links = None
-        new._grouped = (
-            groups.regroup(self._groups(), gone, added, self.room_rule)
-            if added or gone
-            else self._grouped
-        )
-        new.render_cache = self.render_cache
-        new.attachments = self.attachments
-        new.loaded_ns = self.loaded_ns
+        grouped = self._groups() if added or gone else self.lookups.grouped
+        new.lookups = self.lookups.carried(self.by_rel, gone, added, self._by_slug, grouped)
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
-        new.index_snapshot = (
-            (changes[INDEX_NAME],) if INDEX_NAME in changes else self.index_snapshot
+        new.loaded = (
+            replace(self.loaded, index_snapshot=(changes[INDEX_NAME],))
+            if INDEX_NAME in changes
+            else self.loaded
         )
-        new._replaced_memo = None
-        self._replaced_memo = (key, new)
+        self.lookups.after = (key, new)
         return new
 
     # -- lookups ------------------------------------------------------------------------------
@@ -238,25 +203,16 @@ class Palace:
     def _by_slug(self) -> dict[str, Sequence[Note]]:
         """Notes by case-folded slug (tuples: one note a key, seldom two). Built on first use:
         loading, listing and searching never need it, and at 100k notes it holds ~10 MB."""
-        slugs = self._slugs
-        if slugs is None:
-            slugs = {}
-            for note in self.notes:
-                groups.add(slugs, note.slug.casefold(), note)
-            self._slugs = slugs
-        return slugs
+        if self.lookups.slugs is None:
+            self.lookups.slugs = by_slug(self.notes)
+        return self.lookups.slugs
 
     @property
     def _by_name(self) -> dict[str, Sequence[Note]]:
         """Parsed notes by `name_key` (as `_by_slug`)."""
-        names = self._names
-        if names is None:
-            names = {}
-            for note in self.notes:
-                if note.ok:
-                    groups.add(names, name_key(note.name), note)
-            self._names = names
-        return names
+        if self.lookups.names is None:
+            self.lookups.names = by_name(self.notes)
+        return self.lookups.names
 
     def named(self, name: str) -> Sequence[Note]:
         """The parsed notes holding `name` (under `schema.name_key`), in path order."""
@@ -320,9 +276,11 @@ class Palace:
     # -- links --------------------------------------------------------------------------------
     def link_table(self) -> Resolver:
         """The notes' link table under the layout (built on first use)."""
-        if self._links is None:
-            self._links = layout_rules.link_table(self.config, self.notes, self.attachments)
-        return self._links
+        if self.lookups.links is None:
+            self.lookups.links = layout_rules.link_table(
+                self.config, self.notes, self.loaded.attachments
+            )
+        return self.lookups.links
 
     def resolve(self, source_rel: str, link: RawLink) -> str | None:
         if self.foreign_layout:
@@ -340,8 +298,11 @@ class Palace:
             matches = self._by_slug.get(key) or self.named(link.target) or ()
         return matches[0].rel if len(matches) == 1 else None
 
-    def _graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:
-        if self._outgoing is None or self._backlinks is None:
+    def link_graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:
+        """Every note's and draft's outgoing links and every note's backlinks, by rel (built
+        once: what walks every note's links, such as `check`, reads this)."""
+        found = self.lookups
+        if found.outgoing is None or found.backlinks is None:
             outgoing: dict[str, list[Link]] = {}
             backlinks: dict[str, list[Link]] = {}
             for note in self.all():
@@ -352,14 +313,24 @@ class Palace:
                 for link in links:
                     if link.target is not None and link.target != note.rel:
                         backlinks.setdefault(link.target, []).append(link)
-            self._outgoing, self._backlinks = outgoing, backlinks
-        return self._outgoing, self._backlinks
+            found.outgoing, found.backlinks = outgoing, backlinks
+            return outgoing, backlinks
+        return found.outgoing, found.backlinks
 
     def outgoing(self, note: Note) -> list[Link]:
-        return self._graph()[0].get(note.rel, [])
+        """The links of this palace's note at `note.rel`, each with the note it resolves to.
+        One note's links resolve on their own: serving one note (a search hit, an agent's
+        read) never builds the whole palace's link graph (seconds at 100k notes)."""
+        built = self.lookups.outgoing
+        if built is not None:
+            return built.get(note.rel, [])
+        mine = self.by_rel.get(note.rel)
+        if mine is None:
+            return []
+        return [Link(mine.rel, raw, self.resolve(mine.rel, raw)) for raw in mine.links]
 
     def backlinks(self, note: Note) -> list[Link]:
-        return self._graph()[1].get(note.rel, [])
+        return self.link_graph()[1].get(note.rel, [])
 
     def note_by_slug(self, slug: str) -> Note | None:
         matches = self._by_slug.get(slug_key(slug), ())
@@ -388,21 +359,21 @@ class Palace:
         return list(self._groups()[1])
 
     def _groups(self) -> groups.Groups:
-        if self._grouped is None:
-            self._grouped = groups.regroup(({}, [], []), (), self.notes, self.room_rule)
-        return self._grouped
+        if self.lookups.grouped is None:
+            self.lookups.grouped = groups.regroup(({}, [], []), (), self.notes, self.room_rule)
+        return self.lookups.grouped
 
     def _predecessors(self) -> dict[str, list[Note]]:
         """rel of a note -> the notes that name it in superseded_by."""
-        if self._preds is None:
+        if self.lookups.preds is None:
             preds: dict[str, list[Note]] = {}
             for other in self._groups()[2]:
                 if other.superseded_by:
                     target = self.note_by_slug(other.superseded_by)
                     if target is not None:
                         preds.setdefault(target.rel, []).append(other)
-            self._preds = preds
-        return self._preds
+            self.lookups.preds = preds
+        return self.lookups.preds
 
     def chain(self, note: Note) -> list[Note]:
         """The supersede chain through `note`, oldest first."""
@@ -456,11 +427,11 @@ class Palace:
 
 
 def _did_you_mean(ref: str, pool: list[Note]) -> str:
-    """ "; did you mean X?" naming the closest slugs or names in `pool` (only the notes the
-    caller may see), "" when none is close."""
-    from rapidfuzz import fuzz, process
-
+    """ "; did you mean X?" naming the closest slug or name in `pool` (only the notes the
+    caller may see; `fuzzy`'s rule), or the few as close, "" when none is close."""
     choices = {n.slug: n.slug for n in pool} | {n.name: n.slug for n in pool if n.ok}
-    found = process.extract(ref, list(choices), scorer=fuzz.WRatio, limit=6, score_cutoff=80)
-    slugs = list(dict.fromkeys(choices[match] for match, _score, _i in found))[:3]
+    keys = list(choices)
+    found = fuzzy.closest(ref, keys, limit=6)
+    best = found[0][1] if found else 0.0
+    slugs = list(dict.fromkeys(choices[keys[i]] for i, score in found if score == best))[:3]
     return f"; did you mean {' or '.join(slugs)}?" if slugs else ""

@@ -38,6 +38,25 @@ def _paths(inbox: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w/.-])(?:{folders})/[^\s()\[\]<>\"'`,;]*?\.md(?![\w-])")
 
 
+def _edge(text: str, at: int) -> bool:
+    """No word character (`\\w`, as `re` has it) nor a hyphen at `at`: a name ends there."""
+    if not 0 <= at < len(text):
+        return True
+    ch = text[at]
+    return not (ch.isalnum() or ch in "_-")
+
+
+def _holds(folded: str, term: str) -> bool:
+    """`term` (case-folded) stands in `folded` as a whole: not inside a longer word or a
+    hyphenated name."""
+    at = folded.find(term)
+    while at >= 0:
+        if _edge(folded, at - 1) and _edge(folded, at + len(term)):
+            return True
+        at = folded.find(term, at + 1)
+    return False
+
+
 @dataclass
 class Served:
     """What of `palace` may be served to an agent (`include_sensitive`: everything)."""
@@ -45,10 +64,9 @@ class Served:
     palace: Palace
     config: Config
     include_sensitive: bool = False
-    _words: re.Pattern[str] | None = field(init=False, default=None)
+    _by_word: dict[str, list[str]] = field(init=False, default_factory=dict)
     _shown: frozenset[str] = field(init=False, default=frozenset())
     _ready: bool = field(init=False, default=False)
-    _firsts: frozenset[str] | None = field(init=False, default=None)
 
     @classmethod
     def of(cls, palace: Palace, include_sensitive: bool = False) -> Served:
@@ -62,27 +80,45 @@ class Served:
         return kept[include_sensitive]
 
     def _names(self) -> None:
-        """The hidden notes' names, as one pattern (made on first use of `text`)."""
+        """The hidden notes' names, by their longest word (made on first use of `text`)."""
         if self._ready:
             return
-        self._ready = True
         notes = self.palace.all()
         hidden = [n for n in notes if not is_visible(n, self.config)]
         gone = {n.rel for n in hidden}
-        self._shown = frozenset(n.rel for n in notes if n.rel not in gone)
+        names = [(n.rel, n.slug, n.name if n.ok else "") for n in hidden]
+        self.hiding(names, frozenset(n.rel for n in notes if n.rel not in gone))
+
+    def hiding(self, hidden: Iterable[tuple[str, str, str]], shown: frozenset[str]) -> None:
+        """Withhold what names the `hidden` notes ((path, slug, name or "") each) and any
+        palace path but the `shown` ones: the gate's verdicts, from the palace (`_names`) or
+        from the search index's rows (a query that reads no palace, `curator.search.cold`)."""
+        self._ready = True
+        self._shown = shown
         terms: set[str] = set()
-        for note in hidden:
-            terms |= {note.rel, note.rel.removesuffix(".md"), note.slug}
-            if note.ok and note.name.strip():
-                terms.add(" ".join(note.name.split()))
+        for rel, slug, name in hidden:
+            terms |= {rel, rel.removesuffix(".md"), slug}
+            if name.strip():
+                terms.add(" ".join(name.split()))
         terms.discard("")
-        # a value's words meet no term's first word: no term can be in it (the pattern of
-        # thousands of names is slow; this set answers most values)
-        firsts = [_WORD.findall(t)[:1] for t in terms]
-        self._firsts = frozenset(w[0].casefold() for w in firsts if w) if all(firsts) else None
-        if terms:  # longest first, so a name is matched whole before a slug inside it
-            alts = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
-            self._words = re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])", re.IGNORECASE)
+        self._by_word = {}
+        # Every word of a term found in a value is a word of the value (a match begins and
+        # ends at word edges), so a value is compared only with the terms whose longest word
+        # it holds (paths and names share their short words: notes, the); case-folded, so
+        # each comparison is a plain `find`: one pattern of thousands of names took seconds
+        # to compile at 100k notes. A term without a word is compared with every value.
+        for term in terms:
+            folded = term.casefold()
+            words = _WORD.findall(folded)
+            self._by_word.setdefault(max(words, key=len) if words else "", []).append(folded)
+
+    def _names_in(self, value: str) -> bool:
+        """Whether `value` names a hidden note (by its path, slug or name, as a whole)."""
+        folded = value.casefold()
+        for word in {*_WORD.findall(folded), ""}:
+            if any(_holds(folded, term) for term in self._by_word.get(word, ())):
+                return True
+        return False
 
     def note(self, note: Note) -> bool:
         """May `note` itself be served (the gate)?"""
@@ -123,9 +159,7 @@ class Served:
         if self.include_sensitive or not value:
             return value
         self._names()
-        words = {w.casefold() for w in _WORD.findall(value)}
-        maybe = self._firsts is None or not self._firsts.isdisjoint(words)
-        if self._words is not None and maybe and self._words.search(value):
+        if self._names_in(value):
             return WITHHELD
         if any(m.group(0) not in self._shown for m in _paths(self.config.inbox).finditer(value)):
             return WITHHELD

@@ -119,7 +119,7 @@ class IndexCandidates:
             out.append({**ranker._doc_row(path), **row})
         if missing:
             listed = ", ".join(sql_str(p) for p in missing)
-            full = {str(r["path"]): r for r in self.store.all_vectors(where=f"path IN ({listed})")}
+            full = {str(r["path"]): r for r in self.store.all_rows(where=f"path IN ({listed})")}
             scores = {str(r["path"]): r for r in found}
             out += [{**full[p], **scores[p]} for p in missing if p in full]
         return out

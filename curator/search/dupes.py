@@ -102,7 +102,7 @@ def _store(searcher: Ranker) -> IndexStore:
 
 def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
     """The likeliest near-duplicate pairs in the palace, best first (never merged)."""
-    rows = _store(searcher).all_vectors(where=flt.sql())
+    rows = _store(searcher).all_rows(where=flt.sql())
     if len(rows) < 2:
         return []
     mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
@@ -133,11 +133,15 @@ def dupe_pairs(searcher: Ranker, flt: Filter, limit: int) -> list[DupePair]:
 
 def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[DraftGroup]:
     """Every draft of the palace in a group: drafts are joined when one is among the other's
-    nearest vector neighbours and the one near-duplicate rule (`_rule`, capture's) confirms it,
-    as `dupes` finds a draft's candidates; a group's note (`into`) is the current note the rule
-    finds its drafts most like. Two drafts already in one group are not scored again. Within a
-    group the draft closest to the others comes first (then the longer one); the biggest groups
-    come first. A draft the index does not hold yet (or hides) is a group of one."""
+    nearest drafts by vector and the one near-duplicate rule (`score_keys`, capture's) confirms
+    it; a group's note (`into`) is the current note the rule finds it most like, among the
+    notes nearest the group's centre (each scored against the member nearest it). Two drafts
+    already in one group are not scored again. Within a group the draft closest to the others
+    comes first (then the longer one); the biggest groups come first. A draft the index does
+    not hold yet (or hides) is a group of one.
+
+    The vector products are drafts x drafts and groups x notes, never drafts x notes: with
+    2,000 drafts in a 10k-note palace the latter was most of the time (issue 36's 2 s)."""
     palace = searcher.palace
     flt = Filter.of(
         palace,
@@ -147,33 +151,23 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
     )
     # what the rule reads and the group names: the other columns cost a read of every row
     columns = ("path", "kind", "name", "description", "body")
-    rows = _store(searcher).all_vectors(where=flt.sql(), columns=columns)
+    rows = _store(searcher).all_rows(where=flt.sql(), columns=(*columns, "vector"))
     present = {d.rel for d in palace.drafts}
     drafts = [i for i, r in enumerate(rows) if r.get("kind") == "draft" and r["path"] in present]
     grouping = _Grouping(rows, {rows[i]["path"] for i in drafts})
-    if drafts:
-        mat = np.asarray([r["vector"] for r in rows], dtype=np.float32)
-        k = min(GROUP_NEIGHBOURS, len(rows) - 1)
-        seen: set[tuple[int, int]] = set()
-        for start in range(0, len(drafts), PAIR_BLOCK):
-            block = drafts[start : start + PAIR_BLOCK]
-            sims = mat[block] @ mat.T
-            sims[np.arange(len(block)), block] = -2.0  # not its own neighbour
-            top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k > 0 else sims[:, :0]
-            for at, i in enumerate(block):
-                for j in (int(j) for j in top[at]):
-                    pair = (min(i, j), max(i, j))
-                    if pair not in seen:
-                        seen.add(pair)
-                        grouping.join(i, j, float(sims[at, j]))
+    mat = np.stack([r["vector"] for r in rows]) if rows else np.zeros((0, 0), np.float32)
+    grouping.join_drafts(drafts, mat)
     groups: dict[str, list[str]] = {}
     for rel in sorted(present):
         groups.setdefault(grouping.root(rel) if rel in grouping.parent else rel, []).append(rel)
+    grouping.find_notes(
+        [i for i, r in enumerate(rows) if r.get("kind") == "note"], list(groups.values()), mat
+    )
     length = {rows[i]["path"]: len(str(rows[i].get("body") or "")) for i in drafts}
     out = []
     for members in groups.values():
         members.sort(key=lambda rel: (-grouping.close.get(rel, 0.0), -length.get(rel, 0), rel))
-        best = max((grouping.into[m] for m in members if m in grouping.into), default=None)
+        best = grouping.into.get(grouping.root(members[0]) if members[0] in grouping.parent else "")
         note = best[1] if best else ""
         name = palace.by_rel[note].name if note in palace.by_rel else ""
         out.append(DraftGroup(tuple(members), note, one_line(name)))
@@ -182,14 +176,15 @@ def draft_groups(searcher: Ranker, *, include_sensitive: bool = False) -> list[D
 
 
 class _Grouping:
-    """Drafts joined by root (union-find), each draft's most alike note, how close each draft
-    is to its group (the vector similarity of its neighbours that joined it)."""
+    """Drafts joined by root (union-find), each group's most alike note (by its root), how
+    close each draft is to its group (the vector similarity of its neighbours that joined it)."""
 
     def __init__(self, rows: list[dict[str, Any]], drafts: set[str]) -> None:
         self.rows = rows
         self.parent = {rel: rel for rel in drafts}
         self.close: dict[str, float] = dict.fromkeys(drafts, 0.0)
-        self.into: dict[str, tuple[float, str]] = {}  # draft -> its best (score, note)
+        self.into: dict[str, tuple[float, str]] = {}  # group root -> its best (score, note)
+        self.index = {row["path"]: i for i, row in enumerate(rows)}
         self._keys: dict[int, Key] = {}
 
     def key(self, i: int) -> Key:
@@ -205,18 +200,31 @@ class _Grouping:
             rel = parent[rel]
         return rel
 
+    def join_drafts(self, drafts: list[int], mat: np.ndarray) -> None:
+        """Each draft's nearest drafts by vector, confirmed by the rule (`join`)."""
+        k = min(GROUP_NEIGHBOURS, len(drafts) - 1)
+        if k <= 0:
+            return
+        vectors = mat[drafts]
+        pairs, sims = [], []
+        for start in range(0, len(drafts), PAIR_BLOCK):
+            block = vectors[start : start + PAIR_BLOCK] @ vectors.T
+            rows = np.arange(len(block))
+            block[rows, rows + start] = -2.0  # not its own neighbour
+            top = np.argpartition(block, -k, axis=1)[:, -k:]
+            sims.append(block[rows[:, None], top].ravel())
+            a, b = np.repeat(rows + start, k), top.ravel()
+            pairs.append(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1))
+        # each pair once (two drafts may name each other), the most alike first
+        unique, first = np.unique(np.concatenate(pairs), axis=0, return_index=True)
+        near = np.concatenate(sims)[first]
+        order = np.argsort(-near, kind="stable")
+        for (x, y), sim in zip(unique[order].tolist(), near[order].tolist(), strict=True):
+            self.join(drafts[x], drafts[y], sim)
+
     def join(self, i: int, j: int, similarity: float) -> None:
-        """Confirm the neighbours i (a draft) and j by the rule: two drafts join one group, a
-        note becomes the draft's note when it is the most alike so far."""
+        """Two neighbouring drafts join one group when the rule confirms them."""
         a, b = self.rows[i]["path"], self.rows[j]["path"]
-        if self.rows[j].get("kind") == "note":
-            fz = score_keys(self.key(i), self.key(j))
-            best = self.into.get(a)
-            if fz >= THRESHOLD and (best is None or (fz, b) > best):
-                self.into[a] = (fz, b)
-            return
-        if b not in self.parent:
-            return
         ra, rb = self.root(a), self.root(b)
         if ra != rb:
             if score_keys(self.key(i), self.key(j)) < THRESHOLD:
@@ -224,6 +232,29 @@ class _Grouping:
             self.parent[max(ra, rb)] = min(ra, rb)
         self.close[a] += similarity
         self.close[b] += similarity
+
+    def find_notes(self, notes: list[int], groups: list[list[str]], mat: np.ndarray) -> None:
+        """Each group's note: of the notes nearest the group's centre by vector, the one the
+        rule finds most alike, each scored against the group's member nearest it."""
+        members = [[self.index[rel] for rel in g if rel in self.index] for g in groups]
+        members = [m for m in members if m]
+        k = min(GROUP_NEIGHBOURS, len(notes))
+        if not members or k <= 0:
+            return
+        note_vectors = mat[notes]
+        for start in range(0, len(members), PAIR_BLOCK):
+            block = members[start : start + PAIR_BLOCK]
+            centres = np.stack([mat[m].mean(axis=0) for m in block])
+            top = np.argpartition(centres @ note_vectors.T, -k, axis=1)[:, -k:]
+            for group, near in zip(block, top, strict=True):
+                root = self.root(self.rows[group[0]]["path"])
+                candidates = [notes[int(n)] for n in near]
+                nearest = np.argmax(mat[group] @ mat[candidates].T, axis=0).tolist()
+                for j, m in zip(candidates, nearest, strict=True):
+                    fz = score_keys(self.key(group[m]), self.key(j))
+                    best = self.into.get(root)
+                    if fz >= THRESHOLD and (best is None or (fz, self.rows[j]["path"]) > best):
+                        self.into[root] = (fz, self.rows[j]["path"])
 
 
 def _nearest_pairs(mat: np.ndarray) -> list[tuple[tuple[int, int], float]]:

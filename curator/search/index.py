@@ -23,9 +23,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from curator.config import Config
 from curator.errors import ConfigError, SearchIndexError
 from curator.fsutil import atomic_write
 from curator.gitenv import git_env
+from curator.model.loader import loaded_fingerprint
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.model.schema import is_visible
@@ -121,7 +123,7 @@ def doc_hashes(palace: Palace) -> dict[str, str]:
 
 
 def _maker(palace: Palace) -> MakeDocs:
-    """Builds the docs of the given paths from `palace` (see IndexStore.sync_hashes)."""
+    """Builds the docs of the given paths from `palace` (see IndexWriter.sync_hashes)."""
     by_rel = palace.by_rel
     return lambda paths: [doc_from_note(palace, by_rel[p]) for p in paths]
 
@@ -146,18 +148,23 @@ def open_index(palace: Palace) -> IndexStore:
     """The palace's index store, opened afresh (never raises for a corrupt index: it is moved
     aside and `store.ready` is False until the next sync). The store follows state.json from
     then on, so one store serves its holder across other processes' syncs."""
-    settings = palace.config.index
+    return open_index_at(palace.root, palace.config)
+
+
+def open_index_at(root: Path, config: Config) -> IndexStore:
+    """`open_index` of the palace at `root` with palace.toml `config`, loading no note."""
+    settings = config.index
     try:
         embedder = get_embedder(settings.embedder, settings.dim)
     except ValueError as exc:  # a name or dim palace.toml's checks let through
-        raise ConfigError(str(exc), path=str(palace.root / "palace.toml")) from None
+        raise ConfigError(str(exc), path=str(root / "palace.toml")) from None
     try:
-        ensure_state_dir(palace.root)
+        ensure_state_dir(root)
     except OSError as exc:  # .curator is a file, or read-only
-        where = str(palace.root / STATE_DIR)
+        where = str(root / STATE_DIR)
         message = f"cannot hold the search index: {exc.strerror}"
         raise SearchIndexError(message, path=where) from None
-    return IndexStore.open(index_dir(palace.root).resolve(), embedder)
+    return IndexStore.open(index_dir(root).resolve(), embedder)
 
 
 def _allow_empty(palace: Palace, hashes: dict[str, str]) -> bool:
@@ -179,34 +186,46 @@ def sync_index(
     commit = commit if commit is not None else head_commit(palace.root)
     signature = palace_signature(palace)
     state = store.state
+    found = _read_synced(store)
     if (
         store.ready
         and state is not None
         and state.commit == commit
-        and _read_synced(store) == _synced_record(state, signature)
+        and found is not None
+        and all(found.get(k) == v for k, v in _synced_record(state, signature).items())
     ):
+        if found.get("files") != _files_of(palace):  # the same notes, as read again since
+            _write_synced(store, palace, signature)
         return SyncStats(0, 0, 0, state.doc_count, time.perf_counter() - t0)
     hashes = doc_hashes(palace)
     allow = _allow_empty(palace, hashes)
-    stats = store.sync_hashes(hashes, _maker(palace), commit, allow_empty=allow)
-    _write_synced(store, signature)
+    stats = store.writer.sync_hashes(hashes, _maker(palace), commit, allow_empty=allow)
+    _write_synced(store, palace, signature)
     return stats
 
 
-def palace_signature(palace: Palace) -> str:
-    """A fingerprint of everything the index derives from the palace: every parsed file's path
-    and hash, plus the config that derives fields from them (type default confidences and
-    sensitive scopes). Computed afresh (a few ms at 10k notes; once a sync or a searcher)."""
-    config = palace.config
-    derived = repr(
+def derived_config(config: Config) -> str:
+    """What of palace.toml the index derives fields from: the type default confidences and
+    the sensitive scopes (with the way a note becomes a doc)."""
+    return repr(
         (
             DOC_VERSION,
             sorted((t.name, t.default_confidence) for t in config.types.values()),
             sorted(name for name, spec in config.scopes.items() if spec.sensitive),
         )
     )
+
+
+def palace_signature(palace: Palace) -> str:
+    """A fingerprint of everything the index derives from the palace: every parsed file's path
+    and hash, plus the config that derives fields from them (type default confidences and
+    sensitive scopes). Computed afresh (a few ms at 10k notes; once a sync or a searcher).
+    A palace read from the index (`curator.search.cold`) has the one the index recorded."""
+    recorded = getattr(palace, "index_signature", None)
+    if isinstance(recorded, str):
+        return recorded
     lines = [f"{n.rel}\0{n.sha}" for n in palace.all() if n.ok]
-    lines.append(derived)
+    lines.append(derived_config(palace.config))
     raw = "\n".join(lines).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
@@ -215,22 +234,44 @@ def _synced_record(state: IndexState, signature: str) -> dict[str, str]:
     return {"table": state.table, "updated": state.updated, "signature": signature}
 
 
-def _read_synced(store: IndexStore) -> dict[str, str] | None:
+def read_synced(index: Path) -> dict[str, Any] | None:
+    """The record of the last sync in the index folder `index` (None: none, or unreadable)."""
     try:
-        data = json.loads((store.index_dir / SYNCED_FILE).read_text(encoding="utf-8"))
+        data = json.loads((index / SYNCED_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
 
-def _write_synced(store: IndexStore, signature: str) -> None:
-    """Record the palace fingerprint the index now reflects (best effort: it only saves work)."""
+def _read_synced(store: IndexStore) -> dict[str, Any] | None:
+    return read_synced(store.index_dir)
+
+
+def _files_of(palace: Palace) -> str | None:
+    """The fingerprint of the files the palace was read from (see `loaded_fingerprint`);
+    None for a palace of another tool's layout (a cold query loads those)."""
+    if palace.foreign_layout:
+        return None
+    return loaded_fingerprint(palace.all(), palace.problems, palace.loaded.started_ns)
+
+
+def _write_synced(store: IndexStore, palace: Palace, signature: str) -> None:
+    """Record what the index now reflects (best effort: it only saves work): the palace
+    fingerprint, and for a query that reads no palace (`curator.search.cold`) the files'
+    fingerprint, the config it derived fields with and the notes whose header failed to
+    parse (the index holds no row of them; the gate hides them)."""
     state = store.state
     path = store.index_dir / SYNCED_FILE
     if state is None:
         return
+    record = {
+        **_synced_record(state, signature),
+        "files": _files_of(palace),
+        "derived": derived_config(palace.config),
+        "unparsed": sorted(n.rel for n in palace.all() if not n.ok),
+    }
     try:
-        data = json.dumps(_synced_record(state, signature)).encode("utf-8")
+        data = json.dumps(record).encode("utf-8")
         atomic_write(path, data, sync=False)
     except OSError as exc:
         log.info("could not record the synced palace fingerprint: %s", exc)
@@ -242,12 +283,13 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
     hashes = doc_hashes(palace)
     allow = _allow_empty(palace, hashes)
     commit = head_commit(palace.root)
-    stats = store.rebuild_hashes(hashes, _maker(palace), commit, allow_empty=allow)
-    _write_synced(store, palace_signature(palace))
+    stats = store.writer.rebuild_hashes(hashes, _maker(palace), commit, allow_empty=allow)
+    _write_synced(store, palace, palace_signature(palace))
     return stats
 
 
 __all__ = [
+    "derived_config",
     "doc_from_note",
     "doc_hashes",
     "doc_row",
@@ -255,7 +297,9 @@ __all__ = [
     "head_commit",
     "index_dir",
     "open_index",
+    "open_index_at",
     "palace_signature",
+    "read_synced",
     "reindex",
     "sync_index",
 ]

@@ -4,24 +4,26 @@ each word, for a short query's name candidates (`Ranker.fuzzy`).
 The names come from the palace the index was synced to (the index holds one row per parsed
 note and draft, named as in the palace), so matching them reads no table. A query word matches
 a name word it begins (as you type) or, for words of four letters or more, a near miss
-(rapidfuzz over the names' vocabulary).
+(`curator.model.fuzzy`'s rule over the names' vocabulary).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from curator.model import fuzzy
 from curator.model.note import Note
 from curator.model.palace import Palace
+from curator.search.filters import note_row
 from curator.search.text import WORD
 
 PREFIX_WORDS = 200  # name words an as-you-type prefix may expand to
-NEAR_SCORE = 80  # rapidfuzz ratio of a near-miss word
 NEAR_WORDS = 10  # near-miss words per query word
 
 
@@ -29,29 +31,52 @@ NEAR_WORDS = 10  # near-miss words per query word
 class Names:
     """Every parsed note's and draft's name, lower-cased, with its words' postings."""
 
-    notes: list[Note]  # sorted by path, as the index's rows
+    rels: list[str]  # sorted, as the index's rows
+    notes: list[Note] | None  # the notes at `rels` (None: read from the index, see `rows`)
+    row_at: Callable[[int], dict[str, Any]] | None  # else the index's row of the `i`th
     names: list[str]
     lengths: np.ndarray
     vocab: list[str]  # sorted distinct name words
-    postings: dict[str, np.ndarray]  # name word -> positions in `notes`
+    postings: dict[str, np.ndarray]  # name word -> positions in `rels`
 
     @classmethod
     def of(cls, palace: Palace) -> Names:
+        """The names of the palace's parsed notes and drafts; of a palace read from the index
+        (`curator.search.cold`), those of the index's rows."""
+        indexed = getattr(palace, "index_names", None)
+        if indexed is not None:
+            rels, names, row_at = indexed
+            return cls.made(rels, names, None, row_at)
         notes = sorted((n for n in palace.all() if n.ok), key=lambda n: n.rel)
-        names = [str(n.name or "").lower() for n in notes]
+        return cls.made([n.rel for n in notes], [str(n.name or "") for n in notes], notes)
+
+    def filter_row(self, i: int, palace: Palace) -> dict[str, Any]:
+        """What a filter reads of the `i`th note: as the index derives it from the note."""
+        if self.notes is None:
+            assert self.row_at is not None
+            return self.row_at(i)
+        return note_row(palace, self.notes[i])
+
+    @classmethod
+    def made(
+        cls,
+        rels: list[str],
+        shown: list[str],
+        notes: list[Note] | None,
+        row_at: Callable[[int], dict[str, Any]] | None = None,
+    ) -> Names:
+        names = [name.lower() for name in shown]
         lists: dict[str, list[int]] = {}
         for i, name in enumerate(names):
             for word in set(WORD.findall(name)):
                 lists.setdefault(word, []).append(i)
         postings = {w: np.asarray(ix, dtype=np.int64) for w, ix in lists.items()}
         lengths = np.fromiter((len(n) for n in names), dtype=np.int64, count=len(names))
-        return cls(notes, names, lengths, sorted(postings), postings)
+        return cls(rels, notes, row_at, names, lengths, sorted(postings), postings)
 
     def counts(self, words: Sequence[str]) -> np.ndarray:
         """Per note, how many of the query words match a word of its name."""
-        from rapidfuzz import fuzz, process
-
-        counts = np.zeros(len(self.notes), dtype=np.int64)
+        counts = np.zeros(len(self.rels), dtype=np.int64)
         for word in words:
             near: set[str] = set()
             lo = bisect.bisect_left(self.vocab, word)
@@ -60,11 +85,9 @@ class Names:
                     break
                 near.add(v)
             if len(word) >= 4:
-                for v, _score, _i in process.extract(
-                    word, self.vocab, scorer=fuzz.ratio, score_cutoff=NEAR_SCORE, limit=NEAR_WORDS
-                ):
-                    near.add(v)
-            hit = np.zeros(len(self.notes), dtype=bool)
+                found = fuzzy.closest(word, self.vocab, NEAR_WORDS)
+                near.update(self.vocab[i] for i, _score in found)
+            hit = np.zeros(len(self.rels), dtype=bool)
             for v in near:
                 hit[self.postings[v]] = True
             counts += hit

@@ -14,9 +14,11 @@ from typing import Any
 from curator.model.served import Served
 from curator.model.text import clean, one_line
 from curator.search.filters import Filter, SearchError, not_current_row, served_body
-from curator.search.ranking import Ranker, relevant
+from curator.search.ranking import Ranker, Rows, Scored, relevant
+from curator.search.text import make_snippet
 
 SUMMARY_TOKENS = 60  # room kept for the summary and warning lines
+MATCH_TOP = 5  # `matched`: one of this many best candidates must share a word with the goal
 
 
 def pack_defaults(palace: Any, budget: int | None, floor: float | None) -> tuple[int, float]:
@@ -36,9 +38,14 @@ def pack(
     floor: float | None = None,
     include_sensitive: bool = False,
     candidates: int = 30,
+    matched: bool = False,
 ) -> str:
     """The memory pack for `goal` (see the module docstring). Budget and floor default to
-    palace.toml's `[agents] pack_budget` and `pack_floor`: the one place they are set."""
+    palace.toml's `[agents] pack_budget` and `pack_floor`: the one place they are set.
+
+    With `matched`, nothing ("") unless one of the best candidates shares a word with the goal
+    (a prompt hook: a vector neighbour alone is no reason to put memory in front of the agent
+    on every prompt), judged on the candidates of the pack's own one query."""
     budget, floor = pack_defaults(searcher.palace, budget, floor)
     if budget <= 0:
         raise SearchError(f"budget must be a positive number of tokens, got {budget}")
@@ -51,6 +58,8 @@ def pack(
         include_sensitive=include_sensitive,
     )
     scored, rows = searcher.fused(goal, flt, candidates, fuzzy=False)
+    if matched and not _shares_a_word(searcher, goal, scored, rows, include_sensitive):
+        return ""
     header = [f"# Memory pack: {one_line(goal, 120)}", ""]
     entries: list[str] = []
     stale: list[str] = []
@@ -79,6 +88,19 @@ def pack(
         lines.append("")
     lines.extend(entries)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _shares_a_word(
+    searcher: Ranker, goal: str, scored: Scored, rows: Rows, include_sensitive: bool
+) -> bool:
+    """Whether one of the MATCH_TOP best candidates holds a word of the goal where search's
+    snippet finds it (its served body or its description)."""
+    for path, _score in scored[:MATCH_TOP]:
+        row = rows[path]
+        body = served_body(searcher.palace, row, include_sensitive)
+        if make_snippet(body, str(row.get("description") or ""), goal)[1]:
+            return True
+    return False
 
 
 def tokens(text: str) -> int:

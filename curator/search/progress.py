@@ -55,8 +55,8 @@ def reporting(store: IndexStore, palace: Palace, progress: Progress | None) -> I
         yield
         return
     inner = store.embedder
-    store.embedder = _ChunkedEmbedder(inner, progress, sum(1 for n in palace.all() if n.ok))
+    store.tables.embedder = _ChunkedEmbedder(inner, progress, sum(1 for n in palace.all() if n.ok))
     try:
         yield
     finally:
-        store.embedder = inner
+        store.tables.embedder = inner

@@ -27,13 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from curator.model import fuzzy
 from curator.model.dates import header_dates
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
 from curator.search.fields import FieldTerms, bm25f
-from curator.search.filters import Filter, note_row
+from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, palace_signature
 from curator.search.names import Names
@@ -52,9 +53,8 @@ from curator.search.text import (
 )
 from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
 
-FUZZY_CUTOFF = 70.0
 FUZZY_WEIGHT = 0.5
-FUZZY_POOL = 300  # candidate names ranked by rapidfuzz
+FUZZY_POOL = 300  # candidate names ranked by the fuzzy name rule
 FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as you type)
 SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
@@ -223,17 +223,15 @@ class Ranker:
 
     def fuzzy(self, query: str, flt: Filter, n: int) -> list[tuple[str, dict[str, Any]]]:
         """Note names close to a short query, best first: the notes passing `flt` whose names
-        match the most query words (then the shortest names) are ranked by rapidfuzz against
+        match the most query words (then the shortest names) are ranked by `fuzzy` against
         the whole query. Read from the palace, so each candidate is checked by the filter's
         per-row rendering, in that order, until the pool is full (each note's verdict kept for
         the next query with the same filter on the same day)."""
-        from rapidfuzz import fuzz, process
-
         if not self.source.names_as_you_type:
             return []  # the palace alone: BM25F weighs the names already
         words = WORD.findall(query.lower())
         names = self.names()
-        if not words or not names.notes:
+        if not words or not names.rels:
             return []
         counts = names.counts(words)
         idx = np.flatnonzero(counts)
@@ -242,7 +240,7 @@ class Ranker:
         for i in idx[np.lexsort((idx, names.lengths[idx], -counts[idx]))].tolist():
             ok = passes.get(i)
             if ok is None:
-                ok = passes[i] = flt.ok(note_row(self.palace, names.notes[i]))
+                ok = passes[i] = flt.ok(names.filter_row(i, self.palace))
             if ok:
                 pool.append(i)
                 if len(pool) >= FUZZY_POOL:
@@ -250,18 +248,12 @@ class Ranker:
         if not pool:
             return []
         bonus = 10.0 * counts[pool]
-        cutoff = max(0.0, FUZZY_CUTOFF - float(bonus.max()))
-        ratios = process.cdist(
-            [" ".join(words)],
-            [names.names[i] for i in pool],
-            scorer=fuzz.WRatio,
-            score_cutoff=cutoff,
-            dtype=np.float64,
-        )[0]
+        cutoff = max(0.0, fuzzy.CUTOFF - float(bonus.max()))
+        ratios = fuzzy.scores(" ".join(words), [names.names[i] for i in pool], cutoff)
         scored = [
-            (r + b, names.notes[i].rel, i)
+            (r + b, names.rels[i], i)
             for r, b, i in zip(ratios.tolist(), bonus.tolist(), pool, strict=True)
-            if r + b >= FUZZY_CUTOFF
+            if r + b >= fuzzy.CUTOFF
         ]
         scored.sort(key=lambda t: (-t[0], t[1]))
         return [(p, self._doc_row(p)) for _s, p, i in scored[:n]]
@@ -424,13 +416,20 @@ class Ranker:
             sims = np.clip(pairs, 0.0, 1.0)
         total_weight = float(weights.sum())
         soft = np.zeros(len(paths))
-        named = np.zeros(len(paths))
-        for i, (path, words) in enumerate(zip(paths, note_words, strict=True)):
-            if words and total_weight > 0:
-                cols = np.fromiter((column[w] for w in words), dtype=np.intp, count=len(words))
-                soft[i] = float(sims[:, cols].max(axis=1) @ weights) / total_weight
-            named[i] = name_share(str(rows[path].get("name") or ""), prefixes)
-        return soft, named
+        lengths = np.fromiter(map(len, note_words), dtype=np.intp, count=len(note_words))
+        if sims.shape[1] and total_weight > 0:
+            # each note's best similarity per term: one reduction over every note's columns
+            cols = np.fromiter(
+                (column[w] for words in note_words for w in words),
+                dtype=np.intp,
+                count=int(lengths.sum()),
+            )
+            has = lengths > 0
+            starts = (np.cumsum(lengths) - lengths)[has]
+            best = np.maximum.reduceat(sims[:, cols], starts, axis=1)
+            soft[has] = (weights @ best) / total_weight
+        named = np.asarray([name_share(str(rows[p].get("name") or ""), prefixes) for p in paths])
+        return soft, named.astype(np.float64).reshape(len(paths))
 
     def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
         """The distinct key words of a note's name, description and body (no stopwords),

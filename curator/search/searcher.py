@@ -254,6 +254,7 @@ class Searcher(Ranker):
         floor: float | None = None,
         include_sensitive: bool = False,
         candidates: int = 30,
+        matched: bool = False,
     ) -> str:
         from curator.search.pack import pack
 
@@ -264,6 +265,7 @@ class Searcher(Ranker):
             floor=floor,
             include_sensitive=include_sensitive,
             candidates=candidates,
+            matched=matched,
         )
 
     @overload

@@ -70,13 +70,20 @@ def count_corpus(palace: Palace) -> Corpus:
 
 def corpus(palace: Palace, index_dir: Path, signature: str) -> Corpus:
     """The palace's statistics, read from the index folder when they match `signature`."""
-    path = index_dir / WORD_FREQ_FILE
-    key = f"{signature}:{WORD_FREQ_SAMPLE}:3"  # 3: Snowball stems
-    found = _read(path, key)
+    found = recorded_corpus(index_dir, signature)
     if found is None:
         found = count_corpus(palace)
-        _write(path, key, found)
+        _write(index_dir / WORD_FREQ_FILE, _key(signature), found)
     return found
+
+
+def recorded_corpus(index_dir: Path, signature: str) -> Corpus | None:
+    """The statistics kept in the index folder for the palace of `signature` (None: none)."""
+    return _read(index_dir / WORD_FREQ_FILE, _key(signature))
+
+
+def _key(signature: str) -> str:
+    return f"{signature}:{WORD_FREQ_SAMPLE}:3"  # 3: Snowball stems
 
 
 def sif_weight(freq: dict[str, int], total: int, word: str) -> float:
@@ -118,4 +125,13 @@ def _write(path: Path, signature: str, found: Corpus) -> None:
         atomic_write(path, data.encode("utf-8"), sync=False)
 
 
-__all__ = ["FIELDS", "SIF_A", "Corpus", "corpus", "count_corpus", "note_fields", "sif_weight"]
+__all__ = [
+    "FIELDS",
+    "SIF_A",
+    "Corpus",
+    "corpus",
+    "count_corpus",
+    "note_fields",
+    "recorded_corpus",
+    "sif_weight",
+]

@@ -1,4 +1,4 @@
-"""Writing the index: incremental sync and full rebuild (a mixin of `IndexStore`).
+"""Writing the index: incremental sync and full rebuild (an `IndexStore`'s `writer`).
 
 `sync()` is incremental: only docs whose content_hash changed are re-embedded, in one
 merge_insert transaction, with one FTS refresh. `rebuild()` builds a new table, switches
@@ -7,26 +7,21 @@ state.json to it and drops the old one; readers never see a half-built table.
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from curator.fsutil import atomic_write
 from curator.search.arrow import create_fts, release_arrow_memory, to_arrow
 from curator.search.docs import IndexDoc
 from curator.search.embed import Embedder
 from curator.search.filters import sql_str
 from curator.search.state import (
-    STATE_FILE,
     TABLE_PREFIX,
     DocsMismatch,
     EmptyIndexRefused,
@@ -34,8 +29,8 @@ from curator.search.state import (
     SearchIndexError,
     SyncStats,
     now,
-    state_signature,
 )
+from curator.search.tables import IndexTables
 
 log = logging.getLogger(__name__)
 
@@ -46,27 +41,19 @@ EMBED_BATCH = 4096  # docs embedded per call
 REBUILD_BATCH = 16384  # docs written per batch by a rebuild
 _OLD_VERSIONS_KEEP = timedelta(minutes=10)
 
-# Builds the docs of the given paths, in that order (see IndexStore.sync_hashes).
+# Builds the docs of the given paths, in that order (see IndexWriter.sync_hashes).
 MakeDocs = Callable[[Sequence[str]], Sequence[IndexDoc]]
 
 
-class IndexWrites:
-    """The writing half of `IndexStore` (which provides these attributes and the reads)."""
+@dataclass
+class IndexWriter:
+    """Writes the tables of one index folder (the reads share them: `IndexStore.tables`)."""
 
-    index_dir: Path
-    embedder: Embedder
-    recovered: list[Path]
-    _live: Any
-    _lock: threading.RLock
-    _seen: tuple[int, int, int] | None
+    tables: IndexTables
 
-    if TYPE_CHECKING:  # provided by IndexStore
-
-        def _connect(self) -> Any: ...
-        def _follow(self) -> Any: ...
-        def _matches_embedder(self, state: IndexState) -> bool: ...
-        def _quarantine(self, reason: str) -> Path | None: ...
-        def _set_live(self, state: IndexState, table: Any) -> None: ...
+    @property
+    def embedder(self) -> Embedder:
+        return self.tables.embedder
 
     def sync(
         self, docs: Sequence[IndexDoc], commit: str | None, *, allow_empty: bool = False
@@ -93,12 +80,12 @@ class IndexWrites:
         of those paths when they must be written (only the changed ones, or one rebuild batch
         at a time), so the whole palace's texts are never held at once."""
         t0 = time.perf_counter()
-        with self._lock:
-            live = self._follow()  # another process may have synced or rebuilt it since
+        with self.tables.lock:
+            live = self.tables.follow()  # another process may have synced or rebuilt it since
             if live is None:
-                why = "recovered from a corrupt index" if self.recovered else "no index yet"
+                why = "recovered from a corrupt index" if self.tables.recovered else "no index yet"
                 return self._rebuild(hashes, make, commit, t0, why, allow_empty)
-            if not self._matches_embedder(live.state):
+            if not self.tables.matches_embedder(live.state):
                 why = (
                     f"embedder changed ({live.state.embedder}/{live.state.dim} -> "
                     f"{self.embedder.name}/{self.embedder.dim})"
@@ -109,7 +96,7 @@ class IndexWrites:
             except SearchIndexError:
                 raise
             except Exception as exc:  # unreadable table: move aside, build anew
-                self._quarantine(f"sync failed on {live.state.table}: {exc}")
+                self.tables.quarantine(f"sync failed on {live.state.table}: {exc}")
                 why = f"index unreadable: {exc}"
                 return self._rebuild(hashes, make, commit, t0, why, allow_empty)
 
@@ -131,12 +118,12 @@ class IndexWrites:
     ) -> SyncStats:
         """`rebuild` given every doc's path and content hash (see `sync_hashes`)."""
         t0 = time.perf_counter()
-        with self._lock:
-            self._follow()
+        with self.tables.lock:
+            self.tables.follow()
             return self._rebuild(hashes, make, commit, t0, "requested", allow_empty)
 
     def _refuse_empty(self, hashes: Mapping[str, str], allow_empty: bool) -> None:
-        live = self._live
+        live = self.tables.live
         if not hashes and not allow_empty and live is not None and live.state.doc_count > 0:
             raise EmptyIndexRefused(
                 f"refusing to replace a search index of {live.state.doc_count} docs with an "
@@ -178,8 +165,7 @@ class IndexWrites:
             state = IndexState(
                 live.state.table, self.embedder.name, self.embedder.dim, commit, count, now()
             )
-            self._write_state(state)
-            self._set_live(state, table)
+            self.tables.switch(state, table)
         return SyncStats(
             added=added,
             updated=len(changed_paths) - added,
@@ -244,7 +230,7 @@ class IndexWrites:
         first = _made(make, paths[:REBUILD_BATCH], hashes)
         data = to_arrow(first, self._embed(first), dim)
         del first
-        db = self._connect()
+        db = self.tables.connect()
         name = f"{TABLE_PREFIX}{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:8]}"
         table = db.create_table(name, data=data, schema=data.schema, mode="create")
         del data
@@ -255,9 +241,8 @@ class IndexWrites:
         create_fts(table)
         release_arrow_memory()
         state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(paths), now())
-        self._write_state(state)  # the switch-over: readers now follow the new table
-        self._set_live(state, table)
-        self._drop_tables_except(name)
+        self.tables.switch(state, table)  # the switch-over: readers now follow the new table
+        self.tables.drop_tables_except(name)
         return SyncStats(
             added=len(paths),
             updated=0,
@@ -267,22 +252,6 @@ class IndexWrites:
             rebuilt=True,
             reason=reason,
         )
-
-    def _drop_tables_except(self, keep: str) -> None:
-        for entry in self.index_dir.glob(f"{TABLE_PREFIX}*.lance"):
-            name = entry.name.removesuffix(".lance")
-            if name == keep:
-                continue
-            try:
-                self._connect().drop_table(name)
-            except Exception as exc:  # a half-written table lance cannot open: remove the dir
-                log.info("dropping old index table %s failed (%s); removing files", name, exc)
-                _rmtree(entry)
-
-    def _write_state(self, state: IndexState) -> None:
-        raw = json.dumps(asdict(state), indent=2, sort_keys=True).encode("utf-8") + b"\n"
-        atomic_write(self.index_dir / STATE_FILE, raw)
-        self._seen = state_signature(self.index_dir)  # its own write: no need to reopen
 
 
 def _docs_of(by_path: Mapping[str, IndexDoc]) -> MakeDocs:
@@ -309,10 +278,4 @@ def _unique(docs: Iterable[IndexDoc]) -> dict[str, IndexDoc]:
     return by_path
 
 
-def _rmtree(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
-__all__ = ["IndexWrites", "MakeDocs"]
+__all__ = ["IndexWriter", "MakeDocs"]

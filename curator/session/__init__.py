@@ -159,12 +159,6 @@ class Session:
         alone, never waiting (for callers answering within a budget, such as the hooks)."""
         return self.index.now(self.palace, open_meanwhile=open_meanwhile)
 
-    def searcher_if_ready(self) -> Searcher | None:
-        """The searcher when its index is open and in step with this session's palace, else
-        None (never opens or syncs)."""
-        palace = self._palace
-        return self.index.if_ready(palace) if palace is not None else None
-
     def sync_index(
         self, palace: Palace | None = None, progress: Progress | None = None
     ) -> SyncStats | None:

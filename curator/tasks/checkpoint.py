@@ -1,10 +1,11 @@
 """One checkpoint revision as text: a header of one `key: value` line per field, then the
 seven sections as `## ` headings.
 
-Header values are written as JSON scalars (a JSON string is also a YAML double-quoted
-string, so the header stays valid YAML for any tool that reads it), which lets the Tasks
-screen and `task list` read a thousand headers with `json.loads` instead of a YAML parser.
-A hand-edited header in plain YAML still reads: values that are not JSON go through PyYAML.
+Header values are written as JSON scalars that YAML reads the same (a JSON string is a YAML
+double-quoted string; the characters YAML would take for line breaks or refuse are escaped),
+so the header is valid YAML for any tool, and the one header parser (`curator.model.header`)
+reads such lines with `json.loads`: the Tasks screen and `task list` read a thousand headers.
+A hand-edited header in plain YAML reads too, through YAML.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from curator.model.finding import Finding
+from curator.model.header import HeaderError, parse_header
+from curator.model.note import header_bounds
 from curator.model.text import one_line
 from curator.tasks.errors import BadCheckpoint
 
@@ -113,7 +117,7 @@ def render(header: Header, sections: dict[str, str]) -> bytes:
         value = values[key]
         if value is None and key in ("taken_over_from", "by"):
             continue
-        lines.append(f"{key}: {json.dumps(value, ensure_ascii=True)}")
+        lines.append(f"{key}: {_scalar(value)}")
     texts = [sections.get(key, "") for key in SECTION_KEYS]
     lines.append(f"{_LENGTHS}: {json.dumps([len(text) for text in texts])}")
     lines.append("---")
@@ -181,25 +185,31 @@ def _words(heading: str) -> str:
 
 
 def split(data: bytes) -> tuple[str, str]:
-    """(header text, body text) of a revision file; BadCheckpoint when there is no header."""
+    """(header text, body text) of a revision file, the header's fences found as a note's
+    are (`header_bounds`); BadCheckpoint when there is no header."""
     text = data.decode("utf-8", errors="replace")
-    if not text.startswith("---\n"):
-        raise BadCheckpoint("no header (the file must start with a '---' line)")
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        end = text.find("\n---", 3)
-        if end < 0 or text[end + 4 :].strip():
-            raise BadCheckpoint("the header is not closed by a '---' line")
-    return text[4:end], text[end + 5 :]
+    bounds = header_bounds(text)
+    if isinstance(bounds, Finding):
+        raise BadCheckpoint(bounds.message)
+    _newline, start, stop, body = bounds
+    return text[start:stop], text[body:]
 
 
-def parse_header(head: str) -> Header:
-    values: dict[str, Any] = {}
-    for line in head.splitlines():
-        key, sep, raw = line.partition(":")
-        if not sep or key.strip() not in _HEADER_KEYS:
-            continue
-        values[key.strip()] = _scalar(raw.strip())
+def fields(head: str) -> dict[str, Any]:
+    """The header's fields, read by the one header parser (`curator.model.header`: lines of
+    JSON scalars, as `render` writes them, without YAML; a hand-edited header as YAML)."""
+    try:
+        return parse_header(head)[0]
+    except HeaderError as exc:
+        raise BadCheckpoint(f"the header is not readable: {exc.message}") from None
+
+
+def read_header(head: str) -> Header:
+    return header_of(fields(head))
+
+
+def header_of(values: dict[str, Any]) -> Header:
+    """The task list's header from the fields of a revision's header."""
     try:
         header = Header(
             task=str(values["task"]),
@@ -224,21 +234,14 @@ def parse_header(head: str) -> Header:
 
 def parse(data: bytes) -> Checkpoint:
     head, body = split(data)
-    exact = _measured_sections(body, _lengths(head))
-    return Checkpoint(parse_header(head), exact if exact is not None else _body_sections(body))
+    values = fields(head)
+    exact = _measured_sections(body, _lengths(values.get(_LENGTHS)))
+    return Checkpoint(header_of(values), exact if exact is not None else _body_sections(body))
 
 
-def _lengths(head: str) -> list[int] | None:
-    for line in head.splitlines():
-        key, sep, raw = line.partition(":")
-        if sep and key.strip() == _LENGTHS:
-            try:
-                value = json.loads(raw)
-            except ValueError:
-                return None
-            ok = isinstance(value, list) and len(value) == len(SECTIONS)
-            return value if ok and all(type(n) is int and n >= 0 for n in value) else None
-    return None
+def _lengths(value: Any) -> list[int] | None:
+    ok = isinstance(value, list) and len(value) == len(SECTIONS)
+    return value if ok and all(type(n) is int and n >= 0 for n in value) else None
 
 
 def _measured_sections(body: str, lengths: list[int] | None) -> dict[str, str] | None:
@@ -279,32 +282,16 @@ def _body_sections(body: str) -> dict[str, str]:
         return {k: v.strip("\n") for k, v in out.items()}
 
 
-_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None, "": None}
+# what json.dumps leaves raw but YAML reads otherwise: C1 controls and the byte order mark
+# (refused), NEL and the Unicode line and paragraph separators (line breaks), lone surrogates
+_NOT_YAML = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
-def _scalar(raw: str) -> Any:
-    """A header value: the JSON scalars curator writes (plain strings and numbers without a
-    JSON parse: the task list reads a thousand headers), else YAML as a person wrote it."""
-    if len(raw) > 1 and raw[0] == raw[-1] == '"' and "\\" not in raw:
-        return raw[1:-1]
-    if raw in _LITERALS:
-        return _LITERALS[raw]
-    try:
-        return int(raw) if raw.isdigit() else json.loads(raw)
-    except ValueError:  # not JSON, or an integer too long to convert
-        return _yaml_scalar(raw)
+def _scalar(value: Any) -> str:
+    """`value` as JSON that YAML reads the same (see the module's docstring)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return _NOT_YAML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
-
-
-def _yaml_scalar(raw: str) -> Any:
-    """YAML as the header reader reads it (its refusals included); unreadable text stays text."""
-    from curator.model.header import HeaderError
-    from curator.model.yaml import load
-
-    try:
-        return load(raw)
-    except HeaderError:
-        return raw

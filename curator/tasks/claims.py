@@ -197,7 +197,7 @@ class Tasks:
         if prev.status not in OPEN_STATUSES:
             raise Refused(f"task {slug!r} is {prev.status}; a closed task takes no saves")
         if status is not None and status not in OPEN_STATUSES:
-            raise TaskError(f"a save sets status active or waiting, not {status!r}")
+            raise TaskError(f"a save sets status {' or '.join(OPEN_STATUSES)}, not {status!r}")
         if prev.owner != owner:
             if prev.owner is None:
                 raise Refused(

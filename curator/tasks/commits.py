@@ -12,21 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from curator.model.discovery import state_folder
+from curator.tasks.checkpoint import STATUSES
 from curator.tasks.settings import TaskSettings
 from curator.tasks.store import TASKS_DIR, TaskStore
 
 IGNORE_ALL = "# palace.toml [tasks] tracked = false: task checkpoints stay out of git\n*\n"
-# events that are one commit each; a plain save waits for the next of them
-COMMITTED_EVENTS = (
-    "new",
-    "claim",
-    "take-over",
-    "release",
-    "done",
-    "abandoned",
-    "waiting",
-    "active",
-)
+# events that are one commit each (a change to any status is the event of its name); a plain
+# save waits for the next of them
+COMMITTED_EVENTS = ("new", "claim", "take-over", "release", *STATUSES)
 
 
 @dataclass(frozen=True)

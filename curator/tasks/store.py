@@ -20,7 +20,7 @@ from pathlib import Path
 
 from curator.fsutil import TMP_PREFIX, atomic_write, fsync_dir, write_temp
 from curator.model.discovery import STATE_DIR, TASKS_DIR, ensure_state_dir, state_folder
-from curator.tasks.checkpoint import Checkpoint, Header, parse, parse_header, split
+from curator.tasks.checkpoint import Checkpoint, Header, parse, read_header, split
 from curator.tasks.errors import BadCheckpoint, TaskError, TaskNotFound
 
 REQUESTS_NAME = "requests.md"
@@ -133,7 +133,7 @@ class TaskStore:
             what = f"task {slug!r}" if number is None else f"revision {number} of task {slug!r}"
             raise TaskNotFound(f"no {what} (see `curator task list`)") from None
         try:
-            return parse_header(split(data)[0])
+            return read_header(split(data)[0])
         except BadCheckpoint as exc:
             raise BadCheckpoint(exc.message, path=self.rel(slug, rev_name(n))) from None
 

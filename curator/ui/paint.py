@@ -2,24 +2,20 @@
 choose: the garbage collector's full collections and Textual's stylesheet refresh.
 
 Measured by `benchmarks/bench_app.py --screens-only` (the "first paint of <screen>" rows, wall
-and CPU, quiet and with `--loaded`, against the same with this off), and switched off by
-CURATOR_NO_TUNING=1 (with curator/runtime.py's tuning) or CURATOR_NO_PAINT_TUNING=1 (these
-alone), for the before/after. Only public Textual API: the stylesheet refresh is skipped in the
-app's own `refresh_css` override (it once set Textual's private `_css_update_count`).
+and CPU, against the same with each of the two off), switched off by CURATOR_NO_TUNING (see
+`curator.runtime`: "gc", "css"). Only public Textual API: the stylesheet refresh is skipped in
+the app's own `refresh_css` override (it once set Textual's private `_css_update_count`).
 """
 
 from __future__ import annotations
 
 import gc
-import os
+
+from curator.runtime import tuned
 
 #: a full (generation 2) collection at most every this many generation-1 collections; Python's
 #: default is 10
 FULL_COLLECTION_EVERY = 100
-
-
-def _tuned() -> bool:
-    return not (os.environ.get("CURATOR_NO_TUNING") or os.environ.get("CURATOR_NO_PAINT_TUNING"))
 
 
 def tune_collector() -> None:
@@ -32,7 +28,7 @@ def tune_collector() -> None:
     and that a loaded machine stretches several times over. Young collections run as before;
     cyclic garbage that lives long enough to reach the old generation waits longer for its
     collection."""
-    if _tuned():
+    if tuned("gc"):
         gc.freeze()
         young, middle, _old = gc.get_threshold()
         gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
@@ -42,7 +38,7 @@ def freeze_start_up() -> None:
     """Once the first palace has loaded and drawn: its notes (shared with every later load of
     an unchanged note) move out of the collector's reach, so no later collection walks them.
     A note dropped later is still freed by its reference count (notes hold no cycles)."""
-    if _tuned():
+    if tuned("gc"):
         gc.collect(1)  # the young garbage of the load first, not frozen with it
         gc.freeze()
 
@@ -61,7 +57,7 @@ class StyleMemo:
         self._last: dict[str, str] | None = None
 
     def changed(self, variables: dict[str, str]) -> bool:
-        if not _tuned() or variables != self._last:
+        if not tuned("css") or variables != self._last:
             self._last = dict(variables)
             return True
         return False

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator.editor import editor_command, run_editor
+from curator.model import fuzzy
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.session import Session
@@ -281,26 +282,24 @@ def masked(text: str) -> str:
 
 def notes_named(palace: Palace, query: str, limit: int = 40) -> list[Note]:
     """Notes whose name (or path) matches `query`, best first (the note pickers)."""
-    from rapidfuzz import fuzz, process
-
     notes = [n for n in palace.notes if n.ok]
     if not query.strip():
         return notes[:limit]
-    names = {i: f"{n.name} {n.slug}" for i, n in enumerate(notes)}  # by name or file name
-    found = process.extract(query, names, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
+    names = [f"{n.name} {n.slug}" for n in notes]  # by name or file name
+    found = fuzzy.closest(query, names, limit)
     # a fuzzy score ties an exact name with every name that contains it, and can rank a name
     # that merely shares letters above one holding the query whole: so a note named exactly
     # so first, then names containing the query (best score first), then the fuzzy rest
     wanted = query.strip().casefold()
     exact = [n for n in notes if wanted in (n.name.strip().casefold(), n.slug.casefold())]
     first = {id(n) for n in exact}
-    scores = {i: score for _name, score, i in found}
+    scores = dict(found)
     within = sorted(
         (i for i, n in enumerate(notes) if id(n) not in first and wanted in n.name.casefold()),
-        key=lambda i: -scores.get(i, fuzz.WRatio(query, names[i])),
+        key=lambda i: -scores.get(i, fuzzy.score(query, names[i])),
     )
     first |= {id(notes[i]) for i in within}
-    rest = [notes[i] for _name, _score, i in found if id(notes[i]) not in first]
+    rest = [notes[i] for i, _score in found if id(notes[i]) not in first]
     return (exact + [notes[i] for i in within] + rest)[:limit]
 
 

@@ -5,7 +5,8 @@ and `asyncio.run` joins that executor's threads before `App.run()` returns: a qu
 palace load, an index sync or a search was running waited for all of them (8–12 s on a busy
 machine). The app's default executor runs each job in a daemon thread and never waits for
 one; work that must not be cut off half-way (a commit, a task checkpoint) goes to
-`FINISHING`, whose thread Python joins before the process ends.
+`FINISHING`, whose thread Python joins before the process ends. Row: "quit while the palace
+loads" in `benchmarks/bench_tuning.py` (with and without, in the same run).
 """
 
 from __future__ import annotations

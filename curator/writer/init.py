@@ -19,7 +19,7 @@ from curator.config import CONFIG_NAME, TAXONOMIES, default_config, name_text, r
 from curator.errors import CuratorError
 from curator.fsutil import read_or_none, remove_user_file, write_user_file
 from curator.model.discovery import state_folder
-from curator.model.index_md import render_index
+from curator.model.index_md import read_index, render_index
 from curator.model.layouts import get_layout
 from curator.model.layouts.adopt import AdoptPlan, free_inbox, gitignore, plan_adopt
 from curator.model.layouts.walk import outside
@@ -32,7 +32,7 @@ from curator.model.palace import (
 )
 from curator.model.text import with_article
 from curator.writer.apply import apply_plan
-from curator.writer.git import git_env, run_git
+from curator.writer.git import GitError, git_env, run_git
 from curator.writer.plan import Plan, Write
 
 
@@ -129,6 +129,39 @@ def init_palace(path: Path, *, taxonomy: str = "palace", name: str | None = None
     for rel, data in linked.items():
         write_user_file(root / rel, data)
     return InitResult(root, applied.sha, kept, unread)
+
+
+def init_copy(source: Path, target: Path, *, author: tuple[str, str], message: str) -> Path:
+    """A palace copied from the one at `source` (`curator demo`'s sample palace) into the new
+    or empty folder `target`, INDEX.md rendered for today (its flags depend on the date), as
+    the one commit of a new repository, by `author` (name, email)."""
+    root = Path(target).resolve()
+    if root.is_dir() and any(root.iterdir()):
+        raise CuratorError(f"{root} is not empty; give an empty or new folder")
+    with _undo_on_failure(root):
+        shutil.copytree(
+            source,
+            root,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns(".curator", "__pycache__", "__init__.py"),
+        )
+        palace = Palace.open(root, cache=False)
+        index = render_index(palace, read_index(palace))
+        (root / INDEX_NAME).write_text(index, encoding="utf-8")
+        name, email = author
+        for cmd in (
+            ["init", "-q", "-b", "main"],
+            ["config", "user.name", name],
+            ["config", "user.email", email],
+            ["config", "commit.gpgsign", "false"],
+            ["add", "-A"],
+            ["commit", "-q", "--no-verify", "-m", message],
+        ):
+            try:
+                run_git(root, cmd)
+            except GitError as exc:
+                raise CuratorError(f"could not set up the palace in {root}: {exc}") from None
+    return root
 
 
 @dataclass(frozen=True)

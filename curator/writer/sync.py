@@ -28,9 +28,10 @@ from typing import Literal
 
 from curator.config import load_config
 from curator.errors import WriterError
+from curator.model import palace_rules
 from curator.model.discovery import STATE_DIR, inbox_of
 from curator.model.index_md import hand_part, render_index
-from curator.model.layouts import claude_code, palace_rules
+from curator.model.layouts import claude_code
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer import gitpy
@@ -669,12 +670,14 @@ def _replay_one(
 _Replayed = tuple[dict[str, tuple[str, str] | None], list[tuple[str, str]], dict[str, bytes]]
 
 
-def _person_part(rel: str, data: bytes | None) -> bytes:
-    """What a person wrote in a generated file: INDEX.md's preamble, every line of MEMORY.md
-    but its entries. Curator renders the rest again for each replayed commit."""
-    if data is None:
-        return b""
-    return hand_part(data)[0] if rel == INDEX_NAME else claude_code.hand_lines(data)
+def _hand_edited(rel: str, before: bytes | None, after: bytes) -> bool:
+    """Whether a commit changed what a person wrote in a generated file: INDEX.md's preamble;
+    in MEMORY.md anything but the entry lines of memories it added or removed (the person's
+    file too: an entry reworded or moved by hand is theirs). Curator renders the rest again
+    for each replayed commit."""
+    if rel == INDEX_NAME:
+        return hand_part(before or b"")[0] != hand_part(after)[0]
+    return claude_code.edited_by_hand(before or b"", after)
 
 
 def _hand_edit(
@@ -694,7 +697,7 @@ def _hand_edit(
     texts = read_blobs(repo, [b for b in (ch.old, ch.new) if b != NULL_OID])
     before = texts.get(ch.old)
     after = None if ch.new_mode == "000000" else texts.get(ch.new)
-    if after is None or _person_part(rel, before) == _person_part(rel, after):
+    if after is None or not _hand_edited(rel, before, after):
         return None
     current = state.derived.get(rel)
     if rel == INDEX_NAME:  # the preamble is merged, the rest is rendered again

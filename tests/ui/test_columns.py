@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from textual.widgets import DataTable
-from uihelpers import make_app, settle
+from uihelpers import make_app, settle, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -63,3 +63,42 @@ async def test_names_badges_and_reasons_are_readable(sample_palace: Path, width:
         audit = _columns(app.screen.query_one("#audit-table", DataTable))
         assert audit["Reason"] >= 20 and audit["Since"] >= 10 and audit["Note"] >= 20, audit
         assert app.screen.query_one("#audit-detail").region.height > 0
+        if width == 80:
+            await _panes_at_80(pilot)
+
+
+async def _panes_at_80(pilot: Any) -> None:
+    """Issue 36 at 80x24: the inbox list as tall as its drafts (all 8 of the demo, not 5),
+    the groups' Into no wider than 24 cells; `w` (wide mode, on every screen) gives the list
+    the whole screen: Rooms' names whole (Enter on one shows it: wide mode ends), Audit's
+    table alone; `w` again brings the panes."""
+    app = pilot.app
+    await _show(pilot, "inbox")
+    drafts = app.screen.query_one("#inbox-drafts", DataTable)
+    assert drafts.row_count == 8
+    assert drafts.region.height - 2 - drafts.header_height >= 8  # inside its border
+    await pilot.press("w")
+    await _show(pilot, "rooms")
+    table = app.screen.query_one("#rooms-notes", DataTable)
+    notes = _columns(table)
+    assert notes["Note"] >= 60 and not app.screen.query_one("#rooms-list").region, notes
+    names = [table.get_cell(key, "name").plain for key in table.rows]
+    assert max(map(len, names)) <= notes["Note"] - 2, names  # no name cut
+    table.focus()
+    await pilot.press("enter")  # a note asked for is seen: wide mode ends
+    await pilot.pause(0.2)
+    assert app.screen.query_one("#rooms-note").region.height > 0
+    await pilot.press("w")
+    await _show(pilot, "audit")
+    assert not app.screen.query_one("#audit-detail").region
+    assert app.screen.query_one("#audit-table").region.width == 80
+    await pilot.press("w")
+    await pilot.pause(0.2)
+    assert app.screen.query_one("#audit-detail").region.height > 0
+    await _show(pilot, "inbox")
+    await pilot.press("G")
+    screen = app.screen
+    await wait_until(pilot, lambda: bool(screen.groups) and not screen.grouping)  # type: ignore[attr-defined]
+    await pilot.pause(0.2)
+    groups = _columns(screen.query_one("#inbox-drafts", DataTable))
+    assert groups["Into"] <= 24 + 2 and groups["Best draft"] >= 36, groups

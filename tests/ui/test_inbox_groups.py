@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from palacehelpers import note_text
 from textual.widgets import DataTable, Static
-from uihelpers import apply_plan, git_log, make_app, show_screen, wait_until
+from uihelpers import apply_plan, git_log, make_app, show_screen, shown_in, wait_until
 
 from curator.ui.screens.history import HistoryScreen
 from curator.ui.screens.inbox import InboxScreen
+from curator.ui.widgets.footer import footer_keys
 from curator.ui.widgets.plan_dialog import PlanDialog
 
 #: three subjects, each told four ways; the first is already a note
@@ -86,6 +87,15 @@ async def test_groups_decided_with_one_key_each(make_palace) -> None:
         assert groups["pool"].into == "notes/project/postgres-pool.md"
         assert not groups["stripe"].into and not groups["deploy"].into
         assert "4 groups of 13" in str(screen.marks.border_title)
+        # the footer words the keys for what they do to a group
+        words = {key[3]: key[1] for key in footer_keys(app, screen)}
+        assert (words["promote"], words["merge"], words["fold"]) == (
+            "Keep best",
+            "Merge all",
+            "Fold all",
+        )
+        assert words["toggle_groups"] == "Rows" and words["reject"] == "Reject all"
+        await wait_until(pilot, lambda: "p Keep best" in shown_in(app, "KeyFooter"))
         before = tree(root)
         commits = len(git_log(root))
 
@@ -137,6 +147,7 @@ async def test_groups_decided_with_one_key_each(make_palace) -> None:
         await show_screen(pilot, "1", InboxScreen)
         await pilot.press("G")
         await wait_until(pilot, lambda: len(screen.marks.shown) == 13)
+        await wait_until(pilot, lambda: "p Promote" in shown_in(app, "KeyFooter"))
         pool = groups["pool"].drafts[0]
         screen.marks.move_cursor(row=screen.marks.shown.index(pool))
         await wait_until(pilot, lambda: screen.selected == pool and bool(screen.candidates))

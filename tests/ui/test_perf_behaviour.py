@@ -12,8 +12,10 @@ from textual import events
 from textual.widgets import Input, OptionList
 from uihelpers import git_log, make_app, settle, wait_until
 
+from curator.search.store import RESULT_COLUMNS
 from curator.ui.app import CuratorApp
 from curator.ui.progress import JobProgress
+from curator.ui.widgets.note_view import NoteView
 
 pytestmark = pytest.mark.anyio
 
@@ -29,15 +31,22 @@ async def _search_screen(pilot: object, app: CuratorApp) -> None:
 
 
 async def test_search_down_up_enter(sample_palace: Path) -> None:
+    """Down/Up between the query and the results; the highlighted result's note previewed
+    beside them; Enter opens it in place (issue 36: never a jump to Rooms), its links followed
+    there with a trail, Backspace back along it, Escape back to the results on the same row."""
     app = make_app(sample_palace, watch=False)
-    async with app.run_test(size=(110, 34)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await _search_screen(pilot, app)
-        query = app.screen.query_one("#search-query", Input)
-        results = app.screen.query_one("#search-results", OptionList)
+        screen = app.screen
+        query = screen.query_one("#search-query", Input)
+        results = screen.query_one("#search-results", OptionList)
+        view = screen.query_one("#search-note", NoteView)
         assert app.focused is query
         await pilot.press(*"deploy")
-        await wait_until(pilot, lambda: results.option_count > 0)
+        await wait_until(pilot, lambda: results.option_count > 1)
+        first = results.get_option_at_index(0).id
+        await wait_until(pilot, lambda: view.note is not None and view.note.rel == first)
         await pilot.press("down")
         assert app.focused is results
         assert results.highlighted == 0
@@ -46,11 +55,36 @@ async def test_search_down_up_enter(sample_palace: Path) -> None:
         await pilot.press("down", "down")
         assert app.focused is results
         chosen = results.get_option_at_index(results.highlighted or 0).id
+        assert chosen != first and view.note is not None and view.note.rel == chosen
+        assert results.region.width > 0 and view.region.x > results.region.x  # beside it
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.current_mode == "rooms")
-        view = app.screen.query_one("#rooms-note")
-        await wait_until(pilot, lambda: getattr(view, "note", None) is not None)
-        assert view.note.rel == chosen  # type: ignore[attr-defined]
+        await settle(pilot)
+        assert app.current_mode == "search" and view.note.rel == chosen
+        assert not results.display and view.region.width >= 76  # the screen's width
+        assert "Escape" in str(view.border_title)
+
+        # its links: Enter goes into them, Enter follows one in place, with a trail
+        await pilot.press("enter")
+        links = view.query_one("#note-links", OptionList)
+        assert app.focused is links
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: view.note is not None and view.note.rel != chosen)
+        assert app.current_mode == "search"
+        chosen_name = app.palace.by_rel[chosen].name  # type: ignore[union-attr]
+        assert chosen_name[:10] in str(view.border_title)  # the trail names where it was
+        await pilot.press("backspace")
+        await wait_until(pilot, lambda: view.note is not None and view.note.rel == chosen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert results.display and app.focused is results
+        assert results.get_option_at_index(results.highlighted or 0).id == chosen
+        assert view.border_title == "Preview · Enter opens"
+
+        # Enter in the query opens the first result in place
+        query.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not results.display and view.note is not None and view.note.rel == first
 
 
 async def test_reindex_key_notifies(sample_palace: Path) -> None:
@@ -152,4 +186,4 @@ async def test_app_commit_updates_the_open_index_in_the_writer_lock(sample_palac
         store = open_index(app.palace)
         head = git_log(sample_palace, "%H")[0]
         assert store.state is not None and store.state.commit == head
-        assert draft.rel not in {row["path"] for row in store.all_docs_meta()}
+        assert draft.rel not in {row["path"] for row in store.all_rows(columns=RESULT_COLUMNS)}

@@ -208,21 +208,26 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         await pilot.press("enter")
         await wait_until(pilot, lambda: opened(app) == promoted)
 
-        # Search: Enter in the query opens the best result, Enter in the results the one chosen
+        # Search: Enter in the query opens the best result, Enter in the results the one
+        # chosen, in place (Search stays the screen; Escape back to the results)
         search = await show(pilot, app, "search")
         assert isinstance(search, SearchScreen)
         search.query_one("#search-query", Input).focus()
         await pilot.press(*"stripe webhooks")
         await wait_until(pilot, lambda: len(search.results) >= 2, timeout=30)
         best = search.results[0].path
+        in_search = lambda: search.reading and search.selected().rel  # noqa: E731
         await pilot.press("enter")
-        await wait_until(pilot, lambda: opened(app) == best)
-        search = await show(pilot, app, "search")
+        await wait_until(pilot, lambda: in_search() == best)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not search.reading)
+        search.query_one("#search-query", Input).focus()
         await pilot.press("down", "down")
         assert search.focused.id == "search-results"
         chosen = search.results[1].path
         await pilot.press("enter")
-        await wait_until(pilot, lambda: opened(app) == chosen)
+        await wait_until(pilot, lambda: in_search() == chosen)
+        assert app.screen is search
 
         # Tasks: Enter on a task goes into its revisions
         tasks = await show(pilot, app, "tasks")

@@ -67,6 +67,7 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
     from textual.widgets import Static
 
     from curator.ui.widgets.dialogs import EditDialog, SafeTextArea
+    from curator.ui.widgets.zoom import ZoomDialog
     from curator.writer.sync import sync
 
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
@@ -95,6 +96,14 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
         await wait_until(pilot, lambda: app.screen is dialog, timeout=30)
         await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts, timeout=30)
         assert head(b) == before and (b / rel).read_text().endswith("Beta's text.\n")
+        # z: the text merged by hand, what will be replayed (not the old conflict)
+        await pilot.press("z")
+        await wait_until(pilot, lambda: isinstance(app.screen, ZoomDialog))
+        zoomed = str(app.screen.query_one("#zoom-text", Static).render())
+        assert f"merged: {rel}" in zoomed and "Alpha's and Beta's text." in zoomed
+        assert "<<<<<<<" not in zoomed
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is dialog)
         await pilot.press("y")
         await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog), timeout=30)
         await settle(pilot)

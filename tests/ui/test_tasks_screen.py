@@ -21,6 +21,7 @@ from curator.tasks.checkpoint import SECTIONS
 from curator.tasks.claims import now_utc
 from curator.ui.screens.tasks import TasksScreen
 from curator.ui.widgets.plan_dialog import PlanDialog, diff_text
+from curator.ui.widgets.zoom import ZoomDialog
 
 pytestmark = pytest.mark.anyio
 
@@ -55,6 +56,7 @@ async def open_tasks(pilot: object) -> TasksScreen:
     await app.push_screen(screen)
     table = screen.query_one("#tasks-table", DataTable)
     await wait_until(pilot, lambda: table.row_count == 2)  # type: ignore[arg-type]
+    await wait_until(pilot, lambda: screen.detail_ready)  # mounted once the list has drawn
     return screen
 
 
@@ -238,6 +240,15 @@ async def test_a_diff_reads_older_to_newer_and_has_room_at_80x24(palace: Path) -
         assert screen.query_one("#tasks-diff").region.height >= 8, screen.query_one(
             "#tasks-diff"
         ).region
+        # z: the same diff on the whole screen, its header first; Escape back to the task
+        await pilot.press("z")
+        await wait_until(pilot, lambda: isinstance(app.screen, ZoomDialog))
+        zoom = app.screen
+        text = str(zoom.query_one("#zoom-text", Static).render())
+        assert "Diff: revision 1 → 3" in text and "+third step" in text.splitlines()
+        assert zoom.query_one("#zoom-scroll").size.width >= 76
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
 
 
 async def test_the_screen_holds_one_task_service_per_palace_load(palace: Path) -> None:

@@ -91,3 +91,33 @@ def test_review_clears_the_inbox_in_tmux(tmp_path: Path) -> None:
     bulk = [drafts for action, drafts in result.actions if action == "reject" and len(drafts) > 1]
     assert len(bulk) == 2  # the noise loop (`*`) and a marked run (space, shift+down)
     assert result.keystrokes > 0
+
+
+def test_the_fleet_reviewer_reads_the_highlighted_group() -> None:
+    """tmux_fleet.py's reading of a captured screen (as tmux draws Textual's list: the cursor
+    row on a background no other row has, the scrollbar over a row's end)."""
+    from bench_fleet import Group
+    from tmux_fleet import cursor_row, known_group, parse_row
+
+    row = "│\x1b[38;5;253m\x1b[48;5;235m  {n}      \x1b[38;5;80m{into}\x1b[38;5;253m  {best}  │"
+    styled = "\n".join(
+        [
+            "╭─ Inbox: 3 groups of 27 ─╮",
+            "│\x1b[1m\x1b[48;5;23m    Drafts  Into                      Best draft    \x1b[0m│",
+            row.format(n=20, into="Fime tanotimu papa saka…", best="Fime tanotimu papa"),
+            "│\x1b[1m\x1b[38;5;195m\x1b[48;5;32m    4       new note                  "
+            "Futivuso vopetoto nile…  ▇▇\x1b[0m│",
+            row.format(n=3, into="new note", best="Nono dobo"),
+            "╰──────────────────────────╯",
+            "│\x1b[48;5;32m a pane below the list, on the same background │",
+        ]
+    )
+    shown = cursor_row(styled)
+    assert shown is not None
+    assert parse_row(shown) == (4, "new note", "Futivuso vopetoto nile…")
+    groups = [
+        Group("keep", ["inbox/a.md"], ["Fime tanotimu papa sakafu"]),
+        Group("merge", ["inbox/b.md"], ["Futivuso vopetoto nile rizevu tile"]),
+    ]
+    assert known_group(parse_row(shown)[2], groups) is groups[1]
+    assert known_group("Nobody", groups) is None

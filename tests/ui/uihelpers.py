@@ -94,7 +94,7 @@ VIEWS: dict[str, tuple[str, ...]] = {
     "groups": ("G",),
     "rooms": ("2",),
     "audit": ("3",),
-    "search": ("4",),
+    "search": ("4", *"deploy", "down"),  # results, and the first one's note beside them
     "history": ("5",),
     "tasks": ("6",),
     "promote": ("p",),
@@ -116,6 +116,8 @@ def view_ready(view: str) -> Callable[[Any], bool]:
         return lambda app: type(app.screen).__name__ == "ZoomDialog"
     if view == "groups":
         return lambda app: bool(app.screen.groups) and not app.screen.grouping
+    if view == "search":  # the results drawn, the preview on the highlighted one
+        return lambda app: getattr(app.screen.query_one("#search-note"), "note", None) is not None
     if view == "picker":  # its near-duplicates looked up (a thread)
         return lambda app: getattr(app.screen, "near_done", False)
     return lambda app: True

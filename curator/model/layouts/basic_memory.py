@@ -1,51 +1,30 @@
 """A basic-memory project: one entity per file, its `title` the name, a `permalink` to link by.
 
-Observations (`- [category] text #tag (context)`) and relations (`- relation [[Target]]`)
-are read by their syntax anywhere in the body. Relations are links; one to a note that does
-not exist yet is a warning, because basic-memory keeps forward references by design.
-Observations stay in the body as written, so search finds them like any other text.
+Relations (`- relation [[Target]]`) are links like any other; one to a note that does not
+exist yet is a warning, because basic-memory keeps forward references by design.
+Observations (`- [category] text #tag (context)`) stay in the body as written, so search
+finds them like any other text.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from curator.model.layouts.base import (
     Entry,
     Layout,
     Severity,
-    code_free_lines,
     stem,
     title_stem,
 )
-
-_OBSERVATION = re.compile(r"^[ \t]*[-*][ \t]+\[(?P<category>[^\]\n]+)\][ \t]+(?P<text>.+?)[ \t]*$")
-_RELATION = re.compile(
-    r"^[ \t]*[-*][ \t]+(?P<relation>[A-Za-z_][\w-]*)[ \t]+\[\[(?P<target>[^\]\n|#]+)"
-)
-_CONTEXT = re.compile(r"[ \t]*\((?P<context>[^()\n]*)\)[ \t]*$")
-_TAG = re.compile(r"(?:^|[ \t])#([\w/-]+)")
-
-
-@dataclass(frozen=True)
-class Observation:
-    line: int  # 0-based within the body
-    category: str
-    text: str
-    tags: tuple[str, ...]
-    context: str
-
-
-@dataclass(frozen=True)
-class Relation:
-    line: int
-    relation: str
-    target: str
 
 
 def permalink_of(rel: str) -> str:
@@ -55,12 +34,12 @@ def permalink_of(rel: str) -> str:
     return "/".join(p for p in parts if p)
 
 
-def project_prefix(notes: Iterable[tuple[str, str]]) -> str:
+def project_prefix(notes: Iterable[tuple[str, str]], default: str = "") -> str:
     """The prefix the project's notes put before the path in their permalinks, given
     (rel, permalink) of each: basic-memory writes `<project>/<path>` when its config says
     permalinks include the project (its default in current versions) and `<path>` otherwise,
     so the notes already there say which. The prefix most notes share, or "" when most have
-    none (or when there are no notes to ask)."""
+    none; `default` (`configured_prefix`) when there are no notes to ask."""
     votes: Counter[str] = Counter()
     for rel, permalink in notes:
         generated = permalink_of(rel)
@@ -70,9 +49,38 @@ def project_prefix(notes: Iterable[tuple[str, str]]) -> str:
         elif permalink.casefold().endswith("/" + generated.casefold()):
             votes[permalink[: -len(generated) - 1]] += 1
     if not votes:
-        return ""
+        return default
     (prefix, count), *_ = votes.most_common(1)
     return prefix if count > votes[""] else ""
+
+
+def configured_prefix(root: Path) -> str:
+    """The prefix basic-memory's own config gives the project at `root`: its name as a
+    permalink when `permalinks_include_project` holds (its default; the environment's
+    BASIC_MEMORY_PERMALINKS_INCLUDE_PROJECT first), "" when it is false or when no project
+    of the config (`~/.basic-memory/config.json`, or BASIC_MEMORY_CONFIG_DIR's) is this
+    folder. A config that cannot be read gives ""."""
+    folder = os.environ.get("BASIC_MEMORY_CONFIG_DIR") or os.path.join("~", ".basic-memory")
+    try:
+        with open(os.path.expanduser(os.path.join(folder, "config.json")), "rb") as handle:
+            config = json.loads(handle.read(1 << 20))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(config, dict):
+        return ""
+    include = os.environ.get("BASIC_MEMORY_PERMALINKS_INCLUDE_PROJECT")
+    wanted = config.get("permalinks_include_project", True) if include is None else (
+        include.strip().lower() in ("1", "true", "yes", "on")
+    )  # fmt: skip
+    projects = config.get("projects")
+    if wanted is not True or not isinstance(projects, dict):
+        return ""
+    here = os.path.realpath(root)
+    for name, entry in projects.items():
+        path = entry.get("path") if isinstance(entry, dict) else entry
+        if isinstance(path, str) and os.path.realpath(os.path.expanduser(path)) == here:
+            return permalink_of(f"{name}.md")
+    return ""
 
 
 def unique_permalink(desired: str, taken: Iterable[str]) -> str:
@@ -84,37 +92,6 @@ def unique_permalink(desired: str, taken: Iterable[str]) -> str:
         permalink = f"{desired}-{suffix}"
         suffix += 1
     return permalink
-
-
-def observations(body: str) -> list[Observation]:
-    found: list[Observation] = []
-    for number, line in code_free_lines(body):
-        match = _OBSERVATION.match(line)
-        if not match or match.group("category").strip().lower() in ("", "x"):
-            continue  # "- [ ] task" and "- [x] done" are checkboxes, not observations
-        text = match.group("text")
-        context = _CONTEXT.search(text)
-        if context:
-            text = text[: context.start()]
-        tags = tuple(_TAG.findall(text))
-        found.append(
-            Observation(
-                number,
-                match.group("category").strip(),
-                text.strip(),
-                tags,
-                context.group("context").strip() if context else "",
-            )
-        )
-    return found
-
-
-def relations(body: str) -> list[Relation]:
-    return [
-        Relation(number, m.group("relation"), m.group("target").strip())
-        for number, line in code_free_lines(body)
-        if (m := _RELATION.match(line))
-    ]
 
 
 @dataclass(frozen=True)

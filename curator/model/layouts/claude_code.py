@@ -247,12 +247,6 @@ def edit_index(
     return b"".join(kept)
 
 
-def hand_lines(data: bytes) -> bytes:
-    """MEMORY.md without its entry lines: what a person or Claude wrote, which `edit_index`
-    never adds or removes."""
-    return b"".join(raw for raw in data.splitlines(keepends=True) if not _is_entry(raw))
-
-
 def without_new_entries(data: bytes, since: bytes) -> bytes:
     """MEMORY.md without the entry lines `since` (an older MEMORY.md) lacks: the entries
     added since, which curator renders again for the memories there are. A three-way merge
@@ -262,9 +256,30 @@ def without_new_entries(data: bytes, since: bytes) -> bytes:
     return b"".join(raw for raw in lines if raw in old or not _is_entry(raw))
 
 
-def _is_entry(raw: bytes) -> bool:
+def edited_by_hand(before: bytes, after: bytes) -> bool:
+    """Whether `after` differs from `before` by more than what an action's `edit_index` does
+    (entry lines added for memories `before` does not name, removed for those `after` no
+    longer names): a line reworded, moved, added or removed by a person."""
+    old = {entry.href for entry in parse_index(before.decode("utf-8", "replace"))}
+    new = {entry.href for entry in parse_index(after.decode("utf-8", "replace"))}
+    moved = old ^ new
+
+    def kept(data: bytes) -> list[bytes]:
+        return [raw for raw in data.splitlines() if _href(raw) not in moved]
+
+    return kept(before) != kept(after)
+
+
+def _href(raw: bytes) -> str | None:
+    """The file an entry line names (None: not an entry)."""
     match = _ENTRY.match(raw.decode("utf-8", "replace").rstrip("\r\n"))
-    return match is not None and not _SCHEME.match(match.group("href"))
+    if match is None or _SCHEME.match(match.group("href")):
+        return None
+    return str(match.group("href")).split("#", 1)[0]
+
+
+def _is_entry(raw: bytes) -> bool:
+    return _href(raw) is not None
 
 
 def cap_notice(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from curator.model.layouts.claude_code import INDEX as MEMORY_INDEX
+from curator.model.note import FENCE
 
 SCAN_LIMIT = 200  # notes sampled
 _READ = 8192  # bytes read of each
@@ -96,7 +97,9 @@ def scores(root: Path) -> dict[str, tuple[float, list[str]]]:
         count = len(notes)
         wiki = sum(bool(_WIKI.search(n)) for n in notes)
         sections = sum(bool(_BM_SECTION.search(n)) for n in notes)
-        permalinks = sum(bool(_PERMALINK.search(n[:2048])) for n in notes if n.startswith("---"))
+        permalinks = sum(
+            bool(_PERMALINK.search(n[:2048])) for n in notes if FENCE.match(n) is not None
+        )
         add("obsidian", 4 * wiki / count, f"{wiki} of {count} notes use [[wikilinks]] or embeds")
         add(
             "basic-memory",

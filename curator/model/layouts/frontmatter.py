@@ -19,9 +19,8 @@ from curator.model.finding import Finding
 from curator.model.layouts.base import Layout
 from curator.model.layouts.loose import loose_header
 from curator.model.links import RawLink, counted, extract_links
-from curator.model.note import Kind, Note, parse_note
+from curator.model.note import FENCE, Kind, Note, header_bounds, parse_note
 
-_OPENING = re.compile(r"---[ \t]*(?:\r\n|\n|\r)")
 _HANDLERS = (
     (TOMLHandler(), re.compile(r"\A\+\+\+[ \t]*\r?\n")),
     (JSONHandler(), re.compile(r"\A\{")),
@@ -88,7 +87,7 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
         if "header.unclosed" in codes and not note.header_end:
             # no closing '---': the tool reads every line after the opening one as body
             # (the '---' itself is a rule)
-            opening = _OPENING.match(note.text)
+            opening = FENCE.match(note.text)
             note.header_end = opening.end() if opening else 0
             note.body_line = 2 if opening else 1
         if not note.links:
@@ -138,11 +137,11 @@ def counted_links(note: Note, layout: Layout) -> Note:
 def _loose(note: Note) -> Note | None:
     """The note with its header read as the tool reads it (`loose_header`) and each slip
     reported as a warning with its fix; None when the header stays unreadable."""
-    opening = _OPENING.match(note.text)
-    if opening is None or not note.header_end:
+    bounds = header_bounds(note.text)
+    if isinstance(bounds, Finding):
         return None
-    closing = note.text.rfind("---", 0, note.header_end)
-    read = loose_header(note.text[opening.end() : closing])
+    _newline, start, stop, _body = bounds
+    read = loose_header(note.text[start:stop])
     if read is None:
         return None
     slips = tuple(

@@ -27,6 +27,15 @@ class PalaceScreen(Screen[None]):
     BINDINGS = [
         # in the palette ("Theme: dark and light"), not the footer
         Binding("T", "toggle_theme", "Theme", id="app.theme", show=False, tooltip="Dark/light"),
+        Binding(
+            "w",
+            "toggle_wide",
+            "Wide",
+            id="app.wide",
+            show=False,  # in `?` and the palette: the footer keeps its room for the screen's keys
+            tooltip="Wide mode (k9s's): the list takes the whole screen, its columns widen; "
+            "w again brings the panes beside it back",
+        ),
     ]
     #: this screen's mode (its tab)
     MODE = ""
@@ -95,6 +104,11 @@ class PalaceScreen(Screen[None]):
 
     def palace_changed(self, palace: Palace) -> None:
         """Redraw from `palace`."""
+
+    def action_toggle_wide(self) -> None:
+        """On every screen at once (a class on the app the screens' sheets read): a reviewer
+        who wants long names wants them on the next screen too."""
+        self.app.toggle_class("-wide")
 
     def action_toggle_theme(self) -> None:
         app = self.app

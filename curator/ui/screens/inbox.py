@@ -52,6 +52,15 @@ from curator.ui.widgets.marked_table import MarkedTable, mark_bindings
 from curator.ui.widgets.promote_form import PromoteForm
 from curator.ui.widgets.table import Row, Table
 
+#: the footer's words for the keys that decide a whole group (in rows: the bindings' own)
+GROUP_LABELS = {
+    "promote": "Keep best",
+    "reject": "Reject all",
+    "merge": "Merge all",
+    "fold": "Fold all",
+    "toggle_groups": "Rows",
+}
+INTO_WIDTH = 24  # at most: the groups' Into column (a note's name) yields to the best draft
 CANDIDATES = Binding.Group("Cand.")  # [ and ] show as one key in the footer
 
 
@@ -168,7 +177,9 @@ class InboxScreen(PalaceScreen):
         table.add_fixed(" ", "mark", 1)
         if self.grouped:
             table.add_fitted("Drafts", "count", 6)
-            table.add_fitted("Into", "into", 30)
+            # the note's name, cut before the best draft's (what the key decides on): at 80
+            # columns 24 cells leave the draft 40
+            table.add_fitted("Into", "into", INTO_WIDTH)
             table.add_flex("Best draft")
             table.sortable = ()
         else:
@@ -205,8 +216,13 @@ class InboxScreen(PalaceScreen):
         self.show_draft(self.current(), reload=True)
 
     # -- groups ------------------------------------------------------------------------------
+    def key_label(self, action: str) -> str | None:
+        """The footer's word for a key in groups: what it does to the whole group."""
+        return GROUP_LABELS.get(action) if self.grouped else None
+
     def action_toggle_groups(self) -> None:
         self.grouped = not self.grouped
+        self.refresh_bindings()  # the footer words the keys for groups, or rows again
         self.marks.unmark()
         self._columns()
         if self.palace is not None:

@@ -174,20 +174,16 @@ class RoomsScreen(NoteActions):
 
     @on(DataTable.RowSelected, "#rooms-notes")
     def _note_chosen(self, _event: DataTable.RowSelected) -> None:
+        self._show_the_note()
         self._into_links()
 
+    def _show_the_note(self) -> None:
+        """A note asked for is seen: wide mode (the list alone) ends."""
+        self.app.set_class(False, "-wide")
+
     def _into_links(self) -> None:
-        """Into the note's links, the first one that opens highlighted (so a second Enter
-        opens it)."""
-        links = self.query_one("#note-links", OptionList)
-        usable = [i for i in range(links.option_count) if not links.get_option_at_index(i).disabled]
-        if not (links.display and usable):  # keys in a list out of sight: stay, say why
+        if not self.query_one(NoteView).into_links():  # keys in a list out of sight: say why
             self.notify("This note has no links or backlinks to open", markup=False)
-            return
-        links.focus()
-        at = links.highlighted
-        if at is None or links.get_option_at_index(at).disabled:
-            links.highlighted = usable[0]
 
     @on(NoteView.Navigate)
     def _navigate(self, event: NoteView.Navigate) -> None:
@@ -201,6 +197,7 @@ class RoomsScreen(NoteActions):
         followed so far stay the breadcrumb, else it starts a new one."""
         if not trail:
             self.history.clear()
+        self._show_the_note()
         self.sync()
         palace = self.palace
         note = palace.by_rel.get(rel) if palace else None

@@ -1,5 +1,7 @@
-"""Search: as-you-type search with filters; snippets with matches highlighted; Enter opens;
-e, r, s, t act on the highlighted result as they do in Rooms and Audit.
+"""Search: as-you-type search with filters; snippets with matches highlighted; the highlighted
+result's note previewed beside the results; Enter opens it in place (the whole screen's width,
+its links followed there with a trail, Escape back to the results, Backspace back along the
+trail); e, r, s, t act on the note highlighted or open as they do in Rooms and Audit.
 
 Each keystroke restarts a short debounce timer; the query then runs in a thread worker that a
 newer query cancels, so the event loop never waits on LanceDB and the results shown are the
@@ -16,6 +18,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.validation import Number
 from textual.widgets import Checkbox, Input, OptionList, Select
@@ -29,6 +32,7 @@ from curator.ui import services
 from curator.ui.safe import badges, plain
 from curator.ui.screens.note_actions import NOTE_KEYS, NoteActions
 from curator.ui.screens_list import SCREENS
+from curator.ui.widgets.note_view import NoteView
 
 SCREEN_KEYS = {key: mode for mode, (_title, key, _help) in SCREENS.items()}
 
@@ -86,7 +90,22 @@ class SearchScreen(NoteActions):
             "Leave query",
             id="search.leave",
             tooltip="Leave the query field (number keys then switch screens, as they do while "
-            "the query is empty and with alt)",
+            "the query is empty and with alt); from a note open, back to the results",
+        ),
+        Binding(
+            "backspace",
+            "back",
+            "Back",
+            id="search.back",
+            tooltip="From a note open: back along the links followed, then to the results",
+        ),
+        Binding(
+            "enter",
+            "into_links",
+            "Links",
+            id="search.links",
+            show=False,
+            tooltip="From the note open: into its links (Enter on one follows it)",
         ),
         Binding("ctrl+f", "focus_query", "Query", id="search.focus", tooltip="Type a query"),
         Binding(
@@ -112,6 +131,12 @@ class SearchScreen(NoteActions):
         self._keep: str | None = None  # the result to highlight again once the query reruns
         self.limit = LIMIT  # results asked for (the "more" row adds LIMIT)
         self._limit_for: tuple[str, dict[str, Any]] | None = None  # the query `limit` is for
+        self.trail: list[str] = []  # the notes left along links from the note open in place
+
+    @property
+    def reading(self) -> bool:
+        """A note is open in place: the results give their width to it."""
+        return self.has_class("-reading")
 
     def body(self) -> ComposeResult:
         yield QueryInput(placeholder="search notes…", id="search-query")
@@ -132,11 +157,14 @@ class SearchScreen(NoteActions):
                 valid_empty=True,
                 tooltip="The least confidence a note has: 0 to 1",
             )
-        yield ResultsList(id="search-results")
+        with Horizontal(id="search-main"):
+            yield ResultsList(id="search-results")
+            yield NoteView(id="search-note", today=self.curator.today)
 
     def on_mount(self) -> None:
         self.query_one("#search-results").border_title = "Results"
         self.query_one("#search-query").focus()
+        self._preview_title()
 
     def palace_changed(self, palace: Palace) -> None:
         """Offer the palace's types and scopes, and run the query again on the new palace:
@@ -152,6 +180,8 @@ class SearchScreen(NoteActions):
         self._keep = note.rel if note is not None else None
         self.shown = None
         self.refresh_results()
+        if self.reading and note is not None:  # the note open, as it is now (after an action)
+            self._view(note.rel)
 
     def filters(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -264,11 +294,76 @@ class SearchScreen(NoteActions):
         elif not query.strip():
             hint = "Type to search every note; Down goes to the results, Escape leaves."
             options.add_option(Option(Text(hint, style="dim"), disabled=True))
+        if not self.reading:
+            self.preview()
+
+    @on(OptionList.OptionHighlighted, "#search-results")
+    def _highlighted(self, _event: OptionList.OptionHighlighted) -> None:
+        if not self.reading:
+            self.preview()
+
+    def preview(self) -> None:
+        """The highlighted result's note beside the results (the first result's while none is
+        highlighted: what Enter in the query opens)."""
+        at = self.query_one("#search-results", OptionList).highlighted
+        # nothing to preview: the hint or "no results" takes the whole width
+        self.query_one(NoteView).display = bool(self.results)
+        if not self.results:
+            self._view(None)
+        elif at is None or at < len(self.results):  # (not the "more results" row)
+            self._view(self.results[at or 0].path)
+
+    def _view(self, rel: str | None) -> None:
+        view = self.query_one(NoteView)
+        note = self.find(rel)
+        palace = self.palace
+        if palace is not None and (note is not view.note or note is None):
+            view.show(palace, note)
+        self._preview_title()
+
+    def _preview_title(self) -> None:
+        try:
+            view = self.query_one(NoteView)
+        except NoMatches:
+            return
+        if not self.reading:
+            view.border_title = "Preview · Enter opens" if view.note is not None else "Preview"
+            return
+        by_rel = self.palace.by_rel if self.palace is not None else {}
+        view.show_trail([by_rel[rel].name if rel in by_rel else rel for rel in self.trail])
+        if not self.trail:
+            view.border_title = "Note · Escape back to the results"
+
+    def open_in_place(self, rel: str) -> None:
+        """The note open on the whole width of the screen, in Search (never a switch to Rooms:
+        Escape comes back to the results as they were)."""
+        self.trail.clear()
+        self.set_class(True, "-reading")
+        self.query_one(NoteView).display = True
+        self._view(rel)
+        self.query_one(NoteView).focus()
+
+    def close_note(self) -> None:
+        """Back to the results, on the row of the note that was opened."""
+        self.trail.clear()
+        self.set_class(False, "-reading")
+        results = self.query_one("#search-results", OptionList)
+        if self.results:
+            results.focus()
+        self.preview()
+
+    @on(NoteView.Navigate)
+    def _navigate(self, event: NoteView.Navigate) -> None:
+        view = self.query_one(NoteView)
+        if view.note is not None:
+            self.trail.append(view.note.rel)
+        self._view(event.rel)
+        view.focus()
 
     @on(Input.Submitted, "#search-query")
     def _submitted(self) -> None:
         if self.results:
-            self.curator.open_note(self.results[0].path)
+            self.open_in_place(self.results[0].path)
 
     @on(OptionList.OptionSelected, "#search-results")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -278,10 +373,12 @@ class SearchScreen(NoteActions):
             self.shown = None
             self._start_search()
         elif event.option.id:
-            self.curator.open_note(event.option.id)
+            self.open_in_place(event.option.id)
 
     def selected(self) -> Note | None:
-        """The highlighted result's note."""
+        """The note open in place, else the highlighted result's note."""
+        if self.reading:
+            return self.query_one(NoteView).note
         index = self.query_one("#search-results", OptionList).highlighted
         if index is None or not 0 <= index < len(self.results):
             return None
@@ -296,7 +393,26 @@ class SearchScreen(NoteActions):
             options.focus()
             options.highlighted = 0
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self.reading  # (the query's own Backspace deletes a character)
+        return super().check_action(action, parameters)
+
+    def action_into_links(self) -> None:
+        if self.reading and not self.query_one(NoteView).into_links():
+            self.notify("This note has no links or backlinks to open", markup=False)
+
+    def action_back(self) -> None:
+        if self.trail:
+            self._view(self.trail.pop())
+            self.query_one(NoteView).focus()
+        else:
+            self.close_note()
+
     def action_leave_query(self) -> None:
+        if self.reading:
+            self.close_note()
+            return
         results = self.query_one("#search-results", OptionList)
         if self.results:
             results.focus()

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Static
 from curator.model.palace import Palace
 from curator.model.text import clean
 from curator.tasks import TaskService, default_owner
+from curator.tasks.checkpoint import STATUSES
 from curator.tasks.claims import age_text
 from curator.ui.safe import BADGE_STYLE, plain
 from curator.ui.screens.base import PalaceScreen
@@ -35,8 +36,9 @@ from curator.ui.widgets.zoom import ZoomDialog, zoom_binding
 
 AGE_TICK = 30.0  # seconds between readings of the list while it is shown
 FIRST_ROWS = 100  # rows put in the table before its first paint: more than a screen holds
-_ORDER = {"active": 0, "waiting": 1, "done": 2, "abandoned": 3}
-_STATUS_STYLE = {"active": "green", "waiting": "yellow", "done": "dim", "abandoned": "dim red"}
+_ORDER = {status: i for i, status in enumerate(STATUSES)}
+# a style per status, in the table's order (zip refuses a status added without its style)
+_STATUS_STYLE = dict(zip(STATUSES, ("green", "yellow", "dim", "dim red"), strict=True))
 
 
 def requests_text(requests: list[Any]) -> Text:

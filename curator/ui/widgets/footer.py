@@ -62,7 +62,11 @@ def footer_keys(app: Any, screen: Any) -> list[Key]:
             groups[label] = len(ranked)
             ranked.append((rank, at, (shown, label, binding.key, binding.action, enabled, "")))
             continue
-        key = (shown, binding.description, binding.key, binding.action, enabled, tooltip)
+        # a screen may word a key for its state (the inbox's groups: "Keep best", not
+        # "Promote"): `key_label(action)`, None for the binding's own description
+        label = getattr(node, "key_label", lambda _action: None)(binding.action)
+        description = label or binding.description
+        key = (shown, description, binding.key, binding.action, enabled, tooltip)
         ranked.append((rank, at, key))
     ranked.sort(key=lambda r: (r[0], r[1]))
     return [key for _rank, _at, key in ranked]

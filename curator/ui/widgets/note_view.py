@@ -65,6 +65,19 @@ class NoteView(VerticalScroll):
         links.border_title = LEGEND
         self.scroll_home(animate=False)
 
+    def into_links(self) -> bool:
+        """Focus the note's links, the first one that opens highlighted (so a second Enter
+        opens it); False when it has none to open."""
+        links = self.query_one("#note-links", OptionList)
+        usable = [i for i in range(links.option_count) if not links.get_option_at_index(i).disabled]
+        if not (links.display and usable):
+            return False
+        links.focus()
+        at = links.highlighted
+        if at is None or links.get_option_at_index(at).disabled:
+            links.highlighted = usable[0]
+        return True
+
     def show_trail(self, names: list[str]) -> None:
         """The links followed to this note, oldest first, as the pane's title (a breadcrumb
         that stays in sight however far the note scrolls): Backspace goes back along it;

@@ -15,9 +15,9 @@ from datetime import date
 
 from curator.errors import CuratorError
 from curator.fsutil import note_bytes
+from curator.model import palace_rules
 from curator.model.check import run_checks
 from curator.model.index_md import index_bytes, render_index
-from curator.model.layouts import palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
@@ -90,7 +90,8 @@ def edit_note(palace: Palace, note: Note, updates: Mapping[str, object]) -> byte
 
 #: True while `plan_bulk` plans its drafts or notes one by one: it renders the generated index
 #: once, for the end state, and drops the one each plan would render (10k notes' INDEX.md,
-#: most of a bulk plan's time when rendered a draft)
+#: most of a bulk plan's time when rendered a draft). Row: "bulk plan" in
+#: benchmarks/bench_tuning.py, with and without in the same run
 INDEX_DEFERRED: ContextVar[bool] = ContextVar("curator_index_deferred", default=False)
 
 

@@ -3,7 +3,8 @@ the generated index (Claude Code's MEMORY.md), and where a promoted note goes an
 format.
 
 The rules that palace.toml alone answers (which files are notes, rooms, the link table) are
-in `rules`, which the palace itself uses; these read a whole `Palace`.
+in `layouts.rules`, which the palace itself uses; these read a whole `Palace`, so they live
+beside it rather than in `layouts/`, below it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def link_problem(palace: Palace, source_rel: str, link: RawLink) -> str | None:
 
 def templates(palace: Palace) -> list[str]:
     """The files the layout's tool keeps as templates (read for links, never notes)."""
-    return walk.templates(palace.root, layout_of(palace.config), palace.attachments)
+    return walk.templates(palace.root, layout_of(palace.config), palace.loaded.attachments)
 
 
 def link_findings(palace: Palace) -> list[Finding]:
@@ -81,7 +82,7 @@ def index_findings(palace: Palace, data: bytes | None) -> list[Finding]:
         max_lines=layout.max_lines,
         max_bytes=layout.max_bytes,
         retired=[n.rel for n in palace.notes if n.superseded],
-        files=palace.attachments,
+        files=palace.loaded.attachments,
     )
     out: list[Finding] = []
     for severity, code, line, message in found:
@@ -113,12 +114,20 @@ def promoted_bytes(palace: Palace, rel: str, data: bytes) -> bytes:
     header = layout_of(palace.config).new_header(rel, note.header)
     if isinstance(header.get("permalink"), str):  # an id to link by: never one a note holds
         others = [e for e in palace.link_table().entries.values() if e.rel != rel]
-        # written the way the project's notes write theirs (`<project>/<path>` or `<path>`)
-        prefix = basic_memory.project_prefix((e.rel, e.permalink) for e in others)
+        # written the way the project's notes write theirs (`<project>/<path>` or `<path>`),
+        # or its basic-memory config says when it has none
+        # a note with no permalink of its own says nothing: basic-memory gives it one by its config
+        notes = ((e.rel, e.permalink) for e in others if _own_permalink(palace, e.rel))
+        prefix = basic_memory.project_prefix(notes, basic_memory.configured_prefix(palace.root))
         desired = f"{prefix}/{header['permalink']}" if prefix else header["permalink"]
         held = (e.permalink for e in others)
         header["permalink"] = basic_memory.unique_permalink(desired, held)
     return new_note_text(header, note.body, note.newline).encode("utf-8")
+
+
+def _own_permalink(palace: Palace, rel: str) -> bool:
+    note = palace.by_rel.get(rel)
+    return note is not None and isinstance(note.header.get("permalink"), str)
 
 
 def generated_index(

@@ -1,0 +1,296 @@
+"""A query answered from the search index without loading the palace: `curator search` in a
+fresh process, where reading every note (seconds at 100k notes) cost more than the query.
+
+`cold_searcher(root)` is a `Searcher` over an `IndexedPalace` when the index provably
+reflects the palace's files as they are: its table is the one the last sync recorded, at git
+HEAD; a walk of the palace (one stat per file, no file read) finds every file with the size
+and mtime the sync's palace read it with (none of them young enough then for those to
+mislead, as the palace cache trusts them); palace.toml derives the same fields; the corpus
+statistics of that palace are kept. Else None, and the caller loads the palace and syncs as
+before: nothing is ever served from an index that may lag the files.
+
+An `IndexedPalace` holds no note in memory: a note is read and parsed from its file when the
+query asks for it (the candidates, the notes shown, the notes their links and successors
+name). What needs every note is read from the index's rows instead: the gate's verdicts (the
+`sensitive` column `is_visible` derived at the sync; the notes whose header did not parse,
+which the index holds no row of, hidden as the gate hides them), the names matched as you
+type, the slugs and names links resolve by.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from curator.config import Config, load_config
+from curator.model.discovery import kind_of
+from curator.model.layouts import rules as layout_rules
+from curator.model.links import RawLink
+from curator.model.loader import read_note, walk_fingerprint
+from curator.model.lookups import Link
+from curator.model.note import Kind, Note
+from curator.model.palace import Palace
+from curator.model.schema import name_key, slug_key
+from curator.model.served import Served
+from curator.search.filters import where_visible
+from curator.search.index import (
+    derived_config,
+    head_commit,
+    index_dir,
+    open_index_at,
+    read_synced,
+)
+from curator.search.searcher import Searcher
+from curator.search.words import recorded_corpus
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# What a query needs of every row: its note's kind, names, and the fields the filter reads.
+COLUMNS = (
+    "path",
+    "slug",
+    "name",
+    "kind",
+    "type",
+    "scope",
+    "status",
+    "stale",
+    "confidence",
+    "sensitive",
+    "tag_keys",
+    "created",
+    "reviewed",
+)
+
+__all__ = ["COLUMNS", "IndexedPalace", "cold_searcher"]
+
+
+def cold_searcher(root: Path) -> Searcher | None:
+    """A searcher over the index of the palace at `root` reading no more of the palace than
+    a query shows, when the index reflects the files as they are now; else None."""
+    root = Path(root).resolve()
+    config = load_config(root)
+    if layout_rules.foreign(config):
+        return None  # another tool's layout: its links resolve by its own table
+    record = read_synced(index_dir(root))
+    if (
+        record is None
+        or not isinstance(record.get("files"), str)
+        or record.get("derived") != derived_config(config)
+        or not isinstance(record.get("signature"), str)
+        or not _strings(record.get("unparsed"))
+    ):
+        return None
+    stats = recorded_corpus(index_dir(root), record["signature"])
+    if stats is None:
+        return None
+    layout = layout_rules.layout_of(config)
+    excludes = layout_rules.excludes_of(config)
+    if walk_fingerprint(root, layout, excludes) != record["files"]:
+        return None
+    store = open_index_at(root, config)
+    state = store.state
+    if (
+        not store.ready
+        or state is None
+        or (state.table, state.updated) != (record.get("table"), record.get("updated"))
+        or state.commit != head_commit(root)
+    ):
+        return None
+    columns = store.columns(COLUMNS)
+    # the rows the gate hides: the visibility filter's SQL, negated (the one rule, as a query)
+    shown = where_visible(config, include_sensitive=False)
+    hidden = store.columns(("path", "slug", "name"), f"NOT ({shown})") if shown else None
+    palace = IndexedPalace(root, config, columns, record["unparsed"], record["signature"])
+    palace.gate(hidden)
+    searcher = Searcher(palace, index=store, sync=False)
+    searcher._stats = stats  # the palace's statistics as kept (never counted from no notes)
+    return searcher
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+class _Files(Mapping[str, Note]):
+    """The palace's notes and drafts by rel, each read from its file when first asked for."""
+
+    def __init__(self, root: Path, kinds: dict[str, Kind]) -> None:
+        self._root = root
+        self._kinds = kinds
+        self._read: dict[str, Note] = {}
+
+    def __getitem__(self, rel: str) -> Note:
+        note = self._read.get(rel)
+        if note is None:
+            kind = self._kinds[rel]  # KeyError: no note of the palace
+            note = self._read[rel] = read_note(self._root, rel, kind)
+        return note
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._kinds
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    @property
+    def kinds(self) -> dict[str, Kind]:
+        return self._kinds
+
+    @property
+    def read(self) -> list[str]:
+        """The rels read so far."""
+        return sorted(self._read)
+
+
+class _Named(Sequence[Note]):
+    """The notes at some rels, each read when first asked for (a slug's or a name's)."""
+
+    def __init__(self, files: _Files, rels: list[str]) -> None:
+        self._files = files
+        self._rels = rels
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._files[rel] for rel in self._rels[i]]
+        return self._files[self._rels[i]]
+
+    def __len__(self) -> int:
+        return len(self._rels)
+
+
+class _Table(dict[str, Sequence[Note]]):
+    """Notes by a key (a slug, a name), each read when first asked for: one rel a key (a
+    key shared by several notes keeps them all), so a table of 100k notes holds no note."""
+
+    def __init__(self, files: _Files, keys: list[str], rels: list[str]) -> None:
+        super().__init__()
+        self._files = files
+        self._one = dict(zip(keys, rels, strict=True))
+        self._many: dict[str, list[str]] = {}
+        if len(self._one) < len(keys):  # shared keys (seldom): every rel of each
+            counts = Counter(keys)
+            for key, rel in zip(keys, rels, strict=True):
+                if counts[key] > 1:
+                    self._many.setdefault(key, []).append(rel)
+
+    def _rels(self, key: str) -> list[str] | None:
+        many = self._many.get(key)
+        if many is not None:
+            return many
+        one = self._one.get(key)
+        return [one] if one is not None else None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        rels = self._rels(key)
+        return _Named(self._files, rels) if rels is not None else default
+
+    def __getitem__(self, key: str) -> Sequence[Note]:
+        rels = self._rels(key)
+        if rels is None:
+            raise KeyError(key)
+        return _Named(self._files, rels)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._one
+
+
+class IndexedPalace(Palace):
+    """The palace as its search index holds it: no note loaded (`notes` and `drafts` are
+    empty); `by_rel` reads a note from its file when asked; what needs every note (the gate's
+    verdicts, the names, the slug and name tables, the signature) comes from the rows."""
+
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        columns: pa.Table,
+        unparsed: list[str],
+        signature: str,
+    ) -> None:
+        super().__init__(root, config, [], [], layout=layout_rules.layout_of(config))
+        # the columns every note is looked up by as lists; the others read a row at a time
+        whole = {c: columns.column(c).to_pylist() for c in ("path", "kind", "slug", "name")}
+        self._columns = whole
+        self._table = columns
+        paths: list[str] = whole["path"]
+        kinds: dict[str, Kind] = {
+            p: "draft" if k == "draft" else "note"
+            for p, k in zip(paths, whole["kind"], strict=True)
+        }
+        for rel in unparsed:
+            kinds.setdefault(rel, kind_of(rel, config.inbox) or "note")
+        self.files = _Files(root, kinds)
+        self.by_rel = self.files  # type: ignore[assignment]
+        self.index_signature = signature
+        self._unparsed = unparsed
+        names = [str(n or "") for n in whole["name"]]
+        self.index_names = (paths, names, self._row)
+
+    def _row(self, i: int) -> dict[str, Any]:
+        """The `i`th row (in path order) as a filter reads it."""
+        return {c: self._table.column(c)[i].as_py() for c in self._table.column_names}
+
+    def gate(self, hidden: pa.Table | None) -> None:
+        """The gate's verdicts: the `hidden` rows (those the visibility filter hides:
+        sensitive, or in a scope palace.toml marks sensitive; None: none) and every note
+        whose header did not parse are hidden; every other row's path is shown."""
+        found = {
+            c: hidden.column(c).to_pylist() if hidden else [] for c in ("path", "slug", "name")
+        }
+        names = [str(n or "") for n in found["name"]]
+        gone = list(zip(found["path"], found["slug"], names, strict=True))
+        for rel in self._unparsed:
+            gone.append((rel, rel.rsplit("/", 1)[-1].removesuffix(".md"), ""))
+        shown = frozenset(self._columns["path"]).difference(found["path"])
+        Served.of(self).hiding(gone, shown)
+
+    def all(self) -> list[Note]:
+        """Never every note (what this palace avoids): a caller that needs them all loads
+        the palace; one that slipped through fails loudly rather than see none."""
+        raise NotImplementedError("a palace read from the search index holds no note list")
+
+    @property
+    def _by_slug(self) -> dict[str, Sequence[Note]]:
+        if self.lookups.slugs is None:
+            notes = self._notes_only()
+            slugs = self._columns["slug"]
+            keys = [str(slugs[i]).casefold() for i in notes]
+            rels = [self._columns["path"][i] for i in notes]
+            # the unparsed notes have no row, but a slug (their file name) all the same
+            unparsed = [rel for rel in self._unparsed if self.files.kinds[rel] == "note"]
+            keys += [rel.rsplit("/", 1)[-1].removesuffix(".md").casefold() for rel in unparsed]
+            rels += unparsed
+            self.lookups.slugs = _Table(self.files, keys, rels)
+        return self.lookups.slugs
+
+    @property
+    def _by_name(self) -> dict[str, Sequence[Note]]:
+        if self.lookups.names is None:
+            notes = self._notes_only()
+            names = self._columns["name"]
+            keys = [name_key(str(names[i] or "")) for i in notes]
+            self.lookups.names = _Table(self.files, keys, [self._columns["path"][i] for i in notes])
+        return self.lookups.names
+
+    def _notes_only(self) -> list[int]:
+        """The rows of notes (not drafts), by position."""
+        return [i for i, kind in enumerate(self._columns["kind"]) if kind == "note"]
+
+    def resolve(self, source_rel: str, link: RawLink) -> str | None:
+        key = slug_key(link.target)
+        if link.kind != "md" and "/" in key:  # a path-like wikilink: matched by its tail
+            tail = "/" + key.lstrip("/")
+            notes = [r for r, kind in self.files.kinds.items() if kind == "note"]
+            matches = [r for r in notes if ("/" + slug_key(r)).endswith(tail)]
+            return matches[0] if len(matches) == 1 else None
+        return super().resolve(source_rel, link)
+
+    def link_graph(self) -> tuple[dict[str, list[Link]], dict[str, list[Link]]]:
+        raise NotImplementedError("a palace read from the index has no whole link graph")
