@@ -3,6 +3,7 @@
     python benchmarks/bench_tmux_review.py [--drafts 50] [--notes N] [--hog 2] [--keep]
     python benchmarks/bench_tmux_review.py --palace P --notes N   (run.py's form: JSON rows)
     python benchmarks/bench_tmux_review.py --fleet 2000 [--notes 1000] [--undo 10]
+    python benchmarks/bench_tmux_review.py --demo
 
 Builds a scratch palace (a copy of the sample palace, or gen_palace's N notes), writes the
 inbox of gen_review_inbox.py, builds the search index, then runs `curator` in a private tmux
@@ -26,6 +27,11 @@ waits, and how often notifications covered a dialog's buttons or the inbox's emp
 palace of `--notes` notes, cleared group by group from the grouped list (`G`) and the last
 `--undo` groups undone through History (tmux_fleet.py); issue 36's figures: under 400
 keystrokes, no wrong decision, one commit a group, every undo exact.
+
+`--demo`: instead, the demo inbox shipped in sample_palace/inbox/ (in a scratch copy), each
+draft given its right decision (tmux_demo.py's table: promote, reject with a reason, merge the
+near-duplicate into its note); prints every decision, keystrokes, commits, wrong decisions,
+wall time, and whether `git status` is clean and the inbox empty.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from gen_review_inbox import BULK_TYPE, NEW_TYPE, DraftSpec
 from tmux_review_lib import (
     Tmux,
     app_keys,
+    candidate_first,
     git,
     make_palace,
     terminal_problems,
@@ -98,16 +105,7 @@ class Reviewer:
 
     def candidate(self, draft: DraftSpec) -> None:
         """Wait until the duplicate finder lists the expected note first."""
-        want = draft.target_name[:24]
-        end = time.monotonic() + 60
-        while True:
-            lines = self.term.screen().splitlines()
-            at = next((i for i, line in enumerate(lines) if "Duplicate candidates" in line), -1)
-            if at >= 0 and at + 1 < len(lines) and want in lines[at + 1]:
-                return
-            if time.monotonic() > end:
-                raise AssertionError(f"{want!r} never came first; screen:\n" + "\n".join(lines))
-            time.sleep(0.05)
+        candidate_first(self.term, draft.target_name[:24])
 
     def run(self) -> None:
         while self.remaining:
@@ -312,10 +310,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--fleet", type=int, default=0, help="drafts in near-duplicate groups")
     parser.add_argument("--undo", type=int, default=10, help="--fleet: groups undone (0: all)")
+    parser.add_argument(
+        "--demo", action="store_true", help="clear sample_palace's own inbox (tmux_demo.py)"
+    )
     args = parser.parse_args(argv)
     if shutil.which("tmux") is None:
         print("tmux is not installed", file=sys.stderr)
         return 2
+    if args.demo:
+        return demo(args.keep)
     if args.fleet:
         return fleet(args.fleet, args.notes or 1000, args.undo, args.seed, args.keep)
     scratch = Path(tempfile.mkdtemp(prefix="curator-review-"))
@@ -341,6 +344,42 @@ def main(argv: list[str] | None = None) -> int:
         )
         emit([row("tmux", f"clear {result.drafts}-draft inbox", [result.review_s], note=note)])
     return 1 if result.problems else 0
+
+
+def demo(keep: bool) -> int:
+    """The demo inbox (sample_palace/inbox/) cleared in tmux, each draft its right decision."""
+    from tmux_demo import demo_review
+
+    scratch = Path(tempfile.mkdtemp(prefix="curator-demo-review-"))
+    os.environ.setdefault("CURATOR_CACHE_HOME", str(scratch / "cache"))
+    try:
+        root = scratch / "palace"
+        _, base = make_palace(root, 0)  # a copy of sample_palace/ with its own inbox
+        out = demo_review(root, base)
+    finally:
+        if keep:
+            print(f"scratch palace kept in {scratch}", file=sys.stderr)
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    made: dict[str, int] = {}
+    for _, decision in out["decisions"]:
+        made[decision.action] = made.get(decision.action, 0) + 1
+    for stem, decision in out["decisions"]:
+        why = decision.reason or (f"into {decision.into}" if decision.into else "")
+        print(f"  {decision.action:8} {stem}" + (f"  ({why})" if why else ""))
+    print(
+        f"tmux 80x24, demo palace: {out['drafts']} drafts cleared with {out['keys']} keystrokes, "
+        f"{len(out['decisions'])} decisions ("
+        + ", ".join(f"{k}: {v}" for k, v in sorted(made.items()))
+        + f"), {out['commits']} commits, {len(out['wrong'])} wrong decisions, "
+        f"{out['review_s']:.1f} s wall time; git status "
+        f"{'clean' if out['clean'] else 'NOT clean: ' + out['status']}; inbox "
+        f"{'empty' if not out['inbox_left'] else 'still holds ' + str(out['inbox_left'])}"
+    )
+    for wrong in out["wrong"]:
+        print("WRONG:", wrong)
+    ok = not out["wrong"] and out["clean"] and not out["inbox_left"]
+    return 0 if ok and out["commits"] == out["drafts"] else 1
 
 
 def fleet(drafts: int, notes: int, undo: int, seed: int, keep: bool) -> int:

@@ -188,6 +188,19 @@ class Tmux:
         )
 
 
+def candidate_first(term: Tmux, want: str, timeout: float = 60.0) -> None:
+    """Wait until the inbox's duplicate finder lists a note whose row shows `want` first."""
+    end = time.monotonic() + timeout
+    while True:
+        lines = term.screen().splitlines()
+        at = next((i for i, line in enumerate(lines) if "Duplicate candidates" in line), -1)
+        if at >= 0 and at + 1 < len(lines) and want in lines[at + 1]:
+            return
+        if time.monotonic() > end:
+            raise AssertionError(f"{want!r} never came first; screen:\n" + "\n".join(lines))
+        time.sleep(0.05)
+
+
 # -- the scratch palace --------------------------------------------------------------------------
 def run(root: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(list(argv), cwd=root, capture_output=True, text=True)
@@ -225,7 +238,8 @@ def make_palace(
     else:
         ignore = shutil.ignore_patterns(".curator", "__pycache__", "__init__.py")
         shutil.copytree(REPO / "sample_palace", root, ignore=ignore)
-    specs = write_inbox(root, drafts, seed)
+    # no drafts asked for: the palace keeps its own inbox (the sample palace's demo drafts)
+    specs = write_inbox(root, drafts, seed) if drafts else []
     if not (root / ".git").exists():
         git(root, "init", "-q", "-b", "main")
     for key, value in (("user.name", "reviewer"), ("user.email", "reviewer@localhost"),
