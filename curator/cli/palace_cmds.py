@@ -19,9 +19,9 @@ from curator.cli.common import (
 )
 from curator.cli.filter_flags import add_filter_flags, filter_from_args
 from curator.config import TAXONOMIES
+from curator.model import palace_rules
 from curator.model.finding import Finding
 from curator.model.index_md import index_is_current
-from curator.model.layouts import palace_rules
 from curator.model.links import RawLink
 from curator.model.note import Note
 from curator.model.palace import Palace

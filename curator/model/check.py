@@ -10,9 +10,9 @@ import re
 from dataclasses import replace
 from datetime import date
 
+from curator.model import palace_rules
 from curator.model.finding import Finding, Severity
 from curator.model.index_md import IndexRefused, index_is_current
-from curator.model.layouts import palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace

@@ -20,9 +20,8 @@ from collections.abc import Mapping
 from datetime import date
 
 from curator.errors import CuratorError
-from curator.model import cache
+from curator.model import cache, palace_rules
 from curator.model.flags import expires_on, is_low_confidence
-from curator.model.layouts import palace_rules
 from curator.model.note import Note
 from curator.model.palace import INDEX_NAME, Palace, Room
 from curator.model.text import one_line

@@ -28,9 +28,10 @@ from typing import Literal
 
 from curator.config import load_config
 from curator.errors import WriterError
+from curator.model import palace_rules
 from curator.model.discovery import STATE_DIR, inbox_of
 from curator.model.index_md import hand_part, render_index
-from curator.model.layouts import claude_code, palace_rules
+from curator.model.layouts import claude_code
 from curator.model.layouts import rules as layout_rules
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer import gitpy

@@ -3,7 +3,7 @@ how its links resolve, and which file is its generated index.
 
 The palace, the loader, check and the planners call these, so curator's own layout keeps its
 behaviour and the others differ only where their tools do. The rules that read a whole loaded
-palace (link findings, MEMORY.md, where a promoted note goes) are in `palace_rules`.
+palace (link findings, MEMORY.md, where a promoted note goes) are in `curator.model.palace_rules`.
 """
 
 from __future__ import annotations

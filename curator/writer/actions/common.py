@@ -15,9 +15,9 @@ from datetime import date
 
 from curator.errors import CuratorError
 from curator.fsutil import note_bytes
+from curator.model import palace_rules
 from curator.model.check import run_checks
 from curator.model.index_md import index_bytes, render_index
-from curator.model.layouts import palace_rules
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings

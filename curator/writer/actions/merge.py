@@ -7,8 +7,8 @@ from datetime import date
 from typing import Any
 
 from curator.fsutil import note_bytes
+from curator.model import palace_rules
 from curator.model.check import MAX_TAGS
-from curator.model.layouts import palace_rules
 from curator.model.note import Note, new_note_text, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.model.schema import is_visible, why_hidden

@@ -8,9 +8,9 @@ from typing import Any
 
 from curator.errors import CuratorError
 from curator.fsutil import note_bytes
+from curator.model import palace_rules
 from curator.model.check import feedback_gaps
 from curator.model.header import DELETE
-from curator.model.layouts import palace_rules
 from curator.model.note import Note, edit_header, parse_note, strip_banner
 from curator.model.palace import NOTES_DIR, Palace
 from curator.model.schema import REQUIRED, WARNINGS, header_problems

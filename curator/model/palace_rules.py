@@ -3,7 +3,8 @@ the generated index (Claude Code's MEMORY.md), and where a promoted note goes an
 format.
 
 The rules that palace.toml alone answers (which files are notes, rooms, the link table) are
-in `rules`, which the palace itself uses; these read a whole `Palace`.
+in `layouts.rules`, which the palace itself uses; these read a whole `Palace`, so they live
+beside it rather than in `layouts/`, below it.
 """
 
 from __future__ import annotations
