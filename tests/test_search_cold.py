@@ -129,3 +129,20 @@ def test_any_change_since_the_sync_loads_the_palace_instead(
     code, out, err = run_cli("--palace", root, "search", "--json", WORDS)
     assert code == 0, err
     assert not any(word in out.casefold() for word in HIDDEN)
+
+
+def test_every_filter_answers_cold_as_over_the_loaded_palace(root: Path) -> None:
+    cold = cold_searcher(root)
+    assert cold is not None
+    palace = Palace.open(root)
+    warm = Searcher(palace, index=open_index(palace))
+    for filters in (
+        {"types": ["project"], "stale": False},
+        {"status": ["superseded"]},
+        {"tags": ["x"], "drafts": True},
+        {"include_sensitive": True},
+        {"min_confidence": 0.5, "created_after": "2020-01-01"},
+    ):
+        for query in (WORDS, "zebu", "what do we know about the zebu ledger?"):
+            found = [h.to_json() for h in cold.search(query, limit=50, **filters)]
+            assert found == [h.to_json() for h in warm.search(query, limit=50, **filters)]
