@@ -18,9 +18,10 @@ pytestmark = pytest.mark.anyio
 
 
 async def settle(pilot: Pilot[None], app: CuratorApp) -> None:
-    """The palace loaded and every worker done (as tests/ui's helper waits)."""
+    """The palace loaded and every worker done (as tests/ui's helper waits). The deadline only
+    turns a hang into a failure: at load 15 an index build here took over 30 s."""
     loop = asyncio.get_running_loop()
-    end = loop.time() + 30
+    end = loop.time() + 120
     while app.palace is None or not all(w.is_finished for w in app.workers):
         assert loop.time() < end, "the app did not settle"
         await pilot.pause(0.05)
