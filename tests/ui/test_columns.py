@@ -86,19 +86,20 @@ async def _panes_at_80(pilot: Any) -> None:
     assert max(map(len, names)) <= notes["Note"] - 2, names  # no name cut
     table.focus()
     await pilot.press("enter")  # a note asked for is seen: wide mode ends
-    await pilot.pause(0.2)
-    assert app.screen.query_one("#rooms-note").region.height > 0
+    await wait_until(pilot, lambda: app.screen.query_one("#rooms-note").region.height > 0)
     await pilot.press("w")
     await _show(pilot, "audit")
     assert not app.screen.query_one("#audit-detail").region
     assert app.screen.query_one("#audit-table").region.width == 80
     await pilot.press("w")
-    await pilot.pause(0.2)
-    assert app.screen.query_one("#audit-detail").region.height > 0
+    await wait_until(pilot, lambda: app.screen.query_one("#audit-detail").region.height > 0)
     await _show(pilot, "inbox")
     await pilot.press("G")
     screen = app.screen
     await wait_until(pilot, lambda: bool(screen.groups) and not screen.grouping)  # type: ignore[attr-defined]
-    await pilot.pause(0.2)
+    # the flexible column is fitted after the first refresh
+    await wait_until(
+        pilot, lambda: _columns(screen.query_one("#inbox-drafts", DataTable))["Best draft"] >= 36
+    )
     groups = _columns(screen.query_one("#inbox-drafts", DataTable))
     assert groups["Into"] <= 24 + 2 and groups["Best draft"] >= 36, groups
