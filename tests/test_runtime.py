@@ -79,3 +79,42 @@ def test_a_command_freezes_the_palace_it_loaded(make_palace: MakePalace) -> None
         )
         code, count = json.loads(proc.stdout)
         assert code == 0 and (count > 0) is frozen
+
+
+PAUSE_PROBE = """
+import contextlib, gc, io, json, sys
+from curator.cli import main
+from curator.model.palace import Palace
+
+seen = []
+opened = Palace.open.__func__
+
+
+def open_and_look(cls, *args, **kwargs):
+    seen.append(gc.isenabled())
+    return opened(cls, *args, **kwargs)
+
+
+Palace.open = classmethod(open_and_look)
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["--palace", sys.argv[1], "list"])
+print(json.dumps([code, seen, gc.isenabled()]))
+"""
+
+
+def test_a_command_loads_its_palace_with_the_collector_paused(make_palace: MakePalace) -> None:
+    """A command's load runs with the cyclic collector off (a load makes no cyclic garbage,
+    and each full collection rescanned every note loaded so far) and on again after it;
+    CURATOR_NO_TUNING=pause turns that off."""
+    root = make_palace({"notes/project/a.md": note_text("A")})
+    clean = {k: v for k, v in os.environ.items() if k != "CURATOR_NO_TUNING"}
+    for env, paused in (({}, True), ({"CURATOR_NO_TUNING": "pause"}, False)):
+        proc = subprocess.run(
+            [sys.executable, "-c", PAUSE_PROBE, str(root)],
+            capture_output=True,
+            text=True,
+            env={**clean, **env},
+            check=True,
+        )
+        code, seen, after = json.loads(proc.stdout)
+        assert code == 0 and seen == [not paused] and after
