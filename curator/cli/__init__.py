@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     hook = hook_run(argv)
     if hook is not None:  # on every prompt: without building the parser of every command
-        from curator.agents.hooks import main as run_hook
+        from curator.agents.hookrun import main as run_hook
 
         return run_hook(*hook)
     from curator.cli.common import run_handler
