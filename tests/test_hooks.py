@@ -586,14 +586,16 @@ def test_other_command_lines_go_to_the_parser(argv: list[str]) -> None:
 
 
 def test_curator_hook_loads_no_command_module(root: Path) -> None:
-    """The `curator hook` entry answers a prompt without importing the command modules."""
+    """The `curator hook` entry answers a prompt without importing the command modules, nor
+    argparse to build their parser."""
     code = (
         "import contextlib, io, json, sys\n"
         "from curator.cli import main\n"
         "out = io.StringIO()\n"
         "with contextlib.redirect_stdout(out):\n"
         f"    main(['--palace', {str(root)!r}, 'hook', 'claude-code', 'UserPromptSubmit'])\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith('curator.cli.'))\n"
+        "cli = [m for m in sys.modules if m.startswith('curator.cli.') or m == 'argparse']\n"
+        "loaded = sorted(cli)\n"
         "print(json.dumps({'out': out.getvalue(), 'loaded': loaded}))\n"
     )
     payload = json.dumps(
