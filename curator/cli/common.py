@@ -34,10 +34,11 @@ class Parser(argparse.ArgumentParser):
 def open_palace(
     args: argparse.Namespace, *, cache: bool = True, progress: Callable[[int], None] | None = None
 ) -> Palace:
-    from curator.runtime import freeze_loaded
+    from curator.runtime import collector_paused, freeze_loaded
 
     root = find_palace(getattr(args, "palace", None))
-    palace = Palace.open(root, cache=cache, progress=progress)
+    with collector_paused():  # a load makes no cyclic garbage: see curator.runtime
+        palace = Palace.open(root, cache=cache, progress=progress)
     freeze_loaded()  # the command holds its palace to its end: the collector need not scan it
     return palace
 
