@@ -257,3 +257,46 @@ def test_a_question_naming_a_person_scores_down_the_notes_not_named_for_them(
         kept = [(h.path, h.score) for h in s.search(other, limit=5)]
         s.tuning = replace(Tuning(), unnamed=1.0)
         assert kept == [(h.path, h.score) for h in s.search(other, limit=5)]
+
+
+def test_soft_term_matching_is_each_terms_best_word_however_the_words_are_held(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Soft term matching reads each note's words as rows of one matrix of word embeddings
+    (issue 34: the words were gathered into a new matrix on every query): a note's score is
+    still each key term's best cosine similarity to one of its words, weighted, and stays so
+    when the matrix fills up and starts afresh (a tiny bound here)."""
+    import numpy as np
+
+    import curator.search.ranking as ranking
+    from curator.search.embed import word_embedder
+    from curator.search.text import key_terms
+    from curator.search.words import sif_weight
+
+    root = titled_palace(make_palace)
+    s = Searcher(Palace.open(root))
+    rows = {p: s._doc_row(p) for p in sorted(s.palace.by_rel)}
+    paths = list(rows)
+    embed = word_embedder(s.source.embedder).embed
+    queries = ["what is the pgbouncer pool size?", "which celery queue routes the pdf tasks?"]
+
+    def expected(query: str) -> np.ndarray:
+        terms = key_terms(query)
+        freq = s._corpus().counts
+        total = max(1, sum(freq.values()))
+        weights = np.asarray([sif_weight(freq, total, t) for t in terms])
+        out = []
+        for p in paths:
+            words = list(s._note_words(p, rows[p]))
+            sims = np.clip(np.asarray(embed(terms)) @ np.asarray(embed(words)).T, 0.0, 1.0)
+            out.append(float(weights @ sims.max(axis=1)) / float(weights.sum()))
+        return np.asarray(out)
+
+    for query in queries:
+        soft, _named = s._soft_scores(query, paths, rows)
+        assert np.allclose(soft, expected(query), atol=1e-6) and soft.max() > 0
+    monkeypatch.setattr(ranking, "WORD_VECTOR_CACHE", 40)  # fewer than the notes' words
+    fresh = Searcher(Palace.open(root))
+    for query in [*queries, *queries]:  # the second round after the matrix started afresh
+        soft, _named = fresh._soft_scores(query, paths, rows)
+        assert np.allclose(soft, expected(query), atol=1e-6)
