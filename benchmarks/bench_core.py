@@ -6,6 +6,7 @@ figure, printed as such.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -219,11 +220,13 @@ def _times_any_exit(argv: list[str], repeat: int) -> list[float]:
     return out
 
 
-def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
+def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list[Row]:
     """`curator list` with a cold cache (the notes cache removed before each run) and
     `curator check`, each a whole process, against the floor process (read every file and
     parse every header with PyYAML's C loader), interleaved round by round so they share the
-    machine's load; each row with its median, its ratio and the peak memory of each."""
+    machine's load; each row with its median, its ratio and the peak memory of each. With
+    `untuned` (tricks of `curator.runtime`, as CURATOR_NO_TUNING names them), also the cold
+    list with those tricks off, in the same rounds: what they buy."""
     palace = palace.resolve()
     cli = [sys.executable, "-m", "curator", "--palace", str(palace)]
     here = str(Path(__file__).resolve().parent)
@@ -237,13 +240,20 @@ def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
         _clear_cache(palace)
         runs["list"].append(_peak_process([*cli, "list"]))
         runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
+        if untuned:
+            _clear_cache(palace)
+            off = {**os.environ, "CURATOR_NO_TUNING": untuned}
+            runs.setdefault("untuned", []).append(_peak_process([*cli, "list"], off))
     floor = [s for s, _ in runs["floor"]]
     floor_peak = max(mb for _, mb in runs["floor"])
     rows = []
     for name, metric in (
         ("list", "curator list, cold cache, whole process"),
         ("check", "curator check, whole process"),
+        ("untuned", f"curator list, cold cache, CURATOR_NO_TUNING={untuned}"),
     ):
+        if name not in runs:
+            continue
         seconds = [s for s, _ in runs[name]]
         peak = max(mb for _, mb in runs[name])
         rows.append(
@@ -260,11 +270,12 @@ def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
     return rows
 
 
-def _peak_process(argv: list[str]) -> tuple[float, float]:
+def _peak_process(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall seconds and peak memory (MB, GNU time's maximum resident set) of one process,
     whatever it exits with."""
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True, text=True)
+    argv = ["/usr/bin/time", "-f", "%M", *argv]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - start
     return seconds, int(proc.stderr.strip().splitlines()[-1]) / 1024
 
@@ -278,11 +289,14 @@ if __name__ == "__main__":
         parser.add_argument("--palace", type=Path, required=True)
         parser.add_argument("--notes", type=int, required=True)
         parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument(
+            "--untuned",
+            default="",
+            help="also list with these tricks off (CURATOR_NO_TUNING's form, e.g. pause)",
+        )
         args = parser.parse_args()
-        import os
-
         load = os.getloadavg()[0]
-        found = whole_process_rows(args.palace, args.rounds)
+        found = whole_process_rows(args.palace, args.rounds, args.untuned)
         for r in found:
             print(f"{r.metric}: {r.median_ms:.0f} ms, floor {r.baseline_ms:.0f} ms; {r.note}")
         print(
