@@ -624,3 +624,28 @@ def test_asking_the_warm_server_reads_no_palace_toml(root: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert json.loads(proc.stdout) == [], proc.stderr
+
+
+def test_the_warm_server_keeps_what_it_holds_out_of_the_collectors_scans(root: Path) -> None:
+    """The server's palace is frozen out of the cyclic collector's scans once loaded (a full
+    scan of a big palace landed inside some prompt's answer; issue 34), and settled again,
+    after one collection, only when the palace was reloaded."""
+    import gc
+
+    from curator.agents.service import Memory
+    from curator.agents.warm_server import settle
+
+    memory = Memory(root)
+    try:
+        assert settle(memory, None) is None  # nothing loaded yet: nothing to settle
+        palace = memory.palace
+        settled = settle(memory, None)
+        assert settled is not None and settled() is palace and gc.get_freeze_count() > 0
+        gc.unfreeze()
+        assert settle(memory, settled) is settled and gc.get_freeze_count() == 0
+        memory.session.reload()
+        again = settle(memory, settled)
+        assert again is not None and again() is memory.palace and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        memory.close()

@@ -293,9 +293,7 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     event = str(request.get("event"))
     raw = request.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    from curator.agents.settings import load_settings
-
-    run = HookRun(memory, event, data, load_settings(memory.root))
+    run = HookRun(memory, event, data, memory.palace.config.agents)  # as the palace last read it
     lines, problems = _work(run)
     if request.get("tool") == "claude-code" and event == "Stop" and lines:
         # what Stop prints reaches the person only: the model reads it with the next prompt

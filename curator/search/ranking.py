@@ -7,9 +7,12 @@ its fields (name, description, tags, body, context, each with its weight: see
 `curator.search.fields`) and its cosine similarity, each divided by the best candidate's
 and added with weights (a weighted sum ranks far better than reciprocal rank fusion here); a
 query asking when adds the notes that say when (`curator.search.temporal`); natural-language
-queries add soft term matching. A note takes a share of the best score in its thread: the
-candidates its context holds (the turns around it in one conversation), those whose context holds
-it, and those whose context shares a line with its own (`threads`). A candidate sharing no
+queries add soft term matching and the share of their key terms in the note's name. A note
+takes a share of the best score in its thread: the candidates its context holds (the turns
+around it in one conversation), those whose context holds it, and those whose context shares a
+line with its own (`threads`). When some candidates' names hold a key term of a question (the
+person or the system it asks about), the others are then scored down (`Tuning.unnamed`): a note
+that mentions a person is seldom the one about them. A candidate sharing no
 word with the query is dropped, so a query nothing matches finds nothing. A configured
 re-ranker (`curator.search.rerank`) re-orders the best of what is left. Every candidate is
 read through one `Filter`, so hidden rows never reach the sum.
@@ -69,8 +72,11 @@ Part = tuple[float, np.ndarray]
 
 @dataclass(frozen=True)
 class Tuning:
-    """The weights of ranking. The defaults were chosen by leave-one-out over the LoCoMo dev
-    conversations (benchmarks/locomo.py, which also varies them for its ablation)."""
+    """The weights of ranking. The parts of the sum for what a natural-language query says
+    weigh alike, by rule, not tuned: its words (lexical and vector sharing one weight), its key
+    terms by meaning (`soft`) and its key terms in the name (`named`). The other constants were
+    chosen by leave-one-out over the LoCoMo dev conversations (benchmarks/locomo.py, which also
+    varies them, and the fixed weights, for its ablation)."""
 
     # BM25F weights of name, description, tags, body and context (None: plain BM25 of the
     # concatenated text, as LanceDB's FTS scores it)
@@ -80,8 +86,11 @@ class Tuning:
     # the vector's weight when the embedder reads text in context (minilm): its similarities
     # rank by meaning far better than averaged word vectors do, and earn a larger share
     contextual_vector: float = 1.0
-    soft: float = 1.0  # soft term matching (natural-language queries)
-    named: float = 1.0  # the share of the key terms in the name (natural-language queries)
+    soft: float = 1.0  # soft term matching (natural-language queries): lexical + vector
+    named: float = 1.0  # the share of the key terms in the name (ditto): lexical + vector
+    # a natural-language query some candidates' names answer to (the person or the system it
+    # asks about): each candidate whose name holds none of its key terms is scaled by this
+    unnamed: float = 0.8
     time: float = 0.15  # a query asking when: the notes that say when
     dates: bool = True  # the dates a note's text speaks of count (its `dates` field)
     smooth: float = 0.3  # the share of a thread neighbour's score a note takes
@@ -169,7 +178,11 @@ class Ranker:
     _names: tuple[weakref.ref[Palace], Names] | None = field(init=False, default=None)
     tuning: Tuning = field(init=False, default=Tuning())
     _stats: Corpus | None = field(init=False, default=None)
-    _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
+    # single words' embeddings, each a row of one matrix (`_word_rows`), and per note the rows
+    # of its key words (`_note_word_rows`)
+    _word_row: dict[str, int] = field(init=False, default_factory=dict)
+    _word_matrix: np.ndarray | None = field(init=False, default=None)
+    _note_rows: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
     _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
     _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
@@ -319,14 +332,18 @@ class Ranker:
             parts.append((FUZZY_WEIGHT, np.asarray([names.get(p, 0.0) for p in paths])))
         if tune.time:
             parts += self._time_part(query, paths, rows, notes)
-        soft = np.zeros(len(paths))
-        if natural and (tune.soft or tune.named or tune.floor):
+        soft = named = np.zeros(len(paths))
+        if natural and (tune.soft or tune.named or tune.floor or tune.unnamed != 1.0):
             soft, named = self._soft_scores(query, paths, rows)
             parts += [(tune.soft, soft), (tune.named, named)]
         total = sum(w for w, _ in parts) or 1.0
         score = sum((w * a for w, a in parts), np.zeros(len(paths))) / total
         if tune.smooth:
             score = smoothed(score, notes, tune.smooth)
+        if tune.unnamed != 1.0 and named.any():
+            # after smoothing: a turn addressing the person lends its score to the reply of the
+            # person named, then ranks below it
+            score = np.where(named > 0, score, score * tune.unnamed)
         keep = np.ones(len(paths), dtype=bool)
         if tune.floor:
             keep = (lex > 0) | (np.asarray([names.get(p, 0.0) for p in paths]) > 0)
@@ -407,27 +424,23 @@ class Ranker:
         total = max(1, sum(freq.values()))
         weights = np.asarray([sif_weight(freq, total, w) for w in terms])
         prefixes = [term_prefix(t) for t in terms]
-        note_words = [self._note_words(p, rows[p]) for p in paths]
-        vocab = list(dict.fromkeys(w for words in note_words for w in words))
-        column = {w: i for i, w in enumerate(vocab)}
-        sims = np.zeros((len(terms), 0), dtype=np.float32)
-        if vocab and terms:
-            pairs = similarities(self._word_vectors(terms), self._word_vectors(vocab))
-            sims = np.clip(pairs, 0.0, 1.0)
-        total_weight = float(weights.sum())
         soft = np.zeros(len(paths))
-        lengths = np.fromiter(map(len, note_words), dtype=np.intp, count=len(note_words))
-        if sims.shape[1] and total_weight > 0:
-            # each note's best similarity per term: one reduction over every note's columns
-            cols = np.fromiter(
-                (column[w] for words in note_words for w in words),
-                dtype=np.intp,
-                count=int(lengths.sum()),
-            )
+        total_weight = float(weights.sum())
+        if terms and total_weight > 0 and self.source.embedder is not None:
+            term_vectors = self._word_vectors(terms)  # first: the notes' rows are read after
+            note_rows = self._note_word_rows(paths, rows)
+            lengths = np.fromiter(map(len, note_rows), dtype=np.intp, count=len(note_rows))
             has = lengths > 0
-            starts = (np.cumsum(lengths) - lengths)[has]
-            best = np.maximum.reduceat(sims[:, cols], starts, axis=1)
-            soft[has] = (weights @ best) / total_weight
+            if has.any():
+                # each note's best similarity per term: the terms against each distinct word
+                # once, then one reduction over every note's columns
+                vocab, cols = np.unique(np.concatenate(note_rows), return_inverse=True)
+                assert self._word_matrix is not None
+                pairs = similarities(term_vectors, self._word_matrix[vocab])
+                sims = np.clip(pairs, 0.0, 1.0)
+                starts = (np.cumsum(lengths) - lengths)[has]
+                best = np.maximum.reduceat(sims[:, cols], starts, axis=1)
+                soft[has] = (weights @ best) / total_weight
         named = np.asarray([name_share(str(rows[p].get("name") or ""), prefixes) for p in paths])
         return soft, named.astype(np.float64).reshape(len(paths))
 
@@ -449,20 +462,67 @@ class Ranker:
                 self._note_word_cache[path] = found
         return found
 
+    def _note_word_rows(self, paths: Sequence[str], rows: Rows) -> list[np.ndarray]:
+        """Per note, the rows of `_word_matrix` holding its key words (`_note_words`), the
+        words first seen embedded in one call; cached beside its words."""
+        words = [self._note_words(p, rows[p]) for p in paths]
+        if self._word_rows([w for p, ws in zip(paths, words, strict=True)
+                            if p not in self._note_rows for w in ws]):  # fmt: skip
+            self._note_rows.clear()  # the matrix started afresh: every note's rows moved
+            self._word_rows([w for ws in words for w in ws])
+        index = self._word_row
+        out = []
+        for path, found in zip(paths, words, strict=True):
+            held = self._note_rows.get(path)
+            if held is None:
+                held = np.fromiter((index[w] for w in found), dtype=np.intp, count=len(found))
+                if path in self._note_word_cache:  # a note of this palace
+                    if len(self._note_rows) >= NOTE_WORD_CACHE:
+                        self._note_rows.clear()
+                    self._note_rows[path] = held
+            out.append(held)
+        return out
+
+    def _word_rows(self, words: Sequence[str]) -> bool:
+        """Embed the `words` not in `_word_matrix` yet, in one call, as new rows (bounded:
+        past WORD_VECTOR_CACHE words the matrix starts afresh); whether rows held before
+        were dropped."""
+        index = self._word_row
+        missing = [w for w in dict.fromkeys(words) if w not in index]
+        if not missing:
+            return False
+        dropped = bool(index) and len(index) + len(missing) > WORD_VECTOR_CACHE
+        if dropped:
+            index.clear()
+            missing = list(dict.fromkeys(words))
+        embedder = self.source.embedder
+        assert embedder is not None  # soft term matching asks only with one
+        vectors = np.asarray(word_embedder(embedder).embed(missing), dtype=np.float32)
+        vectors = vectors.reshape(len(missing), -1)
+        used = len(index)
+        matrix = self._word_matrix
+        if dropped or matrix is None or matrix.shape[1] != vectors.shape[1]:
+            matrix = np.empty((max(1024, len(missing)), vectors.shape[1]), dtype=np.float32)
+        elif used + len(missing) > len(matrix):
+            grown = np.empty((max(2 * len(matrix), used + len(missing)), matrix.shape[1]),
+                             dtype=np.float32)  # fmt: skip
+            grown[:used] = matrix[:used]
+            matrix = grown
+        matrix[used : used + len(missing)] = vectors
+        self._word_matrix = matrix
+        for i, word in enumerate(missing, start=used):
+            index[word] = i
+        return dropped
+
     def _word_vectors(self, words: Sequence[str]) -> np.ndarray:
-        """Embeddings of single words, cached (bounded); zeros without an embedder (soft term
-        matching then adds nothing)."""
+        """Embeddings of single words (rows of `_word_matrix`, embedded when first seen);
+        zeros without an embedder (soft term matching then adds nothing)."""
         if self.source.embedder is None:
             return np.zeros((len(words), 1), dtype=np.float32)
-        cache = self._words
-        missing = [w for w in dict.fromkeys(words) if w not in cache]
-        if missing:
-            if len(cache) + len(missing) > WORD_VECTOR_CACHE:
-                cache.clear()
-            vectors = word_embedder(self.source.embedder).embed(missing)
-            for word, vec in zip(missing, vectors, strict=True):
-                cache[word] = vec
-        return np.asarray([cache[w] for w in words], dtype=np.float32)
+        if self._word_rows(words):
+            self._note_rows.clear()
+        assert self._word_matrix is not None
+        return self._word_matrix[[self._word_row[w] for w in words]]
 
 
 __all__ = ["Ranker", "Rows", "Scored"]
