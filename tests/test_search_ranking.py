@@ -75,7 +75,7 @@ def test_without_the_name_rule_the_body_mentions_win(
     the titled note first."""
     root = titled_palace(make_palace)
     s = Searcher(Palace.open(root))
-    s.tuning = replace(Tuning(), named=0.0, fields=(1.0, 1.5, 1.5, 1.0, 0.25))
+    s.tuning = replace(Tuning(), named=0.0, unnamed=1.0, fields=(1.0, 1.5, 1.5, 1.0, 0.25))
     assert paths(s, "What is the pgbouncer pool size?")[0] == "notes/db-review.md"
 
 
@@ -213,6 +213,50 @@ def test_the_query_reads_two_columns_and_hits_stay_whole(
     assert "retry queue" in hits["notes/jobs.md"].snippet.lower()
     assert hits["notes/jobs.md"].name == "Worker settings"
     assert hits["notes/jobs.md"].description == "About worker settings."
+
+
+def conversation_palace(make_palace: MakePalace) -> Path:
+    """Two people's turns: Melanie says what she did; Caroline's reply addresses her by name and
+    holds more of the question's words."""
+
+    def turn(speaker: str, body: str) -> str:
+        return note_text(f"{speaker} on 8 May 2023", type="episodic", description="", body=body)
+
+    files = {
+        "notes/mel.md": turn("Melanie", "We took the kids camping up at Pine Lake.\n"),
+        "notes/car.md": turn("Caroline", "Melanie, you go camping with the kids so often!\n"),
+    }
+    for i in range(12):  # unrelated turns so that word frequencies mean something
+        files[f"notes/other-{i}.md"] = turn("Someone", f"Celery queue {i} routes pdf tasks.\n")
+    return make_palace(files, toml=HASH_TOML)
+
+
+def test_a_question_naming_a_person_scores_down_the_notes_not_named_for_them(
+    make_palace: MakePalace,
+) -> None:
+    """A question naming a person some notes are named for: the others (a reply that addresses
+    her by name and repeats the question's words) are scaled by `Tuning.unnamed`, so her own
+    turn leads; without the rule the reply leads. A question no note's name answers to, and a
+    keyword lookup, are scored as before."""
+    root = conversation_palace(make_palace)
+    s = Searcher(Palace.open(root))
+    q = "Where did Melanie go camping with her kids?"
+    assert 0.0 < Tuning().unnamed < 1.0
+    assert s.search(q, limit=5)[0].path == "notes/mel.md"  # as shipped
+    s.tuning = replace(Tuning(), unnamed=1.0)
+    without = {h.path: h.score for h in s.search(q, limit=5)}
+    assert max(without, key=lambda p: without[p]) == "notes/car.md"
+    s.tuning = replace(Tuning(), unnamed=0.5)
+    hits = s.search(q, limit=5)
+    assert [h.path for h in hits[:2]] == ["notes/mel.md", "notes/car.md"]
+    scores = {h.path: h.score for h in hits}
+    assert scores["notes/mel.md"] == pytest.approx(without["notes/mel.md"], abs=1e-4)
+    assert scores["notes/car.md"] == pytest.approx(0.5 * without["notes/car.md"], abs=1e-4)
+    for other in ("Where do the kids go camping?", "camping kids"):
+        s.tuning = Tuning()
+        kept = [(h.path, h.score) for h in s.search(other, limit=5)]
+        s.tuning = replace(Tuning(), unnamed=1.0)
+        assert kept == [(h.path, h.score) for h in s.search(other, limit=5)]
 
 
 def test_soft_term_matching_is_each_terms_best_word_however_the_words_are_held(

@@ -7,9 +7,12 @@ its fields (name, description, tags, body, context, each with its weight: see
 `curator.search.fields`) and its cosine similarity, each divided by the best candidate's
 and added with weights (a weighted sum ranks far better than reciprocal rank fusion here); a
 query asking when adds the notes that say when (`curator.search.temporal`); natural-language
-queries add soft term matching. A note takes a share of the best score in its thread: the
-candidates its context holds (the turns around it in one conversation), those whose context holds
-it, and those whose context shares a line with its own (`threads`). A candidate sharing no
+queries add soft term matching and the share of their key terms in the note's name. A note
+takes a share of the best score in its thread: the candidates its context holds (the turns
+around it in one conversation), those whose context holds it, and those whose context shares a
+line with its own (`threads`). When some candidates' names hold a key term of a question (the
+person or the system it asks about), the others are then scored down (`Tuning.unnamed`): a note
+that mentions a person is seldom the one about them. A candidate sharing no
 word with the query is dropped, so a query nothing matches finds nothing. A configured
 re-ranker (`curator.search.rerank`) re-orders the best of what is left. Every candidate is
 read through one `Filter`, so hidden rows never reach the sum.
@@ -70,8 +73,11 @@ Part = tuple[float, np.ndarray]
 
 @dataclass(frozen=True)
 class Tuning:
-    """The weights of ranking. The defaults were chosen by leave-one-out over the LoCoMo dev
-    conversations (benchmarks/locomo.py, which also varies them for its ablation)."""
+    """The weights of ranking. The parts of the sum for what a natural-language query says
+    weigh alike, by rule, not tuned: its words (lexical and vector sharing one weight), its key
+    terms by meaning (`soft`) and its key terms in the name (`named`). The other constants were
+    chosen by leave-one-out over the LoCoMo dev conversations (benchmarks/locomo.py, which also
+    varies them, and the fixed weights, for its ablation)."""
 
     # BM25F weights of name, description, tags, body and context (None: plain BM25 of the
     # concatenated text, as LanceDB's FTS scores it)
@@ -81,8 +87,11 @@ class Tuning:
     # the vector's weight when the embedder reads text in context (minilm): its similarities
     # rank by meaning far better than averaged word vectors do, and earn a larger share
     contextual_vector: float = 1.0
-    soft: float = 1.0  # soft term matching (natural-language queries)
-    named: float = 1.0  # the share of the key terms in the name (natural-language queries)
+    soft: float = 1.0  # soft term matching (natural-language queries): lexical + vector
+    named: float = 1.0  # the share of the key terms in the name (ditto): lexical + vector
+    # a natural-language query some candidates' names answer to (the person or the system it
+    # asks about): each candidate whose name holds none of its key terms is scaled by this
+    unnamed: float = 0.8
     time: float = 0.15  # a query asking when: the notes that say when
     dates: bool = True  # the dates a note's text speaks of count (its `dates` field)
     smooth: float = 0.3  # the share of a thread neighbour's score a note takes
@@ -325,14 +334,18 @@ class Ranker:
             parts.append((FUZZY_WEIGHT, np.asarray([names.get(p, 0.0) for p in paths])))
         if tune.time:
             parts += self._time_part(query, paths, rows, notes)
-        soft = np.zeros(len(paths))
-        if natural and (tune.soft or tune.named or tune.floor):
+        soft = named = np.zeros(len(paths))
+        if natural and (tune.soft or tune.named or tune.floor or tune.unnamed != 1.0):
             soft, named = self._soft_scores(query, paths, rows)
             parts += [(tune.soft, soft), (tune.named, named)]
         total = sum(w for w, _ in parts) or 1.0
         score = sum((w * a for w, a in parts), np.zeros(len(paths))) / total
         if tune.smooth:
             score = smoothed(score, notes, tune.smooth)
+        if tune.unnamed != 1.0 and named.any():
+            # after smoothing: a turn addressing the person lends its score to the reply of the
+            # person named, then ranks below it
+            score = np.where(named > 0, score, score * tune.unnamed)
         keep = np.ones(len(paths), dtype=bool)
         if tune.floor:
             keep = (lex > 0) | (np.asarray([names.get(p, 0.0) for p in paths]) > 0)
