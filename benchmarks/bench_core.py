@@ -236,15 +236,15 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
         "bench_core._pyyaml_floor(bench_core._files(Path(sys.argv[1])))"
     )
     runs: dict[str, list[tuple[float, float]]] = {"floor": [], "list": [], "check": []}
-    for _ in range(rounds):
+    lists = {"list": None, "untuned": {**os.environ, "CURATOR_NO_TUNING": untuned}}
+    for turn in range(rounds):
         runs["floor"].append(_peak_process([sys.executable, "-c", floor_code, str(palace)]))
-        _clear_cache(palace)
-        runs["list"].append(_peak_process([*cli, "list"]))
-        runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
-        if untuned:
+        # with and without the tricks in turn first (the machine's load drifts in a round)
+        order = ["list", "untuned"] if untuned else ["list"]
+        for name in order if turn % 2 == 0 else order[::-1]:
             _clear_cache(palace)
-            off = {**os.environ, "CURATOR_NO_TUNING": untuned}
-            runs.setdefault("untuned", []).append(_peak_process([*cli, "list"], off))
+            runs.setdefault(name, []).append(_peak_process([*cli, "list"], lists[name]))
+        runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
     floor = [s for s, _ in runs["floor"]]
     floor_peak = max(mb for _, mb in runs["floor"])
     rows = []
