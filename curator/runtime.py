@@ -9,7 +9,8 @@ row, which measures it with and without in the same run, shows what it buys:
 | css      | ui/paint.py (StyleMemo)        | bench_app.py --screens-only: first paint rows  |
 | daemon   | ui/threads.py (DaemonExecutor) | bench_tuning.py: quit while the palace loads   |
 | deferred | writer/actions/common.py       | bench_tuning.py: bulk plan (INDEX_DEFERRED)    |
-| freeze   | here (`freeze_loaded`)         | bench_promote.py: promote without the freeze   |
+| freeze   | here (`freeze_loaded`), and    | bench_promote.py: promote without the freeze   |
+|          | agents/warm_server.py (settle) |                                                |
 | pause    | here (`collector_paused`)      | bench_core.py --whole --untuned: list, cold    |
 
 `CURATOR_NO_TUNING=1` turns off the tricks that have a switch (arenas, gc, css, freeze, pause), or

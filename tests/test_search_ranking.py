@@ -300,3 +300,28 @@ def test_soft_term_matching_is_each_terms_best_word_however_the_words_are_held(
     for query in [*queries, *queries]:  # the second round after the matrix started afresh
         soft, _named = fresh._soft_scores(query, paths, rows)
         assert np.allclose(soft, expected(query), atol=1e-6)
+
+
+def test_a_long_lived_searcher_reads_an_edited_note_afresh(make_palace: MakePalace) -> None:
+    """A warm server's searcher outlives palace reloads: what ranking read of a note (its
+    field terms, key words and word rows) is held only while the palace holds that very note,
+    so a note edited since is scored by its new text (it was scored by its old one: a new
+    word in it found nothing)."""
+    from curator.session import Session
+
+    root = titled_palace(make_palace)
+    session = Session.open(root)
+    try:
+        searcher = session.searcher()
+        assert "notes/other-3.md" in [h.path for h in searcher.search("celery queue 3")]
+        assert searcher.ask("which celery queue routes pdf tasks?").sources
+        note = root / "notes" / "other-3.md"
+        note.write_text(n("Other topic 3", "Quokka queue 3 routes zeppelin tasks."))
+        session.changed()  # what a watcher reports
+        again = session.searcher(session.palace)
+        assert again is searcher  # the same searcher, synced to the palace read again
+        assert [h.path for h in again.search("zeppelin")] == ["notes/other-3.md"]
+        sources = again.ask("which quokka queue routes zeppelin tasks?").sources
+        assert sources and sources[0].path == "notes/other-3.md"
+    finally:
+        session.close()

@@ -27,8 +27,10 @@ def settle(memory: Memory, settled: weakref.ref[Palace] | None) -> weakref.ref[P
     (`gc.freeze`): a full scan of a 10k-note palace takes 0.1-0.5 s, and an automatic one
     lands inside some prompt's answer. After a reload, one full collection first (the old
     palace's cycles are freed then, never kept frozen). The palace settled, held weakly."""
+    from curator.runtime import tuned
+
     palace = memory.session.loaded
-    if palace is None or (settled is not None and settled() is palace):
+    if palace is None or (settled is not None and settled() is palace) or not tuned("freeze"):
         return settled
     gc.unfreeze()
     gc.collect()

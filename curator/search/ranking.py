@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -64,6 +64,7 @@ SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a s
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
 
+T = TypeVar("T")
 Rows = dict[str, Row]
 Scored = list[tuple[str, float]]
 Scores = dict[str, float]
@@ -182,9 +183,12 @@ class Ranker:
     # of its key words (`_note_word_rows`)
     _word_row: dict[str, int] = field(init=False, default_factory=dict)
     _word_matrix: np.ndarray | None = field(init=False, default=None)
-    _note_rows: dict[str, np.ndarray] = field(init=False, default_factory=dict)
-    _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
-    _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
+    # per note, what ranking read of it: held while the palace holds that very note (`_held`)
+    _note_rows: dict[str, tuple[Note, np.ndarray]] = field(init=False, default_factory=dict)
+    _note_word_cache: dict[str, tuple[Note, tuple[str, ...]]] = field(
+        init=False, default_factory=dict
+    )
+    _note_text_cache: dict[str, tuple[Note, NoteText]] = field(init=False, default_factory=dict)
     _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
@@ -216,12 +220,10 @@ class Ranker:
         """`doc_row` of a parsed note of this palace, cached while the palace holds that very
         note (a note's text cannot change under it); the caller gets its own copy."""
         note = self.palace.by_rel[path]
-        found = self._doc_rows.get(path)
-        if found is None or found[0] is not note:
-            if len(self._doc_rows) >= NOTE_WORD_CACHE:
-                self._doc_rows.clear()
-            found = self._doc_rows[path] = (note, doc_row(self.palace, note))
-        return dict(found[1])
+        found = _held(self._doc_rows, path, note)
+        if found is None:
+            found = _hold(self._doc_rows, path, note, doc_row(self.palace, note))
+        return dict(found)
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -398,10 +400,10 @@ class Ranker:
 
     def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
         """A candidate's field terms and its body and context as compared for smoothing,
-        cached for notes of this palace (whose text cannot change under it)."""
-        found = self._note_text_cache.get(path)
+        cached while the palace holds that very note (a note's text cannot change under it)."""
+        note = self.palace.by_rel.get(path)
+        found = _held(self._note_text_cache, path, note)
         if found is None:
-            note = self.palace.by_rel.get(path)
             if note is not None and note.ok:
                 texts = note_fields(note)
             else:
@@ -409,9 +411,7 @@ class Ranker:
             body, context = (" ".join(t.split()) for t in texts[3:])
             found = NoteText(texts, body, context if body else "")
             if note is not None:
-                if len(self._note_text_cache) >= NOTE_WORD_CACHE:
-                    self._note_text_cache.clear()
-                self._note_text_cache[path] = found
+                _hold(self._note_text_cache, path, note, found)
         return found
 
     def _soft_scores(self, query: str, paths: list[str], rows: Rows) -> tuple[np.ndarray, ...]:
@@ -446,10 +446,10 @@ class Ranker:
 
     def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
         """The distinct key words of a note's name, description and body (no stopwords),
-        cached for notes of this palace (whose text cannot change under it)."""
-        found = self._note_word_cache.get(path)
+        cached while the palace holds that very note (a note's text cannot change under it)."""
+        note = self.palace.by_rel.get(path)
+        found = _held(self._note_word_cache, path, note)
         if found is None:
-            note = self.palace.by_rel.get(path)
             if note is not None and note.ok:
                 text = f"{note.name}\n{note.description}\n{note.body}"
             else:
@@ -457,29 +457,26 @@ class Ranker:
             words = set(WORD.findall(text.lower())) - STOPWORDS
             found = tuple(w for w in words if len(w) >= 2 or w.isdigit())
             if note is not None:
-                if len(self._note_word_cache) >= NOTE_WORD_CACHE:
-                    self._note_word_cache.clear()
-                self._note_word_cache[path] = found
+                _hold(self._note_word_cache, path, note, found)
         return found
 
     def _note_word_rows(self, paths: Sequence[str], rows: Rows) -> list[np.ndarray]:
         """Per note, the rows of `_word_matrix` holding its key words (`_note_words`), the
         words first seen embedded in one call; cached beside its words."""
+        notes = [self.palace.by_rel.get(p) for p in paths]
         words = [self._note_words(p, rows[p]) for p in paths]
-        if self._word_rows([w for p, ws in zip(paths, words, strict=True)
-                            if p not in self._note_rows for w in ws]):  # fmt: skip
+        if self._word_rows([w for p, note, ws in zip(paths, notes, words, strict=True)
+                            if _held(self._note_rows, p, note) is None for w in ws]):  # fmt: skip
             self._note_rows.clear()  # the matrix started afresh: every note's rows moved
             self._word_rows([w for ws in words for w in ws])
         index = self._word_row
         out = []
-        for path, found in zip(paths, words, strict=True):
-            held = self._note_rows.get(path)
+        for path, note, found in zip(paths, notes, words, strict=True):
+            held = _held(self._note_rows, path, note)
             if held is None:
                 held = np.fromiter((index[w] for w in found), dtype=np.intp, count=len(found))
-                if path in self._note_word_cache:  # a note of this palace
-                    if len(self._note_rows) >= NOTE_WORD_CACHE:
-                        self._note_rows.clear()
-                    self._note_rows[path] = held
+                if note is not None:
+                    _hold(self._note_rows, path, note, held)
             out.append(held)
         return out
 
@@ -523,6 +520,22 @@ class Ranker:
             self._note_rows.clear()
         assert self._word_matrix is not None
         return self._word_matrix[[self._word_row[w] for w in words]]
+
+
+def _held(cache: dict[str, tuple[Note, T]], path: str, note: Note | None) -> T | None:
+    """What `cache` holds for `path` while it was read from this very `note` (a palace reload
+    shares every unchanged note, and a changed one is a new object, read afresh)."""
+    found = cache.get(path)
+    return found[1] if found is not None and note is not None and found[0] is note else None
+
+
+def _hold(cache: dict[str, tuple[Note, T]], path: str, note: Note, value: T) -> T:
+    """Keep `value`, read from `note`, in `cache` (bounded: past NOTE_WORD_CACHE notes it
+    starts afresh)."""
+    if len(cache) >= NOTE_WORD_CACHE:
+        cache.clear()
+    cache[path] = (note, value)
+    return value
 
 
 __all__ = ["Ranker", "Rows", "Scored"]
