@@ -6,6 +6,7 @@ figure, printed as such.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchutil import Row, main_for, process_times, row, timed
+from benchutil import Row, cpu_hog, main_for, process_times, row, timed
 
 # basic-memory's no-change re-sync, from its own benchmark (quoted in the project brief's
 # "Figures from peers"). Published, not measured here. Measured side by side for issue 10 its
@@ -235,15 +236,15 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
         "bench_core._pyyaml_floor(bench_core._files(Path(sys.argv[1])))"
     )
     runs: dict[str, list[tuple[float, float]]] = {"floor": [], "list": [], "check": []}
-    for _ in range(rounds):
+    lists = {"list": None, "untuned": {**os.environ, "CURATOR_NO_TUNING": untuned}}
+    for turn in range(rounds):
         runs["floor"].append(_peak_process([sys.executable, "-c", floor_code, str(palace)]))
-        _clear_cache(palace)
-        runs["list"].append(_peak_process([*cli, "list"]))
-        runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
-        if untuned:
+        # with and without the tricks in turn first (the machine's load drifts in a round)
+        order = ["list", "untuned"] if untuned else ["list"]
+        for name in order if turn % 2 == 0 else order[::-1]:
             _clear_cache(palace)
-            off = {**os.environ, "CURATOR_NO_TUNING": untuned}
-            runs.setdefault("untuned", []).append(_peak_process([*cli, "list"], off))
+            runs.setdefault(name, []).append(_peak_process([*cli, "list"], lists[name]))
+        runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
     floor = [s for s, _ in runs["floor"]]
     floor_peak = max(mb for _, mb in runs["floor"])
     rows = []
@@ -294,13 +295,16 @@ if __name__ == "__main__":
             default="",
             help="also list with these tricks off (CURATOR_NO_TUNING's form, e.g. pause)",
         )
+        parser.add_argument("--hog", action="store_true", help="a busy loop per core beside it")
         args = parser.parse_args()
         load = os.getloadavg()[0]
-        found = whole_process_rows(args.palace, args.rounds, args.untuned)
+        with cpu_hog() if args.hog else contextlib.nullcontext():
+            found = whole_process_rows(args.palace, args.rounds, args.untuned)
         for r in found:
             print(f"{r.metric}: {r.median_ms:.0f} ms, floor {r.baseline_ms:.0f} ms; {r.note}")
         print(
-            f"{args.notes} notes; load {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+            f"{args.notes} notes{', a CPU hog per core' if args.hog else ''}; load {load:.1f} at "
+            f"the start, {os.getloadavg()[0]:.1f} at the end"
         )
     else:
         main_for(run)
