@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -314,7 +315,7 @@ def test_output_stays_under_the_cap(lines: list[str]) -> None:
     assert len(hookrun.render("generic", "UserPromptSubmit", lines)) <= 10_000
 
 
-def test_warm_server_answers_hooks(root: Path) -> None:
+def test_warm_server_answers_hooks(root: Path, tmp_path: Path) -> None:
     warm_env = {"CURATOR_HOOK_WARM": "1"}
     with warm_server(root):
         payload = event("UserPromptSubmit", root, prompt="make the billing worker retries safe")
@@ -326,6 +327,19 @@ def test_warm_server_answers_hooks(root: Path) -> None:
         assert hooklog.read(root)[-1]["via"] == "warm"
         heavy = ("curator.agents.hooks", "curator.config", "curator.model.palace", "numpy")
         assert [m for m in loaded if m in heavy or m.startswith("msgspec")] == []
+        # run by its path, the entry finds curator where it is installed, after the standard
+        # library: a module there named like a standard one shadows nothing
+        packages = tmp_path / "site-packages"
+        ignore = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(Path(hooks.__file__).parents[1], packages / "curator", ignore=ignore)
+        (packages / "json.py").write_text("raise ImportError('the standard json, shadowed')\n")
+        entry = packages / "curator" / "agents" / "__main__.py"
+        proc = subprocess.run(
+            [sys.executable, "-S", str(entry), "--palace", str(root), "claude-code", "prompt"],
+            input=json.dumps(payload), capture_output=True, text=True,
+            env={**os.environ, **warm_env}, timeout=60,
+        )  # fmt: skip
+        assert "retries.md" in context(proc, "UserPromptSubmit"), proc.stderr
         # a new note is seen without restarting the server
         (root / "notes" / "project" / "zq.md").write_text(
             note_text(

@@ -29,8 +29,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if not __package__:  # run by its path: imports start at the folder holding `curator`
+    if not __package__:  # run by its path: `curator` is found where it is installed
         import os
 
-        sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        del sys.path[0]  # this file's folder: its modules are no top-level ones
+        # after the standard library, where the site step puts site-packages (a package there
+        # named like a standard module must not shadow it)
+        sys.path.append(
+            os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        )
     sys.exit(main())
