@@ -6,6 +6,8 @@ figure, printed as such.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import subprocess
 import sys
@@ -13,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchutil import Row, main_for, process_times, row, timed
+from benchutil import Row, cpu_hog, main_for, process_times, row, timed
 
 # basic-memory's no-change re-sync, from its own benchmark (quoted in the project brief's
 # "Figures from peers"). Published, not measured here. Measured side by side for issue 10 its
@@ -219,11 +221,13 @@ def _times_any_exit(argv: list[str], repeat: int) -> list[float]:
     return out
 
 
-def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
+def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list[Row]:
     """`curator list` with a cold cache (the notes cache removed before each run) and
     `curator check`, each a whole process, against the floor process (read every file and
     parse every header with PyYAML's C loader), interleaved round by round so they share the
-    machine's load; each row with its median, its ratio and the peak memory of each."""
+    machine's load; each row with its median, its ratio and the peak memory of each. With
+    `untuned` (tricks of `curator.runtime`, as CURATOR_NO_TUNING names them), also the cold
+    list with those tricks off, in the same rounds: what they buy."""
     palace = palace.resolve()
     cli = [sys.executable, "-m", "curator", "--palace", str(palace)]
     here = str(Path(__file__).resolve().parent)
@@ -232,10 +236,14 @@ def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
         "bench_core._pyyaml_floor(bench_core._files(Path(sys.argv[1])))"
     )
     runs: dict[str, list[tuple[float, float]]] = {"floor": [], "list": [], "check": []}
-    for _ in range(rounds):
+    lists = {"list": None, "untuned": {**os.environ, "CURATOR_NO_TUNING": untuned}}
+    for turn in range(rounds):
         runs["floor"].append(_peak_process([sys.executable, "-c", floor_code, str(palace)]))
-        _clear_cache(palace)
-        runs["list"].append(_peak_process([*cli, "list"]))
+        # with and without the tricks in turn first (the machine's load drifts in a round)
+        order = ["list", "untuned"] if untuned else ["list"]
+        for name in order if turn % 2 == 0 else order[::-1]:
+            _clear_cache(palace)
+            runs.setdefault(name, []).append(_peak_process([*cli, "list"], lists[name]))
         runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
     floor = [s for s, _ in runs["floor"]]
     floor_peak = max(mb for _, mb in runs["floor"])
@@ -243,7 +251,10 @@ def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
     for name, metric in (
         ("list", "curator list, cold cache, whole process"),
         ("check", "curator check, whole process"),
+        ("untuned", f"curator list, cold cache, CURATOR_NO_TUNING={untuned}"),
     ):
+        if name not in runs:
+            continue
         seconds = [s for s, _ in runs[name]]
         peak = max(mb for _, mb in runs[name])
         rows.append(
@@ -260,11 +271,12 @@ def whole_process_rows(palace: Path, rounds: int = 3) -> list[Row]:
     return rows
 
 
-def _peak_process(argv: list[str]) -> tuple[float, float]:
+def _peak_process(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall seconds and peak memory (MB, GNU time's maximum resident set) of one process,
     whatever it exits with."""
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True, text=True)
+    argv = ["/usr/bin/time", "-f", "%M", *argv]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - start
     return seconds, int(proc.stderr.strip().splitlines()[-1]) / 1024
 
@@ -278,15 +290,21 @@ if __name__ == "__main__":
         parser.add_argument("--palace", type=Path, required=True)
         parser.add_argument("--notes", type=int, required=True)
         parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument(
+            "--untuned",
+            default="",
+            help="also list with these tricks off (CURATOR_NO_TUNING's form, e.g. pause)",
+        )
+        parser.add_argument("--hog", action="store_true", help="a busy loop per core beside it")
         args = parser.parse_args()
-        import os
-
         load = os.getloadavg()[0]
-        found = whole_process_rows(args.palace, args.rounds)
+        with cpu_hog() if args.hog else contextlib.nullcontext():
+            found = whole_process_rows(args.palace, args.rounds, args.untuned)
         for r in found:
             print(f"{r.metric}: {r.median_ms:.0f} ms, floor {r.baseline_ms:.0f} ms; {r.note}")
         print(
-            f"{args.notes} notes; load {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+            f"{args.notes} notes{', a CPU hog per core' if args.hog else ''}; load {load:.1f} at "
+            f"the start, {os.getloadavg()[0]:.1f} at the end"
         )
     else:
         main_for(run)

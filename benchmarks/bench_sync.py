@@ -91,7 +91,7 @@ def run(palace_root: Path, notes: int) -> list[Row]:
     try:
         seed = palace_root.resolve()
         palace = Palace.open(seed)
-        if not index_is_current(palace)[0]:  # a real INDEX.md (run.py passes a scratch copy)
+        if not index_is_current(palace):  # a real INDEX.md (run.py passes a scratch copy)
             commit(seed, plan_index(palace), palace=palace)
         remote = work / "remote.git"
         _git(work, "clone", "-q", "--bare", str(seed), str(remote))

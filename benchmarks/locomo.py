@@ -15,7 +15,9 @@ leave-one-out over conversations: for each conversation and each constant of `AX
 scoring best on the other conversations (the others at their shipped values; a tie keeps the
 shipped value) is chosen, and the conversation is scored with what was chosen without it (no
 figure comes from a constant tuned on the conversation it is scored on; with five
-conversations each constant is chosen on four).
+conversations each constant is chosen on four). The weights a rule fixes (`FIXED`: the parts
+of the sum for what a question says weigh alike) are not chosen: the held-out figure keeps
+them, and leave-one-out reports, alone, what it would choose for each.
 
 `--guard benchmarks/locomo-figures.json` fails (exit 1) when the shipped ranking's dev any@5
 (with context) rose by more than its held-out any@5 since the figures saved there (`--save
@@ -62,10 +64,17 @@ AXES: dict[str, tuple[tuple[float, ...], Callable[[Any, float, bool], Any]]] = {
     "vector": ((0.3, 0.5, 0.7), _vector),
     "contextual vector": ((0.5, 1.0, 1.5), _vector),
     "context weight": ((0.25, 0.5, 1.0), lambda t, v, c: replace(t, fields=(*t.fields[:4], v))),
-    "name share": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, named=v)),
-    "soft terms": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, soft=v)),
+    "name focus": ((0.6, 0.8, 1.0), lambda t, v, c: replace(t, unnamed=v)),
     "time": ((0.0, 0.15, 0.3), lambda t, v, c: replace(t, time=v)),
     "smoothing": ((0.0, 0.3, 0.6), lambda t, v, c: replace(t, smooth=v)),
+}
+# weights fixed by a rule, not chosen (the parts of the sum for what a question says weigh
+# alike: its words, lexical and vector sharing one weight; its key terms by meaning; its key
+# terms in the name): leave-one-out still reports what it would choose for each, alone, and
+# the held-out figure keeps the rule
+FIXED: dict[str, tuple[tuple[float, ...], Callable[[Any, float, bool], Any]]] = {
+    "name share": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, named=v)),
+    "soft terms": ((0.5, 1.0, 1.5), lambda t, v, c: replace(t, soft=v)),
 }
 
 
@@ -75,6 +84,7 @@ def shipped_value(name: str, tuning: Any, contextual: bool) -> float:
         "contextual vector": tuning.contextual_vector,
         "context weight": tuning.fields[4],
         "name share": tuning.named,
+        "name focus": tuning.unnamed,
         "soft terms": tuning.soft,
         "time": tuning.time,
         "smoothing": tuning.smooth,
@@ -231,18 +241,28 @@ def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
     technique added in turn, then the shipped ranking without each technique."""
     full = tuning_cls()
     before = replace(
-        full, fields=None, rrf=True, smooth=0.0, time=0.0, floor=False, soft=0.0, named=0.0
+        full,
+        fields=None,
+        rrf=True,
+        smooth=0.0,
+        time=0.0,
+        floor=False,
+        soft=0.0,
+        named=0.0,
+        unnamed=1.0,
     )
     fields = replace(before, fields=full.fields)
     summed = replace(fields, rrf=False)
     natural = replace(summed, soft=full.soft, named=full.named)
     smooth = replace(natural, smooth=full.smooth)
+    unnamed = replace(smooth, unnamed=full.unnamed)
     return [
         ("rank fusion, plain BM25 (before)", before),
         ("+ fields (BM25F)", fields),
         ("+ weighted sum", summed),
         ("+ soft terms, name share", natural),
         ("+ neighbour smoothing", smooth),
+        ("+ name focus", unnamed),
         ("+ time", replace(full, floor=False)),
         ("+ relevance floor (= shipped)", full),
         ("shipped, fields all weight 1", replace(full, fields=(1.0,) * 5)),
@@ -250,6 +270,7 @@ def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
         ("shipped, rank fusion", replace(full, rrf=True)),
         ("shipped, no soft terms", replace(full, soft=0.0)),
         ("shipped, no name share", replace(full, named=0.0)),
+        ("shipped, no name focus", replace(full, unnamed=1.0)),
         ("shipped, no smoothing", replace(full, smooth=0.0)),
         ("shipped, no time", replace(full, time=0.0)),
         ("shipped, no resolved dates", replace(full, dates=False)),
@@ -260,9 +281,13 @@ def ablation(tuning_cls: Any) -> list[tuple[str, Any]]:
 
 def leave_one_out(
     searcher: Any, conversations: dict[str, dict], tuning_cls: Any
-) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, float]]]:
-    """Per constant of `AXES` and for all of them at once, the figures of each conversation
-    scored with the values best on the other conversations; and the values chosen for each."""
+) -> tuple[
+    dict[str, dict[str, dict[str, float]]], dict[str, dict[str, float]], dict[str, dict[str, float]]
+]:
+    """Per constant of `AXES` and of `FIXED`, alone, and for the constants of `AXES` all at once
+    (those of `FIXED` at their rule's value), the figures of each conversation scored with the
+    values best on the other conversations; the values chosen for each conversation, and those
+    leave-one-out would choose for the weights `FIXED` keeps."""
     full = tuning_cls()
     contextual = bool(getattr(searcher.store.embedder, "contextual", False))
     axes = {k: v for k, v in AXES.items() if (k == "contextual vector") == contextual}
@@ -274,8 +299,9 @@ def leave_one_out(
         return cache[tuning]
 
     chosen: dict[str, dict[str, float]] = {conv: {} for conv in conversations}
-    held: dict[str, list[Result]] = {name: [] for name in axes}
-    for name, (values, set_value) in axes.items():
+    would: dict[str, dict[str, float]] = {conv: {} for conv in conversations}
+    held: dict[str, list[Result]] = {name: [] for name in [*axes, *FIXED]}
+    for name, (values, set_value) in [*axes.items(), *FIXED.items()]:
         shipped = shipped_value(name, full, contextual)
         runs = {v: results(set_value(full, v, contextual)) for v in values}
         for conv in conversations:
@@ -284,7 +310,7 @@ def leave_one_out(
                 for v, rs in runs.items()
             }
             best = max(values, key=lambda v: (train[v], v == shipped))
-            chosen[conv][name] = best
+            (chosen if name in axes else would)[conv][name] = best
             held[name] += [r for r in runs[best] if r.conv == conv]
     together: list[Result] = []
     for conv, picks in chosen.items():
@@ -295,9 +321,12 @@ def leave_one_out(
             together += [r for r in cache[tuning] if r.conv == conv]
         else:  # a combination no axis ran: its own conversation only
             together += run_questions(searcher, {conv: conversations[conv]}, tuning)[0]
-    out = {f"{name} alone": figures(rs) for name, rs in held.items()}
+    out = {
+        f"{name} alone{' (fixed)' if name in FIXED else ''}": figures(rs)
+        for name, rs in held.items()
+    }
     out["held out"] = figures(together)
-    return out, chosen
+    return out, chosen, would
 
 
 def guard(path: Path, embedder: str, dev: float, held: float) -> int:
@@ -315,6 +344,19 @@ def guard(path: Path, embedder: str, dev: float, held: float) -> int:
         f"({dev_gain:+.3f}), held out {saved['held out']:.3f} -> {held:.3f} ({held_gain:+.3f})"
     )
     return 1 if over else 0
+
+
+def guarded_save(
+    against: Path | None, path: Path | None, embedder: str, dev: float, held: float
+) -> int:
+    """`guard` against the figures in `against` (when given), then, only when it passes, the
+    figures written to `path` (when given): a run the guard stops never becomes the baseline."""
+    code = guard(against, embedder, dev, held) if against else 0
+    if path and code == 0:
+        saved = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        saved[embedder] = {"dev": round(dev, 4), "held out": round(held, 4)}
+        path.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
+    return code
 
 
 def print_table(title: str, rows: list[tuple[str, dict[str, dict[str, float]], str]]) -> None:
@@ -408,14 +450,19 @@ def main() -> int:
                 rows,
             )
             if window and (args.held_out or not (args.quick or args.rows)):
-                held, chosen = leave_one_out(searcher, conversations, Tuning)
+                held, chosen, would = leave_one_out(searcher, conversations, Tuning)
                 print_table(
                     "leave-one-out (each constant chosen on the other conversations)",
                     list((name, figs, "") for name, figs in held.items()),
                 )
                 for conv, picks in chosen.items():
-                    print(f"chosen for {conv}: " + ", ".join(f"{k} {v}" for k, v in picks.items()))
-                out["leave-one-out"] = {"figures": held, "chosen": chosen}
+                    print(
+                        f"chosen for {conv}: "
+                        + ", ".join(f"{k} {v}" for k, v in picks.items())
+                        + "; fixed (would choose): "
+                        + ", ".join(f"{k} {v}" for k, v in would[conv].items())
+                    )
+                out["leave-one-out"] = {"figures": held, "chosen": chosen, "would choose": would}
     code = 0
     if args.guard or args.save:
         shipped = out.get("with context", {}).get("shipped") or next(
@@ -426,12 +473,7 @@ def main() -> int:
             return 2
         dev = shipped["overall"]["any@5"]
         held_out = out["leave-one-out"]["figures"]["held out"]["overall"]["any@5"]
-        if args.guard:
-            code = guard(args.guard, args.embedder, dev, held_out)
-        if args.save:
-            saved = json.loads(args.save.read_text(encoding="utf-8")) if args.save.exists() else {}
-            saved[args.embedder] = {"dev": round(dev, 4), "held out": round(held_out, 4)}
-            args.save.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
+        code = guarded_save(args.guard, args.save, args.embedder, dev, held_out)
     if args.json:
         print(json.dumps(out, indent=2, default=list))
     return code

@@ -97,7 +97,7 @@ def test_the_prompt_hook_without_a_server_never_imports_lancedb(palace: Palace) 
     """The cold path: a prompt's memory from this process, with no LanceDB or embedder."""
     script = (
         "import sys, json\n"
-        "from curator.agents.hooks import run_hook\n"
+        "from curator.agents.hookrun import run_hook\n"
         "text, failure = run_hook('claude-code', 'UserPromptSubmit', sys.stdin.read(), None)\n"
         "print(json.dumps([text, failure, 'lancedb' in sys.modules]))\n"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -395,3 +396,21 @@ def test_install_writes_through_a_symlink(tmp_path: Path, existing: str | None) 
         assert not target.exists()
     else:
         assert target.read_bytes() == existing.encode()
+
+
+def test_install_replaces_the_entries_an_older_install_wrote(tmp_path: Path) -> None:
+    """Hooks installed as `PYTHON -m curator.agents ...` (before the entry ran by its path
+    without the site step) are curator's: install replaces them, uninstall takes them out."""
+    path = tmp_path / "settings.json"
+    old = {e: f"{shlex.quote(sys.executable)} -m curator.agents claude-code {e}" for e in EVENTS}
+    groups = {e: [{"hooks": [{"type": "command", "command": c}]}] for e, c in old.items()}
+    path.write_text(json.dumps({"hooks": groups}, indent=2))
+    change = install.plan_install(path, None, EVENTS)
+    data = json.loads(change.after or "")
+    for event in EVENTS:
+        commands = [h["command"] for g in data["hooks"][event] for h in g["hooks"]]
+        assert commands == [install.command(event, None)]
+        assert shlex.split(commands[0])[1] == "-S"
+    change.apply()
+    removed = json.loads(install.plan_uninstall(path).after or "")
+    assert all(removed["hooks"][e] == [] for e in EVENTS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, git, git_init_commit, note_text
 
-from curator.agents import hooklog, hooks, turns, warm
+from curator.agents import hooklog, hookrun, hooks, install, turns, warm
 
 TOML = HASH_TOML + '\n[scopes.app]\nroot = "workspace/app"\n\n[scopes.vault]\nsensitive = true\n'
 STALE = 'stale: {reason: "the queue moved to SQS", since: 2026-11-20}\n'
@@ -297,7 +298,7 @@ def test_contributors_add_lines_and_their_failures_are_logged(root: Path) -> Non
     hooks.register_context("SessionStart", broken)
     try:
         payload = json.dumps({"cwd": str(root), "source": "startup"})
-        text, failure = hooks.run_hook("claude-code", "SessionStart", payload, str(root))
+        text, failure = hookrun.run_hook("claude-code", "SessionStart", payload, str(root))
     finally:
         hooks.CONTRIBUTORS["SessionStart"].clear()
     context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
@@ -308,9 +309,9 @@ def test_contributors_add_lines_and_their_failures_are_logged(root: Path) -> Non
 
 @pytest.mark.parametrize("lines", [["x" * 80] * 500, ["y" * 50_000], ["z\n" * 9_000]])
 def test_output_stays_under_the_cap(lines: list[str]) -> None:
-    text = hooks._render("claude-code", "UserPromptSubmit", lines)
+    text = hookrun.render("claude-code", "UserPromptSubmit", lines)
     assert len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) <= 10_000
-    assert len(hooks._render("generic", "UserPromptSubmit", lines)) <= 10_000
+    assert len(hookrun.render("generic", "UserPromptSubmit", lines)) <= 10_000
 
 
 def test_warm_server_answers_hooks(root: Path) -> None:
@@ -320,6 +321,11 @@ def test_warm_server_answers_hooks(root: Path) -> None:
         proc = run(root, "claude-code", "UserPromptSubmit", payload, env=warm_env)
         assert "retries.md" in context(proc, "UserPromptSubmit")
         assert hooklog.read(root)[-1]["via"] == "warm"
+        # the installed entry asking the server imports no more than it needs to ask (issue 34)
+        loaded = hook_imports(root, payload, warm_env)
+        assert hooklog.read(root)[-1]["via"] == "warm"
+        heavy = ("curator.agents.hooks", "curator.config", "curator.model.palace", "numpy")
+        assert [m for m in loaded if m in heavy or m.startswith("msgspec")] == []
         # a new note is seen without restarting the server
         (root / "notes" / "project" / "zq.md").write_text(
             note_text(
@@ -343,6 +349,23 @@ def test_warm_server_answers_hooks(root: Path) -> None:
             if hooklog.read(root)[-1]["ranked"] == "index":
                 break
         assert hooklog.read(root)[-1]["ranked"] == "index"
+
+
+def hook_imports(root: Path, payload: dict[str, object], env: dict[str, str]) -> list[str]:
+    """The modules the installed hook command's process imports for one prompt (its
+    `-X importtime` report), after checking that it answered with memory."""
+    command = shlex.split(install.command("UserPromptSubmit", str(root)))
+    proc = subprocess.run(
+        [command[0], "-X", "importtime", *command[1:]],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+    assert "retries.md" in context(proc, "UserPromptSubmit")
+    rows = [line.split("|") for line in proc.stderr.splitlines() if line.startswith("import time")]
+    return [row[-1].strip() for row in rows if len(row) == 3]
 
 
 def test_git_project_state_digest_changes_with_edits(tmp_path: Path) -> None:
@@ -405,7 +428,7 @@ _untrusted = st.one_of(
 )
 @given(stdin=_untrusted, name=st.sampled_from(["SessionStart", "UserPromptSubmit", "Stop"]))
 def test_any_stdin_gives_valid_output_and_never_raises(root: Path, stdin: str, name: str) -> None:
-    text, failure = hooks.run_hook("claude-code", name, stdin, str(root))
+    text, failure = hookrun.run_hook("claude-code", name, stdin, str(root))
     assert failure is None or "\n" not in failure
     if text:
         out = json.loads(text)
@@ -453,7 +476,7 @@ def test_a_busy_warm_server_means_a_timeout_not_a_second_index_open(
     listener.listen(1)  # accepts, never answers: a server still opening a big index
     try:
         payload = json.dumps({"cwd": str(root), "prompt": "billing worker retries"})
-        text, failure = hooks.run_hook("claude-code", "UserPromptSubmit", payload, str(root))
+        text, failure = hookrun.run_hook("claude-code", "UserPromptSubmit", payload, str(root))
     finally:
         listener.close()
     assert text == "" and failure is not None and "timed out" in failure
@@ -563,14 +586,16 @@ def test_other_command_lines_go_to_the_parser(argv: list[str]) -> None:
 
 
 def test_curator_hook_loads_no_command_module(root: Path) -> None:
-    """The `curator hook` entry answers a prompt without importing the command modules."""
+    """The `curator hook` entry answers a prompt without importing the command modules, nor
+    argparse to build their parser."""
     code = (
         "import contextlib, io, json, sys\n"
         "from curator.cli import main\n"
         "out = io.StringIO()\n"
         "with contextlib.redirect_stdout(out):\n"
         f"    main(['--palace', {str(root)!r}, 'hook', 'claude-code', 'UserPromptSubmit'])\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith('curator.cli.'))\n"
+        "cli = [m for m in sys.modules if m.startswith('curator.cli.') or m == 'argparse']\n"
+        "loaded = sorted(cli)\n"
         "print(json.dumps({'out': out.getvalue(), 'loaded': loaded}))\n"
     )
     payload = json.dumps(
@@ -599,3 +624,28 @@ def test_asking_the_warm_server_reads_no_palace_toml(root: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert json.loads(proc.stdout) == [], proc.stderr
+
+
+def test_the_warm_server_keeps_what_it_holds_out_of_the_collectors_scans(root: Path) -> None:
+    """The server's palace is frozen out of the cyclic collector's scans once loaded (a full
+    scan of a big palace landed inside some prompt's answer; issue 34), and settled again,
+    after one collection, only when the palace was reloaded."""
+    import gc
+
+    from curator.agents.service import Memory
+    from curator.agents.warm_server import settle
+
+    memory = Memory(root)
+    try:
+        assert settle(memory, None) is None  # nothing loaded yet: nothing to settle
+        palace = memory.palace
+        settled = settle(memory, None)
+        assert settled is not None and settled() is palace and gc.get_freeze_count() > 0
+        gc.unfreeze()
+        assert settle(memory, settled) is settled and gc.get_freeze_count() == 0
+        memory.session.reload()
+        again = settle(memory, settled)
+        assert again is not None and again() is memory.palace and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        memory.close()

@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from palacehelpers import MakePalace, RunCli, git, note_text
 
 from curator.model.index_md import (
@@ -293,3 +295,53 @@ def test_index_shows_dates_and_stays_current_as_days_pass(make_palace: MakePalac
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _is_render(palace: Palace, data: bytes) -> bool:
+    return data.decode("utf-8", errors="replace") == render_index(palace, data)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.sampled_from(["", PREAMBLE, "# No line end", "# CR\r", "ünïcode\n"]),
+    st.booleans(),
+    st.integers(min_value=-1, max_value=4000),
+    st.sampled_from([b"", b"x", b"\n", b"- [", b"\r\n", b"\xff"]),
+    st.booleans(),
+)
+def test_current_is_exactly_what_a_render_would_write(
+    palace: Palace, preamble: str, crlf: bool, at: int, insert: bytes, cut: bool
+) -> None:
+    """`index_is_current` compares room by room as it renders, holding no render: it says
+    current exactly when the file reads as what `render_index` gives from it (any preamble,
+    CRLF or LF, a byte changed, added or cut anywhere, no file at all)."""
+    path = palace.root / "INDEX.md"
+    text = render_index(palace, preamble or None)
+    data = (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+    if at >= 0:
+        at = min(at, len(data))
+        data = data[:at] + insert + data[at + (1 if cut else 0) :]
+    path.write_bytes(data)
+    fresh = Palace.open(palace.root)
+    assert index_is_current(fresh) == _is_render(palace, data)
+    assert not fresh.lookups.render  # nothing of the render kept
+    path.unlink()
+    assert not index_is_current(fresh)
+
+
+def test_a_render_remembers_lines_made_of_the_notes_own_strings(palace: Palace) -> None:
+    """What a render keeps for the next one (the palace's memo) is each note's line and each
+    room's sorted lines, keyed by the notes' own path and hash strings: never a room's joined
+    text nor a new string per note (at 100k notes ~60 MB between them)."""
+    text = render_index(palace, PREAMBLE)
+    kept = palace.lookups.render
+    rooms = [value for key, value in kept.items() if key[0] == "index-room"]
+    assert rooms and not any(isinstance(part, str) for value in rooms for part in value)
+    notes = [key for key in kept if key[0] == "index"]
+    assert len(notes) == len(palace.notes)
+    for key in notes:
+        note = palace.by_rel[key[1]]
+        assert key[1] is note.rel and key[2] is note.sha
+    assert render_index(palace, PREAMBLE) == text  # and the next render reads the same

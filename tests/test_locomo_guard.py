@@ -61,6 +61,16 @@ def test_the_guard_fails_when_dev_rises_more_than_held_out(tmp_path: Path) -> No
     assert locomo.guard(saved, "minilm", 0.70, 0.70) == 2  # nothing saved to compare with
 
 
+def test_a_run_the_guard_stops_never_becomes_the_baseline(tmp_path: Path) -> None:
+    saved = tmp_path / "figures.json"
+    before = json.dumps({"hash": {"dev": 0.7, "held out": 0.7}})
+    saved.write_text(before, encoding="utf-8")
+    assert locomo.guarded_save(saved, saved, "hash", 0.73, 0.70) == 1
+    assert saved.read_text(encoding="utf-8") == before
+    assert locomo.guarded_save(saved, saved, "hash", 0.73, 0.73) == 0
+    assert json.loads(saved.read_text(encoding="utf-8"))["hash"] == {"dev": 0.73, "held out": 0.73}
+
+
 def test_every_constant_is_chosen_without_the_conversation_it_is_scored_on(
     tmp_path: Path,
 ) -> None:
@@ -74,6 +84,10 @@ def test_every_constant_is_chosen_without_the_conversation_it_is_scored_on(
     chosen = report["leave-one-out"]["chosen"]
     assert sorted(chosen) == [f"conv-{n}" for n in range(5)]
     assert all(set(picks) == set(locomo.AXES) - {"contextual vector"} for picks in chosen.values())
+    # the weights a rule fixes are never chosen: leave-one-out reports what it would pick
+    would = report["leave-one-out"]["would choose"]
+    assert all(set(picks) == set(locomo.FIXED) for picks in would.values())
+    assert not set(locomo.FIXED) & set(locomo.AXES)
     assert "held out" in report["leave-one-out"]["figures"]
     saved = json.loads(figures.read_text(encoding="utf-8"))["hash"]
     assert saved == {

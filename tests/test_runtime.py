@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 from palacehelpers import MakePalace, note_text
@@ -55,6 +57,18 @@ def test_each_trick_has_its_own_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert tuned("gc") and not tuned("css") and tuned("arenas")
 
 
+def run_probe(probe: str, root: Path, untuned: str) -> list[Any]:
+    """What `probe` prints (JSON) run on the palace at `root`, with CURATOR_NO_TUNING set to
+    `untuned` (unset when empty)."""
+    env = {k: v for k, v in os.environ.items() if k != "CURATOR_NO_TUNING"}
+    if untuned:
+        env["CURATOR_NO_TUNING"] = untuned
+    argv = [sys.executable, "-c", probe, str(root)]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=True)
+    result: list[Any] = json.loads(proc.stdout)
+    return result
+
+
 FREEZE_PROBE = """
 import contextlib, gc, io, json, sys
 from curator.cli import main
@@ -68,14 +82,37 @@ def test_a_command_freezes_the_palace_it_loaded(make_palace: MakePalace) -> None
     """A command holds the palace it loaded to its end: the collector's full collections no
     longer scan its notes (issue 34); CURATOR_NO_TUNING=freeze turns that off."""
     root = make_palace({"notes/project/a.md": note_text("A")})
-    clean = {k: v for k, v in os.environ.items() if k != "CURATOR_NO_TUNING"}
-    for env, frozen in (({}, True), ({"CURATOR_NO_TUNING": "freeze"}, False)):
-        proc = subprocess.run(
-            [sys.executable, "-c", FREEZE_PROBE, str(root)],
-            capture_output=True,
-            text=True,
-            env={**clean, **env},
-            check=True,
-        )
-        code, count = json.loads(proc.stdout)
+    for untuned, frozen in (("", True), ("freeze", False)):
+        code, count = run_probe(FREEZE_PROBE, root, untuned)
         assert code == 0 and (count > 0) is frozen
+
+
+PAUSE_PROBE = """
+import contextlib, gc, io, json, sys
+from curator.cli import main
+from curator.model.palace import Palace
+
+seen = []
+opened = Palace.open.__func__
+
+
+def open_and_look(cls, *args, **kwargs):
+    seen.append(gc.isenabled())
+    return opened(cls, *args, **kwargs)
+
+
+Palace.open = classmethod(open_and_look)
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["--palace", sys.argv[1], "list"])
+print(json.dumps([code, seen, gc.isenabled()]))
+"""
+
+
+def test_a_command_loads_its_palace_with_the_collector_paused(make_palace: MakePalace) -> None:
+    """A command's load runs with the cyclic collector off (a load makes no cyclic garbage,
+    and each full collection rescanned every note loaded so far) and on again after it;
+    CURATOR_NO_TUNING=pause turns that off."""
+    root = make_palace({"notes/project/a.md": note_text("A")})
+    for untuned, paused in (("", True), ("pause", False)):
+        code, seen, after = run_probe(PAUSE_PROBE, root, untuned)
+        assert code == 0 and seen == [not paused] and after

@@ -75,7 +75,7 @@ def test_without_the_name_rule_the_body_mentions_win(
     the titled note first."""
     root = titled_palace(make_palace)
     s = Searcher(Palace.open(root))
-    s.tuning = replace(Tuning(), named=0.0, fields=(1.0, 1.5, 1.5, 1.0, 0.25))
+    s.tuning = replace(Tuning(), named=0.0, unnamed=1.0, fields=(1.0, 1.5, 1.5, 1.0, 0.25))
     assert paths(s, "What is the pgbouncer pool size?")[0] == "notes/db-review.md"
 
 
@@ -213,3 +213,115 @@ def test_the_query_reads_two_columns_and_hits_stay_whole(
     assert "retry queue" in hits["notes/jobs.md"].snippet.lower()
     assert hits["notes/jobs.md"].name == "Worker settings"
     assert hits["notes/jobs.md"].description == "About worker settings."
+
+
+def conversation_palace(make_palace: MakePalace) -> Path:
+    """Two people's turns: Melanie says what she did; Caroline's reply addresses her by name and
+    holds more of the question's words."""
+
+    def turn(speaker: str, body: str) -> str:
+        return note_text(f"{speaker} on 8 May 2023", type="episodic", description="", body=body)
+
+    files = {
+        "notes/mel.md": turn("Melanie", "We took the kids camping up at Pine Lake.\n"),
+        "notes/car.md": turn("Caroline", "Melanie, you go camping with the kids so often!\n"),
+    }
+    for i in range(12):  # unrelated turns so that word frequencies mean something
+        files[f"notes/other-{i}.md"] = turn("Someone", f"Celery queue {i} routes pdf tasks.\n")
+    return make_palace(files, toml=HASH_TOML)
+
+
+def test_a_question_naming_a_person_scores_down_the_notes_not_named_for_them(
+    make_palace: MakePalace,
+) -> None:
+    """A question naming a person some notes are named for: the others (a reply that addresses
+    her by name and repeats the question's words) are scaled by `Tuning.unnamed`, so her own
+    turn leads; without the rule the reply leads. A question no note's name answers to, and a
+    keyword lookup, are scored as before."""
+    root = conversation_palace(make_palace)
+    s = Searcher(Palace.open(root))
+    q = "Where did Melanie go camping with her kids?"
+    assert 0.0 < Tuning().unnamed < 1.0
+    assert s.search(q, limit=5)[0].path == "notes/mel.md"  # as shipped
+    s.tuning = replace(Tuning(), unnamed=1.0)
+    without = {h.path: h.score for h in s.search(q, limit=5)}
+    assert max(without, key=lambda p: without[p]) == "notes/car.md"
+    s.tuning = replace(Tuning(), unnamed=0.5)
+    hits = s.search(q, limit=5)
+    assert [h.path for h in hits[:2]] == ["notes/mel.md", "notes/car.md"]
+    scores = {h.path: h.score for h in hits}
+    assert scores["notes/mel.md"] == pytest.approx(without["notes/mel.md"], abs=1e-4)
+    assert scores["notes/car.md"] == pytest.approx(0.5 * without["notes/car.md"], abs=1e-4)
+    for other in ("Where do the kids go camping?", "camping kids"):
+        s.tuning = Tuning()
+        kept = [(h.path, h.score) for h in s.search(other, limit=5)]
+        s.tuning = replace(Tuning(), unnamed=1.0)
+        assert kept == [(h.path, h.score) for h in s.search(other, limit=5)]
+
+
+def test_soft_term_matching_is_each_terms_best_word_however_the_words_are_held(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Soft term matching reads each note's words as rows of one matrix of word embeddings
+    (issue 34: the words were gathered into a new matrix on every query): a note's score is
+    still each key term's best cosine similarity to one of its words, weighted, and stays so
+    when the matrix fills up and starts afresh (a tiny bound here)."""
+    import numpy as np
+
+    import curator.search.ranking as ranking
+    from curator.search.embed import word_embedder
+    from curator.search.text import key_terms
+    from curator.search.words import sif_weight
+
+    root = titled_palace(make_palace)
+    s = Searcher(Palace.open(root))
+    rows = {p: s._doc_row(p) for p in sorted(s.palace.by_rel)}
+    paths = list(rows)
+    embed = word_embedder(s.source.embedder).embed
+    queries = ["what is the pgbouncer pool size?", "which celery queue routes the pdf tasks?"]
+
+    def expected(query: str) -> np.ndarray:
+        terms = key_terms(query)
+        freq = s._corpus().counts
+        total = max(1, sum(freq.values()))
+        weights = np.asarray([sif_weight(freq, total, t) for t in terms])
+        out = []
+        for p in paths:
+            words = list(s._note_words(p, rows[p]))
+            sims = np.clip(np.asarray(embed(terms)) @ np.asarray(embed(words)).T, 0.0, 1.0)
+            out.append(float(weights @ sims.max(axis=1)) / float(weights.sum()))
+        return np.asarray(out)
+
+    for query in queries:
+        soft, _named = s._soft_scores(query, paths, rows)
+        assert np.allclose(soft, expected(query), atol=1e-6) and soft.max() > 0
+    monkeypatch.setattr(ranking, "WORD_VECTOR_CACHE", 40)  # fewer than the notes' words
+    fresh = Searcher(Palace.open(root))
+    for query in [*queries, *queries]:  # the second round after the matrix started afresh
+        soft, _named = fresh._soft_scores(query, paths, rows)
+        assert np.allclose(soft, expected(query), atol=1e-6)
+
+
+def test_a_long_lived_searcher_reads_an_edited_note_afresh(make_palace: MakePalace) -> None:
+    """A warm server's searcher outlives palace reloads: what ranking read of a note (its
+    field terms, key words and word rows) is held only while the palace holds that very note,
+    so a note edited since is scored by its new text (it was scored by its old one: a new
+    word in it found nothing)."""
+    from curator.session import Session
+
+    root = titled_palace(make_palace)
+    session = Session.open(root)
+    try:
+        searcher = session.searcher()
+        assert "notes/other-3.md" in [h.path for h in searcher.search("celery queue 3")]
+        assert searcher.ask("which celery queue routes pdf tasks?").sources
+        note = root / "notes" / "other-3.md"
+        note.write_text(n("Other topic 3", "Quokka queue 3 routes zeppelin tasks."))
+        session.changed()  # what a watcher reports
+        again = session.searcher(session.palace)
+        assert again is searcher  # the same searcher, synced to the palace read again
+        assert [h.path for h in again.search("zeppelin")] == ["notes/other-3.md"]
+        sources = again.ask("which quokka queue routes zeppelin tasks?").sources
+        assert sources and sources[0].path == "notes/other-3.md"
+    finally:
+        session.close()

@@ -321,3 +321,45 @@ def test_sync_hashes_builds_only_the_docs_it_writes(index_dir: Path) -> None:
     with pytest.raises(DocsMismatch):
         store.writer.sync_hashes(hashes, make, "c3")
     assert store.ready and not store.recovered  # a caller's mismatch never quarantines
+
+
+def test_filtered_columns_are_indexed_and_an_older_index_gains_them(index_dir: Path) -> None:
+    """The gate's and the filters' columns carry bitmap indices (issue 34: the prefilter was
+    a scan of every row on both legs of each hybrid query): the answers are the same with or
+    without them, rows written after the indices are found, and an index written before they
+    existed gains them at its next sync."""
+    from curator.search.arrow import index_names
+
+    docs = make_docs()
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    store.writer.sync(docs, "c1")
+    table = store.tables.read(lambda t: t)
+    assert {i.name for i in table.list_indices()} == set(index_names())
+    extra = [IndexDoc(path=f"notes/late{i}.md", slug=f"late{i}", name=f"Late {i}",
+                      scope="late", status="active", sensitive=i == 0, body="git hooks late")
+             for i in range(3)]  # fmt: skip
+    store.writer.sync([*docs, *extra], "c2")  # too few to refresh the indices: scanned
+    filters = [
+        Filter.of(None).sql(),
+        Filter.of(None, scope=["late"]).sql(),
+        Filter.of(None, status="active", min_confidence=0.6, drafts=True).sql(),
+        Filter.of(None, stale=True, types=["feedback", "project"], include_sensitive=True).sql(),
+        Filter.of(None, scope=[HOSTILE], drafts=True, include_sensitive=True).sql(),
+    ]
+    vec = CountingEmbedder().embed(["git hooks late"])[0]
+
+    def answers(store: IndexStore) -> list[list[str]]:
+        """Each filter's rows (all of them: the limit cuts none, so ties cannot reorder the
+        cut), in path order."""
+        return [sorted(paths(store.hybrid("git hooks late", vec, 60, w))) for w in filters]
+
+    indexed = answers(store)
+    assert indexed[1] == ["notes/late1.md", "notes/late2.md"]  # late0 is sensitive
+    for name in index_names()[1:]:
+        table.drop_index(name)
+    assert answers(store) == indexed  # the bitmaps change how rows are found, never which
+    again = IndexStore.open(index_dir, CountingEmbedder())  # another process, an older index
+    assert again.writer.sync([*docs, *extra], "c2").unchanged == len(docs) + len(extra)
+    table = again.tables.read(lambda t: t)
+    assert {i.name for i in table.list_indices()} == set(index_names())
+    assert answers(again) == indexed

@@ -38,8 +38,8 @@ def fresh_clone(remote: Path, dest: Path) -> Path:
 
 def assert_current(clone: Path) -> None:
     """The clone's generated files equal a fresh render of its committed notes."""
-    ok, rendered = index_is_current(Palace.open(clone))
-    assert ok, rendered
+    palace = Palace.open(clone)
+    assert index_is_current(palace), render_index(palace, (clone / "INDEX.md").read_bytes())
 
 
 # -- rendered from committed content -----------------------------------------------------------

@@ -210,7 +210,7 @@ class Team(TeamMachine):
             trees = set()
             for clone in self.clones:
                 palace = Palace.open(clone)
-                assert index_is_current(palace)[0]
+                assert index_is_current(palace)
                 errors = [f for f in run_checks(palace) if f.severity == "error"]
                 assert not errors, [f.format() for f in errors]
                 trees.add(git(clone, "ls-tree", "-r", "HEAD").stdout)

@@ -1,6 +1,12 @@
 """`python -m curator.agents [--palace PATH] claude-code|generic EVENT`: the hook as agent tools
-run it on every prompt. The same as `curator hook claude-code EVENT`, without loading the whole
-command line (every command module) first; like every hook path, it always exits 0."""
+run it at every point of their loop. The same as `curator hook claude-code EVENT`, without
+loading the whole command line (every command module) first; like every hook path, it always
+exits 0.
+
+The hooks `curator hook install` writes run this file by its path without the site step
+(`python -S .../curator/agents/__main__.py`): a prompt's process then starts as a bare
+interpreter and imports only what asking the warm server needs; when it must answer alone, it
+takes the site step itself (`hookrun`)."""
 
 from __future__ import annotations
 
@@ -17,10 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 2 or args[0] not in ("claude-code", "generic"):
         sys.stderr.write(USAGE)
         return 0
-    from curator.agents.hooks import main as hook
+    from curator.agents.hookrun import main as hook
 
     return hook(args[0], args[1], palace)
 
 
 if __name__ == "__main__":
+    if not __package__:  # run by its path: imports start at the folder holding `curator`
+        import os
+
+        sys.path[0] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(main())

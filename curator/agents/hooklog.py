@@ -11,11 +11,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from datetime import UTC, datetime
+import time
 from pathlib import Path
-from typing import Any
 
-__all__ = ["LOG_REL", "append", "read"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["LOG_REL", "append", "failure", "read"]
 
 LOG_REL = ".curator/hooks.log"
 MAX_RECORDS = 2000
@@ -26,7 +29,7 @@ def append(root: Path, record: dict[str, Any]) -> None:
     """Append one record; never raises (a hook must not fail because its log cannot be written)."""
     from curator.model.discovery import ensure_state_dir
 
-    record = {"at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), **record}
+    record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **record}
     line = json.dumps(record, ensure_ascii=False) + "\n"
     with contextlib.suppress(OSError):
         ensure_state_dir(root)
@@ -39,6 +42,12 @@ def append(root: Path, record: dict[str, Any]) -> None:
             os.close(fd)
         if size > _MAX_BYTES:
             _trim(path)
+
+
+def failure(exc: BaseException) -> str:
+    """What failed, as a record's detail (and the hook's stderr line) says it: one line."""
+    text = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _trim(path: Path) -> None:

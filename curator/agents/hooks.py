@@ -6,10 +6,10 @@
   also notes the project's git state, so that Stop can tell whether the turn changed files.
 - Stop: a warning (never a block) when the turn changed files but captured nothing.
 
-A hook never blocks the agent: every path exits 0, the work runs under a time budget of its
-own, a failure prints one line to stderr, and each run is logged (see `hooklog`) with an
-outcome that is never "ok" when it failed. Other areas add lines with `register_context`:
-a contributor takes the `HookRun` and returns markdown lines (or raises; that is logged).
+`answer` runs one hook request on a loaded `Memory`: in the warm server, or in the hook's own
+process when none listens (`hookrun`: the process, its time budget, its log and its output).
+Other areas add lines with `register_context`: a contributor takes the `HookRun` and returns
+markdown lines (or raises; the answer reports it as a problem, and the run's log says so).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import shlex
 import sys
 import threading
@@ -28,21 +27,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curator.agents import hooklog, turns, warm
+from curator.agents import hooklog, turns
+from curator.agents.warm import EVENTS
 
 if TYPE_CHECKING:  # the warm path never loads a palace, nor palace.toml, in the hook's process
     from curator.agents.service import Memory
     from curator.agents.settings import AgentSettings
 
-__all__ = ["EVENTS", "HookRun", "register_context", "run_hook"]
+__all__ = ["EVENTS", "HookRun", "answer", "register_context"]
 
-EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
-ALIASES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
-BUDGETS = {"SessionStart": 8.0, "UserPromptSubmit": 4.0, "Stop": 3.0}  # seconds
-CONTEXT_CAP = 9_500  # Claude Code drops additionalContext past 10,000 characters
 MAX_WARNINGS = 12
-STDIN_CAP = 1_000_000
-WORKER = "curator-hook"
 
 
 @dataclass
@@ -278,56 +272,20 @@ BUILT_IN: dict[str, list[Contributor]] = {
 }
 
 
-# -- running a hook --------------------------------------------------------------------------------
-def _parse_event(text: str, event: str) -> dict[str, Any]:
-    """The event JSON; plain text (generic tools) is taken as the prompt."""
-    text = text.strip()
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {"prompt": text} if event == "UserPromptSubmit" else {}
-    return value if isinstance(value, dict) else {}
-
-
-def _render(tool: str, event: str, lines: list[str]) -> str:
-    if not lines:
-        return ""
-    text = "\n".join(lines)
-    if len(text) > CONTEXT_CAP:
-        cut = text.rfind("\n", 0, CONTEXT_CAP - 60)
-        text = text[: cut if cut > 0 else CONTEXT_CAP - 60] + "\n[memory cut to fit the cap]"
-    if tool == "generic":
-        return text + "\n"
-    if event == "Stop":  # a warning shown to the person; never {"decision": "block"}
-        return json.dumps({"systemMessage": text}) + "\n"
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
-
-
-def _work(run: HookRun, result: dict[str, Any]) -> None:
+# -- answering a hook (in the warm server, or in the hook's own process: see `hookrun`) -----
+def _work(run: HookRun) -> tuple[list[str], list[str]]:
+    """(lines, problems) of every contributor to the run's event."""
     lines: list[str] = []
     problems: list[str] = []
     for contributor in [*BUILT_IN[run.event], *CONTRIBUTORS[run.event]]:
         try:
             lines += contributor(run)
         except Exception as exc:  # one contributor failing must not cost the others' lines
-            problems.append(f"{getattr(contributor, '__name__', 'contributor')}: {_one(exc)}")
+            name = getattr(contributor, "__name__", "contributor")
+            problems.append(f"{name}: {hooklog.failure(exc)}")
     if any("`curator " in line for line in lines) and not mcp_configured(run.project):
         lines = _exact_commands(lines, run.root)
-    result["lines"] = lines
-    result["problems"] = problems
-
-
-def _one(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())[:300]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _budget(event: str) -> float:
-    with contextlib.suppress(KeyError, ValueError):
-        return float(os.environ["CURATOR_HOOK_BUDGET"])
-    return BUDGETS[event]
+    return lines, problems
 
 
 def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
@@ -335,115 +293,13 @@ def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
     event = str(request.get("event"))
     raw = request.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    from curator.agents.settings import load_settings
-
-    run = HookRun(memory, event, data, load_settings(memory.root))
-    result: dict[str, Any] = {}
-    _work(run, result)
-    reply = {"lines": result["lines"], "items": run.items, "problems": result["problems"]}
+    run = HookRun(memory, event, data, memory.palace.config.agents)  # as the palace last read it
+    lines, problems = _work(run)
+    if request.get("tool") == "claude-code" and event == "Stop" and lines:
+        # what Stop prints reaches the person only: the model reads it with the next prompt
+        turns.leave(memory.root, session_key(data), lines)
+        lines = [STOP_FOR_PERSON]
+    reply = {"lines": lines, "items": run.items, "problems": problems}
     if run.ranked:  # what the prompt's pack was ranked from (see Memory.searcher_now)
         reply["ranked"] = run.ranked
     return reply
-
-
-def _in_process(root: Path, request: dict[str, Any], result: dict[str, Any]) -> None:
-    from curator.agents.service import Memory
-
-    try:
-        result.update(answer(Memory(root), request))
-    except Exception as exc:
-        result.update(lines=[], items=0, problems=[_one(exc)])
-
-
-def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str, str | None]:
-    """(stdout text, a one-line failure for stderr or None). Never raises, never blocks long."""
-    event = ALIASES.get(event, event)
-    if event not in EVENTS:
-        return "", f"curator hook: unknown event {event!r} (known: {', '.join(EVENTS)})"
-    data = _parse_event(stdin[:STDIN_CAP], event)
-    if not isinstance(data.get("cwd"), str) or not data["cwd"]:
-        data["cwd"] = os.getcwd()  # the project, for a tool that does not send it
-    started = time.perf_counter()
-    try:
-        from curator.model.discovery import find_palace
-
-        cwd = data.get("cwd")
-        root = find_palace(palace, Path(cwd) if isinstance(cwd, str) and cwd else None)
-    except Exception as exc:
-        return "", f"curator hook {event}: {_one(exc)}"
-    budget = _budget(event)
-    request = {"tool": tool, "event": event, "data": data}
-    deadline = time.monotonic() + budget
-    result = warm.ask(root, request, budget) if warm.enabled() else None
-    if result is None:  # a bad [agents] table is reported before any work (the server's
-        try:  # answer reports it as a problem): palace.toml is read only here
-            from curator.agents.settings import load_settings
-
-            load_settings(root)
-        except Exception as exc:
-            return "", f"curator hook {event}: {_one(exc)}"
-    if result is None and event != "Stop":
-        warm.start(root)  # for the next prompts: it keeps the palace loaded and the index open
-    via = "warm"
-    if result is None:  # this process answers without the index (`Memory.searcher_now`)
-        via, result = "process", {}
-        worker = threading.Thread(
-            target=_in_process, args=(root, request, result), name=WORKER, daemon=True
-        )
-        worker.start()
-        worker.join(max(0.0, deadline - time.monotonic()))
-    ms = round((time.perf_counter() - started) * 1000, 1)
-    record: dict[str, Any] = {"tool": tool, "event": event, "ms": ms, "via": via}
-    if "ranked" in result:
-        record["ranked"] = result["ranked"]
-    if "lines" not in result:
-        message = f"curator hook {event}: timed out after {budget:g} s; no memory given"
-        hooklog.append(root, {**record, "items": 0, "outcome": "timeout", "detail": message})
-        return "", message
-    problems = [str(p) for p in result.get("problems") or []]
-    lines = [str(line) for line in result.get("lines") or []]
-    outcome = "error" if problems else ("ok" if lines else "empty")
-    detail = "; ".join(problems)
-    hooklog.append(
-        root, {**record, "items": result.get("items", 0), "outcome": outcome, "detail": detail}
-    )
-    failure = f"curator hook {event}: {detail}" if problems else None
-    if tool == "claude-code" and event == "Stop" and lines:
-        # what Stop prints reaches the person only: the model reads it with the next prompt
-        turns.leave(root, session_key(data), lines)
-        lines = [STOP_FOR_PERSON]
-    return _render(tool, event, lines), failure
-
-
-def _read_stdin(wait: float = 2.0) -> str:
-    """stdin, unless it is a terminal or stays open past `wait` seconds without ending."""
-    if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    got: list[str] = []
-
-    def read() -> None:
-        with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
-            got.append(sys.stdin.read(STDIN_CAP))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    reader.join(wait)
-    return got[0] if got else ""
-
-
-def main(tool: str, event: str, palace: str | None) -> int:
-    """The CLI entry: read stdin, write stdout, one stderr line on failure, always exit 0."""
-    try:
-        text, failure = run_hook(tool, event, _read_stdin(), palace)
-    except Exception as exc:  # the last guard: a hook never fails the agent's turn
-        text, failure = "", f"curator hook {event}: internal error: {_one(exc)}"
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    if failure:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(failure.replace("\n", " ") + "\n")
-            sys.stderr.flush()
-    if any(t.name == WORKER and t.is_alive() for t in threading.enumerate()):
-        os._exit(0)  # timed out: leave the worker to the OS, never wait for it at exit
-    return 0

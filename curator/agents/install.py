@@ -4,8 +4,9 @@ settings.json as text, touching no other byte.
 Install inserts one matcher group per event (SessionStart, UserPromptSubmit, Stop) into the
 JSON text: after the last item of the array (or object) it joins, in that item's own
 indentation and line ends, so no line of the user's is reflowed. Curator's entries are known
-by the exact command line install writes (`PYTHON -m curator.agents [--palace P] claude-code
-EVENT`, under that EVENT's key); a command of the user's, whatever it is called, is never
+by the exact command line install writes (`PYTHON -S .../curator/agents/__main__.py [--palace
+P] claude-code EVENT`, under that EVENT's key; or `PYTHON -m curator.agents ...`, as it wrote
+before); a command of the user's, whatever it is called, is never
 touched and never taken for curator's. Uninstall takes curator's entries out again: of the
 texts the removal could leave, it keeps the one from which install would have made the file
 as it is, so install then uninstall gives back the same bytes (a file curator created goes
@@ -33,6 +34,7 @@ __all__ = ["Change", "command", "is_ours", "plan_install", "plan_uninstall", "se
 MATCHERS = {"SessionStart": "startup|resume|clear|compact|fork"}  # every session source
 TIMEOUTS = {"SessionStart": 10, "UserPromptSubmit": 6, "Stop": 5}  # seconds, above our budgets
 _WS = " \t\r\n"
+ENTRY = Path(__file__).resolve().with_name("__main__.py")  # the hook entry, run by its path
 
 
 class Change:
@@ -69,9 +71,11 @@ def settings_path(user: bool, project: Path) -> Path:
 
 
 def command(event: str, palace: str | None) -> str:
-    """This interpreter's light hook entry (`python -m curator.agents`): a prompt hook must not
-    load the whole command line first."""
-    base = f"{shlex.quote(sys.executable)} -m curator.agents"
+    """This interpreter running the light hook entry (`curator/agents/__main__.py`) by its path
+    without the site step (`-S`): a prompt's process must not load the whole command line, nor
+    wait on site-packages' start-up files, to ask the warm server (it takes the site step
+    itself when it answers alone)."""
+    base = f"{shlex.quote(sys.executable)} -S {shlex.quote(str(ENTRY))}"
     if palace:
         base += f" --palace {shlex.quote(str(Path(palace).resolve()))}"
     return f"{base} claude-code {event}"
@@ -79,7 +83,8 @@ def command(event: str, palace: str | None) -> str:
 
 def is_ours(entry: Any, event: str) -> bool:
     """Whether a hook entry under `event` is one install wrote: a command entry whose command
-    line is exactly `command(event, ...)` for some interpreter and palace."""
+    line is exactly `command(event, ...)` for some interpreter, installation and palace, or
+    what install wrote before (`PYTHON -m curator.agents ...`, replaced on install)."""
     if not isinstance(entry, dict) or entry.get("type") != "command":
         return False
     cmd = entry.get("command")
@@ -89,7 +94,10 @@ def is_ours(entry: Any, event: str) -> bool:
         argv = shlex.split(cmd)
     except ValueError:
         return False
-    if len(argv) not in (5, 7) or argv[1:3] != ["-m", "curator.agents"]:
+    entry_point = argv[1:3] == ["-m", "curator.agents"] or (
+        len(argv) > 2 and argv[1] == "-S" and Path(argv[2]).parts[-3:] == ENTRY.parts[-3:]
+    )
+    if len(argv) not in (5, 7) or not entry_point:
         return False
     if len(argv) == 7 and argv[3] != "--palace":
         return False

@@ -10,6 +10,8 @@ its files change (see `Memory`), exits after IDLE_SECONDS without a request, and
 lock a writer waits on. Set `CURATOR_HOOK_WARM=0` to never start one.
 
 Protocol: one JSON line each way, {"tool", "event", "data"} -> {"lines", "items", "problems"}.
+A hook process that asks imports this module and the standard library's socket and json only
+(see `hookrun`): the server's answer is the whole of its work.
 """
 
 from __future__ import annotations
@@ -20,13 +22,18 @@ import json
 import os
 import socket
 import stat
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
 
-__all__ = ["ask", "bind", "socket_path", "start"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this
+if TYPE_CHECKING:
+    import subprocess
+    from typing import Any
+
+__all__ = ["EVENTS", "ask", "bind", "socket_path", "start"]
+
+#: the events a request names (the agent tools' hook points curator answers)
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
 
 IDLE_SECONDS = 1800.0
 CONNECT_TIMEOUT = 0.2
@@ -34,12 +41,15 @@ MAX_LINE = 4_000_000
 
 
 def socket_path(root: Path) -> Path:
-    """In $XDG_RUNTIME_DIR (private to the user) when set, else a per-user folder in /tmp."""
+    """In $XDG_RUNTIME_DIR (private to the user) when set, else a per-user folder in $TMPDIR
+    or /tmp (the folder is checked to be the user's own and closed to others before use)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and Path(runtime).is_dir():
+    if runtime and os.path.isdir(runtime):
         folder = Path(runtime) / "curator"
     else:
-        folder = Path(tempfile.gettempdir()) / f"curator-{os.getuid()}"
+        tmp = os.environ.get("TMPDIR")
+        base = tmp if tmp and os.path.isdir(tmp) else "/tmp"
+        folder = Path(base) / f"curator-{os.getuid()}"
     digest = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
     return folder / f"{digest}.sock"
 
@@ -90,6 +100,8 @@ def start(root: Path) -> subprocess.Popen[bytes] | None:
     """Start a server for `root` in the background (detached; its output goes nowhere)."""
     if not enabled():
         return None
+    import subprocess  # only here: a hook that asks never starts a process
+
     try:
         return subprocess.Popen(
             [sys.executable, "-m", "curator.agents.warm_server", str(root)],

@@ -6,13 +6,14 @@ happen inside the handlers so that commands which do not need them never pay for
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
 
 from curator import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook run imports this
+if TYPE_CHECKING:  # argparse is loaded with the parser: a hook run builds none
+    import argparse
+    from collections.abc import Sequence
 
 #: the area modules, each registering its subcommands, in the order of `curator --help`;
 #: imported when the parser is built (a hook run needs none of them, see `main`)
@@ -30,23 +31,10 @@ _AREAS = (
 )
 
 
-class Parser(argparse.ArgumentParser):
-    """An argument error is one line on stderr (exit 2), and also a JSON object on stdout when
-    the command line asks for --json: a reader parsing stdout gets JSON whatever went wrong."""
-
-    wants_json = False
-
-    def error(self, message: str) -> NoReturn:
-        if Parser.wants_json:
-            sys.stdout.write(json.dumps({"error": f"{self.prog}: {message}", "exit_code": 2}))
-            sys.stdout.write("\n")
-        super().error(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
-    from curator.cli.common import JSON_HELP, PALACE_HELP, Subcommands
+    from curator.cli.common import JSON_HELP, PALACE_HELP, Parser, Subcommands
 
     parser: argparse.ArgumentParser = Parser(
         prog="curator",
@@ -90,10 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     hook = hook_run(argv)
     if hook is not None:  # on every prompt: without building the parser of every command
-        from curator.agents.hooks import main as run_hook
+        from curator.agents.hookrun import main as run_hook
 
         return run_hook(*hook)
-    from curator.cli.common import run_handler
+    from curator.cli.common import Parser, run_handler
     from curator.runtime import tune_process
 
     tune_process()

@@ -94,9 +94,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 # -- hook ------------------------------------------------------------------------------------------
 def cmd_hook(args: argparse.Namespace) -> int:
-    from curator.agents import hooks
+    from curator.agents import hookrun
 
-    return hooks.main(args.tool, args.event, getattr(args, "palace", None))
+    return hookrun.main(args.tool, args.event, getattr(args, "palace", None))
 
 
 def cmd_hook_serve(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from curator.errors import EXIT_OK, CuratorError, exit_code
 from curator.model.palace import Palace, find_palace
@@ -18,13 +18,27 @@ from curator.model.text import clean
 Handler = Callable[[argparse.Namespace], int]
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument error is one line on stderr (exit 2), and also a JSON object on stdout when
+    the command line asks for --json: a reader parsing stdout gets JSON whatever went wrong."""
+
+    wants_json = False
+
+    def error(self, message: str) -> NoReturn:
+        if Parser.wants_json:
+            sys.stdout.write(json.dumps({"error": f"{self.prog}: {message}", "exit_code": 2}))
+            sys.stdout.write("\n")
+        super().error(message)
+
+
 def open_palace(
     args: argparse.Namespace, *, cache: bool = True, progress: Callable[[int], None] | None = None
 ) -> Palace:
-    from curator.runtime import freeze_loaded
+    from curator.runtime import collector_paused, freeze_loaded
 
     root = find_palace(getattr(args, "palace", None))
-    palace = Palace.open(root, cache=cache, progress=progress)
+    with collector_paused():  # a load makes no cyclic garbage: see curator.runtime
+        palace = Palace.open(root, cache=cache, progress=progress)
     freeze_loaded()  # the command holds its palace to its end: the collector need not scan it
     return palace
 

@@ -299,7 +299,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             out(text.rstrip("\n"))
         return 0
     palace = open_palace(args)
-    current, _ = index_is_current(palace)
+    current = index_is_current(palace)
     if args.check:
         if args.json:
             print_json({"current": current})

@@ -211,7 +211,7 @@ class _Checker:
             if data is None:  # adopted in place: curator writes its index only when asked
                 return
         try:
-            current, _ = index_is_current(self.palace)
+            current = index_is_current(self.palace)
         except IndexRefused as exc:
             self.findings.append(Finding(INDEX_NAME, 0, "error", "index.refused", exc.message))
             return

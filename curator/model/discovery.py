@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from curator import CONFIG_NAME
 from curator.errors import CuratorError, PalaceNotFound
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this
 if TYPE_CHECKING:  # a type only: the hooks find the palace without loading YAML
     from curator.model.note import Kind
 

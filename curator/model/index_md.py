@@ -14,10 +14,12 @@ from __future__ import annotations
 import bisect
 import hashlib
 import heapq
+import itertools
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import date
+from typing import Any
 
 from curator.errors import CuratorError
 from curator.model import cache, palace_rules
@@ -56,59 +58,71 @@ def _link_text(text: str) -> str:
     return one_line(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def _entry(palace: Palace, note: Note) -> tuple[tuple[str, str], str]:
-    """(sort key, line) for a note, cached by path and content hash.
+#: what a render remembers: the palace's own memo (`Lookups.render`), or a throwaway one
+Memo = dict[Any, Any]
+
+
+def _entry(palace: Palace, note: Note, memo: Memo | None = None) -> tuple[tuple[str, str], str]:
+    """(sort key, line) for a note, cached (in `memo`, else the palace's) by path and content
+    hash.
 
     A superseded note's line names its successor, so its key also holds the successor's hash.
     """
+    memo = palace.lookups.render if memo is None else memo
     key = _entry_key(palace, note)
-    cached = palace.lookups.render.get(key)
+    cached = memo.get(key)
     if cached is None:
-        cached = palace.lookups.render[key] = (_sort_key(note), _render_entry(palace, note))
+        cached = memo[key] = (_sort_key(note), _render_entry(palace, note))
     return cached
 
 
-def _entry_key(palace: Palace, note: Note) -> tuple[str, str]:
-    tail = ""
-    if note.superseded:
-        successor = palace.successor(note)
-        tail = f"{successor.rel}\0{successor.sha}" if successor is not None else "retired"
-    return ("index", f"{note.rel}\0{note.sha}\0{tail}")
+def _entry_key(palace: Palace, note: Note) -> tuple[str, ...]:
+    """The note's path and hash (and its successor's), as the note's own strings: a key made
+    of new strings held ~11 MB more at 100k notes."""
+    if not note.superseded:
+        return ("index", note.rel, note.sha)
+    successor = palace.successor(note)
+    if successor is None:
+        return ("index", note.rel, note.sha, "retired")
+    return ("index", note.rel, note.sha, successor.rel, successor.sha)
 
 
 def _sort_key(note: Note) -> tuple[str, str]:
     return (note.name.casefold(), note.rel)
 
 
-def _lines(palace: Palace, notes: list[Note]) -> list[str]:
-    return [line + "\n" for _, line in sorted(_entry(palace, n) for n in notes)]
+def _lines(palace: Palace, notes: list[Note], memo: Memo | None = None) -> list[str]:
+    return [line + "\n" for _, line in sorted(_entry(palace, n, memo) for n in notes)]
 
 
-def _room_text(palace: Palace, name: str, notes: list[Note]) -> tuple[str, int]:
+def _room_text(
+    palace: Palace, name: str, notes: list[Note], memo: Memo | None = None
+) -> tuple[str, int]:
     """A room's lines and their count, remembered with the exact notes they were made from: an
     action changes one or two rooms, and a palace made by ``replaced()`` shares the others' Note
     objects, so an unchanged room is reused and a changed one patched (its sorted entries minus
     the notes gone plus the notes added). Rooms hold active notes: no line in them names
-    another note (a successor) that could change on its own."""
+    another note (a successor) that could change on its own. `memo`: as `_entry`'s."""
+    memo = palace.lookups.render if memo is None else memo
     key = ("index-room", name)
     members = tuple(notes)
-    cached = palace.lookups.render.get(key)
-    if cached is not None and cached[0] == members:
-        return cached[1], cached[2]
+    cached = memo.get(key)
     entries = None
+    if cached is not None and cached[0] == members:
+        return "".join(line + "\n" for _, line in cached[1]), cached[2]
     if cached is not None and abs(len(cached[0]) - len(members)) < _PATCH_MAX:
         was = {id(n): n for n in cached[0]}
         now = {id(n) for n in members}
         gone = [n for i, n in was.items() if i not in now]
         added = [n for n in members if id(n) not in was]
         if len(gone) + len(added) < _PATCH_MAX:
-            entries = _patched(palace, cached[3], gone, added)
+            entries = _patched(palace, cached[1], gone, added, memo)
     if entries is None:
-        entries = sorted(_entry(palace, n) for n in notes)
-    text = "".join(line + "\n" for _, line in entries)
+        entries = sorted(_entry(palace, n, memo) for n in notes)
     count = sum(1 for _, line in entries if line.startswith("- ["))  # what the guard counts
-    palace.lookups.render[key] = (members, text, count, entries)
-    return text, count
+    # the text is joined anew each time (milliseconds), not kept: ~50 MB at 100k notes
+    memo[key] = (members, entries, count)
+    return "".join(line + "\n" for _, line in entries), count
 
 
 _PATCH_MAX = 64  # notes in and out of a room above which it is sorted again from scratch
@@ -116,19 +130,19 @@ _Entries = list[tuple[tuple[str, str], str]]
 
 
 def _patched(
-    palace: Palace, entries: _Entries, gone: list[Note], added: list[Note]
+    palace: Palace, entries: _Entries, gone: list[Note], added: list[Note], memo: Memo
 ) -> _Entries | None:
     """Sorted `entries` without the `gone` notes' and with the `added` ones'; None when a gone
     note's entry is not there (then the room is sorted again from its notes)."""
     out = list(entries)
     for note in gone:
-        entry = _entry(palace, note)
+        entry = _entry(palace, note, memo)
         at = bisect.bisect_left(out, entry)
         if at == len(out) or out[at] != entry:
             return None
         del out[at]
     for note in added:
-        bisect.insort(out, _entry(palace, note))
+        bisect.insort(out, _entry(palace, note, memo))
     return out
 
 
@@ -168,38 +182,81 @@ def _room_head(room: Room) -> str:
     return head + (f"_{one_line(room.spec.purpose)}_\n" if room.spec.purpose else "")
 
 
-def render_generated(palace: Palace, reuse: Mapping[str, str] | None = None) -> tuple[str, int]:
-    """The text below the marker, and how many note lines it holds. `reuse` holds the
-    sections (heading and lines) of rooms known to render as they did (see `_reusable`)."""
-    out: list[str] = []
-    room_lines = filed = 0
+def _generated(
+    palace: Palace, reuse: Mapping[str, str] | None = None, *, keep: bool = True
+) -> Iterator[tuple[str, int]]:
+    """The text below the marker in pieces, each with how many note lines it holds. `reuse`
+    holds the sections (heading and lines) of rooms known to render as they did (see
+    `_reusable`). With `keep` the lines are remembered in the palace's memo (a later render
+    of it, or of a palace `replaced()` makes from it, reuses them); else each room's go in a
+    throwaway memo, garbage once the room is rendered."""
+
+    def memo() -> Memo | None:
+        return None if keep else {}
+
+    filed = 0
     for room in palace.rooms():
         section = (reuse or {}).get(room.spec.name)
         if section is not None:
-            out.append(section)
-            room_lines += section.count("\n- [")
+            yield section, section.count("\n- [")
         else:
-            out.append(_room_head(room))
-            text, count = _room_text(palace, room.spec.name, room.notes)
-            out.append(text)
-            room_lines += count
+            yield _room_head(room), 0
+            yield _room_text(palace, room.spec.name, room.notes, memo())
         filed += len(room.notes)
-    after_rooms = len(out)  # below: one line per item again
     superseded = palace.superseded_notes()
     rest: list[Note] = []
     if filed + len(superseded) != len(palace.notes):  # rooms and superseded are disjoint
         listed = {n.rel for room in palace.rooms() for n in room.notes}
         listed.update(n.rel for n in superseded)
         rest = [n for n in palace.notes if n.rel not in listed]
-    if rest:
-        out.append(f"\n## Unfiled (unknown type or unreadable header) — {len(rest)}\n")
-        out.extend(
-            line + "\n" for _, line in sorted(((n.rel, ""), _entry(palace, n)[1]) for n in rest)
+    if rest:  # below: one line per item again
+        yield f"\n## Unfiled (unknown type or unreadable header) — {len(rest)}\n", 0
+        lines = memo()
+        for _, line in sorted(((n.rel, ""), _entry(palace, n, lines)[1]) for n in rest):
+            yield line + "\n", int(line.startswith("- ["))
+    yield f"\n## Superseded — {len(superseded)}\n", 0
+    for line in _lines(palace, superseded, memo()):
+        yield line, int(line.startswith("- ["))
+
+
+def render_generated(palace: Palace, reuse: Mapping[str, str] | None = None) -> tuple[str, int]:
+    """The text below the marker, and how many note lines it holds (`reuse`: `_generated`'s)."""
+    pieces = list(_generated(palace, reuse))
+    return "".join(piece for piece, _ in pieces), sum(count for _, count in pieces)
+
+
+def _preamble(palace: Palace, existing: str | bytes | None) -> tuple[str, str | bytes | None, bool]:
+    """(the preamble a render writes, the generated part `existing` holds, whether it uses
+    CRLF). `existing` may be the file's bytes: then only the preamble is decoded (at 10k
+    notes the generated part is megabytes, read again only if the guard needs it)."""
+    old_generated: str | bytes | None
+    if isinstance(existing, bytes) and existing:
+        preamble, old_generated, crlf = _split_bytes(existing)
+    else:
+        preamble, old_generated = (
+            split_index(existing) if existing else (default_preamble(palace), None)
         )
-    out.append(f"\n## Superseded — {len(superseded)}\n")
-    out.extend(_lines(palace, superseded))
-    listed_lines = room_lines + sum(1 for line in out[after_rooms:] if line.startswith("- ["))
-    return "".join(out), listed_lines
+        crlf = _crlf(existing) if isinstance(existing, str) else False
+    if not preamble.endswith(("\n", "\r")):
+        preamble += "\r\n" if crlf else "\n"
+    return preamble, old_generated, crlf
+
+
+def _guard(palace: Palace, listed: int, old_generated: str | bytes | None) -> None:
+    """IndexRefused when a render listing `listed` notes would lose notes."""
+    if listed < len(palace.notes):
+        raise IndexRefused(
+            f"refusing to write: the index would list {listed} notes but the palace holds "
+            f"{len(palace.notes)}",
+            path=INDEX_NAME,
+        )
+    if listed == 0 and (old_text := _text(old_generated)) and _ENTRY_RE.search(old_text):
+        old = len(_ENTRY_RE.findall(old_text))
+        raise IndexRefused(
+            f"refusing to replace an index of {old} notes with an empty one: no notes were found "
+            f"under {palace.root / 'notes'} (is the palace path right?)",
+            path=INDEX_NAME,
+        )
 
 
 def render_index(
@@ -214,42 +271,64 @@ def render_index(
     It depends on the files only; `today` is accepted (and ignored) for callers that still
     pass it.
 
-    `existing` may be the file's bytes: then only the preamble is decoded (at 10k notes the
-    generated part is megabytes, read again only if the guard needs it). With `since`, the
-    palace an action starts from (`palace` is `since.replaced(...)`), the rooms the action
-    left as they were are copied from `existing` when it is known to be what a full render of
-    `since` gives; the bytes are the same as a full render's either way."""
+    `existing` may be the file's bytes (see `_preamble`). With `since`, the palace an action
+    starts from (`palace` is `since.replaced(...)`), the rooms the action left as they were
+    are copied from `existing` when it is known to be what a full render of `since` gives;
+    the bytes are the same as a full render's either way. The text is joined once from its
+    pieces (each copy of it is ~50 MB at 100k notes)."""
     reuse = _reusable(since, palace, existing) if since is not None else None
-    old_generated: str | bytes | None
-    if isinstance(existing, bytes) and existing:
-        preamble, old_generated, crlf = _split_bytes(existing)
-    else:
-        preamble, old_generated = (
-            split_index(existing) if existing else (default_preamble(palace), None)
-        )
-        crlf = _crlf(existing) if isinstance(existing, str) else False
-    if not preamble.endswith(("\n", "\r")):
-        preamble += "\r\n" if crlf else "\n"
-    generated, listed = render_generated(palace, reuse)
-    if listed < len(palace.notes):
-        raise IndexRefused(
-            f"refusing to write: the index would list {listed} notes but the palace holds "
-            f"{len(palace.notes)}",
-            path=INDEX_NAME,
-        )
-    if listed == 0 and (old_text := _text(old_generated)) and _ENTRY_RE.search(old_text):
-        old = len(_ENTRY_RE.findall(old_text))
-        raise IndexRefused(
-            f"refusing to replace an index of {old} notes with an empty one: no notes were found "
-            f"under {palace.root / 'notes'} (is the palace path right?)",
-            path=INDEX_NAME,
-        )
-    text = "".join((MARKER, "\n", generated))
+    preamble, old_generated, crlf = _preamble(palace, existing)
+    pieces = [MARKER + "\n"]
+    listed = 0
+    for piece, count in _generated(palace, reuse):
+        pieces.append(piece)
+        listed += count
+    _guard(palace, listed, old_generated)
     if crlf:  # keep a CRLF file CRLF, like every other rewrite
-        text = text.replace("\n", "\r\n")
-    text = preamble + text  # the person's lines, byte for byte: their own line ends too
-    _remember(palace, text.encode("utf-8"))
-    return text
+        pieces = [piece.replace("\n", "\r\n") for piece in pieces]
+    # the person's lines, byte for byte: their own line ends too
+    _remember(palace, [preamble, *pieces])
+    return "".join([preamble, *pieces])
+
+
+def index_is_current(palace: Palace) -> bool:
+    """Whether INDEX.md on disk is byte for byte what `render_index` would write now (raising
+    IndexRefused as it would). Rendered room by room and compared as it goes, each room's lines
+    in a throwaway memo: never more than one room's text in memory (a whole render held
+    ~300 MB more at 100k notes, all of it garbage to `check`).
+
+    In another tool's layout the index is that tool's own (Claude Code's MEMORY.md), and an
+    INDEX.md curator has not been asked to write is not missing (H-layouts, issue 12)."""
+    path = palace.root / INDEX_NAME  # the file as it is now, not as it was at load
+    if palace.foreign_layout:
+        own = palace_rules.generated_index(palace, palace, complete=True)
+        if own is not None:
+            return own[1] == own[2]
+        if not path.exists():
+            return True
+    try:
+        data: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        data = None
+    _, old_generated, crlf = _preamble(palace, data)
+    marker = _MARKER_BYTES.search(data) if data else None
+    # the preamble is the file's own up to the marker, unless a line end had to be added
+    same = (
+        data is not None and marker is not None and data[: marker.start()].endswith((b"\n", b"\r"))
+    )
+    at = marker.start() if marker is not None else 0
+    listed = 0
+    for piece, count in itertools.chain([(MARKER + "\n", 0)], _generated(palace, keep=False)):
+        listed += count
+        if same and data is not None:
+            raw = (piece.replace("\n", "\r\n") if crlf else piece).encode("utf-8")
+            same = data.startswith(raw, at)
+            at += len(raw)
+    _guard(palace, listed, old_generated)
+    current = same and data is not None and at == len(data)
+    if current and data is not None:
+        _remember(palace, [data])
+    return current
 
 
 # -- rooms an action leaves alone ------------------------------------------------------------
@@ -270,8 +349,13 @@ def _palace_key(palace: Palace) -> str:
     return _digest("\n".join(lines).encode("utf-8", "surrogatepass"))
 
 
-def _remember(palace: Palace, rendered: bytes) -> None:
-    cache.store(palace.root, _RENDERED, (_digest(rendered), _palace_key(palace)))
+def _remember(palace: Palace, rendered: list[str] | list[bytes]) -> None:
+    """Remember the render whose pieces (joined: the file's bytes) are `rendered`: hashed
+    piece by piece, never encoded whole."""
+    digest = hashlib.blake2b(digest_size=16)
+    for piece in rendered:
+        digest.update(piece.encode("utf-8") if isinstance(piece, str) else piece)
+    cache.store(palace.root, _RENDERED, (digest.hexdigest(), _palace_key(palace)))
 
 
 def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> dict[str, str]:
@@ -373,20 +457,3 @@ def index_bytes(palace: Palace) -> bytes | None:
 def read_index(palace: Palace) -> str | None:
     data = index_bytes(palace)
     return None if data is None else data.decode("utf-8", errors="replace")
-
-
-def index_is_current(palace: Palace) -> tuple[bool, str]:
-    """(INDEX.md on disk equals what would be generated, the rendered text).
-
-    In another tool's layout the index is that tool's own (Claude Code's MEMORY.md), and an
-    INDEX.md curator has not been asked to write is not missing (H-layouts, issue 12)."""
-    path = palace.root / INDEX_NAME  # the file as it is now, not as it was at load
-    if palace.foreign_layout:
-        own = palace_rules.generated_index(palace, palace, complete=True)
-        if own is not None:
-            return own[1] == own[2], own[2].decode("utf-8")
-        if not path.exists():
-            return True, ""
-    existing = path.read_bytes().decode("utf-8", errors="replace") if path.exists() else None
-    rendered = render_index(palace, existing)
-    return existing == rendered, rendered

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from curator.model import cache
 from curator.model.discovery import INDEX_NAME, NOTES_DIR
@@ -102,8 +103,8 @@ def _load_one(
     if same_stat and info.st_mtime_ns < trusted_ns - cache.RACY_NS:
         return old, False
     try:
-        with open(path, "rb") as handle:  # never more than the limit plus one byte
-            data = handle.read(MAX_BYTES + 1)
+        with open(path, "rb") as handle:
+            data = read_capped(handle, info.st_size)
     except OSError as exc:
         problems.append(_unreadable(rel, exc))
         return None, True
@@ -114,6 +115,18 @@ def _load_one(
     ):
         return old, True
     return parse_note(rel, data, kind, mtime_ns=info.st_mtime_ns, size=info.st_size), True
+
+
+def read_capped(handle: BinaryIO, size: int) -> bytes:
+    """The file's bytes, never more than the limit plus one (what a note over it needs to be
+    told apart). Sized by `size`, the file's size as stat saw it: asking for the limit itself
+    made every read allocate a MiB and give it back (at 100k notes, seconds of system time),
+    where the floor's read sizes its buffer by the file. A file that grew since is read on,
+    up to the limit."""
+    data = handle.read(min(size, MAX_BYTES) + 1)
+    if size < len(data) <= MAX_BYTES:  # it grew after the stat
+        data += handle.read(MAX_BYTES + 1 - len(data))
+    return data
 
 
 def _unreadable(rel: str, exc: OSError) -> Finding:

@@ -27,7 +27,8 @@ from rapidfuzz import fuzz, process, utils
 
 from curator.model import cache
 from curator.model.loader import _walk as walk_files
-from curator.model.note import DRAFT_BANNER, MAX_BYTES, Kind, parse_note
+from curator.model.loader import read_capped
+from curator.model.note import DRAFT_BANNER, Kind, parse_note
 
 if TYPE_CHECKING:
     from curator.model.palace import Palace
@@ -299,7 +300,7 @@ def catalog(root: Path) -> Catalog:
 def _read_into(out: Catalog, rel: str, path: str, kind: Kind, size: int, mtime_ns: int) -> None:
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+            data = read_capped(handle, size)
     except OSError:
         return
     note = parse_note(rel, data, kind, size=size)

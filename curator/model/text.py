@@ -67,6 +67,8 @@ def one_line(text: str, limit: int | None = None) -> str:
 
 def has_escapes(text: str) -> bool:
     """True when the text holds escape sequences, control or bidi characters."""
+    if text.isprintable():  # each of them is a control (Cc) or format (Cf) character
+        return False
     flat = text.replace("\r\n", "\n")
     return bool(_ESCAPES.search(flat) or _CONTROL.search(flat) or _BIDI_RE.search(flat))
 

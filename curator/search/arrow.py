@@ -82,10 +82,35 @@ def release_arrow_memory() -> None:
         pa.default_memory_pool().release_unused()
 
 
-def create_fts(table: Any) -> None:
-    from lancedb.index import FTS
+#: the columns of the filters' prefilter (`Filter.sql`: the gate, and the request's filters)
+#: that hold few distinct values: each gets a bitmap index, so both legs of a hybrid query find
+#: the rows passing the filter from the indices instead of reading and comparing every row
+FILTERED = ("kind", "sensitive", "scope", "status", "type", "stale")
+FTS_INDEX = "text_idx"
 
-    table.create_index("text", config=FTS(with_position=False), replace=True, name="text_idx")
+
+def index_names() -> tuple[str, ...]:
+    """The indices a table of the index has: full text, then one per FILTERED column."""
+    return (FTS_INDEX, *(f"{column}_idx" for column in FILTERED))
 
 
-__all__ = ["by_path", "create_fts", "doc_schema", "release_arrow_memory", "to_arrow"]
+def create_indices(table: Any, have: set[str] | frozenset[str] = frozenset()) -> None:
+    """The table's indices that are not among `have` (by name; all of them by default)."""
+    from lancedb.index import FTS, Bitmap
+
+    if FTS_INDEX not in have:
+        table.create_index("text", config=FTS(with_position=False), replace=True, name=FTS_INDEX)
+    for column in FILTERED:
+        if f"{column}_idx" not in have:
+            table.create_index(column, config=Bitmap(), replace=True, name=f"{column}_idx")
+
+
+__all__ = [
+    "FILTERED",
+    "by_path",
+    "create_indices",
+    "doc_schema",
+    "index_names",
+    "release_arrow_memory",
+    "to_arrow",
+]

@@ -7,9 +7,12 @@ its fields (name, description, tags, body, context, each with its weight: see
 `curator.search.fields`) and its cosine similarity, each divided by the best candidate's
 and added with weights (a weighted sum ranks far better than reciprocal rank fusion here); a
 query asking when adds the notes that say when (`curator.search.temporal`); natural-language
-queries add soft term matching. A note takes a share of the best score in its thread: the
-candidates its context holds (the turns around it in one conversation), those whose context holds
-it, and those whose context shares a line with its own (`threads`). A candidate sharing no
+queries add soft term matching and the share of their key terms in the note's name. A note
+takes a share of the best score in its thread: the candidates its context holds (the turns
+around it in one conversation), those whose context holds it, and those whose context shares a
+line with its own (`threads`). When some candidates' names hold a key term of a question (the
+person or the system it asks about), the others are then scored down (`Tuning.unnamed`): a note
+that mentions a person is seldom the one about them. A candidate sharing no
 word with the query is dropped, so a query nothing matches finds nothing. A configured
 re-ranker (`curator.search.rerank`) re-orders the best of what is left. Every candidate is
 read through one `Filter`, so hidden rows never reach the sum.
@@ -23,7 +26,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -61,6 +64,7 @@ SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a s
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
 
+T = TypeVar("T")
 Rows = dict[str, Row]
 Scored = list[tuple[str, float]]
 Scores = dict[str, float]
@@ -69,8 +73,11 @@ Part = tuple[float, np.ndarray]
 
 @dataclass(frozen=True)
 class Tuning:
-    """The weights of ranking. The defaults were chosen by leave-one-out over the LoCoMo dev
-    conversations (benchmarks/locomo.py, which also varies them for its ablation)."""
+    """The weights of ranking. The parts of the sum for what a natural-language query says
+    weigh alike, by rule, not tuned: its words (lexical and vector sharing one weight), its key
+    terms by meaning (`soft`) and its key terms in the name (`named`). The other constants were
+    chosen by leave-one-out over the LoCoMo dev conversations (benchmarks/locomo.py, which also
+    varies them, and the fixed weights, for its ablation)."""
 
     # BM25F weights of name, description, tags, body and context (None: plain BM25 of the
     # concatenated text, as LanceDB's FTS scores it)
@@ -80,8 +87,11 @@ class Tuning:
     # the vector's weight when the embedder reads text in context (minilm): its similarities
     # rank by meaning far better than averaged word vectors do, and earn a larger share
     contextual_vector: float = 1.0
-    soft: float = 1.0  # soft term matching (natural-language queries)
-    named: float = 1.0  # the share of the key terms in the name (natural-language queries)
+    soft: float = 1.0  # soft term matching (natural-language queries): lexical + vector
+    named: float = 1.0  # the share of the key terms in the name (ditto): lexical + vector
+    # a natural-language query some candidates' names answer to (the person or the system it
+    # asks about): each candidate whose name holds none of its key terms is scaled by this
+    unnamed: float = 0.8
     time: float = 0.15  # a query asking when: the notes that say when
     dates: bool = True  # the dates a note's text speaks of count (its `dates` field)
     smooth: float = 0.3  # the share of a thread neighbour's score a note takes
@@ -169,9 +179,16 @@ class Ranker:
     _names: tuple[weakref.ref[Palace], Names] | None = field(init=False, default=None)
     tuning: Tuning = field(init=False, default=Tuning())
     _stats: Corpus | None = field(init=False, default=None)
-    _words: dict[str, np.ndarray] = field(init=False, default_factory=dict)
-    _note_word_cache: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
-    _note_text_cache: dict[str, NoteText] = field(init=False, default_factory=dict)
+    # single words' embeddings, each a row of one matrix (`_word_rows`), and per note the rows
+    # of its key words (`_note_word_rows`)
+    _word_row: dict[str, int] = field(init=False, default_factory=dict)
+    _word_matrix: np.ndarray | None = field(init=False, default=None)
+    # per note, what ranking read of it: held while the palace holds that very note (`_held`)
+    _note_rows: dict[str, tuple[Note, np.ndarray]] = field(init=False, default_factory=dict)
+    _note_word_cache: dict[str, tuple[Note, tuple[str, ...]]] = field(
+        init=False, default_factory=dict
+    )
+    _note_text_cache: dict[str, tuple[Note, NoteText]] = field(init=False, default_factory=dict)
     _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
@@ -203,12 +220,10 @@ class Ranker:
         """`doc_row` of a parsed note of this palace, cached while the palace holds that very
         note (a note's text cannot change under it); the caller gets its own copy."""
         note = self.palace.by_rel[path]
-        found = self._doc_rows.get(path)
-        if found is None or found[0] is not note:
-            if len(self._doc_rows) >= NOTE_WORD_CACHE:
-                self._doc_rows.clear()
-            found = self._doc_rows[path] = (note, doc_row(self.palace, note))
-        return dict(found[1])
+        found = _held(self._doc_rows, path, note)
+        if found is None:
+            found = _hold(self._doc_rows, path, note, doc_row(self.palace, note))
+        return dict(found)
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -319,14 +334,18 @@ class Ranker:
             parts.append((FUZZY_WEIGHT, np.asarray([names.get(p, 0.0) for p in paths])))
         if tune.time:
             parts += self._time_part(query, paths, rows, notes)
-        soft = np.zeros(len(paths))
-        if natural and (tune.soft or tune.named or tune.floor):
+        soft = named = np.zeros(len(paths))
+        if natural and (tune.soft or tune.named or tune.floor or tune.unnamed != 1.0):
             soft, named = self._soft_scores(query, paths, rows)
             parts += [(tune.soft, soft), (tune.named, named)]
         total = sum(w for w, _ in parts) or 1.0
         score = sum((w * a for w, a in parts), np.zeros(len(paths))) / total
         if tune.smooth:
             score = smoothed(score, notes, tune.smooth)
+        if tune.unnamed != 1.0 and named.any():
+            # after smoothing: a turn addressing the person lends its score to the reply of the
+            # person named, then ranks below it
+            score = np.where(named > 0, score, score * tune.unnamed)
         keep = np.ones(len(paths), dtype=bool)
         if tune.floor:
             keep = (lex > 0) | (np.asarray([names.get(p, 0.0) for p in paths]) > 0)
@@ -381,10 +400,10 @@ class Ranker:
 
     def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
         """A candidate's field terms and its body and context as compared for smoothing,
-        cached for notes of this palace (whose text cannot change under it)."""
-        found = self._note_text_cache.get(path)
+        cached while the palace holds that very note (a note's text cannot change under it)."""
+        note = self.palace.by_rel.get(path)
+        found = _held(self._note_text_cache, path, note)
         if found is None:
-            note = self.palace.by_rel.get(path)
             if note is not None and note.ok:
                 texts = note_fields(note)
             else:
@@ -392,9 +411,7 @@ class Ranker:
             body, context = (" ".join(t.split()) for t in texts[3:])
             found = NoteText(texts, body, context if body else "")
             if note is not None:
-                if len(self._note_text_cache) >= NOTE_WORD_CACHE:
-                    self._note_text_cache.clear()
-                self._note_text_cache[path] = found
+                _hold(self._note_text_cache, path, note, found)
         return found
 
     def _soft_scores(self, query: str, paths: list[str], rows: Rows) -> tuple[np.ndarray, ...]:
@@ -407,36 +424,32 @@ class Ranker:
         total = max(1, sum(freq.values()))
         weights = np.asarray([sif_weight(freq, total, w) for w in terms])
         prefixes = [term_prefix(t) for t in terms]
-        note_words = [self._note_words(p, rows[p]) for p in paths]
-        vocab = list(dict.fromkeys(w for words in note_words for w in words))
-        column = {w: i for i, w in enumerate(vocab)}
-        sims = np.zeros((len(terms), 0), dtype=np.float32)
-        if vocab and terms:
-            pairs = similarities(self._word_vectors(terms), self._word_vectors(vocab))
-            sims = np.clip(pairs, 0.0, 1.0)
-        total_weight = float(weights.sum())
         soft = np.zeros(len(paths))
-        lengths = np.fromiter(map(len, note_words), dtype=np.intp, count=len(note_words))
-        if sims.shape[1] and total_weight > 0:
-            # each note's best similarity per term: one reduction over every note's columns
-            cols = np.fromiter(
-                (column[w] for words in note_words for w in words),
-                dtype=np.intp,
-                count=int(lengths.sum()),
-            )
+        total_weight = float(weights.sum())
+        if terms and total_weight > 0 and self.source.embedder is not None:
+            term_vectors = self._word_vectors(terms)  # first: the notes' rows are read after
+            note_rows = self._note_word_rows(paths, rows)
+            lengths = np.fromiter(map(len, note_rows), dtype=np.intp, count=len(note_rows))
             has = lengths > 0
-            starts = (np.cumsum(lengths) - lengths)[has]
-            best = np.maximum.reduceat(sims[:, cols], starts, axis=1)
-            soft[has] = (weights @ best) / total_weight
+            if has.any():
+                # each note's best similarity per term: the terms against each distinct word
+                # once, then one reduction over every note's columns
+                vocab, cols = np.unique(np.concatenate(note_rows), return_inverse=True)
+                assert self._word_matrix is not None
+                pairs = similarities(term_vectors, self._word_matrix[vocab])
+                sims = np.clip(pairs, 0.0, 1.0)
+                starts = (np.cumsum(lengths) - lengths)[has]
+                best = np.maximum.reduceat(sims[:, cols], starts, axis=1)
+                soft[has] = (weights @ best) / total_weight
         named = np.asarray([name_share(str(rows[p].get("name") or ""), prefixes) for p in paths])
         return soft, named.astype(np.float64).reshape(len(paths))
 
     def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
         """The distinct key words of a note's name, description and body (no stopwords),
-        cached for notes of this palace (whose text cannot change under it)."""
-        found = self._note_word_cache.get(path)
+        cached while the palace holds that very note (a note's text cannot change under it)."""
+        note = self.palace.by_rel.get(path)
+        found = _held(self._note_word_cache, path, note)
         if found is None:
-            note = self.palace.by_rel.get(path)
             if note is not None and note.ok:
                 text = f"{note.name}\n{note.description}\n{note.body}"
             else:
@@ -444,25 +457,85 @@ class Ranker:
             words = set(WORD.findall(text.lower())) - STOPWORDS
             found = tuple(w for w in words if len(w) >= 2 or w.isdigit())
             if note is not None:
-                if len(self._note_word_cache) >= NOTE_WORD_CACHE:
-                    self._note_word_cache.clear()
-                self._note_word_cache[path] = found
+                _hold(self._note_word_cache, path, note, found)
         return found
 
+    def _note_word_rows(self, paths: Sequence[str], rows: Rows) -> list[np.ndarray]:
+        """Per note, the rows of `_word_matrix` holding its key words (`_note_words`), the
+        words first seen embedded in one call; cached beside its words."""
+        notes = [self.palace.by_rel.get(p) for p in paths]
+        words = [self._note_words(p, rows[p]) for p in paths]
+        if self._word_rows([w for p, note, ws in zip(paths, notes, words, strict=True)
+                            if _held(self._note_rows, p, note) is None for w in ws]):  # fmt: skip
+            self._note_rows.clear()  # the matrix started afresh: every note's rows moved
+            self._word_rows([w for ws in words for w in ws])
+        index = self._word_row
+        out = []
+        for path, note, found in zip(paths, notes, words, strict=True):
+            held = _held(self._note_rows, path, note)
+            if held is None:
+                held = np.fromiter((index[w] for w in found), dtype=np.intp, count=len(found))
+                if note is not None:
+                    _hold(self._note_rows, path, note, held)
+            out.append(held)
+        return out
+
+    def _word_rows(self, words: Sequence[str]) -> bool:
+        """Embed the `words` not in `_word_matrix` yet, in one call, as new rows (bounded:
+        past WORD_VECTOR_CACHE words the matrix starts afresh); whether rows held before
+        were dropped."""
+        index = self._word_row
+        missing = [w for w in dict.fromkeys(words) if w not in index]
+        if not missing:
+            return False
+        dropped = bool(index) and len(index) + len(missing) > WORD_VECTOR_CACHE
+        if dropped:
+            index.clear()
+            missing = list(dict.fromkeys(words))
+        embedder = self.source.embedder
+        assert embedder is not None  # soft term matching asks only with one
+        vectors = np.asarray(word_embedder(embedder).embed(missing), dtype=np.float32)
+        vectors = vectors.reshape(len(missing), -1)
+        used = len(index)
+        matrix = self._word_matrix
+        if dropped or matrix is None or matrix.shape[1] != vectors.shape[1]:
+            matrix = np.empty((max(1024, len(missing)), vectors.shape[1]), dtype=np.float32)
+        elif used + len(missing) > len(matrix):
+            grown = np.empty((max(2 * len(matrix), used + len(missing)), matrix.shape[1]),
+                             dtype=np.float32)  # fmt: skip
+            grown[:used] = matrix[:used]
+            matrix = grown
+        matrix[used : used + len(missing)] = vectors
+        self._word_matrix = matrix
+        for i, word in enumerate(missing, start=used):
+            index[word] = i
+        return dropped
+
     def _word_vectors(self, words: Sequence[str]) -> np.ndarray:
-        """Embeddings of single words, cached (bounded); zeros without an embedder (soft term
-        matching then adds nothing)."""
+        """Embeddings of single words (rows of `_word_matrix`, embedded when first seen);
+        zeros without an embedder (soft term matching then adds nothing)."""
         if self.source.embedder is None:
             return np.zeros((len(words), 1), dtype=np.float32)
-        cache = self._words
-        missing = [w for w in dict.fromkeys(words) if w not in cache]
-        if missing:
-            if len(cache) + len(missing) > WORD_VECTOR_CACHE:
-                cache.clear()
-            vectors = word_embedder(self.source.embedder).embed(missing)
-            for word, vec in zip(missing, vectors, strict=True):
-                cache[word] = vec
-        return np.asarray([cache[w] for w in words], dtype=np.float32)
+        if self._word_rows(words):
+            self._note_rows.clear()
+        assert self._word_matrix is not None
+        return self._word_matrix[[self._word_row[w] for w in words]]
+
+
+def _held(cache: dict[str, tuple[Note, T]], path: str, note: Note | None) -> T | None:
+    """What `cache` holds for `path` while it was read from this very `note` (a palace reload
+    shares every unchanged note, and a changed one is a new object, read afresh)."""
+    found = cache.get(path)
+    return found[1] if found is not None and note is not None and found[0] is note else None
+
+
+def _hold(cache: dict[str, tuple[Note, T]], path: str, note: Note, value: T) -> T:
+    """Keep `value`, read from `note`, in `cache` (bounded: past NOTE_WORD_CACHE notes it
+    starts afresh)."""
+    if len(cache) >= NOTE_WORD_CACHE:
+        cache.clear()
+    cache[path] = (note, value)
+    return value
 
 
 __all__ = ["Ranker", "Rows", "Scored"]

@@ -1,7 +1,8 @@
 """Writing the index: incremental sync and full rebuild (an `IndexStore`'s `writer`).
 
 `sync()` is incremental: only docs whose content_hash changed are re-embedded, in one
-merge_insert transaction, with one FTS refresh. `rebuild()` builds a new table, switches
+merge_insert transaction, with one refresh of the indices (full text, and the bitmaps of the
+filtered columns: `arrow.FILTERED`). `rebuild()` builds a new table, switches
 state.json to it and drops the old one; readers never see a half-built table.
 """
 
@@ -17,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from curator.search.arrow import create_fts, release_arrow_memory, to_arrow
+from curator.search.arrow import (
+    FTS_INDEX,
+    create_indices,
+    index_names,
+    release_arrow_memory,
+    to_arrow,
+)
 from curator.search.docs import IndexDoc
 from curator.search.embed import Embedder
 from curator.search.filters import sql_str
@@ -158,8 +165,10 @@ class IndexWriter:
                 batch = changed_paths[start : start + REBUILD_BATCH]
                 changed = _made(make, batch, hashes)
                 self._write_changes(table, changed, removed if start == 0 else [])
-            self._refresh_fts(table)
+            self._refresh_indices(table)
             release_arrow_memory()
+        else:
+            self._add_missing_indices(table)
         count = len(hashes)
         if changed_paths or removed or live.state.commit != commit or live.state.doc_count != count:
             state = IndexState(
@@ -186,14 +195,22 @@ class IndexWriter:
             merge = merge.when_not_matched_by_source_delete(gone)
         merge.execute(data)
 
-    def _refresh_fts(self, table: Any) -> None:
-        """Fold pending rows into the FTS index once enough are pending; prune old versions."""
-        stats = table.index_stats("text_idx")
-        pending = stats.num_unindexed_rows if stats is not None else 0
-        if stats is None:
-            create_fts(table)
-        elif pending >= FTS_REFRESH_PENDING:
-            table.optimize(cleanup_older_than=_OLD_VERSIONS_KEEP)
+    def _refresh_indices(self, table: Any) -> None:
+        """Fold pending rows into the indices once enough are pending; prune old versions."""
+        if self._add_missing_indices(table):
+            return
+        stats = table.index_stats(FTS_INDEX)
+        if stats is not None and stats.num_unindexed_rows >= FTS_REFRESH_PENDING:
+            table.optimize(cleanup_older_than=_OLD_VERSIONS_KEEP)  # every index, one pass
+
+    def _add_missing_indices(self, table: Any) -> bool:
+        """Build the indices the table lacks (a table written before an index existed gains it
+        at its next sync, without a rebuild); whether any was missing."""
+        have = {index.name for index in table.list_indices()}
+        if have.issuperset(index_names()):
+            return False
+        create_indices(table, have)
+        return True
 
     def _embed(self, docs: Sequence[IndexDoc]) -> np.ndarray:
         # In batches: an embedder's working memory grows with its input (100k docs at once
@@ -238,7 +255,7 @@ class IndexWriter:
             chunk = _made(make, paths[start : start + REBUILD_BATCH], hashes)
             table.add(to_arrow(chunk, self._embed(chunk), dim))
             del chunk
-        create_fts(table)
+        create_indices(table)
         release_arrow_memory()
         state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(paths), now())
         self.tables.switch(state, table)  # the switch-over: readers now follow the new table
