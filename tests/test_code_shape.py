@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from pathlib import Path
 
@@ -14,6 +15,12 @@ def _design():  # type: ignore[no-untyped-def]
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.design
+
+
+@functools.cache
+def _curators_design() -> dict[str, list[str]]:
+    """The measures over curator itself, walked once a test process (a few seconds each)."""
+    return _design()(ROOT / "curator")  # type: ignore[no-any-return]
 
 
 def test_measures_find_each_shape(tmp_path: Path) -> None:
@@ -45,7 +52,7 @@ def test_measures_find_each_shape(tmp_path: Path) -> None:
 
 def test_curator_has_one_session_class() -> None:
     """The CLI, the app and the MCP server each hold one `curator.session.Session`."""
-    found = _design()(ROOT / "curator")["session_classes"]
+    found = _curators_design()["session_classes"]
     assert [f.split()[-1] for f in found] == ["Session"]
     assert found[0].startswith(str(ROOT / "curator" / "session"))
 
@@ -67,26 +74,26 @@ def test_an_import_for_annotations_is_no_import_path(tmp_path: Path) -> None:
 def test_curator_has_one_searcher_path_and_no_pass_only_override() -> None:
     """Searcher is imported from curator.search.searcher alone; the palace-only searcher is a
     Searcher over another candidate source (no subclass overriding with `pass`)."""
-    found = _design()(ROOT / "curator")
+    found = _curators_design()
     assert [f.split()[-1] for f in found["searcher_paths"]] == ["class"]
     assert found["pass_only_overrides"] == []
 
 
 def test_curator_uses_no_private_textual_attribute() -> None:
     """Nothing reaches into Textual's private state (it changes without notice)."""
-    assert _design()(ROOT / "curator")["private_textual_attributes"] == []
+    assert _curators_design()["private_textual_attributes"] == []
 
 
 def test_no_class_is_half_of_a_split() -> None:
     """No class promises methods under TYPE_CHECKING that another half provides (the index
     store holds its tables and their writer instead of inheriting a writing half)."""
-    assert _design()(ROOT / "curator")["type_checking_methods"] == []
+    assert _curators_design()["type_checking_methods"] == []
 
 
 def test_no_function_lives_for_the_tests_alone() -> None:
     """Every function the tests call is one curator uses (basic-memory's observation parser,
     the index's header-only rows and the session's if-ready searcher were kept for a test)."""
-    assert _design()(ROOT / "curator")["test_only_functions"] == []
+    assert _curators_design()["test_only_functions"] == []
 
 
 def test_agents_import_no_private_name_of_another_module() -> None:

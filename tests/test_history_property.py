@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -47,8 +46,8 @@ def _git(root: Path, *args: str, data: str | None = None) -> str:
 
 
 @pytest.fixture(scope="module")
-def repo() -> Path:
-    root = Path(tempfile.mkdtemp(prefix="curator-history-"))
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("history")
     _git(root, "init", "-q")
     _git(root, "config", "user.name", "T")
     _git(root, "config", "user.email", "t@example.com")

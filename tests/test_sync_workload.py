@@ -233,8 +233,8 @@ class Team(TeamMachine):
 
 TestTeam = Team.TestCase
 TestTeam.settings = settings(
-    max_examples=int(os.environ.get("CURATOR_SYNC_EXAMPLES", "4")),
-    stateful_step_count=int(os.environ.get("CURATOR_SYNC_STEPS", "50")),
+    max_examples=int(os.environ.get("CURATOR_SYNC_EXAMPLES", "3")),
+    stateful_step_count=int(os.environ.get("CURATOR_SYNC_STEPS", "40")),
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )

@@ -75,7 +75,7 @@ async def test_lists_refresh_themselves_and_the_cursor_stays(sample_palace: Path
         text = DRAFT.format(name="A new draft appears")
         subprocess.run([sys.executable, "-c", writer, str(new), text], check=True)
         # watchfiles: listed within seconds, above the cursor, which stays on its draft
-        await wait_until(pilot, lambda: len(screen.marks.shown) == before + 1, timeout=10)
+        await wait_until(pilot, lambda: len(screen.marks.shown) == before + 1)
         assert screen.marks.shown[0] == "inbox/2026-11-30-new-one.md"  # newest first
         now = screen.current()
         assert now is not None and now.rel == selected.rel
@@ -98,7 +98,6 @@ async def test_lists_refresh_themselves_and_the_cursor_stays(sample_palace: Path
         await wait_until(
             pilot,
             lambda: app.palace.by_rel[note.rel].name == "Renamed outside the app",
-            timeout=10,
         )
 
 

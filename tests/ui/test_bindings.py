@@ -14,7 +14,7 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
-from uihelpers import make_app, settle, wait_until
+from uihelpers import make_app, messages_of, settle, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.audit import AuditScreen
@@ -170,7 +170,7 @@ async def test_bad_keys_toml_is_reported_not_fatal(sample_palace: Path) -> None:
     app = make_app(sample_palace, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
         # checked at once: a notification times out, and settling may take longer on a busy box
-        assert any("inbox.promote" in str(n.message) for n in app._notifications)
+        assert any("inbox.promote" in m for m in messages_of(app))
         await settle(pilot)
         assert app.is_running
 

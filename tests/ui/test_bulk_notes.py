@@ -77,10 +77,10 @@ async def to_row(pilot: Any, screen: NoteActions, rel: str) -> None:
 
 
 async def plan_shown(pilot: Any, app: CuratorApp) -> PlanDialog:
-    await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
+    await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
     dialog = app.screen
     assert isinstance(dialog, PlanDialog)
-    await wait_until(pilot, lambda: dialog.plan is not None, timeout=30)  # type: ignore[attr-defined]
+    await wait_until(pilot, lambda: dialog.plan is not None)  # type: ignore[attr-defined]
     return dialog
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from palacehelpers import git, note_text
 from textual.widgets import Label
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import git_log, make_app, messages_of, settle, wait_until
 
 from curator.model.palace import Palace
 from curator.ui import services
@@ -99,9 +99,9 @@ async def test_bulk_planning_shows_progress_and_escape_cancels_it(palace: Path) 
         assert worker.result is None
         assert git_log(palace) == before  # nothing committed
         assert git(palace, "status", "--porcelain").stdout == ""  # nor written
-        messages = [str(n.message) for n in app._notifications]
+        messages = messages_of(app)
         assert "Cancelled: nothing changed" in messages
-        assert not any("error" in n.severity for n in app._notifications)
+        assert not any("error" in m.severity for m in app.message_log.messages)
         assert all((palace / rel).exists() for rel in RELS)
 
 
@@ -119,7 +119,7 @@ async def test_bulk_reject_by_keys_still_commits_once(palace: Path) -> None:
         assert isinstance(dialog, PlanDialog)
         await wait_until(pilot, lambda: dialog.plan is not None)
         await pilot.press("y")
-        await wait_until(pilot, lambda: len(git_log(palace)) == before + 1, timeout=30)
+        await wait_until(pilot, lambda: len(git_log(palace)) == before + 1)
         await settle(pilot)
         assert not any((palace / rel).exists() for rel in RELS)
 

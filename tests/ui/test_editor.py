@@ -21,7 +21,7 @@ import pytest
 from palacehelpers import note_text
 from textual.drivers import headless_driver
 from textual.widgets import Static, TextArea
-from uihelpers import apply_plan, git_log, make_app, settle, show_screen, wait_until
+from uihelpers import apply_plan, git_log, make_app, messages_of, settle, show_screen, wait_until
 
 from curator.ui.app import CuratorApp
 from curator.ui.screens.rooms import RoomsScreen
@@ -114,7 +114,7 @@ async def say_why(pilot: Any, reason: str = "") -> None:
     """After $EDITOR, the app asks why (one line, as a commit message is asked for)."""
     from curator.ui.widgets.dialogs import AskDialog
 
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, AskDialog), timeout=30)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, AskDialog))
     await pilot.press(*reason, "enter")
 
 
@@ -144,7 +144,7 @@ async def test_outside_editor_edits_and_the_edit_is_committed(
         await open_in_rooms(pilot, app)
         await pilot.press("e")
         await say_why(pilot, "the invoice rule changed")
-        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
         assert runs(editor) == 1  # the editor process ran, once
         assert (suspending.suspends, suspending.resumes) == (1, 1)  # around it, the app slept
         await apply_plan(pilot)
@@ -172,7 +172,7 @@ async def test_outside_editor_from_every_screen(
         await settle(pilot)
         if mode == "search":
             await pilot.press(*"invoices sent", "down")
-            await wait_until(pilot, lambda: app.screen.focused.id == "search-results", timeout=30)
+            await wait_until(pilot, lambda: app.screen.focused.id == "search-results")
         await pilot.press("e")
         await say_why(pilot)
         await apply_plan(pilot)
@@ -208,7 +208,7 @@ async def test_outside_edit_that_fails_its_check_opens_in_the_app_with_problems(
         await open_in_rooms(pilot, app)
         before = git_log(palace)
         await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
         await pilot.pause(0.2)
         assert runs(editor) == 1
         dialog = app.screen
@@ -233,7 +233,7 @@ async def test_outside_editor_unchanged_changes_nothing(
         screen = await open_in_rooms(pilot, app)
         before = git_log(palace)
         await pilot.press("e")
-        await wait_until(pilot, lambda: runs(editor) == 1, timeout=30)
+        await wait_until(pilot, lambda: runs(editor) == 1)
         await settle(pilot)
         assert app.screen is screen  # no plan, no built-in editor
         assert git_log(palace) == before
@@ -248,10 +248,10 @@ async def test_editor_that_cannot_start_gives_the_terminal_back(
     async with app.run_test(size=(80, 24)) as pilot:
         await open_in_rooms(pilot, app)
         await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
         assert suspending.suspends == 1
         assert suspending.resumes == 1, "the app stayed suspended: the terminal never came back"
-        said = [str(n.message) for n in app._notifications]
+        said = messages_of(app)
         assert any(m.startswith("Could not start /nonexistent/editor") for m in said), said
 
 
@@ -265,7 +265,7 @@ async def test_headless_app_uses_the_built_in_editor(
     async with app.run_test(size=(80, 24)) as pilot:
         await open_in_rooms(pilot, app)
         await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
         assert runs(editor) == 0
 
 
@@ -369,9 +369,9 @@ async def test_editor_that_fails_changes_nothing_and_says_so(
         screen = await open_in_rooms(pilot, app)
         before = git_log(palace)
         await pilot.press("e")
-        await wait_until(pilot, lambda: suspending.resumes == 1, timeout=30)
+        await wait_until(pilot, lambda: suspending.resumes == 1)
         await settle(pilot)
         assert app.screen is screen
         assert git_log(palace) == before
-        said = [str(n.message) for n in app._notifications]
+        said = messages_of(app)
         assert any("exited with 3: nothing changed" in m for m in said), said

@@ -42,7 +42,7 @@ async def test_empty_screens_say_what_to_do(
         app.action_show_screen(mode)
         await settle(pilot)
         selector, words = EMPTY[mode]
-        await wait_until(pilot, lambda: words in shown_in(app, selector), timeout=10)
+        await wait_until(pilot, lambda: words in shown_in(app, selector))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -58,7 +58,7 @@ async def test_search_says_what_to_do_with_no_query_and_no_results(
         await wait_until(pilot, lambda: hint in shown_in(app, "#search-results"))
         await pilot.press(*"stripe")
         none = "No results: try fewer words, or clear the filters (ctrl+t)."
-        await wait_until(pilot, lambda: none in shown_in(app, "#search-results"), timeout=30)
+        await wait_until(pilot, lambda: none in shown_in(app, "#search-results"))
 
 
 async def test_a_confidence_out_of_range_is_marked_in_place(sample_palace: Path) -> None:
@@ -71,14 +71,14 @@ async def test_a_confidence_out_of_range_is_marked_in_place(sample_palace: Path)
         await settle(pilot)
         screen = app.screen
         await pilot.press(*"stripe webhooks")
-        await wait_until(pilot, lambda: len(screen.results) > 0, timeout=30)  # type: ignore[attr-defined]
+        await wait_until(pilot, lambda: len(screen.results) > 0)  # type: ignore[attr-defined]
         field = screen.query_one("#search-confidence", Input)
         field.focus()
         await pilot.press("2")
         await settle(pilot)
         assert field.has_class("-invalid")
         assert len(screen.results) > 0  # type: ignore[attr-defined]
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [m for m in app.message_log.messages if m.severity == "error"]
         await pilot.press("backspace", *"0.9")
         await settle(pilot)
         assert not field.has_class("-invalid")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from palacehelpers import note_text
 from test_safety import MARKUP, ScreenSpy, assert_no_raw_escapes, click_all_over
-from uihelpers import settle, show_screen, shown_in, wait_until
+from uihelpers import messages_of, settle, show_screen, shown_in, wait_until
 
 from curator.ui.screens.history import HistoryScreen
 
@@ -61,8 +61,8 @@ async def test_a_hostile_commit_in_history_is_shown_literally(make_palace: Any) 
         assert_no_raw_escapes(app)
         before = list(app.actions)
         for selector in ("#history-table", "#history-detail"):
-            await click_all_over(pilot, screen.query_one(selector), step=7, rows=6)
-        await pilot.pause(0.2)
+            await click_all_over(pilot, screen.query_one(selector), rows=6)
+        await settle(pilot)  # what the clicks started has run
         assert not [a for a in app.actions[len(before) :] if "quit" in a or "click" in a]
         assert not app.exits and app.is_running
         screen.query_one("#history-table").focus()
@@ -70,7 +70,7 @@ async def test_a_hostile_commit_in_history_is_shown_literally(make_palace: Any) 
         await pilot.press("u")  # not undoable as it stands: the writer's message
         await settle(pilot)
         assert app.is_running and isinstance(app.screen, HistoryScreen)
-        said = [str(n.message) for n in app._notifications]
+        said = messages_of(app)
         assert any("Nothing to open" in m for m in said), said
         assert all(c not in m for m in said for c in ("\x1b", "\x9b", "\x07", "\u202e"))
         assert_no_raw_escapes(app)

@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 from palacehelpers import note_text
 from textual.widgets import DataTable, Static
-from uihelpers import apply_plan, commit_files, git_log, make_app, settle, show_screen, wait_until
+from uihelpers import (
+    apply_plan,
+    commit_files,
+    git_log,
+    make_app,
+    messages_of,
+    settle,
+    show_screen,
+    wait_until,
+)
 
 from curator.model.palace import Palace
 from curator.session import Session
@@ -108,7 +117,7 @@ async def test_undo_of_an_undone_action_says_so(palace: tuple[Path, dict[str, st
         await settle(pilot)
         assert not isinstance(app.screen, PlanDialog)
         assert git_log(root) == before
-        said = [str(n.message) for n in app._notifications]
+        said = messages_of(app)
         assert any(
             "already undone" in m and shas["undo"][:10] in m and shas["a"][:10] in m for m in said
         ), said
@@ -137,7 +146,7 @@ async def test_undo_from_history_commits_and_shows_it_undone(
         await pilot.press("u")  # again: it says so, nothing more is committed
         await settle(pilot)
         assert len(git_log(root)) == before + 1
-        assert any("already undone" in str(n.message) for n in app._notifications)
+        assert any("already undone" in m for m in messages_of(app))
 
 
 async def test_a_draft_moved_outside_git_is_listed_as_moved(sample_palace: Path) -> None:
@@ -185,12 +194,12 @@ async def test_an_undone_undo_puts_the_action_back_in_effect(make_palace: Any) -
         await pilot.press("u")
         await wait_until(
             pilot,
-            lambda: any("later commits touched" in str(n.message) for n in app._notifications),
+            lambda: any("later commits touched" in m for m in messages_of(app)),
             timeout=30,
         )
         await settle(pilot)
         assert git_log(root) == before
-        assert not any("already undone" in str(n.message) for n in app._notifications)
+        assert not any("already undone" in m for m in messages_of(app))
 
 
 async def test_the_time_shows_as_the_cli_shows_it(

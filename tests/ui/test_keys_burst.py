@@ -72,5 +72,5 @@ async def test_a_key_after_a_priority_binding_is_not_stuck(sample_palace: Any) -
         await pilot.press("2")
         await settle(pilot)
         burst(app, "down", "enter", "down", "question_mark")  # the last one opens the key help
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")), timeout=10)
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
         assert not app.typeahead.held

@@ -20,6 +20,11 @@ def _footer_keys(app: object) -> str:
     return " ".join(str(key.render()) for key in footer.query("FooterKey"))
 
 
+def _help_shown(app: object) -> bool:
+    """The help panel is up with its table of keys (mounted a moment after the panel)."""
+    return bool(app.screen.query("CuratorBindings"))  # type: ignore[attr-defined]
+
+
 def _help_lines(app: object) -> list[str]:
     panel = app.screen.query_one("#keys-help")  # type: ignore[attr-defined]
     table = panel.render_bindings_table()
@@ -40,7 +45,7 @@ async def test_question_mark_in_a_text_field_types_and_f1_opens_help(
         assert not app.screen.query("HelpPanel")
         await wait_until(pilot, lambda: "f1" in _footer_keys(app).lower())
         await pilot.press("f1")
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await wait_until(pilot, lambda: _help_shown(app))
         lines = _help_lines(app)
         cancel = next(i for i, line in enumerate(lines) if line.startswith("Cancel"))
         assert lines.index("generic") > cancel > 0 and lines[0].startswith("curator")
@@ -59,7 +64,7 @@ async def test_question_mark_opens_help_in_the_plan_dialog(sample_palace: Path) 
         assert isinstance(app.screen, PlanDialog)
         assert "?" in _footer_keys(app)
         await pilot.press("question_mark")
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await wait_until(pilot, lambda: _help_shown(app))
         lines = _help_lines(app)
         assert lines[0].startswith("curator")
         assert any(line.startswith("Apply") for line in lines[1:3]), lines
@@ -81,7 +86,7 @@ async def test_help_at_80x24_lists_curator_first_scrolls_and_escape_closes(
         table = app.focused
         assert isinstance(table, DataTable)
         await pilot.press("question_mark")
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await wait_until(pilot, lambda: _help_shown(app))
         await pilot.pause(0.2)
         drawn = shown_in(app, "#keys-help").replace("▏", " ").strip()
         assert drawn.startswith("curator"), drawn
@@ -109,7 +114,7 @@ async def test_f1_in_search_leaves_the_tab_bar_and_filters_alone(sample_palace: 
         tabs = shown_in(app, "#screen-tabs")
         regions = {w.id: w.region for w in app.screen.query("#screen-tabs, #search-query")}
         await pilot.press("f1")
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await wait_until(pilot, lambda: _help_shown(app))
         await pilot.pause(0.2)
         after = {w.id: w.region for w in app.screen.query("#screen-tabs, #search-query")}
         assert after == regions  # nothing under the help was laid out again

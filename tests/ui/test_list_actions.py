@@ -13,7 +13,7 @@ import pytest
 from listhelpers import draft_text
 from palacehelpers import note_text
 from textual.widgets import OptionList
-from uihelpers import apply_plan, git_log, make_app, settle, show_screen, wait_until
+from uihelpers import apply_plan, git_log, make_app, messages_of, settle, show_screen, wait_until
 
 from curator.ui.screens.rooms import RoomsScreen
 from curator.ui.widgets.dialogs import AskDialog, ChoiceDialog, EditDialog, NotePicker
@@ -38,10 +38,6 @@ def palace(make_palace: Any) -> Path:
     return make_palace(files)
 
 
-def said(app: Any) -> list[str]:
-    return [str(n.message) for n in app._notifications]
-
-
 async def test_escape_and_u_unmark_and_the_title_counts_them(palace: Path) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -64,7 +60,7 @@ async def test_with_marks_set_an_action_says_which_rows_first(palace: Path) -> N
         await pilot.press("space", "space")  # Alpha, Beta; the cursor on Gamma
         await pilot.press("x")
         await wait_until(pilot, lambda: isinstance(app.screen, AskDialog))
-        assert said(app)[-1] == (
+        assert messages_of(app)[-1] == (
             "Reject the 2 marked drafts: Alpha fact about billing, Beta fact about webhooks"
         )
         assert app.screen.prompt == "Reject 2 marked drafts: why?"
@@ -72,7 +68,7 @@ async def test_with_marks_set_an_action_says_which_rows_first(palace: Path) -> N
         await wait_until(pilot, lambda: not isinstance(app.screen, AskDialog))
         await pilot.press("e")  # one row only: it says so, the marks stay
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
-        assert said(app)[-1] == (
+        assert messages_of(app)[-1] == (
             "Edit the cursor row only: Gamma fact about reviews (the 2 marked drafts stay marked)"
         )
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, TextArea
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import git_log, make_app, messages_of, settle, wait_until
 
 from curator.model.note import DRAFT_BANNER
 from curator.ui.app import CuratorApp
@@ -104,7 +104,7 @@ async def test_merge_right_after_promote_while_the_index_syncs(sample_palace: Pa
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
             dialog = app.screen
-            await wait_until(pilot, lambda: dialog.plan is not None, timeout=5)
+            await wait_until(pilot, lambda: dialog.plan is not None)
             await pilot.press("y")
             await wait_until(pilot, lambda: git_log(sample_palace)[0].startswith("merge"), 5)
             assert app.indexing  # all of it while the sync was still running
@@ -154,7 +154,7 @@ async def test_merge_before_the_candidates_are_listed_says_so(sample_palace: Pat
             assert screen.selected == screen.drafts[row].rel and screen.chosen() is None
             await pilot.press("m")
             await pilot.pause(0.2)
-            said = [n.message for n in app._notifications]
+            said = messages_of(app)
             assert any(m.startswith("Still looking for candidates") for m in said), said
             assert isinstance(app.screen, InboxScreen)
         await settle(pilot)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_keys_help import _help_lines
+from test_keys_help import _help_lines, _help_shown
 from textual.widgets import Static
 from textual.widgets._toast import Toast
 from uihelpers import make_app, settle, shown_in, wait_until
@@ -50,7 +50,7 @@ async def test_a_long_message_is_cut_in_its_toast_and_whole_in_the_log(sample_pa
         assert "The end." not in shown_in(app, "Toast")
         assert "Messages" in [c.title for c in app.get_system_commands(app.screen)]
         await pilot.press("question_mark")
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await wait_until(pilot, lambda: _help_shown(app))
         assert any("Messages" in line for line in _help_lines(app))
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))

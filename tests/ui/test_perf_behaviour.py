@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.widgets import Input, OptionList
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import git_log, make_app, messages_of, settle, wait_until
 
 from curator.search.store import RESULT_COLUMNS
 from curator.ui.app import CuratorApp
@@ -92,9 +92,9 @@ async def test_reindex_key_notifies(sample_palace: Path) -> None:
     async with app.run_test(size=(110, 34)) as pilot:
         await settle(pilot)
         await pilot.press("R")
-        await wait_until(pilot, lambda: not app.indexing, timeout=30)
+        await wait_until(pilot, lambda: not app.indexing)
         await settle(pilot)
-        assert any("Search index rebuilt" in str(n.message) for n in app._notifications)
+        assert any("Search index rebuilt" in m for m in messages_of(app))
         assert not app.screen.query(JobProgress)
 
 

@@ -12,7 +12,7 @@ import pytest
 from palacehelpers import note_text
 from rich.text import Text
 from textual.widgets import OptionList, Static
-from uihelpers import apply_plan, git_log, make_app, show_screen, wait_until
+from uihelpers import apply_plan, git_log, make_app, messages_of, show_screen, wait_until
 
 from curator.ui.screens.rooms import SUPERSEDED, UNFILED, RoomsScreen
 from curator.ui.widgets.dialogs import NotePicker
@@ -239,9 +239,7 @@ async def test_enter_on_a_note_without_links_keeps_the_focus_in_sight(palace: Pa
         await wait_until(pilot, lambda: screen.focused is table)
         assert not screen.query_one("#note-links").display
         await pilot.press("enter")
-        await wait_until(
-            pilot, lambda: any("no links" in str(n.message) for n in app._notifications)
-        )
+        await wait_until(pilot, lambda: any("no links" in m for m in messages_of(app)))
         assert screen.focused is table
         await pilot.press("down")
         await wait_until(

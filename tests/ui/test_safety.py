@@ -108,11 +108,19 @@ def assert_no_raw_escapes(app: CuratorApp) -> None:
     assert all(char not in svg for char in RAW)
 
 
-async def click_all_over(pilot: Pilot[None], widget: Widget, step: int = 12, rows: int = 5) -> None:
-    """Click the widget's first `rows` lines every `step` cells (where the hostile text is)."""
+async def click_all_over(pilot: Pilot[None], widget: Widget, rows: int = 5) -> None:
+    """Click each of the widget's first `rows` lines (where the hostile text is) once, and once
+    more on every action a cell there carries: a link, or markup taken as markup, is an
+    `@click` in the cell's style, so this clicks whatever a reviewer's click could set off."""
+    screen = pilot.app.screen
     region = widget.region
     for y in range(region.y, min(region.bottom, region.y + rows)):
-        for x in range(region.x + 1, region.right, step):
+        actions: dict[str, int] = {}
+        for x in range(region.x, region.right):
+            action = screen.get_style_at(x, y).meta.get("@click")
+            if action:
+                actions.setdefault(str(action), x)
+        for x in (region.x + 1, *actions.values()):
             await pilot.click(offset=(x, y))
 
 

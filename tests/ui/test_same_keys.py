@@ -12,7 +12,7 @@ import pytest
 import yaml
 from textual.binding import Binding
 from textual.widgets import DataTable, Input, OptionList, Select
-from uihelpers import apply_plan, git_log, make_app, settle, wait_until
+from uihelpers import apply_plan, git_log, make_app, messages_of, settle, wait_until
 
 from curator.model.palace import Palace
 from curator.session import Session
@@ -202,7 +202,7 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert app.screen is history
-        assert any("Nothing to open" in str(n.message) for n in app._notifications)
+        assert any("Nothing to open" in m for m in messages_of(app))
         table.move_cursor(row=table.get_row_index(promote.sha))
         await pilot.pause(0.1)
         await pilot.press("enter")
@@ -214,7 +214,7 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         assert isinstance(search, SearchScreen)
         search.query_one("#search-query", Input).focus()
         await pilot.press(*"stripe webhooks")
-        await wait_until(pilot, lambda: len(search.results) >= 2, timeout=30)
+        await wait_until(pilot, lambda: len(search.results) >= 2)
         best = search.results[0].path
         in_search = lambda: search.reading and search.selected().rel  # noqa: E731
         await pilot.press("enter")
@@ -245,13 +245,13 @@ async def test_search_note_keys_act_on_the_highlighted_result(palace: Path) -> N
         search = await show(pilot, app, "search")
         assert isinstance(search, SearchScreen)
         await pilot.press(*"stripe webhooks")
-        await wait_until(pilot, lambda: len(search.results) >= 2, timeout=30)
+        await wait_until(pilot, lambda: len(search.results) >= 2)
         await pilot.press("r")  # typed into the query, not an action
         await pilot.pause(0.2)
         assert search.query_one("#search-query", Input).value == "stripe webhooksr"
         assert not isinstance(app.screen, PlanDialog)
         await pilot.press("backspace")
-        await wait_until(pilot, lambda: len(search.results) >= 2, timeout=30)
+        await wait_until(pilot, lambda: len(search.results) >= 2)
         await pilot.press("down", "down")
         rel = search.results[1].path
         await pilot.press("t")
@@ -275,14 +275,14 @@ async def test_search_keeps_its_filters_and_highlight_after_an_action(palace: Pa
         search.query_one("#search-type", Select).value = "feedback"
         search.query_one("#search-query", Input).focus()
         await pilot.press(*"stripe webhooks")
-        await wait_until(pilot, lambda: len(search.results) >= 2, timeout=30)
+        await wait_until(pilot, lambda: len(search.results) >= 2)
         assert {hit.type for hit in search.results} == {"feedback"}
         await pilot.press("down", "down")
         rel = search.results[1].path
         await pilot.press("r")
         await apply_plan(pilot)
         assert git_log(palace)[0].startswith("review")
-        await wait_until(pilot, lambda: search.selected() is not None, timeout=30)
+        await wait_until(pilot, lambda: search.selected() is not None)
         assert search.query_one("#search-type", Select).value == "feedback"
         assert {hit.type for hit in search.results} == {"feedback"}
         note = search.selected()

@@ -38,7 +38,7 @@ async def test_typing_during_a_sync_leaves_the_app_free(sample_palace: Path) -> 
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
             dialog = app.screen
-            await wait_until(pilot, lambda: dialog.plan is not None, timeout=10)  # not stuck
+            await wait_until(pilot, lambda: dialog.plan is not None)  # not stuck
             await pilot.press("n")
         finally:
             lock.release()

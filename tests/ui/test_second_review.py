@@ -144,7 +144,7 @@ async def test_remapped_keys_are_listed_checked_and_keep_their_place(
 ) -> None:
     """`?` names each key's id; an id that names no key is reported; after mapping promote to
     `P`, Promote keeps its place first in the footer at 80 columns."""
-    from test_keys_help import _footer_keys, _help_lines
+    from test_keys_help import _footer_keys, _help_lines, _help_shown
 
     keys = tmp_path / "keys.toml"
     keys.write_text('"inbox.promote" = "P"\n"inbox.nonsense" = "z"\n')
@@ -156,7 +156,7 @@ async def test_remapped_keys_are_listed_checked_and_keep_their_place(
         assert any("'inbox.nonsense' is not a key id" in s and str(keys) in s for s in said), said
         assert _footer_keys(app).split()[:2] == ["P", "Promote"], _footer_keys(app)
         await pilot.press("question_mark")
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await wait_until(pilot, lambda: _help_shown(app))
         lines = _help_lines(app)
         promote = next(line for line in lines if "inbox.promote" in line)
         assert promote.startswith("Promote into the palace"), promote  # the name said once

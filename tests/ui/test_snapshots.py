@@ -57,7 +57,7 @@ async def _quiet(pilot: Any) -> None:
     app = pilot.app
     busy = lambda: [w for w in app.workers if not w.is_finished and w.group not in WAITING]  # noqa: E731
     await pilot.pause()
-    await wait_until(pilot, lambda: not busy(), timeout=30)
+    await wait_until(pilot, lambda: not busy())
     await pilot.pause()
 
 
@@ -71,7 +71,7 @@ def _go(view: str, theme: str) -> Any:
             await pilot.pause(0.05)
         await _quiet(pilot)
         ready = view_ready(view)
-        await wait_until(pilot, lambda: ready(app), timeout=30)
+        await wait_until(pilot, lambda: ready(app))
         await _quiet(pilot)
         for field in app.screen.query(Input):  # a blinking cursor differs run to run
             field.cursor_blink = False

@@ -56,7 +56,7 @@ async def test_a_teammates_promote_pulled_by_the_cli_shows_without_a_key(tmp_pat
         sync(a)
         await cli_sync(b)
         assert head(b) == remote_head(remote) and (b / note).is_file()
-        await wait_until(pilot, lambda: draft not in rows(app, "#inbox-drafts"), timeout=30)
+        await wait_until(pilot, lambda: draft not in rows(app, "#inbox-drafts"))
         assert app.palace is not None and note in app.palace.by_rel
         # on the rooms screen: the next note a teammate promotes shows there on its own
         screen = await show_screen(pilot, "2", RoomsScreen)
@@ -64,5 +64,5 @@ async def test_a_teammates_promote_pulled_by_the_cli_shows_without_a_key(tmp_pat
         second = promote_new(a, "Second fact")
         sync(a)
         await cli_sync(b)
-        await wait_until(pilot, lambda: second in rows(app, "#rooms-notes"), timeout=30)
+        await wait_until(pilot, lambda: second in rows(app, "#rooms-notes"))
         assert app.screen is screen

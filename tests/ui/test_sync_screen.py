@@ -26,7 +26,7 @@ async def open_sync(pilot: Pilot[None], rel: str) -> SyncDialog:
     await wait_until(pilot, lambda: isinstance(app.screen, SyncDialog))
     dialog = app.screen
     assert isinstance(dialog, SyncDialog)
-    await wait_until(pilot, lambda: dialog.plan is not None, timeout=30)
+    await wait_until(pilot, lambda: dialog.plan is not None)
     assert [c.path for c in dialog.plan.conflicts] == [rel]
     return dialog
 
@@ -51,9 +51,9 @@ async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(
         await pilot.pause(0.1)
         assert head(b) == before and isinstance(app.screen, SyncDialog)
         await pilot.press(key)  # m: keep this clone's text (b's), t: the remote's (a's)
-        await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts, timeout=30)
+        await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts)
         await pilot.press("y")
-        await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog), timeout=30)
+        await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog))
         await settle(pilot)
     assert head(b) == remote_head(remote) and clean(b)
     assert dialog.transfer.direction == "push" and dialog.transfer.fraction == 1.0
@@ -77,7 +77,7 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await open_sync(pilot, rel)
         await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog), timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
         area = app.screen.query_one(SafeTextArea)
         start = area.raw
         # both sides, between git's markers naming them
@@ -93,8 +93,8 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
         merged = start[:head_end] + "Alpha's and Beta's text.\n"
         area.load_text(merged)
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: app.screen is dialog, timeout=30)
-        await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts, timeout=30)
+        await wait_until(pilot, lambda: app.screen is dialog)
+        await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts)
         assert head(b) == before and (b / rel).read_text().endswith("Beta's text.\n")
         # z: the text merged by hand, what will be replayed (not the old conflict)
         await pilot.press("z")
@@ -105,7 +105,7 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is dialog)
         await pilot.press("y")
-        await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog), timeout=30)
+        await wait_until(pilot, lambda: not isinstance(app.screen, SyncDialog))
         await settle(pilot)
     assert head(b) == remote_head(remote) and clean(b)
     assert (b / rel).read_bytes() == merged.encode()

@@ -72,14 +72,14 @@ async def test_home_and_end_go_to_the_first_and_last_row(busy_palace: Path, mode
             screen.open_note("notes/project/stripe-webhook-handler.md")  # type: ignore[attr-defined]
         if mode == "search":
             screen.query_one("#search-query", Input).value = "stripe"
-            await wait_until(pilot, lambda: len(screen.results) >= 3, timeout=30)  # type: ignore[attr-defined]
+            await wait_until(pilot, lambda: len(screen.results) >= 3)  # type: ignore[attr-defined]
         if mode == "tasks-revisions":
             tasks = screen.query_one("#tasks-table", DataTable)
             await wait_until(pilot, lambda: tasks.row_count == 4)
             tasks.move_cursor(row=tasks.get_row_index("task-3"))
             await wait_until(pilot, lambda: bool(screen.query("#tasks-revisions")))
         table = screen.query_one(TABLES[mode])
-        await wait_until(pilot, lambda: rows(table) >= 3, timeout=30)
+        await wait_until(pilot, lambda: rows(table) >= 3)
         table.focus()
         await pilot.pause(0.1)
         if isinstance(table, OptionList):

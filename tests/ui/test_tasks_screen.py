@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from palacehelpers import MakePalace
 from rich.text import Text
 from textual.widgets import DataTable, Static
-from uihelpers import git_log, make_app, settle, shown_in, wait_until
+from uihelpers import git_log, make_app, messages_of, settle, shown_in, wait_until
 
 from curator.model.text import clean
 from curator.tasks import TaskService
@@ -120,9 +120,7 @@ async def test_action_from_a_stale_view_is_refused(palace: Path) -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
         svc.save("fresh", "agent-new", md("moved on"), base=2)  # behind the dialog's back
         await pilot.press("y")
-        await wait_until(
-            pilot, lambda: any("read it again" in str(n.message) for n in app._notifications)
-        )
+        await wait_until(pilot, lambda: any("read it again" in m for m in messages_of(app)))
         assert svc.store.header("fresh").status == "active"
         assert svc.store.revisions("fresh") == [1, 2, 3]
 

@@ -57,7 +57,7 @@ async def test_toasts_never_cover_a_dialog(palace: Path, view: str, size: tuple[
             await pilot.press(key)
             await pilot.pause(0.05)
         ready = view_ready(view)
-        await wait_until(pilot, lambda: ready(app), timeout=30)
+        await wait_until(pilot, lambda: ready(app))
         await _toasts(app, pilot)
         screen = app.screen
         if view == "keys":  # the key help is a panel on the inbox: it must stay readable
@@ -100,7 +100,7 @@ async def test_expired_toasts_leave_the_screen(palace: Path) -> None:
         await settle(pilot)
         app.notify("Committed 0123456789: reject: a draft", markup=False, timeout=0.3)
         await wait_until(pilot, lambda: bool(app.screen.query(Toast)))
-        await wait_until(pilot, lambda: not app.screen.query(Toast), timeout=5)
+        await wait_until(pilot, lambda: not app.screen.query(Toast))
         await pilot.pause(0.1)
         assert _covered(app) == []
         assert not app._notifications

@@ -37,8 +37,8 @@ async def test_marks_typed_during_the_reload_after_a_commit_all_act(
             await wait_until(pilot, lambda: len(git_log(root)) == before + 1, timeout=60)
             burst(app, "space", "space", "space")
         await wait_until(pilot, lambda: len(git_log(root)) == before + 1, timeout=60)
-        await wait_until(pilot, lambda: rejected not in screen.listed, timeout=30)
-        await wait_until(pilot, lambda: len(screen.marked) >= 3 and app.typeahead.idle, timeout=30)
+        await wait_until(pilot, lambda: rejected not in screen.listed)
+        await wait_until(pilot, lambda: len(screen.marked) >= 3 and app.typeahead.idle)
         await settle(pilot)
         assert screen.marked == set(screen.listed[:3]), (screen.marked, screen.listed)
         assert "3 marked" in str(screen.query_one("#inbox-drafts").border_title)
@@ -57,7 +57,7 @@ async def test_screen_numbers_typed_fast_end_on_the_last_and_the_next_key_acts(
         await settle(pilot)
         burst(app, "2", "3", "6", "5", "4", "1", "down", "down")
         # the burst is still in the app's queue here: wait for it to start, then to end
-        await wait_until(pilot, lambda: not app.typeahead.idle, timeout=30)
+        await wait_until(pilot, lambda: not app.typeahead.idle)
         await wait_until(pilot, lambda: app.typeahead.idle, timeout=60)
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen), app.screen
@@ -65,7 +65,7 @@ async def test_screen_numbers_typed_fast_end_on_the_last_and_the_next_key_acts(
         assert app.screen.focused is table
         assert table.cursor_row == 2
         burst(app, "5", "2", "1", "up", "2")  # every screen made already
-        await wait_until(pilot, lambda: not app.typeahead.idle, timeout=30)
+        await wait_until(pilot, lambda: not app.typeahead.idle)
         await wait_until(pilot, lambda: app.typeahead.idle, timeout=60)
         await settle(pilot)
         assert isinstance(app.screen, RoomsScreen), app.screen

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input
-from uihelpers import git_log, make_app, settle, wait_until
+from uihelpers import git_log, make_app, messages_of, settle, wait_until
 
 from curator.ui.screens.inbox import InboxScreen
 from curator.ui.widgets.dialogs import AskDialog
@@ -50,7 +50,7 @@ async def test_promote_via_form(sample_palace: Path, planners: object) -> None:
         assert "Invoice PDFs show the customer VAT id" in (sample_palace / "INDEX.md").read_text()
         # the notification names the commit (sent as soon as git has it, before the index)
         head = git_log(sample_palace, "%H")[0]
-        messages = [str(n.message) for n in app._notifications]
+        messages = messages_of(app)
         assert any(m.startswith(f"Committed {head[:10]}: promote") for m in messages), messages
 
 

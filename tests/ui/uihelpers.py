@@ -69,10 +69,10 @@ async def apply_plan(pilot: Pilot[None]) -> None:
 
     app = pilot.app
     assert isinstance(app, CuratorApp)
-    await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog), timeout=30)
+    await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
     before = len(git_log(app.root))
     await pilot.press("y")
-    await wait_until(pilot, lambda: len(git_log(app.root)) >= before + 1, timeout=30)
+    await wait_until(pilot, lambda: len(git_log(app.root)) >= before + 1)
     await settle(pilot)
     assert len(git_log(app.root)) == before + 1, "one plan, one commit"
 
@@ -109,6 +109,22 @@ VIEWS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _search_ready(app: Any) -> bool:
+    """The whole query's results drawn and the preview on the highlighted one (a result list
+    for the first letters typed can be on screen, and previewed, before the last one's)."""
+    screen = app.screen
+    note = getattr(screen.query_one("#search-note"), "note", None)
+    at = screen.query_one("#search-results").highlighted
+    results = screen.results
+    return (
+        note is not None
+        and screen.shown is not None
+        and screen.shown[0] == screen.query_one("#search-query").value
+        and bool(results)
+        and note.rel == results[at or 0].path
+    )
+
+
 def view_ready(view: str) -> Callable[[Any], bool]:
     if view == "plan":
         return lambda app: getattr(app.screen, "plan", None) is not None
@@ -116,8 +132,8 @@ def view_ready(view: str) -> Callable[[Any], bool]:
         return lambda app: type(app.screen).__name__ == "ZoomDialog"
     if view == "groups":
         return lambda app: bool(app.screen.groups) and not app.screen.grouping
-    if view == "search":  # the results drawn, the preview on the highlighted one
-        return lambda app: getattr(app.screen.query_one("#search-note"), "note", None) is not None
+    if view == "search":
+        return _search_ready
     if view == "picker":  # its near-duplicates looked up (a thread)
         return lambda app: getattr(app.screen, "near_done", False)
     return lambda app: True
@@ -132,3 +148,9 @@ def shown_in(app: CuratorApp, selector: str) -> str:
     update = app.screen._compositor.render_full_update()
     lines = [Strip.join(row).crop(region.x, region.right).text for row in update.strips]
     return " ".join(" ".join(lines[region.y : region.bottom]).split())
+
+
+def messages_of(app: Any) -> list[str]:
+    """Every message the app has shown, its toast timed out or not (on a loaded machine a
+    toast's life can end between the action and the assertion)."""
+    return [m.text for m in app.message_log.messages]
