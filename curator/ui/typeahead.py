@@ -24,11 +24,14 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
 
-#: how long a key or an expected dialog may hold the keys typed after it (seconds)
-KEY_WAIT = 0.5
+#: how long a key or an expected dialog may hold the keys typed after it (seconds). Each wait
+#: ends when what it waits for happens; the bound only frees keys held for something that never
+#: comes, so it is set for a loaded machine: a key let go early reaches the widget focused
+#: before (a reason typed for the dialog that "x" opens lands on the draft list as keys).
+KEY_WAIT = 5.0
 #: what keys can wait for, and for how long at most (a reload reads every note: seconds at 10k
 #: notes on a busy machine)
-WAITS = {"dialog": 3.0, "screen": 3.0, "reload": 20.0}
+WAITS = {"dialog": 15.0, "screen": 15.0, "reload": 30.0}
 #: passes up the widget chain: the second catches what the first pass's handlers posted (an
 #: Input's Submitted after its Enter binding ran)
 PASSES = 2
