@@ -99,6 +99,18 @@ def test_a_cold_search_reads_only_the_notes_it_shows_and_none_it_hides(root: Pat
     assert not any(h.path.startswith("notes/project/q") for h in cold.search("quagga keys"))
 
 
+def test_a_reindex_leaves_an_index_a_cold_search_answers_from(
+    make_palace: MakePalace, run_cli: RunCli
+) -> None:
+    root = make_palace(_files(), toml=TOML)
+    _age(root)
+    code, _, err = run_cli("--palace", root, "reindex")  # no query since: no statistics counted
+    assert code == 0, err
+    cold = cold_searcher(root)
+    assert cold is not None
+    assert "notes/project/zebu-ledger.md" in [h.path for h in cold.search(WORDS, limit=5)]
+
+
 def test_the_cli_answers_cold_without_naming_a_hidden_note(root: Path, run_cli: RunCli) -> None:
     code, out, err = run_cli("--palace", root, "search", "--json", WORDS)
     assert code == 0, err
