@@ -112,8 +112,14 @@ def main(argv: list[str] | None = None) -> int:
         floor_search: list[Run] = []
         load = [os.getloadavg()[0]]
         _, search_floor = _argvs("search", root, scratch)
-        for i, draft in enumerate(drafts[: args.rounds + 1]):
+        i = -1
+        for draft in drafts:
+            if i == args.rounds:
+                break
             p = _measure([*cli, "promote", draft, "--yes"], scratch / "promote.stderr", args.code)
+            if p.status == 2:
+                continue  # a draft that does not promote as it stands (a name taken): the next
+            i += 1
             s = _measure([*cli, "search", QUERY], scratch / "search.stderr", args.code)
             patch, rel = _floor_patch(root, i, sample)
             fp = _measure(

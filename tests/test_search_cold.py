@@ -223,3 +223,15 @@ def test_every_filter_answers_cold_as_over_the_loaded_palace(root: Path) -> None
         for query in (WORDS, "zebu", "what do we know about the zebu ledger?"):
             found = [h.to_json() for h in cold.search(query, limit=50, **filters)]
             assert found == [h.to_json() for h in warm.search(query, limit=50, **filters)]
+
+
+def test_a_record_of_another_write_of_the_state_is_never_trusted(root: Path) -> None:
+    """The record of the files vouches only for the state.json write its sync left (two
+    syncs within one second share `updated`): the same bytes written again are another."""
+    state = index_dir(root) / "state.json"
+    data = state.read_bytes()
+    state.unlink()
+    state.write_bytes(data)
+    config = load_config(root)
+    assert not catch_up(root, config, open_index_at(root, config))
+    assert cold_searcher(root) is None

@@ -34,6 +34,7 @@ from curator.search.index import (
     doc_of,
     head_commit,
     open_index_at,
+    own_state,
     read_synced,
     signature_of,
     write_synced,
@@ -70,7 +71,7 @@ def catch_up(root: Path, config: Config, store: IndexStore, walked: Walked | Non
         or (synced.get("table"), synced.get("updated")) != (state.table, state.updated)
     ):
         return False
-    record = read_record(store.index_dir, state)
+    record = read_record(store.index_dir, state, store.tables.seen)
     if record is None:
         return False
     read_ns = time.time_ns()  # before any read: what is younger at it is read again later
@@ -108,10 +109,10 @@ def _record(
     store: IndexStore, config: Config, entries: Mapping[str, FileEntry], unread: list[str]
 ) -> str:
     """Record what the index now holds (the files, synced.json); its signature."""
-    state = store.state
+    state = own_state(store)
     if state is None:
         return ""
-    write_record(store.index_dir, state, dict(entries))
+    write_record(store.index_dir, state, store.tables.seen, dict(entries))
     signature = signature_of(((rel, e.sha) for rel, e in entries.items() if e.parsed), config)
     trusted = all(e.size != UNTRUSTED for e in entries.values())
     files = (
@@ -120,7 +121,7 @@ def _record(
         else None
     )
     unparsed = [rel for rel, e in entries.items() if not e.parsed]
-    write_synced(store, signature, files, config, unparsed)
+    write_synced(store, state, signature, files, config, unparsed)
     return signature
 
 

@@ -46,6 +46,7 @@ class FileEntry(msgspec.Struct, array_like=True, frozen=True):
 class _Record(msgspec.Struct):
     table: str
     updated: str
+    seen: tuple[int, int, int] | None  # the write of state.json (`IndexTables.seen`)
     files: dict[str, FileEntry]
 
 
@@ -60,21 +61,34 @@ def entry_of(note: Note, read_ns: int) -> FileEntry:
     return FileEntry(note.kind, size, note.mtime_ns, note.sha, note.ok)
 
 
-def read_record(index_dir: Path, state: IndexState) -> dict[str, FileEntry] | None:
-    """The files the index of `state` holds, by rel (None: no record of that state)."""
+def read_record(
+    index_dir: Path, state: IndexState, seen: tuple[int, int, int] | None
+) -> dict[str, FileEntry] | None:
+    """The files the index of `state`, as state.json's write `seen`, holds, by rel (None:
+    no record of that state)."""
     try:
         record = _decoder.decode((index_dir / FILES_FILE).read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    if (record.table, record.updated) != (state.table, state.updated):
+    if seen is None or (record.table, record.updated, record.seen) != (
+        state.table,
+        state.updated,
+        seen,
+    ):
         return None
     return record.files
 
 
-def write_record(index_dir: Path, state: IndexState, files: dict[str, FileEntry]) -> None:
-    """Record the files the index of `state` holds (best effort: it only saves work)."""
+def write_record(
+    index_dir: Path,
+    state: IndexState,
+    seen: tuple[int, int, int] | None,
+    files: dict[str, FileEntry],
+) -> None:
+    """Record the files the index of `state` (state.json's write `seen`) holds (best effort:
+    it only saves work)."""
     try:
-        data = _encoder.encode(_Record(state.table, state.updated, files))
+        data = _encoder.encode(_Record(state.table, state.updated, seen, files))
         atomic_write(index_dir / FILES_FILE, data, sync=False)
     except OSError as exc:
         log.info("could not record the files the index holds: %s", exc)

@@ -276,23 +276,34 @@ def _write_synced(store: IndexStore, palace: Palace, signature: str) -> None:
     fingerprint, and for a query that reads no palace (`curator.search.cold`) the files'
     fingerprint, the config it derived fields with and the notes whose header failed to
     parse (the index holds no row of them; the gate hides them)."""
-    state = store.state
+    state = own_state(store)
     if state is None:
         return
     if not palace.foreign_layout:  # what a later sync reads only the changed files by
         started = palace.loaded.started_ns
-        write_record(store.index_dir, state, {n.rel: entry_of(n, started) for n in palace.all()})
+        entries = {n.rel: entry_of(n, started) for n in palace.all()}
+        write_record(store.index_dir, state, store.tables.seen, entries)
     unparsed = [n.rel for n in palace.all() if not n.ok]
-    write_synced(store, signature, _files_of(palace), palace.config, unparsed)
+    write_synced(store, state, signature, _files_of(palace), palace.config, unparsed)
+
+
+def own_state(store: IndexStore) -> IndexState | None:
+    """The state this process's last sync of `store` left (not state.json as it is now:
+    another process may have synced since, and what this one read is recorded under its
+    own state, so a record never vouches for rows another process wrote)."""
+    live = store.tables.live
+    return live.state if live is not None else None
 
 
 def write_synced(
-    store: IndexStore, signature: str, files: str | None, config: Config, unparsed: list[str]
+    store: IndexStore,
+    state: IndexState,
+    signature: str,
+    files: str | None,
+    config: Config,
+    unparsed: list[str],
 ) -> None:
-    """Record what the index now reflects (see `_write_synced`), best effort."""
-    state = store.state
-    if state is None:
-        return
+    """Record what the index of `state` reflects (see `_write_synced`), best effort."""
     record = {
         **_synced_record(state, signature),
         "files": files,
@@ -333,6 +344,7 @@ __all__ = [
     "index_dir",
     "open_index",
     "open_index_at",
+    "own_state",
     "palace_signature",
     "read_synced",
     "reindex",
