@@ -234,4 +234,3 @@ def test_a_record_of_another_write_of_the_state_is_never_trusted(root: Path) -> 
     state.write_bytes(data)
     config = load_config(root)
     assert not catch_up(root, config, open_index_at(root, config))
-    assert cold_searcher(root) is None
