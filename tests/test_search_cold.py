@@ -234,3 +234,22 @@ def test_a_record_of_another_write_of_the_state_is_never_trusted(root: Path) -> 
     state.write_bytes(data)
     config = load_config(root)
     assert not catch_up(root, config, open_index_at(root, config))
+
+
+def test_the_paths_a_commit_wrote_are_all_a_catch_up_stats(root: Path) -> None:
+    """After a commit the index follows the paths it wrote (no walk of the palace): an
+    edited note, a removed one and a path that is no note (INDEX.md), as a walk would."""
+    edited = root / "notes/project/zebu-other.md"
+    edited.write_text(edited.read_text().replace("other.", "OTHER."))
+    (root / "notes/project/zebu-old.md").unlink()
+    wrote = ["notes/project/zebu-other.md", "notes/project/zebu-old.md", "INDEX.md"]
+    config = load_config(root)
+    store = open_index_at(root, config)
+    with opened() as read:
+        assert catch_up(root, config, store, changed=wrote)
+    assert _notes_read(read) == ["project/zebu-other.md"]
+    cold = cold_searcher(root)
+    assert cold is not None
+    palace = Palace.open(root)
+    assert _hits(cold) == _hits(Searcher(palace, index=open_index(palace)))
+    assert "notes/project/zebu-old.md" not in store.columns(("path",)).column(0).to_pylist()

@@ -95,7 +95,7 @@ def test_a_command_lets_go_of_its_palace_before_the_index_follows_its_commit(
     box: list[list[str]] = []
     weakref.finalize(after, lambda: box[0].append("palace let go"))
     del palace, after
-    assert session.index.pending  # nothing opened the index yet
+    assert session.index.pending  # nothing opened the index yet: what the commit wrote
     with opened() as read:
         box.append(read)
         session.follow_index()
@@ -105,7 +105,7 @@ def test_a_command_lets_go_of_its_palace_before_the_index_follows_its_commit(
     assert [p for p in inside if p.startswith("notes/")] == ["notes/project/alpha.md"]
     store = open_index_at(root, load_config(root))
     assert store.state is not None and store.state.commit == head_commit(root)
-    assert not session.index.pending and session.palace.by_rel["notes/project/alpha.md"].ok
+    assert session.index.pending is None and session.palace.by_rel["notes/project/alpha.md"].ok
 
 
 def test_the_watch_reloads_the_palace_when_a_note_changes(make_palace: MakePalace) -> None:

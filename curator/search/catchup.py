@@ -19,11 +19,14 @@ column and the list of notes whose header did not parse, as there.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 from curator.config import Config, load_config
+from curator.model.discovery import NOTES_DIR, kind_of
 from curator.model.layouts import rules as layout_rules
 from curator.model.loader import files_fingerprint, read_note, walk_stats
 from curator.model.note import Kind
@@ -53,12 +56,19 @@ def walk(root: Path, config: Config) -> Walked:
     return walk_stats(root, layout_rules.layout_of(config), layout_rules.excludes_of(config))
 
 
-def catch_up(root: Path, config: Config, store: IndexStore, walked: Walked | None = None) -> bool:
+def catch_up(
+    root: Path,
+    config: Config,
+    store: IndexStore,
+    walked: Walked | None = None,
+    changed: Collection[str] | None = None,
+) -> bool:
     """Bring the index in line with the files as they are now, reading only those changed
-    since it last was (`walked`: the walk, when the caller made it). False, having changed
-    nothing, when the index holds no record to tell them by (never built, built by another
-    layout or config, its record left from another state): then the caller loads the
-    palace and syncs from it."""
+    since it last was: every file stat-ed against the record (`walked`: the walk, when the
+    caller made it), or, given `changed` (the paths a commit wrote), those alone. False,
+    having changed nothing, when the index holds no record to tell them by (never built,
+    built by another layout or config, its record left from another state): then the
+    caller loads the palace and syncs from it."""
     if layout_rules.foreign(config):
         return False  # another tool's layout parses and resolves by its own rules
     state = store.state
@@ -75,10 +85,17 @@ def catch_up(root: Path, config: Config, store: IndexStore, walked: Walked | Non
     if record is None:
         return False
     read_ns = time.time_ns()  # before any read: what is younger at it is read again later
-    files, found_unread = walked if walked is not None else walk(root, config)
-    unread = list(found_unread)
+    files: list[tuple[str, Kind, int, int]] | None = None
+    if changed is not None and walked is None:
+        files = _stat_changed(root, config, changed)
+    whole = files is None  # every file stat-ed: what is not found is gone
+    if files is None:
+        files, found_unread = walked if walked is not None else walk(root, config)
+        unread = list(found_unread)
+    else:
+        unread = []
     entries = dict(record)
-    changed: list[IndexDoc] = []
+    docs: list[IndexDoc] = []
     for rel, kind, size, mtime in files:
         old = record.get(rel)
         if old is not None and old.same(kind, size, mtime):
@@ -90,33 +107,71 @@ def catch_up(root: Path, config: Config, store: IndexStore, walked: Walked | Non
             continue
         entries[rel] = entry_of(note, read_ns)
         if note.ok:
-            changed.append(doc_of(note, config))
+            docs.append(doc_of(note, config))
     present = {f[0] for f in files}
-    for rel in record:
+    for rel in record if whole else set(changed or ()).intersection(record):
         if rel not in present:
             entries.pop(rel, None)
     # every row but those of the parsed files goes (a header broken since, a file gone)
     parsed = {rel for rel, e in entries.items() if e.parsed}
-    allow_empty = not files and not unread
-    done = store.writer.sync_changes(changed, parsed, head_commit(root), allow_empty=allow_empty)
+    allow_empty = whole and not files and not unread
+    done = store.writer.sync_changes(docs, parsed, head_commit(root), allow_empty=allow_empty)
     if done is None:
         return False
-    _record(store, config, entries, unread)
+    _record(store, config, entries, unread if whole else None)
     return True
 
 
+def _stat_changed(
+    root: Path, config: Config, changed: Collection[str]
+) -> list[tuple[str, Kind, int, int]] | None:
+    """The files among `changed` a load would read, stat-ed as the walk stats them (a path
+    that is no note or draft, or is gone, left out); None when the walk's own rules are
+    needed to tell (notes kept elsewhere, excludes, a link on the way), so the caller walks."""
+    layout = layout_rules.layout_of(config)
+    if (
+        layout.notes != NOTES_DIR
+        or layout.excludes
+        or layout_rules.excludes_of(config)
+        or kind_of(f"{config.inbox}/x.md", config.inbox) != "draft"  # drafts among notes
+    ):
+        return None
+    real = os.path.realpath(root)
+    out: list[tuple[str, Kind, int, int]] = []
+    for rel in sorted(set(changed)):
+        kind = kind_of(rel, config.inbox)
+        if kind is None:
+            continue
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue  # the walk never enters a dot folder nor reads a dot file
+        path = root / rel
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            continue  # gone
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or os.path.realpath(path) != os.path.join(real, rel):
+            return None  # a link: whether the walk reads it is the walk's to say
+        out.append((rel, kind, info.st_size, info.st_mtime_ns))
+    return out
+
+
 def _record(
-    store: IndexStore, config: Config, entries: Mapping[str, FileEntry], unread: list[str]
+    store: IndexStore, config: Config, entries: Mapping[str, FileEntry], unread: list[str] | None
 ) -> str:
-    """Record what the index now holds (the files, synced.json); its signature."""
+    """Record what the index now holds (the files, synced.json); its signature. `unread`:
+    the paths the walk could not read (None: no walk, so no fingerprint of the files)."""
     state = own_state(store)
     if state is None:
         return ""
     write_record(store.index_dir, state, store.tables.seen, dict(entries))
     signature = signature_of(((rel, e.sha) for rel, e in entries.items() if e.parsed), config)
-    trusted = all(e.size != UNTRUSTED for e in entries.values())
+    trusted = unread is not None and all(e.size != UNTRUSTED for e in entries.values())
     files = (
-        files_fingerprint(((rel, e.kind, e.size, e.mtime_ns) for rel, e in entries.items()), unread)
+        files_fingerprint(
+            ((rel, e.kind, e.size, e.mtime_ns) for rel, e in entries.items()), unread or ()
+        )
         if trusted
         else None
     )

@@ -25,29 +25,31 @@ def sync_after_commit(
     `store` when the caller holds it open. No index: nothing to do, the first search builds
     it. A failure raises: the writer keeps the commit and shows it as a warning, and the next
     search re-syncs (the index is derived)."""
-    del changed_paths  # the sync diffs content hashes itself
     root = Path(root)
     if not (root / INDEX_STATE).is_file():
         return
     if after is None:
-        follow_files(root, store)
+        follow_files(root, store, changed_paths)
         return
     from curator.search.index import sync_index
 
     sync_index(after, store=store)
 
 
-def follow_files(root: Path, store: IndexStore | None = None) -> None:
+def follow_files(
+    root: Path, store: IndexStore | None = None, changed: list[str] | None = None
+) -> None:
     """Bring the index in line with the palace's files holding no palace: only the files
-    changed since the index last followed are read (`curator.search.catchup`); the palace is
-    loaded only when the index keeps no record to tell them by (built before it kept one)."""
+    changed since the index last followed are read (`curator.search.catchup`: `changed`,
+    the paths a commit wrote, else every file stat-ed); the palace is loaded only when the
+    index keeps no record to tell them by (built before it kept one)."""
     from curator.config import load_config
     from curator.search.catchup import catch_up
     from curator.search.index import open_index_at, sync_index
 
     config = load_config(root)
     store = store or open_index_at(root, config)
-    if not catch_up(root, config, store):
+    if not catch_up(root, config, store, changed=changed):
         from curator.model.palace import Palace
 
         sync_index(Palace.open(root), store=store)

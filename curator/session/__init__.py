@@ -218,10 +218,11 @@ class Session:
     def follow_index(self) -> None:
         """The search index following the commits this session left to it (`follow_later`):
         the session lets go of its palace first, so the palace and the index's LanceDB and
-        embedder are never held at once, and only the files changed since the index last
-        followed are read (`curator.search.hooks.follow_files`), under the writer lock as a
-        commit's own sync. A failure raises; the commits stand and the next search syncs."""
-        if not self.index.pending:
+        embedder are never held at once, and only the files the commits wrote are read
+        (`curator.search.hooks.follow_files`), under the writer lock as a commit's own sync.
+        A failure raises; the commits stand and the next search syncs."""
+        changed = self.index.pending
+        if changed is None:
             return
         from curator.runtime import let_go
         from curator.search.hooks import sync_after_commit
@@ -232,8 +233,8 @@ class Session:
             self._changed.set()  # asked again, the palace is read again
         let_go()
         with WriterLock(self.root):
-            sync_after_commit(self.root, None, [])
-        self.index.pending = False
+            sync_after_commit(self.root, None, changed)
+        self.index.pending = None
 
     def after_commit(self, root: Path, after: Palace | None, changed: list[str]) -> None:
         """The writer's after-commit callback that keeps this session's palace and index in

@@ -40,7 +40,7 @@ class SessionIndex:
         self._lexical: Searcher | None = None
         self._child: subprocess.Popen[str] | None = None
         self._later = later  # a commit with no index open leaves it to `Session.follow_index`
-        self.pending = False  # a commit is waiting for the index to follow it
+        self.pending: list[str] | None = None  # what commits wrote, for the index to follow
 
     @property
     def ready(self) -> bool:
@@ -148,7 +148,7 @@ class SessionIndex:
 
         store = self._store
         if self._later and (store is None or not store.ready):
-            self.pending = True
+            self.pending = [*(self.pending or ()), *changed]
             return
         sync_after_commit(root, after, changed, store=store if store and store.ready else None)
         searcher = self._searcher
