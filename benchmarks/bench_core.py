@@ -223,9 +223,11 @@ def _times_any_exit(argv: list[str], repeat: int) -> list[float]:
 
 def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list[Row]:
     """`curator list` with a cold cache (the notes cache removed before each run) and
-    `curator check`, each a whole process, against the floor process (read every file and
-    parse every header with PyYAML's C loader), interleaved round by round so they share the
-    machine's load; each row with its median, its ratio and the peak memory of each. With
+    `curator check` after it (the first reads every note's links and caches them; the second
+    reads them from the links cache), each a whole process, against the floor process (read
+    every file and parse every header with PyYAML's C loader), interleaved round by round so
+    they share the machine's load; each row with its median, its ratio and the peak memory
+    of each. With
     `untuned` (tricks of `curator.runtime`, as CURATOR_NO_TUNING names them), also the cold
     list with those tricks off, in the same rounds: what they buy."""
     palace = palace.resolve()
@@ -235,7 +237,12 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
         f"import sys; sys.path.insert(0, {here!r}); from pathlib import Path; import bench_core; "
         "bench_core._pyyaml_floor(bench_core._files(Path(sys.argv[1])))"
     )
-    runs: dict[str, list[tuple[float, float]]] = {"floor": [], "list": [], "check": []}
+    runs: dict[str, list[tuple[float, float]]] = {
+        "floor": [],
+        "list": [],
+        "check": [],
+        "check again": [],
+    }
     lists = {"list": None, "untuned": {**os.environ, "CURATOR_NO_TUNING": untuned}}
     for turn in range(rounds):
         runs["floor"].append(_peak_process([sys.executable, "-c", floor_code, str(palace)]))
@@ -245,12 +252,14 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
             _clear_cache(palace)
             runs.setdefault(name, []).append(_peak_process([*cli, "list"], lists[name]))
         runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
+        runs["check again"].append(_peak_process([*cli, "check", "--quiet"]))
     floor = [s for s, _ in runs["floor"]]
     floor_peak = max(mb for _, mb in runs["floor"])
     rows = []
     for name, metric in (
         ("list", "curator list, cold cache, whole process"),
-        ("check", "curator check, whole process"),
+        ("check", "curator check, whole process, first after the cold list"),
+        ("check again", "curator check, whole process, links cached"),
         ("untuned", f"curator list, cold cache, CURATOR_NO_TUNING={untuned}"),
     ):
         if name not in runs:

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -174,6 +175,28 @@ def test_stop_warns_when_files_changed_and_nothing_was_captured(root: Path) -> N
         note_text("Learnt", body="x\n", extra="status: draft\n")
     )
     assert run(root, "claude-code", "Stop", stop).stdout == ""  # captured: no warning
+
+
+def test_the_warm_server_marks_a_turn_after_its_answer_is_sent(root: Path) -> None:
+    """A caller that defers (the warm server) gets the prompt's answer before the turn's mark
+    (a git status of the project, which on a busy machine took CPU from the pack) runs."""
+    from curator.agents.service import Memory
+
+    project = root / "workspace" / "app"
+    data = event("UserPromptSubmit", project, prompt="billing worker retries")
+    later: list[Callable[[], None]] = []
+    memory = Memory(root)
+    try:
+        reply = hooks.answer(memory, {"tool": "claude-code", "event": data["hook_event_name"],
+                                      "data": data}, later=later)  # fmt: skip
+    finally:
+        memory.close()
+    assert "retries.md" in "\n".join(reply["lines"]) and len(later) == 1
+    session = hooks.session_key(data)
+    assert turns.read(root, session) is None  # not marked while the answer was made
+    later[0]()
+    marked = turns.read(root, session)
+    assert marked is not None and marked["state"] == turns.project_state(project)
 
 
 def test_generic_prints_markdown(root: Path) -> None:
@@ -340,6 +363,24 @@ def test_warm_server_answers_hooks(root: Path, tmp_path: Path) -> None:
             env={**os.environ, **warm_env}, timeout=60,
         )  # fmt: skip
         assert "retries.md" in context(proc, "UserPromptSubmit"), proc.stderr
+        # the server marks a turn once its answer is sent, and answers a Stop after the marks
+        project = root / "workspace" / "app"
+        prompt = event("UserPromptSubmit", project, prompt="billing worker retries")
+        stop = event("Stop", project, stop_hook_active=False)
+        before = turns.read(root, hooks.session_key(prompt))
+        assert "retries.md" in context(installed(root, "prompt", prompt, warm_env),
+                                       "UserPromptSubmit")  # fmt: skip
+        deadline = time.monotonic() + 30
+        while turns.read(root, hooks.session_key(prompt)) == before:  # the mark, once sent
+            assert time.monotonic() < deadline, "the turn was never marked"
+            time.sleep(0.02)
+        (project / "main.py").write_text("print('changed')\n")  # during the turn
+        warned = json.loads(installed(root, "Stop", stop, warm_env).stdout)
+        assert "nothing captured" in warned["systemMessage"]
+        installed(root, "prompt", prompt, warm_env)  # marks the changed project after answering
+        # answered after that mark: nothing changed since (not the turn before's state)
+        assert installed(root, "Stop", stop, warm_env).stdout == ""
+        assert hooklog.read(root)[-1]["via"] == "warm"
         # a new note is seen without restarting the server
         (root / "notes" / "project" / "zq.md").write_text(
             note_text(
@@ -363,6 +404,17 @@ def test_warm_server_answers_hooks(root: Path, tmp_path: Path) -> None:
             if hooklog.read(root)[-1]["ranked"] == "index":
                 break
         assert hooklog.read(root)[-1]["ranked"] == "index"
+
+
+def installed(
+    root: Path, name: str, payload: dict[str, object], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """The hook command `curator hook install` writes, run for the event `name`."""
+    command = shlex.split(install.command(hookrun.ALIASES.get(name, name), str(root)))
+    return subprocess.run(
+        command, input=json.dumps(payload), capture_output=True, text=True,
+        env={**os.environ, **env}, timeout=60,
+    )  # fmt: skip
 
 
 def hook_imports(root: Path, payload: dict[str, object], env: dict[str, str]) -> list[str]:

@@ -120,6 +120,19 @@ print(json.dumps({{"codes": codes, "heavy": heavy}}))
     assert result["heavy"] == []
 
 
+def test_list_imports_no_numpy(make_palace: MakePalace) -> None:
+    """`list` reads headers: numpy (~90 ms a process) is for scores it never makes."""
+    root = make_palace({"notes/project/a.md": note_text("A", body="[[b]]\n")})
+    code = f"""
+import contextlib, io, json, sys
+from curator.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main(["--palace", {str(root)!r}, "list"])
+print(json.dumps({{"code": code, "numpy": "numpy" in sys.modules}}))
+"""
+    assert run_python(code) == {"code": 0, "numpy": False}
+
+
 @pytest.mark.parametrize(
     "package", ["curator.model", "curator.search", "curator.audit", "curator.writer"]
 )

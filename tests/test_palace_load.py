@@ -13,7 +13,7 @@ from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import PalaceNotFound
 from curator.model.cache import notes_path, read_notes
-from curator.model.loader import read_capped
+from curator.model.loader import read_capped, read_file
 from curator.model.note import MAX_BYTES
 from curator.model.palace import Palace, find_palace
 
@@ -147,14 +147,21 @@ def test_a_file_is_read_by_its_size_up_to_the_limit(tmp_path: Path) -> None:
     """A note is read by the size stat gave (a file that grew since is read on), never past
     the limit plus one byte: what tells a note over the limit apart."""
     path = tmp_path / "note.md"
+
+    def read(stat_size: int) -> bytes:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            return read_capped(fd, stat_size)
+        finally:
+            os.close(fd)
+
     path.write_bytes(b"x" * 5000)
     for stat_size in (0, 10, 4999, 5000, 10**9):  # stale sizes, the right one, a huge one
-        with open(path, "rb") as handle:
-            assert read_capped(handle, stat_size) == b"x" * 5000
+        assert read(stat_size) == b"x" * 5000
     path.write_bytes(b"y" * (MAX_BYTES + 100))
     for stat_size in (7, MAX_BYTES, MAX_BYTES + 100):
-        with open(path, "rb") as handle:
-            assert read_capped(handle, stat_size) == b"y" * (MAX_BYTES + 1)
+        assert read(stat_size) == b"y" * (MAX_BYTES + 1)
+    assert read_file(str(path))[1] == b"y" * (MAX_BYTES + 1)
 
 
 def test_added_and_removed_files_are_seen(make_palace: MakePalace) -> None:

@@ -253,6 +253,39 @@ def test_pack_budget_floor_stale_warning_and_determinism(palace_root: Path) -> N
     assert "notes/project/low-confidence.md" in lowered
 
 
+def test_pack_fills_its_budget_down_the_ranking(make_palace: MakePalace) -> None:
+    """In rank order, each note takes its whole entry when it fits, else its description alone
+    when that fits: a note far down the ranking still gets in when its short entry fits."""
+    from curator.agents.context import split_pack
+    from curator.search.pack import SUMMARY_TOKENS, tokens
+
+    files = {}
+    for i in range(9):
+        body = "The billing worker retries the invoice job. " * (60 if i % 3 else 3)
+        files[f"notes/project/b{i}.md"] = note_text(
+            f"Billing worker note {i}", description="" if i == 4 else None, body=body + "\n",
+            extra="confidence: 0.9\n",
+        )  # fmt: skip
+    palace = Palace.open(make_palace(files, toml=HASH_TOML))
+    s = Searcher.over_palace(palace)
+    goal = "billing worker invoice retries"
+    preamble, ranked = split_pack(s.pack(goal, budget=100_000))
+    assert len(ranked) == 9
+    for budget in range(100, 2000, 37):
+        used = tokens(preamble.split("\n_", 1)[0].rstrip("\n") + "\n") + SUMMARY_TOKENS
+        want = []
+        for full in ranked:
+            head, _, rest = full.partition("\n\n")
+            desc = rest.split("\n", 1)[0]
+            short = f"{head}\n\n{desc}\n" if desc and not desc.startswith("The billing") else ""
+            for entry in (full, short):
+                if entry and used + tokens(entry) <= budget:
+                    want.append(entry)
+                    used += tokens(entry)
+                    break
+        assert split_pack(s.pack(goal, budget=budget))[1] == want, budget
+
+
 # --------------------------------------------------------------------------- dupes
 
 

@@ -15,6 +15,7 @@ markdown lines (or raises; the answer reports it as a problem, and the run's log
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import shlex
@@ -52,6 +53,9 @@ class HookRun:
     ranked: str = ""  # UserPromptSubmit: the pack came from the "index" or the "palace" alone
     changed: bool = False  # Stop: the turn changed files in the project
     turn_started: float = 0.0  # Stop: when the turn's prompt came in
+    # work the caller runs once the answer is sent (the warm server: see `answer`); None: the
+    # answer does it itself
+    later: list[Callable[[], None]] | None = None
 
     @property
     def root(self) -> Path:
@@ -196,17 +200,21 @@ def user_prompt(run: HookRun) -> list[str]:
 
 
 def _prompt_pack(run: HookRun, prompt: str) -> list[str]:
-    marker = threading.Thread(
-        target=turns.mark, args=(run.root, run.session, run.project, run.started), daemon=True
-    )
-    marker.start()
+    mark = functools.partial(turns.mark, run.root, run.session, run.project, run.started)
+    marker = None
+    if run.later is not None:  # after the answer is sent: its git status (tens of ms in a
+        run.later.append(mark)  # big project) never takes the pack's CPU on a busy machine
+    else:
+        marker = threading.Thread(target=mark, daemon=True)
+        marker.start()
     prompt = prompt[:2000]
     searcher = run.memory.searcher_now()  # one for the whole prompt, whichever is ready
     run.ranked = "index" if searcher.indexed else "palace"
     # one query: the pack, given only when a note it may hold shares a word with the prompt
     # (budget and floor: [agents])
     text = run.memory.pack(prompt, using=searcher, floor=run.settings.pack_floor, matched=True)
-    marker.join(timeout=0.5)
+    if marker is not None:
+        marker.join(timeout=0.5)
     run.items = text.count("\n> hint, not truth")
     return text.rstrip("\n").splitlines() if run.items else []
 
@@ -288,12 +296,19 @@ def _work(run: HookRun) -> tuple[list[str], list[str]]:
     return lines, problems
 
 
-def answer(memory: Memory, request: dict[str, Any]) -> dict[str, Any]:
-    """Run one hook request on a loaded Memory (in this process or in the warm server)."""
+def answer(
+    memory: Memory, request: dict[str, Any], *, later: list[Callable[[], None]] | None = None
+) -> dict[str, Any]:
+    """Run one hook request on a loaded Memory (in this process or in the warm server).
+
+    `later` (the warm server's): the work no answer waits for is added to it, for the caller
+    to run once the answer is sent: a prompt's turn mark (the project's git state, which only
+    the session's Stop reads; the server answers a Stop after the marks before it)."""
     event = str(request.get("event"))
     raw = request.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    run = HookRun(memory, event, data, memory.palace.config.agents)  # as the palace last read it
+    agents = memory.palace.config.agents  # as the palace last read it
+    run = HookRun(memory, event, data, agents, later=later)
     lines, problems = _work(run)
     if request.get("tool") == "claude-code" and event == "Stop" and lines:
         # what Stop prints reaches the person only: the model reads it with the next prompt

@@ -17,16 +17,30 @@ A hook process that asks imports this module and the standard library's socket a
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import socket
 import stat
 import sys
 from pathlib import Path
 
+# The C modules under `socket` and `hashlib`: asking is a connect, a send and a read, and a
+# hook process pays for every import (`socket` builds its enums and loads `selectors`,
+# `hashlib` loads OpenSSL: ~5 ms of a prompt's ~30 ms of CPU). The full modules elsewhere.
+try:
+    import _socket as sockets
+except ImportError:  # pragma: no cover - an interpreter without it
+    import socket as sockets  # type: ignore[no-redef]
+try:
+    if sys.version_info >= (3, 12):
+        from _sha2 import sha256
+    else:
+        from _sha256 import sha256
+except ImportError:  # pragma: no cover - built without its own hashes: OpenSSL's
+    from hashlib import sha256
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this
 if TYPE_CHECKING:
+    import socket
     import subprocess
     from typing import Any
 
@@ -50,7 +64,7 @@ def socket_path(root: Path) -> Path:
         tmp = os.environ.get("TMPDIR")
         base = tmp if tmp and os.path.isdir(tmp) else "/tmp"
         folder = Path(base) / f"curator-{os.getuid()}"
-    digest = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
+    digest = sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
     return folder / f"{digest}.sock"
 
 
@@ -74,7 +88,8 @@ def ask(root: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] |
     path = socket_path(root)
     if not path.exists() or not _private(path.parent):
         return None
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+    sock = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    try:
         try:
             sock.settimeout(CONNECT_TIMEOUT)
             sock.connect(str(path))
@@ -83,17 +98,29 @@ def ask(root: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] |
         try:
             sock.settimeout(timeout)
             sock.sendall(json.dumps(request).encode() + b"\n")
-            with sock.makefile("rb") as reader:
-                line = reader.readline(MAX_LINE)
+            line = _line(sock)
         except TimeoutError:
             return {}
         except (OSError, ValueError):
             return None
+    finally:
+        sock.close()
     with contextlib.suppress(ValueError):
         value = json.loads(line)
         if isinstance(value, dict):
             return value
     return None
+
+
+def _line(sock: sockets.socket) -> bytes:
+    """The server's one line (at most MAX_LINE bytes: a longer one is cut, and not JSON)."""
+    got = bytearray()
+    while len(got) < MAX_LINE:
+        chunk = sock.recv(min(1 << 16, MAX_LINE - len(got)))
+        got += chunk
+        if not chunk or b"\n" in chunk:
+            break
+    return bytes(got)
 
 
 def start(root: Path) -> subprocess.Popen[bytes] | None:
@@ -121,6 +148,8 @@ def pid_path(root: Path) -> Path:
 
 def bind(path: Path) -> socket.socket | None:
     """A listening socket at `path`, or None when a live server already holds it."""
+    import socket  # the server's side
+
     path.parent.mkdir(mode=0o700, exist_ok=True)
     if not _private(path.parent):
         return None  # not ours, or open to others: serve nothing rather than be spoofed

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from curator.agents.hooks import answer
@@ -20,6 +21,37 @@ from curator.agents.warm import IDLE_SECONDS, MAX_LINE, bind, pid_path, socket_p
 from curator.model.palace import Palace
 
 SETTLE_IDLE = 5.0  # seconds without a request before a reloaded palace is settled
+STOP_WAIT = 2.0  # at most this long a Stop waits for the turn marks before it (budget 3 s)
+
+
+class Deferred:
+    """The work answers leave for after their reply is sent (`hooks.answer`'s `later`), and
+    a wait for it: a Stop compares the project with the state its prompt marked."""
+
+    def __init__(self) -> None:
+        self._done = threading.Condition()
+        self._running = 0
+
+    @contextlib.contextmanager
+    def counted(self, work: list[Callable[[], None]]) -> Iterator[None]:
+        """Count `work` as running from now (before the reply leaves), run it after the
+        block (the reply sent), then wake whoever waits for it."""
+        with self._done:
+            self._running += bool(work)
+        try:
+            yield
+        finally:
+            for job in work:
+                with contextlib.suppress(Exception):  # a mark never raises; nothing may stop us
+                    job()
+            with self._done:
+                self._running -= bool(work)
+                self._done.notify_all()
+
+    def wait(self, timeout: float) -> None:
+        """Until no deferred work runs, or `timeout` seconds."""
+        with self._done:
+            self._done.wait_for(lambda: self._running == 0, timeout)
 
 
 def settle(memory: Memory, settled: weakref.ref[Palace] | None) -> weakref.ref[Palace] | None:
@@ -56,16 +88,20 @@ def serve(root: Path) -> int:
     pid_path(root).write_text(f"{os.getpid()}\n")
     memory = Memory(root, watch=True)
     last = [time.monotonic()]
+    deferred = Deferred()
 
     class Handler(socketserver.StreamRequestHandler):
         def handle(self) -> None:
             last[0] = time.monotonic()
+            later: list[Callable[[], None]] = []
             try:
                 request = json.loads(self.rfile.readline(MAX_LINE))
-                reply = answer(memory, request)
+                if isinstance(request, dict) and request.get("event") == "Stop":
+                    deferred.wait(STOP_WAIT)
+                reply = answer(memory, request, later=later)
             except Exception as exc:  # one bad request never stops the server
                 reply = {"lines": [], "items": 0, "problems": [f"warm server: {exc}"]}
-            with contextlib.suppress(OSError):
+            with deferred.counted(later), contextlib.suppress(OSError):
                 self.wfile.write(json.dumps(reply).encode() + b"\n")
             last[0] = time.monotonic()
 

@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 
 from curator.fsutil import atomic_write
+from curator.model.links import LinkRule, RawLink
 from curator.model.note import Note, _shared
 
 VERSION = 2  # 2: links read by a CommonMark parse (decoded targets, `written`)
@@ -90,9 +91,13 @@ def store(root: Path, name: str, value: Any) -> None:
 # values in Note's fields or nothing), not a pickle rebuilt note by note: a head (version,
 # root, load time, frame count), then frames of FRAME notes, each after its length in 8
 # bytes, so a load holds one frame's bytes at a time (the whole file's bytes at once added
-# ~180 MB to the peak of a 100k-note load).
-NOTES_VERSION = 2  # 2: in frames
+# ~180 MB to the peak of a 100k-note load). The links cache is framed the same way.
+NOTES_VERSION = 3  # 2: in frames; 3: links read on first use (`link_rule`)
+LINKS_VERSION = 1
 FRAME = 4096
+
+#: a links cache entry: a file's content hash, the rule its links were read by, the links
+LinkEntry = tuple[str, LinkRule, tuple[RawLink, ...]]
 
 
 class _Head(msgspec.Struct, array_like=True):
@@ -103,8 +108,16 @@ class _Head(msgspec.Struct, array_like=True):
 
 
 @functools.cache
-def _decoders() -> tuple[msgspec.msgpack.Decoder[_Head], msgspec.msgpack.Decoder[list[Note]]]:
-    return msgspec.msgpack.Decoder(_Head), msgspec.msgpack.Decoder(list[Note])
+def _decoders() -> tuple[
+    msgspec.msgpack.Decoder[_Head],
+    msgspec.msgpack.Decoder[list[Note]],
+    msgspec.msgpack.Decoder[list[LinkEntry]],
+]:
+    return (
+        msgspec.msgpack.Decoder(_Head),
+        msgspec.msgpack.Decoder(list[Note]),
+        msgspec.msgpack.Decoder(list[LinkEntry]),
+    )
 
 
 def notes_path(root: Path, name: str = "notes") -> Path:
@@ -120,26 +133,61 @@ def _frame(handle: io.BufferedReader) -> bytes:
     return data
 
 
+def _read_frames(path: Path, version: int, root: Path, decoder: Any) -> Iterator[Any]:
+    """The head of a framed cache file of this user's, then each frame decoded; nothing
+    when the file is another user's, or of another version or palace. Raises when damaged."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return
+        head = _decoders()[0].decode(_frame(handle))
+        if head.version != version or head.root != str(Path(root).resolve()):
+            return
+        yield head
+        for _ in range(head.frames):
+            yield decoder.decode(_frame(handle))
+
+
+def _write_frames(path: Path, head: _Head, items: list[Any], keep: Any) -> None:
+    """Write `items` as a framed cache file (best effort, as `store`); `keep(item)` says
+    whether msgpack can hold an item, asked only of a frame that failed to encode."""
+
+    def frames() -> Iterator[bytes]:  # made as they are written: one frame in memory
+        yield _framed(msgspec.msgpack.encode(head))
+        for start in range(0, len(items), FRAME):
+            chunk = items[start : start + FRAME]
+            try:
+                yield _framed(msgspec.msgpack.encode(chunk))
+            except (TypeError, ValueError, OverflowError):
+                yield _framed(msgspec.msgpack.encode([item for item in chunk if keep(item)]))
+
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        atomic_write(path, frames(), 0o600, sync=False)
+    except OSError:
+        pass
+
+
+def _frame_count(items: list[Any]) -> int:
+    return len(range(0, len(items), FRAME))
+
+
 def read_notes(root: Path, name: str = "notes") -> tuple[dict[str, Note], int]:
     """The cached notes of `root` and the time of the load that wrote them ({} and 0: none).
     `name` tells caches apart that hold notes read another way (another tool's layout)."""
-    heads, frames = _decoders()
     notes: dict[str, Note] = {}
+    started_ns = 0
     try:
-        with open(notes_path(root, name), "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if info.st_uid != os.getuid() or info.st_mode & 0o022:
-                return {}, 0
-            head = heads.decode(_frame(handle))
-            if head.version != NOTES_VERSION or head.root != str(Path(root).resolve()):
-                return {}, 0
-            for _ in range(head.frames):
-                for note in frames.decode(_frame(handle)):
-                    note.header = _shared(note.header)  # one copy of each key and short value
-                    notes[note.rel] = note
+        for frame in _read_frames(notes_path(root, name), NOTES_VERSION, root, _decoders()[1]):
+            if isinstance(frame, _Head):
+                started_ns = frame.started_ns
+                continue
+            for note in frame:
+                note.header = _shared(note.header)  # one copy of each key and short value
+                notes[note.rel] = note
     except Exception:  # absent or damaged: only a slower start
         return {}, 0
-    return notes, head.started_ns
+    return notes, started_ns
 
 
 def write_notes(
@@ -148,33 +196,17 @@ def write_notes(
     """Best effort, as `store`. A note msgpack cannot hold (a header number beyond 64 bits)
     is left out: it is read again on the next load."""
     kept = list(notes.values())
-    starts = range(0, len(kept), FRAME)
-    head = _Head(NOTES_VERSION, str(Path(root).resolve()), started_ns, len(starts))
-
-    def frames() -> Iterator[bytes]:  # made as they are written: one frame in memory
-        yield _framed(msgspec.msgpack.encode(head))
-        for start in starts:
-            chunk = kept[start : start + FRAME]
-            try:
-                yield _framed(msgspec.msgpack.encode(chunk))
-            except (TypeError, ValueError, OverflowError):
-                yield _framed(msgspec.msgpack.encode([n for n in chunk if _encodes(n)]))
-
-    path = notes_path(root, name)
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        atomic_write(path, frames(), 0o600, sync=False)
-    except OSError:
-        pass
+    head = _Head(NOTES_VERSION, str(Path(root).resolve()), started_ns, _frame_count(kept))
+    _write_frames(notes_path(root, name), head, kept, _encodes)
 
 
 def _framed(data: bytes) -> bytes:
     return len(data).to_bytes(8, "big") + data
 
 
-def _encodes(note: Note) -> bool:
+def _encodes(item: Any) -> bool:
     try:
-        msgspec.msgpack.encode(note)
+        msgspec.msgpack.encode(item)
     except (TypeError, ValueError, OverflowError):
         return False
     return True
@@ -182,3 +214,28 @@ def _encodes(note: Note) -> bool:
 
 def notes_cached(root: Path, name: str = "notes") -> bool:
     return notes_path(root, name).is_file()
+
+
+# -- the links --------------------------------------------------------------------------------
+def links_path(root: Path, name: str = "notes") -> Path:
+    """The file holding the links of the notes cached as `name` (see `read_notes`)."""
+    return cache_path(root, f"{name}-links").with_suffix(".msgpack")
+
+
+def read_links(root: Path, name: str = "notes") -> dict[tuple[str, LinkRule], tuple[RawLink, ...]]:
+    """The cached links of `root`'s notes by (content hash, link rule): a note's links are
+    what its bytes and its layout's rule make them, so an entry never goes stale ({}: none)."""
+    links: dict[tuple[str, LinkRule], tuple[RawLink, ...]] = {}
+    try:
+        for frame in _read_frames(links_path(root, name), LINKS_VERSION, root, _decoders()[2]):
+            if not isinstance(frame, _Head):
+                links.update(((sha, rule), found) for sha, rule, found in frame)
+    except Exception:  # absent or damaged: the links are read from the notes again
+        return {}
+    return links
+
+
+def write_links(root: Path, entries: list[LinkEntry], name: str = "notes") -> None:
+    """Best effort, as `store`."""
+    head = _Head(LINKS_VERSION, str(Path(root).resolve()), 0, _frame_count(entries))
+    _write_frames(links_path(root, name), head, entries, _encodes)

@@ -11,8 +11,10 @@ say the same thing is another question, with its own rule (`model.similar`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where a score array is made: loading a palace needs none
+    import numpy as np
 
 CUTOFF = 70.0
 
@@ -37,6 +39,7 @@ def closest(
 
 def scores(query: str, choices: Sequence[str], cutoff: float = 0.0) -> np.ndarray:
     """The closeness of `query` to each of `choices`, in order (0 below `cutoff`)."""
+    import numpy as np
     from rapidfuzz import fuzz, process, utils
 
     return process.cdist(

@@ -22,6 +22,7 @@ file's links are read once, by `parse_note`, and kept in the palace cache.
 from __future__ import annotations
 
 import bisect
+import enum
 import posixpath
 import re
 import sys
@@ -71,6 +72,14 @@ class RawLink(NamedTuple):
     heading: str = ""
     alias: str = ""  # a wikilink's `|alias`, a markdown link's text
     written: str = ""  # a markdown link's destination as written (`My%20Note.md#Part`)
+
+
+class LinkRule(enum.IntEnum):
+    """How a note's links are read from its body (a small int: one per note, shared)."""
+
+    NONE = 0  # it has none: a header that did not parse, where the layout reads no such body
+    ANY = 1  # a markdown link to any file of the vault counts (Obsidian's rule)
+    MD = 2  # a markdown link counts only to a relative `.md` path (curator's, Claude Code's)
 
 
 def _at_line(link: RawLink, line: int) -> RawLink:
@@ -607,6 +616,14 @@ def extract_links(body: str, body_line: int = 1, *, any_md: bool = False) -> lis
         for link, _ in _links_of(body)
         if _counts(link, any_md)
     ]
+
+
+def links_by_rule(body: str, body_line: int, rule: LinkRule) -> tuple[RawLink, ...]:
+    """The links a note's `rule` reads from its body (`body_line`: the body's first line)."""
+    if rule == LinkRule.NONE:
+        return ()
+    links = extract_links(body, body_line, any_md=rule == LinkRule.ANY)
+    return tuple(links) if links else ()
 
 
 def counted(links: tuple[RawLink, ...], *, any_md: bool) -> tuple[RawLink, ...]:

@@ -6,10 +6,9 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
 
 from curator.model import cache
 from curator.model.discovery import INDEX_NAME, NOTES_DIR
@@ -26,6 +25,14 @@ class Loaded:
     index_bytes: bytes | None = None
     started_ns: int = 0
     attachments: list[str] = field(default_factory=list)  # other files under the notes root
+    cache: str | None = None  # the name of the cache the load used (None: it used none)
+
+
+def cache_name(layout: Layout | None) -> str:
+    """The name the notes of a palace read through `layout` are cached under: notes read
+    through another tool's layout are cached apart, so a palace.toml that changes its layout
+    never gets notes read the other way."""
+    return "notes" if layout is None or layout.name == "curator" else f"notes-{layout.name}"
 
 
 def load_files(
@@ -49,13 +56,13 @@ def load_files(
         out.index_bytes = None
     known: Mapping[str, Note] = {}
     trusted_ns = 0
-    # notes read through another tool's layout are cached apart: a palace.toml that changes its
-    # layout never gets notes read the other way
-    cache_name = "notes" if layout is None or layout.name == "curator" else f"notes-{layout.name}"
+    name = cache_name(layout)
+    if use_cache:
+        out.cache = name
     if use_cache and previous is not None:
         known, trusted_ns = previous
     elif use_cache:
-        known, trusted_ns = cache.read_notes(root, cache_name)
+        known, trusted_ns = cache.read_notes(root, name)
     read = 0  # files read: new or changed since the cache, or too young to trust by stat
     for rel, path, kind in _walk(root, out.problems, layout, excludes, out.attachments):
         note, was_read = _load_one(rel, path, kind, known.get(rel), trusted_ns, out.problems)
@@ -66,9 +73,35 @@ def load_files(
             progress(len(out.notes))
     if use_cache:
         gone = len(known) - sum(1 for rel in known if rel in out.notes)
-        if stale_enough(read + gone, len(out.notes)) or not cache.notes_cached(root, cache_name):
-            cache.write_notes(root, out.notes, out.started_ns, cache_name)
+        if stale_enough(read + gone, len(out.notes)) or not cache.notes_cached(root, name):
+            cache.write_notes(root, out.notes, out.started_ns, name)
     return out
+
+
+def read_all_links(root: Path, notes: Sequence[Note], name: str | None) -> None:
+    """Read the links of every note in `notes` not read yet (`Note.links`) at once: from the
+    links cache `name` (None: none) where it holds the note's bytes under its rule, else from
+    the body; the cache is written anew once it missed as many as `stale_enough` says."""
+    unread = [note for note in notes if note._links is None]
+    if not unread:
+        return
+    stored = cache.read_links(root, name) if name is not None else {}
+    missed = 0
+    for note in unread:
+        found = stored.get((note.sha, note.link_rule))
+        if found is None:
+            missed += 1
+            found = note.links  # read from the body
+        note._links = found
+    if name is not None and (stale_enough(missed, len(notes)) or not stored):
+        # a link before the body is a property link (`adapt`): read with the header, not here
+        entries = {
+            (n.sha, n.link_rule): n.links
+            for n in notes
+            if n.link_rule and not any(link.line < n.body_line for link in n.links)
+        }
+        kept = [(sha, rule, links) for (sha, rule), links in entries.items()]
+        cache.write_links(root, kept, name)
 
 
 #: the share of the palace a load may read again before the cache is written anew
@@ -88,45 +121,60 @@ def _load_one(
     rel: str, path: str, kind: Kind, old: Note | None, trusted_ns: int, problems: list[Finding]
 ) -> tuple[Note | None, bool]:
     """The note at `path` (`old` when the file is unchanged, else parsed again), and whether
-    the file was read."""
+    the file was read. A file with no earlier note is opened and read without a stat first."""
+    if old is not None and old.kind != kind:
+        old = None
+    if old is not None:
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            problems.append(_unreadable(rel, exc))
+            return None, False
+        if _same_stat(old, info) and info.st_mtime_ns < trusted_ns - cache.RACY_NS:
+            return old, False
     try:
-        info = os.stat(path)
-    except OSError as exc:
-        problems.append(_unreadable(rel, exc))
-        return None, False
-    same_stat = (
-        old is not None
-        and old.kind == kind
-        and old.size == info.st_size
-        and old.mtime_ns == info.st_mtime_ns
-    )
-    if same_stat and info.st_mtime_ns < trusted_ns - cache.RACY_NS:
-        return old, False
-    try:
-        with open(path, "rb") as handle:
-            data = read_capped(handle, info.st_size)
+        info, data = read_file(path)
     except OSError as exc:
         problems.append(_unreadable(rel, exc))
         return None, True
     if (
-        same_stat
-        and old is not None
+        old is not None
+        and _same_stat(old, info)
         and hashlib.blake2b(data, digest_size=16).hexdigest() == old.sha
     ):
         return old, True
     return parse_note(rel, data, kind, mtime_ns=info.st_mtime_ns, size=info.st_size), True
 
 
-def read_capped(handle: BinaryIO, size: int) -> bytes:
-    """The file's bytes, never more than the limit plus one (what a note over it needs to be
-    told apart). Sized by `size`, the file's size as stat saw it: asking for the limit itself
-    made every read allocate a MiB and give it back (at 100k notes, seconds of system time),
-    where the floor's read sizes its buffer by the file. A file that grew since is read on,
-    up to the limit."""
-    data = handle.read(min(size, MAX_BYTES) + 1)
-    if size < len(data) <= MAX_BYTES:  # it grew after the stat
-        data += handle.read(MAX_BYTES + 1 - len(data))
-    return data
+def _same_stat(note: Note, info: os.stat_result) -> bool:
+    return note.size == info.st_size and note.mtime_ns == info.st_mtime_ns
+
+
+def read_file(path: str) -> tuple[os.stat_result, bytes]:
+    """The file's stat and its bytes (`read_capped`), by its descriptor: Python's buffered
+    file object cost a third of the read."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        return info, read_capped(fd, info.st_size)
+    finally:
+        os.close(fd)
+
+
+def read_capped(fd: int, size: int) -> bytes:
+    """The bytes of the file open at `fd`, never more than the limit plus one (what a note
+    over it needs to be told apart). Sized by `size`, the file's size as fstat saw it: asking
+    for the limit itself made every read allocate a MiB and give it back (at 100k notes,
+    seconds of system time), where the floor's read sizes its buffer by the file. A file
+    that grew since is read on, up to the limit."""
+    limit = min(size, MAX_BYTES) + 1
+    parts, got = [], 0
+    while got < limit and (chunk := os.read(fd, limit - got)):
+        parts.append(chunk)
+        got += len(chunk)
+        if got == limit <= MAX_BYTES:  # more than `size`: it grew, read on
+            limit = MAX_BYTES + 1
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _unreadable(rel: str, exc: OSError) -> Finding:

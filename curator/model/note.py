@@ -16,7 +16,7 @@ from curator.model import schema
 from curator.model.finding import Finding
 from curator.model.header import DELETE, HeaderError, dump_header, parse_header
 from curator.model.header_edit import NoteEditError, edit_fields, rewrite_strings
-from curator.model.links import RawLink, extract_links
+from curator.model.links import LinkRule, RawLink, links_by_rule
 
 MAX_BYTES = 1 << 20
 BOM = b"\xef\xbb\xbf"
@@ -61,9 +61,10 @@ __all__ = [
 @dataclass(slots=True)
 class Note:
     """One parsed file. Kept compact: a palace holds one per file (100k at a time), so header
-    keys and short header values are interned (shared by every note), links and problems are
-    tuples (the empty ones shared) and the line of each header key is a tuple of numbers in
-    header order (`key_lines` gives the dict)."""
+    keys and short header values are interned (shared by every note), problems are a tuple
+    (the empty one shared), the line of each header key is a tuple of numbers in header order
+    (`key_lines` gives the dict), and links are read from the body only when first asked for
+    (`links`)."""
 
     rel: str  # posix path from the palace root
     kind: Kind
@@ -79,7 +80,18 @@ class Note:
     mtime_ns: int = 0
     ok: bool = False  # the header parsed
     problems: tuple[Finding, ...] = ()
-    links: tuple[RawLink, ...] = ()
+    link_rule: LinkRule = LinkRule.NONE  # how `links` reads the body (the layout sets it)
+    _links: tuple[RawLink, ...] | None = None  # None: not read yet
+
+    @property
+    def links(self) -> tuple[RawLink, ...]:
+        """Every link of the note, in order, read from its body by its `link_rule` on first
+        use: a load reads none (`list` and a search never need them; what needs every
+        note's reads them through the links cache: `Palace.read_links`)."""
+        links = self._links
+        if links is None:
+            links = self._links = links_by_rule(self.body, self.body_line, self.link_rule)
+        return links
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # a plain tuple pickles several times faster than a slotted dataclass's state
@@ -289,8 +301,7 @@ def parse_note(
     note.header = _shared(header)
     note.lines = _compact_lines(header, {key: line + 1 for key, line in key_lines.items()})
     note.ok = True
-    links = extract_links(note.body, note.body_line, any_md=True)  # the layout keeps its own
-    note.links = tuple(links) if links else ()
+    note.link_rule = LinkRule.ANY  # the layout counts its own (`counted_links`)
     if note.bom:
         message = "file starts with a UTF-8 byte order mark; kept as is"
         note.problems += (Finding(rel, 1, "warning", "file.bom", message),)

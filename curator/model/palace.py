@@ -31,7 +31,7 @@ from curator.model.finding import Finding
 from curator.model.layouts import rules as layout_rules
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.links import RawLink, md_target
-from curator.model.loader import load_files
+from curator.model.loader import load_files, read_all_links
 from curator.model.lookups import Link, Lookups, by_name, by_slug
 from curator.model.note import Kind, Note, parse_note
 from curator.model.schema import name_key, slug_key
@@ -62,6 +62,8 @@ class Loaded:
     # when the load started (0: not loaded from disk); a reload passed this palace trusts
     # its notes for files older than that
     started_ns: int = 0
+    # the cache the load read its notes through (None: none), which also keeps their links
+    cache: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,9 @@ class Palace:
             loaded.problems,
             layout=layout,
         )
-        palace.loaded = Loaded((loaded.index_bytes,), tuple(loaded.attachments), loaded.started_ns)
+        palace.loaded = Loaded(
+            (loaded.index_bytes,), tuple(loaded.attachments), loaded.started_ns, loaded.cache
+        )
         return palace
 
     def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
@@ -173,8 +177,7 @@ class Palace:
             )
             if data is not None and kind is not None:
                 added.append(parse_note(rel, data, kind))
-        if self.foreign_layout:
-            added = layout_rules.adapt_all(added, self.config, self.layout)
+        added = layout_rules.adapt_all(added, self.config, self.layout)  # as a load reads them
         new = Palace.__new__(Palace)
         new.root, new.config, new.problems = self.root, self.config, self.problems
         new.layout, new.foreign_layout = self.layout, self.foreign_layout
@@ -274,6 +277,12 @@ class Palace:
         return None
 
     # -- links --------------------------------------------------------------------------------
+    def read_links(self) -> None:
+        """Read every note's and draft's links at once, through the links cache of the load
+        (a note reads its own on first use: `Note.links`); what walks every note's links
+        calls this first."""
+        read_all_links(self.root, self.all(), self.loaded.cache)
+
     def link_table(self) -> Resolver:
         """The notes' link table under the layout (built on first use)."""
         if self.lookups.links is None:
@@ -303,6 +312,7 @@ class Palace:
         once: what walks every note's links, such as `check`, reads this)."""
         found = self.lookups
         if found.outgoing is None or found.backlinks is None:
+            self.read_links()
             outgoing: dict[str, list[Link]] = {}
             backlinks: dict[str, list[Link]] = {}
             for note in self.all():

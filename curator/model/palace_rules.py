@@ -34,6 +34,7 @@ def link_findings(palace: Palace) -> list[Finding]:
     """Broken links and anchors as the layout reports them (orphans are curator's rule only:
     a vault's daily notes or a project's leaves are not defects)."""
     resolver = palace.link_table()
+    palace.read_links()
     out: list[Finding] = []
     for note in palace.notes:
         for link in note.links:

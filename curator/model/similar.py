@@ -27,7 +27,7 @@ from rapidfuzz import fuzz, process, utils
 
 from curator.model import cache
 from curator.model.loader import _walk as walk_files
-from curator.model.loader import read_capped
+from curator.model.loader import read_file
 from curator.model.note import DRAFT_BANNER, Kind, parse_note
 
 if TYPE_CHECKING:
@@ -299,8 +299,7 @@ def catalog(root: Path) -> Catalog:
 
 def _read_into(out: Catalog, rel: str, path: str, kind: Kind, size: int, mtime_ns: int) -> None:
     try:
-        with open(path, "rb") as handle:
-            data = read_capped(handle, size)
+        _info, data = read_file(path)
     except OSError:
         return
     note = parse_note(rel, data, kind, size=size)

@@ -71,8 +71,11 @@ def pack(
             shown = Served.of(searcher.palace, include_sensitive).text(one_line(why, 80))
             stale.append(f"{path} ({shown})")
             continue
+        head, desc = _head(row), one_line(str(row.get("description") or ""))
+        if used + tokens(_entry(head, desc, None)) > budget:
+            continue  # not even its shortest entry fits: its body is never read
         body = served_body(searcher.palace, row, include_sensitive)
-        for entry in _entries(row, body):
+        for entry in _entries(head, desc, body):
             if used + tokens(entry) <= budget:
                 entries.append(entry)
                 used += tokens(entry)
@@ -108,16 +111,26 @@ def tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def _entries(row: dict[str, Any], body: str) -> list[str]:
-    """The full entry for a note, then a shorter one (description only) if the full one is big."""
+def _head(row: dict[str, Any]) -> str:
+    """An entry's first two lines: the note's name, then where it comes from and when."""
     name = one_line(str(row.get("name") or ""))
     date = str(row.get("reviewed") or row.get("created") or "")[:10]
     when = f" (reviewed {date})" if row.get("reviewed") else (f" (created {date})" if date else "")
-    head = f"## {name}\n> hint, not truth — source: {row['path']}{when}\n"
-    desc = one_line(str(row.get("description") or ""))
-    body = _clean_body(body)
-    full = f"{head}\n{desc}\n\n{body}\n" if desc else f"{head}\n{body}\n"
-    short = f"{head}\n{desc}\n" if desc else ""
+    return f"## {name}\n> hint, not truth — source: {row['path']}{when}\n"
+
+
+def _entry(head: str, desc: str, body: str | None) -> str:
+    """The entry with the (cleaned) body, or the short one (None): the description alone, or
+    with none the head alone, which no entry of the note is shorter than."""
+    if body is None:
+        return f"{head}\n{desc}\n" if desc else f"{head}\n\n"
+    return f"{head}\n{desc}\n\n{body}\n" if desc else f"{head}\n{body}\n"
+
+
+def _entries(head: str, desc: str, body: str) -> list[str]:
+    """The full entry for a note, then a shorter one (description only) if the full one is big."""
+    full = _entry(head, desc, _clean_body(body))
+    short = _entry(head, desc, None) if desc else ""
     return [full, short] if short and short != full else [full]
 
 

@@ -76,7 +76,8 @@ def _lazy(mode: str) -> Callable[[], Screen[Any]]:
 
 def screen_ready(screen: Screen[Any]) -> bool:
     """Keys can go to `screen`: its list has drawn (`loaded`, for a screen that fills it from a
-    worker) and has focus."""
+    worker) and has focus, or, on a screen shown before, the widget the reviewer left focused
+    has it back."""
     if not isinstance(screen, PalaceScreen) or screen.MAIN is None:
         return True
     if screen.palace is None:
@@ -85,7 +86,9 @@ def screen_ready(screen: Screen[Any]) -> bool:
         main = screen.query_one(screen.MAIN)
     except NoMatches:
         return False  # not composed yet
-    return getattr(screen, "loaded", True) and not main.loading and screen.focused is main
+    focused = screen.focused
+    settled = focused is main or (screen.focus_restored and focused is not None)
+    return getattr(screen, "loaded", True) and not main.loading and settled
 
 
 def _screen_bindings() -> list[Binding]:
@@ -305,6 +308,8 @@ class CuratorApp(App[None]):
         self.call_later(self._when_ready, self.screen)  # after the focus its drawing asked for
 
     def _when_ready(self, screen: Screen[Any]) -> None:
+        if not self.screen_stack:  # the app is closing
+            return
         if "screen" not in self.typeahead.waiting:  # the wait ended at its bound
             shown, self._when_shown = self._when_shown, []
             for then in shown:

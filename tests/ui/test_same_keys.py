@@ -18,7 +18,7 @@ from curator.model.palace import Palace
 from curator.session import Session
 from curator.tasks import TaskService
 from curator.ui import services
-from curator.ui.app import CuratorApp
+from curator.ui.app import CuratorApp, screen_ready
 from curator.ui.screens.audit import AuditScreen
 from curator.ui.screens.history import HistoryScreen
 from curator.ui.screens.inbox import InboxScreen
@@ -237,6 +237,30 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         await pilot.press("enter")
         await pilot.pause(0.1)
         assert tasks.focused is not None and tasks.focused.id == "tasks-revisions"
+
+
+async def test_a_screen_shown_again_takes_keys_where_its_focus_was_left(palace: Path) -> None:
+    """Rooms left with its note's links focused: shown again (Enter on an audit row opens the
+    note there), it is ready for keys as soon as that focus is back. It used to wait for its
+    main list to have the focus, which never came: keys typed meanwhile were held, and the
+    note opened, only when the typeahead's 15-second bound ran out."""
+    app = make_app(palace, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        rooms = await show(pilot, app, "rooms")
+        rooms.open_note("notes/project/stripe-webhook-handler.md")
+        await pilot.pause()
+        rooms.query_one("#note-links").focus()
+        await wait_until(pilot, lambda: rooms.focused.id == "note-links")
+        audit = await show(pilot, app, "audit")
+        rel = audit.selected().rel
+        audit.query_one("#audit-table").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is rooms and rooms.focused is not None)
+        assert rooms.focused.id == "note-links"
+        assert screen_ready(rooms)
+        await wait_until(pilot, lambda: opened(app) == rel)
+        assert "screen" not in app.typeahead.waiting
 
 
 async def test_search_note_keys_act_on_the_highlighted_result(palace: Path) -> None:

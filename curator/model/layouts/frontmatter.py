@@ -18,7 +18,7 @@ from frontmatter.default_handlers import JSONHandler, TOMLHandler
 from curator.model.finding import Finding
 from curator.model.layouts.base import Layout
 from curator.model.layouts.loose import loose_header
-from curator.model.links import RawLink, counted, extract_links
+from curator.model.links import LinkRule, RawLink, counted, extract_links
 from curator.model.note import FENCE, Kind, Note, header_bounds, parse_note
 
 _HANDLERS = (
@@ -90,8 +90,8 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
             opening = FENCE.match(note.text)
             note.header_end = opening.end() if opening else 0
             note.body_line = 2 if opening else 1
-        if not note.links:
-            note.links = tuple(extract_links(note.body, note.body_line, any_md=True))
+        if note.link_rule == LinkRule.NONE:
+            note.link_rule, note._links = LinkRule.ANY, None  # read from the body on first use
         return counted_links(note, layout)
     elif not note.ok:
         if not note.text or "header.missing" not in codes:
@@ -99,7 +99,6 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
         found = foreign_front_matter(note.text)
         header, end = found if found is not None else ({}, 0)
         body_line = note.text.count("\n", 0, end) + 1
-        links = extract_links(note.text[end:], body_line, any_md=True)
         note = replace(
             note,
             header=header,
@@ -108,12 +107,18 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
             ok=True,
             # what is not about the header stays (NUL bytes in the text)
             problems=tuple(p for p in note.problems if p.code != "header.missing"),
-            links=tuple(links),
+            link_rule=LinkRule.ANY,
+            _links=None,
             lines={key: 1 for key in header},
         )
     counted_links(note, layout)
-    if layout.property_links and not any(link.line < note.body_line for link in note.links):
-        note.links = (*property_links(note), *note.links)  # once: a view has the same values
+    # read with the body's now (few notes have them); once: a view has the same values
+    if (
+        layout.property_links
+        and (in_header := property_links(note))
+        and not any(link.line < note.body_line for link in note.links)
+    ):
+        note._links = (*in_header, *note.links)
     view = layout.view(note.rel, note.header, types)
     if view != note.header:
         # set in place (a copy per note cost more than the rest of the load): the view of a
@@ -125,12 +130,13 @@ def adapt(note: Note, layout: Layout, types: Iterable[str]) -> Note:
 
 
 def counted_links(note: Note, layout: Layout) -> Note:
-    """The note with the links its layout counts: `parse_note` reads every link to a file
-    once (the palace cache keeps them); a layout whose tool needs `.md` in a markdown link
-    (curator's, Claude Code's) drops the others here, in place (the same links each time)."""
-    links = counted(note.links, any_md=layout.bare_md_links)
-    if links is not note.links:
-        note.links = links
+    """The note with the links its layout counts: `parse_note` reads a link to any file; a
+    layout whose tool needs `.md` in a markdown link (curator's, Claude Code's) reads only
+    those (`LinkRule.MD`), set here in place (the same links each time)."""
+    if note.link_rule == LinkRule.ANY and not layout.bare_md_links:
+        note.link_rule = LinkRule.MD
+        if note._links is not None:
+            note._links = counted(note._links, any_md=False)
     return note
 
 
@@ -162,7 +168,8 @@ def _loose(note: Note) -> Note | None:
         header=read.fields,
         lines={key: line + 1 for key, line in read.lines.items()},
         problems=kept + slips,
-        links=tuple(extract_links(note.body, note.body_line, any_md=True)),
+        link_rule=LinkRule.ANY,
+        _links=None,
     )
 
 

@@ -47,6 +47,9 @@ class PalaceScreen(Screen[None]):
     NARROW = NARROW
     _stale = True  # the app published a palace this screen has not drawn yet
     _has_drawn = False  # it has drawn one
+    #: left after it drew, with a widget focused: shown again, the focus Textual restores is
+    #: where the reviewer left it (Rooms' links, a side list), not necessarily MAIN
+    focus_restored = False
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < self.NARROW, "narrow")
@@ -101,6 +104,9 @@ class PalaceScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.call_after_refresh(self.sync)
+
+    def on_screen_suspend(self) -> None:
+        self.focus_restored = self._has_drawn and self.focused is not None
 
     def palace_changed(self, palace: Palace) -> None:
         """Redraw from `palace`."""
