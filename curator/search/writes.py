@@ -145,18 +145,12 @@ class IndexWriter:
         commit: str | None,
         t0: float,
         allow_empty: bool,
+        held: dict[str, str] | None = None,
     ) -> SyncStats:
+        """`held`: the table's content hashes by path, when the caller read them already."""
         self._refuse_empty(len(hashes), allow_empty)
         table = live.table
-        current = table.search().select(["path", "content_hash"]).limit(None).to_arrow()
-        old = dict(
-            zip(
-                current.column("path").to_pylist(),
-                current.column("content_hash").to_pylist(),
-                strict=True,
-            )
-        )
-        del current
+        old = held if held is not None else _held(table)
         changed_paths = [p for p, h in hashes.items() if old.get(p) != h]
         added = sum(1 for p in changed_paths if p not in old)
         removed = sorted(p for p in old if p not in hashes)
@@ -320,21 +314,21 @@ class IndexWriter:
             live = self.tables.follow()
             if live is None or not self.tables.matches_embedder(live.state):
                 return None
-            current = live.table.search().select(["path", "content_hash"]).limit(None).to_arrow()
-            hashes = dict(
-                zip(
-                    current.column("path").to_pylist(),
-                    current.column("content_hash").to_pylist(),
-                    strict=True,
-                )
-            )
-            del current
+            held = _held(live.table)
             by_path = _unique(changed)
-            if any(p not in hashes and p not in by_path for p in parsed):
+            if any(p not in held and p not in by_path for p in parsed):
                 return None
-            kept = {p: h for p, h in hashes.items() if p in parsed}
+            kept = {p: h for p, h in held.items() if p in parsed}
             kept.update((p, d.content_hash) for p, d in by_path.items())
-            return self._sync_incremental(live, kept, _docs_of(by_path), commit, t0, allow_empty)
+            make = _docs_of(by_path)
+            return self._sync_incremental(live, kept, make, commit, t0, allow_empty, held)
+
+
+def _held(table: Any) -> dict[str, str]:
+    """The content hash of every row of `table`, by path."""
+    current = table.search().select(["path", "content_hash"]).limit(None).to_arrow()
+    paths = current.column("path").to_pylist()
+    return dict(zip(paths, current.column("content_hash").to_pylist(), strict=True))
 
 
 def _docs_of(by_path: Mapping[str, IndexDoc]) -> MakeDocs:
