@@ -81,11 +81,15 @@ def load_files(
 def read_all_links(root: Path, notes: Sequence[Note], name: str | None) -> None:
     """Read the links of every note in `notes` not read yet (`Note.links`) at once: from the
     links cache `name` (None: none) where it holds the note's bytes under its rule, else from
-    the body; the cache is written anew once it missed as many as `stale_enough` says."""
+    the body. The cache is read only for more unread notes than `stale_enough` lets a load
+    read again (a palace after a change has two or three: reading the cache costs the whole
+    palace), and written anew once it missed as many."""
     unread = [note for note in notes if note._links is None]
-    if not unread:
+    if name is None or not stale_enough(len(unread), len(notes)):
+        for note in unread:
+            note._links = note.links  # read from the body
         return
-    stored = cache.read_links(root, name) if name is not None else {}
+    stored = cache.read_links(root, name)
     missed = 0
     for note in unread:
         found = stored.get((note.sha, note.link_rule))
@@ -93,7 +97,7 @@ def read_all_links(root: Path, notes: Sequence[Note], name: str | None) -> None:
             missed += 1
             found = note.links  # read from the body
         note._links = found
-    if name is not None and (stale_enough(missed, len(notes)) or not stored):
+    if stale_enough(missed, len(notes)) or not stored:
         # a link before the body is a property link (`adapt`): read with the header, not here
         entries = {
             (n.sha, n.link_rule): n.links
@@ -308,8 +312,16 @@ def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...
     """`files_fingerprint` of the files under `root` now, read by the walk a load makes and
     one stat each, without reading a file: whether a palace loaded earlier (see
     `loaded_fingerprint`) still holds every file as it is."""
+    return files_fingerprint(*walk_stats(root, layout, excludes))
+
+
+def walk_stats(
+    root: Path, layout: Layout | None, excludes: tuple[str, ...] = ()
+) -> tuple[list[tuple[str, Kind, int, int]], list[str]]:
+    """The files a load would read, as (rel, kind, size, mtime_ns), one stat each and none
+    read, and the paths it could not read (as `files_fingerprint` takes them)."""
     problems: list[Finding] = []
-    files = []
+    files: list[tuple[str, Kind, int, int]] = []
     for rel, path, kind in _walk(root, problems, layout, excludes):
         try:
             info = os.stat(path)
@@ -317,7 +329,7 @@ def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...
             problems.append(Finding(rel, 0, "error", "file.unreadable", ""))
             continue
         files.append((rel, kind, info.st_size, info.st_mtime_ns))
-    return files_fingerprint(files, (p.path for p in problems))
+    return files, [p.path for p in problems]
 
 
 def loaded_fingerprint(

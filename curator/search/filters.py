@@ -128,6 +128,13 @@ def _range_sql(column: str, days: DateRange) -> list[str]:
     return clauses
 
 
+_ANY_DAY: DateRange = (None, None)
+
+
+def _day_of(item: Any, name: str) -> str:
+    return str(_field(item, name) or "")[:10]
+
+
 def _within(day: str, days: DateRange) -> bool:
     after, before = days
     if after is None and before is None:
@@ -158,7 +165,7 @@ def _known(config: Any, chosen: Mapping[str, Sequence[str]]) -> None:
 
 
 def _field(item: Any, name: str) -> Any:
-    if isinstance(item, Mapping):
+    if type(item) is dict or isinstance(item, Mapping):  # a dict first: rows are (100k in list)
         return item.get(name)
     return getattr(item, name, None)
 
@@ -282,8 +289,8 @@ class Filter:
                 or float(_field(item, "confidence") or 0.0) >= self.min_confidence
             )
             and (not self.tags or bool(set(self.tags) & set(_field(item, "tag_keys") or ())))
-            and _within(str(_field(item, "created") or "")[:10], self.created)
-            and _within(str(_field(item, "reviewed") or "")[:10], self.reviewed)
+            and (self.created == _ANY_DAY or _within(_day_of(item, "created"), self.created))
+            and (self.reviewed == _ANY_DAY or _within(_day_of(item, "reviewed"), self.reviewed))
             and (self.include_sensitive or self.visible(item))
         )
 
