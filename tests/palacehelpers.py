@@ -3,10 +3,12 @@ exist, and `from conftest import` would pick whichever was imported first)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +101,26 @@ def reject_plan(root: Path, reason: str, draft: str = "inbox/d.md") -> Any:
         trailers=(("Curator-Restore", encode_restore(draft, kept)),),
         root=root,
     )
+
+
+_OPENED: list[str] | None = None  # the files opened while a test listens (see `opened`)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _OPENED is not None and event == "open" and isinstance(args[0], str | os.PathLike):
+        _OPENED.append(os.fspath(args[0]))
+
+
+sys.addaudithook(_audit)  # once per process (a hook cannot be removed); it listens in `opened`
+
+
+@contextlib.contextmanager
+def opened() -> Iterator[list[str]]:
+    """The paths of the files Python opened inside the block, in order (its audit events:
+    what a step read, without wrapping what it reads with)."""
+    global _OPENED
+    _OPENED = found = []
+    try:
+        yield found
+    finally:
+        _OPENED = None

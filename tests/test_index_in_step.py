@@ -6,13 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from palacehelpers import MakePalace, note_text
+from palacehelpers import MakePalace, note_text, opened
 
+from curator.config import load_config
 from curator.model.palace import Palace
+from curator.search import catchup
+from curator.search.catchup import reindex_files
 from curator.search.hooks import sync_after_commit
-from curator.search.index import open_index, sync_index
+from curator.search.index import doc_hashes, open_index, open_index_at, sync_index
 from curator.search.state import EmptyIndexRefused
-from curator.search.store import RESULT_COLUMNS
+from curator.search.store import RESULT_COLUMNS, IndexStore
 from curator.session import Session
 from curator.writer.actions.promote import plan_promote
 from curator.writer.actions.retire import plan_retire
@@ -131,3 +134,40 @@ def test_a_palace_refreshed_from_effects_plans_against_the_new_index(
     apply_plan(root, plan_promote(palace, "inbox/two.md"))  # no retry here: must not raise
     index = (root / "INDEX.md").read_text()
     assert "First promoted" in index and "Second promoted" in index
+
+
+def test_a_reindex_reads_and_embeds_a_batch_at_a_time_never_the_whole_palace(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: `curator reindex` loaded the whole palace, then embedded it (at 100k notes
+    the ~380 MB palace held beside the embedder and LanceDB: ~900 MB). Now it reads a batch of
+    notes, embeds and writes them, then reads the next; the rows are the loaded palace's."""
+    root = make_palace(
+        {f"notes/project/n{i}.md": note_text(f"Note {i} deploys") for i in range(6)}, toml=TOML
+    )
+    monkeypatch.setattr(catchup, "REBUILD_BATCH", 2)
+    config = load_config(root)
+    store = open_index_at(root, config)
+    inner = store.embedder
+
+    class Recording:
+        name, dim = inner.name, inner.dim
+
+        def embed(self, texts: list[str]) -> object:
+            read.append(f"embed /notes/ {len(texts)}")
+            return inner.embed(texts)
+
+    store.tables.embedder = Recording()  # type: ignore[assignment]
+    with opened() as read:
+        reindex_files(root, config, store)
+    steps = [e.split()[0] if e.startswith("embed") else "read" for e in read if "/notes/" in e]
+
+    assert steps[:9] == ["read", "read", "embed"] * 3
+    palace = Palace.open(root)
+    assert dict(_hashes(store)) == doc_hashes(palace)
+
+
+def _hashes(store: IndexStore) -> list[tuple[str, str]]:
+    table = store.columns(("path", "content_hash"))
+    paths, hashes = table.column("path").to_pylist(), table.column("content_hash").to_pylist()
+    return list(zip(paths, hashes, strict=True))

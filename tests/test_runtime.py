@@ -57,6 +57,27 @@ def test_each_trick_has_its_own_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert tuned("gc") and not tuned("css") and tuned("arenas")
 
 
+def test_the_quick_exit_ends_with_the_code_after_what_was_flushed() -> None:
+    """A hook process's last line: its exit code, its flushed output kept, no teardown (an
+    atexit handler shows whether the interpreter tore down); switched off, a normal exit."""
+    code = (
+        "import atexit, sys\n"
+        "from curator.runtime import quick_exit\n"
+        "atexit.register(lambda: print('teardown'))\n"
+        "sys.stdout.write('answer\\n'); sys.stdout.flush()\n"
+        "quick_exit(3)\n"
+        "sys.exit(0)\n"
+    )
+    clean = {k: v for k, v in os.environ.items() if k != "CURATOR_NO_TUNING"}
+    quick = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean)
+    assert (quick.returncode, quick.stdout) == (3, "answer\n")
+    slow = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True,
+        env={**clean, "CURATOR_NO_TUNING": "exit"},
+    )  # fmt: skip
+    assert (slow.returncode, slow.stdout) == (0, "answer\nteardown\n")
+
+
 def run_probe(probe: str, root: Path, untuned: str) -> list[Any]:
     """What `probe` prints (JSON) run on the palace at `root`, with CURATOR_NO_TUNING set to
     `untuned` (unset when empty)."""

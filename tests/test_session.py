@@ -4,12 +4,17 @@ LanceDB with the hash embedder)."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import weakref
 from pathlib import Path
 
-from palacehelpers import MakePalace, note_text
+from palacehelpers import MakePalace, note_text, opened
 
+from curator.config import load_config
+from curator.model.palace import Palace
+from curator.search.index import head_commit, open_index_at
 from curator.session import Session
 from curator.writer.actions.retire import plan_retire
 
@@ -69,6 +74,38 @@ def test_a_commit_leaves_its_palace_and_the_open_index_in_step(make_palace: Make
     assert session.index.store is store  # the one store, not a new one per commit
     hit = searcher.search("nightly deploys", limit=1)[0]
     assert hit.status == "retired"
+
+
+def test_a_command_lets_go_of_its_palace_before_the_index_follows_its_commit(
+    make_palace: MakePalace,
+) -> None:
+    """Issue 34: a command's commit synced the index holding its palace (at 100k notes the
+    ~380 MB palace beside LanceDB and the embedder: 860 MB). A session that follows later
+    lets go of the palace first; then the index reads only the file the commit changed."""
+    root = _palace(make_palace)
+    for path in root.rglob("*.md"):  # older than the racy window: their stat vouches for them
+        if ".git" not in path.parts:
+            os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns - 60 * 10**9))
+    Session.open(root).searcher()  # an index exists (an earlier search built it)
+    palace = Palace.open(root)
+    session = Session(palace, follow_later=True)
+    session.commit(plan_retire(palace, "alpha", "gone"))
+    after = session.loaded
+    assert after is not None and after is not palace
+    box: list[list[str]] = []
+    weakref.finalize(after, lambda: box[0].append("palace let go"))
+    del palace, after
+    assert session.index.pending  # nothing opened the index yet: what the commit wrote
+    with opened() as read:
+        box.append(read)
+        session.follow_index()
+    seen = [p for p in read if p == "palace let go" or p.startswith(str(root))]
+    assert seen[0] == "palace let go" and len(seen) > 1  # before any file of it was read
+    inside = [p.split(str(root) + "/", 1)[-1] for p in seen[1:]]
+    assert [p for p in inside if p.startswith("notes/")] == ["notes/project/alpha.md"]
+    store = open_index_at(root, load_config(root))
+    assert store.state is not None and store.state.commit == head_commit(root)
+    assert session.index.pending is None and session.palace.by_rel["notes/project/alpha.md"].ok
 
 
 def test_the_watch_reloads_the_palace_when_a_note_changes(make_palace: MakePalace) -> None:

@@ -9,11 +9,14 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from curator.errors import EXIT_OK, CuratorError, exit_code
 from curator.model.palace import Palace, find_palace
 from curator.model.text import clean
+
+if TYPE_CHECKING:
+    from curator.session import Session
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -156,9 +159,14 @@ def err(text: str) -> None:
 
 
 def run_handler(args: argparse.Namespace) -> int:
-    """Run a command; every way it can end maps to one exit code (curator.errors.EXIT_CODES)."""
+    """Run a command; every way it can end maps to one exit code (curator.errors.EXIT_CODES).
+    What the command left for afterwards (`args.afterwards`: the search index following its
+    commit) runs once the command's own frames, and the palace they held, are gone."""
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        for then in getattr(args, "afterwards", ()):
+            then()
+        return code
     except CuratorError as exc:
         err(f"curator: error: {exc}")
         if getattr(args, "json", False):  # a --json reader parses stdout, whatever happened
@@ -175,6 +183,17 @@ def run_handler(args: argparse.Namespace) -> int:
             raise
         err(f"curator: internal error: {type(exc).__name__}: {exc}")
         return exit_code(exc)
+
+
+def _follow(session: Session) -> None:
+    """The index following a command's commit; a failure is a warning (the commit stands)."""
+    try:
+        session.follow_index()
+    except Exception as exc:
+        err(
+            f"curator: warning: the search index did not follow the commit ({exc}); "
+            "the next search brings it in line"
+        )
 
 
 def _silence_stdout() -> None:
@@ -257,7 +276,10 @@ def apply_or_show(
         return refused
     from curator.session import Session
 
-    applied = Session(palace).commit(plan)
+    session = Session(palace, follow_later=True)
+    applied = session.commit(plan)
+    # the index follows once this command has let go of its palace (see `run_handler`)
+    args.afterwards = [*getattr(args, "afterwards", ()), lambda: _follow(session)]
     if applied.recovered is not None:
         err(f"curator: {applied.recovered}")
     for warning in applied.warnings:  # a derived view (the search index) did not follow

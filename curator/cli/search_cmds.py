@@ -337,15 +337,13 @@ def cmd_dupes(args: argparse.Namespace) -> int:
 
 # -- reindex -------------------------------------------------------------------------------
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from curator.search.index import open_index, reindex
-    from curator.search.progress import reporting
+    from curator.model.palace import find_palace
+    from curator.search.catchup import rebuild_index
 
-    palace = open_palace(args)
-    store = open_index(palace)
+    # from the files a batch at a time: the palace is never loaded beside the embedder
+    store, stats = rebuild_index(find_palace(getattr(args, "palace", None)), _embedded)
     for folder in store.recovered:
         err(f"curator: warning: the search index was unreadable; moved aside to {folder}")
-    with reporting(store, palace, _embedded):
-        stats = reindex(palace, store=store)
     if args.json:
         print_json(
             {

@@ -312,8 +312,16 @@ def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...
     """`files_fingerprint` of the files under `root` now, read by the walk a load makes and
     one stat each, without reading a file: whether a palace loaded earlier (see
     `loaded_fingerprint`) still holds every file as it is."""
+    return files_fingerprint(*walk_stats(root, layout, excludes))
+
+
+def walk_stats(
+    root: Path, layout: Layout | None, excludes: tuple[str, ...] = ()
+) -> tuple[list[tuple[str, Kind, int, int]], list[str]]:
+    """The files a load would read, as (rel, kind, size, mtime_ns), one stat each and none
+    read, and the paths it could not read (as `files_fingerprint` takes them)."""
     problems: list[Finding] = []
-    files = []
+    files: list[tuple[str, Kind, int, int]] = []
     for rel, path, kind in _walk(root, problems, layout, excludes):
         try:
             info = os.stat(path)
@@ -321,7 +329,7 @@ def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...
             problems.append(Finding(rel, 0, "error", "file.unreadable", ""))
             continue
         files.append((rel, kind, info.st_size, info.st_mtime_ns))
-    return files_fingerprint(files, (p.path for p in problems))
+    return files, [p.path for p in problems]
 
 
 def loaded_fingerprint(

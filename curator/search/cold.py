@@ -1,13 +1,16 @@
 """A query answered from the search index without loading the palace: `curator search` in a
 fresh process, where reading every note (seconds at 100k notes) cost more than the query.
 
-`cold_searcher(root)` is a `Searcher` over an `IndexedPalace` when the index provably
+`cold_searcher(root)` is a `Searcher` over an `IndexedPalace` once the index provably
 reflects the palace's files as they are: its table is the one the last sync recorded, at git
 HEAD; a walk of the palace (one stat per file, no file read) finds every file with the size
-and mtime the sync's palace read it with (none of them young enough then for those to
-mislead, as the palace cache trusts them); palace.toml derives the same fields; the corpus
-statistics of that palace are kept. Else None, and the caller loads the palace and syncs as
-before: nothing is ever served from an index that may lag the files.
+and mtime the sync read it with (none of them young enough then for those to mislead, as the
+palace cache trusts them); palace.toml derives the same fields. When a file or HEAD moved on
+since, the files changed are read and their rows written first (`curator.search.catchup`);
+the corpus statistics are counted from their sample's files when none are kept. When the
+index cannot tell what changed (palace.toml derives other fields, no record of the files,
+another layout), None, and the caller loads the palace and syncs as before: nothing is ever
+served from an index that may lag the files.
 
 An `IndexedPalace` holds no note in memory: a note is read and parsed from its file when the
 query asks for it (the candidates, the notes shown, the notes their links and successors
@@ -28,12 +31,13 @@ from curator.config import Config, load_config
 from curator.model.discovery import kind_of
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink
-from curator.model.loader import read_note, walk_fingerprint
+from curator.model.loader import files_fingerprint, read_note
 from curator.model.lookups import Link
 from curator.model.note import Kind, Note
 from curator.model.palace import Palace
 from curator.model.schema import name_key, slug_key
 from curator.model.served import Served
+from curator.search.catchup import catch_up, count_from_files, walk
 from curator.search.filters import where_visible
 from curator.search.index import (
     derived_config,
@@ -43,6 +47,7 @@ from curator.search.index import (
     read_synced,
 )
 from curator.search.searcher import Searcher
+from curator.search.state import STATE_FILE, EmptyIndexRefused, IndexState
 from curator.search.words import recorded_corpus
 
 if TYPE_CHECKING:
@@ -70,35 +75,41 @@ __all__ = ["COLUMNS", "IndexedPalace", "cold_searcher"]
 
 def cold_searcher(root: Path) -> Searcher | None:
     """A searcher over the index of the palace at `root` reading no more of the palace than
-    a query shows, when the index reflects the files as they are now; else None."""
+    a query shows, once the index reflects the files as they are now (the files changed
+    since the last sync are read and their rows written first: `catch_up`); else None."""
     root = Path(root).resolve()
     config = load_config(root)
     if layout_rules.foreign(config):
         return None  # another tool's layout: its links resolve by its own table
     record = read_synced(index_dir(root))
-    if (
-        record is None
-        or not isinstance(record.get("files"), str)
-        or record.get("derived") != derived_config(config)
-        or not isinstance(record.get("signature"), str)
-        or not _strings(record.get("unparsed"))
-    ):
+    if record is None or record.get("derived") != derived_config(config):
         return None
-    stats = recorded_corpus(index_dir(root), record["signature"])
-    if stats is None:
+    try:  # read before LanceDB opens it: a damaged index is moved aside by the full path
+        state = IndexState.from_json((index_dir(root) / STATE_FILE).read_bytes())
+    except (OSError, ValueError, TypeError):
         return None
-    layout = layout_rules.layout_of(config)
-    excludes = layout_rules.excludes_of(config)
-    if walk_fingerprint(root, layout, excludes) != record["files"]:
-        return None
+    if (state.table, state.updated) != (record.get("table"), record.get("updated")):
+        return None  # another sync since, with no record of its own
+    walked = walk(root, config)
     store = open_index_at(root, config)
-    state = store.state
+    found = store.state
     if (
-        not store.ready
-        or state is None
-        or (state.table, state.updated) != (record.get("table"), record.get("updated"))
-        or state.commit != head_commit(root)
+        not isinstance(record.get("files"), str)
+        or files_fingerprint(*walked) != record["files"]
+        or not store.ready
+        or found is None
+        or (found.table, found.updated) != (record.get("table"), record.get("updated"))
+        or found.commit != head_commit(root)
     ):
+        try:
+            if not catch_up(root, config, store, walked):
+                return None
+        except EmptyIndexRefused:  # the full path says which notes failed and what to run
+            return None
+        record = read_synced(index_dir(root))
+        if record is None:
+            return None
+    if not isinstance(record.get("signature"), str) or not _strings(record.get("unparsed")):
         return None
     columns = store.columns(COLUMNS)
     # the rows the gate hides: the visibility filter's SQL, negated (the one rule, as a query)
@@ -106,6 +117,10 @@ def cold_searcher(root: Path) -> Searcher | None:
     hidden = store.columns(("path", "slug", "name"), f"NOT ({shown})") if shown else None
     palace = IndexedPalace(root, config, columns, record["unparsed"], record["signature"])
     palace.gate(hidden)
+    stats = recorded_corpus(index_dir(root), record["signature"])
+    if stats is None:
+        parsed = {p: k for p, k in palace.files.kinds.items() if p not in palace.unparsed}
+        stats = count_from_files(root, parsed, index_dir(root), record["signature"])
     searcher = Searcher(palace, index=store, sync=False)
     searcher._stats = stats  # the palace's statistics as kept (never counted from no notes)
     return searcher
@@ -229,6 +244,7 @@ class IndexedPalace(Palace):
         self.files = _Files(root, kinds)
         self.by_rel = self.files  # type: ignore[assignment]
         self.index_signature = signature
+        self.unparsed = frozenset(unparsed)
         self._unparsed = unparsed
         names = [str(n or "") for n in whole["name"]]
         self.index_names = (paths, names, self._row)

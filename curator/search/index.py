@@ -20,6 +20,7 @@ import json
 import logging
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,14 @@ from curator.config import Config
 from curator.errors import ConfigError, SearchIndexError
 from curator.fsutil import atomic_write
 from curator.gitenv import git_env
+from curator.model import flags
 from curator.model.loader import loaded_fingerprint
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
 from curator.model.schema import is_visible
 from curator.search.docs import IndexDoc
 from curator.search.embed import get_embedder
+from curator.search.filerecord import entry_of, write_record
 from curator.search.store import RESULT_COLUMNS, IndexState, IndexStore, MakeDocs, SyncStats
 from curator.search.words import corpus
 
@@ -48,8 +51,8 @@ def index_dir(root: Path) -> Path:
     return Path(root) / STATE_DIR / INDEX_DIR
 
 
-def _derived(palace: Palace, note: Note) -> tuple[str, bool, float]:
-    return note.scope, not is_visible(note, palace.config), palace.confidence(note)
+def _derived(config: Config, note: Note) -> tuple[str, bool, float]:
+    return note.scope, not is_visible(note, config), flags.confidence(note, config)
 
 
 def _content_hash(note: Note, confidence: float, sensitive: bool) -> str:
@@ -60,7 +63,13 @@ def _content_hash(note: Note, confidence: float, sensitive: bool) -> str:
 
 def doc_from_note(palace: Palace, note: Note) -> IndexDoc:
     """The index row of one parsed note or draft."""
-    scope, sensitive, confidence = _derived(palace, note)
+    return doc_of(note, palace.config)
+
+
+def doc_of(note: Note, config: Config) -> IndexDoc:
+    """The index row of one parsed note or draft, from palace.toml alone (a row never
+    depends on the other notes: a note read from its file makes the same row)."""
+    scope, sensitive, confidence = _derived(config, note)
     return _make_doc(note, scope, sensitive, confidence)
 
 
@@ -118,7 +127,7 @@ def doc_hashes(palace: Palace) -> dict[str, str]:
             continue
         if note.rel in out:
             raise ValueError(f"two index docs share the path {note.rel!r}")
-        _scope, sensitive, confidence = _derived(palace, note)
+        _scope, sensitive, confidence = _derived(palace.config, note)
         out[note.rel] = _content_hash(note, confidence, sensitive)
     return out
 
@@ -225,8 +234,14 @@ def palace_signature(palace: Palace) -> str:
     recorded = getattr(palace, "index_signature", None)
     if isinstance(recorded, str):
         return recorded
-    lines = [f"{n.rel}\0{n.sha}" for n in palace.all() if n.ok]
-    lines.append(derived_config(palace.config))
+    return signature_of(((n.rel, n.sha) for n in palace.all() if n.ok), palace.config)
+
+
+def signature_of(parsed: Iterable[tuple[str, str]], config: Config) -> str:
+    """`palace_signature` of the parsed files given as (rel, sha), in any order (so a sync
+    that reads only the changed files, `curator.search.catchup`, finds the same one)."""
+    lines = sorted(f"{rel}\0{sha}" for rel, sha in parsed)
+    lines.append(derived_config(config))
     raw = "\n".join(lines).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
@@ -261,19 +276,43 @@ def _write_synced(store: IndexStore, palace: Palace, signature: str) -> None:
     fingerprint, and for a query that reads no palace (`curator.search.cold`) the files'
     fingerprint, the config it derived fields with and the notes whose header failed to
     parse (the index holds no row of them; the gate hides them)."""
-    state = store.state
-    path = store.index_dir / SYNCED_FILE
+    state = own_state(store)
     if state is None:
         return
+    if not palace.foreign_layout:  # what a later sync reads only the changed files by
+        started = palace.loaded.started_ns
+        entries = {n.rel: entry_of(n, started) for n in palace.all()}
+        write_record(store.index_dir, state, store.tables.seen, entries)
+    unparsed = [n.rel for n in palace.all() if not n.ok]
+    write_synced(store, state, signature, _files_of(palace), palace.config, unparsed)
+
+
+def own_state(store: IndexStore) -> IndexState | None:
+    """The state this process's last sync of `store` left (not state.json as it is now:
+    another process may have synced since, and what this one read is recorded under its
+    own state, so a record never vouches for rows another process wrote)."""
+    live = store.tables.live
+    return live.state if live is not None else None
+
+
+def write_synced(
+    store: IndexStore,
+    state: IndexState,
+    signature: str,
+    files: str | None,
+    config: Config,
+    unparsed: list[str],
+) -> None:
+    """Record what the index of `state` reflects (see `_write_synced`), best effort."""
     record = {
         **_synced_record(state, signature),
-        "files": _files_of(palace),
-        "derived": derived_config(palace.config),
-        "unparsed": sorted(n.rel for n in palace.all() if not n.ok),
+        "files": files,
+        "derived": derived_config(config),
+        "unparsed": sorted(unparsed),
     }
     try:
         data = json.dumps(record).encode("utf-8")
-        atomic_write(path, data, sync=False)
+        atomic_write(store.index_dir / SYNCED_FILE, data, sync=False)
     except OSError as exc:
         log.info("could not record the synced palace fingerprint: %s", exc)
 
@@ -298,14 +337,18 @@ __all__ = [
     "derived_config",
     "doc_from_note",
     "doc_hashes",
+    "doc_of",
     "doc_row",
     "docs_from_palace",
     "head_commit",
     "index_dir",
     "open_index",
     "open_index_at",
+    "own_state",
     "palace_signature",
     "read_synced",
     "reindex",
+    "signature_of",
     "sync_index",
+    "write_synced",
 ]

@@ -78,19 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from curator.model.palace import Palace
-    from curator.search.index import open_index, reindex, sync_index
+    from curator.search.catchup import rebuild_index
+    from curator.search.index import open_index, sync_index
     from curator.search.progress import reporting
 
     def progress(done: int, total: int) -> None:
         print(json.dumps({"progress": [done, total]}), flush=True)
 
     try:
-        palace = Palace.open(args.root)
-        store = open_index(palace)
-        with reporting(store, palace, progress):
-            if args.rebuild:
-                stats = reindex(palace, store=store)
-            else:
+        if args.rebuild:  # from the files a batch at a time, never the whole palace
+            stats = rebuild_index(args.root.resolve(), progress)[1]
+        else:
+            palace = Palace.open(args.root)
+            store = open_index(palace)
+            with reporting(store, palace, progress):
                 stats = sync_index(palace, store=store)
     except Exception as exc:
         print(json.dumps({"error": str(exc) or type(exc).__name__}), flush=True)

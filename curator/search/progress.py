@@ -51,11 +51,19 @@ class _ChunkedEmbedder:
 def reporting(store: IndexStore, palace: Palace, progress: Progress | None) -> Iterator[None]:
     """Report embedding progress of a sync or rebuild of `store` (the embedder's results are
     unchanged: the same model, name and dim, in chunks)."""
+    total = sum(1 for n in palace.all() if n.ok) if progress is not None else 0
+    with reporting_total(store, total, progress):
+        yield
+
+
+@contextmanager
+def reporting_total(store: IndexStore, total: int, progress: Progress | None) -> Iterator[None]:
+    """`reporting` of a build of `total` notes (read from their files as it goes)."""
     if progress is None:
         yield
         return
     inner = store.embedder
-    store.tables.embedder = _ChunkedEmbedder(inner, progress, sum(1 for n in palace.all() if n.ok))
+    store.tables.embedder = _ChunkedEmbedder(inner, progress, total)
     try:
         yield
     finally:

@@ -86,6 +86,12 @@ class IndexTables:
         """The open table as last followed (see `follow`)."""
         return self._live
 
+    @property
+    def seen(self) -> tuple[int, int, int] | None:
+        """state.json's (mtime, size, inode) as this process last read or wrote it: which
+        write of it the open table is (`updated` alone is to the second)."""
+        return self._seen
+
     def follow(self) -> Live | None:
         """The open table, reopened first when state.json changed since it was last read or
         written (another process synced or rebuilt the index, or damaged or removed it)."""

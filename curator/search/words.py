@@ -12,6 +12,7 @@ import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from curator.fsutil import atomic_write
 from curator.model.note import Note, strip_banner
@@ -22,6 +23,7 @@ SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et a
 WORD_FREQ_SAMPLE = 1000  # notes sampled for the statistics
 WORD_FREQ_FILE = "words.json"
 FIELDS = ("name", "description", "tags", "body", "context")
+_T = TypeVar("_T")
 
 
 def note_fields(note: Note) -> tuple[str, ...]:
@@ -48,12 +50,20 @@ class Corpus:
 
 
 def count_corpus(palace: Palace) -> Corpus:
-    notes = [n for n in palace.all() if n.ok]
-    step = max(1, len(notes) // WORD_FREQ_SAMPLE)
+    return count_sample(sampled([n for n in palace.all() if n.ok]))
+
+
+def sampled(parsed: list[_T]) -> list[_T]:
+    """The notes the statistics are counted over, of every parsed note and draft in palace
+    order (notes, then drafts, each by rel): a fixed stride through them."""
+    return parsed[:: max(1, len(parsed) // WORD_FREQ_SAMPLE)]
+
+
+def count_sample(sample: list[Note]) -> Corpus:
+    """The statistics of the sampled notes (`sampled`)."""
     counts: dict[str, int] = {}
     df: dict[str, int] = {}
     lengths = [0] * len(FIELDS)
-    sample = notes[::step]
     for note in sample:
         for w in WORD.findall(f"{note.name} {note.description} {note.body}".lower()):
             counts[w] = counts.get(w, 0) + 1
@@ -75,6 +85,11 @@ def corpus(palace: Palace, index_dir: Path, signature: str) -> Corpus:
         found = count_corpus(palace)
         _write(index_dir / WORD_FREQ_FILE, _key(signature), found)
     return found
+
+
+def record_corpus(index_dir: Path, signature: str, found: Corpus) -> None:
+    """Keep the statistics of the palace of `signature` in the index folder."""
+    _write(index_dir / WORD_FREQ_FILE, _key(signature), found)
 
 
 def recorded_corpus(index_dir: Path, signature: str) -> Corpus | None:
@@ -131,7 +146,10 @@ __all__ = [
     "Corpus",
     "corpus",
     "count_corpus",
+    "count_sample",
     "note_fields",
+    "record_corpus",
     "recorded_corpus",
+    "sampled",
     "sif_weight",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -129,9 +129,9 @@ class IndexWriter:
             self.tables.follow()
             return self._rebuild(hashes, make, commit, t0, "requested", allow_empty)
 
-    def _refuse_empty(self, hashes: Mapping[str, str], allow_empty: bool) -> None:
+    def _refuse_empty(self, count: int, allow_empty: bool) -> None:
         live = self.tables.live
-        if not hashes and not allow_empty and live is not None and live.state.doc_count > 0:
+        if not count and not allow_empty and live is not None and live.state.doc_count > 0:
             raise EmptyIndexRefused(
                 f"refusing to replace a search index of {live.state.doc_count} docs with an "
                 "empty one (the caller found no notes?); pass allow_empty=True if intended"
@@ -145,18 +145,12 @@ class IndexWriter:
         commit: str | None,
         t0: float,
         allow_empty: bool,
+        held: dict[str, str] | None = None,
     ) -> SyncStats:
-        self._refuse_empty(hashes, allow_empty)
+        """`held`: the table's content hashes by path, when the caller read them already."""
+        self._refuse_empty(len(hashes), allow_empty)
         table = live.table
-        current = table.search().select(["path", "content_hash"]).limit(None).to_arrow()
-        old = dict(
-            zip(
-                current.column("path").to_pylist(),
-                current.column("content_hash").to_pylist(),
-                strict=True,
-            )
-        )
-        del current
+        old = held if held is not None else _held(table)
         changed_paths = [p for p, h in hashes.items() if old.get(p) != h]
         added = sum(1 for p in changed_paths if p not in old)
         removed = sorted(p for p in old if p not in hashes)
@@ -238,30 +232,62 @@ class IndexWriter:
         reason: str,
         allow_empty: bool,
     ) -> SyncStats:
-        self._refuse_empty(hashes, allow_empty)
+        self._refuse_empty(len(hashes), allow_empty)
         paths = sorted(hashes)
+        batches = (
+            _made(make, paths[start : start + REBUILD_BATCH], hashes)
+            for start in range(0, max(len(paths), 1), REBUILD_BATCH)
+        )
+        return self._build(batches, commit, t0, reason, allow_empty)
+
+    def rebuild_stream(
+        self, batches: Iterable[Sequence[IndexDoc]], commit: str | None, *, allow_empty: bool
+    ) -> SyncStats:
+        """`rebuild` from docs made a batch at a time as the build asks for them (read from
+        their files: `curator.search.catchup.reindex_files`), so that only one batch's texts
+        are ever held; paths must come sorted and once each."""
+        t0 = time.perf_counter()
+        with self.tables.lock:
+            self.tables.follow()
+            return self._build(iter(batches), commit, t0, "requested", allow_empty)
+
+    def _build(
+        self,
+        batches: Iterator[Sequence[IndexDoc]],
+        commit: str | None,
+        t0: float,
+        reason: str,
+        allow_empty: bool,
+    ) -> SyncStats:
         dim = self.embedder.dim
         # Written in batches, each batch's docs made only when it is written, so that only one
         # batch's texts, Arrow columns and vectors are held at a time; readers never see this
         # table until state.json switches to it below.
-        first = _made(make, paths[:REBUILD_BATCH], hashes)
+        first = list(next(batches, []))
+        count = len(first)
         data = to_arrow(first, self._embed(first), dim)
         del first
         db = self.tables.connect()
         name = f"{TABLE_PREFIX}{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:8]}"
         table = db.create_table(name, data=data, schema=data.schema, mode="create")
         del data
-        for start in range(REBUILD_BATCH, len(paths), REBUILD_BATCH):
-            chunk = _made(make, paths[start : start + REBUILD_BATCH], hashes)
-            table.add(to_arrow(chunk, self._embed(chunk), dim))
+        for chunk in batches:
+            if chunk:
+                table.add(to_arrow(chunk, self._embed(chunk), dim))
+                count += len(chunk)
             del chunk
+        try:
+            self._refuse_empty(count, allow_empty)
+        except EmptyIndexRefused:
+            db.drop_table(name)
+            raise
         create_indices(table)
         release_arrow_memory()
-        state = IndexState(name, self.embedder.name, self.embedder.dim, commit, len(paths), now())
+        state = IndexState(name, self.embedder.name, self.embedder.dim, commit, count, now())
         self.tables.switch(state, table)  # the switch-over: readers now follow the new table
         self.tables.drop_tables_except(name)
         return SyncStats(
-            added=len(paths),
+            added=count,
             updated=0,
             removed=0,
             unchanged=0,
@@ -269,6 +295,40 @@ class IndexWriter:
             rebuilt=True,
             reason=reason,
         )
+
+    def sync_changes(
+        self,
+        changed: Sequence[IndexDoc],
+        parsed: Collection[str],
+        commit: str | None,
+        *,
+        allow_empty: bool,
+    ) -> SyncStats | None:
+        """The index brought in line given only what changed: `changed`, the docs of the
+        files read again (one unchanged since is left as it is), and `parsed`, the path of
+        every file that has a row now; any other row goes. None, having written nothing,
+        when there is no usable index to change or it lacks the row of a file not read again
+        (the caller then syncs from the whole palace)."""
+        t0 = time.perf_counter()
+        with self.tables.lock:
+            live = self.tables.follow()
+            if live is None or not self.tables.matches_embedder(live.state):
+                return None
+            held = _held(live.table)
+            by_path = _unique(changed)
+            if any(p not in held and p not in by_path for p in parsed):
+                return None
+            kept = {p: h for p, h in held.items() if p in parsed}
+            kept.update((p, d.content_hash) for p, d in by_path.items())
+            make = _docs_of(by_path)
+            return self._sync_incremental(live, kept, make, commit, t0, allow_empty, held)
+
+
+def _held(table: Any) -> dict[str, str]:
+    """The content hash of every row of `table`, by path."""
+    current = table.search().select(["path", "content_hash"]).limit(None).to_arrow()
+    paths = current.column("path").to_pylist()
+    return dict(zip(paths, current.column("content_hash").to_pylist(), strict=True))
 
 
 def _docs_of(by_path: Mapping[str, IndexDoc]) -> MakeDocs:

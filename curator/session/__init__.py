@@ -42,7 +42,9 @@ class Session:
     """One caller's palace, config and search index.
 
     `apart`: build the index in a child process (the app: the build's memory never lands in
-    its process). `watch()`: reload the palace when its files change on disk."""
+    its process). `follow_later`: a commit made while no index is open leaves the index to
+    `follow_index` (a command's one process: its palace let go of first). `watch()`: reload
+    the palace when its files change on disk."""
 
     def __init__(
         self,
@@ -51,6 +53,7 @@ class Session:
         root: str | os.PathLike[str] | None = None,
         index: IndexStore | None = None,
         apart: bool = False,
+        follow_later: bool = False,
     ) -> None:
         if palace is None and root is None:
             raise TypeError("Session needs a palace or a root")
@@ -61,7 +64,7 @@ class Session:
         self._config: Config | None = None
         self._changed = threading.Event()  # the watch saw the files change: reload when asked
         self._watch: PalaceWatch | None = None
-        self.index = SessionIndex(self._generations, index, apart)
+        self.index = SessionIndex(self._generations, index, apart, follow_later)
         if palace is not None:
             self._hold(palace)
 
@@ -211,6 +214,27 @@ class Session:
             after_commit=(self.after_commit,),
             on_transfer=on_transfer,
         )
+
+    def follow_index(self) -> None:
+        """The search index following the commits this session left to it (`follow_later`):
+        the session lets go of its palace first, so the palace and the index's LanceDB and
+        embedder are never held at once, and only the files the commits wrote are read
+        (`curator.search.hooks.follow_files`), under the writer lock as a commit's own sync.
+        A failure raises; the commits stand and the next search syncs."""
+        changed = self.index.pending
+        if changed is None:
+            return
+        from curator.runtime import let_go
+        from curator.search.hooks import sync_after_commit
+        from curator.writer.lock import WriterLock
+
+        with self._lock:
+            self._palace = None
+            self._changed.set()  # asked again, the palace is read again
+        let_go()
+        with WriterLock(self.root):
+            sync_after_commit(self.root, None, changed)
+        self.index.pending = None
 
     def after_commit(self, root: Path, after: Palace | None, changed: list[str]) -> None:
         """The writer's after-commit callback that keeps this session's palace and index in

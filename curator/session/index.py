@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
 class SessionIndex:
     def __init__(
-        self, generations: Generations, store: IndexStore | None = None, apart: bool = False
+        self,
+        generations: Generations,
+        store: IndexStore | None = None,
+        apart: bool = False,
+        later: bool = False,
     ) -> None:
         self.lock = threading.RLock()
         self._opening = threading.Lock()  # held by the thread `now` starts to open the index
@@ -35,6 +39,8 @@ class SessionIndex:
         self._searcher: Searcher | None = None
         self._lexical: Searcher | None = None
         self._child: subprocess.Popen[str] | None = None
+        self._later = later  # a commit with no index open leaves it to `Session.follow_index`
+        self.pending: list[str] | None = None  # what commits wrote, for the index to follow
 
     @property
     def ready(self) -> bool:
@@ -141,6 +147,9 @@ class SessionIndex:
         from curator.search.hooks import sync_after_commit
 
         store = self._store
+        if self._later and (store is None or not store.ready):
+            self.pending = [*(self.pending or ()), *changed]
+            return
         sync_after_commit(root, after, changed, store=store if store and store.ready else None)
         searcher = self._searcher
         if after is None or searcher is None or store is None or not store.ready:

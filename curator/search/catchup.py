@@ -1,0 +1,252 @@
+"""The index kept in step with the palace's files without loading the palace (at 100k notes
+the loaded palace is ~380 MB, held beside LanceDB and the embedder):
+
+- `catch_up(root, config, store)`   one stat per file against the record of the files the
+                                    index holds (`curator.search.filerecord`): only the files
+                                    changed since are read and parsed, their rows written, the
+                                    rows of files gone removed. A query after a change runs it
+                                    (`curator.search.cold`), and so does the index following a
+                                    commit in a process that holds no open index
+                                    (`curator.search.hooks`). False when there is no usable
+                                    record: the caller syncs from the loaded palace instead.
+- `reindex_files(root, config, store)`  a full rebuild reading the notes a batch at a time
+                                    (read, embed, write), never the whole palace at once.
+
+Rows are made from each file and palace.toml alone (`curator.search.index.doc_of`), so they
+are the rows a sync from the loaded palace makes; the gate's verdict is the row's `sensitive`
+column and the list of notes whose header did not parse, as there.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Collection, Iterator, Mapping
+from pathlib import Path
+
+from curator.config import Config, load_config
+from curator.model.discovery import NOTES_DIR, kind_of
+from curator.model.layouts import rules as layout_rules
+from curator.model.loader import files_fingerprint, read_note, walk_stats
+from curator.model.note import Kind
+from curator.search.docs import IndexDoc
+from curator.search.filerecord import UNTRUSTED, FileEntry, entry_of, read_record, write_record
+from curator.search.index import (
+    derived_config,
+    doc_of,
+    head_commit,
+    open_index_at,
+    own_state,
+    read_synced,
+    signature_of,
+    write_synced,
+)
+from curator.search.progress import Progress, reporting_total
+from curator.search.state import SyncStats
+from curator.search.store import IndexStore
+from curator.search.words import Corpus, count_sample, record_corpus, sampled
+from curator.search.writes import REBUILD_BATCH
+
+Walked = tuple[list[tuple[str, Kind, int, int]], list[str]]  # walk_stats: files, unread
+
+
+def walk(root: Path, config: Config) -> Walked:
+    """Every file a load of the palace would read, one stat each (see `walk_stats`)."""
+    return walk_stats(root, layout_rules.layout_of(config), layout_rules.excludes_of(config))
+
+
+def catch_up(
+    root: Path,
+    config: Config,
+    store: IndexStore,
+    walked: Walked | None = None,
+    changed: Collection[str] | None = None,
+) -> bool:
+    """Bring the index in line with the files as they are now, reading only those changed
+    since it last was: every file stat-ed against the record (`walked`: the walk, when the
+    caller made it), or, given `changed` (the paths a commit wrote), those alone. False,
+    having changed nothing, when the index holds no record to tell them by (never built,
+    built by another layout or config, its record left from another state): then the
+    caller loads the palace and syncs from it."""
+    if layout_rules.foreign(config):
+        return False  # another tool's layout parses and resolves by its own rules
+    state = store.state
+    synced = read_synced(store.index_dir)
+    if (
+        state is None
+        or not store.ready
+        or synced is None
+        or synced.get("derived") != derived_config(config)
+        or (synced.get("table"), synced.get("updated")) != (state.table, state.updated)
+    ):
+        return False
+    record = read_record(store.index_dir, state, store.tables.seen)
+    if record is None:
+        return False
+    read_ns = time.time_ns()  # before any read: what is younger at it is read again later
+    files: list[tuple[str, Kind, int, int]] | None = None
+    if changed is not None and walked is None:
+        files = _stat_changed(root, config, changed)
+    whole = files is None  # every file stat-ed: what is not found is gone
+    if files is None:
+        files, found_unread = walked if walked is not None else walk(root, config)
+        unread = list(found_unread)
+    else:
+        unread = []
+    entries = dict(record)
+    docs: list[IndexDoc] = []
+    for rel, kind, size, mtime in files:
+        old = record.get(rel)
+        if old is not None and old.same(kind, size, mtime):
+            continue
+        note = read_note(root, rel, kind)
+        if not note.sha:  # unreadable now: no file of the palace, as a load reports it
+            entries.pop(rel, None)
+            unread.append(rel)
+            continue
+        entries[rel] = entry_of(note, read_ns)
+        if note.ok:
+            docs.append(doc_of(note, config))
+    present = {f[0] for f in files}
+    for rel in record if whole else set(changed or ()).intersection(record):
+        if rel not in present:
+            entries.pop(rel, None)
+    # every row but those of the parsed files goes (a header broken since, a file gone)
+    parsed = {rel for rel, e in entries.items() if e.parsed}
+    allow_empty = whole and not files and not unread
+    done = store.writer.sync_changes(docs, parsed, head_commit(root), allow_empty=allow_empty)
+    if done is None:
+        return False
+    _record(store, config, entries, unread if whole else None)
+    return True
+
+
+def _stat_changed(
+    root: Path, config: Config, changed: Collection[str]
+) -> list[tuple[str, Kind, int, int]] | None:
+    """The files among `changed` a load would read, stat-ed as the walk stats them (a path
+    that is no note or draft, or is gone, left out); None when the walk's own rules are
+    needed to tell (notes kept elsewhere, excludes, a link on the way), so the caller walks."""
+    layout = layout_rules.layout_of(config)
+    if (
+        layout.notes != NOTES_DIR
+        or layout.excludes
+        or layout_rules.excludes_of(config)
+        or kind_of(f"{config.inbox}/x.md", config.inbox) != "draft"  # drafts among notes
+    ):
+        return None
+    real = os.path.realpath(root)
+    out: list[tuple[str, Kind, int, int]] = []
+    for rel in sorted(set(changed)):
+        kind = kind_of(rel, config.inbox)
+        if kind is None:
+            continue
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue  # the walk never enters a dot folder nor reads a dot file
+        path = root / rel
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            continue  # gone
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or os.path.realpath(path) != os.path.join(real, rel):
+            return None  # a link: whether the walk reads it is the walk's to say
+        out.append((rel, kind, info.st_size, info.st_mtime_ns))
+    return out
+
+
+def _record(
+    store: IndexStore, config: Config, entries: Mapping[str, FileEntry], unread: list[str] | None
+) -> str:
+    """Record what the index now holds (the files, synced.json); its signature. `unread`:
+    the paths the walk could not read (None: no walk, so no fingerprint of the files)."""
+    state = own_state(store)
+    if state is None:
+        return ""
+    write_record(store.index_dir, state, store.tables.seen, dict(entries))
+    signature = signature_of(((rel, e.sha) for rel, e in entries.items() if e.parsed), config)
+    trusted = unread is not None and all(e.size != UNTRUSTED for e in entries.values())
+    files = (
+        files_fingerprint(
+            ((rel, e.kind, e.size, e.mtime_ns) for rel, e in entries.items()), unread or ()
+        )
+        if trusted
+        else None
+    )
+    unparsed = [rel for rel, e in entries.items() if not e.parsed]
+    write_synced(store, state, signature, files, config, unparsed)
+    return signature
+
+
+def count_from_files(
+    root: Path, parsed: Mapping[str, Kind], index_dir: Path, signature: str
+) -> Corpus:
+    """The corpus statistics of the palace whose parsed notes and drafts are `parsed` (rel
+    to kind), counted over the same sample as from the loaded palace (`sampled`), reading
+    only the sampled files; kept in `index_dir` for the palace of `signature`."""
+    order = sorted(parsed, key=lambda rel: (parsed[rel] != "note", rel))
+    notes = [read_note(root, rel, parsed[rel]) for rel in sampled(order)]
+    found = count_sample([n for n in notes if n.ok])
+    record_corpus(index_dir, signature, found)
+    return found
+
+
+def reindex_files(
+    root: Path, config: Config, store: IndexStore, walked: Walked | None = None
+) -> SyncStats:
+    """Rebuild the index from scratch reading the notes a batch at a time as the build
+    writes them (read, parse, embed, write), then record what it holds (the files, the
+    corpus statistics) as a sync does (`walked`: the walk, when the caller made it)."""
+    files, found_unread = walked if walked is not None else walk(root, config)
+    files, unread = sorted(files), list(found_unread)
+    read_ns = time.time_ns()  # before any read
+    entries: dict[str, FileEntry] = {}
+
+    def batches() -> Iterator[list[IndexDoc]]:
+        for start in range(0, len(files), REBUILD_BATCH):
+            docs = []
+            for rel, kind, _size, _mtime in files[start : start + REBUILD_BATCH]:
+                note = read_note(root, rel, kind)
+                if not note.sha:
+                    unread.append(rel)
+                    continue
+                entries[rel] = entry_of(note, read_ns)
+                if note.ok:
+                    docs.append(doc_of(note, config))
+            yield docs
+
+    allow_empty = not files and not unread
+    stats = store.writer.rebuild_stream(batches(), head_commit(root), allow_empty=allow_empty)
+    signature = _record(store, config, entries, unread)
+    parsed = {rel: _kind(e) for rel, e in entries.items() if e.parsed}
+    count_from_files(root, parsed, store.index_dir, signature)
+    return stats
+
+
+def rebuild_index(root: Path, progress: Progress | None = None) -> tuple[IndexStore, SyncStats]:
+    """`curator reindex`: the index of the palace at `root` rebuilt from its files
+    (`reindex_files`; a palace of another tool's layout is loaded and rebuilt from, as its
+    own rules read it); the store and what the build did."""
+    config = load_config(root)
+    if layout_rules.foreign(config):
+        from curator.model.palace import Palace
+        from curator.search.index import open_index, reindex
+        from curator.search.progress import reporting
+
+        palace = Palace.open(root)
+        store = open_index(palace)
+        with reporting(store, palace, progress):
+            return store, reindex(palace, store=store)
+    store = open_index_at(root, config)
+    walked = walk(root, config)
+    with reporting_total(store, len(walked[0]), progress):
+        return store, reindex_files(root, config, store, walked)
+
+
+def _kind(entry: FileEntry) -> Kind:
+    return "draft" if entry.kind == "draft" else "note"
+
+
+__all__ = ["Walked", "catch_up", "count_from_files", "rebuild_index", "reindex_files", "walk"]
