@@ -13,7 +13,7 @@ row, which measures it with and without in the same run, shows what it buys:
 |          | agents/warm_server.py (settle) |                                                |
 | pause    | here (`collector_paused`)      | bench_core.py --whole --untuned: list, cold    |
 | exit     | here (`quick_exit`), from      | bench_agents.py (warm): the installed command, |
-|          | agents/__main__.py             | CPU without it                                 |
+|          | agents/__main__.py, cli (hook) | CPU without it                                 |
 
 `CURATOR_NO_TUNING=1` turns off the tricks that have a switch (arenas, gc, css, freeze, pause,
 exit), or a comma list of their names only those; the benchmarks turn off the other two from
@@ -31,9 +31,9 @@ The freeze: a command that has loaded its palace holds it to its end, and every 
 collection of the cyclic collector after the load scanned all its notes again (three in a
 promote at 10k notes, ~200 ms of CPU; ~120 ms with the palace frozen).
 
-The exit: the installed hook command's process (one per prompt) ends with `os._exit` once its
-output is flushed, skipping the interpreter's teardown of what it imported (~3 ms of its CPU
-on a warm prompt; far more when it answered alone, with LanceDB loaded).
+The exit: a hook's process (one per prompt: the installed command, `curator hook`) ends with
+`os._exit` once its output is flushed, skipping the interpreter's teardown of what it imported
+(~6 ms of a warm prompt's ~35 ms of CPU; far more when it answered alone, with LanceDB loaded).
 
 The pause: while a command loads its palace the collector is off. A load makes no cyclic
 garbage (a palace's notes hold no cycles), yet every full collection during it scanned every

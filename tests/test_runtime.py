@@ -137,3 +137,34 @@ def test_a_command_loads_its_palace_with_the_collector_paused(make_palace: MakeP
     for untuned, paused in (("", True), ("pause", False)):
         code, seen, after = run_probe(PAUSE_PROBE, root, untuned)
         assert code == 0 and seen == [not paused] and after
+
+
+FREEZE_ORDER_PROBE = """
+import contextlib, gc, io, json, sys
+import curator.runtime
+from curator.cli import main
+
+seen = []
+freeze = curator.runtime.freeze_loaded
+
+
+def look_and_freeze():
+    seen.append(gc.isenabled())
+    return freeze()
+
+
+curator.runtime.freeze_loaded = look_and_freeze
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["--palace", sys.argv[1], "list"])
+print(json.dumps([code, seen, gc.isenabled()]))
+"""
+
+
+def test_a_command_freezes_its_palace_before_the_collector_is_on_again(
+    make_palace: MakePalace,
+) -> None:
+    """The collector's first collection after a paused load scanned every object the load
+    made (0.5-1.4 s of CPU at 100k notes): the palace is frozen while the collector is off."""
+    root = make_palace({"notes/project/a.md": note_text("A")})
+    code, seen, after = run_probe(FREEZE_ORDER_PROBE, root, "")
+    assert code == 0 and seen == [False] and after
