@@ -307,21 +307,26 @@ def _warm_rows(palace: Path, prompts: list[str], mode: str, pass_ms: float) -> l
     hook = [sys.executable, "-m", "curator.agents", "--palace", str(palace), "claude-code"]
     env = {"CURATOR_HOOK_WARM": "1"}
     _wait_for_index(palace, hook, env, prompts[0])
-    commands = {"configured": configured, "cli": cli, "pass": bare}
+    # the installed command without its process's quick exit (curator.runtime's table)
+    untuned = f"CURATOR_NO_TUNING=exit {configured}"
+    commands = {"configured": configured, "untuned": untuned, "cli": cli, "pass": bare}
     times: dict[str, list[float]] = {name: [] for name in (*commands, "round trip")}
-    gave = {"configured": 0, "cli": 0}
-    served = {"configured": 0, "cli": 0}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}  # user + system, with the shell
+    gave = {"configured": 0, "untuned": 0, "cli": 0}
+    served = {"configured": 0, "untuned": 0, "cli": 0}
     root = palace.resolve()
     for _ in range(3):
         for prompt in prompts:
             event = _prompt_event(palace, prompt)
             for name, command in commands.items():
+                used = _children_cpu()
                 began = time.perf_counter()
                 proc = subprocess.run(
                     command, shell=True, env={**os.environ, **env}, input=event,
                     capture_output=True,
                 )  # fmt: skip
                 times[name].append(time.perf_counter() - began)
+                cpu[name].append(_children_cpu() - used)
                 if proc.returncode != 0:
                     raise RuntimeError(f"{command} exited {proc.returncode}: {proc.stderr!r}")
                 if name in gave:
@@ -337,9 +342,15 @@ def _warm_rows(palace: Path, prompts: list[str], mode: str, pass_ms: float) -> l
     floor_note = (
         f"floors: `python -c pass` through a shell {p_med * 1000:.0f} / {p_p95 * 1000:.0f} ms, "
         f"the server's round trip alone {r_med * 1000:.0f} / {r_p95 * 1000:.0f} ms "
-        "(median / p95)"
+        f"(median / p95); CPU of the process (median): `python -c pass` "
+        f"{statistics.median(cpu['pass']) * 1000:.1f} ms"
     )
     out = []
+    u_med, u_p95 = floors["untuned"]
+    untuned_note = (
+        f"without the exit trick: CPU {statistics.median(cpu['untuned']) * 1000:.1f} ms, "
+        f"{u_med * 1000:.0f} / {u_p95 * 1000:.0f} ms; "
+    )
     for name, what in (("configured", "the installed command"), ("cli", "curator hook")):
         runs = len(times[name])
         p95 = floors[name][1]
@@ -351,12 +362,22 @@ def _warm_rows(palace: Path, prompts: list[str], mode: str, pass_ms: float) -> l
                 target_ms=300.0,
                 baseline="python -c pass through a shell, same run",
                 baseline_ms=p_med * 1000,
-                note=f"p95 {p95 * 1000:.0f} ms ({p95 / p_p95:.2f}x the pass p95, "
+                note=f"CPU {statistics.median(cpu[name]) * 1000:.1f} ms; "
+                + (untuned_note if name == "configured" else "")
+                + f"p95 {p95 * 1000:.0f} ms ({p95 / p_p95:.2f}x the pass p95, "
                 f"{p95 / r_p95:.2f}x the round trip's); {floor_note}; memory given "
                 f"{gave[name]}/{runs}; from the index {served[name]}/{runs}",
             )
         )
     return out
+
+
+def _children_cpu() -> float:
+    """Seconds of CPU (user + system) of this process's waited-for children so far."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _wait_for_index(palace: Path, hook: list[str], env: dict[str, str], prompt: str) -> None:

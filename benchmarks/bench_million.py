@@ -13,6 +13,9 @@ run in the same session:
     nice -n 10 python benchmarks/bench_million.py --palace /tmp/onem/p1m --rows reindex,search
     nice -n 10 python benchmarks/bench_million.py --palace /tmp/onem/p1m --rows list
 
+Any palace will do (the 100k rows of issue 34 run it on a 100k palace); `--hog` runs a busy
+loop per core beside every row, for the loaded-machine figures.
+
 Each row prints as it finishes (a row takes up to an hour at 1M on a loaded machine) and is
 appended as one JSON line to --log when given. The reindex row runs before the search row:
 the cold search answers from the index the reindex built.
@@ -21,6 +24,7 @@ the cold search answers from the index the reindex built.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -33,6 +37,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from benchutil import cpu_hog  # noqa: E402
+
 QUERY = "retry queue"
 BATCH = 16384  # docs per LanceDB write, as curator's rebuild writes them
 EMBED_BATCH = 4096  # texts per embedder call, as curator's rebuild embeds them
@@ -181,23 +189,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--together", action="store_true", help="run curator and its floor at the same time"
     )
+    parser.add_argument("--hog", action="store_true", help="a busy loop per core beside it")
     args = parser.parse_args(argv)
     palace = args.palace.resolve()
     scratch = Path(tempfile.mkdtemp(prefix="bench_million_", dir=palace.parent))
     try:
-        for name in args.rows.split(","):
-            load = os.getloadavg()[0]
-            found = row(name, palace, scratch, args.together)
-            found["load"] = [round(load, 1), round(os.getloadavg()[0], 1)]
-            found["when"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
-            print(f"{_line(found)}; load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
-            if args.log:
-                with args.log.open("a") as f:
-                    f.write(json.dumps(found) + "\n")
-            for r in (found["curator"], found["floor"]):
-                if isinstance(r, dict) and r["status"] not in (0, 1):
-                    for f in scratch.glob(f"{name}*.stderr"):
-                        print(f.read_text(errors="replace")[-2000:], file=sys.stderr)
+        with cpu_hog() if args.hog else contextlib.nullcontext():
+            for name in args.rows.split(","):
+                load = os.getloadavg()[0]
+                found = row(name, palace, scratch, args.together)
+                found["load"] = [round(load, 1), round(os.getloadavg()[0], 1)]
+                found["when"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+                print(f"{_line(found)}; load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+                if args.log:
+                    with args.log.open("a") as f:
+                        f.write(json.dumps(found) + "\n")
+                for r in (found["curator"], found["floor"]):
+                    if isinstance(r, dict) and r["status"] not in (0, 1):
+                        for f in scratch.glob(f"{name}*.stderr"):
+                            print(f.read_text(errors="replace")[-2000:], file=sys.stderr)
     finally:
         for f in scratch.glob("*.stderr"):  # kept beside the palace: progress, errors
             shutil.copy(f, palace.parent / f.name)

@@ -3,7 +3,7 @@ index sync), against its floor run alternately with it on the same palace: a pro
 the same kind of change with `git apply --index` and `git commit`, then embedding the note
 once and upserting one row into the palace's LanceDB table (the libraries alone doing the job).
 
-    python benchmarks/bench_promote.py --palace P --notes N [--rounds 6]
+    python benchmarks/bench_promote.py --palace P --notes N [--rounds 6] [--hog]
 
 Prints median and p95 of each, the ratio, each side's largest peak memory and the load. The
 first promote is a warm-up (it renders INDEX.md in full; the next ones re-render the rooms
@@ -16,6 +16,7 @@ with one embed, one upsert and one delete; the floor's revert is dropped untimed
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import statistics
@@ -27,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchutil import Row, floor_args, floor_row, report  # noqa: E402
+from benchutil import Row, cpu_hog, floor_args, floor_row, report  # noqa: E402
 
 _PEAK = """
 def _peak_mb():
@@ -235,8 +236,10 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
 
 
 def main() -> int:
-    args = floor_args(__doc__.splitlines()[0], 6)
-    report(run(args.palace, args.notes, args.rounds))
+    args = floor_args(__doc__.splitlines()[0], 6, hog=True)
+    with cpu_hog() if args.hog else contextlib.nullcontext():
+        rows = run(args.palace, args.notes, args.rounds)
+    report(rows)
     return 0
 
 

@@ -12,9 +12,12 @@ row, which measures it with and without in the same run, shows what it buys:
 | freeze   | here (`freeze_loaded`), and    | bench_promote.py: promote without the freeze   |
 |          | agents/warm_server.py (settle) |                                                |
 | pause    | here (`collector_paused`)      | bench_core.py --whole --untuned: list, cold    |
+| exit     | here (`quick_exit`), from      | bench_agents.py (warm): the installed command, |
+|          | agents/__main__.py, cli (hook) | CPU without it                                 |
 
-`CURATOR_NO_TUNING=1` turns off the tricks that have a switch (arenas, gc, css, freeze, pause), or
-a comma list of their names only those; the benchmarks turn off the other two from outside.
+`CURATOR_NO_TUNING=1` turns off the tricks that have a switch (arenas, gc, css, freeze, pause,
+exit), or a comma list of their names only those; the benchmarks turn off the other two from
+outside.
 
 The arenas: glibc's malloc arenas capped at two. glibc gives each thread that allocates
 under contention an arena of its own (up to eight per core); memory freed in one is not reused
@@ -27,6 +30,10 @@ of MB that stay resident. benchmarks/bench_app.py prints the app's peak after 20
 The freeze: a command that has loaded its palace holds it to its end, and every full
 collection of the cyclic collector after the load scanned all its notes again (three in a
 promote at 10k notes, ~200 ms of CPU; ~120 ms with the palace frozen).
+
+The exit: a hook's process (one per prompt: the installed command, `curator hook`) ends with
+`os._exit` once its output is flushed, skipping the interpreter's teardown of what it imported
+(~6 ms of a warm prompt's ~35 ms of CPU; far more when it answered alone, with LanceDB loaded).
 
 The pause: while a command loads its palace the collector is off. A load makes no cyclic
 garbage (a palace's notes hold no cycles), yet every full collection during it scanned every
@@ -99,6 +106,14 @@ def let_go() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc
         pass
+
+
+def quick_exit(code: int) -> None:
+    """End the process now with `code`, without the interpreter's teardown, when the trick is
+    on (the caller has flushed everything it wrote); else return. For a process entry's last
+    line only: never a library call, nor a test's process."""
+    if tuned("exit"):
+        os._exit(code)
 
 
 @contextlib.contextmanager

@@ -38,4 +38,8 @@ if __name__ == "__main__":
         sys.path.append(
             os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         )
-    sys.exit(main())
+    code = main()  # its output written and flushed, its log appended (os.write)
+    from curator.runtime import quick_exit
+
+    quick_exit(code)
+    sys.exit(code)

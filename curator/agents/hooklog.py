@@ -12,10 +12,10 @@ import contextlib
 import json
 import os
 import time
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor pathlib (see curator.model.discovery)
+    from pathlib import Path
     from typing import Any
 
 __all__ = ["LOG_REL", "append", "failure", "read"]
@@ -25,15 +25,15 @@ MAX_RECORDS = 2000
 _MAX_BYTES = MAX_RECORDS * 400  # a record is well under 400 bytes
 
 
-def append(root: Path, record: dict[str, Any]) -> None:
+def append(root: str | Path, record: dict[str, Any]) -> None:
     """Append one record; never raises (a hook must not fail because its log cannot be written)."""
-    from curator.model.discovery import ensure_state_dir
+    from curator.model.discovery import state_dir
 
     record = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **record}
     line = json.dumps(record, ensure_ascii=False) + "\n"
     with contextlib.suppress(OSError):
-        ensure_state_dir(root)
-        path = Path(root) / LOG_REL
+        state_dir(root)
+        path = os.path.join(os.fspath(root), LOG_REL)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
         try:
             os.write(fd, line.encode("utf-8"))
@@ -50,17 +50,21 @@ def failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _trim(path: Path) -> None:
+def _trim(log: str) -> None:
+    from pathlib import Path
+
     from curator.fsutil import atomic_write
 
+    path = Path(log)
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
     atomic_write(path, "".join(lines[-MAX_RECORDS:]).encode("utf-8"), sync=False)
 
 
-def read(root: Path, limit: int = 50) -> list[dict[str, Any]]:
+def read(root: str | Path, limit: int = 50) -> list[dict[str, Any]]:
     """The last `limit` records, oldest first; unreadable lines are skipped."""
     try:
-        lines = (Path(root) / LOG_REL).read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(os.path.join(os.fspath(root), LOG_REL), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
     except OSError:
         return []
     out: list[dict[str, Any]] = []

@@ -16,12 +16,11 @@ import os
 import sys
 import threading
 import time
-from pathlib import Path
 
 from curator.agents import hooklog, warm
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor pathlib (see curator.model.discovery)
     from typing import Any
 
 __all__ = ["ALIASES", "BUDGETS", "main", "render", "run_hook"]
@@ -76,12 +75,14 @@ def _site() -> None:
         site.main()
 
 
-def _in_process(root: Path, request: dict[str, Any], result: dict[str, Any]) -> None:
+def _in_process(root: str, request: dict[str, Any], result: dict[str, Any]) -> None:
+    from pathlib import Path
+
     from curator.agents.hooks import answer
     from curator.agents.service import Memory
 
     try:
-        result.update(answer(Memory(root), request))
+        result.update(answer(Memory(Path(root)), request))
     except Exception as exc:
         result.update(lines=[], items=0, problems=[hooklog.failure(exc)])
 
@@ -96,9 +97,9 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
         data["cwd"] = os.getcwd()  # the project, for a tool that does not send it
     started = time.perf_counter()
     try:
-        from curator.model.discovery import find_palace
+        from curator.model.discovery import palace_root
 
-        root = find_palace(palace, Path(data["cwd"]))
+        root = palace_root(palace, data["cwd"])
     except Exception as exc:
         return "", f"curator hook {event}: {hooklog.failure(exc)}"
     budget = _budget(event)
@@ -108,9 +109,11 @@ def run_hook(tool: str, event: str, stdin: str, palace: str | None) -> tuple[str
     if result is None:  # a bad [agents] table is reported before any work (the server's
         _site()  # answer reports it as a problem): palace.toml is read only here
         try:
+            from pathlib import Path
+
             from curator.agents.settings import load_settings
 
-            load_settings(root)
+            load_settings(Path(root))
         except Exception as exc:
             return "", f"curator hook {event}: {hooklog.failure(exc)}"
     if result is None and event != "Stop":

@@ -21,7 +21,6 @@ import json
 import os
 import stat
 import sys
-from pathlib import Path
 
 # The C modules under `socket` and `hashlib`: asking is a connect, a send and a read, and a
 # hook process pays for every import (`socket` builds its enums and loads `selectors`,
@@ -39,9 +38,10 @@ except ImportError:  # pragma: no cover - built without its own hashes: OpenSSL'
     from hashlib import sha256
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor pathlib (see curator.model.discovery)
     import socket
     import subprocess
+    from pathlib import Path
     from typing import Any
 
 __all__ = ["EVENTS", "ask", "bind", "socket_path", "start"]
@@ -54,21 +54,28 @@ CONNECT_TIMEOUT = 0.2
 MAX_LINE = 4_000_000
 
 
-def socket_path(root: Path) -> Path:
+def socket_path(root: str | Path) -> Path:
     """In $XDG_RUNTIME_DIR (private to the user) when set, else a per-user folder in $TMPDIR
     or /tmp (the folder is checked to be the user's own and closed to others before use)."""
+    from pathlib import Path
+
+    return Path(_socket_file(root))
+
+
+def _socket_file(root: str | Path) -> str:
+    """`socket_path` as a string: what a hook process asking the server uses."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
-        folder = Path(runtime) / "curator"
+        folder = os.path.join(runtime, "curator")
     else:
         tmp = os.environ.get("TMPDIR")
         base = tmp if tmp and os.path.isdir(tmp) else "/tmp"
-        folder = Path(base) / f"curator-{os.getuid()}"
-    digest = sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
-    return folder / f"{digest}.sock"
+        folder = os.path.join(base, f"curator-{os.getuid()}")
+    digest = sha256(os.path.realpath(root).encode()).hexdigest()[:16]
+    return os.path.join(folder, f"{digest}.sock")
 
 
-def _private(folder: Path) -> bool:
+def _private(folder: str | Path) -> bool:
     """Ours and closed to others: a folder someone else made could hand the agent their text."""
     try:
         st = os.lstat(folder)
@@ -81,18 +88,18 @@ def enabled() -> bool:
     return os.environ.get("CURATOR_HOOK_WARM", "1") not in ("0", "false", "no", "")
 
 
-def ask(root: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+def ask(root: str | Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
     """The server's answer; None when no server listens (the caller does the work); {} when
     one listens but did not answer in time (busy opening the index: the caller must not
     start the same work beside it)."""
-    path = socket_path(root)
-    if not path.exists() or not _private(path.parent):
+    path = _socket_file(root)
+    if not os.path.exists(path) or not _private(os.path.dirname(path)):
         return None
     sock = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
     try:
         try:
             sock.settimeout(CONNECT_TIMEOUT)
-            sock.connect(str(path))
+            sock.connect(path)
         except OSError:
             return None
         try:
@@ -123,7 +130,7 @@ def _line(sock: sockets.socket) -> bytes:
     return bytes(got)
 
 
-def start(root: Path) -> subprocess.Popen[bytes] | None:
+def start(root: str | Path) -> subprocess.Popen[bytes] | None:
     """Start a server for `root` in the background (detached; its output goes nowhere)."""
     if not enabled():
         return None
@@ -142,7 +149,7 @@ def start(root: Path) -> subprocess.Popen[bytes] | None:
         return None
 
 
-def pid_path(root: Path) -> Path:
+def pid_path(root: str | Path) -> Path:
     return socket_path(root).with_suffix(".pid")
 
 

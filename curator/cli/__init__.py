@@ -75,12 +75,18 @@ def hook_run(argv: Sequence[str]) -> tuple[str, str, str | None] | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    entry = argv is None  # the process's own command line (`curator`, `python -m curator`)
     argv = list(sys.argv[1:] if argv is None else argv)
     hook = hook_run(argv)
     if hook is not None:  # on every prompt: without building the parser of every command
         from curator.agents.hookrun import main as run_hook
 
-        return run_hook(*hook)
+        code = run_hook(*hook)  # its output flushed, its log appended
+        if entry:
+            from curator.runtime import quick_exit
+
+            quick_exit(code)
+        return code
     from curator.cli.common import Parser, run_handler
     from curator.runtime import tune_process
 

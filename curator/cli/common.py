@@ -42,7 +42,9 @@ def open_palace(
     root = find_palace(getattr(args, "palace", None))
     with collector_paused():  # a load makes no cyclic garbage: see curator.runtime
         palace = Palace.open(root, cache=cache, progress=progress)
-    freeze_loaded()  # the command holds its palace to its end: the collector need not scan it
+        # the command holds its palace to its end: the collector need not scan it. Frozen
+        # before the collector is on again, whose first collection would scan all of it
+        freeze_loaded()
     return palace
 
 

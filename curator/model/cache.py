@@ -1,4 +1,6 @@
-"""The one cache of the palace load: parsed notes, reused while a file's size and mtime match.
+"""The one cache of the palace load: parsed notes, reused while a file's size and mtime match,
+and apart from them the notes' links, by each file's content hash (a load reads no links; what
+needs every note's reads them at once: `loader.read_all_links`).
 
 On disk, a file per palace in the *user's* cache folder (CURATOR_CACHE_HOME, else the
 platform's), never inside the palace: a palace copied or cloned from someone else
@@ -8,9 +10,10 @@ may write is not read). The notes are one msgpack file that msgspec decodes as a
 plain data only (tuples, strings, numbers, dates), read by an unpickler that refuses every
 class: even a forged file cannot run code.
 
-An entry is trusted only for files last modified well before the load that wrote it (file
+A note entry is trusted only for files last modified well before the load that wrote it (file
 times are coarse: a same-size edit in the same tick would look unchanged); a younger file is
-read again and its note reused only when the bytes hash the same.
+read again and its note reused only when the bytes hash the same. A links entry never goes
+stale: a note's links are what its bytes and its layout's rule make them.
 
 In the process nothing is kept: a caller that reloads passes the palace it holds
 (`Palace.open(root, previous=...)`, as a `Session` does), so the reload shares one copy of
