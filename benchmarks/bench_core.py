@@ -221,7 +221,9 @@ def _times_any_exit(argv: list[str], repeat: int) -> list[float]:
     return out
 
 
-def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list[Row]:
+def whole_process_rows(
+    palace: Path, rounds: int = 3, untuned: str = "", before: Path | None = None
+) -> list[Row]:
     """`curator list` with a cold cache (the notes cache removed before each run) and
     `curator check` after it (the first reads every note's links and caches them; the second
     reads them from the links cache), each a whole process, against the floor process (read
@@ -229,7 +231,9 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
     they share the machine's load; each row with its median, its ratio and the peak memory
     of each. With
     `untuned` (tricks of `curator.runtime`, as CURATOR_NO_TUNING names them), also the cold
-    list with those tricks off, in the same rounds: what they buy."""
+    list with those tricks off, in the same rounds: what they buy. With `before` (another
+    checkout of curator, an older commit), also the cold list that tree's code makes, in the
+    same rounds: a before and after."""
     palace = palace.resolve()
     cli = [sys.executable, "-m", "curator", "--palace", str(palace)]
     here = str(Path(__file__).resolve().parent)
@@ -243,14 +247,21 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
         "check": [],
         "check again": [],
     }
-    lists = {"list": None, "untuned": {**os.environ, "CURATOR_NO_TUNING": untuned}}
+    lists: dict[str, tuple[dict[str, str] | None, str | None]] = {
+        "list": (None, None),
+        "untuned": ({**os.environ, "CURATOR_NO_TUNING": untuned}, None),
+    }
+    if before is not None:  # that tree's package first: run from it, with it on the path
+        tree = str(before.resolve())
+        lists["before"] = ({**os.environ, "PYTHONPATH": tree}, tree)
     for turn in range(rounds):
         runs["floor"].append(_peak_process([sys.executable, "-c", floor_code, str(palace)]))
-        # with and without the tricks in turn first (the machine's load drifts in a round)
-        order = ["list", "untuned"] if untuned else ["list"]
-        for name in order if turn % 2 == 0 else order[::-1]:
+        # each variant first in turn (the machine's load drifts in a round)
+        order = ["list", *(["untuned"] if untuned else []), *(["before"] if before else [])]
+        for name in order[turn % len(order) :] + order[: turn % len(order)]:
             _clear_cache(palace)
-            runs.setdefault(name, []).append(_peak_process([*cli, "list"], lists[name]))
+            env, cwd = lists[name]
+            runs.setdefault(name, []).append(_peak_process([*cli, "list"], env, cwd))
         runs["check"].append(_peak_process([*cli, "check", "--quiet"]))  # exits 1: broken links
         runs["check again"].append(_peak_process([*cli, "check", "--quiet"]))
     floor = [s for s, _ in runs["floor"]]
@@ -261,6 +272,7 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
         ("check", "curator check, whole process, first after the cold list"),
         ("check again", "curator check, whole process, links cached"),
         ("untuned", f"curator list, cold cache, CURATOR_NO_TUNING={untuned}"),
+        ("before", f"curator list, cold cache, the code at {before}"),
     ):
         if name not in runs:
             continue
@@ -280,12 +292,14 @@ def whole_process_rows(palace: Path, rounds: int = 3, untuned: str = "") -> list
     return rows
 
 
-def _peak_process(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def _peak_process(
+    argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None
+) -> tuple[float, float]:
     """Wall seconds and peak memory (MB, GNU time's maximum resident set) of one process,
     whatever it exits with."""
     start = time.perf_counter()
     argv = ["/usr/bin/time", "-f", "%M", *argv]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd)
     seconds = time.perf_counter() - start
     return seconds, int(proc.stderr.strip().splitlines()[-1]) / 1024
 
@@ -305,10 +319,13 @@ if __name__ == "__main__":
             help="also list with these tricks off (CURATOR_NO_TUNING's form, e.g. pause)",
         )
         parser.add_argument("--hog", action="store_true", help="a busy loop per core beside it")
+        parser.add_argument(
+            "--before", type=Path, help="also list with the curator of this checkout (before)"
+        )
         args = parser.parse_args()
         load = os.getloadavg()[0]
         with cpu_hog() if args.hog else contextlib.nullcontext():
-            found = whole_process_rows(args.palace, args.rounds, args.untuned)
+            found = whole_process_rows(args.palace, args.rounds, args.untuned, args.before)
         for r in found:
             print(f"{r.metric}: {r.median_ms:.0f} ms, floor {r.baseline_ms:.0f} ms; {r.note}")
         print(
