@@ -27,7 +27,9 @@ FILES_FILE = "files.msgpack"
 UNTRUSTED = -1  # the size of an entry whose stat vouches for nothing: always read again
 
 
-class FileEntry(msgspec.Struct, array_like=True, frozen=True):
+class FileEntry(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    # gc=False: strings and numbers only, no cycle possible; 100k tracked entries made the
+    # collector scan them again and again while a record decodes
     kind: str  # "note" or "draft"
     size: int  # UNTRUSTED: read again whatever the stat says
     mtime_ns: int
