@@ -217,13 +217,16 @@ from curator.writer.actions.promote import plan_promote
 
 root, when = Path(sys.argv[1]), sys.argv[2]
 plan = plan_promote(Palace.open(root), {draft!r}, confidence=0.8)
-opened = []
+temps = []
 
 def audit(event, args):
-    if event == "open" and "/.curator/tmp/" in str(args[0]) and when == "temps":
-        opened.append(args[0])
-        if len(opened) == 2:  # one temp file written, the journal not yet
-            os.kill(os.getpid(), signal.SIGKILL)
+    path = str(args[0]) if args else ""
+    if event == "open" and "/.curator/tmp/" in path:
+        temps.append(path)
+    elif "/.curator/journal" in path and temps and when == "temps":
+        # the temps are written in threads, each whole once they are joined: the journal's
+        # first write comes after, so every temp file is there and the journal not yet
+        os.kill(os.getpid(), signal.SIGKILL)
     elif event == "os.remove" and str(args[0]).endswith(".json") and when == "committed":
         os.kill(os.getpid(), signal.SIGKILL)
 
