@@ -104,7 +104,7 @@ def test_capture_hook_and_history_do_not_import_gitpython(tmp_path: Path) -> Non
 
     root = tmp_path / "palace"
     init_palace(root, name="p")
-    env = {**os.environ, "CURATOR_PALACE": ""}
+    env = {**os.environ, "CURATOR_PALACE": "", "CURATOR_HOOK_WARM": "0"}  # no server left behind
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(root)],
         capture_output=True,

@@ -553,6 +553,18 @@ def test_a_busy_warm_server_means_a_timeout_not_a_second_index_open(
     assert not (root / ".curator" / "index").exists()  # no index opened beside the server
 
 
+def test_the_warm_server_ends_when_its_palace_is_removed(root: Path) -> None:
+    """A deleted palace (a scratch copy, a test's temp folder) ends its server within a
+    second or so, instead of it idling on for IDLE_SECONDS."""
+    with warm_server(root):
+        sock = warm.socket_path(root)
+        shutil.rmtree(root)
+        end = time.monotonic() + 60  # a loaded machine; the server checks every second
+        while sock.exists() and time.monotonic() < end:
+            time.sleep(0.1)
+        assert not sock.exists(), "the server still listens for a palace that is gone"
+
+
 def test_the_first_prompt_answers_without_the_index_and_starts_the_warm_server(
     root: Path,
 ) -> None:

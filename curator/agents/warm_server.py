@@ -115,7 +115,8 @@ def serve(root: Path) -> int:
             memory.palace  # noqa: B018 - the palace first: prompts are answered from it meanwhile
             memory.searcher  # noqa: B018 - then the index, not on the first prompt
         settled = settle(memory, None)
-        while time.monotonic() - last[0] < IDLE_SECONDS and path.exists():
+        # a palace removed (a scratch copy deleted) ends its server, not half an hour later
+        while time.monotonic() - last[0] < IDLE_SECONDS and path.exists() and root.is_dir():
             if stopping.wait(1.0):
                 break
             if time.monotonic() - last[0] > SETTLE_IDLE:  # a reload's collection waits for quiet
