@@ -367,8 +367,11 @@ def test_warm_server_answers_hooks(root: Path, tmp_path: Path) -> None:
         assert "retries.md" in context(proc, "UserPromptSubmit"), proc.stderr
         # the server marks a turn once its answer is sent, and answers a Stop after the marks
         project = root / "workspace" / "app"
-        prompt = event("UserPromptSubmit", project, prompt="billing worker retries")
-        stop = event("Stop", project, stop_hook_active=False)
+        # a session of its own: the prompts above marked theirs after answering too, and one
+        # of those marks landing late must not pass for this prompt's
+        turn = {"session_id": "turn-after-answer"}
+        prompt = event("UserPromptSubmit", project, prompt="billing worker retries", **turn)
+        stop = event("Stop", project, stop_hook_active=False, **turn)
         before = turns.read(root, hooks.session_key(prompt))
         assert "retries.md" in context(installed(root, "prompt", prompt, warm_env),
                                        "UserPromptSubmit")  # fmt: skip
