@@ -35,7 +35,7 @@ def write_palace(root: Path, files: dict[str, str], toml: str = HASH_TOML) -> Pa
 
 
 @contextmanager
-def warm_server(root: Path, env: dict[str, str] | None = None) -> Iterator[None]:
+def warm_server(root: Path, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
     """`curator hook serve` for `root` (with `env`, e.g. its own XDG_RUNTIME_DIR), once it
     listens: the condition the hooks themselves wait on. Ended (by its id) afterwards."""
     from curator.agents import warm
@@ -62,7 +62,7 @@ def warm_server(root: Path, env: dict[str, str] | None = None) -> Iterator[None]
         while not sock.exists():
             assert server.poll() is None, "the warm server exited"
             time.sleep(0.05)
-        yield
+        yield server
     finally:
         server.terminate()
         server.wait(20)
