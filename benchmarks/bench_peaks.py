@@ -135,8 +135,9 @@ def main(argv: list[str] | None = None) -> int:
                 print((scratch / "promote.stderr").read_text()[-2000:], file=sys.stderr)
                 print((scratch / "search.stderr").read_text()[-2000:], file=sys.stderr)
                 raise SystemExit(f"round {i}: exit {[r.status for r in (p, s, fp, fs)]}")
-            if i == 0:
-                continue  # warm-up: page cache, the notes cache, the first full INDEX.md
+            if i == 0:  # warm-up: page cache, the notes cache, the first full INDEX.md
+                print(_line("promote, warm-up", _median([p]), _median([fp]), load), flush=True)
+                continue
             promote.append(p)
             search.append(s)
             floor_promote.append(fp)
