@@ -221,6 +221,16 @@ def test_missing_palace_exits_zero_with_one_line(tmp_path: Path) -> None:
         assert "no palace found" in one_line_failure(proc)
 
 
+def test_a_failure_line_carries_no_terminal_escapes_from_the_agent(tmp_path: Path) -> None:
+    """The stderr line reaches the person's terminal: an event's cwd (the agent's input)
+    naming no palace is shown there without its escape sequences (a title set, colours)."""
+    cwd = f"{tmp_path}/\x1b]0;pwned\x07\x1b[31mred\x9b31m"
+    proc = run(None, "claude-code", "UserPromptSubmit", {"cwd": cwd, "prompt": "x"}, cwd=tmp_path)
+    line = one_line_failure(proc)
+    assert "no palace found" in line and "red" in line
+    assert not any(ch in line for ch in "\x1b\x07\x9b"), repr(line)
+
+
 def test_broken_palace_toml_exits_zero(root: Path) -> None:
     (root / "palace.toml").write_text("[palace\nname = ")
     proc = run(root, "claude-code", "SessionStart", event("SessionStart", root, source="startup"))
