@@ -1,6 +1,6 @@
 """The search engine, and its code at another commit, against the libraries alone, in one run.
 
-    python benchmarks/bench_engine.py --palace P --notes N [--tree ../base] [--rounds 3]
+    python benchmarks/bench_engine.py --palace P --notes N [--tree ../base] [--rounds 3] [--hog]
 
 For each tree (this checkout, then each `--tree`: another checkout of curator, e.g. made with
 `git worktree add ../base <commit>`) and for the floor (the libraries alone: open the table,
@@ -22,6 +22,7 @@ Run it where the palace's index is built (`curator reindex`), or the first child
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -33,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from benchutil import Row, percentile  # noqa: E402
+from benchutil import Row, cpu_hog, percentile  # noqa: E402
 
 COLD_QUERY = "retry queue"
 
@@ -227,12 +228,15 @@ def main() -> int:
     parser.add_argument("--notes", type=int, required=True)
     parser.add_argument("--tree", type=Path, action="append", default=[])
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the keyword queries")
+    parser.add_argument("--hog", action="store_true", help="a busy loop per core beside it")
     args = parser.parse_args()
     trees = [REPO, *(t.resolve() for t in args.tree)]
     load = os.getloadavg()
-    rows = engine_rows(args.palace, trees, args.rounds)
+    with cpu_hog() if args.hog else contextlib.nullcontext():
+        rows = engine_rows(args.palace, trees, args.rounds)
     end = os.getloadavg()[0]
-    print(f"{args.notes} notes, load {load[0]:.1f} at the start, {end:.1f} at the end")
+    hog = ", a CPU hog per core" if args.hog else ""
+    print(f"{args.notes} notes{hog}, load {load[0]:.1f} at the start, {end:.1f} at the end")
     for r in rows:
         print(f"{r.metric:<62} {r.median_ms:>9.1f} ms  floor {r.baseline_ms:>8.1f} ms  {r.note}")
     for r in rows:

@@ -57,14 +57,16 @@ class Run:
     status: int
 
 
-def measure(argv: list[str], log: Path) -> Run:
-    """Run `argv` under GNU time (its stdout discarded, its stderr to `log`)."""
+def measure(argv: list[str], log: Path, env: dict[str, str] | None = None) -> Run:
+    """Run `argv` under GNU time (its stdout discarded, its stderr to `log`; `env`: its
+    environment, else this process's)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as stats, log.open("ab") as err:
         start = time.perf_counter()
         proc = subprocess.run(
             ["/usr/bin/time", "-o", stats.name, "-f", "%U %S %M", *argv],
             stdout=subprocess.DEVNULL,
             stderr=err,
+            env=env,
         )
         wall = time.perf_counter() - start
         fields = stats.read().split()[-3:]

@@ -23,8 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,21 +40,9 @@ from bench_promote import _FLOOR, _floor_patch, _git  # noqa: E402
 QUERY = "retry queue"
 
 
-def _env(code: Path | None) -> dict[str, str]:
-    env = dict(os.environ)
-    if code is not None:
-        env["PYTHONPATH"] = str(code)
-    return env
-
-
 def _measure(argv: list[str], log: Path, code: Path | None) -> Run:
-    old = dict(os.environ)
-    os.environ.update(_env(code))
-    try:
-        return measure(argv, log)
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    """`measure` of `argv` with curator from the checkout `code` (None: this one)."""
+    return measure(argv, log, {**os.environ, "PYTHONPATH": str(code)} if code else None)
 
 
 def _median(runs: list[Run]) -> dict[str, float]:
@@ -92,6 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = args.palace.resolve()
     scratch = Path(tempfile.mkdtemp(prefix="bench_peaks_", dir=root.parent))
+    try:  # the scratch folder goes however the rows end (a round that fails exits)
+        return _rows(args, root, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
     cli = [sys.executable, "-m", "curator", "--palace", str(root)]
     found: dict[str, object] = {"code": str(args.code or "."), "palace": str(root)}
     rows = args.rows.split(",")
@@ -157,7 +152,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.log:
         with args.log.open("a") as f:
             f.write(json.dumps(found) + "\n")
-    subprocess.run(["rm", "-rf", str(scratch)], check=False)
     return 0
 
 

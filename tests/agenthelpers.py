@@ -59,8 +59,10 @@ def warm_server(root: Path, env: dict[str, str] | None = None) -> Iterator[subpr
                 os.environ.pop("XDG_RUNTIME_DIR", None)
             else:
                 os.environ["XDG_RUNTIME_DIR"] = old
+        deadline = time.monotonic() + 120  # a bound for a server that never listens
         while not sock.exists():
             assert server.poll() is None, "the warm server exited"
+            assert time.monotonic() < deadline, "the warm server never listened"
             time.sleep(0.05)
         yield server
     finally:

@@ -221,6 +221,16 @@ def test_missing_palace_exits_zero_with_one_line(tmp_path: Path) -> None:
         assert "no palace found" in one_line_failure(proc)
 
 
+def test_a_failure_line_carries_no_terminal_escapes_from_the_agent(tmp_path: Path) -> None:
+    """The stderr line reaches the person's terminal: an event's cwd (the agent's input)
+    naming no palace is shown there without its escape sequences (a title set, colours)."""
+    cwd = f"{tmp_path}/\x1b]0;pwned\x07\x1b[31mred\x9b31m"
+    proc = run(None, "claude-code", "UserPromptSubmit", {"cwd": cwd, "prompt": "x"}, cwd=tmp_path)
+    line = one_line_failure(proc)
+    assert "no palace found" in line and "red" in line
+    assert not any(ch in line for ch in "\x1b\x07\x9b"), repr(line)
+
+
 def test_broken_palace_toml_exits_zero(root: Path) -> None:
     (root / "palace.toml").write_text("[palace\nname = ")
     proc = run(root, "claude-code", "SessionStart", event("SessionStart", root, source="startup"))
@@ -382,9 +392,12 @@ def test_warm_server_answers_hooks(root: Path, tmp_path: Path) -> None:
         (project / "main.py").write_text("print('changed')\n")  # during the turn
         warned = json.loads(installed(root, "Stop", stop, warm_env).stdout)
         assert "nothing captured" in warned["systemMessage"]
-        installed(root, "prompt", prompt, warm_env)  # marks the changed project after answering
-        # answered after that mark: nothing changed since (not the turn before's state)
-        assert installed(root, "Stop", stop, warm_env).stdout == ""
+        # a Stop sent the moment the prompt's answer is back (no hook process between them to
+        # give the mark time) is answered after that mark: nothing changed since (not the
+        # turn before's state)
+        asked = {"tool": "claude-code", "event": "UserPromptSubmit", "data": prompt}
+        assert "retries.md" in "\n".join(warm.ask(root, asked, 60)["lines"])
+        assert warm.ask(root, {**asked, "event": "Stop", "data": stop}, 60)["lines"] == []
         assert hooklog.read(root)[-1]["via"] == "warm"
         # a new note is seen without restarting the server
         (root / "notes" / "project" / "zq.md").write_text(

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from palacehelpers import MakePalace, RunCli, note_text
+from palacehelpers import MakePalace, RunCli, note_text, opened
 from vaultrules import write_vault
 
-from curator.model.cache import links_path
+from curator.model.cache import links_path, read_links
 from curator.model.links import extract_links
 from curator.model.palace import Palace
 
@@ -57,7 +57,11 @@ def test_links_are_the_same_on_every_path(make_palace: MakePalace) -> None:
         one_by_one
     )
     cached = Palace.open(root)
-    cached.link_graph()  # from the links cache the first graph wrote
+    with opened() as read:
+        cached.link_graph()  # from the links cache the first graph wrote
+    assert str(links_path(root)) in read  # the cache was read, not only the bodies again
+    stored = read_links(root)
+    assert all(stored[n.sha, n.link_rule] == one_by_one[n.rel] for n in cached.all() if n.link_rule)
     assert _links(cached) == one_by_one
     assert _links(Palace.open(root, cache=False)) == one_by_one
 

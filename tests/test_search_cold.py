@@ -208,6 +208,20 @@ def test_a_promote_leaves_the_index_a_cold_search_answers_from(root: Path, run_c
     assert any("zebu-draft" in str(h["path"]) for h in _hits(cold))
 
 
+def test_a_note_read_for_a_cold_query_has_the_links_a_load_reads(root: Path) -> None:
+    """A note read from its file for a cold query is read by its layout's rules, as a load
+    reads it: in curator's layout a markdown link without `.md` is no link, so the snippet
+    is served as the loaded palace serves it (cold, it was withheld as a link to the hidden
+    note: the answer depended on whether the index was in step)."""
+    rel = "notes/project/zebu-bare.md"
+    (root / rel).write_text(note_text("Zebu bare", body=f"{WORDS}: [runbook](okapi-runbook)\n"))
+    cold = cold_searcher(root)  # the new note caught up with
+    assert cold is not None
+    palace = Palace.open(root)
+    assert cold.palace.by_rel[rel].links == palace.by_rel[rel].links
+    assert _hits(cold) == _hits(Searcher(palace, index=open_index(palace)))
+
+
 def test_every_filter_answers_cold_as_over_the_loaded_palace(root: Path) -> None:
     cold = cold_searcher(root)
     assert cold is not None

@@ -181,6 +181,27 @@ def test_a_write_the_disk_refuses_leaves_the_tree_as_before(sample_palace: Path)
     assert not list((sample_palace / ".curator/journal").glob("*.json"))
 
 
+def test_a_refused_write_of_the_state_folder_leaves_git_ignoring_it(tmp_path: Path) -> None:
+    """The disk refuses .curator/.gitignore's bytes (a file-size limit stands in for a full
+    disk): no empty .gitignore is left, which the next process took for a written one, so
+    git listed the caches, index and journal (`git add -A` would commit them)."""
+    from curator.model.discovery import ensure_state_dir
+
+    root = tmp_path / "palace"
+    root.mkdir()
+    git(root, "init", "-q")
+    code = f"from curator.model.discovery import ensure_state_dir; ensure_state_dir({str(root)!r})"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True, text=True, timeout=60, preexec_fn=_file_size_limit(0),
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )  # fmt: skip
+    assert proc.returncode != 0 and "File too large" in proc.stderr, proc.stderr
+    (ensure_state_dir(root) / "index.msgpack").write_bytes(b"machine state")  # the next process
+    listed = git(root, "status", "--porcelain", "--untracked-files=all").stdout
+    assert ".curator" not in listed, listed
+
+
 def _chattr(flag: str, paths: list[Path]) -> bool:
     proc = subprocess.run(["chattr", flag, *map(str, paths)], capture_output=True)
     return proc.returncode == 0

@@ -170,9 +170,11 @@ def main(tool: str, event: str, palace: str | None) -> int:
     with contextlib.suppress(OSError, ValueError):
         sys.stdout.write(text)
         sys.stdout.flush()
-    if failure:
+    if failure:  # a line on the person's terminal, of text from the agent, notes or git
+        from curator.model.text import one_line
+
         with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(failure.replace("\n", " ") + "\n")
+            sys.stderr.write(one_line(failure) + "\n")
             sys.stderr.flush()
     if any(t.name == WORKER and t.is_alive() for t in threading.enumerate()):
         os._exit(0)  # timed out: leave the worker to the OS, never wait for it at exit

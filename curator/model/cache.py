@@ -151,9 +151,9 @@ def _read_frames(path: Path, version: int, root: Path, decoder: Any) -> Iterator
             yield decoder.decode(_frame(handle))
 
 
-def _write_frames(path: Path, head: _Head, items: list[Any], keep: Any) -> None:
-    """Write `items` as a framed cache file (best effort, as `store`); `keep(item)` says
-    whether msgpack can hold an item, asked only of a frame that failed to encode."""
+def _write_frames(path: Path, head: _Head, items: list[Any]) -> None:
+    """Write `items` as a framed cache file (best effort, as `store`); an item msgpack cannot
+    hold is left out of its frame (`_encodes`, asked only of a frame that failed to encode)."""
 
     def frames() -> Iterator[bytes]:  # made as they are written: one frame in memory
         yield _framed(msgspec.msgpack.encode(head))
@@ -162,7 +162,7 @@ def _write_frames(path: Path, head: _Head, items: list[Any], keep: Any) -> None:
             try:
                 yield _framed(msgspec.msgpack.encode(chunk))
             except (TypeError, ValueError, OverflowError):
-                yield _framed(msgspec.msgpack.encode([item for item in chunk if keep(item)]))
+                yield _framed(msgspec.msgpack.encode([item for item in chunk if _encodes(item)]))
 
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -200,7 +200,7 @@ def write_notes(
     is left out: it is read again on the next load."""
     kept = list(notes.values())
     head = _Head(NOTES_VERSION, str(Path(root).resolve()), started_ns, _frame_count(kept))
-    _write_frames(notes_path(root, name), head, kept, _encodes)
+    _write_frames(notes_path(root, name), head, kept)
 
 
 def _framed(data: bytes) -> bytes:
@@ -241,4 +241,4 @@ def read_links(root: Path, name: str = "notes") -> dict[tuple[str, LinkRule], tu
 def write_links(root: Path, entries: list[LinkEntry], name: str = "notes") -> None:
     """Best effort, as `store`."""
     head = _Head(LINKS_VERSION, str(Path(root).resolve()), 0, _frame_count(entries))
-    _write_frames(links_path(root, name), head, entries, _encodes)
+    _write_frames(links_path(root, name), head, entries)

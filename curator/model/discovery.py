@@ -162,7 +162,11 @@ def state_dir(root: str | os.PathLike[str]) -> str:
             if entry.is_symlink():
                 _state_folder(root, f"{STATE_DIR}/{entry.name}")  # raises, naming the link
     ignore = os.path.join(state, ".gitignore")
-    if not os.path.exists(ignore):
-        with open(ignore, "w", encoding="utf-8") as out:
-            out.write("# curator machine state: caches, index, journal. Never committed.\n*\n")
+    if not os.path.exists(ignore):  # whole or not at all: an empty one would be kept
+        from pathlib import Path
+
+        from curator.fsutil import atomic_write
+
+        text = b"# curator machine state: caches, index, journal. Never committed.\n*\n"
+        atomic_write(Path(ignore), text)
     return state

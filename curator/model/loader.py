@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from curator.model import cache
 from curator.model.discovery import INDEX_NAME, NOTES_DIR
@@ -277,12 +278,17 @@ def _symlink_ok(root: Path, inside: Path, path: str, rel: str, problems: list[Fi
     return False
 
 
-def read_note(root: Path, rel: str, kind: Kind) -> Note:
-    """The note at `rel` read and parsed as a load reads it; one that cannot be read is a
-    note whose header did not parse (the gate hides it), never an error."""
+def read_note(root: Path, rel: str, kind: Kind, config: Any, layout: Layout | None = None) -> Note:
+    """The note at `rel` read and parsed as a load of the palace of `config` reads it, by its
+    layout's rules (`layout`: palace.toml's, when the caller has it already); one that cannot
+    be read is a note whose header did not parse (the gate hides it), never an error."""
+    from curator.model.layouts.rules import adapt_all  # as `Palace.open` reads every note
+
     problems: list[Finding] = []
     note, _read = _load_one(rel, str(root / rel), kind, None, 0, problems)
-    return note if note is not None else Note(rel, kind, problems=tuple(problems))
+    if note is None:
+        return Note(rel, kind, problems=tuple(problems))
+    return adapt_all([note], config, layout)[0]
 
 
 # -- the files' fingerprint ---------------------------------------------------------------

@@ -96,11 +96,12 @@ def catch_up(
         unread = []
     entries = dict(record)
     docs: list[IndexDoc] = []
+    layout = layout_rules.layout_of(config)
     for rel, kind, size, mtime in files:
         old = record.get(rel)
         if old is not None and old.same(kind, size, mtime):
             continue
-        note = read_note(root, rel, kind)
+        note = read_note(root, rel, kind, config, layout)
         if not note.sha:  # unreadable now: no file of the palace, as a load reports it
             entries.pop(rel, None)
             unread.append(rel)
@@ -181,13 +182,14 @@ def _record(
 
 
 def count_from_files(
-    root: Path, parsed: Mapping[str, Kind], index_dir: Path, signature: str
+    root: Path, config: Config, parsed: Mapping[str, Kind], index_dir: Path, signature: str
 ) -> Corpus:
     """The corpus statistics of the palace whose parsed notes and drafts are `parsed` (rel
     to kind), counted over the same sample as from the loaded palace (`sampled`), reading
     only the sampled files; kept in `index_dir` for the palace of `signature`."""
     order = sorted(parsed, key=lambda rel: (parsed[rel] != "note", rel))
-    notes = [read_note(root, rel, parsed[rel]) for rel in sampled(order)]
+    layout = layout_rules.layout_of(config)
+    notes = [read_note(root, rel, parsed[rel], config, layout) for rel in sampled(order)]
     found = count_sample([n for n in notes if n.ok])
     record_corpus(index_dir, signature, found)
     return found
@@ -203,12 +205,13 @@ def reindex_files(
     files, unread = sorted(files), list(found_unread)
     read_ns = time.time_ns()  # before any read
     entries: dict[str, FileEntry] = {}
+    layout = layout_rules.layout_of(config)
 
     def batches() -> Iterator[list[IndexDoc]]:
         for start in range(0, len(files), REBUILD_BATCH):
             docs = []
             for rel, kind, _size, _mtime in files[start : start + REBUILD_BATCH]:
-                note = read_note(root, rel, kind)
+                note = read_note(root, rel, kind, config, layout)
                 if not note.sha:
                     unread.append(rel)
                     continue
@@ -221,7 +224,7 @@ def reindex_files(
     stats = store.writer.rebuild_stream(batches(), head_commit(root), allow_empty=allow_empty)
     signature = _record(store, config, entries, unread)
     parsed = {rel: _kind(e) for rel, e in entries.items() if e.parsed}
-    count_from_files(root, parsed, store.index_dir, signature)
+    count_from_files(root, config, parsed, store.index_dir, signature)
     return stats
 
 

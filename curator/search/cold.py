@@ -120,7 +120,7 @@ def cold_searcher(root: Path) -> Searcher | None:
     stats = recorded_corpus(index_dir(root), record["signature"])
     if stats is None:
         parsed = {p: k for p, k in palace.files.kinds.items() if p not in palace.unparsed}
-        stats = count_from_files(root, parsed, index_dir(root), record["signature"])
+        stats = count_from_files(root, config, parsed, index_dir(root), record["signature"])
     searcher = Searcher(palace, index=store, sync=False)
     searcher._stats = stats  # the palace's statistics as kept (never counted from no notes)
     return searcher
@@ -133,16 +133,19 @@ def _strings(value: object) -> bool:
 class _Files(Mapping[str, Note]):
     """The palace's notes and drafts by rel, each read from its file when first asked for."""
 
-    def __init__(self, root: Path, kinds: dict[str, Kind]) -> None:
+    def __init__(self, root: Path, kinds: dict[str, Kind], config: Config) -> None:
         self._root = root
         self._kinds = kinds
+        self._config = config
+        self._layout = layout_rules.layout_of(config)
         self._read: dict[str, Note] = {}
 
     def __getitem__(self, rel: str) -> Note:
         note = self._read.get(rel)
         if note is None:
             kind = self._kinds[rel]  # KeyError: no note of the palace
-            note = self._read[rel] = read_note(self._root, rel, kind)
+            note = read_note(self._root, rel, kind, self._config, self._layout)
+            self._read[rel] = note
         return note
 
     def __contains__(self, rel: object) -> bool:
@@ -241,7 +244,7 @@ class IndexedPalace(Palace):
         }
         for rel in unparsed:
             kinds.setdefault(rel, kind_of(rel, config.inbox) or "note")
-        self.files = _Files(root, kinds)
+        self.files = _Files(root, kinds, config)
         self.by_rel = self.files  # type: ignore[assignment]
         self.index_signature = signature
         self.unparsed = frozenset(unparsed)

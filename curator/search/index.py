@@ -61,11 +61,6 @@ def _content_hash(note: Note, confidence: float, sensitive: bool) -> str:
     return hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def doc_from_note(palace: Palace, note: Note) -> IndexDoc:
-    """The index row of one parsed note or draft."""
-    return doc_of(note, palace.config)
-
-
 def doc_of(note: Note, config: Config) -> IndexDoc:
     """The index row of one parsed note or draft, from palace.toml alone (a row never
     depends on the other notes: a note read from its file makes the same row)."""
@@ -76,7 +71,7 @@ def doc_of(note: Note, config: Config) -> IndexDoc:
 def doc_row(palace: Palace, note: Note) -> dict[str, Any]:
     """The index row of one parsed note or draft as the store returns one (every column but
     the full-text `text`), made from the palace instead of read from the table."""
-    doc = doc_from_note(palace, note)
+    doc = doc_of(note, palace.config)
     return {k: getattr(doc, k) for k in RESULT_COLUMNS}
 
 
@@ -112,7 +107,7 @@ def note_context(note: Note) -> str:
 
 def docs_from_palace(palace: Palace) -> list[IndexDoc]:
     """Every note and draft whose header parsed, as index docs (sorted by path)."""
-    return [doc_from_note(palace, n) for n in palace.all() if n.ok]
+    return [doc_of(n, palace.config) for n in palace.all() if n.ok]
 
 
 def doc_hashes(palace: Palace) -> dict[str, str]:
@@ -135,7 +130,7 @@ def doc_hashes(palace: Palace) -> dict[str, str]:
 def _maker(palace: Palace) -> MakeDocs:
     """Builds the docs of the given paths from `palace` (see IndexWriter.sync_hashes)."""
     by_rel = palace.by_rel
-    return lambda paths: [doc_from_note(palace, by_rel[p]) for p in paths]
+    return lambda paths: [doc_of(by_rel[p], palace.config) for p in paths]
 
 
 def head_commit(root: Path) -> str | None:
@@ -335,7 +330,6 @@ def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
 
 __all__ = [
     "derived_config",
-    "doc_from_note",
     "doc_hashes",
     "doc_of",
     "doc_row",
