@@ -15,7 +15,8 @@ memory, as bench_million measures them) beside its floor run in the same session
 
 `--code DIR` runs curator from another checkout (PYTHONPATH=DIR), so that one session
 measures the code before a change and after it on two copies of the same palace. Prints the
-median of each row's rounds (the first promote round is a warm-up and dropped) and the load.
+median of each row's rounds (the first promote round, a warm-up, on a line of its own) and the
+load.
 """
 
 from __future__ import annotations
