@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_million import Run, _argvs, _clear_cache, measure  # noqa: E402
-from bench_promote import _FLOOR, _floor_patch, _git  # noqa: E402
+from bench_promote import _FLOOR, _floor_patch, _git, floor_table  # noqa: E402
 
 QUERY = "retry queue"
 
@@ -106,6 +106,7 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
     if "promote" in rows:
         drafts = drafts_of(root)
         sample = (root / drafts[0]).read_text()
+        floor_index = floor_table(root)
         promote: list[Run] = []
         search: list[Run] = []
         floor_promote: list[Run] = []
@@ -123,7 +124,9 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
             s = _measure([*cli, "search", QUERY], scratch / "search.stderr", args.code)
             patch, rel = _floor_patch(root, i, sample)
             fp = _measure(
-                [sys.executable, "-c", _FLOOR, str(root), patch, rel], scratch / "f.stderr", None
+                [sys.executable, "-c", _FLOOR, str(root), patch, rel, floor_index],
+                scratch / "f.stderr",
+                None,
             )
             fs = _measure(search_floor, scratch / "fs.stderr", None)
             _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: the floor's commit goes
@@ -139,6 +142,7 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
             floor_promote.append(fp)
             floor_search.append(fs)
         load.append(os.getloadavg()[0])
+        shutil.rmtree(floor_index, ignore_errors=True)
         for name, ours_runs, floor_runs in (
             ("promote", promote, floor_promote),
             ("search after the promote", search, floor_search),
