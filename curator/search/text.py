@@ -103,18 +103,22 @@ _TERMS_MAX = 200_000
 def stems(text: str) -> list[str]:
     """The stems (`stem`) of the words of `text` without stopwords and one-letter words, in
     order, repeats kept: the terms BM25F counts."""
-    out = []
-    known = _TERMS.get
-    for word in WORD.findall(text.lower()):
-        found = known(word)
-        if found is None:
-            keep = word not in STOPWORDS and (len(word) >= 2 or word.isdigit())
-            found = stem(word) if keep else ""
-            if len(_TERMS) < _TERMS_MAX:
-                _TERMS[word] = found
-        if found:
-            out.append(found)
-    return out
+    words = WORD.findall(text.lower())
+    found = list(map(_TERMS.get, words))  # the words seen before: most, once a palace is read
+    if None in found:
+        for i, word in enumerate(words):
+            if found[i] is None:
+                found[i] = _term(word)
+    return [f for f in found if f]
+
+
+def _term(word: str) -> str:
+    """`word`'s stem, "" for a stopword or a one-letter word; kept for the next text."""
+    keep = word not in STOPWORDS and (len(word) >= 2 or word.isdigit())
+    found = stem(word) if keep else ""
+    if len(_TERMS) < _TERMS_MAX:
+        _TERMS[word] = found
+    return found
 
 
 def spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
