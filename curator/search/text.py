@@ -146,8 +146,7 @@ def make_snippet(
     if prefixes and sentences:
         scored = []
         for i, sent in enumerate(sentences):
-            words = {w.lower() for w in WORD.findall(sent)}
-            hits = {p for p in prefixes for w in words if w.startswith(p)}
+            hits = starting(prefixes, [w.lower() for w in WORD.findall(sent)])
             scored.append((len(hits), -i, i))
         count, _, idx = max(scored)
         if count:
@@ -179,8 +178,17 @@ def name_share(name: str, prefixes: Sequence[str]) -> float:
     word of the note's name."""
     if not prefixes:
         return 0.0
-    words = [w.lower() for w in WORD.findall(name)]
-    return sum(1 for p in prefixes if any(w.startswith(p) for w in words)) / len(prefixes)
+    return len(starting(prefixes, [w.lower() for w in WORD.findall(name)])) / len(prefixes)
+
+
+def starting(prefixes: Sequence[str], words: Sequence[str]) -> list[str]:
+    """The prefixes that start one of `words` (words of `WORD`: no spaces), each as often as
+    `prefixes` holds it. One substring test of the words joined by spaces each, not one
+    test a word: a snippet tests every sentence of each result's body."""
+    if not words:
+        return []
+    joined = " " + " ".join(words)
+    return [p for p in prefixes if " " not in p and " " + p in joined]
 
 
 def is_short(query: str) -> bool:
@@ -198,6 +206,7 @@ __all__ = [
     "natural_language",
     "phrasings",
     "spans",
+    "starting",
     "stem",
     "stem_probes",
     "stems",
