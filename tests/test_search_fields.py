@@ -18,7 +18,7 @@ from curator.search.fuse import scaled
 from curator.search.ranking import NoteText, Tuning, threads
 from curator.search.searcher import Searcher
 from curator.search.temporal import time_cue
-from curator.search.text import stems
+from curator.search.text import WORD, starting, stems
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
 
@@ -238,3 +238,24 @@ def test_a_note_takes_a_share_of_the_turn_two_away(make_palace: MakePalace) -> N
     got = paths(s, "orchid greenhouse, that one")
     # t2 is two turns from the question (t0): they share the line of t1 in their contexts
     assert got.index("notes/t2.md") < got.index("notes/other.md")
+
+
+@settings(max_examples=200)
+@given(st.lists(st.text(max_size=60), max_size=4))
+def test_stems_are_the_words_stems_in_order_whatever_was_seen_before(texts: list[str]) -> None:
+    """Each text's stems, read after the texts before it (words already seen or new), are its
+    words' own: lower-cased, stopwords and one-letter words left out, repeats kept."""
+    for text in texts:
+        one_by_one = [s for w in WORD.findall(text.lower()) for s in stems(w)]
+        assert stems(text) == one_by_one
+        assert all(s and s == s.lower() for s in one_by_one)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.text(max_size=6), max_size=6),
+    st.text(max_size=80),
+)
+def test_starting_is_the_prefixes_some_word_begins_with(prefixes: list[str], text: str) -> None:
+    words = [w.lower() for w in WORD.findall(text)]
+    assert starting(prefixes, words) == [p for p in prefixes if any(w.startswith(p) for w in words)]

@@ -103,18 +103,22 @@ _TERMS_MAX = 200_000
 def stems(text: str) -> list[str]:
     """The stems (`stem`) of the words of `text` without stopwords and one-letter words, in
     order, repeats kept: the terms BM25F counts."""
-    out = []
-    known = _TERMS.get
-    for word in WORD.findall(text.lower()):
-        found = known(word)
-        if found is None:
-            keep = word not in STOPWORDS and (len(word) >= 2 or word.isdigit())
-            found = stem(word) if keep else ""
-            if len(_TERMS) < _TERMS_MAX:
-                _TERMS[word] = found
-        if found:
-            out.append(found)
-    return out
+    words = WORD.findall(text.lower())
+    found = list(map(_TERMS.get, words))  # the words seen before: most, once a palace is read
+    if None in found:
+        for i, word in enumerate(words):
+            if found[i] is None:
+                found[i] = _term(word)
+    return [f for f in found if f]
+
+
+def _term(word: str) -> str:
+    """`word`'s stem, "" for a stopword or a one-letter word; kept for the next text."""
+    keep = word not in STOPWORDS and (len(word) >= 2 or word.isdigit())
+    found = stem(word) if keep else ""
+    if len(_TERMS) < _TERMS_MAX:
+        _TERMS[word] = found
+    return found
 
 
 def spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
@@ -142,8 +146,7 @@ def make_snippet(
     if prefixes and sentences:
         scored = []
         for i, sent in enumerate(sentences):
-            words = {w.lower() for w in WORD.findall(sent)}
-            hits = {p for p in prefixes for w in words if w.startswith(p)}
+            hits = starting(prefixes, [w.lower() for w in WORD.findall(sent)])
             scored.append((len(hits), -i, i))
         count, _, idx = max(scored)
         if count:
@@ -175,8 +178,17 @@ def name_share(name: str, prefixes: Sequence[str]) -> float:
     word of the note's name."""
     if not prefixes:
         return 0.0
-    words = [w.lower() for w in WORD.findall(name)]
-    return sum(1 for p in prefixes if any(w.startswith(p) for w in words)) / len(prefixes)
+    return len(starting(prefixes, [w.lower() for w in WORD.findall(name)])) / len(prefixes)
+
+
+def starting(prefixes: Sequence[str], words: Sequence[str]) -> list[str]:
+    """The prefixes that start one of `words` (words of `WORD`: no spaces), each as often as
+    `prefixes` holds it. One substring test of the words joined by spaces each, not one
+    test a word: a snippet tests every sentence of each result's body."""
+    if not words:
+        return []
+    joined = " " + " ".join(words)
+    return [p for p in prefixes if " " not in p and " " + p in joined]
 
 
 def is_short(query: str) -> bool:
@@ -194,6 +206,7 @@ __all__ = [
     "natural_language",
     "phrasings",
     "spans",
+    "starting",
     "stem",
     "stem_probes",
     "stems",
