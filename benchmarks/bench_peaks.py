@@ -12,6 +12,10 @@ memory, as bench_million measures them) beside its floor run in the same session
   `search_floor.floor_search` (the table opened, one hybrid query).
 
     python benchmarks/bench_peaks.py --palace P [--rounds 3] [--code DIR] [--rows reindex,promote]
+        [--untuned TRICKS]
+
+`--untuned` (tricks of `curator.runtime`, as CURATOR_NO_TUNING names them) makes every other
+promote round one with those tricks off, a row of its own: what they buy, in the same run.
 
 `--code DIR` runs curator from another checkout (PYTHONPATH=DIR), so that one session
 measures the code before a change and after it on two copies of the same palace. Prints the
@@ -40,9 +44,15 @@ from bench_promote import _FLOOR, _floor_patch, _git  # noqa: E402
 QUERY = "retry queue"
 
 
-def _measure(argv: list[str], log: Path, code: Path | None) -> Run:
-    """`measure` of `argv` with curator from the checkout `code` (None: this one)."""
-    return measure(argv, log, {**os.environ, "PYTHONPATH": str(code)} if code else None)
+def _measure(argv: list[str], log: Path, code: Path | None, untuned: str = "") -> Run:
+    """`measure` of `argv` with curator from the checkout `code` (None: this one) and the
+    tricks `untuned` names off (CURATOR_NO_TUNING's form; "": none)."""
+    env = dict(os.environ)
+    if code:
+        env["PYTHONPATH"] = str(code)
+    if untuned:
+        env["CURATOR_NO_TUNING"] = untuned
+    return measure(argv, log, env)
 
 
 def _median(runs: list[Run]) -> dict[str, float]:
@@ -77,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--code", type=Path, help="the checkout to run curator from")
     parser.add_argument("--rows", default="reindex,promote")
     parser.add_argument("--log", type=Path, help="append each row as a JSON line")
+    parser.add_argument(
+        "--untuned",
+        default="",
+        help="every other promote round with these tricks off (CURATOR_NO_TUNING's form)",
+    )
     args = parser.parse_args(argv)
     root = args.palace.resolve()
     scratch = Path(tempfile.mkdtemp(prefix="bench_peaks_", dir=root.parent))
@@ -107,6 +122,7 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
         sample = (root / drafts[0]).read_text()
         promote: list[Run] = []
         search: list[Run] = []
+        untuned: list[Run] = []  # promotes with args.untuned off, every other round
         floor_promote: list[Run] = []
         floor_search: list[Run] = []
         load = [os.getloadavg()[0]]
@@ -115,7 +131,10 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
         for draft in drafts:
             if i == args.rounds:
                 break
-            p = _measure([*cli, "promote", draft, "--yes"], scratch / "promote.stderr", args.code)
+            off = args.untuned if i % 2 == 0 else ""  # round i + 1: the warm-up (0) tuned
+            p = _measure(
+                [*cli, "promote", draft, "--yes"], scratch / "promote.stderr", args.code, off
+            )
             if p.status == 2:
                 continue  # a draft that does not promote as it stands (a name taken): the next
             i += 1
@@ -126,6 +145,9 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
             )
             fs = _measure(search_floor, scratch / "fs.stderr", None)
             _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: the floor's commit goes
+            if off and all(r.status == 0 for r in (p, s, fp, fs)):
+                untuned.append(p)  # its search and floors ran too: each round alike
+                continue
             if any(r.status != 0 for r in (p, s, fp, fs)):
                 print((scratch / "promote.stderr").read_text()[-2000:], file=sys.stderr)
                 print((scratch / "search.stderr").read_text()[-2000:], file=sys.stderr)
@@ -147,6 +169,10 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
                 "floor": [asdict(r) for r in floor_runs],
                 "load": load,
             }
+        if args.untuned:
+            name = f"promote, CURATOR_NO_TUNING={args.untuned}"
+            print(_line(name, _median(untuned), _median(floor_promote), load), flush=True)
+            found[name] = {"curator": [asdict(r) for r in untuned], "load": load}
     found["when"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
     if args.log:
         with args.log.open("a") as f:

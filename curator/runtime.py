@@ -14,10 +14,12 @@ row, which measures it with and without in the same run, shows what it buys:
 | pause    | here (`collector_paused`)      | bench_core.py --whole --untuned: list, cold    |
 | exit     | here (`quick_exit`), from      | bench_agents.py (warm): the installed command, |
 |          | agents/__main__.py, cli (hook) | CPU without it                                 |
+| trim     | here (`let_go`), from          | bench_peaks.py --untuned trim: promote peak    |
+|          | session (`follow_index`)       | without it                                     |
 
 `CURATOR_NO_TUNING=1` turns off the tricks that have a switch (arenas, gc, css, freeze, pause,
-exit), or a comma list of their names only those; the benchmarks turn off the other two from
-outside.
+exit, trim), or a comma list of their names only those; the benchmarks turn off the other two
+from outside.
 
 The arenas: glibc's malloc arenas capped at two. glibc gives each thread that allocates
 under contention an arena of its own (up to eight per core); memory freed in one is not reused
@@ -34,6 +36,11 @@ promote at 10k notes, ~200 ms of CPU; ~120 ms with the palace frozen).
 The exit: a hook's process (one per prompt: the installed command, `curator hook`) ends with
 `os._exit` once its output is flushed, skipping the interpreter's teardown of what it imported
 (~6 ms of a warm prompt's ~35 ms of CPU; far more when it answered alone, with LanceDB loaded).
+
+The trim: a command lets go of its palace before its search index follows a commit
+(`let_go`), and glibc hands the pages it held back (`malloc_trim`) before LanceDB and the
+embedder allocate: a promote at 100k notes peaked at 594 MB without it, 546 MB with it
+(bench_peaks.py --untuned trim, medians of 2 each interleaved, load 7-8; CPU the same).
 
 The pause: while a command loads its palace the collector is off. A load makes no cyclic
 garbage (a palace's notes hold no cycles), yet every full collection during it scanned every
@@ -98,7 +105,7 @@ def let_go() -> None:
     pages back (`malloc_trim`), so the index's buffers do not land on top of them."""
     gc.unfreeze()
     gc.collect()
-    if not sys.platform.startswith("linux"):
+    if not tuned("trim") or not sys.platform.startswith("linux"):
         return
     import ctypes
 
