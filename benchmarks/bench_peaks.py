@@ -19,7 +19,8 @@ promote round one with those tricks off, a row of its own: what they buy, in the
 
 `--code DIR` runs curator from another checkout (PYTHONPATH=DIR), so that one session
 measures the code before a change and after it on two copies of the same palace. Prints the
-median of each row's rounds (the first promote round is a warm-up and dropped) and the load.
+median of each row's rounds (the first promote round, a warm-up, on a line of its own) and the
+load.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_million import Run, _argvs, _clear_cache, measure  # noqa: E402
-from bench_promote import _FLOOR, _floor_patch, _git  # noqa: E402
+from bench_promote import _FLOOR, _floor_patch, _git, floor_table  # noqa: E402
 
 QUERY = "retry queue"
 
@@ -120,6 +121,7 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
     if "promote" in rows:
         drafts = drafts_of(root)
         sample = (root / drafts[0]).read_text()
+        floor_index = floor_table(root)
         promote: list[Run] = []
         search: list[Run] = []
         untuned: list[Run] = []  # promotes with args.untuned off, every other round
@@ -141,7 +143,9 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
             s = _measure([*cli, "search", QUERY], scratch / "search.stderr", args.code)
             patch, rel = _floor_patch(root, i, sample)
             fp = _measure(
-                [sys.executable, "-c", _FLOOR, str(root), patch, rel], scratch / "f.stderr", None
+                [sys.executable, "-c", _FLOOR, str(root), patch, rel, floor_index],
+                scratch / "f.stderr",
+                None,
             )
             fs = _measure(search_floor, scratch / "fs.stderr", None)
             _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: the floor's commit goes
@@ -152,13 +156,15 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
                 print((scratch / "promote.stderr").read_text()[-2000:], file=sys.stderr)
                 print((scratch / "search.stderr").read_text()[-2000:], file=sys.stderr)
                 raise SystemExit(f"round {i}: exit {[r.status for r in (p, s, fp, fs)]}")
-            if i == 0:
-                continue  # warm-up: page cache, the notes cache, the first full INDEX.md
+            if i == 0:  # warm-up: page cache, the notes cache, the first full INDEX.md
+                print(_line("promote, warm-up", _median([p]), _median([fp]), load), flush=True)
+                continue
             promote.append(p)
             search.append(s)
             floor_promote.append(fp)
             floor_search.append(fs)
         load.append(os.getloadavg()[0])
+        shutil.rmtree(floor_index, ignore_errors=True)
         for name, ours_runs, floor_runs in (
             ("promote", promote, floor_promote),
             ("search after the promote", search, floor_search),

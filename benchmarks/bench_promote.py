@@ -12,13 +12,15 @@ listing every note the palace holds.
 
 Each round then undoes its promote, `curator undo --yes` (a whole process), against its floor:
 `git revert` of the undo's own commit (the same files back again) and the index following it
-with one embed, one upsert and one delete; the floor's revert is dropped untimed."""
+with one embed, one upsert and one delete; the floor's revert is dropped untimed. The floor
+writes a copy of the palace's table (`floor_table`), never the palace's own index."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,25 +58,24 @@ _UPSERT = """
 import lancedb
 from curator.config import load_config
 from curator.search.embed import get_embedder
-from curator.search.index import index_dir
 from curator.search.state import STATE_FILE, IndexState
 settings = load_config(root).index
 embedder = get_embedder(settings.embedder, settings.dim)
-state = IndexState.from_json((index_dir(root) / STATE_FILE).read_bytes())
-table = lancedb.connect(str(index_dir(root))).open_table(state.table)
+state = IndexState.from_json((index / STATE_FILE).read_bytes())
+table = lancedb.connect(str(index)).open_table(state.table)
 text = (root / rel).read_text()
 row = table.search().limit(1).to_list()[0]
 row.update(path=rel, slug=Path(rel).stem, body=text, text=text, vector=embedder.embed([text])[0])
 row.pop("_rowid", None)
 table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute([row])
-"""  # the note at `rel` embedded once and upserted into the palace's table
+"""  # the note at `rel` embedded once and upserted into a copy of the palace's table (`index`)
 
 _FLOOR = (
     _PEAK
     + """
 import os, subprocess, sys
 from pathlib import Path
-root, patch, rel = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+root, patch, rel, index = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
 subprocess.run(["git", "apply", "--index", patch], cwd=root, check=True)
 subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "floor " + rel], cwd=root, check=True)
 """
@@ -89,7 +90,7 @@ _FLOOR_UNDO = (
     + """
 import os, subprocess, sys
 from pathlib import Path
-root, rel, gone = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+root, rel, gone, index = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
 subprocess.run(["git", "revert", "--no-edit", "HEAD"], cwd=root, check=True, capture_output=True)
 """
     + _UPSERT
@@ -147,6 +148,20 @@ def _floor_patch(root: Path, i: int, text: str) -> tuple[str, str]:
     return str(path), rel
 
 
+def floor_table(root: Path) -> str:
+    """A copy of the palace's index for the floor to write (made untimed, once): the floor's
+    upserts and deletes never reach the palace's own index, whose files the untimed reset after
+    each floor puts back. Written there, they left rows curator's record knew nothing of (a
+    draft's row deleted), and curator's next sync reconciled the whole palace instead of
+    following its commit: a cost no palace has that only curator writes to."""
+    from curator.search.index import index_dir
+
+    copy = root.parent / f".floor-index-{root.name}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(index_dir(root), copy)
+    return str(copy)
+
+
 def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
     from curator.errors import CuratorError
     from curator.model.palace import Palace
@@ -165,6 +180,7 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
         raise SystemExit(f"{len(drafts)} drafts promote as they stand; {rounds + 1} needed")
     sample = (root / drafts[0]).read_text()
     del loaded
+    floor_index = floor_table(root)
     env_py = [sys.executable, "-c"]
     curator: list[float] = []
     floor: list[float] = []
@@ -184,10 +200,12 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
         promoted = _git(root, *added)
         note = next(p for p in promoted.split() if p.startswith("notes/"))
         patch, rel = _floor_patch(root, i, sample)
-        f_took, f_peak = _run([*env_py, _FLOOR, str(root), patch, rel], "floor")
+        f_took, f_peak = _run([*env_py, _FLOOR, str(root), patch, rel, floor_index], "floor")
         _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: INDEX.md lists what is there
         u_took, u_peak = _run([*env_py, _CURATOR, "--palace", str(root), "undo", "--yes"], "undo")
-        uf_took, uf_peak = _run([*env_py, _FLOOR_UNDO, str(root), note, draft], "undo_floor")
+        uf_took, uf_peak = _run(
+            [*env_py, _FLOOR_UNDO, str(root), note, draft, floor_index], "undo_floor"
+        )
         _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: the undo stands
         if i == 0:
             continue  # warm-up: page cache, the palace cache, the first full INDEX.md
@@ -203,6 +221,7 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
         ):
             peaks[key] = max(peaks[key], value)
     load.append(os.getloadavg()[0])
+    shutil.rmtree(floor_index, ignore_errors=True)
     return [
         floor_row(
             "writer",

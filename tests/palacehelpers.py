@@ -104,11 +104,14 @@ def reject_plan(root: Path, reason: str, draft: str = "inbox/d.md") -> Any:
 
 
 _OPENED: list[str] | None = None  # the files opened while a test listens (see `opened`)
+_LISTED: list[str] | None = None  # the folders listed while a test listens (see `listed`)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     if _OPENED is not None and event == "open" and isinstance(args[0], str | os.PathLike):
         _OPENED.append(os.fspath(args[0]))
+    if _LISTED is not None and event == "os.scandir" and isinstance(args[0], str | os.PathLike):
+        _LISTED.append(os.fspath(args[0]))
 
 
 sys.addaudithook(_audit)  # once per process (a hook cannot be removed); it listens in `opened`
@@ -124,3 +127,15 @@ def opened() -> Iterator[list[str]]:
         yield found
     finally:
         _OPENED = None
+
+
+@contextlib.contextmanager
+def listed() -> Iterator[list[str]]:
+    """The folders Python listed (`os.scandir`) inside the block, in order: a walk of the
+    palace lists its notes folder once."""
+    global _LISTED
+    _LISTED = found = []
+    try:
+        yield found
+    finally:
+        _LISTED = None

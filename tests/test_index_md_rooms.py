@@ -112,3 +112,29 @@ def test_an_action_renders_only_the_rooms_it_touches(
         ),
         hand_edited,
     )
+
+
+def test_a_plan_never_applied_leaves_the_next_action_its_copy(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: a plan renders INDEX.md before it is applied and was remembered as the one
+    render; a plan then dropped (a dry run, a diff the person declined) left the next action
+    nothing to copy from, and it rendered every room again (at 100k notes seconds of CPU and
+    ~150 MB)."""
+    palace, existing = _start(make_palace)
+    dropped = palace.replaced({"notes/user/dropped.md": note_text("Dropped", type="user").encode()})
+    render_index(dropped, existing, since=palace)  # planned, never applied
+    change = {"notes/project/kept.md": note_text("Kept").encode()}
+    after = palace.replaced(change)
+    rendered: list[str] = []
+    real = index_md._render_entry
+
+    def counted(palace: Palace, note: Note) -> str:
+        rendered.append(note.rel)
+        return real(palace, note)
+
+    monkeypatch.setattr(index_md, "_render_entry", counted)
+    incremental = render_index(after, existing, since=palace)
+    assert rendered == ["notes/project/kept.md"]
+    monkeypatch.setattr(index_md, "_render_entry", real)
+    assert incremental == render_index(Palace.open(palace.root).replaced(change), existing)

@@ -20,7 +20,7 @@ from curator.cli.common import (
     print_json,
 )
 from curator.errors import CuratorError
-from curator.model.palace import ensure_state_dir
+from curator.model.palace import ensure_state_dir, find_palace
 
 
 def register(sub: Subcommands) -> None:
@@ -250,10 +250,14 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
+    from curator.runtime import collector_paused
     from curator.writer.actions.undo import undo  # the one undo, the app's too
 
-    palace = open_palace(args)
-    return apply_or_show(args, palace, undo(palace.root, args.commit, palace=palace))
+    # undo loads the palace itself, after finding its commit: loading one here first made
+    # the command load it twice (the second time to be sure it is newer than HEAD)
+    with collector_paused():  # as `open_palace` loads
+        plan = undo(find_palace(args.palace), args.commit)
+    return apply_or_show(args, None, plan)
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -252,9 +252,10 @@ def plan_text(plan: Any) -> str:
 
 
 def apply_or_show(
-    args: argparse.Namespace, palace: Palace, plan: Any, *, confirm: bool = True
+    args: argparse.Namespace, palace: Palace | None, plan: Any, *, confirm: bool = True
 ) -> int:
-    """--dry-run prints the plan; otherwise confirm (TTY) or require --yes, then commit."""
+    """--dry-run prints the plan; otherwise confirm (TTY) or require --yes, then commit
+    (`palace`: the one the plan was made from, if the command holds it)."""
     if getattr(args, "dry_run", False):
         if getattr(args, "json", False):
             print_json(
@@ -276,7 +277,7 @@ def apply_or_show(
         return refused
     from curator.session import Session
 
-    session = Session(palace, follow_later=True)
+    session = Session(palace, root=plan.root, follow_later=True)
     applied = session.commit(plan)
     # the index follows once this command has let go of its palace (see `run_handler`)
     args.afterwards = [*getattr(args, "afterwards", ()), lambda: _follow(session)]

@@ -19,6 +19,7 @@ import operator
 import re
 from collections.abc import Iterator, Mapping
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from curator.errors import CuratorError
@@ -336,7 +337,10 @@ def index_is_current(palace: Palace) -> bool:
 # its bytes and of the palace it was made from: the notes' paths and hashes and the config.
 # A later action whose INDEX.md on disk has that digest, from a palace with that key, copies
 # the sections of the rooms it does not change instead of rendering ten thousand lines again.
+# A plan renders before it is applied, and a plan that is never applied (a dry run, a diff the
+# person declined) must not make the next action render everything: the last few are kept.
 _RENDERED = "index-render"
+RENDERS_KEPT = 4
 
 
 def _digest(data: bytes) -> str:
@@ -355,7 +359,22 @@ def _remember(palace: Palace, rendered: list[str] | list[bytes]) -> None:
     digest = hashlib.blake2b(digest_size=16)
     for piece in rendered:
         digest.update(piece.encode("utf-8") if isinstance(piece, str) else piece)
-    cache.store(palace.root, _RENDERED, (digest.hexdigest(), _palace_key(palace)))
+    made = (digest.hexdigest(), _palace_key(palace))
+    kept = [made, *(r for r in _renders(palace.root) if r != made)][:RENDERS_KEPT]
+    cache.store(palace.root, _RENDERED, tuple(kept))
+
+
+def _renders(root: Path) -> list[tuple[str, str]]:
+    """The renders remembered for the palace at `root`, newest first: (digest of the bytes,
+    `_palace_key` of the palace rendered)."""
+    found = cache.load(root, _RENDERED)
+    if not isinstance(found, tuple):
+        return []
+    return [
+        r
+        for r in found
+        if isinstance(r, tuple) and len(r) == 2 and all(isinstance(x, str) for x in r)
+    ]
 
 
 def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> dict[str, str]:
@@ -366,7 +385,7 @@ def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> di
     if not existing or since.root != palace.root or repr(since.config) != repr(palace.config):
         return {}
     data = existing.encode("utf-8") if isinstance(existing, str) else existing
-    if cache.load(since.root, _RENDERED) != (_digest(data), _palace_key(since)):
+    if (_digest(data), _palace_key(since)) not in _renders(since.root):
         return {}
     generated = _text(_split_bytes(data)[1])
     if generated is None:

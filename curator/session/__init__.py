@@ -183,13 +183,14 @@ class Session:
     ) -> Applied:
         """Apply `plan` as one commit (`curator.writer.session.commit`, planned from `palace`,
         this session's by default); the search index, when the palace has one, follows under
-        the same writer lock."""
+        the same writer lock. A session whose index follows later is given no palace after
+        the commit (working it out costs the whole palace; its next `palace` reads again)."""
         from curator.writer.session import commit
 
         return commit(
             self.root,
             plan,
-            palace=palace or self._palace,
+            palace=None if self.index.follows_later else palace or self._palace,
             after_commit=(self.after_commit,),
             on_committed=on_committed,
         )

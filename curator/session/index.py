@@ -140,6 +140,13 @@ class SessionIndex:
         finally:
             self._opening.release()
 
+    @property
+    def follows_later(self) -> bool:
+        """A commit now leaves the index to `Session.follow_index` (`later`, no index open),
+        which reads the files the commit wrote: the palace after it is of no use here."""
+        store = self._store
+        return self._later and (store is None or not store.ready)
+
     def committed(self, root: Path, after: Palace | None, changed: list[str]) -> None:
         """After a commit (under the writer lock): the open index follows the palace it left.
         Not under `lock`: a commit never waits for a sync or a query (the store's own writes
@@ -147,7 +154,7 @@ class SessionIndex:
         from curator.search.hooks import sync_after_commit
 
         store = self._store
-        if self._later and (store is None or not store.ready):
+        if self.follows_later:
             self.pending = [*(self.pending or ()), *changed]
             return
         sync_after_commit(root, after, changed, store=store if store and store.ready else None)
