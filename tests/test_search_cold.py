@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from palacehelpers import MakePalace, RunCli, git, note_text, opened
+from palacehelpers import MakePalace, RunCli, git, listed, note_text, opened
 
 from curator.config import load_config
 from curator.model.palace import Palace
@@ -259,9 +259,10 @@ def test_the_paths_a_commit_wrote_are_all_a_catch_up_stats(root: Path) -> None:
     wrote = ["notes/project/zebu-other.md", "notes/project/zebu-old.md", "INDEX.md"]
     config = load_config(root)
     store = open_index_at(root, config)
-    with opened() as read:
+    with opened() as read, listed() as folders:
         assert catch_up(root, config, store, changed=wrote)
     assert _notes_read(read) == ["project/zebu-other.md"]
+    assert not [f for f in folders if f.startswith(str(root))]  # no walk: a stat a path
     cold = cold_searcher(root)
     assert cold is not None
     palace = Palace.open(root)
