@@ -12,10 +12,11 @@ import os
 from pathlib import Path
 
 import pytest
-from palacehelpers import MakePalace, RunCli, git, note_text, opened
+from palacehelpers import MakePalace, RunCli, git, listed, note_text, opened
 
 from curator.config import load_config
 from curator.model.palace import Palace
+from curator.model.served import WITHHELD, Served
 from curator.search.catchup import catch_up
 from curator.search.cold import IndexedPalace, cold_searcher
 from curator.search.index import head_commit, index_dir, open_index, open_index_at
@@ -220,6 +221,12 @@ def test_a_note_read_for_a_cold_query_has_the_links_a_load_reads(root: Path) -> 
     palace = Palace.open(root)
     assert cold.palace.by_rel[rel].links == palace.by_rel[rel].links
     assert _hits(cold) == _hits(Searcher(palace, index=open_index(palace)))
+    # no link, yet its destination names the hidden note: withheld all the same (fail closed)
+    note = palace.by_rel[rel]
+    served = Served.of(palace).links_in(note, note.body)
+    assert "okapi" not in served and f"[runbook]({WITHHELD})" in served
+    shown = [hit for hit in _hits(cold) if hit["path"] == rel]
+    assert shown and "okapi" not in json.dumps(shown)
 
 
 def test_every_filter_answers_cold_as_over_the_loaded_palace(root: Path) -> None:
@@ -259,9 +266,10 @@ def test_the_paths_a_commit_wrote_are_all_a_catch_up_stats(root: Path) -> None:
     wrote = ["notes/project/zebu-other.md", "notes/project/zebu-old.md", "INDEX.md"]
     config = load_config(root)
     store = open_index_at(root, config)
-    with opened() as read:
+    with opened() as read, listed() as folders:
         assert catch_up(root, config, store, changed=wrote)
     assert _notes_read(read) == ["project/zebu-other.md"]
+    assert not [f for f in folders if f.startswith(str(root))]  # no walk: a stat a path
     cold = cold_searcher(root)
     assert cold is not None
     palace = Palace.open(root)

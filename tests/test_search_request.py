@@ -1,8 +1,9 @@
-"""One search request from every door: a tag held by one note in 10,000 (and a date range
-one note falls in) is found through the CLI's flags, `--queries` JSONL, the MCP server (a real
+"""One search request from every door: a tag held by one note in 1,000 (and a date range one
+note falls in) is found through the CLI's flags, `--queries` JSONL, the MCP server (a real
 subprocess) and the app's search session. Each filter runs in the index's prefilter, so the
 note is found however far down the unfiltered ranking it sits (the MCP tool used to fetch 200
-rows and filter them afterwards, missing it)."""
+rows and filter them afterwards, missing it): the two notes' bodies lack the query's word, so
+both rank below the first 300 of the unfiltered search (asserted, not assumed)."""
 
 from __future__ import annotations
 
@@ -16,18 +17,19 @@ from palacehelpers import RunCli, build_index, built_once, note_text
 from curator.search.filters import Filter, SearchError
 from curator.search.request import SearchRequest
 
-NOTES = 10_000
-RARE = "notes/n07777.md"  # the one note with the rare tag
-OLD = "notes/n03333.md"  # the one note created in 2020
+NOTES = 1_000
+RARE = "notes/n00777.md"  # the one note with the rare tag
+OLD = "notes/n00333.md"  # the one note created in 2020
 
 
 def _note(i: int) -> str:
     tag = "Zebra-Rare" if f"notes/n{i:05d}.md" == RARE else f"common{i % 7}"
     created = "2020-03-04" if f"notes/n{i:05d}.md" == OLD else "2026-05-06"
+    rel = f"notes/n{i:05d}.md"
     return note_text(
         f"Deploy step {i}",
         description=f"How deploy step {i} runs.",
-        body="Deploy the service after the checks pass.\n",
+        body=("Run" if rel in (RARE, OLD) else "Deploy") + " the service after the checks pass.\n",
         extra=f"tags: [{tag}, deploy]\ncreated: {created}\n",
     )
 
@@ -43,13 +45,17 @@ def big_palace(tmp_path_factory: pytest.TempPathFactory) -> Path:
             (root / f"notes/n{i:05d}.md").write_text(_note(i))
         build_index(root, base)
 
-    return built_once(tmp_path_factory, "ten-thousand", build) / "palace"
+    return built_once(tmp_path_factory, "one-thousand", build) / "palace"
 
 
 def test_a_rare_tag_and_a_date_range_are_found_through_every_door(
     big_palace: Path, run_cli: RunCli, tmp_path: Path
 ) -> None:
     root = str(big_palace)
+    code, out, err = run_cli("--palace", root, "search", "deploy", "--limit", "300", "--json")
+    assert code == 0, err
+    unfiltered = [h["path"] for h in json.loads(out)["results"]]
+    assert len(unfiltered) == 300 and RARE not in unfiltered and OLD not in unfiltered
     # the CLI's flags (the tag in another case: tags compare casefolded)
     code, out, err = run_cli("--palace", root, "search", "deploy", "--tag", "zebra-rare", "--json")
     assert code == 0, err

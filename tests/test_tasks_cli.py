@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -92,29 +93,50 @@ def test_request_from_stdin_is_kept_byte_for_byte(palace: Path) -> None:
 
 
 RACER = """
-import sys, time
+import os, sys
 from curator.cli import main
-start = float(sys.argv[1])
-while time.time() < start:
-    pass
-sys.exit(main(sys.argv[2:]))
+ready, go = int(sys.argv[1]), int(sys.argv[2])
+os.write(ready, b"r")
+os.close(ready)  # a racer that died before its write leaves the test reading b""
+os.read(go, 1)  # blocks until the test closes the other end: every racer leaves at once
+sys.exit(main(sys.argv[3:]))
 """
 
 
 def race(root: Path, commands: list[list[str]], stdin: bytes = b"") -> list[tuple[int, str]]:
-    start = time.time() + 1.5  # both interpreters are up and spinning by then
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", RACER, str(start), "--palace", str(root), "task", *cmd],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for cmd in commands
-    ]
+    """Run the commands in processes of their own, released together once every interpreter
+    has imported curator and waits on one pipe (each with its own copy of `stdin`, read from
+    a file, so no racer waits on the test to feed it)."""
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    procs = []
+    try:
+        for cmd in commands:
+            with tempfile.TemporaryFile() as data:
+                data.write(stdin)
+                data.seek(0)
+                argv = [sys.executable, "-c", RACER, str(ready_w), str(go_r)]
+                procs.append(
+                    subprocess.Popen(
+                        [*argv, "--palace", str(root), "task", *cmd],
+                        stdin=data,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        pass_fds=(ready_w, go_r),
+                    )
+                )
+    finally:
+        os.close(ready_w)
+        os.close(go_r)
+    try:
+        ready = [os.read(ready_r, 1) for _ in procs]
+    finally:
+        os.close(ready_r)
+        os.close(go_w)  # the racers go
+    assert ready == [b"r"] * len(procs), [p.communicate() for p in procs]
     results = []
     for proc in procs:
-        _, err = proc.communicate(stdin)
+        _, err = proc.communicate()
         results.append((proc.returncode, err.decode()))
     return results
 
