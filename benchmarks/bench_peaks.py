@@ -157,7 +157,8 @@ def _rows(args: argparse.Namespace, root: Path, scratch: Path) -> int:
                 print((scratch / "search.stderr").read_text()[-2000:], file=sys.stderr)
                 raise SystemExit(f"round {i}: exit {[r.status for r in (p, s, fp, fs)]}")
             if i == 0:  # warm-up: page cache, the notes cache, the first full INDEX.md
-                print(_line("promote, warm-up", _median([p]), _median([fp]), load), flush=True)
+                now = [load[0], os.getloadavg()[0]]
+                print(_line("promote, warm-up", _median([p]), _median([fp]), now), flush=True)
                 continue
             promote.append(p)
             search.append(s)

@@ -16,10 +16,12 @@ row, which measures it with and without in the same run, shows what it buys:
 |          | agents/__main__.py, cli (hook) | CPU without it                                 |
 | trim     | here (`let_go`), from          | bench_peaks.py --untuned trim: promote peak    |
 |          | session (`follow_index`)       | without it                                     |
+| client   | agents/warm.py (the C modules  | bench_agents.py (warm): the installed command, |
+|          | under socket and hashlib)      | CPU without it (with exit off too)             |
 
 `CURATOR_NO_TUNING=1` turns off the tricks that have a switch (arenas, gc, css, freeze, pause,
-exit, trim), or a comma list of their names only those; the benchmarks turn off the other two
-from outside.
+exit, trim, client), or a comma list of their names only those; the benchmarks turn off the
+other two from outside.
 
 The arenas: glibc's malloc arenas capped at two. glibc gives each thread that allocates
 under contention an arena of its own (up to eight per core); memory freed in one is not reused
@@ -41,6 +43,12 @@ The trim: a command lets go of its palace before its search index follows a comm
 (`let_go`), and glibc hands the pages it held back (`malloc_trim`) before LanceDB and the
 embedder allocate: a promote at 100k notes peaked at 594 MB without it, 546 MB with it
 (bench_peaks.py --untuned trim, medians of 2 each interleaved, load 7-8; CPU the same).
+
+The client: a hook process that asks the warm server imports `_socket` and `_sha256` (the C
+modules under `socket` and `hashlib`) and handles paths as strings (`curator.model.discovery`'s
+string rules, which the `Path` functions wrap), not `socket`, `hashlib` and `pathlib`: with
+the quick exit, a warm prompt's client CPU went 53.7 -> 29.3 ms (interleaved medians of 30,
+load 12.8); the switch turns the modules back (the string paths stay: one rule each).
 
 The pause: while a command loads its palace the collector is off. A load makes no cyclic
 garbage (a palace's notes hold no cycles), yet every full collection during it scanned every

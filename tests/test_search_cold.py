@@ -16,6 +16,7 @@ from palacehelpers import MakePalace, RunCli, git, listed, note_text, opened
 
 from curator.config import load_config
 from curator.model.palace import Palace
+from curator.model.served import WITHHELD, Served
 from curator.search.catchup import catch_up
 from curator.search.cold import IndexedPalace, cold_searcher
 from curator.search.index import head_commit, index_dir, open_index, open_index_at
@@ -220,6 +221,12 @@ def test_a_note_read_for_a_cold_query_has_the_links_a_load_reads(root: Path) -> 
     palace = Palace.open(root)
     assert cold.palace.by_rel[rel].links == palace.by_rel[rel].links
     assert _hits(cold) == _hits(Searcher(palace, index=open_index(palace)))
+    # no link, yet its destination names the hidden note: withheld all the same (fail closed)
+    note = palace.by_rel[rel]
+    served = Served.of(palace).links_in(note, note.body)
+    assert "okapi" not in served and f"[runbook]({WITHHELD})" in served
+    shown = [hit for hit in _hits(cold) if hit["path"] == rel]
+    assert shown and "okapi" not in json.dumps(shown)
 
 
 def test_every_filter_answers_cold_as_over_the_loaded_palace(root: Path) -> None:

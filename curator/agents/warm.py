@@ -22,19 +22,26 @@ import os
 import stat
 import sys
 
+from curator.runtime import tuned
+
 # The C modules under `socket` and `hashlib`: asking is a connect, a send and a read, and a
 # hook process pays for every import (`socket` builds its enums and loads `selectors`,
-# `hashlib` loads OpenSSL: ~5 ms of a prompt's ~30 ms of CPU). The full modules elsewhere.
-try:
-    import _socket as sockets
-except ImportError:  # pragma: no cover - an interpreter without it
+# `hashlib` loads OpenSSL: ~5 ms of a prompt's ~30 ms of CPU). The full modules elsewhere, and
+# with the trick off (`client` in curator.runtime's table).
+if tuned("client"):
+    try:
+        import _socket as sockets
+    except ImportError:  # pragma: no cover - an interpreter without it
+        import socket as sockets  # type: ignore[no-redef]
+    try:
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256
+        else:
+            from _sha256 import sha256
+    except ImportError:  # pragma: no cover - built without its own hashes: OpenSSL's
+        from hashlib import sha256
+else:
     import socket as sockets  # type: ignore[no-redef]
-try:
-    if sys.version_info >= (3, 12):
-        from _sha2 import sha256
-    else:
-        from _sha256 import sha256
-except ImportError:  # pragma: no cover - built without its own hashes: OpenSSL's
     from hashlib import sha256
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing: a hook process imports this

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from curator.model.discovery import NOTES_DIR
+from curator.model.links import LinkRule, links_by_rule
 from curator.model.schema import is_visible
 
 if TYPE_CHECKING:
@@ -170,7 +171,10 @@ class Served:
 
     def links_in(self, note: Note, text: str) -> str:
         """`text` (of `note`) with each link that names a note the gate hides replaced by
-        `WITHHELD`: one that resolves to it, or whose destination names it (`text`)."""
+        `WITHHELD`: one that resolves to it, or whose destination names it (`text`). A
+        destination is checked whether or not the palace's layout counts it as a link
+        (curator's counts only `.md` paths; `[x](hidden-slug)` names the note all the same):
+        fail closed."""
         if self.include_sensitive:
             return text
         by_rel = self.palace.by_rel
@@ -179,7 +183,10 @@ class Served:
             for link in self.palace.outgoing(note)
             if link.target in by_rel and not self.note(by_rel[link.target])
         ]
-        hidden += [raw for raw in note.links if self._names_hidden(raw.target, raw.written)]
+        written = note.links if note.link_rule == LinkRule.ANY else None
+        if written is None:
+            written = links_by_rule(note.body, note.body_line, LinkRule.ANY)
+        hidden += [raw for raw in written if self._names_hidden(raw.target, raw.written)]
         for raw in hidden:
             if raw.kind == "md":  # (dest), (<dest> "title"), a reference's `[label]: dest`
                 dest = re.escape(raw.written or raw.target)
