@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from palacehelpers import (
     DEFAULT_TOML,
+    GITCONFIG,
     SAMPLE,
     MakePalace,
     RunCli,
     build_index,
     built_once,
+    committed_once,
     git_init_commit,
     note_text,
 )
@@ -63,10 +65,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for sub in ("home", "cache", "xdg-config", "xdg-cache"):
         (base / sub).mkdir()
     gitconfig = base / "gitconfig"
-    gitconfig.write_text(
-        "[user]\n\tname = Test\n\temail = test@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-    )
+    gitconfig.write_text(GITCONFIG)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CURATOR_CACHE_HOME", str(base / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "xdg-config"))
@@ -79,12 +78,17 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     return base
 
 
+@pytest.fixture(scope="session")
+def sample_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """sample_palace/ committed to a repository of its own, once per run."""
+    return committed_once(tmp_path_factory, "sample-repo", SAMPLE, keep_index=False)
+
+
 @pytest.fixture
-def sample_palace(tmp_path: Path) -> Path:
+def sample_palace(sample_repo: Path, tmp_path: Path) -> Path:
     """A git-initialised copy of sample_palace/ (tests never touch the original)."""
     root = tmp_path / "palace"
-    shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns(".curator"))
-    git_init_commit(root)
+    shutil.copytree(sample_repo, root, symlinks=True)
     return root
 
 
@@ -102,14 +106,19 @@ def indexed_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "indexed", build) / "palace"
 
 
+@pytest.fixture(scope="session")
+def indexed_repo(tmp_path_factory: pytest.TempPathFactory, indexed_sample: Path) -> Path:
+    """`indexed_sample` committed to a repository of its own (.curator/ is ignored), once."""
+    return committed_once(tmp_path_factory, "indexed-repo", indexed_sample, keep_index=True)
+
+
 @pytest.fixture
-def indexed_palace(indexed_sample: Path, tmp_path: Path) -> Path:
+def indexed_palace(indexed_repo: Path, tmp_path: Path) -> Path:
     """`sample_palace` with its search index already there: the index holds paths relative to
     the palace and content hashes, so the copy's first sync finds every row current and only
-    records the new commit."""
+    records the commit."""
     root = tmp_path / "palace"
-    shutil.copytree(indexed_sample, root, symlinks=True)
-    git_init_commit(root)
+    shutil.copytree(indexed_repo, root, symlinks=True)
     return root
 
 

@@ -8,7 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,13 @@ import pytest
 from filelock import FileLock
 
 SAMPLE = Path(__file__).parent.parent / "sample_palace"
+
+# The git config every test runs with (conftest's isolated_env), and the template repositories
+# below are committed with.
+GITCONFIG = (
+    "[user]\n\tname = Test\n\temail = test@example.com\n"
+    "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+)
 
 DEFAULT_TOML = '[palace]\nname = "test palace"\ntaxonomy = "palace"\n'
 
@@ -70,6 +77,37 @@ def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path
             build(target)
             (target / ".built").touch()
     return target
+
+
+def committed_once(
+    factory: pytest.TempPathFactory,
+    name: str,
+    source: Path,
+    *,
+    keep_index: bool,
+    env: Mapping[str, str] | None = None,
+) -> Path:
+    """A copy of `source` committed to a new repository (as `git_init_commit`, with the tests'
+    git config and `env`), once per run: a test copies the whole folder, .git included, which
+    costs less than the three git processes of a commit of its own. Without `keep_index` the
+    copy leaves `.curator/` out."""
+
+    def build(base: Path) -> None:
+        root = base / "palace"
+        skip = None if keep_index else shutil.ignore_patterns(".curator")
+        shutil.copytree(source, root, symlinks=True, ignore=skip)
+        (base / "gitconfig").write_text(GITCONFIG)
+        with pytest.MonkeyPatch.context() as m:
+            m.setenv("HOME", str(base))
+            m.setenv("GIT_CONFIG_NOSYSTEM", "1")
+            m.setenv("GIT_CONFIG_GLOBAL", str(base / "gitconfig"))
+            for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", *IDENTITY_VARS):
+                m.delenv(var, raising=False)
+            for key, value in (env or {}).items():
+                m.setenv(key, value)
+            git_init_commit(root)
+
+    return built_once(factory, name, build) / "palace"
 
 
 def note_text(

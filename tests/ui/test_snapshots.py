@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from palacehelpers import git
+from palacehelpers import committed_once
 from textual.screen import ModalScreen
 from textual.widgets import Input
 from uihelpers import VIEWS, make_app, settle, view_ready, wait_until
@@ -26,26 +26,16 @@ SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 THEMES = ("textual-dark", "textual-light")
 
 
-def _pinned_repo(root: Path) -> None:
-    git(root, "init", "-q")
-    git(root, "add", "-A")
+@pytest.fixture(scope="session")
+def pinned_repo(tmp_path_factory: pytest.TempPathFactory, indexed_sample: Path) -> Path:
     env = {"GIT_AUTHOR_DATE": PINNED, "GIT_COMMITTER_DATE": PINNED}
-    import os
-    import subprocess
-
-    subprocess.run(
-        ["git", "commit", "-q", "--no-verify", "-m", "initial"],
-        cwd=root,
-        check=True,
-        env={**os.environ, **env},
-    )
+    return committed_once(tmp_path_factory, "pinned-repo", indexed_sample, keep_index=True, env=env)
 
 
 @pytest.fixture
-def snap_palace(indexed_sample: Path, tmp_path: Path) -> Path:
+def snap_palace(pinned_repo: Path, tmp_path: Path) -> Path:
     root = tmp_path / "palace"
-    shutil.copytree(indexed_sample, root, symlinks=True)
-    _pinned_repo(root)
+    shutil.copytree(pinned_repo, root, symlinks=True)
     return root
 
 
