@@ -90,14 +90,7 @@ def test_an_action_renders_only_the_rooms_it_touches(
     nothing."""
     palace, existing = _start(make_palace)
     after = palace.replaced({"notes/project/n2.md": note_text("Project note two").encode()})
-    rendered: list[str] = []
-    real = index_md._render_entry
-
-    def counted(palace: Palace, note: Note) -> str:
-        rendered.append(note.rel)
-        return real(palace, note)
-
-    monkeypatch.setattr(index_md, "_render_entry", counted)
+    rendered = _renders_counted(monkeypatch)
     reused = index_md._reusable(palace, after, existing)
     assert rendered == ["notes/project/n2.md"]
     assert sorted(reused) == ["feedback", "project", "reference", "user"]
@@ -126,6 +119,15 @@ def test_a_plan_never_applied_leaves_the_next_action_its_copy(
     render_index(dropped, existing, since=palace)  # planned, never applied
     change = {"notes/project/kept.md": note_text("Kept").encode()}
     after = palace.replaced(change)
+    rendered = _renders_counted(monkeypatch)
+    incremental = render_index(after, existing, since=palace)
+    assert rendered == ["notes/project/kept.md"]
+    monkeypatch.undo()
+    assert incremental == render_index(Palace.open(palace.root).replaced(change), existing)
+
+
+def _renders_counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The notes whose INDEX.md entry is rendered from now on, in order."""
     rendered: list[str] = []
     real = index_md._render_entry
 
@@ -134,7 +136,4 @@ def test_a_plan_never_applied_leaves_the_next_action_its_copy(
         return real(palace, note)
 
     monkeypatch.setattr(index_md, "_render_entry", counted)
-    incremental = render_index(after, existing, since=palace)
-    assert rendered == ["notes/project/kept.md"]
-    monkeypatch.setattr(index_md, "_render_entry", real)
-    assert incremental == render_index(Palace.open(palace.root).replaced(change), existing)
+    return rendered
