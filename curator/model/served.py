@@ -183,9 +183,11 @@ class Served:
             for link in self.palace.outgoing(note)
             if link.target in by_rel and not self.note(by_rel[link.target])
         ]
-        written = note.links if note.link_rule == LinkRule.ANY else None
-        if written is None:
-            written = links_by_rule(note.body, note.body_line, LinkRule.ANY)
+        written = (
+            note.links
+            if note.link_rule == LinkRule.ANY
+            else links_by_rule(note.body, note.body_line, LinkRule.ANY)
+        )
         hidden += [raw for raw in written if self._names_hidden(raw.target, raw.written)]
         for raw in hidden:
             if raw.kind == "md":  # (dest), (<dest> "title"), a reference's `[label]: dest`
