@@ -16,7 +16,7 @@ import pytest
 from palacehelpers import committed_once
 from textual.screen import ModalScreen
 from textual.widgets import Input
-from uihelpers import VIEWS, make_app, settle, view_ready, wait_until
+from uihelpers import VIEWS, make_app, settle, view_ready, wait_until, whole_query_shown
 
 pytestmark = pytest.mark.slow
 
@@ -51,12 +51,6 @@ async def _quiet(pilot: Any) -> None:
     await pilot.pause()
 
 
-def _whole_query_shown(app: Any) -> bool:
-    screen = app.screen
-    shown = getattr(screen, "shown", None)
-    return shown is not None and shown[0] == screen.query_one("#search-query").value
-
-
 def _go(view: str, theme: str) -> Any:
     async def run_before(pilot: Any) -> None:
         app = pilot.app
@@ -67,7 +61,7 @@ def _go(view: str, theme: str) -> Any:
                 # into the results once the whole query's are shown: pressed while an earlier
                 # list is on screen, the highlight stays on its note when a later list replaces
                 # it (the app keeps a person's row), so a busy machine's snapshot differed
-                await wait_until(pilot, lambda: _whole_query_shown(app))
+                await wait_until(pilot, lambda: whole_query_shown(app))
                 await _quiet(pilot)  # and no later list of it on its way
             await pilot.press(key)
             await pilot.pause(0.05)

@@ -109,17 +109,23 @@ VIEWS: dict[str, tuple[str, ...]] = {
 }
 
 
+def whole_query_shown(app: Any) -> bool:
+    """The results on the Search screen are the whole query's (a result list for the first
+    letters typed can be on screen before the last one's)."""
+    screen = app.screen
+    shown = getattr(screen, "shown", None)
+    return shown is not None and shown[0] == screen.query_one("#search-query").value
+
+
 def _search_ready(app: Any) -> bool:
-    """The whole query's results drawn and the preview on the highlighted one (a result list
-    for the first letters typed can be on screen, and previewed, before the last one's)."""
+    """The whole query's results drawn and the preview on the highlighted one."""
     screen = app.screen
     note = getattr(screen.query_one("#search-note"), "note", None)
     at = screen.query_one("#search-results").highlighted
     results = screen.results
     return (
         note is not None
-        and screen.shown is not None
-        and screen.shown[0] == screen.query_one("#search-query").value
+        and whole_query_shown(app)
         and bool(results)
         and note.rel == results[at or 0].path
     )
