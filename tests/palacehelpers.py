@@ -143,6 +143,7 @@ def reject_plan(root: Path, reason: str, draft: str = "inbox/d.md") -> Any:
 
 _OPENED: list[str] | None = None  # the files opened while a test listens (see `opened`)
 _LISTED: list[str] | None = None  # the folders listed while a test listens (see `listed`)
+_HOOKED = False
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -152,7 +153,20 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         _LISTED.append(os.fspath(args[0]))
 
 
-sys.addaudithook(_audit)  # once per process (a hook cannot be removed); it listens in `opened`
+def _listen() -> None:
+    """The audit hook, added by the first test that listens, not on import: Python calls every
+    hook on every audited event, `id()` included, which Textual calls ~180k times an app run
+    (~0.24 µs each through a Python hook), and a hook cannot be removed. The tests that listen
+    run last (conftest's `pytest_collection_modifyitems`), so the rest never pay for it."""
+    global _HOOKED
+    if not _HOOKED:
+        sys.addaudithook(_audit)
+        _HOOKED = True
+
+
+def listens(module: object) -> bool:
+    """Whether a test module uses `opened` or `listed` (and so adds the audit hook)."""
+    return any(getattr(module, name, None) in (opened, listed) for name in ("opened", "listed"))
 
 
 @contextlib.contextmanager
@@ -160,6 +174,7 @@ def opened() -> Iterator[list[str]]:
     """The paths of the files Python opened inside the block, in order (its audit events:
     what a step read, without wrapping what it reads with)."""
     global _OPENED
+    _listen()
     _OPENED = found = []
     try:
         yield found
@@ -172,6 +187,7 @@ def listed() -> Iterator[list[str]]:
     """The folders Python listed (`os.scandir`) inside the block, in order: a walk of the
     palace lists its notes folder once."""
     global _LISTED
+    _listen()
     _LISTED = found = []
     try:
         yield found
