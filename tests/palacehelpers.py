@@ -89,8 +89,10 @@ def committed_once(
 ) -> Path:
     """A copy of `source` committed to a new repository (as `git_init_commit`, with the tests'
     git config and `env`), once per run: a test copies the whole folder, .git included, which
-    costs less than the three git processes of a commit of its own. Without `keep_index` the
-    copy leaves `.curator/` out."""
+    costs less than the three git processes of a commit of its own. Its objects are packed:
+    copying a pack instead of a loose file per blob and tree (in the sample palace 39 files
+    under .git instead of 191) costs less than half the CPU. Without `keep_index` the copy
+    leaves `.curator/` out."""
 
     def build(base: Path) -> None:
         root = base / "palace"
@@ -106,6 +108,8 @@ def committed_once(
             for key, value in (env or {}).items():
                 m.setenv(key, value)
             git_init_commit(root)
+            git(root, "repack", "-a", "-d", "-q")
+            git(root, "prune-packed", "-q")
 
     return built_once(factory, name, build) / "palace"
 
