@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from curator.model.palace import Palace
+from curator.search.fields import FEATURES
 from curator.search.filters import Filter, sql_str
 from curator.search.store import IndexStore
 from curator.search.words import Corpus
@@ -99,15 +100,18 @@ class IndexCandidates:
             query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
             limit=HYBRID_DEPTH * n,
             where=flt.sql(),
-            columns=("path", "vector"),
+            columns=("path", "vector", "content_hash", *FEATURES),
         )
         return self._whole(ranker, found), query
 
     def _whole(self, ranker: Ranker, found: list[Row]) -> list[Row]:
-        """The rows the hybrid query found (path, vector and scores) with every other field:
-        a note of the ranker's palace as `doc_row` makes it (the index row it was synced from),
-        any other from the table. LanceDB reads each column it returns from disk, so the query
-        asks for two and the palace, already in memory, gives the rest."""
+        """The rows the hybrid query found (path, vector, scores and what ranking reads of the
+        note: `FEATURES`) with every other field: a note of the ranker's palace as `doc_row`
+        makes it (the index row it was synced from), any other from the table. LanceDB reads
+        each column it returns from disk, so the query asks for few and the palace, already in
+        memory, gives the rest. A row written from other bytes than the palace's note (the
+        files changed since the index's last sync) keeps none of its features: ranking reads
+        them from the note."""
         out: list[Row] = []
         missing: list[str] = []
         for row in found:
@@ -116,7 +120,11 @@ class IndexCandidates:
             if note is None or not note.ok:
                 missing.append(path)
                 continue
-            out.append({**ranker._doc_row(path), **row})
+            doc = ranker._doc_row(path)
+            if row.pop("content_hash", None) != doc["content_hash"]:
+                for name in FEATURES:
+                    row.pop(name, None)
+            out.append({**doc, **row})
         if missing:
             listed = ", ".join(sql_str(p) for p in missing)
             full = {str(r["path"]): r for r in self.store.all_rows(where=f"path IN ({listed})")}

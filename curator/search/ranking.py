@@ -20,6 +20,7 @@ read through one `Filter`, so hidden rows never reach the sum.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import weakref
@@ -44,7 +45,6 @@ from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
 from curator.search.temporal import time_cue
 from curator.search.text import (
-    STOPWORDS,
     WORD,
     is_short,
     key_terms,
@@ -54,7 +54,7 @@ from curator.search.text import (
     stems,
     term_prefix,
 )
-from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
+from curator.search.words import Corpus, corpus, field_texts, key_words, note_fields, sif_weight
 
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by the fuzzy name rule
@@ -108,9 +108,13 @@ class NoteText:
     texts: tuple[str, ...]
     body: str
     context: str
+    stems: str | None = None  # its stems as its index row keeps them (`stored_stems`)
 
     @functools.cached_property
     def terms(self) -> FieldTerms:
+        if self.stems is not None:
+            with contextlib.suppress(ValueError):  # not one line per field: read the text
+                return FieldTerms.read(self.stems)
         return FieldTerms.of(self.texts)
 
     @functools.cached_property
@@ -399,17 +403,16 @@ class Ranker:
             return self._stats
 
     def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
-        """A candidate's field terms and its body and context as compared for smoothing,
-        cached while the palace holds that very note (a note's text cannot change under it)."""
+        """A candidate's field terms (as its row keeps them, when it does) and its body and
+        context as compared for smoothing, cached while the palace holds that very note (a
+        note's text cannot change under it)."""
         note = self.palace.by_rel.get(path)
         found = _held(self._note_text_cache, path, note)
         if found is None:
-            if note is not None and note.ok:
-                texts = note_fields(note)
-            else:
-                texts = tuple(str(row.get(f) or "") for f in FIELDS)
+            texts = note_fields(note) if note is not None and note.ok else row_fields(row)
             body, context = (" ".join(t.split()) for t in texts[3:])
-            found = NoteText(texts, body, context if body else "")
+            kept = row.get("stems")
+            found = NoteText(texts, body, context if body else "", _str(kept))
             if note is not None:
                 _hold(self._note_text_cache, path, note, found)
         return found
@@ -445,17 +448,18 @@ class Ranker:
         return soft, named.astype(np.float64).reshape(len(paths))
 
     def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
-        """The distinct key words of a note's name, description and body (no stopwords),
-        cached while the palace holds that very note (a note's text cannot change under it)."""
+        """A note's `key_words` (as its row keeps them, when it does), cached while the
+        palace holds that very note (a note's text cannot change under it)."""
         note = self.palace.by_rel.get(path)
         found = _held(self._note_word_cache, path, note)
         if found is None:
-            if note is not None and note.ok:
-                text = f"{note.name}\n{note.description}\n{note.body}"
+            kept = _str(row.get("words"))
+            if kept is not None:
+                found = tuple(kept.split())
             else:
-                text = "\n".join(str(row.get(k) or "") for k in ("name", "description", "body"))
-            words = set(WORD.findall(text.lower())) - STOPWORDS
-            found = tuple(w for w in words if len(w) >= 2 or w.isdigit())
+                found = key_words(
+                    note_fields(note) if note is not None and note.ok else row_fields(row)
+                )
             if note is not None:
                 _hold(self._note_word_cache, path, note, found)
         return found
@@ -520,6 +524,22 @@ class Ranker:
             self._note_rows.clear()
         assert self._word_matrix is not None
         return self._word_matrix[[self._word_row[w] for w in words]]
+
+
+def row_fields(row: Row) -> tuple[str, ...]:
+    """The text per field of `FIELDS` of an index row."""
+    tags = row.get("tags")
+    return field_texts(
+        str(row.get("name") or ""),
+        str(row.get("description") or ""),
+        [str(t) for t in tags] if isinstance(tags, list | tuple) else [],
+        str(row.get("body") or ""),
+        str(row.get("context") or ""),
+    )
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _held(cache: dict[str, tuple[Note, T]], path: str, note: Note | None) -> T | None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from curator.search.arrow import by_path
+from curator.search.arrow import TABLE_COLUMNS, by_path
 from curator.search.docs import DOC_COLUMNS
 from curator.search.embed import Embedder
 from curator.search.state import (
@@ -233,7 +233,7 @@ def _checked_limit(limit: object) -> int:
 
 
 def _checked_columns(columns: Sequence[str]) -> list[str]:
-    allowed = set(DOC_COLUMNS) | {"vector"}
+    allowed = {*TABLE_COLUMNS, "vector"}
     bad = [c for c in columns if c not in allowed]
     if bad:
         raise ValueError(f"unknown index columns {bad}")
