@@ -313,16 +313,20 @@ def test_the_index_keeps_what_ranking_reads_of_each_note(make_palace: MakePalace
 def test_a_question_reads_no_candidates_text_its_row_keeps(
     make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ranking a question's candidates reads their terms and words from their rows: no
-    candidate's text is worked out again, and the answer is the one the text gives."""
+    """Ranking a question's candidates reads their terms and words from their rows, taken
+    once per note: no candidate's text is worked out again, a candidate read before is not
+    taken again, and the answer is the one the text gives."""
     import curator.search.ranking as ranking
+    from curator.search.store import IndexStore
 
     palace = Palace.open(kept_palace(make_palace))
     question = "how deep is the retry queue for the jobs?"
     expected = [h.path for h in Searcher(palace).search(question)]
     s = Searcher(palace, sync=False)
     read: list[object] = []
+    taken: list[list[int]] = []
     real_of, real_words = FieldTerms.of.__func__, ranking.key_words  # type: ignore[attr-defined]
+    real_take = IndexStore.take
 
     def of(cls: type[FieldTerms], texts: tuple[str, ...]) -> FieldTerms:
         read.append(texts)
@@ -332,13 +336,21 @@ def test_a_question_reads_no_candidates_text_its_row_keeps(
         read.append(texts)
         return real_words(texts)
 
+    def take(store: IndexStore, ids: list[int], columns: list[str]) -> list[dict[str, object]]:
+        taken.append(list(ids))
+        return real_take(store, ids, columns)
+
     monkeypatch.setattr(FieldTerms, "of", classmethod(of))
     monkeypatch.setattr(ranking, "key_words", words)
+    monkeypatch.setattr(IndexStore, "take", take)
     hits = s.search(question)
     assert hits and hits[0].path == "notes/retry.md"
     assert read == []
+    assert len(taken) == 1 and len(taken[0]) > 5
+    again = s.search(question)
+    assert read == [] and taken[1:] == [[]]
     monkeypatch.undo()
-    assert [h.path for h in hits] == expected
+    assert [h.path for h in hits] == [h.path for h in again] == expected
 
 
 def test_a_row_older_than_its_note_is_ranked_from_the_notes_text(

@@ -183,13 +183,12 @@ def test_one_search_is_one_lancedb_query_and_the_schema_is_read_once(
     assert calls == {"search": 1, "schema": 0}
 
 
-def test_the_query_reads_what_ranking_needs_and_hits_stay_whole(
+def test_the_query_reads_two_columns_and_hits_stay_whole(
     make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The hybrid query asks LanceDB for the path, the vector, the content hash and what
-    ranking reads of the note only (each column it returns is read from disk); a hit of a note
-    the palace holds takes the rest from the palace, and one the palace does not hold (the
-    index synced ahead of it) from the index, whole."""
+    """The hybrid query asks LanceDB for the path and the vector only (each column it returns
+    is read from disk); a hit of a note the palace holds takes the rest from the palace, and
+    one the palace does not hold (the index synced ahead of it) from the index, whole."""
     from lancedb.query import LanceHybridQueryBuilder
 
     files = {
@@ -209,7 +208,7 @@ def test_the_query_reads_what_ranking_needs_and_hits_stay_whole(
 
     monkeypatch.setattr(LanceHybridQueryBuilder, "select", select)
     hits = {h.path: h for h in s.search("retry queue", limit=5)}
-    assert selected == [["path", "vector", "content_hash", "stems", "words"]]
+    assert selected == [["path", "vector"]]
     assert "retry queue" in hits["notes/retry.md"].snippet.lower()
     assert "retry queue" in hits["notes/jobs.md"].snippet.lower()
     assert hits["notes/jobs.md"].name == "Worker settings"

@@ -44,6 +44,8 @@ class Ranker(Protocol):
 
     def _doc_row(self, path: str) -> Row: ...
 
+    def _has_read(self, path: str) -> bool: ...
+
 
 class Candidates(Protocol):
     @property
@@ -100,18 +102,15 @@ class IndexCandidates:
             query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
             limit=HYBRID_DEPTH * n,
             where=flt.sql(),
-            columns=("path", "vector", "content_hash", *FEATURES),
+            columns=("path", "vector"),
         )
-        return self._whole(ranker, found), query
+        return self._kept(ranker, self._whole(ranker, found)), query
 
     def _whole(self, ranker: Ranker, found: list[Row]) -> list[Row]:
-        """The rows the hybrid query found (path, vector, scores and what ranking reads of the
-        note: `FEATURES`) with every other field: a note of the ranker's palace as `doc_row`
-        makes it (the index row it was synced from), any other from the table. LanceDB reads
-        each column it returns from disk, so the query asks for few and the palace, already in
-        memory, gives the rest. A row written from other bytes than the palace's note (the
-        files changed since the index's last sync) keeps none of its features: ranking reads
-        them from the note."""
+        """The rows the hybrid query found (path, vector and scores) with every other field:
+        a note of the ranker's palace as `doc_row` makes it (the index row it was synced from),
+        any other from the table. LanceDB reads each column it returns from disk, so the query
+        asks for two and the palace, already in memory, gives the rest."""
         out: list[Row] = []
         missing: list[str] = []
         for row in found:
@@ -120,17 +119,33 @@ class IndexCandidates:
             if note is None or not note.ok:
                 missing.append(path)
                 continue
-            doc = ranker._doc_row(path)
-            if row.pop("content_hash", None) != doc["content_hash"]:
-                for name in FEATURES:
-                    row.pop(name, None)
-            out.append({**doc, **row})
+            out.append({**ranker._doc_row(path), **row})
         if missing:
             listed = ", ".join(sql_str(p) for p in missing)
             full = {str(r["path"]): r for r in self.store.all_rows(where=f"path IN ({listed})")}
             scores = {str(r["path"]): r for r in found}
             out += [{**full[p], **scores[p]} for p in missing if p in full]
         return out
+
+    def _kept(self, ranker: Ranker, rows: list[Row]) -> list[Row]:
+        """`rows`, each the ranker has not read yet with what its index row keeps of the
+        note for ranking (`FEATURES`), taken by row id after the hybrid query (which would
+        read them for both its legs' rows, twice as many, and again for the rows the ranker
+        holds). A row written from other bytes than the candidate's (the files changed since
+        the last sync; a rebuild between the two reads) gives none: ranking then reads the
+        note's text."""
+        unread = {
+            int(r["_rowid"]): r
+            for r in rows
+            if isinstance(r.get("_rowid"), int) and not ranker._has_read(str(r["path"]))
+        }
+        taken = self.store.take(list(unread), ("path", "content_hash", *FEATURES))
+        by_path = {str(r["path"]): r for r in taken}
+        for row in unread.values():
+            kept = by_path.get(str(row["path"]))
+            if kept is not None and kept["content_hash"] == row["content_hash"]:
+                row.update({name: kept[name] for name in FEATURES})
+        return rows
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.store.embed_query(text)

@@ -37,7 +37,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
-from curator.search.fields import FieldTerms, bm25f
+from curator.search.fields import FEATURES, FieldTerms, bm25f
 from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, palace_signature
@@ -62,7 +62,7 @@ FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as
 SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
-NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
+NOTE_WORD_CACHE = 20_000  # notes whose reading (and rows in `_word_matrix`) a Ranker keeps
 
 T = TypeVar("T")
 Rows = dict[str, Row]
@@ -108,14 +108,23 @@ class NoteText:
     texts: tuple[str, ...]
     body: str
     context: str
-    stems: str | None = None  # its stems as its index row keeps them (`stored_stems`)
+    # its stems and key words as its index row keeps them (`curator.search.fields.features`)
+    kept_stems: str | None = None
+    kept_words: str | None = None
 
     @functools.cached_property
     def terms(self) -> FieldTerms:
-        if self.stems is not None:
+        if self.kept_stems is not None:
             with contextlib.suppress(ValueError):  # not one line per field: read the text
-                return FieldTerms.read(self.stems)
+                return FieldTerms.read(self.kept_stems)
         return FieldTerms.of(self.texts)
+
+    @functools.cached_property
+    def words(self) -> tuple[str, ...]:
+        """Its `key_words` (soft term matching)."""
+        if self.kept_words is not None:
+            return tuple(self.kept_words.split())
+        return key_words(self.texts)
 
     @functools.cached_property
     def context_lines(self) -> frozenset[str]:
@@ -189,9 +198,6 @@ class Ranker:
     _word_matrix: np.ndarray | None = field(init=False, default=None)
     # per note, what ranking read of it: held while the palace holds that very note (`_held`)
     _note_rows: dict[str, tuple[Note, np.ndarray]] = field(init=False, default_factory=dict)
-    _note_word_cache: dict[str, tuple[Note, tuple[str, ...]]] = field(
-        init=False, default_factory=dict
-    )
     _note_text_cache: dict[str, tuple[Note, NoteText]] = field(init=False, default_factory=dict)
     _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
@@ -403,16 +409,16 @@ class Ranker:
             return self._stats
 
     def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
-        """A candidate's field terms (as its row keeps them, when it does) and its body and
-        context as compared for smoothing, cached while the palace holds that very note (a
-        note's text cannot change under it)."""
+        """What ranking reads of a candidate (its field terms and key words as its row keeps
+        them, when it does: `curator.search.candidates.IndexCandidates`), cached while the
+        palace holds that very note (a note's text cannot change under it)."""
         note = self.palace.by_rel.get(path)
         found = _held(self._note_text_cache, path, note)
         if found is None:
             texts = note_fields(note) if note is not None and note.ok else row_fields(row)
             body, context = (" ".join(t.split()) for t in texts[3:])
-            kept = row.get("stems")
-            found = NoteText(texts, body, context if body else "", _str(kept))
+            stems, words = (_str(row.get(k)) for k in FEATURES)
+            found = NoteText(texts, body, context if body else "", stems, words)
             if note is not None:
                 _hold(self._note_text_cache, path, note, found)
         return found
@@ -447,22 +453,13 @@ class Ranker:
         named = np.asarray([name_share(str(rows[p].get("name") or ""), prefixes) for p in paths])
         return soft, named.astype(np.float64).reshape(len(paths))
 
+    def _has_read(self, path: str) -> bool:
+        """Whether ranking holds what it read of the candidate at `path` (`_note_text`)."""
+        return _held(self._note_text_cache, path, self.palace.by_rel.get(path)) is not None
+
     def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
-        """A note's `key_words` (as its row keeps them, when it does), cached while the
-        palace holds that very note (a note's text cannot change under it)."""
-        note = self.palace.by_rel.get(path)
-        found = _held(self._note_word_cache, path, note)
-        if found is None:
-            kept = _str(row.get("words"))
-            if kept is not None:
-                found = tuple(kept.split())
-            else:
-                found = key_words(
-                    note_fields(note) if note is not None and note.ok else row_fields(row)
-                )
-            if note is not None:
-                _hold(self._note_word_cache, path, note, found)
-        return found
+        """A candidate's key words (`NoteText.words`)."""
+        return self._note_text(path, row).words
 
     def _note_word_rows(self, paths: Sequence[str], rows: Rows) -> list[np.ndarray]:
         """Per note, the rows of `_word_matrix` holding its key words (`_note_words`), the

@@ -177,6 +177,16 @@ class IndexStore:
 
         return self.tables.read(run)
 
+    def take(self, row_ids: Sequence[int], columns: Sequence[str]) -> list[dict[str, Any]]:
+        """The rows of `row_ids` (the `_rowid` a query's rows carry: of the table as it was
+        read then; a rebuild since gives other rows, so a caller matches what it takes by
+        path), `columns` of each, in no particular order."""
+        cols = _checked_columns(columns)
+        ids = [int(i) for i in row_ids]
+        if not ids:
+            return []
+        return self.tables.read(lambda t: rows_of(t.take_row_ids(ids).select(cols).to_arrow()))
+
     def embed_query(self, text: str) -> np.ndarray:
         """The embedding of a query text with this index's embedder."""
         return self.embedder.embed([text])[0]
