@@ -97,6 +97,7 @@ def catch_up(
     entries = dict(record)
     docs: list[IndexDoc] = []
     layout = layout_rules.layout_of(config)
+    moved = False  # a file read again holds other bytes, or a file came or went
     for rel, kind, size, mtime in files:
         old = record.get(rel)
         if old is not None and old.same(kind, size, mtime):
@@ -105,20 +106,26 @@ def catch_up(
         if not note.sha:  # unreadable now: no file of the palace, as a load reports it
             entries.pop(rel, None)
             unread.append(rel)
+            moved = True
             continue
         entries[rel] = entry_of(note, read_ns)
+        moved = moved or old is None or (old.kind, old.sha, old.parsed) != (kind, note.sha, note.ok)
         if note.ok:
             docs.append(doc_of(note, config))
     present = {f[0] for f in files}
     for rel in record if whole else set(changed or ()).intersection(record):
         if rel not in present:
             entries.pop(rel, None)
-    # every row but those of the parsed files goes (a header broken since, a file gone)
-    parsed = {rel for rel, e in entries.items() if e.parsed}
-    allow_empty = whole and not files and not unread
-    done = store.writer.sync_changes(docs, parsed, head_commit(root), allow_empty=allow_empty)
-    if done is None:
-        return False
+            moved = True
+    head = head_commit(root)
+    if moved or state.commit != head or not store.tables.matches_embedder(state):
+        # every row but those of the parsed files goes (a header broken since, a file gone)
+        parsed = {rel for rel, e in entries.items() if e.parsed}
+        allow_empty = whole and not files and not unread
+        if store.writer.sync_changes(docs, parsed, head, allow_empty=allow_empty) is None:
+            return False
+    # else the files read again (too young when last read to be trusted) hold the bytes the
+    # rows were made from: only the record of them changes
     _record(store, config, entries, unread if whole else None)
     return True
 
