@@ -9,6 +9,8 @@ the loaded palace as before."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -160,4 +162,37 @@ def test_a_note_a_chain_names_is_planned_from_the_palace(
     assert "superseded by [Future way](notes/project/future-way.md)" in (
         (root / INDEX_NAME).read_text()
     )
+    _current(root)
+
+
+LOADS_BEFORE_LANCEDB = """
+import sys
+from curator.cli import main
+from curator.model.palace import Palace
+
+real = Palace.open.__func__
+
+def opened(cls, root, **kwargs):
+    print("lancedb" in sys.modules, "pyarrow" in sys.modules, file=sys.stderr)
+    return real(cls, root, **kwargs)
+
+Palace.open = classmethod(opened)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_index_md_never_rendered_loads_the_palace_before_lancedb(
+    root: Path, run_cli: RunCli
+) -> None:
+    """An INDEX.md curator did not render (or not as it is now) is rendered from every
+    note: the rows are not read first, so the palace and LanceDB are not held at once (at
+    100k notes the first promote's process reached 842 MB so)."""
+    data = (root / INDEX_NAME).read_bytes()
+    (root / INDEX_NAME).write_bytes(data.replace(b"- [Note 1]", b"- [Note one]"))
+    git(root, "commit", "-q", "-am", "INDEX.md by hand")
+    argv = [sys.executable, "-c", LOADS_BEFORE_LANCEDB, "--palace", str(root), "promote", DRAFT]
+    proc = subprocess.run(argv, capture_output=True, text=True, input="")
+    assert proc.stderr.splitlines()[0] == "False False", proc.stderr
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
     _current(root)

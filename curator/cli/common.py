@@ -58,10 +58,13 @@ def planned(
     `curator.search.cold.indexed_palace`); from the loaded palace when there is no such
     index or the plan needs what only every note answers (NeedsPalace). `load`: the
     fallback loads the palace (else `make(None)` loads it itself)."""
+    from curator.model.index_md import index_bytes_at, rendered_before
     from curator.model.palace import NeedsPalace
 
     root = find_palace(getattr(args, "palace", None))
-    if (root / INDEX_STATE).is_file():  # an index to read: else no LanceDB is imported
+    # the index's palace renders INDEX.md by splicing the render remembered of it: without
+    # one (or an index), the plan is the loaded palace's, and LanceDB is not imported first
+    if (root / INDEX_STATE).is_file() and rendered_before(root, index_bytes_at(root)):
         from curator.search.cold import indexed_palace
 
         found = indexed_palace(root, snapshot=True)
@@ -69,7 +72,7 @@ def planned(
             try:
                 return None, make(found[0])
             except NeedsPalace:
-                pass
+                del found  # let go of the rows before the palace is loaded
     palace = open_palace(args) if load else None
     return palace, make(palace)
 

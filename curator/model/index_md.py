@@ -295,7 +295,9 @@ def render_index(
     preamble, old_generated, crlf = _preamble(palace, existing)
     pieces = [MARKER + "\n"]
     listed = 0
-    for piece, count in _generated(palace, reuse):
+    # an action's render that copies nothing (a first one, an INDEX.md not curator's) keeps
+    # no lines: the next action copies from the file it writes (at 100k notes ~50 MB)
+    for piece, count in _generated(palace, reuse, keep=since is None or bool(reuse)):
         pieces.append(piece)
         listed += count
     _guard(palace, listed, old_generated)
@@ -416,6 +418,13 @@ def _renders(root: Path) -> list[Render]:
         and isinstance(r[2], frozenset)
         and all(isinstance(k, str) for k in r[2])
     ]
+
+
+def rendered_before(root: Path, data: bytes | None) -> bool:
+    """Whether `data` (INDEX.md's bytes) is a render remembered for the palace at `root`
+    (of some palace: `_remembered` says whether of this one)."""
+    digest = _digest(data) if data else None
+    return any(r[0] == digest for r in _renders(root))
 
 
 def _remembered(palace: Palace, data: bytes) -> Render | None:
@@ -611,8 +620,13 @@ def index_bytes(palace: Palace) -> bytes | None:
     """INDEX.md as it was when the palace was loaded (from disk if it was built otherwise)."""
     if palace.loaded.index_snapshot is not None:
         return palace.loaded.index_snapshot[0]
+    return index_bytes_at(palace.root)
+
+
+def index_bytes_at(root: Path) -> bytes | None:
+    """INDEX.md of the palace at `root` as it is now (None: absent)."""
     try:
-        return (palace.root / INDEX_NAME).read_bytes()
+        return (root / INDEX_NAME).read_bytes()
     except FileNotFoundError:
         return None
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.model.discovery import kind_of
+from curator.model.index_md import index_bytes_at
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink
 from curator.model.loader import files_fingerprint, read_note
@@ -117,7 +118,7 @@ def indexed_palace(
     config = load_config(root)
     if layout_rules.foreign(config):
         return None  # another tool's layout: its links resolve by its own table
-    index = index_md_snapshot(root) if snapshot else None
+    index = index_bytes_at(root) if snapshot else None
     record = read_synced(index_dir(root))
     if record is None or record.get("derived") != derived_config(config):
         return None
@@ -154,13 +155,6 @@ def indexed_palace(
     if snapshot:
         palace.loaded = Loaded(index_snapshot=(index,))
     return palace, store
-
-
-def index_md_snapshot(root: Path) -> bytes | None:
-    try:
-        return (root / INDEX_NAME).read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def _recorded_notes(store: IndexStore) -> Callable[[], tuple[int, int]]:
