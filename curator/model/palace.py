@@ -48,6 +48,8 @@ __all__ = [
     "Room",
     "ensure_state_dir",
     "find_palace",
+    "notes_sum",
+    "pair_hash",
 ]
 
 
@@ -79,14 +81,15 @@ def notes_sum(pairs: Iterable[tuple[str, str]]) -> tuple[int, int]:
     notes added (`Palace.notes_sum`)."""
     total, count = 0, 0
     for rel, sha in pairs:
-        total += int.from_bytes(_pair_digest(rel, sha), "big")
+        total += pair_hash(rel, sha)
         count += 1
     return count, total % (1 << 128)
 
 
-def _pair_digest(rel: str, sha: str) -> bytes:
+def pair_hash(rel: str, sha: str) -> int:
+    """One note's part of `notes_sum`."""
     line = f"{rel}\0{sha}".encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(line, digest_size=16).digest()
+    return int.from_bytes(hashlib.blake2b(line, digest_size=16).digest(), "big")
 
 
 @dataclass(frozen=True)
