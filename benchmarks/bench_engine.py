@@ -6,11 +6,13 @@ For each tree (this checkout, then each `--tree`: another checkout of curator, e
 `git worktree add ../base <commit>`) and for the floor (the libraries alone: open the table,
 embed the query, one LanceDB hybrid query), on the same palace and index:
 
-- warm p95: one process (tuned as curator's own processes are, `curator.runtime`) opens the
-  palace and its searcher and the floor's table, warms both up alike, then runs the keyword
-  queries `--rounds` times, as-you-type prefixes of them (short queries: names matched as you
-  type) and questions (natural-language queries), each query by curator and by the floor in
-  turn (which goes first alternating), so both see the same load, caches and allocator;
+- warm p95: one process (tuned as curator's own processes are, `curator.runtime`: what it
+  loaded frozen out of the collector's scans, as the warm hook server settles its palace)
+  opens the palace and its searcher and the floor's table, warms both up alike, then runs
+  the keyword queries `--rounds` times, as-you-type prefixes of them (short queries: names
+  matched as you type) and questions (natural-language queries), each query by curator and
+  by the floor in turn (which goes first alternating), so both see the same load, caches
+  and allocator;
 - warm peak memory: the same queries in a process of curator's alone and one of the floor's
   alone (the peak of one process holding both would be neither's);
 - cold first query: a fresh `curator search "retry queue"` process (the floor: a fresh process
@@ -70,6 +72,9 @@ if "curator" in sides:
 if "floor" in sides:
     import search_floor
     searches["floor"] = search_floor.floor_search(root)
+if tree != "floor":
+    from curator.runtime import freeze_loaded
+    freeze_loaded()  # what is loaded now leaves the collector's scans, as the warm server's
 order = [searches[s] for s in sides]
 times = {s: {} for s in sides}
 for name, (queries, rounds) in groups.items():
