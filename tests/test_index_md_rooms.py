@@ -137,3 +137,16 @@ def _renders_counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(index_md, "_render_entry", counted)
     return rendered
+
+
+def test_a_render_copying_nothing_keeps_no_lines(make_palace: MakePalace) -> None:
+    """Issue 34: the first action on an INDEX.md curator never rendered renders every room;
+    its lines were kept in the palace's memo besides the text (at 100k notes that action's
+    process peaked at 721 MB). The next action copies from the file instead; a render that
+    copies rooms keeps what it spliced."""
+    palace, existing = _start(make_palace)
+    after = palace.replaced({"notes/project/n2.md": note_text("Project note two").encode()})
+    render_index(after, b"# By hand\n", since=palace)
+    assert after.lookups.render == {}
+    render_index(after, existing, since=palace)
+    assert after.lookups.render != {}

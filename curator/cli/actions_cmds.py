@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curator.cli.common import (
     Subcommands,
@@ -17,10 +18,14 @@ from curator.cli.common import (
     err,
     open_palace,
     out,
+    planned,
     print_json,
 )
 from curator.errors import CuratorError
-from curator.model.palace import ensure_state_dir, find_palace
+from curator.model.palace import Palace, ensure_state_dir, find_palace
+
+if TYPE_CHECKING:
+    from curator.writer.plan import Plan
 
 
 def register(sub: Subcommands) -> None:
@@ -111,20 +116,22 @@ def register(sub: Subcommands) -> None:
 def cmd_promote(args: argparse.Namespace) -> int:
     from curator.writer.actions.promote import plan_promote
 
-    palace = open_palace(args)
-    plan = plan_promote(
-        palace,
-        args.draft,
-        type=args.type,
-        name=args.name,
-        description=args.description,
-        confidence=args.confidence,
-        scope=args.scope,
-        allow_secret=args.allow_secret,
-        supersedes=args.supersedes,
-        reason=args.reason,
-    )
-    return apply_or_show(args, palace, plan)
+    def plan(palace: Palace | None) -> Plan:
+        assert palace is not None
+        return plan_promote(
+            palace,
+            args.draft,
+            type=args.type,
+            name=args.name,
+            description=args.description,
+            confidence=args.confidence,
+            scope=args.scope,
+            allow_secret=args.allow_secret,
+            supersedes=args.supersedes,
+            reason=args.reason,
+        )
+
+    return apply_or_show(args, *planned(args, plan))
 
 
 def cmd_reject(args: argparse.Namespace) -> int:
@@ -253,10 +260,12 @@ def cmd_undo(args: argparse.Namespace) -> int:
     from curator.runtime import collector_paused
     from curator.writer.actions.undo import undo  # the one undo, the app's too
 
-    # undo loads the palace itself, after finding its commit: loading one here first made
-    # the command load it twice (the second time to be sure it is newer than HEAD)
+    root = find_palace(args.palace)
+    # undo loads the palace itself, after finding its commit, unless the search index holds
+    # it: loading one here first made the command load it twice (the second time to be sure
+    # it is newer than HEAD)
     with collector_paused():  # as `open_palace` loads
-        plan = undo(find_palace(args.palace), args.commit)
+        _, plan = planned(args, lambda before: undo(root, args.commit, before=before), load=False)
     return apply_or_show(args, None, plan)
 
 

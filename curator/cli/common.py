@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from curator.errors import EXIT_OK, CuratorError, exit_code
 from curator.model.palace import Palace, find_palace
 from curator.model.text import clean
+from curator.search.hooks import INDEX_STATE
 
 if TYPE_CHECKING:
     from curator.session import Session
+    from curator.writer.plan import Plan
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -46,6 +48,33 @@ def open_palace(
         # before the collector is on again, whose first collection would scan all of it
         freeze_loaded()
     return palace
+
+
+def planned(
+    args: argparse.Namespace, make: Callable[[Palace | None], Plan], *, load: bool = True
+) -> tuple[Palace | None, Plan]:
+    """(the loaded palace or None, the plan `make` makes): first from the palace as the
+    search index holds it, when the index is in step with the files (no note loaded:
+    `curator.search.cold.indexed_palace`); from the loaded palace when there is no such
+    index or the plan needs what only every note answers (NeedsPalace). `load`: the
+    fallback loads the palace (else `make(None)` loads it itself)."""
+    from curator.model.index_md import index_bytes_at, rendered_before
+    from curator.model.palace import NeedsPalace
+
+    root = find_palace(getattr(args, "palace", None))
+    # the index's palace renders INDEX.md by splicing the render remembered of it: without
+    # one (or an index), the plan is the loaded palace's, and LanceDB is not imported first
+    if (root / INDEX_STATE).is_file() and rendered_before(root, index_bytes_at(root)):
+        from curator.search.cold import indexed_palace
+
+        found = indexed_palace(root, snapshot=True)
+        if found is not None:
+            try:
+                return None, make(found[0])
+            except NeedsPalace:
+                del found  # let go of the rows before the palace is loaded
+    palace = open_palace(args) if load else None
+    return palace, make(palace)
 
 
 def progress_line(line: str, *, last: bool = False) -> None:

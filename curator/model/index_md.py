@@ -22,11 +22,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from curator.config import TypeSpec
 from curator.errors import CuratorError
 from curator.model import cache, palace_rules
 from curator.model.flags import expires_on, is_low_confidence
 from curator.model.note import Note
-from curator.model.palace import INDEX_NAME, Palace, Room
+from curator.model.palace import INDEX_NAME, NeedsPalace, Palace, Room
+from curator.model.schema import slug_key
 from curator.model.text import one_line
 
 MARKER = "<!-- curator:generated — do not hand-edit below this line -->"
@@ -179,8 +181,16 @@ def _dated_flags(palace: Palace, note: Note) -> list[str]:
 
 
 def _room_head(room: Room) -> str:
-    head = f"\n## {one_line(room.spec.room)} ({room.spec.name}) — {len(room.notes)}\n"
-    return head + (f"_{one_line(room.spec.purpose)}_\n" if room.spec.purpose else "")
+    return _heading(room.spec, len(room.notes))
+
+
+def _heading(spec: TypeSpec, count: int) -> str:
+    head = f"{_head_start(spec)}{count}\n"
+    return head + (f"_{one_line(spec.purpose)}_\n" if spec.purpose else "")
+
+
+def _head_start(spec: TypeSpec) -> str:
+    return f"\n## {one_line(spec.room)} ({spec.name}) — "
 
 
 def _generated(
@@ -277,11 +287,17 @@ def render_index(
     are copied from `existing` when it is known to be what a full render of `since` gives;
     the bytes are the same as a full render's either way. The text is joined once from its
     pieces (each copy of it is ~50 MB at 100k notes)."""
+    if palace.partial:
+        if since is None:
+            raise NeedsPalace("a palace read from the index renders INDEX.md by splicing")
+        return _patched_render(since, palace, existing)
     reuse = _reusable(since, palace, existing) if since is not None else None
     preamble, old_generated, crlf = _preamble(palace, existing)
     pieces = [MARKER + "\n"]
     listed = 0
-    for piece, count in _generated(palace, reuse):
+    # an action's render that copies nothing (a first one, an INDEX.md not curator's) keeps
+    # no lines: the next action copies from the file it writes (at 100k notes ~50 MB)
+    for piece, count in _generated(palace, reuse, keep=since is None or bool(reuse)):
         pieces.append(piece)
         listed += count
     _guard(palace, listed, old_generated)
@@ -300,6 +316,8 @@ def index_is_current(palace: Palace) -> bool:
 
     In another tool's layout the index is that tool's own (Claude Code's MEMORY.md), and an
     INDEX.md curator has not been asked to write is not missing (H-layouts, issue 12)."""
+    if palace.partial:
+        raise NeedsPalace("whether INDEX.md is current needs every note")
     path = palace.root / INDEX_NAME  # the file as it is now, not as it was at load
     if palace.foreign_layout:
         own = palace_rules.generated_index(palace, palace, complete=True)
@@ -348,33 +366,71 @@ def _digest(data: bytes) -> str:
 
 
 def _palace_key(palace: Palace) -> str:
-    lines = [f"{n.rel}\0{n.sha}" for n in palace.notes]
-    lines.append(repr(palace.config))
-    return _digest("\n".join(lines).encode("utf-8", "surrogatepass"))
+    """The notes' paths and hashes and the config, as `Palace.notes_sum` gives them (so a
+    palace that holds no note list has one too, and one change moves it by its notes)."""
+    count, total = palace.notes_sum()
+    return f"{count}:{total:032x}:{_digest(repr(palace.config).encode('utf-8', 'replace'))}"
 
 
-def _remember(palace: Palace, rendered: list[str] | list[bytes]) -> None:
+# A render is remembered as (digest of its bytes, `_palace_key`, the slug keys the notes'
+# supersede fields name): a superseded note's line depends on the notes those keys find.
+Render = tuple[str, str, frozenset[str]]
+
+
+def _chain_keys(palace: Palace) -> frozenset[str]:
+    """The slug keys any note's `superseded_by` or `supersedes` names: the only notes whose
+    coming or going can change a line outside the rooms (a successor found, lost or renamed,
+    a chain cut short), since every chain is walked by these keys."""
+    keys: set[str] = set()
+    for note in palace.notes:
+        if note.superseded_by:
+            keys.add(slug_key(note.superseded_by))
+        keys.update(slug_key(s) for s in note.supersedes)
+    return frozenset(keys)
+
+
+def _remember(
+    palace: Palace, rendered: list[str] | list[bytes], chains: frozenset[str] | None = None
+) -> None:
     """Remember the render whose pieces (joined: the file's bytes) are `rendered`: hashed
-    piece by piece, never encoded whole."""
+    piece by piece, never encoded whole (`chains`: `_chain_keys`, when the caller knows it)."""
     digest = hashlib.blake2b(digest_size=16)
     for piece in rendered:
         digest.update(piece.encode("utf-8") if isinstance(piece, str) else piece)
-    made = (digest.hexdigest(), _palace_key(palace))
-    kept = [made, *(r for r in _renders(palace.root) if r != made)][:RENDERS_KEPT]
-    cache.store(palace.root, _RENDERED, tuple(kept))
+    keys = _chain_keys(palace) if chains is None else chains
+    made = (digest.hexdigest(), _palace_key(palace), keys)
+    older = (r for r in _renders(palace.root) if r[:2] != made[:2])
+    cache.store(palace.root, _RENDERED, tuple([made, *older][:RENDERS_KEPT]))
 
 
-def _renders(root: Path) -> list[tuple[str, str]]:
-    """The renders remembered for the palace at `root`, newest first: (digest of the bytes,
-    `_palace_key` of the palace rendered)."""
+def _renders(root: Path) -> list[Render]:
+    """The renders remembered for the palace at `root`, newest first (see `Render`)."""
     found = cache.load(root, _RENDERED)
     if not isinstance(found, tuple):
         return []
     return [
         r
         for r in found
-        if isinstance(r, tuple) and len(r) == 2 and all(isinstance(x, str) for x in r)
+        if isinstance(r, tuple)
+        and len(r) == 3
+        and isinstance(r[0], str)
+        and isinstance(r[1], str)
+        and isinstance(r[2], frozenset)
+        and all(isinstance(k, str) for k in r[2])
     ]
+
+
+def rendered_before(root: Path, data: bytes | None) -> bool:
+    """Whether `data` (INDEX.md's bytes) is a render remembered for the palace at `root`
+    (of some palace: `_remembered` says whether of this one)."""
+    digest = _digest(data) if data else None
+    return any(r[0] == digest for r in _renders(root))
+
+
+def _remembered(palace: Palace, data: bytes) -> Render | None:
+    """The remembered render whose bytes are `data`, made from a palace with `palace`'s key."""
+    made = (_digest(data), _palace_key(palace))
+    return next((r for r in _renders(palace.root) if r[:2] == made), None)
 
 
 def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> dict[str, str]:
@@ -385,7 +441,7 @@ def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> di
     if not existing or since.root != palace.root or repr(since.config) != repr(palace.config):
         return {}
     data = existing.encode("utf-8") if isinstance(existing, str) else existing
-    if (_digest(data), _palace_key(since)) not in _renders(since.root):
+    if _remembered(since, data) is None:
         return {}
     generated = _text(_split_bytes(data)[1])
     if generated is None:
@@ -431,6 +487,103 @@ def _spliced(palace: Palace, old: Room, room: Room, section: str) -> str | None:
     return _room_head(room) + "".join(line for _, line in heapq.merge(kept, added))
 
 
+def _patched_render(since: Palace, palace: Palace, existing: str | bytes | None) -> str:
+    """INDEX.md for `palace`, which holds no note list and which `since.replaced()` made
+    (`Palace.partial`, `Palace.delta`): `existing`, remembered as the render of `since`, with
+    the lines of the notes the change removes and adds spliced into their rooms. Each such
+    note is current, in a room, with no supersede field, and its slug is named by no
+    note's (`_chain_keys`): so its line is all that depends on it, and every other line is
+    as before. NeedsPalace whenever that is not shown: the caller renders from every note."""
+    if not existing or since.root != palace.root or repr(since.config) != repr(palace.config):
+        raise NeedsPalace("no INDEX.md of this palace to splice")
+    data = existing.encode("utf-8") if isinstance(existing, str) else existing
+    known = _remembered(since, data)
+    if known is None or since.delta() != ((), ()) or _crlf(data):
+        raise NeedsPalace("INDEX.md is not known to be the render of the palace")
+    gone, added = (tuple(n for n in notes if n.kind == "note") for notes in palace.delta())
+    room_of = palace.room_rule
+    rooms: dict[str, tuple[list[Note], list[Note]]] = {}
+    for note, was in [*((n, True) for n in gone), *((n, False) for n in added)]:
+        room = room_of(note) if note.ok and not note.superseded else None
+        chained = note.superseded_by or note.supersedes or note.slug.casefold() in known[2]
+        if room is None or chained:
+            raise NeedsPalace(f"{note.rel} changes more of INDEX.md than its own line")
+        rooms.setdefault(room, ([], []))[0 if was else 1].append(note)
+    text = data.decode("utf-8")
+    marker = _MARKER_RE.search(text)
+    if marker is None:
+        raise NeedsPalace("INDEX.md has no generated part")
+    for name, (out, into) in rooms.items():
+        text = _splice_room(since, palace, text, marker.end(), palace.config.types[name], out, into)
+    listed = len(_ENTRY_RE.findall(text, marker.end()))
+    held = palace.notes_sum()[0]
+    if listed < held:
+        raise IndexRefused(
+            f"refusing to write: the index would list {listed} notes but the palace holds {held}",
+            path=INDEX_NAME,
+        )
+    _remember(palace, [text], known[2])
+    return text
+
+
+def _splice_room(
+    since: Palace, palace: Palace, text: str, start: int, spec: TypeSpec, out: list[Note],
+    into: list[Note],
+) -> str:  # fmt: skip
+    """`text` with the room of `spec` (found after `start`) less the lines of the notes
+    `out` and with those of the notes `into`, its count changed to match. Lines are found by
+    bisection on the sort key of the note each names, every line looked at checked to be its
+    note's entry (a note read from the palace)."""
+    head_at = text.find(_head_start(spec), start)
+    if head_at == -1 or text.find(_head_start(spec), head_at + 1) != -1:
+        raise NeedsPalace(f"INDEX.md has no one room {spec.name}")
+    count_at = head_at + len(_head_start(spec))
+    count_end = text.find("\n", count_at)
+    digits = text[count_at:count_end]
+    if not digits.isdigit():
+        raise NeedsPalace(f"INDEX.md's room {spec.name} has no count")
+    head = _heading(spec, int(digits))
+    end = text.find("\n## ", head_at + 1)
+    if not text.startswith(head, head_at) or end == -1:
+        raise NeedsPalace(f"INDEX.md's room {spec.name} is not as rendered")
+    lines = text[head_at + len(head) : end].split("\n")
+    if lines.pop() != "" or len(lines) != int(digits):
+        raise NeedsPalace(f"INDEX.md's room {spec.name} is not one line per note")
+
+    def key(line: str) -> tuple[str, str]:
+        rel = _line_rel(line)
+        note = palace.by_rel.get(rel) if rel else None
+        note = note if note is not None else since.by_rel.get(rel or "")
+        if note is None or note.kind != "note" or _render_entry(since, note) != line:
+            raise NeedsPalace(f"a line of INDEX.md's room {spec.name} names no note as shown")
+        return _sort_key(note)
+
+    for note in out:
+        at = bisect.bisect_left(lines, _sort_key(note), key=key)
+        if at == len(lines) or lines[at] != _render_entry(since, note):
+            raise NeedsPalace(f"INDEX.md has no line of {note.rel}")
+        del lines[at]
+    for note in into:
+        at = bisect.bisect_left(lines, _sort_key(note), key=key)
+        lines.insert(at, _render_entry(palace, note))
+    room = _heading(spec, len(lines)) + "".join(line + "\n" for line in lines)
+    return text[:head_at] + room + text[end:]
+
+
+def _line_rel(line: str) -> str | None:
+    """The path a room line links to (`- [name](rel) ...`, the name escaped as `_link_text`
+    escapes it), or None."""
+    if not line.startswith("- ["):
+        return None
+    i = 3
+    while i < len(line) and line[i] != "]":
+        i += 2 if line[i] == "\\" else 1
+    if not line.startswith("](", i):
+        return None
+    close = line.find(")", i + 2)
+    return line[i + 2 : close] if close != -1 else None
+
+
 _MARKER_BYTES = re.compile(rb"^<!--\s*curator:generated\b.*-->\s*$", re.MULTILINE)
 
 
@@ -467,8 +620,13 @@ def index_bytes(palace: Palace) -> bytes | None:
     """INDEX.md as it was when the palace was loaded (from disk if it was built otherwise)."""
     if palace.loaded.index_snapshot is not None:
         return palace.loaded.index_snapshot[0]
+    return index_bytes_at(palace.root)
+
+
+def index_bytes_at(root: Path) -> bytes | None:
+    """INDEX.md of the palace at `root` as it is now (None: absent)."""
     try:
-        return (palace.root / INDEX_NAME).read_bytes()
+        return (root / INDEX_NAME).read_bytes()
     except FileNotFoundError:
         return None
 

@@ -298,11 +298,23 @@ def files_fingerprint(files: Iterable[tuple[str, str, int, int]], unread: Iterab
     the same files, unchanged as far as the palace cache can tell (see `walk_fingerprint`).
 
     The sum of each file's own hash: in any order, holding nothing per file (a list of a
-    million files' lines, sorted, held ~600 MB)."""
-    total, count = 0, 0
-    for rel, kind, size, mtime in files:
-        total += _hashed(f"{rel}\0{kind}\0{size}\0{mtime}")
+    million files' lines, sorted, held ~600 MB), and moved by a change's files alone
+    (`fingerprint_of` a sum kept up to date: `curator.search.filerecord`)."""
+    count, total = 0, 0
+    for file in files:
+        total += file_hash(*file)
         count += 1
+    return fingerprint_of((count, total), unread)
+
+
+def file_hash(rel: str, kind: str, size: int, mtime: int) -> int:
+    """One file's part of `files_fingerprint`."""
+    return _hashed(f"{rel}\0{kind}\0{size}\0{mtime}")
+
+
+def fingerprint_of(files: tuple[int, int], unread: Iterable[str]) -> str:
+    """`files_fingerprint` of files whose (count, sum of `file_hash`) is `files`."""
+    count, total = files
     for rel in unread:
         total += _hashed(f"{rel}\0unread")
         count += 1

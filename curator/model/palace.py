@@ -9,6 +9,7 @@ from here too.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -42,10 +43,13 @@ __all__ = [
     "STATE_DIR",
     "Link",
     "Loaded",
+    "NeedsPalace",
     "Palace",
     "Room",
     "ensure_state_dir",
     "find_palace",
+    "notes_sum",
+    "pair_hash",
 ]
 
 
@@ -66,6 +70,28 @@ class Loaded:
     cache: str | None = None
 
 
+class NeedsPalace(NotImplementedError):
+    """A palace that holds no note list (`Palace.partial`) was asked what only every note
+    answers: the caller loads the palace and asks it instead."""
+
+
+def notes_sum(pairs: Iterable[tuple[str, str]]) -> tuple[int, int]:
+    """(how many, the sum of each one's hash mod 2**128) of notes given as (rel, sha): what
+    the notes are in any order, and after a change the old sum less the notes gone plus the
+    notes added (`Palace.notes_sum`)."""
+    total, count = 0, 0
+    for rel, sha in pairs:
+        total += pair_hash(rel, sha)
+        count += 1
+    return count, total % (1 << 128)
+
+
+def pair_hash(rel: str, sha: str) -> int:
+    """One note's part of `notes_sum`."""
+    line = f"{rel}\0{sha}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(line, digest_size=16).digest(), "big")
+
+
 @dataclass(frozen=True)
 class Room:
     spec: TypeSpec
@@ -73,6 +99,10 @@ class Room:
 
 
 class Palace:
+    #: False: every note is held. A palace read from the search index (`curator.search.cold`)
+    #: holds none and reads a note when asked; what needs every note raises NeedsPalace.
+    partial = False
+
     def __init__(
         self,
         root: Path,
@@ -165,19 +195,7 @@ class Palace:
         key = tuple(sorted(changes.items(), key=lambda item: item[0]))
         if self.lookups.after is not None and self.lookups.after[0] == key:
             return self.lookups.after[1]
-        gone = {rel for rel in changes if rel in self.by_rel}
-        added: list[Note] = []
-        foreign = self.foreign_layout
-        excludes = layout_rules.excludes_of(self.config) if foreign else ()
-        for rel, data in key:
-            kind = (
-                layout_rules.kind_in(self.layout, rel, excludes)
-                if foreign
-                else kind_of(rel, self.inbox)
-            )
-            if data is not None and kind is not None:
-                added.append(parse_note(rel, data, kind))
-        added = layout_rules.adapt_all(added, self.config, self.layout)  # as a load reads them
+        gone, added = self._parsed(key)
         new = Palace.__new__(Palace)
         new.root, new.config, new.problems = self.root, self.config, self.problems
         new.layout, new.foreign_layout = self.layout, self.foreign_layout
@@ -201,6 +219,29 @@ class Palace:
         self.lookups.after = (key, new)
         return new
 
+    def _parsed(self, changes: Iterable[tuple[str, bytes | None]]) -> tuple[set[str], list[Note]]:
+        """(the rels of the notes and drafts `changes` replace or remove, the notes and drafts
+        they write, parsed as a load reads them)."""
+        changes = list(changes)
+        gone = {rel for rel, _ in changes if rel in self.by_rel}
+        added: list[Note] = []
+        foreign = self.foreign_layout
+        excludes = layout_rules.excludes_of(self.config) if foreign else ()
+        for rel, data in changes:
+            kind = (
+                layout_rules.kind_in(self.layout, rel, excludes)
+                if foreign
+                else kind_of(rel, self.inbox)
+            )
+            if data is not None and kind is not None:
+                added.append(parse_note(rel, data, kind))
+        return gone, layout_rules.adapt_all(added, self.config, self.layout)
+
+    def delta(self) -> tuple[tuple[Note, ...], tuple[Note, ...]]:
+        """A partial palace's (notes and drafts gone or replaced, notes and drafts written)
+        since it was read; a palace holding every note keeps no such record."""
+        raise NeedsPalace("only a palace read from the index keeps what changed since")
+
     # -- lookups ------------------------------------------------------------------------------
     @property
     def _by_slug(self) -> dict[str, Sequence[Note]]:
@@ -223,6 +264,10 @@ class Palace:
 
     def all(self) -> list[Note]:
         return [*self.notes, *self.drafts]
+
+    def notes_sum(self) -> tuple[int, int]:
+        """`notes_sum` of the notes (drafts aside): what INDEX.md is rendered from."""
+        return notes_sum((n.rel, n.sha) for n in self.notes)
 
     def find(
         self,

@@ -28,10 +28,18 @@ from pathlib import Path
 from curator.config import Config, load_config
 from curator.model.discovery import NOTES_DIR, kind_of
 from curator.model.layouts import rules as layout_rules
-from curator.model.loader import files_fingerprint, read_note, walk_stats
+from curator.model.loader import fingerprint_of, read_note, walk_stats
 from curator.model.note import Kind
 from curator.search.docs import IndexDoc
-from curator.search.filerecord import UNTRUSTED, FileEntry, entry_of, read_record, write_record
+from curator.search.filerecord import (
+    FileEntry,
+    Sums,
+    entry_of,
+    read_record,
+    summed,
+    sums_of,
+    write_record,
+)
 from curator.search.index import (
     derived_config,
     doc_of,
@@ -39,7 +47,7 @@ from curator.search.index import (
     open_index_at,
     own_state,
     read_synced,
-    signature_of,
+    signature_from,
     write_synced,
 )
 from curator.search.progress import Progress, reporting_total
@@ -81,9 +89,10 @@ def catch_up(
         or (synced.get("table"), synced.get("updated")) != (state.table, state.updated)
     ):
         return False
-    record = read_record(store.index_dir, state, store.tables.seen)
-    if record is None:
+    found = read_record(store.index_dir, state, store.tables.seen)
+    if found is None:
         return False
+    record = found.files
     read_ns = time.time_ns()  # before any read: what is younger at it is read again later
     files: list[tuple[str, Kind, int, int]] | None = None
     if changed is not None and walked is None:
@@ -97,29 +106,42 @@ def catch_up(
     entries = dict(record)
     docs: list[IndexDoc] = []
     layout = layout_rules.layout_of(config)
+    moved = False  # a file read again holds other bytes, or a file came or went
+    touched: set[str] = set()  # the entries read again or gone
     for rel, kind, size, mtime in files:
         old = record.get(rel)
         if old is not None and old.same(kind, size, mtime):
             continue
+        touched.add(rel)
         note = read_note(root, rel, kind, config, layout)
         if not note.sha:  # unreadable now: no file of the palace, as a load reports it
             entries.pop(rel, None)
             unread.append(rel)
+            moved = True
             continue
         entries[rel] = entry_of(note, read_ns)
+        moved = moved or old is None or (old.kind, old.sha, old.parsed) != (kind, note.sha, note.ok)
         if note.ok:
             docs.append(doc_of(note, config))
     present = {f[0] for f in files}
     for rel in record if whole else set(changed or ()).intersection(record):
         if rel not in present:
             entries.pop(rel, None)
-    # every row but those of the parsed files goes (a header broken since, a file gone)
-    parsed = {rel for rel, e in entries.items() if e.parsed}
-    allow_empty = whole and not files and not unread
-    done = store.writer.sync_changes(docs, parsed, head_commit(root), allow_empty=allow_empty)
-    if done is None:
-        return False
-    _record(store, config, entries, unread if whole else None)
+            touched.add(rel)
+            moved = True
+    head = head_commit(root)
+    if moved or state.commit != head or not store.tables.matches_embedder(state):
+        # every row but those of the parsed files goes (a header broken since, a file gone)
+        parsed = {rel for rel, e in entries.items() if e.parsed}
+        allow_empty = whole and not files and not unread
+        if store.writer.sync_changes(docs, parsed, head, allow_empty=allow_empty) is None:
+            return False
+    # else the files read again (too young when last read to be trusted) hold the bytes the
+    # rows were made from: only the record of them changes
+    was = [(rel, record[rel]) for rel in touched if rel in record]
+    now = [(rel, entries[rel]) for rel in touched if rel in entries]
+    sums = found.sums.moved(was, now) if found.sums is not None else sums_of(entries.items())
+    _record(store, config, entries, sums, unread if whole else None)
     return True
 
 
@@ -159,23 +181,22 @@ def _stat_changed(
 
 
 def _record(
-    store: IndexStore, config: Config, entries: Mapping[str, FileEntry], unread: list[str] | None
+    store: IndexStore,
+    config: Config,
+    entries: Mapping[str, FileEntry],
+    sums: Sums,
+    unread: list[str] | None,
 ) -> str:
-    """Record what the index now holds (the files, synced.json); its signature. `unread`:
-    the paths the walk could not read (None: no walk, so no fingerprint of the files)."""
+    """Record what the index now holds (the files and their `sums`, synced.json); its
+    signature. `unread`: the paths the walk could not read (None: no walk, so no
+    fingerprint of the files)."""
     state = own_state(store)
     if state is None:
         return ""
-    write_record(store.index_dir, state, store.tables.seen, dict(entries))
-    signature = signature_of(((rel, e.sha) for rel, e in entries.items() if e.parsed), config)
-    trusted = unread is not None and all(e.size != UNTRUSTED for e in entries.values())
-    files = (
-        files_fingerprint(
-            ((rel, e.kind, e.size, e.mtime_ns) for rel, e in entries.items()), unread or ()
-        )
-        if trusted
-        else None
-    )
+    write_record(store.index_dir, state, store.tables.seen, dict(entries), sums)
+    signature = signature_from(summed(sums.parsed), config)
+    trusted = unread is not None and sums.young == 0
+    files = fingerprint_of(summed(sums.files), unread or ()) if trusted else None
     unparsed = [rel for rel, e in entries.items() if not e.parsed]
     write_synced(store, state, signature, files, config, unparsed)
     return signature
@@ -222,7 +243,7 @@ def reindex_files(
 
     allow_empty = not files and not unread
     stats = store.writer.rebuild_stream(batches(), head_commit(root), allow_empty=allow_empty)
-    signature = _record(store, config, entries, unread)
+    signature = _record(store, config, entries, sums_of(entries.items()), unread)
     parsed = {rel: _kind(e) for rel, e in entries.items() if e.parsed}
     count_from_files(root, config, parsed, store.index_dir, signature)
     return stats

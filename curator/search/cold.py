@@ -22,22 +22,26 @@ type, the slugs and names links resolve by.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.model.discovery import kind_of
+from curator.model.index_md import index_bytes_at
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink
 from curator.model.loader import files_fingerprint, read_note
-from curator.model.lookups import Link
+from curator.model.lookups import Link, Lookups
 from curator.model.note import Kind, Note
-from curator.model.palace import Palace
+from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, notes_sum
 from curator.model.schema import name_key, slug_key
 from curator.model.served import Served
 from curator.search.catchup import catch_up, count_from_files, walk
+from curator.search.filerecord import read_record, summed
 from curator.search.filters import where_visible
 from curator.search.index import (
     derived_config,
@@ -48,6 +52,7 @@ from curator.search.index import (
 )
 from curator.search.searcher import Searcher
 from curator.search.state import STATE_FILE, EmptyIndexRefused, IndexState
+from curator.search.store import IndexStore
 from curator.search.words import recorded_corpus
 
 if TYPE_CHECKING:
@@ -70,17 +75,50 @@ COLUMNS = (
     "reviewed",
 )
 
-__all__ = ["COLUMNS", "IndexedPalace", "cold_searcher"]
+# What a palace read from the index looks notes up by.
+LOOKUP_COLUMNS = ("path", "slug", "name", "kind")
+
+__all__ = ["COLUMNS", "LOOKUP_COLUMNS", "IndexedPalace", "cold_searcher", "indexed_palace"]
 
 
 def cold_searcher(root: Path) -> Searcher | None:
     """A searcher over the index of the palace at `root` reading no more of the palace than
     a query shows, once the index reflects the files as they are now (the files changed
     since the last sync are read and their rows written first: `catch_up`); else None."""
+    found = indexed_palace(root, COLUMNS)
+    if found is None:
+        return None
+    palace, store = found
+    config = palace.config
+    # the rows the gate hides: the visibility filter's SQL, negated (the one rule, as a query)
+    shown = where_visible(config, include_sensitive=False)
+    hidden = store.columns(("path", "slug", "name"), f"NOT ({shown})") if shown else None
+    palace.gate(hidden)
+    stats = recorded_corpus(index_dir(palace.root), palace.index_signature)
+    if stats is None:
+        parsed = {p: k for p, k in palace.files.kinds.items() if p not in palace.unparsed}
+        stats = count_from_files(
+            palace.root, config, parsed, index_dir(palace.root), palace.index_signature
+        )
+    searcher = Searcher(palace, index=store, sync=False)
+    searcher._stats = stats  # the palace's statistics as kept (never counted from no notes)
+    return searcher
+
+
+def indexed_palace(
+    root: Path, columns: Sequence[str] = LOOKUP_COLUMNS, *, snapshot: bool = False
+) -> tuple[IndexedPalace, IndexStore] | None:
+    """The palace at `root` as its index holds it (the rows' `columns`), and the index, once
+    the index provably reflects the files as they are now: its table is the one the last
+    sync recorded, at git HEAD, and a walk (one stat per file) finds every file as that
+    sync read it, or the files changed since are read and their rows written first
+    (`catch_up`); else None, and the caller loads the palace. `snapshot`: INDEX.md's bytes
+    are read first, as a load reads them (`Loaded.index_snapshot`), for a plan made from it."""
     root = Path(root).resolve()
     config = load_config(root)
     if layout_rules.foreign(config):
         return None  # another tool's layout: its links resolve by its own table
+    index = index_bytes_at(root) if snapshot else None
     record = read_synced(index_dir(root))
     if record is None or record.get("derived") != derived_config(config):
         return None
@@ -111,19 +149,25 @@ def cold_searcher(root: Path) -> Searcher | None:
             return None
     if not isinstance(record.get("signature"), str) or not _strings(record.get("unparsed")):
         return None
-    columns = store.columns(COLUMNS)
-    # the rows the gate hides: the visibility filter's SQL, negated (the one rule, as a query)
-    shown = where_visible(config, include_sensitive=False)
-    hidden = store.columns(("path", "slug", "name"), f"NOT ({shown})") if shown else None
-    palace = IndexedPalace(root, config, columns, record["unparsed"], record["signature"])
-    palace.gate(hidden)
-    stats = recorded_corpus(index_dir(root), record["signature"])
-    if stats is None:
-        parsed = {p: k for p, k in palace.files.kinds.items() if p not in palace.unparsed}
-        stats = count_from_files(root, config, parsed, index_dir(root), record["signature"])
-    searcher = Searcher(palace, index=store, sync=False)
-    searcher._stats = stats  # the palace's statistics as kept (never counted from no notes)
-    return searcher
+    rows = store.columns(tuple(dict.fromkeys((*LOOKUP_COLUMNS, *columns))))
+    palace = IndexedPalace(root, config, rows, record["unparsed"], record["signature"])
+    palace.notes_of = _recorded_notes(store)
+    if snapshot:
+        palace.loaded = Loaded(index_snapshot=(index,))
+    return palace, store
+
+
+def _recorded_notes(store: IndexStore) -> Callable[[], tuple[int, int]]:
+    """`notes_sum` of the notes the index's record of files holds (read when first asked)."""
+
+    def notes() -> tuple[int, int]:
+        state = store.state
+        record = read_record(store.index_dir, state, store.tables.seen) if state else None
+        if record is None or record.sums is None:
+            raise NeedsPalace("the index keeps no record of its files")
+        return summed(record.sums.notes)
+
+    return notes
 
 
 def _strings(value: object) -> bool:
@@ -219,10 +263,84 @@ class _Table(dict[str, Sequence[Note]]):
         return key in self._one
 
 
+def _slug(note: Note) -> str:
+    return note.slug.casefold()
+
+
+def _name(note: Note) -> str:
+    return name_key(note.name)
+
+
+class _Over(Mapping[str, Note]):
+    """The rows' notes by rel (`files`) with a change laid over them: the rels `gone` are
+    not there (unless written again), the notes `added` are."""
+
+    def __init__(self, files: _Files, gone: frozenset[str], added: dict[str, Note]) -> None:
+        self._files = files
+        self._gone = gone
+        self._added = added
+
+    def __getitem__(self, rel: str) -> Note:
+        note = self._added.get(rel)
+        if note is not None:
+            return note
+        if rel in self._gone:
+            raise KeyError(rel)
+        return self._files[rel]
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._added or (rel not in self._gone and rel in self._files)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (rel for rel in self._files if rel not in self._gone)
+        yield from (rel for rel in self._added if rel not in self._files or rel in self._gone)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _OverTable:
+    """A table of the rows' notes by key (`_Table`) with a change laid over it: the notes
+    of the rels `gone` left out, the notes `added` after the rows' own (as `replaced()`
+    adds them to a loaded palace's tables)."""
+
+    def __init__(
+        self,
+        table: dict[str, Sequence[Note]],
+        gone: frozenset[str],
+        added: dict[str, list[Note]],
+    ) -> None:
+        self._table = table
+        self._gone = gone
+        self._added = added
+
+    def get(self, key: str, default: Any = None) -> Any:
+        kept = [n for n in self._table.get(key, ()) if n.rel not in self._gone]
+        found = [*kept, *self._added.get(key, ())]
+        return found if found else default
+
+    def __getitem__(self, key: str) -> Sequence[Note]:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+
 class IndexedPalace(Palace):
     """The palace as its search index holds it: no note loaded (`notes` and `drafts` are
     empty); `by_rel` reads a note from its file when asked; what needs every note (the gate's
-    verdicts, the names, the slug and name tables, the signature) comes from the rows."""
+    verdicts, the names, the slug and name tables, the signature) comes from the rows.
+
+    `replaced()` gives the palace after a change the same way: the rows as they are, with
+    the notes the change writes and removes laid over them (`delta`), so a plan made from it
+    asks its questions (a name taken, a slug, INDEX.md's rooms) of no more than those."""
+
+    partial = True
+    # `notes_sum` of the notes the rows are of (set by `indexed_palace`)
+    notes_of: Callable[[], tuple[int, int]] | None = None
 
     def __init__(
         self,
@@ -252,6 +370,56 @@ class IndexedPalace(Palace):
         names = [str(n or "") for n in whole["name"]]
         self.index_names = (paths, names, self._row)
 
+        self._root = self
+        self._gone: frozenset[str] = frozenset()  # rels of the rows' notes changed or removed
+        self._added: dict[str, Note] = {}  # what the change writes, by rel
+        self._sum: tuple[int, int] | None = None
+
+    # -- the palace after a change ------------------------------------------------------------
+    def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
+        """The palace as it would be with `changes` applied: this one's rows with the notes
+        written laid over them (nothing read but the changed notes as they were)."""
+        key = tuple(sorted(changes.items(), key=lambda item: item[0]))
+        if self.lookups.after is not None and self.lookups.after[0] == key:
+            return self.lookups.after[1]
+        gone, added = self._parsed(key)
+        new = copy.copy(self)
+        root = self._root
+        new._gone = self._gone | {rel for rel in gone if rel in root.files}
+        new._added = {r: n for r, n in self._added.items() if r not in gone}
+        new._added.update((n.rel, n) for n in added)
+        new.by_rel = _Over(root.files, new._gone, new._added)  # type: ignore[assignment]
+        new.lookups = Lookups()
+        new._sum = None
+        if INDEX_NAME in changes:  # a committed plan's INDEX.md is the next pre-image
+            new.loaded = replace(self.loaded, index_snapshot=(changes[INDEX_NAME],))
+        self.lookups.after = (key, new)
+        return new
+
+    def delta(self) -> tuple[tuple[Note, ...], tuple[Note, ...]]:
+        """(the rows' notes and drafts the changes replaced or removed, as they were; the
+        notes and drafts the changes write)."""
+        files = self._root.files
+        return tuple(files[rel] for rel in sorted(self._gone)), tuple(
+            self._added[rel] for rel in sorted(self._added)
+        )
+
+    def notes_sum(self) -> tuple[int, int]:
+        """`notes_sum` of the rows' notes as the record of files has them, moved by the
+        change (NeedsPalace: the index keeps no record)."""
+        if self._sum is None:
+            root = self._root
+            if root._sum is None:
+                if root.notes_of is None:
+                    raise NeedsPalace("no record of the notes the index holds")
+                root._sum = root.notes_of()
+            count, total = root._sum
+            gone, added = self.delta()
+            out = notes_sum((n.rel, n.sha) for n in gone if n.kind == "note")
+            into = notes_sum((n.rel, n.sha) for n in added if n.kind == "note")
+            self._sum = (count - out[0] + into[0], (total - out[1] + into[1]) % (1 << 128))
+        return self._sum
+
     def _row(self, i: int) -> dict[str, Any]:
         """The `i`th row (in path order) as a filter reads it."""
         return {c: self._table.column(c)[i].as_py() for c in self._table.column_names}
@@ -275,8 +443,20 @@ class IndexedPalace(Palace):
         the palace; one that slipped through fails loudly rather than see none."""
         raise NotImplementedError("a palace read from the search index holds no note list")
 
+    def _over(self, table: dict[str, Sequence[Note]], key: Callable[[Note], str]) -> Any:
+        """The rows' `table` with the change laid over it (the rows' own, unchanged)."""
+        if self._root is self:
+            return table
+        added: dict[str, list[Note]] = {}
+        for note in self._added.values():
+            if note.kind == "note" and (note.ok or key is _slug):
+                added.setdefault(key(note), []).append(note)
+        return _OverTable(table, self._gone, added)
+
     @property
     def _by_slug(self) -> dict[str, Sequence[Note]]:
+        if self._root is not self:
+            return self._over(self._root._by_slug, _slug)
         if self.lookups.slugs is None:
             notes = self._notes_only()
             slugs = self._columns["slug"]
@@ -291,6 +471,8 @@ class IndexedPalace(Palace):
 
     @property
     def _by_name(self) -> dict[str, Sequence[Note]]:
+        if self._root is not self:
+            return self._over(self._root._by_name, _name)
         if self.lookups.names is None:
             notes = self._notes_only()
             names = self._columns["name"]

@@ -12,13 +12,16 @@ racy window) is recorded as not to be trusted, so the next look reads it again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
 
 from curator.fsutil import atomic_write
 from curator.model.cache import RACY_NS
+from curator.model.loader import file_hash
 from curator.model.note import Note
+from curator.model.palace import pair_hash
 from curator.search.state import IndexState
 
 log = logging.getLogger(__name__)
@@ -45,14 +48,74 @@ class FileEntry(msgspec.Struct, array_like=True, frozen=True, gc=False):
         )
 
 
-class _Record(msgspec.Struct):
+Pair = tuple[int, str]  # (how many, the sum of their hashes mod 2**128 in hex: msgpack
+# holds no integer that large)
+
+
+class Sums(msgspec.Struct, array_like=True, frozen=True):
+    """Sums over the record's entries, kept with them so that a change moves them by its own
+    files alone (never a pass over every entry): what synced.json's fingerprints are of."""
+
+    files: Pair  # every entry's `file_hash`: the files' fingerprint (`fingerprint_of`)
+    parsed: Pair  # the parsed entries' `pair_hash`: the index's signature (`signature_from`)
+    notes: Pair  # the notes' `pair_hash`: what INDEX.md is rendered from (`Palace.notes_sum`)
+    young: int  # entries too young when read to vouch for their bytes (UNTRUSTED)
+
+    def moved(
+        self, before: Iterable[tuple[str, FileEntry]], after: Iterable[tuple[str, FileEntry]]
+    ) -> Sums:
+        """These sums less the parts of the entries `before`, plus those of `after`."""
+        out, into = sums_of(before), sums_of(after)
+        return Sums(
+            _add(self.files, out.files, into.files),
+            _add(self.parsed, out.parsed, into.parsed),
+            _add(self.notes, out.notes, into.notes),
+            self.young - out.young + into.young,
+        )
+
+
+def sums_of(entries: Iterable[tuple[str, FileEntry]]) -> Sums:
+    """The sums of the entries given as (rel, entry)."""
+    files, parsed, notes = [0, 0], [0, 0], [0, 0]
+    young = 0
+    for rel, e in entries:
+        files[0] += 1
+        files[1] += file_hash(rel, e.kind, e.size, e.mtime_ns)
+        if e.parsed or e.kind == "note":
+            pair = pair_hash(rel, e.sha)
+            if e.parsed:
+                parsed[0] += 1
+                parsed[1] += pair
+            if e.kind == "note":
+                notes[0] += 1
+                notes[1] += pair
+        young += e.size == UNTRUSTED
+    return Sums(_pair(files), _pair(parsed), _pair(notes), young)
+
+
+def _pair(summed: list[int]) -> Pair:
+    return summed[0], f"{summed[1] % (1 << 128):032x}"
+
+
+def summed(pair: Pair) -> tuple[int, int]:
+    """A `Pair` as (how many, the sum) in numbers."""
+    return pair[0], int(pair[1], 16)
+
+
+def _add(base: Pair, out: Pair, into: Pair) -> Pair:
+    (b, bt), (o, ot), (i, it) = summed(base), summed(out), summed(into)
+    return _pair([b - o + i, bt - ot + it])
+
+
+class Record(msgspec.Struct):
     table: str
     updated: str
     seen: tuple[int, int, int] | None  # the write of state.json (`IndexTables.seen`)
     files: dict[str, FileEntry]
+    sums: Sums | None = None  # None: a record written before they were kept
 
 
-_decoder = msgspec.msgpack.Decoder(_Record)
+_decoder = msgspec.msgpack.Decoder(Record)
 _encoder = msgspec.msgpack.Encoder()
 
 
@@ -65,9 +128,9 @@ def entry_of(note: Note, read_ns: int) -> FileEntry:
 
 def read_record(
     index_dir: Path, state: IndexState, seen: tuple[int, int, int] | None
-) -> dict[str, FileEntry] | None:
-    """The files the index of `state`, as state.json's write `seen`, holds, by rel (None:
-    no record of that state)."""
+) -> Record | None:
+    """The record of the files the index of `state`, as state.json's write `seen`, holds
+    (None: no record of that state)."""
     try:
         record = _decoder.decode((index_dir / FILES_FILE).read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
@@ -78,7 +141,7 @@ def read_record(
         seen,
     ):
         return None
-    return record.files
+    return record
 
 
 def write_record(
@@ -86,14 +149,26 @@ def write_record(
     state: IndexState,
     seen: tuple[int, int, int] | None,
     files: dict[str, FileEntry],
+    sums: Sums,
 ) -> None:
-    """Record the files the index of `state` (state.json's write `seen`) holds (best effort:
-    it only saves work)."""
+    """Record the files the index of `state` (state.json's write `seen`) holds, with their
+    `sums` (best effort: it only saves work)."""
     try:
-        data = _encoder.encode(_Record(state.table, state.updated, seen, files))
+        data = _encoder.encode(Record(state.table, state.updated, seen, files, sums))
         atomic_write(index_dir / FILES_FILE, data, sync=False)
     except OSError as exc:
         log.info("could not record the files the index holds: %s", exc)
 
 
-__all__ = ["FILES_FILE", "UNTRUSTED", "FileEntry", "entry_of", "read_record", "write_record"]
+__all__ = [
+    "FILES_FILE",
+    "UNTRUSTED",
+    "FileEntry",
+    "Record",
+    "Sums",
+    "entry_of",
+    "read_record",
+    "summed",
+    "sums_of",
+    "write_record",
+]

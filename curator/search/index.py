@@ -31,11 +31,11 @@ from curator.gitenv import git_env
 from curator.model import flags
 from curator.model.loader import loaded_fingerprint
 from curator.model.note import Note
-from curator.model.palace import STATE_DIR, Palace, ensure_state_dir
+from curator.model.palace import STATE_DIR, Palace, ensure_state_dir, notes_sum
 from curator.model.schema import is_visible
 from curator.search.docs import IndexDoc
 from curator.search.embed import get_embedder
-from curator.search.filerecord import entry_of, write_record
+from curator.search.filerecord import entry_of, sums_of, write_record
 from curator.search.store import RESULT_COLUMNS, IndexState, IndexStore, MakeDocs, SyncStats
 from curator.search.words import corpus
 
@@ -235,10 +235,14 @@ def palace_signature(palace: Palace) -> str:
 def signature_of(parsed: Iterable[tuple[str, str]], config: Config) -> str:
     """`palace_signature` of the parsed files given as (rel, sha), in any order (so a sync
     that reads only the changed files, `curator.search.catchup`, finds the same one)."""
-    lines = sorted(f"{rel}\0{sha}" for rel, sha in parsed)
-    lines.append(derived_config(config))
-    raw = "\n".join(lines).encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    return signature_from(notes_sum(parsed), config)
+
+
+def signature_from(parsed: tuple[int, int], config: Config) -> str:
+    """`signature_of` the parsed files whose `notes_sum` is `parsed` (kept with the record of
+    the files, moved by each change: `curator.search.filerecord.Sums`)."""
+    derived = hashlib.blake2b(derived_config(config).encode("utf-8"), digest_size=8).hexdigest()
+    return f"{parsed[0]}:{parsed[1]:032x}:{derived}"
 
 
 def _synced_record(state: IndexState, signature: str) -> dict[str, str]:
@@ -277,7 +281,7 @@ def _write_synced(store: IndexStore, palace: Palace, signature: str) -> None:
     if not palace.foreign_layout:  # what a later sync reads only the changed files by
         started = palace.loaded.started_ns
         entries = {n.rel: entry_of(n, started) for n in palace.all()}
-        write_record(store.index_dir, state, store.tables.seen, entries)
+        write_record(store.index_dir, state, store.tables.seen, entries, sums_of(entries.items()))
     unparsed = [n.rel for n in palace.all() if not n.ok]
     write_synced(store, state, signature, _files_of(palace), palace.config, unparsed)
 
@@ -342,6 +346,7 @@ __all__ = [
     "palace_signature",
     "read_synced",
     "reindex",
+    "signature_from",
     "signature_of",
     "sync_index",
     "write_synced",

@@ -12,7 +12,7 @@ pre-commit hook it checks what is about to be committed.
 from __future__ import annotations
 
 from curator.errors import WriterError
-from curator.model.palace import INDEX_NAME, Palace
+from curator.model.palace import INDEX_NAME, NOTES_DIR, NeedsPalace, Palace
 from curator.writer.git import Repo, discover_with_head, read_blobs
 
 __all__ = ["committed", "committed_palace"]
@@ -47,6 +47,10 @@ def committed_palace(palace: Palace, repo: Repo) -> Palace:
         if rel is None:
             continue
         (loose if code in ("??", "!!") else changed).append(rel)
+    if palace.partial:  # it holds no note list to take them out of or put back in
+        if any(map(_may_hold_notes, loose)) or any(map(_may_hold_notes, changed)):
+            raise NeedsPalace("the working copy's notes differ from what HEAD holds")
+        return palace
     notes = {n.rel for n in palace.notes}
     changes: dict[str, bytes | None] = {}
     for rel in loose:
@@ -69,3 +73,10 @@ def committed_palace(palace: Palace, repo: Repo) -> Palace:
         for rel in wanted:
             changes[rel] = data[held[rel]] if rel in held else None
     return palace.replaced(changes) if changes else palace
+
+
+def _may_hold_notes(rel: str) -> bool:
+    """Whether the path git names (a folder ends in /) is, or may hold, a note or INDEX.md."""
+    if rel.endswith("/"):
+        return rel.startswith(NOTES_DIR + "/") or f"{NOTES_DIR}/".startswith(rel)
+    return rel == INDEX_NAME or rel.startswith(NOTES_DIR + "/")

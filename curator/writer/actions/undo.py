@@ -192,12 +192,15 @@ def undo(
     commit: str | None = None,
     *,
     palace: Palace | None = None,
+    before: Palace | None = None,
     reason: str | None = None,
     today: date | None = None,
 ) -> Plan:
     """The Plan that reverts one curator action (the newest by default) with a new commit.
 
-    The one undo: the CLI (`curator undo`) and the app both call it and commit the Plan with
+    `before`: the palace as it is now, when the caller has just read it (`palace`: one it
+    loaded earlier, whose unchanged notes a load shares). The one undo: the CLI (`curator
+    undo`) and the app both call it and commit the Plan with
     `curator.writer.session.commit`. Refuses, naming the files and the later commits, when
     later commits touched the same files (derived files aside: they are rendered again).
     """
@@ -207,8 +210,10 @@ def undo(
         raise UndoError("nothing to undo: the repository has no commits yet")
     entry = _target(repo, head, commit)
     # never a palace the caller loaded before the last commit (with_index renders INDEX.md
-    # from what HEAD holds, not from notes on disk never committed)
-    before = Palace.open(root, previous=palace)
+    # from what HEAD holds, not from notes on disk never committed); `before`: one read
+    # just now (the CLI's, from the search index), else the palace is loaded here
+    if before is None:
+        before = Palace.open(root, previous=palace)
     changes = _reverted(repo, root, entry, derived(before))
     elsewhere: list[str] = []
     trailers = [("Curator-Undo", entry.sha), *_moved_back(root, entry, changes, elsewhere)]

@@ -1,0 +1,223 @@
+"""A promote and its undo planned from the search index's rows (issue 34): the names, slugs
+and files a plan checks come from the index once it is in step with the files, so the
+command loads no palace (at 100k notes ~2.5 s of CPU); INDEX.md has the lines of the notes
+the action adds or removes spliced into their rooms, the bytes a full render gives. Whatever
+the rows cannot show (no index, no record of its files, a working copy HEAD does not hold, a
+note a supersede chain names, an INDEX.md not known to be curator's render) is planned from
+the loaded palace as before."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from palacehelpers import MakePalace, RunCli, git, note_text, opened
+
+from curator.model.index_md import render_index
+from curator.model.palace import INDEX_NAME, Palace
+from curator.search.filerecord import FILES_FILE
+from curator.search.index import index_dir
+
+TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'
+TYPES = ("user", "feedback", "project", "reference")
+DRAFT = "inbox/zebu-draft.md"
+
+
+def _files() -> dict[str, str]:
+    files = {
+        f"notes/{t}/note-{i}.md": note_text(f"Note {i}", type=t, body=f"Body {i}.\n")
+        for i, t in enumerate(TYPES * 8)
+    }
+    # retired: its successor's slug names no note (yet)
+    files["notes/project/old-way.md"] = note_text(
+        "Old way", extra="status: superseded\nsuperseded_by: future-way\n"
+    )
+    files[DRAFT] = note_text("Zebu ledger rule", body="Reconcile the zebu ledger daily.\n")
+    files["inbox/future-draft.md"] = note_text("Future way", body="The new way.\n")
+    return files
+
+
+def _age(root: Path) -> None:
+    """Every file older than the racy window, so the index's record vouches for them."""
+    for path in root.rglob("*.md"):
+        if ".git" not in path.parts:
+            info = path.stat()
+            os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 60 * 10**9))
+
+
+@pytest.fixture
+def root(make_palace: MakePalace, run_cli: RunCli) -> Path:
+    root = make_palace(_files(), toml=TOML)
+    git(root, "rm", "-q", "--cached", "-r", "inbox")
+    (root / ".gitignore").write_text("inbox/\n")
+    git(root, "add", ".gitignore")
+    git(root, "commit", "-q", "-m", "drafts are not committed")
+    code, _, err = run_cli("--palace", root, "index", "--yes")  # curator's render, remembered
+    assert code == 0, err
+    _age(root)
+    code, _, err = run_cli("--palace", root, "reindex")
+    assert code == 0, err
+    return root
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """The palaces loaded (`Palace.open`) from now on."""
+    found: list[Path] = []
+    real = Palace.open.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Palace], root: Path, **kwargs: object) -> Palace:
+        found.append(Path(root))
+        return real(cls, root, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Palace, "open", classmethod(counted))
+    yield found
+
+
+def _current(root: Path) -> None:
+    """INDEX.md is byte for byte what a full render of the palace now gives."""
+    data = (root / INDEX_NAME).read_bytes()
+    assert data.decode("utf-8") == render_index(Palace.open(root), data)
+
+
+def test_a_promote_and_its_undo_load_no_palace(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    notes = sorted(str(p) for p in (root / "notes").rglob("*.md"))
+    with opened() as read:
+        code, out, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    assert loads == []
+    assert len(set(read).intersection(notes)) < 10  # of 33: the few a bisection looks at
+    made = root / "notes/project/zebu-ledger-rule.md"
+    assert made.is_file() and not (root / DRAFT).exists()
+    _current(root)
+    del loads[:]
+    code, out, err = run_cli("--palace", root, "undo", "--yes")
+    assert code == 0 and "undo: promote" in out, err
+    assert loads == []
+    assert (root / DRAFT).is_file() and not made.exists()
+    _current(root)
+    assert git(root, "status", "--porcelain").stdout == ""
+
+
+def test_a_name_taken_is_refused_from_the_rows(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--name", " note  3", "--yes")
+    assert code == 2
+    assert "a note named 'note 3' already exists: notes/reference/note-3.md" in err
+    assert loads == []
+
+
+def test_a_note_committed_since_the_index_followed_is_seen(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    """A note named as the draft, committed by hand since the index last followed: the
+    plan sees it (the changed files read first, or the palace loaded), never the stale rows."""
+    (root / "notes/user/taken.md").write_text(note_text("Zebu ledger rule", type="user"))
+    git(root, "add", "notes/user/taken.md")
+    git(root, "commit", "-q", "-m", "by hand")
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 2 and "already exists: notes/user/taken.md" in err
+
+
+def test_an_edit_not_committed_is_seen_and_planned_from_the_palace(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    """A note renamed by hand and not committed takes the draft's name: refused as the
+    loaded palace refuses it; a working copy HEAD does not hold is planned from the palace."""
+    path = root / "notes/user/note-0.md"
+    path.write_text(note_text("Zebu ledger rule", type="user"))
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 2 and "already exists: notes/user/note-0.md" in err
+    path.write_text(note_text("Renamed by hand", type="user"))
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--dry-run")
+    assert code == 0, err
+    assert loads == [root]
+
+
+def test_an_index_keeping_no_record_falls_back_to_the_palace(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    (index_dir(root) / FILES_FILE).unlink()
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    assert root in loads
+    _current(root)
+
+
+def test_a_note_a_chain_names_is_planned_from_the_palace(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    """The promoted note's slug is the one a retired note names as its successor: the
+    retired note's line changes too, so INDEX.md is rendered from every note."""
+    code, _, err = run_cli("--palace", root, "promote", "inbox/future-draft.md", "--yes")
+    assert code == 0, err
+    assert loads == [root]
+    assert "superseded by [Future way](notes/project/future-way.md)" in (
+        (root / INDEX_NAME).read_text()
+    )
+    _current(root)
+
+
+LOADS_BEFORE_LANCEDB = """
+import sys
+from curator.cli import main
+from curator.model.palace import Palace
+
+real = Palace.open.__func__
+
+def opened(cls, root, **kwargs):
+    print("lancedb" in sys.modules, "pyarrow" in sys.modules, file=sys.stderr)
+    return real(cls, root, **kwargs)
+
+Palace.open = classmethod(opened)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_index_md_never_rendered_loads_the_palace_before_lancedb(
+    root: Path, run_cli: RunCli
+) -> None:
+    """An INDEX.md curator did not render (or not as it is now) is rendered from every
+    note: the rows are not read first, so the palace and LanceDB are not held at once (at
+    100k notes the first promote's process reached 842 MB so)."""
+    data = (root / INDEX_NAME).read_bytes()
+    (root / INDEX_NAME).write_bytes(data.replace(b"- [Note 1]", b"- [Note one]"))
+    git(root, "commit", "-q", "-am", "INDEX.md by hand")
+    argv = [sys.executable, "-c", LOADS_BEFORE_LANCEDB, "--palace", str(root), "promote", DRAFT]
+    proc = subprocess.run(argv, capture_output=True, text=True, input="")
+    assert proc.stderr.splitlines()[0] == "False False", proc.stderr
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    _current(root)
+
+
+def test_the_record_sums_follow_each_commit_without_a_pass_over_every_file(
+    root: Path, run_cli: RunCli
+) -> None:
+    """The sums kept with the record of files (the signature, the files' fingerprint,
+    INDEX.md's key) are moved by the files a commit wrote (issue 34: each sync went over
+    all 100k entries three times, ~0.3 s), and equal the sums of every entry, and the
+    signature a sync from the loaded palace makes."""
+    from curator.search.cold import indexed_palace
+    from curator.search.filerecord import read_record, sums_of
+    from curator.search.index import palace_signature, read_synced
+
+    for argv in (("promote", DRAFT, "--yes"), ("undo", "--yes"), ("promote", DRAFT, "--yes")):
+        code, _, err = run_cli("--palace", root, *argv)
+        assert code == 0, err
+        found = indexed_palace(root)
+        assert found is not None
+        store = found[1]
+        assert store.state is not None
+        record = read_record(store.index_dir, store.state, store.tables.seen)
+        assert record is not None and record.sums == sums_of(record.files.items())
+        loaded = Palace.open(root)
+        assert (read_synced(store.index_dir) or {})["signature"] == palace_signature(loaded)
+        assert found[0].notes_sum() == loaded.notes_sum()
