@@ -115,7 +115,17 @@ class Record(msgspec.Struct):
     sums: Sums | None = None  # None: a record written before they were kept
 
 
+class _Summed(msgspec.Struct):
+    """A record's head and sums, its entries skipped unread."""
+
+    table: str
+    updated: str
+    seen: tuple[int, int, int] | None
+    sums: Sums | None = None
+
+
 _decoder = msgspec.msgpack.Decoder(Record)
+_summed = msgspec.msgpack.Decoder(_Summed)
 _encoder = msgspec.msgpack.Encoder()
 
 
@@ -144,6 +154,22 @@ def read_record(
     return record
 
 
+def read_sums(index_dir: Path, state: IndexState, seen: tuple[int, int, int] | None) -> Sums | None:
+    """The sums of `read_record`'s record, its entries not decoded (None: no record of that
+    state, or one kept without sums)."""
+    try:
+        record = _summed.decode((index_dir / FILES_FILE).read_bytes())
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if seen is None or (record.table, record.updated, record.seen) != (
+        state.table,
+        state.updated,
+        seen,
+    ):
+        return None
+    return record.sums
+
+
 def write_record(
     index_dir: Path,
     state: IndexState,
@@ -168,6 +194,7 @@ __all__ = [
     "Sums",
     "entry_of",
     "read_record",
+    "read_sums",
     "summed",
     "sums_of",
     "write_record",
