@@ -6,10 +6,15 @@ For each tree (this checkout, then each `--tree`: another checkout of curator, e
 `git worktree add ../base <commit>`) and for the floor (the libraries alone: open the table,
 embed the query, one LanceDB hybrid query), on the same palace and index:
 
-- warm p95: one process (tuned as curator's own processes are, `curator.runtime`; the floor's
-  is not) opens the palace and its searcher, warms up, then runs the keyword queries
-  `--rounds` times, as-you-type prefixes of them (short queries: names matched as you type)
-  and questions (natural-language queries); its peak memory after them;
+- warm p95: one process (tuned as curator's own processes are, `curator.runtime`: what it
+  loaded frozen out of the collector's scans, as the warm hook server settles its palace)
+  opens the palace and its searcher and the floor's table, warms both up alike, then runs
+  the keyword queries `--rounds` times, as-you-type prefixes of them (short queries: names
+  matched as you type) and questions (natural-language queries), each query by curator and
+  by the floor in turn (which goes first alternating), so both see the same load, caches
+  and allocator;
+- warm peak memory: the same queries in a process of curator's alone and one of the floor's
+  alone (the peak of one process holding both would be neither's);
 - cold first query: a fresh `curator search "retry queue"` process (the floor: a fresh process
   importing LanceDB, opening the table, embedding the query and running one hybrid query),
   wall time from start to exit and its peak memory, three times.
@@ -52,30 +57,40 @@ _WARM_CHILD = (
     + """
 import json, sys, time
 from pathlib import Path
-tree, bench, root = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+tree, bench, root, sides = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4].split(",")
 sys.path[:0] = [tree, bench]
-groups = json.loads(sys.argv[4])
-if tree == "floor":
-    import search_floor
-    search = search_floor.floor_search(root)
-else:
+groups = json.loads(sys.argv[5])
+if tree != "floor":
     from curator.runtime import tune_process
     tune_process()  # as the CLI, the app and the MCP server do at start
+searches = {}
+if "curator" in sides:
     from curator.model.palace import Palace
     from curator.search.searcher import Searcher
     searcher = Searcher(Palace.open(root))
-    def search(q):
-        return searcher.search(q, limit=10)
-times = {}
+    searches["curator"] = lambda q: searcher.search(q, limit=10)
+if "floor" in sides:
+    import search_floor
+    searches["floor"] = search_floor.floor_search(root)
+if tree != "floor":
+    from curator.runtime import freeze_loaded
+    freeze_loaded()  # what is loaded now leaves the collector's scans, as the warm server's
+order = [searches[s] for s in sides]
+times = {s: {} for s in sides}
 for name, (queries, rounds) in groups.items():
     for q in queries[:5]:
-        search(q)
-    out = times[name] = []
+        for search in order:
+            search(q)
+    for s in sides:
+        times[s][name] = []
+    turn = 0
     for _ in range(rounds):
         for q in queries:
-            start = time.perf_counter()
-            search(q)
-            out.append(time.perf_counter() - start)
+            turn += 1
+            for s in sides[turn % 2 :] + sides[: turn % 2]:  # who goes first alternates
+                start = time.perf_counter()
+                searches[s](q)
+                times[s][name].append(time.perf_counter() - start)
 print(json.dumps({"times": times, "peak_mb": _peak_mb()}))
 """
 )
@@ -129,12 +144,15 @@ def _env(tree: Path | None) -> dict[str, str]:
     return env
 
 
-def warm(tree: Path | None, palace: Path, groups: dict[str, tuple[list[str], int]]) -> dict:
-    """Per group, the seconds of each warm query, and the process's peak MB (tree None: the
-    floor)."""
+def warm(
+    tree: Path | None, palace: Path, groups: dict[str, tuple[list[str], int]], sides: str
+) -> dict:
+    """Per side (`curator`, `floor`, comma-separated: those run in the one process, in turn)
+    and group, the seconds of each warm query; and the process's peak MB. The floor alone
+    runs with no tree (curator's code is imported only for its table's location)."""
     argv = [sys.executable, "-c", _WARM_CHILD, str(tree or "floor"), str(HERE), str(palace)]
     proc = subprocess.run(
-        [*argv, json.dumps(groups)], capture_output=True, text=True, env=_env(tree)
+        [*argv, sides, json.dumps(groups)], capture_output=True, text=True, env=_env(tree)
     )
     if proc.returncode != 0:
         raise RuntimeError(f"warm child ({tree}) exited {proc.returncode}: {proc.stderr[-800:]}")
@@ -163,21 +181,22 @@ def engine_rows(palace: Path, trees: list[Path], rounds: int = 3, repeat: int = 
     against the floor measured in the same run."""
     groups = query_groups(rounds)
     runs: list[Path | None] = [*trees, None]
-    warmed = {t: warm(t, palace, groups) for t in runs}
+    timed = {t: warm(t, palace, groups, "curator,floor") for t in trees}
+    peaks = {t: warm(t, palace, groups, "floor" if t is None else "curator") for t in runs}
     colds: dict[Path | None, list[tuple[float, float]]] = {t: [] for t in runs}
     for _ in range(repeat):
         for t in runs:
             colds[t].append(cold(t, palace))
-    floor = warmed[None]
-    floor_p95 = {g: percentile(floor["times"][g], 0.95) * 1000 for g in groups}
+    floor_peak_warm = peaks[None]["peak_mb"]
     floor_cold = sorted(s for s, _ in colds[None])[repeat // 2] * 1000
     floor_peak = sorted(p for _, p in colds[None])[repeat // 2]
     rows: list[Row] = []
     for t in trees:
         label = _label(t)
         for g in groups:
-            times = warmed[t]["times"][g]
+            times = timed[t]["times"]["curator"][g]
             p95 = percentile(times, 0.95) * 1000
+            floor_p95 = percentile(timed[t]["times"]["floor"][g], 0.95) * 1000
             rows.append(
                 Row(
                     area="search",
@@ -186,10 +205,10 @@ def engine_rows(palace: Path, trees: list[Path], rounds: int = 3, repeat: int = 
                     p95_ms=p95,
                     runs=len(times),
                     baseline="libraries alone: embed + one hybrid query",
-                    baseline_ms=floor_p95[g],
-                    note=f"{p95 / floor_p95[g]:.2f}x the floor; median "
+                    baseline_ms=floor_p95,
+                    note=f"{p95 / floor_p95:.2f}x the floor; median "
                     f"{sorted(times)[len(times) // 2] * 1000:.1f} ms; process peak "
-                    f"{warmed[t]['peak_mb']:,.0f} MB (floor's {floor['peak_mb']:,.0f} MB)",
+                    f"{peaks[t]['peak_mb']:,.0f} MB (floor's {floor_peak_warm:,.0f} MB)",
                 )
             )
         seconds = [s for s, _ in colds[t]]

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,11 +16,14 @@ from hypothesis import strategies as st
 from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
+from curator.search.fields import FieldTerms, features, stored_stems
+from curator.search.filters import Filter
 from curator.search.fuse import scaled
 from curator.search.ranking import NoteText, Tuning, threads
 from curator.search.searcher import Searcher
 from curator.search.temporal import time_cue
-from curator.search.text import WORD, starting, stems
+from curator.search.text import STOPWORDS, WORD, phrasings, starting, stems
+from curator.search.words import key_words, note_fields
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
 
@@ -259,3 +264,140 @@ def test_stems_are_the_words_stems_in_order_whatever_was_seen_before(texts: list
 def test_starting_is_the_prefixes_some_word_begins_with(prefixes: list[str], text: str) -> None:
     words = [w.lower() for w in WORD.findall(text)]
     assert starting(prefixes, words) == [p for p in prefixes if any(w.startswith(p) for w in words)]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.text(max_size=80), min_size=5, max_size=5))
+def test_what_a_row_keeps_reads_back_as_the_notes_own_terms(texts: list[str]) -> None:
+    """A note's stems as its index row keeps them read back as the counts and lengths of
+    each field's own stems, and its kept words are its key words: its name's, description's
+    and body's distinct words, less stopwords and one-letter words but digits."""
+    stems_kept, words_kept = features(texts)
+    assert stems_kept == stored_stems(texts)
+    found = [stems(t) for t in texts]
+    assert FieldTerms.read(stems_kept) == FieldTerms(
+        tuple(Counter(f) for f in found), tuple(len(f) for f in found)
+    )
+    assert FieldTerms.of(texts) == FieldTerms.read(stems_kept)
+    plain = {w for i in (0, 1, 3) for w in WORD.findall(texts[i].lower())} - STOPWORDS
+    assert words_kept.split() == sorted(w for w in plain if len(w) >= 2 or w.isdigit())
+
+
+def kept_palace(make_palace: MakePalace) -> Path:
+    files = {
+        **fillers(),
+        "notes/retry.md": n("Retry queue depth", "The retry queue holds five jobs.\n\nKids, kids."),
+        "notes/pool.md": n("Pool size", "Forty connections a database.", context="Ask: pool?"),
+        "notes/tagged.md": note_text(
+            "Tagged", type="project", body="Deploys retry twice.\n", extra="tags: [ops, retry]\n"
+        ),
+        "inbox/draft.md": note_text("Draft", type="project", body="Retry the queue.\n"),
+    }
+    return make_palace(files, toml=HASH_TOML)
+
+
+def test_the_index_keeps_what_ranking_reads_of_each_note(make_palace: MakePalace) -> None:
+    """Each row of the index holds its note's stems per field and key words, as ranking
+    would work them out from the note (its draft banner left out), so a query finds them
+    with its candidates instead of reading every candidate's text again."""
+    palace = Palace.open(kept_palace(make_palace))
+    s = Searcher(palace)
+    rows = s.store.all_rows(columns=("path", "stems", "words"))
+    assert len(rows) == len(palace.all()) == 16
+    for row in rows:
+        texts = note_fields(palace.by_rel[row["path"]])
+        assert (row["stems"], row["words"]) == features(texts)
+        assert row["words"].split() == list(key_words(texts))
+
+
+def test_a_question_reads_no_candidates_text_its_row_keeps(
+    make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranking a question's candidates reads their terms and words from their rows, taken
+    once per note: no candidate's text is worked out again, a candidate read before is not
+    taken again, and the answer is the one the text gives."""
+    import curator.search.ranking as ranking
+    from curator.search.store import IndexStore
+
+    palace = Palace.open(kept_palace(make_palace))
+    question = "how deep is the retry queue for the jobs?"
+    expected = [h.path for h in Searcher(palace).search(question)]
+    s = Searcher(palace, sync=False)
+    read: list[object] = []
+    taken: list[list[int]] = []
+    real_of, real_words = FieldTerms.of.__func__, ranking.key_words  # type: ignore[attr-defined]
+    real_take = IndexStore.take
+
+    def of(cls: type[FieldTerms], texts: tuple[str, ...]) -> FieldTerms:
+        read.append(texts)
+        return real_of(cls, texts)  # type: ignore[no-any-return]
+
+    def words(texts: tuple[str, ...]) -> tuple[str, ...]:
+        read.append(texts)
+        return real_words(texts)
+
+    def take(store: IndexStore, ids: list[int], columns: list[str]) -> list[dict[str, object]]:
+        taken.append(list(ids))
+        return real_take(store, ids, columns)
+
+    monkeypatch.setattr(FieldTerms, "of", classmethod(of))
+    monkeypatch.setattr(ranking, "key_words", words)
+    monkeypatch.setattr(IndexStore, "take", take)
+    hits = s.search(question)
+    assert hits and hits[0].path == "notes/retry.md"
+    assert read == []
+    assert len(taken) == 1 and len(taken[0]) > 5
+    again = s.search(question)
+    assert read == [] and taken[1:] == [[]]
+    monkeypatch.undo()
+    assert [h.path for h in hits] == [h.path for h in again] == expected
+
+
+def test_a_row_older_than_its_note_is_ranked_from_the_notes_text(
+    make_palace: MakePalace,
+) -> None:
+    """When a note's file changed after the index's last sync, its row's terms and words
+    are not the note's: ranking reads them from the note, and keeps the rows' own for the
+    notes that did not change."""
+    root = kept_palace(make_palace)
+    Searcher(Palace.open(root))
+    changed = n("Retry queue depth", "The retry queue now holds ninety jobs on Fridays.")
+    (root / "notes/retry.md").write_text(changed, encoding="utf-8")
+    palace = Palace.open(root)
+    s = Searcher(palace, sync=False)  # the index still holds the file as it was
+    rows, _vec = s.found(phrasings("retry queue"), Filter.of(palace), 30)
+    by_path = {r["path"]: r for r in rows}
+    assert {"notes/retry.md", "notes/tagged.md"} <= set(by_path)
+    assert "stems" not in by_path["notes/retry.md"] and "words" not in by_path["notes/retry.md"]
+    kept = by_path["notes/tagged.md"]
+    assert (kept["stems"], kept["words"]) == features(note_fields(palace.by_rel["notes/tagged.md"]))
+    note = palace.by_rel["notes/retry.md"]
+    assert s._note_text(note.rel, by_path[note.rel]).terms == FieldTerms.of(note_fields(note))
+    assert set(s._note_words(note.rel, by_path[note.rel])) >= {"ninety", "fridays"}
+
+
+def test_an_index_of_the_layout_before_is_rebuilt_with_what_ranking_reads(
+    make_palace: MakePalace,
+) -> None:
+    """An index written before its rows kept ranking's terms and words (layout 3) is rebuilt
+    at the next sync (an older layout, not damage: nothing is moved aside as corrupt), and
+    its rows then keep them."""
+    import lancedb
+
+    root = kept_palace(make_palace)
+    index = Searcher(Palace.open(root)).store.index_dir
+    state = json.loads((index / "state.json").read_text(encoding="utf-8"))
+    table = lancedb.connect(str(index)).open_table(state["table"]).to_arrow()
+    old = table.drop_columns(["stems", "words"])
+    lancedb.connect(str(index)).create_table("docs_layout3", data=old)
+    state.update(table="docs_layout3", schema_version=3)
+    (index / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    palace = Palace.open(root)
+    s = Searcher(palace)
+    assert s.sync_stats is not None and s.sync_stats.rebuilt
+    assert s.recovered == [] and not list(index.parent.glob("index.corrupt-*"))
+    rows = s.store.all_rows(columns=("path", "stems", "words"))
+    assert len(rows) == 16
+    for row in rows:
+        assert (row["stems"], row["words"]) == features(note_fields(palace.by_rel[row["path"]]))
+    assert s.search("how deep is the retry queue?")[0].path == "notes/retry.md"

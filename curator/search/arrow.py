@@ -9,9 +9,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from curator.search.docs import DOC_COLUMNS, IndexDoc
+from curator.search.fields import FEATURES, features
+from curator.search.words import field_texts
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+# The columns of the index table before its vector: a doc's, then what ranking reads of it
+TABLE_COLUMNS: tuple[str, ...] = (*DOC_COLUMNS, *FEATURES)
 
 
 def doc_schema(dim: int) -> pa.Schema:
@@ -39,6 +45,8 @@ def doc_schema(dim: int) -> pa.Schema:
             pa.field("text", pa.string()),
             pa.field("body", pa.string()),
             pa.field("context", pa.string()),
+            pa.field("stems", pa.string()),
+            pa.field("words", pa.string()),
             pa.field("vector", pa.list_(pa.float32(), dim)),
         ]
     )
@@ -55,8 +63,11 @@ def to_arrow(docs: Sequence[IndexDoc], vectors: np.ndarray, dim: int) -> pa.Tabl
         ]
         for name in DOC_COLUMNS
     }
+    found = [features(field_texts(d.name, d.description, d.tags, d.body, d.context)) for d in docs]
+    for i, name in enumerate(FEATURES):
+        columns[name] = [f[i] for f in found]
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
-    arrays = [pa.array(columns[n], type=schema.field(n).type) for n in DOC_COLUMNS]
+    arrays = [pa.array(columns[n], type=schema.field(n).type) for n in TABLE_COLUMNS]
     arrays.append(pa.FixedSizeListArray.from_arrays(flat, dim))
     return pa.Table.from_arrays(arrays, schema=schema)
 
@@ -107,6 +118,7 @@ def create_indices(table: Any, have: set[str] | frozenset[str] = frozenset()) ->
 
 __all__ = [
     "FILTERED",
+    "TABLE_COLUMNS",
     "by_path",
     "create_indices",
     "doc_schema",

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from curator.model.palace import Palace
+from curator.search.fields import FEATURES
 from curator.search.filters import Filter, sql_str
 from curator.search.store import IndexStore
 from curator.search.words import Corpus
@@ -42,6 +43,8 @@ class Ranker(Protocol):
     def _note_text(self, path: str, row: Row) -> Any: ...
 
     def _doc_row(self, path: str) -> Row: ...
+
+    def _has_read(self, path: str) -> bool: ...
 
 
 class Candidates(Protocol):
@@ -101,7 +104,7 @@ class IndexCandidates:
             where=flt.sql(),
             columns=("path", "vector"),
         )
-        return self._whole(ranker, found), query
+        return self._kept(ranker, self._whole(ranker, found)), query
 
     def _whole(self, ranker: Ranker, found: list[Row]) -> list[Row]:
         """The rows the hybrid query found (path, vector and scores) with every other field:
@@ -123,6 +126,26 @@ class IndexCandidates:
             scores = {str(r["path"]): r for r in found}
             out += [{**full[p], **scores[p]} for p in missing if p in full]
         return out
+
+    def _kept(self, ranker: Ranker, rows: list[Row]) -> list[Row]:
+        """`rows`, each the ranker has not read yet with what its index row keeps of the
+        note for ranking (`FEATURES`), taken by row id after the hybrid query (which would
+        read them for both its legs' rows, twice as many, and again for the rows the ranker
+        holds). A row written from other bytes than the candidate's (the files changed since
+        the last sync; a rebuild between the two reads) gives none: ranking then reads the
+        note's text."""
+        unread = {
+            int(r["_rowid"]): r
+            for r in rows
+            if isinstance(r.get("_rowid"), int) and not ranker._has_read(str(r["path"]))
+        }
+        taken = self.store.take(list(unread), ("path", "content_hash", *FEATURES))
+        by_path = {str(r["path"]): r for r in taken}
+        for row in unread.values():
+            kept = by_path.get(str(row["path"]))
+            if kept is not None and kept["content_hash"] == row["content_hash"]:
+                row.update({name: kept[name] for name in FEATURES})
+        return rows
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.store.embed_query(text)

@@ -15,10 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from curator.search.text import stems
-from curator.search.words import FIELDS, Corpus
+from curator.search.words import FIELDS, Corpus, key_words
 
 K1 = 1.2
 B = 0.75
+
+
+# What the index keeps of each note for ranking, beside its fields (`features`)
+FEATURES = ("stems", "words")
 
 
 @dataclass(frozen=True)
@@ -30,8 +34,30 @@ class FieldTerms:
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> FieldTerms:
-        found = [stems(t) for t in texts]
+        """Of a note's text per field."""
+        return cls.read(stored_stems(texts))
+
+    @classmethod
+    def read(cls, stored: str) -> FieldTerms:
+        """Of its `stored_stems` (ValueError when it does not hold one line per field)."""
+        found = [line.split() for line in stored.split("\n")]
+        if len(found) != len(FIELDS):
+            raise ValueError(f"stems of {len(found)} fields, not {len(FIELDS)}")
         return cls(tuple(Counter(f) for f in found), tuple(len(f) for f in found))
+
+
+def stored_stems(texts: Sequence[str]) -> str:
+    """A note's stems (`stems`: no spaces in one), a line per field of `FIELDS`, separated
+    by spaces."""
+    return "\n".join(" ".join(stems(t)) for t in texts)
+
+
+def features(texts: Sequence[str]) -> tuple[str, str]:
+    """What ranking reads of a note (`texts` per field of `FIELDS`), as its index row keeps it:
+    its stems per field (`FieldTerms.read`) and its key words (`key_words`, for soft term
+    matching) separated by spaces. Worked out once, when the row is written: a query finds
+    them with its candidates instead of reading each candidate's text afresh."""
+    return stored_stems(texts), " ".join(key_words(texts))
 
 
 def idf(corpus: Corpus, term: str) -> float:
@@ -55,4 +81,14 @@ def bm25f(
     return score
 
 
-__all__ = ["FIELDS", "K1", "B", "FieldTerms", "bm25f", "idf"]
+__all__ = [
+    "FEATURES",
+    "FIELDS",
+    "K1",
+    "B",
+    "FieldTerms",
+    "bm25f",
+    "features",
+    "idf",
+    "stored_stems",
+]

@@ -20,6 +20,7 @@ read through one `Filter`, so hidden rows never reach the sum.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import weakref
@@ -36,7 +37,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
-from curator.search.fields import FieldTerms, bm25f
+from curator.search.fields import FEATURES, FieldTerms, bm25f
 from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, palace_signature
@@ -44,7 +45,6 @@ from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
 from curator.search.temporal import time_cue
 from curator.search.text import (
-    STOPWORDS,
     WORD,
     is_short,
     key_terms,
@@ -54,7 +54,7 @@ from curator.search.text import (
     stems,
     term_prefix,
 )
-from curator.search.words import FIELDS, Corpus, corpus, note_fields, sif_weight
+from curator.search.words import Corpus, corpus, field_texts, key_words, note_fields, sif_weight
 
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by the fuzzy name rule
@@ -62,7 +62,7 @@ FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as
 SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
-NOTE_WORD_CACHE = 20_000  # notes whose key words a Ranker keeps
+NOTE_WORD_CACHE = 20_000  # notes whose reading (and rows in `_word_matrix`) a Ranker keeps
 
 T = TypeVar("T")
 Rows = dict[str, Row]
@@ -108,10 +108,23 @@ class NoteText:
     texts: tuple[str, ...]
     body: str
     context: str
+    # its stems and key words as its index row keeps them (`curator.search.fields.features`)
+    kept_stems: str | None = None
+    kept_words: str | None = None
 
     @functools.cached_property
     def terms(self) -> FieldTerms:
+        if self.kept_stems is not None:
+            with contextlib.suppress(ValueError):  # not one line per field: read the text
+                return FieldTerms.read(self.kept_stems)
         return FieldTerms.of(self.texts)
+
+    @functools.cached_property
+    def words(self) -> tuple[str, ...]:
+        """Its `key_words` (soft term matching)."""
+        if self.kept_words is not None:
+            return tuple(self.kept_words.split())
+        return key_words(self.texts)
 
     @functools.cached_property
     def context_lines(self) -> frozenset[str]:
@@ -185,9 +198,6 @@ class Ranker:
     _word_matrix: np.ndarray | None = field(init=False, default=None)
     # per note, what ranking read of it: held while the palace holds that very note (`_held`)
     _note_rows: dict[str, tuple[Note, np.ndarray]] = field(init=False, default_factory=dict)
-    _note_word_cache: dict[str, tuple[Note, tuple[str, ...]]] = field(
-        init=False, default_factory=dict
-    )
     _note_text_cache: dict[str, tuple[Note, NoteText]] = field(init=False, default_factory=dict)
     _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
@@ -399,17 +409,16 @@ class Ranker:
             return self._stats
 
     def _note_text(self, path: str, row: dict[str, Any]) -> NoteText:
-        """A candidate's field terms and its body and context as compared for smoothing,
-        cached while the palace holds that very note (a note's text cannot change under it)."""
+        """What ranking reads of a candidate (its field terms and key words as its row keeps
+        them, when it does: `curator.search.candidates.IndexCandidates`), cached while the
+        palace holds that very note (a note's text cannot change under it)."""
         note = self.palace.by_rel.get(path)
         found = _held(self._note_text_cache, path, note)
         if found is None:
-            if note is not None and note.ok:
-                texts = note_fields(note)
-            else:
-                texts = tuple(str(row.get(f) or "") for f in FIELDS)
+            texts = note_fields(note) if note is not None and note.ok else row_fields(row)
             body, context = (" ".join(t.split()) for t in texts[3:])
-            found = NoteText(texts, body, context if body else "")
+            stems, words = (_str(row.get(k)) for k in FEATURES)
+            found = NoteText(texts, body, context if body else "", stems, words)
             if note is not None:
                 _hold(self._note_text_cache, path, note, found)
         return found
@@ -444,21 +453,13 @@ class Ranker:
         named = np.asarray([name_share(str(rows[p].get("name") or ""), prefixes) for p in paths])
         return soft, named.astype(np.float64).reshape(len(paths))
 
+    def _has_read(self, path: str) -> bool:
+        """Whether ranking holds what it read of the candidate at `path` (`_note_text`)."""
+        return _held(self._note_text_cache, path, self.palace.by_rel.get(path)) is not None
+
     def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
-        """The distinct key words of a note's name, description and body (no stopwords),
-        cached while the palace holds that very note (a note's text cannot change under it)."""
-        note = self.palace.by_rel.get(path)
-        found = _held(self._note_word_cache, path, note)
-        if found is None:
-            if note is not None and note.ok:
-                text = f"{note.name}\n{note.description}\n{note.body}"
-            else:
-                text = "\n".join(str(row.get(k) or "") for k in ("name", "description", "body"))
-            words = set(WORD.findall(text.lower())) - STOPWORDS
-            found = tuple(w for w in words if len(w) >= 2 or w.isdigit())
-            if note is not None:
-                _hold(self._note_word_cache, path, note, found)
-        return found
+        """A candidate's key words (`NoteText.words`)."""
+        return self._note_text(path, row).words
 
     def _note_word_rows(self, paths: Sequence[str], rows: Rows) -> list[np.ndarray]:
         """Per note, the rows of `_word_matrix` holding its key words (`_note_words`), the
@@ -520,6 +521,22 @@ class Ranker:
             self._note_rows.clear()
         assert self._word_matrix is not None
         return self._word_matrix[[self._word_row[w] for w in words]]
+
+
+def row_fields(row: Row) -> tuple[str, ...]:
+    """The text per field of `FIELDS` of an index row."""
+    tags = row.get("tags")
+    return field_texts(
+        str(row.get("name") or ""),
+        str(row.get("description") or ""),
+        [str(t) for t in tags] if isinstance(tags, list | tuple) else [],
+        str(row.get("body") or ""),
+        str(row.get("context") or ""),
+    )
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _held(cache: dict[str, tuple[Note, T]], path: str, note: Note | None) -> T | None:

@@ -15,7 +15,9 @@ from pathlib import Path
 from curator.errors import SearchIndexError
 
 STATE_FILE = "state.json"
-SCHEMA_VERSION = 3  # 2: the context column; 3: tag_keys (tags filtered in the index)
+# 2: the context column; 3: tag_keys (tags filtered in the index); 4: stems and words (what
+# ranking reads of each note, `curator.search.fields.features`)
+SCHEMA_VERSION = 4
 TABLE_PREFIX = "docs_"
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from curator.search.arrow import by_path
+from curator.search.arrow import TABLE_COLUMNS, by_path
 from curator.search.docs import DOC_COLUMNS
 from curator.search.embed import Embedder
 from curator.search.state import (
@@ -177,6 +177,16 @@ class IndexStore:
 
         return self.tables.read(run)
 
+    def take(self, row_ids: Sequence[int], columns: Sequence[str]) -> list[dict[str, Any]]:
+        """The rows of `row_ids` (the `_rowid` a query's rows carry: of the table as it was
+        read then; a rebuild since gives other rows, so a caller matches what it takes by
+        path), `columns` of each, in no particular order."""
+        cols = _checked_columns(columns)
+        ids = [int(i) for i in row_ids]
+        if not ids:
+            return []
+        return self.tables.read(lambda t: rows_of(t.take_row_ids(ids).select(cols).to_arrow()))
+
     def embed_query(self, text: str) -> np.ndarray:
         """The embedding of a query text with this index's embedder."""
         return self.embedder.embed([text])[0]
@@ -233,7 +243,7 @@ def _checked_limit(limit: object) -> int:
 
 
 def _checked_columns(columns: Sequence[str]) -> list[str]:
-    allowed = set(DOC_COLUMNS) | {"vector"}
+    allowed = {*TABLE_COLUMNS, "vector"}
     bad = [c for c in columns if c not in allowed]
     if bad:
         raise ValueError(f"unknown index columns {bad}")

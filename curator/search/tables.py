@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from curator.fsutil import atomic_write
-from curator.search.docs import DOC_COLUMNS
+from curator.search.arrow import TABLE_COLUMNS
 from curator.search.embed import Embedder
 from curator.search.state import (
     SCHEMA_VERSION,
@@ -174,7 +174,7 @@ class IndexTables:
         table = self.connect().open_table(state.table)
         schema = table.schema
         names = [f.name for f in schema]
-        if names != [*DOC_COLUMNS, "vector"]:
+        if names != [*TABLE_COLUMNS, "vector"]:
             raise ValueError(f"unexpected columns {names}")
         if schema.field("vector").type.list_size != state.dim:
             raise ValueError("vector width does not match state.json dim")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -17,7 +18,7 @@ from typing import TypeVar
 from curator.fsutil import atomic_write
 from curator.model.note import Note, strip_banner
 from curator.model.palace import Palace
-from curator.search.text import WORD, stems
+from curator.search.text import STOPWORDS, WORD, stems
 
 SIF_A = 1e-3  # smooth inverse frequency weight (the usual default of Arora et al.)
 WORD_FREQ_SAMPLE = 1000  # notes sampled for the statistics
@@ -29,13 +30,29 @@ _T = TypeVar("_T")
 def note_fields(note: Note) -> tuple[str, ...]:
     """A note's text per field of `FIELDS` (the draft banner left out of the body)."""
     context = note.header.get("context")
-    return (
+    return field_texts(
         note.name,
         note.description,
-        " ".join(note.tags),
-        strip_banner(note.body),
+        note.tags,
+        note.body,
         context if isinstance(context, str) else "",
     )
+
+
+def field_texts(
+    name: str, description: str, tags: Sequence[str], body: str, context: str
+) -> tuple[str, ...]:
+    """The text per field of `FIELDS` of a note's (or an index row's) values."""
+    return (name, description, " ".join(tags), strip_banner(body), context)
+
+
+def key_words(texts: Sequence[str]) -> tuple[str, ...]:
+    """The distinct key words of a note's name, description and body (`texts` per field of
+    `FIELDS`): what soft term matching compares a question's terms with. No stopwords, no
+    one-letter words but digits; sorted."""
+    name, description, _tags, body, _context = texts
+    words = set(WORD.findall(f"{name}\n{description}\n{body}".lower())) - STOPWORDS
+    return tuple(sorted(w for w in words if len(w) >= 2 or w.isdigit()))
 
 
 @dataclass(frozen=True)
@@ -147,6 +164,8 @@ __all__ = [
     "corpus",
     "count_corpus",
     "count_sample",
+    "field_texts",
+    "key_words",
     "note_fields",
     "record_corpus",
     "recorded_corpus",
