@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -141,8 +142,25 @@ def read_record(
 ) -> Record | None:
     """The record of the files the index of `state`, as state.json's write `seen`, holds
     (None: no record of that state)."""
+    return _read(_decoder, index_dir, state, seen)
+
+
+def read_sums(index_dir: Path, state: IndexState, seen: tuple[int, int, int] | None) -> Sums | None:
+    """The sums of `read_record`'s record, its entries not decoded (None: no record of that
+    state, or one kept without sums)."""
+    head = _read(_summed, index_dir, state, seen)
+    return head.sums if head is not None else None
+
+
+def _read(
+    decoder: msgspec.msgpack.Decoder[Any],
+    index_dir: Path,
+    state: IndexState,
+    seen: tuple[int, int, int] | None,
+) -> Any:
+    """The record (as `decoder` reads it) when it is of `state` as `seen`, else None."""
     try:
-        record = _decoder.decode((index_dir / FILES_FILE).read_bytes())
+        record = decoder.decode((index_dir / FILES_FILE).read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
     if seen is None or (record.table, record.updated, record.seen) != (
@@ -152,22 +170,6 @@ def read_record(
     ):
         return None
     return record
-
-
-def read_sums(index_dir: Path, state: IndexState, seen: tuple[int, int, int] | None) -> Sums | None:
-    """The sums of `read_record`'s record, its entries not decoded (None: no record of that
-    state, or one kept without sums)."""
-    try:
-        record = _summed.decode((index_dir / FILES_FILE).read_bytes())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if seen is None or (record.table, record.updated, record.seen) != (
-        state.table,
-        state.updated,
-        seen,
-    ):
-        return None
-    return record.sums
 
 
 def write_record(
