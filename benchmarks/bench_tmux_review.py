@@ -252,11 +252,11 @@ def review(root: Path, specs: list[DraftSpec], base: str) -> Result:
 
     types = list(Palace.open(root).config.types)
     xdg = Path(tempfile.mkdtemp(prefix="curator-review-xdg-"))
+    term = Tmux(f"curator-review-{os.getpid()}")
     command = (
         f"cd '{root}' && env -u VISUAL -u EDITOR -u CURATOR_PALACE XDG_CONFIG_HOME='{xdg}' "
-        f"'{sys.executable}' -m curator; echo curator-exited-$?; sleep 300"
+        f"{term.app()}; echo curator-exited-$?; sleep 300"
     )
-    term = Tmux(f"curator-review-{os.getpid()}")
     keys = app_keys()
     reviewer = Reviewer(term, keys, list(specs), root, {t: i for i, t in enumerate(types)})
     try:

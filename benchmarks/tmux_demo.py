@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -131,11 +130,11 @@ def demo_review(root: Path, base: str) -> dict[str, Any]:
         raise SystemExit(f"the demo inbox and DEMO_DECISIONS differ: {missing}")
     keys = app_keys()
     xdg = Path(tempfile.mkdtemp(prefix="curator-demo-xdg-"))
+    term = Tmux(f"curator-demo-{os.getpid()}")
     command = (
         f"cd '{root}' && env -u VISUAL -u EDITOR -u CURATOR_PALACE XDG_CONFIG_HOME='{xdg}' "
-        f"'{sys.executable}' -m curator; echo curator-exited-$?; sleep 300"
+        f"{term.app()}; echo curator-exited-$?; sleep 300"
     )
-    term = Tmux(f"curator-demo-{os.getpid()}")
     done: list[tuple[str, Decision]] = []
     try:
         term.start(command)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -72,15 +71,15 @@ def fleet_review(root: Path, groups: list[Group], undo: int) -> dict[str, Any]:
     keys = app_keys()
     xdg = Path(tempfile.mkdtemp(prefix="curator-fleet-xdg-"))
     cache = os.environ.get("CURATOR_CACHE_HOME", str(xdg / "cache"))
+    term = Tmux(f"curator-fleet-{os.getpid()}")
     command = (
         f"cd '{root}' && env -u VISUAL -u EDITOR -u CURATOR_PALACE XDG_CONFIG_HOME='{xdg}' "
-        f"CURATOR_CACHE_HOME='{cache}' '{sys.executable}' -m curator; "
+        f"CURATOR_CACHE_HOME='{cache}' {term.app()}; "
         f"echo curator-exited-$?; sleep 300"
     )
     drafts = sum(len(g.drafts) for g in groups)
     left = list(groups)
     undo = min(undo or len(groups), len(groups))
-    term = Tmux(f"curator-fleet-{os.getpid()}")
     wrong, decided, waits = 0, 0, []
     before: dict[str, bytes] = {}
     start_commits = commits(root)

@@ -4,10 +4,14 @@ what a review session left (files, commits, the terminal)."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -97,6 +101,37 @@ class Tmux:
         self.screens = 0
         self.escapes_seen: list[str] = []
         self.waited: list[tuple[float, str]] = []  # seconds until the screen showed the text
+        self.stacks = Path(tempfile.mkdtemp(prefix="curator-stacks-")) / "stacks.txt"
+
+    def app(self, module: str = "curator") -> str:
+        """The shell words that run `python -m <module>` in the pane with every thread's stack
+        written to `stacks` on SIGUSR1 (faulthandler needs no GIL: a process that hangs answers
+        too), which a wait that times out reports."""
+        code = (
+            "import faulthandler, runpy, signal, sys; "
+            "faulthandler.register(signal.SIGUSR1, open(sys.argv.pop(1), 'w'), all_threads=True); "
+            "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)"
+        )
+        return shlex.join([sys.executable, "-c", code, str(self.stacks), module])
+
+    def thread_stacks(self) -> str:
+        """Every thread's stack of the process `app()` started ('' when none runs)."""
+        if not self.stacks.exists():  # written from the start, once the handler is set
+            return ""
+        for pid in self._pane_processes():
+            try:
+                if b"faulthandler.register" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    os.kill(int(pid), signal.SIGUSR1)
+            except OSError:  # it ended meanwhile
+                continue
+        end, text = time.monotonic() + 10, ""
+        while time.monotonic() < end:  # until the dump is written whole
+            now = self.stacks.read_text(errors="replace")
+            if now and now == text:
+                break
+            text = now
+            time.sleep(0.1)
+        return text
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -136,14 +171,20 @@ class Tmux:
                 server.kill()
         if path:
             Path(path).unlink(missing_ok=True)
+        shutil.rmtree(self.stacks.parent, ignore_errors=True)
 
-    def app_peak_mb(self) -> float | None:
-        """The app's peak resident memory (Linux: VmHWM of the processes the pane's shell
-        started), read while it still runs."""
+    def _pane_processes(self) -> list[str]:
+        """The pids of the pane's process (a shell, or what it ran in its place) and of the
+        processes it started."""
         shell = self.tmux("display", "-p", "-t", "review", "#{pane_pid}").strip()
         found = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True)
+        return [shell, *found.stdout.split()]
+
+    def app_peak_mb(self) -> float | None:
+        """The app's peak resident memory (Linux: the largest VmHWM of the pane's processes),
+        read while it still runs."""
         peaks = []
-        for pid in found.stdout.split():
+        for pid in self._pane_processes():
             try:
                 status = Path(f"/proc/{pid}/status").read_text()
             except OSError:
@@ -182,9 +223,11 @@ class Tmux:
                                         screen.splitlines() if "▌" in line))  # fmt: skip
             time.sleep(0.03)
         said = " / ".join(t for t in toasts if t)
+        stacks = self.thread_stacks()
         raise AssertionError(
             f"waited {timeout:.0f} s for {texts!r} (and not {gone!r}); toasts meanwhile: "
             f"{said or 'none'}; the screen was:\n{screen}"
+            + (f"\nthe app's threads then:\n{stacks}" if stacks else "")
         )
 
 

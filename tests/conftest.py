@@ -18,6 +18,7 @@ from palacehelpers import (
     built_once,
     committed_once,
     git_init_commit,
+    listens,
     note_text,
 )
 
@@ -30,6 +31,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         compileall.compile_dir(SAMPLE.parent / "curator", quiet=1)
         cache_rewritten_asserts(config)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that listen to audit events (palacehelpers' `opened` and `listed`) last: the
+    hook they add stays for the rest of their process and taxes every audited call there,
+    `id()` included (see `palacehelpers._listen`). A stable sort: the same order in every
+    xdist worker, each module's tests in their own order."""
+    items.sort(key=lambda item: listens(getattr(item, "module", None)))
 
 
 def cache_rewritten_asserts(config: pytest.Config) -> None:

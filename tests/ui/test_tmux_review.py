@@ -78,6 +78,40 @@ def test_terminal_check_catches_planted_escapes(tmp_path: Path) -> None:
     assert any("clipboard" in p for p in problems)
 
 
+STUCK_APP = """
+import threading
+
+def worker_waits_for_ever() -> None:
+    threading.Event().wait()
+
+def main_thread_waits_for_ever() -> None:
+    print("stuck app ready", flush=True)
+    threading.Event().wait()
+
+threading.Thread(target=worker_waits_for_ever, daemon=True).start()
+main_thread_waits_for_ever()
+"""
+
+
+@needs_tmux
+def test_a_wait_that_times_out_says_where_each_thread_of_the_app_is(tmp_path: Path) -> None:
+    """A step that never finishes (once: a bulk plan stuck at "Planning… 2 of 3") fails with
+    every thread's stack of the app, read while it hangs, beside the screen."""
+    (tmp_path / "stuck_app.py").write_text(STUCK_APP)
+    term = Tmux(f"curator-test-{tmp_path.name}")
+    try:
+        term.start(f"cd {tmp_path} && {term.app('stuck_app')}")
+        term.wait("stuck app ready", timeout=30)
+        with pytest.raises(AssertionError) as failed:
+            term.wait("a screen that never comes", timeout=1)
+    finally:
+        term.close()
+    said = str(failed.value)
+    assert "stuck app ready" in said  # the screen, as before
+    assert "the app's threads then:" in said
+    assert "in worker_waits_for_ever" in said and "in main_thread_waits_for_ever" in said, said
+
+
 @pytest.mark.slow
 @needs_tmux
 def test_review_clears_the_inbox_in_tmux(tmp_path: Path) -> None:
