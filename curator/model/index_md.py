@@ -515,7 +515,8 @@ def _patched_render(since: Palace, palace: Palace, existing: str | bytes | None)
         raise NeedsPalace("INDEX.md has no generated part")
     for name, (out, into) in rooms.items():
         text = _splice_room(since, palace, text, marker.end(), palace.config.types[name], out, into)
-    listed = len(_ENTRY_RE.findall(text, marker.end()))
+    # each entry is a line starting "- [" (the first comes after the marker's blank line)
+    listed = text.count("\n- [", marker.end())
     held = palace.notes_sum()[0]
     if listed < held:
         raise IndexRefused(

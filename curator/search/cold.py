@@ -41,7 +41,7 @@ from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, notes_
 from curator.model.schema import name_key, slug_key
 from curator.model.served import Served
 from curator.search.catchup import catch_up, count_from_files, walk
-from curator.search.filerecord import read_record, summed
+from curator.search.filerecord import read_sums, summed
 from curator.search.filters import where_visible
 from curator.search.index import (
     derived_config,
@@ -162,10 +162,10 @@ def _recorded_notes(store: IndexStore) -> Callable[[], tuple[int, int]]:
 
     def notes() -> tuple[int, int]:
         state = store.state
-        record = read_record(store.index_dir, state, store.tables.seen) if state else None
-        if record is None or record.sums is None:
+        sums = read_sums(store.index_dir, state, store.tables.seen) if state else None
+        if sums is None:
             raise NeedsPalace("the index keeps no record of its files")
-        return summed(record.sums.notes)
+        return summed(sums.notes)
 
     return notes
 

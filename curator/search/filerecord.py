@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -115,7 +116,17 @@ class Record(msgspec.Struct):
     sums: Sums | None = None  # None: a record written before they were kept
 
 
+class _Summed(msgspec.Struct):
+    """A record's head and sums, its entries skipped unread."""
+
+    table: str
+    updated: str
+    seen: tuple[int, int, int] | None
+    sums: Sums | None = None
+
+
 _decoder = msgspec.msgpack.Decoder(Record)
+_summed = msgspec.msgpack.Decoder(_Summed)
 _encoder = msgspec.msgpack.Encoder()
 
 
@@ -131,8 +142,25 @@ def read_record(
 ) -> Record | None:
     """The record of the files the index of `state`, as state.json's write `seen`, holds
     (None: no record of that state)."""
+    return _read(_decoder, index_dir, state, seen)
+
+
+def read_sums(index_dir: Path, state: IndexState, seen: tuple[int, int, int] | None) -> Sums | None:
+    """The sums of `read_record`'s record, its entries not decoded (None: no record of that
+    state, or one kept without sums)."""
+    head = _read(_summed, index_dir, state, seen)
+    return head.sums if head is not None else None
+
+
+def _read(
+    decoder: msgspec.msgpack.Decoder[Any],
+    index_dir: Path,
+    state: IndexState,
+    seen: tuple[int, int, int] | None,
+) -> Any:
+    """The record (as `decoder` reads it) when it is of `state` as `seen`, else None."""
     try:
-        record = _decoder.decode((index_dir / FILES_FILE).read_bytes())
+        record = decoder.decode((index_dir / FILES_FILE).read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
     if seen is None or (record.table, record.updated, record.seen) != (
@@ -168,6 +196,7 @@ __all__ = [
     "Sums",
     "entry_of",
     "read_record",
+    "read_sums",
     "summed",
     "sums_of",
     "write_record",
