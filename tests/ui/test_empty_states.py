@@ -32,17 +32,26 @@ def empty_palace(make_palace: Any) -> Path:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
-@pytest.mark.parametrize("mode", list(EMPTY))
-async def test_empty_screens_say_what_to_do(
-    empty_palace: Path, mode: str, size: tuple[int, int]
-) -> None:
+async def test_empty_screens_say_what_to_do(empty_palace: Path, size: tuple[int, int]) -> None:
+    """Each screen of EMPTY in turn, in one app started at `size` (each shown for the first
+    time, as when it is the first one opened)."""
     app = make_app(empty_palace, watch=False)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        app.action_show_screen(mode)
-        await settle(pilot)
-        selector, words = EMPTY[mode]
+        for mode in EMPTY:
+            await _says_what_to_do(pilot, mode)
+
+
+async def _says_what_to_do(pilot: Any, mode: str) -> None:
+    app = pilot.app
+    app.action_show_screen(mode)
+    await settle(pilot)
+    await wait_until(pilot, lambda: app.current_mode == mode)
+    selector, words = EMPTY[mode]
+    try:
         await wait_until(pilot, lambda: words in shown_in(app, selector))
+    except AssertionError:
+        raise AssertionError(f"{mode} at {app.size} does not show {words!r}") from None
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
