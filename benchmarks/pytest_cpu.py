@@ -35,10 +35,11 @@ _rows: list[dict[str, object]] = []
 
 
 def _phase(item: pytest.Item, phase: str) -> Iterator[None]:
-    start, kids = _cpu(), _kids()
+    start, kids, began = _cpu(), _kids(), time.time()
     yield
     cpu, kids = _cpu() - start, _kids() - kids
-    _rows.append({"id": item.nodeid, "phase": phase, "cpu": cpu, "kids": kids})
+    row = {"id": item.nodeid, "phase": phase, "cpu": cpu, "kids": kids}
+    _rows.append({**row, "start": began, "wall": time.time() - began})
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -80,6 +81,23 @@ def main(folder: str, top: int = 40) -> None:
     print()
     for name, cpu in sorted(per_test.items(), key=lambda kv: -kv[1])[:top]:
         print(f"{cpu:8.2f}  {name}")
+    _tail(folder)
+
+
+def _tail(folder: str) -> None:
+    """When each worker ran out of tests, and what each ran last (a run's wall time is its
+    last worker's: a long test started late makes the others wait)."""
+    workers = {f.stem: json.loads(f.read_text())["rows"] for f in Path(folder).glob("gw*.json")}
+    timed = {w: rows for w, rows in workers.items() if rows and "start" in rows[0]}
+    if not timed:
+        return
+    began = min(rows[0]["start"] for rows in timed.values())
+    print("\nworker  ended (s from the first test)  its last test (wall s, its phases)")
+    for worker, rows in sorted(timed.items()):
+        last = max(rows, key=lambda r: r["start"] + r["wall"])
+        ended = last["start"] + last["wall"] - began
+        wall = sum(r["wall"] for r in rows if r["id"] == last["id"])
+        print(f"{worker:6}  {ended:8.1f}  {last['id']} ({wall:.1f})")
 
 
 if __name__ == "__main__":

@@ -401,3 +401,15 @@ def test_an_index_of_the_layout_before_is_rebuilt_with_what_ranking_reads(
     for row in rows:
         assert (row["stems"], row["words"]) == features(note_fields(palace.by_rel[row["path"]]))
     assert s.search("how deep is the retry queue?")[0].path == "notes/retry.md"
+
+
+def test_the_notes_a_searcher_reads_share_one_string_per_stem() -> None:
+    """Stems read from two rows, and those worked out from a text, are one string each: a
+    searcher holding thousands of notes' terms holds each stem once, not once per note."""
+    first = FieldTerms.read(stored_stems(["Retrying queues", "", "", "queue depth", ""]))
+    second = FieldTerms.read(stored_stems(["", "the queues retried", "", "", ""]))
+    worked = FieldTerms.of(["", "", "", "", "retried queueing"])
+    keys = [{k: k for k in c} for t in (first, second, worked) for c in t.counts]
+    for stem in ("retri", "queue"):
+        held = [found[stem] for found in keys if stem in found]
+        assert len(held) >= 3 and all(h is held[0] for h in held)

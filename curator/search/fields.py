@@ -10,6 +10,7 @@ in its body, and the conversation a fact came from (its context) for less than t
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,14 +36,20 @@ class FieldTerms:
     @classmethod
     def of(cls, texts: Sequence[str]) -> FieldTerms:
         """Of a note's text per field."""
-        return cls.read(stored_stems(texts))
+        return cls._counted([stems(t) for t in texts])
 
     @classmethod
     def read(cls, stored: str) -> FieldTerms:
-        """Of its `stored_stems` (ValueError when it does not hold one line per field)."""
-        found = [line.split() for line in stored.split("\n")]
+        """Of its `stored_stems` (ValueError when it does not hold one line per field). Each
+        stem interned: the notes a searcher holds share one string per stem, as `stems`
+        gives them, not one per note."""
+        found = [list(map(sys.intern, line.split())) for line in stored.split("\n")]
         if len(found) != len(FIELDS):
             raise ValueError(f"stems of {len(found)} fields, not {len(FIELDS)}")
+        return cls._counted(found)
+
+    @classmethod
+    def _counted(cls, found: list[list[str]]) -> FieldTerms:
         return cls(tuple(Counter(f) for f in found), tuple(len(f) for f in found))
 
 

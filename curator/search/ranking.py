@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import threading
 import weakref
 from collections.abc import Sequence
@@ -122,8 +123,8 @@ class NoteText:
     @functools.cached_property
     def words(self) -> tuple[str, ...]:
         """Its `key_words` (soft term matching)."""
-        if self.kept_words is not None:
-            return tuple(self.kept_words.split())
+        if self.kept_words is not None:  # interned, as `FieldTerms.read` does its stems
+            return tuple(map(sys.intern, self.kept_words.split()))
         return key_words(self.texts)
 
     @functools.cached_property

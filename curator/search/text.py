@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,7 +116,7 @@ def stems(text: str) -> list[str]:
 def _term(word: str) -> str:
     """`word`'s stem, "" for a stopword or a one-letter word; kept for the next text."""
     keep = word not in STOPWORDS and (len(word) >= 2 or word.isdigit())
-    found = stem(word) if keep else ""
+    found = sys.intern(stem(word)) if keep else ""  # one string per stem, as stored ones read
     if len(_TERMS) < _TERMS_MAX:
         _TERMS[word] = found
     return found

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.widgets import Input, OptionList
-from uihelpers import git_log, make_app, messages_of, settle, wait_until
+from uihelpers import git_log, make_app, messages_of, settle, wait_until, whole_query_shown
 
 from curator.search.store import RESULT_COLUMNS
 from curator.ui.app import CuratorApp
@@ -45,7 +45,11 @@ async def test_search_down_up_enter(sample_palace: Path) -> None:
         view = screen.query_one("#search-note", NoteView)
         assert app.focused is query
         await pilot.press(*"deploy")
-        await wait_until(pilot, lambda: results.option_count > 1)
+        # the whole query's results, and no later list of it on its way: the app keeps a
+        # person's row when late results replace the list, so a down pressed over an earlier
+        # list ("dep") left the highlight on that note's row in the later one
+        await wait_until(pilot, lambda: whole_query_shown(app) and results.option_count > 1)
+        await settle(pilot)
         first = results.get_option_at_index(0).id
         await wait_until(pilot, lambda: view.note is not None and view.note.rel == first)
         await pilot.press("down")
