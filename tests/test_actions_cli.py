@@ -174,6 +174,35 @@ def test_two_processes_promoting_different_drafts_both_commit(
     assert git(palace, "status", "--porcelain").stdout == ""
 
 
+def test_a_plan_made_between_another_actions_files_and_its_commit_renders_index_again(
+    palace: Path,
+) -> None:
+    """Another writer had installed its files but not yet committed them when this promote was
+    planned (apply's steps 5 and 6; the plan takes no lock): the plan's INDEX.md, rendered
+    from what HEAD held then, must not land over the other action's once that one commits,
+    though INDEX.md's bytes are the ones the plan expected."""
+    from curator.model.palace import Palace
+    from curator.writer.actions.promote import plan_promote
+    from curator.writer.session import commit
+
+    other = plan_promote(Palace.open(palace), LINT, confidence=0.8)
+    files = other.effects(palace)
+    for rel, data in files.items():  # the other writer's files, installed
+        if data is None:
+            (palace / rel).unlink()
+        else:
+            (palace / rel).parent.mkdir(parents=True, exist_ok=True)
+            (palace / rel).write_bytes(data)
+    plan = plan_promote(Palace.open(palace), STRIPE, confidence=0.8)
+    written = [rel for rel, data in files.items() if data is not None]
+    git(palace, "add", "--", *(rel for rel in written if not rel.startswith(".curator/")))
+    git(palace, "commit", "-q", "-m", other.message)  # ...and now committed
+    commit(palace, plan)
+    index = (palace / "INDEX.md").read_text()
+    assert "Stripe keeps retrying" in index and "make lint runs mypy" in index
+    assert git(palace, "status", "--porcelain").stdout == ""
+
+
 # --------------------------------------------------------------------------- every action
 
 

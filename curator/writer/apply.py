@@ -6,8 +6,8 @@ Order of work in :func:`apply_plan` (all under the writer lock, :mod:`curator.wr
    (:mod:`curator.writer.recovery`);
 2. refuse when git is in the middle of an operation, HEAD is detached or git's lock files
    exist; when a touched path is unsafe (symlink, folder, outside the palace); when a file
-   differs from what the plan was made against, or a touched tracked file has uncommitted
-   changes;
+   differs from what the plan was made against, a file rendered from HEAD (INDEX.md) was
+   rendered from another commit, or a touched tracked file has uncommitted changes;
 3. write every new content to a temp file under ``.curator/tmp/`` (a full disk refuses the
    action here, with nothing changed);
 4. write the journal (:mod:`curator.writer.journal`): pre-images reserved as hard links, then
@@ -116,7 +116,7 @@ class _Files:
     modes: dict[str, int]
 
 
-def _read_plan(root: Path, plan: Plan) -> _Files:
+def _read_plan(root: Path, plan: Plan, head: str | None) -> _Files:
     real_root = root.resolve()
     expected: dict[str, str | None] = {}
     files = _Files({}, {}, {})
@@ -143,6 +143,9 @@ def _read_plan(root: Path, plan: Plan) -> _Files:
             else:
                 detail = "it no longer exists" if have is None else "its content is different"
             raise ChangedSincePlanError(p, detail)
+    for ch in plan.changes:  # after every pre-image matched: only the renders are out of date
+        if isinstance(ch, Write) and ch.rendered_at not in (None, head):
+            raise ChangedSincePlanError(ch.path, "another commit landed since it was rendered")
     return files
 
 
@@ -224,7 +227,7 @@ def _apply_locked(
         ignoring = pool.submit(ignored, repo, repo_paths)
         staging = pool.submit(anything_staged, repo, head)
         try:
-            files = _read_plan(root, plan)
+            files = _read_plan(root, plan, head)
         finally:
             (branch, codes), ignored_new = asking.result(), ignoring.result()
             others_staged = staging.result()

@@ -15,19 +15,21 @@ from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, NOTES_DIR, NeedsPalace, Palace
 from curator.writer.git import Repo, discover_with_head, read_blobs
 
-__all__ = ["committed", "committed_palace"]
+__all__ = ["committed_at", "committed_palace"]
 
 _REGULAR = ("100644", "100755")
 
 
-def committed(palace: Palace) -> Palace:
-    """:func:`committed_palace` of the repository holding `palace`; the palace as loaded when
-    there is none yet (no git repository, no commit)."""
+def committed_at(palace: Palace) -> tuple[Palace, str | None]:
+    """(:func:`committed_palace` of the repository holding `palace`, the commit HEAD was at);
+    (the palace as loaded, None) when there is none yet (no git repository, no commit). HEAD
+    is read before git's status, so a commit landing in between makes the pair older than
+    what it holds, never newer: a render from it is done again, not trusted."""
     try:
         repo, head = discover_with_head(palace.root)
     except WriterError:
-        return palace
-    return palace if head is None else committed_palace(palace, repo)
+        return palace, None
+    return (palace, None) if head is None else (committed_palace(palace, repo), head)
 
 
 def committed_palace(palace: Palace, repo: Repo) -> Palace:

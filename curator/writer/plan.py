@@ -221,11 +221,16 @@ def build_message(
 @dataclass(frozen=True)
 class Write:
     """Write ``data`` to ``path``. ``before`` is the sha256 of the file the plan was made against
-    (None: the file must not exist yet)."""
+    (None: the file must not exist yet). ``rendered_at``: for a file rendered from what HEAD
+    holds (INDEX.md, another layout's generated index), that commit; apply refuses the write
+    once HEAD has moved, as its bytes may no longer be the render (the same bytes on disk do not
+    show it: another writer may have installed its files and not yet committed them when the
+    plan was made)."""
 
     path: str
     data: bytes
     before: str | None
+    rendered_at: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", normalize_rel(self.path))

@@ -11,17 +11,26 @@ from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, Palace
 from curator.writer.apply import Applied, ChangedSincePlanError, apply_plan
 from curator.writer.hooks import AfterCommit, run_after_commit
-from curator.writer.plan import Plan
+from curator.writer.plan import Plan, Write
 
 INDEX_RETRIES = 5
 
 
+def _derived(plan: Plan) -> set[str]:
+    """The paths the plan renders from the palace (INDEX.md, another layout's generated
+    index): done again, not refused, when another action landed first."""
+    return {INDEX_NAME} | {
+        ch.path for ch in plan.changes if isinstance(ch, Write) and ch.rendered_at is not None
+    }
+
+
 def _with_fresh_index(root: Path, plan: Plan) -> Plan:
-    """`plan` with INDEX.md rendered again for the palace as it is now (another action committed
-    since the plan was made and changed INDEX.md, a derived file)."""
+    """`plan` with its derived files rendered again for the palace as it is now (another action
+    committed since the plan was made)."""
     from curator.writer.actions.common import with_index
 
-    others = [ch for ch in plan.changes if INDEX_NAME not in ch.touched()]
+    derived = _derived(plan)
+    others = [ch for ch in plan.changes if not derived.intersection(ch.touched())]
     return dataclasses.replace(plan, changes=with_index(Palace.open(root), others, None))
 
 
@@ -52,9 +61,10 @@ def commit(
     palace instead of reloading every note. `on_committed(sha)` is called as soon as git has
     the commit, before the callbacks (the app names the commit then).
 
-    INDEX.md is derived: when another action committed since `plan` was made and only INDEX.md
-    differs from what the plan expected, INDEX.md is rendered again and the plan applied (two
-    reviewers promoting different drafts at once both succeed, one after the other).
+    INDEX.md is derived: when another action committed since `plan` was made and only the
+    derived files (INDEX.md, another layout's generated index) are out of date, they are
+    rendered again and the plan applied (two reviewers promoting different drafts at once both
+    succeed, one after the other).
     """
     root = Path(palace_root)
     state: dict[str, Any] = {"after": _after(root, plan, palace), "warnings": []}
@@ -70,9 +80,11 @@ def commit(
         try:
             applied = apply_plan(root, plan, on_commit=hook)
         except ChangedSincePlanError as exc:
-            # apply_plan checks paths in plan order and INDEX.md comes last: every other file
-            # still matched the plan when this was raised.
-            if exc.path != INDEX_NAME or plan.action == "index" or attempt + 1 == INDEX_RETRIES:
+            # apply_plan checks the derived files' commit after every file's pre-image, and
+            # INDEX.md's pre-image last: every other file still matched the plan when a
+            # derived file's difference was raised.
+            derived = exc.path in _derived(plan)
+            if not derived or plan.action == "index" or attempt + 1 == INDEX_RETRIES:
                 raise
             plan = _with_fresh_index(root, plan)
             state["after"] = None  # another action landed in between: reload after the commit

@@ -23,7 +23,7 @@ from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
 from curator.model.palace import INDEX_NAME, Palace
 from curator.model.schema import slug_key
-from curator.writer.committed import committed
+from curator.writer.committed import committed_at
 from curator.writer.plan import Change, Plan, Write, content_hash, effects
 from curator.writer.secrets import scan
 
@@ -106,7 +106,7 @@ def with_index(
         return tuple(changes)
     # rendered from what the commit will hold: a note on disk git does not have (written by
     # hand, never committed) is not named in the INDEX.md pushed to the team
-    base = committed(palace)
+    base, head = committed_at(palace)
     after = base.replaced(effects(palace.root, changes))
     if palace.foreign_layout:
         own = palace_rules.generated_index(palace, after, complete=complete)
@@ -114,7 +114,7 @@ def with_index(
             rel, now, rendered_own = own
             if now != rendered_own:
                 before_own = None if now is None else content_hash(now)
-                changes = [*changes, Write(rel, rendered_own, before_own)]
+                changes = [*changes, Write(rel, rendered_own, before_own, head)]
         if index_bytes(palace) is None:
             return tuple(changes)
     existing = index_bytes(palace)
@@ -123,7 +123,7 @@ def with_index(
         # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
         # if another action landed since, apply sees the difference and INDEX.md is redone
         before = None if existing is None else content_hash(existing)
-        changes = [*changes, Write(INDEX_NAME, rendered, before)]
+        changes = [*changes, Write(INDEX_NAME, rendered, before, head)]
     return tuple(changes)
 
 
