@@ -100,7 +100,7 @@ def rows(commits: int, runs: int) -> list[tuple[str, float, float]]:
         root.mkdir()
         _history(root, commits)
         sub = root / "notes"
-        repo = git.Repo(sub, search_parent_directories=True)
+        repo = git.Repo(sub, search_parent_directories=True, expand_vars=False)
         cli_repo, head = discover_cli(sub)
         assert head == repo.head.commit.hexsha
 

@@ -157,3 +157,25 @@ def test_cli_sync_shows_progress_on_a_terminal_only(tmp_path: Path, run_cli: Run
     assert proc.returncode == 0, shown
     assert b"\r\x1b[Kfetch: counting objects" in shown and b"\r\x1b[Kpush: writing objects" in shown
     assert shown.endswith(b"\r\x1b[K")  # cleared: the summary on stdout starts a clean line
+
+
+def test_a_folder_named_like_a_variable_is_that_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A palace in a folder called `$CURATOR_TWIN` is that folder, not the one the variable
+    names: GitPython expands variables in a path unless told not to, and the repository it
+    found then (a twin beside it) was the one fetched from and pushed."""
+    monkeypatch.setenv("CURATOR_TWIN", "twin")
+    palace, twin = tmp_path / "$CURATOR_TWIN", tmp_path / "twin"
+    for root, remote in ((palace, "ours.git"), (twin, "theirs.git")):
+        root.mkdir()
+        (root / "x.md").write_text(f"{root.name}\n")
+        git(root, "init", "-q", "-b", "main")
+        git_init_commit(root)
+        git(tmp_path, "init", "-q", "--bare", remote)
+        git(root, "remote", "add", "origin", str(tmp_path / remote))
+    assert gitpy.work_tree(palace) == _cli(palace)
+    gitpy.push(palace, "origin", "HEAD:refs/heads/main")
+    ours = git(tmp_path / "ours.git", "rev-parse", "main").stdout.strip()
+    assert ours == git(palace, "rev-parse", "HEAD").stdout.strip()
+    assert git(tmp_path / "theirs.git", "branch").stdout == ""

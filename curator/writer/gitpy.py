@@ -50,7 +50,8 @@ def work_tree(palace_root: Path) -> tuple[str, str, str, str | None] | None:
         return None
     real = Path(palace_root).resolve()  # as git's getcwd() sees it: through symlinks
     try:
-        repo = git.Repo(real, search_parent_directories=True)
+        # a folder named `$X` is that folder: GitPython would open the one $X names
+        repo = git.Repo(real, search_parent_directories=True, expand_vars=False)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         return None
     with repo:
@@ -140,7 +141,10 @@ def _progress(direction: str, on: OnTransfer | None) -> Any:
 def _remote(top: Path, name: str) -> tuple[git.Repo, git.Remote]:
     import git
 
-    repo = git.Repo(top)
+    repo = git.Repo(top, expand_vars=False)  # the folder itself, as in `work_tree`
+    # its command runner would expand them in the folder's name again: given a Path, it
+    # takes the folder as it is
+    repo.git = git.Git(Path(repo.working_dir))
     base = os.environ
     # the environment every git command of curator's gets (never a prompt, C messages)
     repo.git.update_environment(**{k: v for k, v in git_env().items() if base.get(k) != v})
