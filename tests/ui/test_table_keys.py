@@ -89,15 +89,15 @@ async def _home_and_end(pilot: Any, mode: str) -> None:
     table = screen.query_one(TABLES[mode])
     await wait_until(pilot, lambda: rows(table) >= 3)
     table.focus()
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: table.has_focus)
     if isinstance(table, OptionList):
         table.highlighted = 1
     else:
         table.move_cursor(row=1)
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: cursor(table) == 1)
     await pilot.press("end")
-    await pilot.pause(0.1)
+    await pilot.pause()  # the key's messages handled
     assert cursor(table) == rows(table) - 1, f"{mode}: End did not go to the last row"
     await pilot.press("home")
-    await pilot.pause(0.1)
+    await pilot.pause()
     assert cursor(table) == 0, f"{mode}: Home did not go to the first row"
