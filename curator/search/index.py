@@ -314,28 +314,26 @@ def write_synced(
     }
     if clean is not None:
         record["clean"] = clean
-    try:
-        data = json.dumps(record).encode("utf-8")
-        atomic_write(store.index_dir / SYNCED_FILE, data, sync=False)
-    except OSError as exc:
-        log.info("could not record the synced palace fingerprint: %s", exc)
+    _store_synced(store, record)
 
 
 def record_clean(store: IndexStore, state: IndexState, clean: str) -> None:
     """Keep `clean` (see `write_synced`) in the record of `state`'s sync, when the record is
     that sync's; best effort."""
     record = read_synced(store.index_dir)
-    if record is None or (record.get("table"), record.get("updated")) != (
+    if record is not None and (record.get("table"), record.get("updated")) == (
         state.table,
         state.updated,
     ):
-        return
-    record["clean"] = clean
+        _store_synced(store, {**record, "clean": clean})
+
+
+def _store_synced(store: IndexStore, record: dict[str, Any]) -> None:
     try:
         data = json.dumps(record).encode("utf-8")
         atomic_write(store.index_dir / SYNCED_FILE, data, sync=False)
     except OSError as exc:
-        log.info("could not record the clean commit: %s", exc)
+        log.info("could not record the synced palace fingerprint: %s", exc)
 
 
 def reindex(palace: Palace, *, store: IndexStore | None = None) -> SyncStats:
