@@ -14,7 +14,7 @@ from curator.search.text import (
     WORD,
     key_terms,
     make_snippet,
-    spans,
+    snippet_of,
     term_prefix,
 )
 
@@ -28,33 +28,18 @@ _TEXT = st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=60).map("".jo
 
 
 def plain_snippet(body: str, description: str, query: str, limit: int = SNIPPET_CHARS) -> tuple:
-    """The snippet as defined: every sentence split and cleaned, each one's words tested
-    against the query's term prefixes, the best sentence (then the next) cut to `limit`."""
+    """The snippet as defined: every sentence split and cleaned, and how many of the query's
+    term prefixes start one of its words, counted word by word."""
     prefixes = sorted({term_prefix(t) for t in key_terms(query)})
     sentences = [one_line(s) for s in _SENTENCE.split(body.replace(DRAFT_BANNER, ""))]
     sentences = [s for s in sentences if s]
-    best = ""
-    if prefixes and sentences:
-        scored = []
-        for i, sent in enumerate(sentences):
-            words = [w.lower() for w in WORD.findall(sent)]
-            hits = [p for p in prefixes if any(w.startswith(p) for w in words) and " " not in p]
-            scored.append((len(hits), -i, i))
-        count, _, idx = max(scored)
-        if count:
-            best = sentences[idx]
-            if len(best) < limit // 2 and idx + 1 < len(sentences):
-                best = f"{best} {sentences[idx + 1]}"
-    if not best:
-        best = one_line(description) or (sentences[0] if sentences else "")
-    if len(best) > limit:
-        first = spans(best, prefixes)
-        start = 0
-        if first and first[0][0] > limit // 2:
-            start = best.rfind(" ", 0, first[0][0] - limit // 4) + 1
-        best = ("…" if start else "") + best[start:]
-        best = one_line(best, limit)
-    return best, tuple(spans(best, prefixes))
+    hits = []
+    for sent in sentences:
+        words = [w.lower() for w in WORD.findall(sent)]
+        hits.append(
+            sum(1 for p in prefixes if " " not in p and any(w.startswith(p) for w in words))
+        )
+    return snippet_of(sentences, hits, description, prefixes, limit)
 
 
 @settings(max_examples=400, deadline=None)

@@ -142,13 +142,22 @@ def make_snippet(
     spans of the query terms in it. Falls back to the description, then the body's start."""
     prefixes = sorted({term_prefix(t) for t in key_terms(query)})
     read = sentences_of(body)
-    sentences = [sent for sent, _words in read]
+    hits = [len(starting_in(prefixes, words)) for _sent, words in read]
+    return snippet_of([sent for sent, _words in read], hits, description, prefixes, limit)
+
+
+def snippet_of(
+    sentences: Sequence[str],
+    hits: Sequence[int],
+    description: str,
+    prefixes: Sequence[str],
+    limit: int,
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """`make_snippet` of the body's `sentences`, each with how many of the query's term
+    `prefixes` start one of its words (`hits`)."""
     best = ""
     if prefixes and sentences:
-        scored = []
-        for i, (_sent, words) in enumerate(read):
-            scored.append((len(starting_in(prefixes, words)), -i, i))
-        count, _, idx = max(scored)
+        count, _, idx = max((n, -i, i) for i, n in enumerate(hits))
         if count:
             best = sentences[idx]
             if len(best) < limit // 2 and idx + 1 < len(sentences):
