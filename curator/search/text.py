@@ -16,6 +16,7 @@ from curator.model.text import one_line
 
 SNIPPET_CHARS = 220
 SNIPPET_BODIES = 1024  # bodies whose sentences `sentences_of` keeps
+NAMES_KEPT = 20_000  # names whose words `words_of` keeps
 FUZZY_MAX_WORDS = 3  # a query of up to this many words also ranks note names by rapidfuzz
 SOFT_MIN_TERMS = 4  # this many key terms make a query natural language even without stopwords
 
@@ -201,7 +202,14 @@ def name_share(name: str, prefixes: Sequence[str]) -> float:
     word of the note's name."""
     if not prefixes:
         return 0.0
-    return len(starting(prefixes, [w.lower() for w in WORD.findall(name)])) / len(prefixes)
+    return len(starting_in(prefixes, words_of(name))) / len(prefixes)
+
+
+@functools.lru_cache(maxsize=NAMES_KEPT)
+def words_of(text: str) -> str:
+    """The words of `text`, lower-cased, as `starting_in` tests them (`joined_words`): kept
+    for the names a search read last (each question reads a hundred candidates' names)."""
+    return joined_words([w.lower() for w in WORD.findall(text)])
 
 
 def starting(prefixes: Sequence[str], words: Sequence[str]) -> list[str]:
