@@ -476,7 +476,7 @@ class Ranker:
         for path, note, found in zip(paths, notes, words, strict=True):
             held = _held(self._note_rows, path, note)
             if held is None:
-                held = np.fromiter((index[w] for w in found), dtype=np.intp, count=len(found))
+                held = np.fromiter(map(index.__getitem__, found), dtype=np.intp, count=len(found))
                 if note is not None:
                     _hold(self._note_rows, path, note, held)
             out.append(held)
