@@ -383,3 +383,49 @@ def test_a_teammates_pulled_commit_is_seen(vouched: Path, run_cli: RunCli, tmp_p
     git(root, "pull", "-q", "--ff-only", str(clone), "HEAD")
     code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
     assert code == 2 and "already exists: notes/user/taken.md" in err
+
+
+def test_lines_spliced_among_names_beyond_ascii_are_a_full_renders_bytes(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    """INDEX.md is spliced as bytes (never decoded whole): rooms and lines found by byte
+    offsets must land where a full render puts them when names are not ASCII."""
+    from curator.model.index_md import render_index_bytes
+
+    for i, name in enumerate(("Ærø ledger", "Zürich straße", "日本 notes", "Émile")):
+        (root / f"notes/project/wide-{i}.md").write_text(note_text(name), encoding="utf-8")
+    git(root, "add", "notes/project")
+    git(root, "commit", "-q", "-m", "wide names")
+    code, _, err = run_cli("--palace", root, "index", "--yes")  # curator's render, remembered
+    assert code == 0, err
+    del loads[:]
+    (root / "inbox/wide-draft.md").write_text(note_text("Ærø zebu rule"), encoding="utf-8")
+    for argv in (("promote", "inbox/wide-draft.md", "--yes"), ("undo", "--yes")):
+        code, _, err = run_cli("--palace", root, *argv)
+        assert code == 0, err
+        _current(root)
+    assert loads == [root, root]  # `_current`'s own loads: the commands loaded none
+    palace = Palace.open(root)
+    data = (root / INDEX_NAME).read_bytes()
+    assert render_index_bytes(palace, data) == render_index(palace, data).encode("utf-8")
+
+
+def test_apply_hashes_each_pre_image_once(
+    root: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pre-image checked against the plan is the one the journal keeps: INDEX.md's bytes
+    (25 MB at 100k notes) are hashed once, not again for the journal."""
+    import curator.writer.apply as apply
+
+    hashed: list[int] = []
+    real = apply.content_hash
+
+    def counted(data: bytes) -> str:
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(apply, "content_hash", counted)
+    before = len((root / INDEX_NAME).read_bytes())
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    assert hashed.count(before) == 1
