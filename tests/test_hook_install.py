@@ -3,6 +3,8 @@ hooks and settings, the diff shown first, and uninstall giving back the very sam
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shlex
@@ -35,20 +37,27 @@ EXISTING = {
 
 def cli(project: Path, *args: str, palace: bool = True) -> subprocess.CompletedProcess[str]:
     """`curator hook ARGS` in `project`, with a palace beside it in CURATOR_PALACE (install
-    refuses without one) unless `palace` is False."""
-    env = os.environ.copy()
-    if palace:
-        beside = project.parent / f"{project.name}-palace"
-        (beside / "notes").mkdir(parents=True, exist_ok=True)
-        env["CURATOR_PALACE"] = str(beside)
-    return subprocess.run(
-        [sys.executable, "-m", "curator", "hook", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
+    refuses without one) unless `palace` is False. In this process (curator.cli.main, as
+    `curator` runs it), stdin the null device as a hook's has no terminal: a process each
+    paid curator's import for what main() does the same here; the installed command's own
+    process is test_the_installed_command_runs_as_a_hook's."""
+    from curator.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as m, open(os.devnull, encoding="utf-8") as null:
+        if palace:
+            beside = project.parent / f"{project.name}-palace"
+            (beside / "notes").mkdir(parents=True, exist_ok=True)
+            m.setenv("CURATOR_PALACE", str(beside))
+        m.chdir(project)
+        m.setattr(sys, "stdin", null)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(["hook", *args])
+            except SystemExit as exc:  # argparse's refusals
+                code = exc.code if isinstance(exc.code, int) else 2
+    return subprocess.CompletedProcess(
+        ["curator", "hook", *args], code, out.getvalue(), err.getvalue()
     )
 
 
