@@ -3,8 +3,6 @@ hooks and settings, the diff shown first, and uninstall giving back the very sam
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shlex
@@ -16,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from palacehelpers import run_main
 
 from curator.agents import install
 from curator.agents.hooks import EVENTS
@@ -37,28 +36,14 @@ EXISTING = {
 
 def cli(project: Path, *args: str, palace: bool = True) -> subprocess.CompletedProcess[str]:
     """`curator hook ARGS` in `project`, with a palace beside it in CURATOR_PALACE (install
-    refuses without one) unless `palace` is False. In this process (curator.cli.main, as
-    `curator` runs it), stdin the null device as a hook's has no terminal: a process each
-    paid curator's import for what main() does the same here; the installed command's own
-    process is test_the_installed_command_runs_as_a_hook's."""
-    from curator.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as m, open(os.devnull, encoding="utf-8") as null:
-        if palace:
-            beside = project.parent / f"{project.name}-palace"
-            (beside / "notes").mkdir(parents=True, exist_ok=True)
-            m.setenv("CURATOR_PALACE", str(beside))
-        m.chdir(project)
-        m.setattr(sys, "stdin", null)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(["hook", *args])
-            except SystemExit as exc:  # argparse's refusals
-                code = exc.code if isinstance(exc.code, int) else 2
-    return subprocess.CompletedProcess(
-        ["curator", "hook", *args], code, out.getvalue(), err.getvalue()
-    )
+    refuses without one) unless `palace` is False; in this process (`run_main`): the
+    installed command's own process is test_the_installed_command_runs_as_a_hook's."""
+    env = {}
+    if palace:
+        beside = project.parent / f"{project.name}-palace"
+        (beside / "notes").mkdir(parents=True, exist_ok=True)
+        env["CURATOR_PALACE"] = str(beside)
+    return run_main(project, "hook", *args, env=env)
 
 
 def test_install_refuses_without_a_palace(tmp_path: Path) -> None:
