@@ -52,7 +52,7 @@ def git_init_commit(root: Path, message: str = "initial") -> None:
 
 
 def run_main(
-    cwd: Path, *args: str, stdin: str = "", env: Mapping[str, str] | None = None
+    cwd: Path, *args: str, stdin: str | bytes = "", env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`curator ARGS` run as its process would run it (curator.cli.main in `cwd`, with `env`
     added, stdin a file holding `stdin`: no terminal), in this process: a `python -m curator`
@@ -62,13 +62,13 @@ def run_main(
     from curator.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as m, tempfile.TemporaryFile("w+", encoding="utf-8") as f:
-        f.write(stdin)
+    with pytest.MonkeyPatch.context() as m, tempfile.TemporaryFile() as f:
+        f.write(stdin.encode() if isinstance(stdin, str) else stdin)
         f.seek(0)
         for key, value in (env or {}).items():
             m.setenv(key, value)
         m.chdir(cwd)
-        m.setattr(sys, "stdin", f)
+        m.setattr(sys, "stdin", io.TextIOWrapper(f, encoding="utf-8"))
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = main(list(args))
