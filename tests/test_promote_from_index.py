@@ -429,3 +429,15 @@ def test_apply_hashes_each_pre_image_once(
     code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
     assert code == 0, err
     assert hashed.count(before) == 1
+
+
+def test_a_draft_named_by_no_path_of_the_palace_is_looked_for_in_the_loaded_palace(
+    root: Path, run_cli: RunCli
+) -> None:
+    """A draft ref that is no path the rows hold (gone, a slug, a name) needs every note to
+    be told: the plan falls back to the loaded palace and says what it says, never an
+    internal error from the rows' palace."""
+    code, _, err = run_cli("--palace", root, "promote", "inbox/gone.md", "--yes")
+    assert code == 2 and "no draft matches 'inbox/gone.md'" in err, err
+    code, out, err = run_cli("--palace", root, "promote", "zebu-draft", "--dry-run")
+    assert code == 0 and "notes/project/zebu-ledger-rule.md" in out, err

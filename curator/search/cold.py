@@ -460,8 +460,8 @@ class IndexedPalace(Palace):
 
     def all(self) -> list[Note]:
         """Never every note (what this palace avoids): a caller that needs them all loads
-        the palace; one that slipped through fails loudly rather than see none."""
-        raise NotImplementedError("a palace read from the search index holds no note list")
+        the palace (NeedsPalace); one that slipped through fails loudly rather than see none."""
+        raise NeedsPalace("a palace read from the search index holds no note list")
 
     def _over(self, table: dict[str, Sequence[Note]], key: Callable[[Note], str]) -> Any:
         """The rows' `table` with the change laid over it (the rows' own, unchanged)."""
