@@ -10,12 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from curator.search.embed import (
     Embedder,
     HashEmbedder,
     WordLlamaEmbedder,
     get_embedder,
+    token_sums,
     wordllama_files,
 )
 
@@ -116,3 +119,42 @@ def test_get_embedder_from_config_names() -> None:
     assert isinstance(hashed, Embedder)  # satisfies the protocol
     with pytest.raises(ValueError, match=r"unknown embedder 'bert'.*wordllama, hash"):
         get_embedder("bert", None)
+
+
+def _add_at_sums(table: np.ndarray, ids: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
+    """The plain definition: each token's row added to its word's sum, one at a time."""
+    sums = np.zeros((len(n_tok), table.shape[1]), dtype=np.float32)
+    owner = np.repeat(np.arange(len(n_tok), dtype=np.intp), n_tok)
+    np.add.at(sums, owner, table[ids].astype(np.float32))
+    return sums
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 9), max_size=40),
+    st.integers(0, 2**32 - 1),
+)
+def test_token_sums_are_the_sums_added_one_token_at_a_time(lengths: list[int], seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    table = rng.standard_normal((50, 8)).astype(np.float16)
+    n_tok = np.asarray(lengths, dtype=np.intp)
+    ids = rng.integers(0, 50, int(n_tok.sum())).astype(np.intp)
+    got = token_sums(table, ids, n_tok)
+    assert got.dtype == np.float32
+    assert np.array_equal(got, _add_at_sums(table, ids, n_tok))  # bit for bit
+
+
+def test_wordllama_words_embed_as_the_tokens_added_one_at_a_time() -> None:
+    # Real words, tokenized by the bundled tokenizer: each vector as the plain definition
+    # (np.add.at over its tokens, the mean, L2 normalized) gives it, bit for bit.
+    from curator.search.embed import _load_model, normalize_rows
+
+    words = ["kids", "children", "deployment", "naïve", "x", "0", "retry-queue", "a" * 70]
+    got = WordLlamaEmbedder().embed(words)
+    model = _load_model()
+    encodings = model.tokenizer.encode_batch(words, add_special_tokens=False)
+    n_tok = np.asarray([len(e.ids) for e in encodings], dtype=np.intp)
+    ids = np.asarray([i for e in encodings for i in e.ids], dtype=np.intp)
+    sums = _add_at_sums(model.embedding[:, :256], ids, n_tok)
+    want = normalize_rows(sums / np.maximum(n_tok, 1)[:, None].astype(np.float32))
+    assert np.array_equal(got, want)

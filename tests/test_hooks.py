@@ -727,7 +727,7 @@ def test_the_warm_server_keeps_what_it_holds_out_of_the_collectors_scans(root: P
     import gc
 
     from curator.agents.service import Memory
-    from curator.agents.warm_server import settle
+    from curator.agents.settling import settle
 
     memory = Memory(root)
     try:

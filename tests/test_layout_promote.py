@@ -149,3 +149,43 @@ def test_promoting_a_feedback_rule_asks_for_why_and_how_by_checks_own_rule(
 def test_the_project_prefix_is_one_the_notes_carry_or_none(notes: list[tuple[str, str]]) -> None:
     prefix = project_prefix(notes)
     assert prefix == "" or any(p.strip("/").startswith(prefix + "/") for _, p in notes)
+
+
+def test_a_plan_made_between_another_promotes_files_and_its_commit_keeps_both_in_memory_md(
+    tmp_path: Path,
+) -> None:
+    """A promote planned while another writer had installed its files (MEMORY.md with its
+    entry) but not yet committed them: once that one commits, this one's MEMORY.md must name
+    both new memories, and the user's own lines stay as they were."""
+    from palacehelpers import git
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "project_deploy.md").write_text(
+        "---\nname: Deploy\ndescription: how we deploy\ntype: project\n---\nFridays.\n"
+    )
+    (src / "MEMORY.md").write_text(
+        "# Memory index\n\nMy own note, not an entry.\n\n"
+        "- [Deploy](project_deploy.md) — how we deploy\n"
+    )
+    root = adopt_copy(src, tmp_path / "memory", "claude-code")
+    first = capture(root, type="project", name="Earnings", body="Check.\n", description="first")
+    second = capture(root, type="project", name="Rollback", body="Revert.\n", description="next")
+    other = plan_promote(Palace.open(root, cache=False), first.path, confidence=0.8)
+    files = other.effects(root)
+    for rel, data in files.items():  # the other writer's files, installed
+        if data is None:
+            (root / rel).unlink()
+        else:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(data)
+    plan = plan_promote(Palace.open(root, cache=False), second.path, confidence=0.8)
+    written = [rel for rel, data in files.items() if data is not None]
+    tracked = [rel for rel in written if not rel.startswith((".curator/", "inbox/"))]
+    git(root, "add", "--", *tracked)  # the draft it removed is in the ignored inbox
+    git(root, "commit", "-q", "-m", other.message)  # ...and now committed
+    commit(root, plan)
+    memory = (root / "MEMORY.md").read_text()
+    assert "[Earnings]" in memory and "[Rollback]" in memory, memory
+    assert memory.startswith("# Memory index\n\nMy own note, not an entry.\n\n- [Deploy]")
+    assert git(root, "status", "--porcelain").stdout == ""

@@ -216,3 +216,18 @@ def _tricky(factory: pytest.TempPathFactory) -> tuple[Served, set[str]]:
         terms = {t for n in hidden for t in (n.rel, n.rel.removesuffix(".md"), n.slug, n.name)}
         _TRICKY_SERVED["s"] = (Served(palace, palace.config), terms)
     return _TRICKY_SERVED["s"]
+
+
+def test_a_note_served_again_is_withheld_again(root: Path) -> None:
+    # `links_in` keeps its answer for the note it served (a search shows the same notes again):
+    # the same answer for the same note and text, and the text worked out afresh otherwise
+    palace = Palace.open(root)
+    served = Served.of(palace)
+    for form in FORMS:
+        for field in ("md_link", "wikilink"):
+            note = palace.by_rel[f"notes/project/zebu-{field}-{form}.md"]
+            first = served.links_in(note, note.body)
+            assert WITHHELD in first and not _leaks(first)
+            assert served.links_in(note, note.body) is first  # kept, not worked out again
+            assert served.links_in(note, "Plain text.") == "Plain text."  # another text
+            assert served.links_in(note, note.body) == first

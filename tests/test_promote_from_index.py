@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from palacehelpers import MakePalace, RunCli, git, note_text, opened
@@ -221,3 +222,222 @@ def test_the_record_sums_follow_each_commit_without_a_pass_over_every_file(
         loaded = Palace.open(root)
         assert (read_synced(store.index_dir) or {})["signature"] == palace_signature(loaded)
         assert found[0].notes_sum() == loaded.notes_sum()
+
+
+# -- the notes shown in step by git's status (a commit the rows hold, kept in synced.json) ----
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """Each walk of the palace's files from now on: True when it stats the notes too."""
+    import curator.search.catchup as catchup
+
+    found: list[bool] = []
+    real = catchup.walk_stats
+
+    def counted(*args: Any, notes: bool = True, **kwargs: Any) -> Any:
+        found.append(notes)
+        return real(*args, notes=notes, **kwargs)
+
+    monkeypatch.setattr(catchup, "walk_stats", counted)
+    yield found
+
+
+def _clean(root: Path) -> object:
+    from curator.search.index import read_synced
+
+    return (read_synced(index_dir(root)) or {}).get("clean")
+
+
+def _head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").stdout.strip()
+
+
+@pytest.fixture
+def vouched(root: Path, run_cli: RunCli) -> Path:
+    """The palace after a promote and its undo, its files older than the racy window: the
+    index's record keeps HEAD as a commit whose notes the rows hold."""
+    for argv in (("promote", DRAFT, "--yes"), ("undo", "--yes")):
+        code, _, err = run_cli("--palace", root, *argv)
+        assert code == 0, err
+    assert _clean(root) == _head(root)
+    _age(root)
+    return root
+
+
+def test_a_plan_after_a_followed_commit_walks_no_note(
+    root: Path, run_cli: RunCli, walks: list[bool], loads: list[Path]
+) -> None:
+    """The first plan walks every file (the record keeps no clean commit yet) and keeps
+    HEAD as one; each commit's follow moves it, checked against the commit's blobs; the
+    next plan then stats the drafts alone: git's status, which the plan reads anyway,
+    shows the notes as HEAD holds them (at 100k notes the walk was ~0.9 s of CPU)."""
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    assert True in walks
+    assert _clean(root) == _head(root)
+    del walks[:]
+    code, out, err = run_cli("--palace", root, "undo", "--yes")
+    assert code == 0 and "undo: promote" in out, err
+    assert walks == [False]
+    assert _clean(root) == _head(root)
+    assert loads == []
+    _current(root)
+    del walks[:], loads[:]
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    assert walks == [False] and loads == []
+    _current(root)
+
+
+def test_a_clean_commit_is_kept_only_for_files_older_than_the_status(
+    root: Path, run_cli: RunCli
+) -> None:
+    """The first record of a clean commit follows a walk after git's status: a note
+    written near that status (its mtime that late) may have changed between the two, so
+    none is kept until the files are older."""
+    from curator.search.cold import indexed_palace
+
+    (root / "notes/user/fresh.md").write_text(note_text("Fresh", type="user"))
+    git(root, "add", "notes/user/fresh.md")
+    git(root, "commit", "-q", "-m", "fresh")
+    assert indexed_palace(root, snapshot=True, committed=True) is not None
+    assert _clean(root) is None
+    _age(root)
+    assert indexed_palace(root, snapshot=True, committed=True) is not None
+    assert _clean(root) == _head(root)
+
+
+def test_a_note_edited_by_hand_is_seen_though_the_rows_hold_a_clean_commit(
+    vouched: Path, run_cli: RunCli
+) -> None:
+    root = vouched
+    (root / "notes/user/note-0.md").write_text(note_text("Zebu ledger rule", type="user"))
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 2 and "already exists: notes/user/note-0.md" in err
+
+
+def test_an_edit_synced_and_then_undone_by_hand_drops_the_clean_commit(
+    vouched: Path, run_cli: RunCli
+) -> None:
+    """A search reads a note edited by hand into the rows; the edit is then checked out
+    again, so git's status is clean: the rows no longer hold HEAD's note, and the next plan
+    must not take them as if they did (it would refuse the draft's name, taken by the edit)."""
+    root = vouched
+    path = root / "notes/user/note-0.md"
+    path.write_text(note_text("Zebu ledger rule", type="user"))
+    code, out, err = run_cli("--palace", root, "search", "zebu ledger", "--json")
+    assert code == 0, err
+    assert "notes/user/note-0.md" in out  # the rows hold the edit
+    assert _clean(root) is None
+    git(root, "checkout", "--", "notes/user/note-0.md")
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    _current(root)
+
+
+def test_a_draft_dropped_or_edited_in_the_ignored_inbox_is_seen(
+    vouched: Path, run_cli: RunCli, walks: list[bool]
+) -> None:
+    """Git ignores the drafts folder, so its status vouches for no draft: each is stat-ed
+    against the record, and one it holds otherwise sends the plan through the walk."""
+    from curator.search.cold import indexed_palace
+
+    root = vouched
+    (root / "inbox/dropped.md").write_text(note_text("Dropped by an agent"))
+    found = indexed_palace(root, snapshot=True, committed=True)
+    assert found is not None and "inbox/dropped.md" in found[0].files
+    assert True in walks
+    del found
+    (root / "inbox/future-draft.md").write_text(note_text("Future way, edited"))
+    found = indexed_palace(root, snapshot=True, committed=True)
+    assert found is not None
+    names = dict(zip(*found[0].index_names[:2], strict=True))
+    assert names["inbox/future-draft.md"] == "Future way, edited"
+    del found
+    code, _, err = run_cli("--palace", root, "promote", "inbox/dropped.md", "--yes")
+    assert code == 0, err
+    _current(root)
+
+
+def test_a_note_git_ignores_is_seen(vouched: Path, run_cli: RunCli) -> None:
+    """A note .gitignore hides from git's status as untracked (a pattern added by hand)
+    is still shown as ignored, and a load reads it: the plan sees it."""
+    root = vouched
+    with (root / ".gitignore").open("a") as ignore:
+        ignore.write("notes/user/secret.md\n")
+    (root / "notes/user/secret.md").write_text(note_text("Zebu ledger rule", type="user"))
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 2 and "already exists: notes/user/secret.md" in err
+
+
+def test_a_teammates_pulled_commit_is_seen(vouched: Path, run_cli: RunCli, tmp_path: Path) -> None:
+    root = vouched
+    clone = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    git(clone, "config", "user.email", "t@example.com")
+    git(clone, "config", "user.name", "T")
+    (clone / "notes/user/taken.md").write_text(note_text("Zebu ledger rule", type="user"))
+    git(clone, "add", "notes/user/taken.md")
+    git(clone, "commit", "-q", "-m", "teammate")
+    git(root, "pull", "-q", "--ff-only", str(clone), "HEAD")
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 2 and "already exists: notes/user/taken.md" in err
+
+
+def test_lines_spliced_among_names_beyond_ascii_are_a_full_renders_bytes(
+    root: Path, run_cli: RunCli, loads: list[Path]
+) -> None:
+    """INDEX.md is spliced as bytes (never decoded whole): rooms and lines found by byte
+    offsets must land where a full render puts them when names are not ASCII."""
+    from curator.model.index_md import render_index_bytes
+
+    for i, name in enumerate(("Ærø ledger", "Zürich straße", "日本 notes", "Émile")):
+        (root / f"notes/project/wide-{i}.md").write_text(note_text(name), encoding="utf-8")
+    git(root, "add", "notes/project")
+    git(root, "commit", "-q", "-m", "wide names")
+    code, _, err = run_cli("--palace", root, "index", "--yes")  # curator's render, remembered
+    assert code == 0, err
+    del loads[:]
+    (root / "inbox/wide-draft.md").write_text(note_text("Ærø zebu rule"), encoding="utf-8")
+    for argv in (("promote", "inbox/wide-draft.md", "--yes"), ("undo", "--yes")):
+        code, _, err = run_cli("--palace", root, *argv)
+        assert code == 0, err
+        _current(root)
+    assert loads == [root, root]  # `_current`'s own loads: the commands loaded none
+    palace = Palace.open(root)
+    data = (root / INDEX_NAME).read_bytes()
+    assert render_index_bytes(palace, data) == render_index(palace, data).encode("utf-8")
+
+
+def test_apply_hashes_each_pre_image_once(
+    root: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pre-image checked against the plan is the one the journal keeps: INDEX.md's bytes
+    (25 MB at 100k notes) are hashed once, not again for the journal."""
+    import curator.writer.apply as apply
+
+    hashed: list[int] = []
+    real = apply.content_hash
+
+    def counted(data: bytes) -> str:
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(apply, "content_hash", counted)
+    before = len((root / INDEX_NAME).read_bytes())
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    assert hashed.count(before) == 1
+
+
+def test_a_draft_named_by_no_path_of_the_palace_is_looked_for_in_the_loaded_palace(
+    root: Path, run_cli: RunCli
+) -> None:
+    """A draft ref that is no path the rows hold (gone, a slug, a name) needs every note to
+    be told: the plan falls back to the loaded palace and says what it says, never an
+    internal error from the rows' palace."""
+    code, _, err = run_cli("--palace", root, "promote", "inbox/gone.md", "--yes")
+    assert code == 2 and "no draft matches 'inbox/gone.md'" in err, err
+    code, out, err = run_cli("--palace", root, "promote", "zebu-draft", "--dry-run")
+    assert code == 0 and "notes/project/zebu-ledger-rule.md" in out, err

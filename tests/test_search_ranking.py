@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from palacehelpers import MakePalace, note_text
 
@@ -183,12 +184,13 @@ def test_one_search_is_one_lancedb_query_and_the_schema_is_read_once(
     assert calls == {"search": 1, "schema": 0}
 
 
-def test_the_query_reads_two_columns_and_hits_stay_whole(
+def test_the_query_reads_the_path_only_and_hits_stay_whole(
     make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The hybrid query asks LanceDB for the path and the vector only (each column it returns
-    is read from disk); a hit of a note the palace holds takes the rest from the palace, and
-    one the palace does not hold (the index synced ahead of it) from the index, whole."""
+    """The hybrid query asks LanceDB for the path only (each column it returns is read from
+    disk, a vector for both legs' rows); a hit of a note the palace holds takes the rest from
+    the palace and its vector from the ranker (taken once with its features), and one the
+    palace does not hold (the index synced ahead of it) from the index, whole."""
     from lancedb.query import LanceHybridQueryBuilder
 
     files = {
@@ -208,7 +210,12 @@ def test_the_query_reads_two_columns_and_hits_stay_whole(
 
     monkeypatch.setattr(LanceHybridQueryBuilder, "select", select)
     hits = {h.path: h for h in s.search("retry queue", limit=5)}
-    assert selected == [["path", "vector"]]
+    assert selected == [["path"]]
+    table = {r["path"]: r["vector"] for r in s.store.all_rows()}
+    held = s._held_vector("notes/retry.md")
+    assert held is not None and np.array_equal(held, table["notes/retry.md"])
+    assert s._held_vector("notes/jobs.md") is None  # not a note of this palace
+    assert {h.path: h for h in s.search("retry queue", limit=5)} == hits  # from what it held
     assert "retry queue" in hits["notes/retry.md"].snippet.lower()
     assert "retry queue" in hits["notes/jobs.md"].snippet.lower()
     assert hits["notes/jobs.md"].name == "Worker settings"

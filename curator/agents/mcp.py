@@ -13,11 +13,12 @@ A note that is missing or hidden, read as a resource, answers -32602 (invalid pa
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
@@ -37,6 +38,7 @@ from curator.agents.answers import (
 )
 from curator.agents.browse import Browser
 from curator.agents.service import MIN_TOKENS, NOT_RULES, AgentRefusal, Memory, cap
+from curator.agents.settling import Quiet, keep_settled
 from curator.agents.tasks_tools import task_tools
 from curator.agents.tooldef import ToolDef
 from curator.errors import CuratorError
@@ -419,8 +421,9 @@ def _prompts(server: Any) -> None:
 
 
 # -- the server ------------------------------------------------------------------------------------
-def build_server(memory: Memory) -> Any:
-    """An MCPServer over `memory` with every registered tool, the resources and the prompts."""
+def build_server(memory: Memory, quiet: Quiet | None = None) -> Any:
+    """An MCPServer over `memory` with every registered tool, the resources and the prompts;
+    each call and read stamps `quiet` as it starts and as it ends."""
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
     from pydantic import ValidationError
@@ -429,6 +432,14 @@ def build_server(memory: Memory) -> Any:
 
     class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            with stamped():
+                return await self._call_tool(name, arguments, context)
+
+        async def read_resource(self, uri: Any, context: Any = None) -> Any:
+            with stamped():
+                return await super().read_resource(uri, context)
+
+        async def _call_tool(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -437,6 +448,16 @@ def build_server(memory: Memory) -> Any:
                 if type(exc.__cause__) is ToolError:  # ours: the sentence as it is
                     raise ToolError(str(exc.__cause__)) from None
                 raise
+
+    @contextlib.contextmanager
+    def stamped() -> Iterator[None]:
+        if quiet is not None:
+            quiet.stamp()
+        try:
+            yield
+        finally:
+            if quiet is not None:
+                quiet.stamp()
 
     server = Server(
         SERVER_NAME,
@@ -495,12 +516,15 @@ def serve(root: Path, *, include_sensitive: bool = False) -> int:
     memory.config  # noqa: B018 - a broken palace.toml is refused before serving
     # load the palace and open the index while the SDK loads and the client connects
     threading.Thread(target=_warm_up, args=(memory,), daemon=True).start()
-    server = build_server(memory)
+    quiet, stop = Quiet(), threading.Event()
+    threading.Thread(target=keep_settled, args=(memory, quiet, stop), daemon=True).start()
+    server = build_server(memory, quiet)
     try:
         server.run("stdio")
     except KeyboardInterrupt:
         pass
     finally:
+        stop.set()
         memory.close()
     return 0
 

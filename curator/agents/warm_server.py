@@ -4,23 +4,19 @@ over a unix socket (agents/warm.py is the client side: where the socket is, ask,
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import socketserver
 import sys
 import threading
-import time
-import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from curator.agents.hooks import answer
 from curator.agents.service import Memory
+from curator.agents.settling import SETTLE_IDLE, Quiet, settle
 from curator.agents.warm import IDLE_SECONDS, MAX_LINE, bind, pid_path, socket_path
-from curator.model.palace import Palace
 
-SETTLE_IDLE = 5.0  # seconds without a request before a reloaded palace is settled
 STOP_WAIT = 2.0  # at most this long a Stop waits for the turn marks before it (budget 3 s)
 
 
@@ -54,22 +50,6 @@ class Deferred:
             self._done.wait_for(lambda: self._running == 0, timeout)
 
 
-def settle(memory: Memory, settled: weakref.ref[Palace] | None) -> weakref.ref[Palace] | None:
-    """What the server holds (the palace, the index) kept out of the cyclic collector's scans
-    (`gc.freeze`): a full scan of a 10k-note palace takes 0.1-0.5 s, and an automatic one
-    lands inside some prompt's answer. After a reload, one full collection first (the old
-    palace's cycles are freed then, never kept frozen). The palace settled, held weakly."""
-    from curator.runtime import tuned
-
-    palace = memory.session.loaded
-    if palace is None or (settled is not None and settled() is palace) or not tuned("freeze"):
-        return settled
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-    return weakref.ref(palace)
-
-
 def serve(root: Path) -> int:
     """Serve hook requests for `root` until idle for IDLE_SECONDS."""
     import signal
@@ -87,12 +67,12 @@ def serve(root: Path) -> int:
     signal.signal(signal.SIGTERM, terminate)  # clean up the socket on terminate
     pid_path(root).write_text(f"{os.getpid()}\n")
     memory = Memory(root, watch=True)
-    last = [time.monotonic()]
+    quiet = Quiet()
     deferred = Deferred()
 
     class Handler(socketserver.StreamRequestHandler):
         def handle(self) -> None:
-            last[0] = time.monotonic()
+            quiet.stamp()
             later: list[Callable[[], None]] = []
             try:
                 request = json.loads(self.rfile.readline(MAX_LINE))
@@ -103,7 +83,7 @@ def serve(root: Path) -> int:
                 reply = {"lines": [], "items": 0, "problems": [f"warm server: {exc}"]}
             with deferred.counted(later), contextlib.suppress(OSError):
                 self.wfile.write(json.dumps(reply).encode() + b"\n")
-            last[0] = time.monotonic()
+            quiet.stamp()
 
     server = socketserver.ThreadingUnixStreamServer(str(path), Handler, bind_and_activate=False)
     server.socket.close()
@@ -116,10 +96,10 @@ def serve(root: Path) -> int:
             memory.searcher  # noqa: B018 - then the index, not on the first prompt
         settled = settle(memory, None)
         # a palace removed (a scratch copy deleted) ends its server, not half an hour later
-        while time.monotonic() - last[0] < IDLE_SECONDS and path.exists() and root.is_dir():
+        while quiet.seconds() < IDLE_SECONDS and path.exists() and root.is_dir():
             if stopping.wait(1.0):
                 break
-            if time.monotonic() - last[0] > SETTLE_IDLE:  # a reload's collection waits for quiet
+            if quiet.seconds() > SETTLE_IDLE:  # a reload's collection waits for quiet
                 settled = settle(memory, settled)
     finally:
         server.shutdown()

@@ -67,7 +67,7 @@ def planned(
     if (root / INDEX_STATE).is_file() and rendered_before(root, index_bytes_at(root)):
         from curator.search.cold import indexed_palace
 
-        found = indexed_palace(root, snapshot=True)
+        found = indexed_palace(root, snapshot=True, committed=True)
         if found is not None:
             try:
                 return None, make(found[0])

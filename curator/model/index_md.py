@@ -290,7 +290,7 @@ def render_index(
     if palace.partial:
         if since is None:
             raise NeedsPalace("a palace read from the index renders INDEX.md by splicing")
-        return _patched_render(since, palace, existing)
+        return _patched_render(since, palace, existing).decode("utf-8")
     reuse = _reusable(since, palace, existing) if since is not None else None
     preamble, old_generated, crlf = _preamble(palace, existing)
     pieces = [MARKER + "\n"]
@@ -306,6 +306,20 @@ def render_index(
     # the person's lines, byte for byte: their own line ends too
     _remember(palace, [preamble, *pieces])
     return "".join([preamble, *pieces])
+
+
+def render_index_bytes(
+    palace: Palace,
+    existing: str | bytes | None,
+    today: date | None = None,
+    *,
+    since: Palace | None = None,
+) -> bytes:
+    """`render_index`, encoded: a palace read from the index splices the lines into INDEX.md's
+    bytes, never decoding the file (at 100k notes 25 MB, decoded, split and encoded again)."""
+    if palace.partial and since is not None:
+        return _patched_render(since, palace, existing)
+    return render_index(palace, existing, today, since=since).encode("utf-8")
 
 
 def index_is_current(palace: Palace) -> bool:
@@ -487,7 +501,7 @@ def _spliced(palace: Palace, old: Room, room: Room, section: str) -> str | None:
     return _room_head(room) + "".join(line for _, line in heapq.merge(kept, added))
 
 
-def _patched_render(since: Palace, palace: Palace, existing: str | bytes | None) -> str:
+def _patched_render(since: Palace, palace: Palace, existing: str | bytes | None) -> bytes:
     """INDEX.md for `palace`, which holds no note list and which `since.replaced()` made
     (`Palace.partial`, `Palace.delta`): `existing`, remembered as the render of `since`, with
     the lines of the notes the change removes and adds spliced into their rooms. Each such
@@ -509,66 +523,72 @@ def _patched_render(since: Palace, palace: Palace, existing: str | bytes | None)
         if room is None or chained:
             raise NeedsPalace(f"{note.rel} changes more of INDEX.md than its own line")
         rooms.setdefault(room, ([], []))[0 if was else 1].append(note)
-    text = data.decode("utf-8")
-    marker = _MARKER_RE.search(text)
+    marker = _MARKER_BYTES.search(data)
     if marker is None:
         raise NeedsPalace("INDEX.md has no generated part")
     for name, (out, into) in rooms.items():
-        text = _splice_room(since, palace, text, marker.end(), palace.config.types[name], out, into)
+        data = _splice_room(since, palace, data, marker.end(), palace.config.types[name], out, into)
     # each entry is a line starting "- [" (the first comes after the marker's blank line)
-    listed = text.count("\n- [", marker.end())
+    listed = data.count(b"\n- [", marker.end())
     held = palace.notes_sum()[0]
     if listed < held:
         raise IndexRefused(
             f"refusing to write: the index would list {listed} notes but the palace holds {held}",
             path=INDEX_NAME,
         )
-    _remember(palace, [text], known[2])
-    return text
+    _remember(palace, [data], known[2])
+    return data
 
 
 def _splice_room(
-    since: Palace, palace: Palace, text: str, start: int, spec: TypeSpec, out: list[Note],
+    since: Palace, palace: Palace, data: bytes, start: int, spec: TypeSpec, out: list[Note],
     into: list[Note],
-) -> str:  # fmt: skip
-    """`text` with the room of `spec` (found after `start`) less the lines of the notes
-    `out` and with those of the notes `into`, its count changed to match. Lines are found by
-    bisection on the sort key of the note each names, every line looked at checked to be its
-    note's entry (a note read from the palace)."""
-    head_at = text.find(_head_start(spec), start)
-    if head_at == -1 or text.find(_head_start(spec), head_at + 1) != -1:
+) -> bytes:  # fmt: skip
+    """INDEX.md's bytes `data` with the room of `spec` (found after `start`) less the lines of
+    the notes `out` and with those of the notes `into`, its count changed to match. Lines are
+    found by bisection on the sort key of the note each names, every line looked at checked
+    to be its note's entry (a note read from the palace)."""
+    head_start = _head_start(spec).encode("utf-8")
+    head_at = data.find(head_start, start)
+    if head_at == -1 or data.find(head_start, head_at + 1) != -1:
         raise NeedsPalace(f"INDEX.md has no one room {spec.name}")
-    count_at = head_at + len(_head_start(spec))
-    count_end = text.find("\n", count_at)
-    digits = text[count_at:count_end]
+    count_at = head_at + len(head_start)
+    count_end = data.find(b"\n", count_at)
+    digits = data[count_at:count_end]
     if not digits.isdigit():
         raise NeedsPalace(f"INDEX.md's room {spec.name} has no count")
-    head = _heading(spec, int(digits))
-    end = text.find("\n## ", head_at + 1)
-    if not text.startswith(head, head_at) or end == -1:
+    head = _heading(spec, int(digits)).encode("utf-8")
+    end = data.find(b"\n## ", head_at + 1)
+    if not data.startswith(head, head_at) or end == -1:
         raise NeedsPalace(f"INDEX.md's room {spec.name} is not as rendered")
-    lines = text[head_at + len(head) : end].split("\n")
-    if lines.pop() != "" or len(lines) != int(digits):
+    lines = data[head_at + len(head) : end].split(b"\n")
+    if lines.pop() != b"" or len(lines) != int(digits):
         raise NeedsPalace(f"INDEX.md's room {spec.name} is not one line per note")
 
-    def key(line: str) -> tuple[str, str]:
+    def key(raw: bytes) -> tuple[str, str]:
+        line = raw.decode("utf-8", "replace")
         rel = _line_rel(line)
         note = palace.by_rel.get(rel) if rel else None
         note = note if note is not None else since.by_rel.get(rel or "")
-        if note is None or note.kind != "note" or _render_entry(since, note) != line:
+        if note is None or note.kind != "note" or _entry_bytes(since, note) != raw:
             raise NeedsPalace(f"a line of INDEX.md's room {spec.name} names no note as shown")
         return _sort_key(note)
 
     for note in out:
         at = bisect.bisect_left(lines, _sort_key(note), key=key)
-        if at == len(lines) or lines[at] != _render_entry(since, note):
+        if at == len(lines) or lines[at] != _entry_bytes(since, note):
             raise NeedsPalace(f"INDEX.md has no line of {note.rel}")
         del lines[at]
     for note in into:
         at = bisect.bisect_left(lines, _sort_key(note), key=key)
-        lines.insert(at, _render_entry(palace, note))
-    room = _heading(spec, len(lines)) + "".join(line + "\n" for line in lines)
-    return text[:head_at] + room + text[end:]
+        lines.insert(at, _entry_bytes(palace, note))
+    body = b"\n".join(lines) + b"\n" if lines else b""
+    return b"".join((data[:head_at], _heading(spec, len(lines)).encode("utf-8"), body, data[end:]))
+
+
+def _entry_bytes(palace: Palace, note: Note) -> bytes:
+    """A note's room line (`_render_entry`) as INDEX.md holds it."""
+    return _render_entry(palace, note).encode("utf-8")
 
 
 def _line_rel(line: str) -> str | None:

@@ -210,9 +210,15 @@ def _walk(
     layout: Layout | None = None,
     excludes: tuple[str, ...] = (),
     attachments: list[str] | None = None,
+    *,
+    notes: bool = True,
 ) -> Iterator[tuple[str, str, Kind]]:
+    """The files a load reads as (rel, path, kind); `notes` False: the drafts alone (in
+    curator's own layout)."""
     inbox = (layout or Layout()).inbox
     folders: tuple[tuple[str, Kind], ...] = ((NOTES_DIR, "note"), (inbox, "draft"))
+    if not notes:
+        folders = folders[1:]
     if layout is not None and (layout.name != "curator" or layout.notes != NOTES_DIR):
         for rel, is_markdown in walk(root, layout, excludes):
             if is_markdown:
@@ -334,13 +340,14 @@ def walk_fingerprint(root: Path, layout: Layout | None, excludes: tuple[str, ...
 
 
 def walk_stats(
-    root: Path, layout: Layout | None, excludes: tuple[str, ...] = ()
+    root: Path, layout: Layout | None, excludes: tuple[str, ...] = (), *, notes: bool = True
 ) -> tuple[list[tuple[str, Kind, int, int]], list[str]]:
     """The files a load would read, as (rel, kind, size, mtime_ns), one stat each and none
-    read, and the paths it could not read (as `files_fingerprint` takes them)."""
+    read, and the paths it could not read (as `files_fingerprint` takes them); `notes`
+    False: the drafts alone, in curator's own layout."""
     problems: list[Finding] = []
     files: list[tuple[str, Kind, int, int]] = []
-    for rel, path, kind in _walk(root, problems, layout, excludes):
+    for rel, path, kind in _walk(root, problems, layout, excludes, notes=notes):
         try:
             info = os.stat(path)
         except OSError:

@@ -68,6 +68,9 @@ class Loaded:
     started_ns: int = 0
     # the cache the load read its notes through (None: none), which also keeps their links
     cache: str | None = None
+    # the commit HEAD was at when git's status showed the notes and INDEX.md as it holds
+    # them, for a palace read from the index then (`curator.writer.committed.committed_at`)
+    committed: str | None = None
 
 
 class NeedsPalace(NotImplementedError):

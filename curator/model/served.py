@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 WITHHELD = "[withheld: it names a note hidden from agents]"
 _KEPT: weakref.WeakKeyDictionary[Palace, dict[bool, Served]] = weakref.WeakKeyDictionary()
 _WORD = re.compile(r"\w+")
+LINKS_KEPT = 4096  # notes whose `links_in` answer a rule keeps (a search shows the same again)
 
 
 @functools.cache
@@ -68,6 +69,8 @@ class Served:
     _by_word: dict[str, list[str]] = field(init=False, default_factory=dict)
     _shown: frozenset[str] = field(init=False, default=frozenset())
     _ready: bool = field(init=False, default=False)
+    # `links_in`'s answers for the notes served last: (the note, its text, the answer) by rel
+    _links: dict[str, tuple[Note, str, str]] = field(init=False, default_factory=dict)
 
     @classmethod
     def of(cls, palace: Palace, include_sensitive: bool = False) -> Served:
@@ -96,6 +99,7 @@ class Served:
         from the search index's rows (a query that reads no palace, `curator.search.cold`)."""
         self._ready = True
         self._shown = shown
+        self._links.clear()  # answered under the verdicts before
         terms: set[str] = set()
         for rel, slug, name in hidden:
             terms |= {rel, rel.removesuffix(".md"), slug}
@@ -177,6 +181,17 @@ class Served:
         fail closed."""
         if self.include_sensitive:
             return text
+        held = self._links.get(note.rel)
+        if held is not None and held[0] is note and held[1] == text:
+            return held[2]  # the same note of this very palace, the same text: the same answer
+        served = self._links_withheld(note, text)
+        if len(self._links) >= LINKS_KEPT:
+            self._links.clear()
+        self._links[note.rel] = (note, text, served)
+        return served
+
+    def _links_withheld(self, note: Note, text: str) -> str:
+        """`links_in`, worked out."""
         by_rel = self.palace.by_rel
         hidden = [
             link.raw

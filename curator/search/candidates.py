@@ -46,6 +46,10 @@ class Ranker(Protocol):
 
     def _has_read(self, path: str) -> bool: ...
 
+    def _held_vector(self, path: str) -> np.ndarray | None: ...
+
+    def _hold_vector(self, path: str, vector: np.ndarray) -> None: ...
+
 
 class Candidates(Protocol):
     @property
@@ -94,7 +98,8 @@ class IndexCandidates:
     ) -> tuple[list[Row], Vector]:
         """The BM25 matches of the first phrasing and the nearest rows to the mean of the
         phrasings' vectors, `n` of each, in one LanceDB hybrid query prefiltered by the
-        filter's SQL; and that query vector (None when no phrasing has one)."""
+        filter's SQL; and that query vector (None when no phrasing has one). The query
+        reads paths only: each row's vector is the ranker's, or taken with its features."""
         vecs = [v for v in (ranker.query_vector(t) for t in texts) if np.any(v)]
         query = np.mean(np.stack(vecs), axis=0).astype(np.float32) if vecs else None
         found = self.store.hybrid(
@@ -102,7 +107,7 @@ class IndexCandidates:
             query if query is not None else np.zeros(self.store.embedder.dim, np.float32),
             limit=HYBRID_DEPTH * n,
             where=flt.sql(),
-            columns=("path", "vector"),
+            columns=("path",),
         )
         return self._kept(ranker, self._whole(ranker, found)), query
 
@@ -128,23 +133,39 @@ class IndexCandidates:
         return out
 
     def _kept(self, ranker: Ranker, rows: list[Row]) -> list[Row]:
-        """`rows`, each the ranker has not read yet with what its index row keeps of the
-        note for ranking (`FEATURES`), taken by row id after the hybrid query (which would
-        read them for both its legs' rows, twice as many, and again for the rows the ranker
-        holds). A row written from other bytes than the candidate's (the files changed since
-        the last sync; a rebuild between the two reads) gives none: ranking then reads the
-        note's text."""
-        unread = {
-            int(r["_rowid"]): r
-            for r in rows
-            if isinstance(r.get("_rowid"), int) and not ranker._has_read(str(r["path"]))
-        }
-        taken = self.store.take(list(unread), ("path", "content_hash", *FEATURES))
+        """`rows`, each with its vector, and each the ranker has not read yet with what its
+        index row keeps of the note for ranking (`FEATURES`): the ranker's own when it holds
+        them, else taken by row id after the hybrid query (which would read them for both its
+        legs' rows, twice as many, and again for the rows the ranker holds; a vector is 1 KB).
+        A row written from other bytes than the candidate's (the files changed since the last
+        sync; a rebuild between the two reads) gives no features (ranking then reads the
+        note's text) and its vector is not held; a row the take misses is read by path."""
+        unread: dict[int, Row] = {}
+        for row in rows:
+            path = str(row["path"])
+            if row.get("vector") is None:
+                row["vector"] = ranker._held_vector(path)
+            if isinstance(row.get("_rowid"), int) and (
+                row["vector"] is None or not ranker._has_read(path)
+            ):
+                unread[int(row["_rowid"])] = row
+        taken = self.store.take(list(unread), ("path", "content_hash", *FEATURES, "vector"))
         by_path = {str(r["path"]): r for r in taken}
         for row in unread.values():
-            kept = by_path.get(str(row["path"]))
-            if kept is not None and kept["content_hash"] == row["content_hash"]:
+            path = str(row["path"])
+            kept = by_path.get(path)
+            if kept is None:
+                continue
+            if row["vector"] is None:
+                row["vector"] = kept["vector"]
+            if kept["content_hash"] == row["content_hash"]:
                 row.update({name: kept[name] for name in FEATURES})
+                ranker._hold_vector(path, kept["vector"])
+        lacking = {str(r["path"]): r for r in rows if r.get("vector") is None}
+        if lacking:
+            listed = ", ".join(sql_str(p) for p in lacking)
+            for r in self.store.all_rows(where=f"path IN ({listed})", columns=("path", "vector")):
+                lacking[str(r["path"])]["vector"] = r["vector"]
         return rows
 
     def embed_query(self, text: str) -> np.ndarray:

@@ -19,16 +19,19 @@ column and the list of notes whose header did not parse, as there.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from curator.config import Config, load_config
+from curator.model.cache import RACY_NS
 from curator.model.discovery import NOTES_DIR, kind_of
 from curator.model.layouts import rules as layout_rules
-from curator.model.loader import fingerprint_of, read_note, walk_stats
+from curator.model.loader import fingerprint_of, read_file, read_note, walk_stats
 from curator.model.note import Kind
 from curator.search.docs import IndexDoc
 from curator.search.filerecord import (
@@ -47,6 +50,7 @@ from curator.search.index import (
     open_index_at,
     own_state,
     read_synced,
+    record_clean,
     signature_from,
     write_synced,
 )
@@ -141,8 +145,28 @@ def catch_up(
     was = [(rel, record[rel]) for rel in touched if rel in record]
     now = [(rel, entries[rel]) for rel in touched if rel in entries]
     sums = found.sums.moved(was, now) if found.sums is not None else sums_of(entries.items())
-    _record(store, config, entries, sums, unread if whole else None)
+    clean = clean_after(root, config, synced.get("clean"), head, entries, touched)
+    _record(store, config, entries, sums, unread if whole else None, clean)
     return True
+
+
+def plain_layout(config: Config) -> bool:
+    """Whether a path alone tells whether the walk reads it, and as what (`kind_of`): notes
+    in notes/, drafts in the drafts folder, nothing excluded."""
+    layout = layout_rules.layout_of(config)
+    return not (
+        layout.notes != NOTES_DIR
+        or layout.excludes
+        or layout_rules.excludes_of(config)
+        or kind_of(f"{config.inbox}/x.md", config.inbox) != "draft"  # drafts among notes
+    )
+
+
+def _walked_kind(rel: str, config: Config) -> Kind | None:
+    """What the walk reads the file at `rel` as, in a `plain_layout` (None: not read)."""
+    if any(part.startswith(".") for part in rel.split("/")):
+        return None  # the walk never enters a dot folder nor reads a dot file
+    return kind_of(rel, config.inbox)
 
 
 def _stat_changed(
@@ -151,22 +175,14 @@ def _stat_changed(
     """The files among `changed` a load would read, stat-ed as the walk stats them (a path
     that is no note or draft, or is gone, left out); None when the walk's own rules are
     needed to tell (notes kept elsewhere, excludes, a link on the way), so the caller walks."""
-    layout = layout_rules.layout_of(config)
-    if (
-        layout.notes != NOTES_DIR
-        or layout.excludes
-        or layout_rules.excludes_of(config)
-        or kind_of(f"{config.inbox}/x.md", config.inbox) != "draft"  # drafts among notes
-    ):
+    if not plain_layout(config):
         return None
     real = os.path.realpath(root)
     out: list[tuple[str, Kind, int, int]] = []
     for rel in sorted(set(changed)):
-        kind = kind_of(rel, config.inbox)
+        kind = _walked_kind(rel, config)
         if kind is None:
             continue
-        if any(part.startswith(".") for part in rel.split("/")):
-            continue  # the walk never enters a dot folder nor reads a dot file
         path = root / rel
         try:
             info = os.lstat(path)
@@ -186,10 +202,11 @@ def _record(
     entries: Mapping[str, FileEntry],
     sums: Sums,
     unread: list[str] | None,
+    clean: str | None = None,
 ) -> str:
     """Record what the index now holds (the files and their `sums`, synced.json); its
     signature. `unread`: the paths the walk could not read (None: no walk, so no
-    fingerprint of the files)."""
+    fingerprint of the files); `clean`: see `clean_after`."""
     state = own_state(store)
     if state is None:
         return ""
@@ -198,8 +215,147 @@ def _record(
     trusted = unread is not None and sums.young == 0
     files = fingerprint_of(summed(sums.files), unread or ()) if trusted else None
     unparsed = [rel for rel, e in entries.items() if not e.parsed]
-    write_synced(store, state, signature, files, config, unparsed)
+    write_synced(store, state, signature, files, config, unparsed, clean)
     return signature
+
+
+# the most notes checked against a commit's blobs when the rows follow it: past that (a pull
+# of thousands of notes) the record keeps no clean commit, and the next plan walks the files
+CHECKED_MAX = 2000
+
+
+def clean_after(
+    root: Path,
+    config: Config,
+    claim: object,
+    head: str | None,
+    entries: Mapping[str, FileEntry],
+    touched: Collection[str],
+) -> str | None:
+    """`head` when the rows (of the record's `entries`) hold every note with the bytes
+    `head`'s tree holds at its path, and no other note; else None. `claim`: the commit the
+    rows held so before the files `touched` were read again or found gone, kept in
+    synced.json (`write_synced`'s `clean`). Checked by the notes that differ between the two
+    commits and those touched: each one's bytes in `head` hashed against its entry's.
+
+    With such a commit at HEAD, git's status showing no note differing from HEAD shows the
+    rows in step with the notes on disk (`notes_in_step`), and no walk of them is needed."""
+    if not isinstance(claim, str) or head is None or not plain_layout(config):
+        return None
+    from curator.errors import WriterError
+    from curator.writer.git import discover, tree_changes
+
+    try:
+        repo = discover(root)
+        moved = [c.path for c in tree_changes(repo, claim, head)] if claim != head else []
+        rels = {repo.to_palace(path) for path in moved} | set(touched)
+        notes = sorted(r for r in rels if r is not None and _walked_kind(r, config) == "note")
+        if len(notes) > CHECKED_MAX:
+            return None
+        held = _blobs_at(repo, head, [repo.to_repo(rel) for rel in notes])
+    except (WriterError, OSError, ValueError):
+        return None
+    if held is None:
+        return None
+    for rel, data in zip(notes, held, strict=True):
+        entry = entries.get(rel)
+        if data is None:
+            if entry is not None:
+                return None
+        elif entry is None or entry.kind != "note" or entry.sha != _digest(data):
+            return None
+    return head
+
+
+def _blobs_at(repo: Any, commit: str, paths: list[str]) -> list[bytes | None] | None:
+    """The bytes of the file at each repo path in `commit`'s tree (None: no file there, or a
+    folder or submodule), one `git cat-file --batch`; None when a path cannot be asked."""
+    if not paths:
+        return []
+    if any("\n" in path for path in paths):
+        return None
+    asked = "".join(f"{commit}:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
+    data = repo.git("cat-file", "--batch", input=asked).stdout
+    out: list[bytes | None] = []
+    pos = 0
+    for _ in paths:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if header[-1] == b"missing" or len(header) != 3:
+            out.append(None)
+            continue
+        size = int(header[2])
+        out.append(data[pos : pos + size] if header[1] == b"blob" else None)
+        pos += size + 1
+    return out
+
+
+def _digest(data: bytes) -> str:
+    """A file's bytes hashed as `FileEntry.sha` has them (`parse_note`)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def notes_in_step(root: Path, config: Config, head: str, store: IndexStore) -> bool:
+    """Whether the index holds the palace's files as they are now, told without a walk of the
+    notes: its record keeps `head` as clean (`clean_after`), and `head` is a commit git's
+    status showed every note as it holds (`notes_committed`, the caller's); the drafts, which
+    git does not vouch for, are stat-ed one by one against the record, and one the stat
+    cannot vouch for (too young when read, touched since) is read and hashed."""
+    state = store.state
+    synced = read_synced(store.index_dir)
+    if (
+        state is None
+        or synced is None
+        or synced.get("clean") != head
+        or state.commit != head
+        or (synced.get("table"), synced.get("updated")) != (state.table, state.updated)
+        or not plain_layout(config)
+        or os.path.islink(root / NOTES_DIR)  # git would vouch for the link, not the notes
+    ):
+        return False
+    layout = layout_rules.layout_of(config)
+    drafts, unread = walk_stats(root, layout, notes=False)
+    found = read_record(store.index_dir, state, store.tables.seen)
+    if unread or found is None:
+        return False
+    recorded = [rel for rel, entry in found.files.items() if entry.kind == "draft"]
+    if len(recorded) != len(drafts):
+        return False
+    for rel, kind, size, mtime in drafts:
+        entry = found.files.get(rel)
+        if entry is None or entry.kind != kind:
+            return False
+        if entry.same(kind, size, mtime):
+            continue
+        try:
+            _info, data = read_file(str(root / rel))
+        except OSError:
+            return False
+        if _digest(data) != entry.sha:
+            return False
+    return True
+
+
+def vouch(
+    root: Path, config: Config, head: str, since_ns: int, walked: Walked, store: IndexStore
+) -> None:
+    """Keep `head` as clean in the record (see `clean_after`) once the index is in step with
+    the files `walked` after a status taken at `since_ns` showed every note as `head` holds
+    it: the rows then hold each note as `head` does. Not when a file changed near or after
+    that status (its mtime is that late), nor when HEAD has moved."""
+    files, unread = walked
+    state = store.state
+    if (
+        unread
+        or state is None
+        or state.commit != head
+        or not plain_layout(config)
+        or os.path.islink(root / NOTES_DIR)
+        or any(mtime >= since_ns - RACY_NS for _rel, _kind, _size, mtime in files)
+    ):
+        return
+    record_clean(store, state, head)
 
 
 def count_from_files(

@@ -23,6 +23,7 @@ type, the slugs and names links resolve by.
 from __future__ import annotations
 
 import copy
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -40,7 +41,7 @@ from curator.model.note import Kind, Note
 from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, notes_sum
 from curator.model.schema import name_key, slug_key
 from curator.model.served import Served
-from curator.search.catchup import catch_up, count_from_files, walk
+from curator.search.catchup import catch_up, count_from_files, notes_in_step, vouch, walk
 from curator.search.filerecord import read_sums, summed
 from curator.search.filters import where_visible
 from curator.search.index import (
@@ -54,6 +55,7 @@ from curator.search.searcher import Searcher
 from curator.search.state import STATE_FILE, EmptyIndexRefused, IndexState
 from curator.search.store import IndexStore
 from curator.search.words import recorded_corpus
+from curator.writer.committed import notes_committed
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -106,14 +108,23 @@ def cold_searcher(root: Path) -> Searcher | None:
 
 
 def indexed_palace(
-    root: Path, columns: Sequence[str] = LOOKUP_COLUMNS, *, snapshot: bool = False
+    root: Path,
+    columns: Sequence[str] = LOOKUP_COLUMNS,
+    *,
+    snapshot: bool = False,
+    committed: bool = False,
 ) -> tuple[IndexedPalace, IndexStore] | None:
     """The palace at `root` as its index holds it (the rows' `columns`), and the index, once
     the index provably reflects the files as they are now: its table is the one the last
     sync recorded, at git HEAD, and a walk (one stat per file) finds every file as that
     sync read it, or the files changed since are read and their rows written first
     (`catch_up`); else None, and the caller loads the palace. `snapshot`: INDEX.md's bytes
-    are read first, as a load reads them (`Loaded.index_snapshot`), for a plan made from it."""
+    are read first, as a load reads them (`Loaded.index_snapshot`), for a plan made from it.
+
+    `committed`, for a plan rendered from what HEAD holds (`committed_at`): git's status is
+    read first; when it shows no note nor INDEX.md differing from HEAD, the palace is that
+    commit's (`Loaded.committed`), and when the rows are known to hold its notes
+    (`notes_in_step`) the notes are not walked."""
     root = Path(root).resolve()
     config = load_config(root)
     if layout_rules.foreign(config):
@@ -128,17 +139,24 @@ def indexed_palace(
         return None
     if (state.table, state.updated) != (record.get("table"), record.get("updated")):
         return None  # another sync since, with no record of its own
-    walked = walk(root, config)
+    since_ns = time.time_ns()
+    head = notes_committed(root) if committed else None
+    vouched = head is not None and record.get("clean") == head
+    walked = None if vouched else walk(root, config)
     store = open_index_at(root, config)
     found = store.state
-    if (
-        not isinstance(record.get("files"), str)
+    if head is not None and vouched and store.ready and notes_in_step(root, config, head, store):
+        pass  # git vouches for the notes, the drafts were stat-ed
+    elif (
+        walked is None
+        or not isinstance(record.get("files"), str)
         or files_fingerprint(*walked) != record["files"]
         or not store.ready
         or found is None
         or (found.table, found.updated) != (record.get("table"), record.get("updated"))
-        or found.commit != head_commit(root)
+        or found.commit != (head or head_commit(root))
     ):
+        walked = walked or walk(root, config)
         try:
             if not catch_up(root, config, store, walked):
                 return None
@@ -147,13 +165,15 @@ def indexed_palace(
         record = read_synced(index_dir(root))
         if record is None:
             return None
+    if head is not None and walked is not None:
+        vouch(root, config, head, since_ns, walked, store)
     if not isinstance(record.get("signature"), str) or not _strings(record.get("unparsed")):
         return None
     rows = store.columns(tuple(dict.fromkeys((*LOOKUP_COLUMNS, *columns))))
     palace = IndexedPalace(root, config, rows, record["unparsed"], record["signature"])
     palace.notes_of = _recorded_notes(store)
-    if snapshot:
-        palace.loaded = Loaded(index_snapshot=(index,))
+    if snapshot or head is not None:
+        palace.loaded = Loaded(index_snapshot=(index,) if snapshot else None, committed=head)
     return palace, store
 
 
@@ -440,8 +460,8 @@ class IndexedPalace(Palace):
 
     def all(self) -> list[Note]:
         """Never every note (what this palace avoids): a caller that needs them all loads
-        the palace; one that slipped through fails loudly rather than see none."""
-        raise NotImplementedError("a palace read from the search index holds no note list")
+        the palace (NeedsPalace); one that slipped through fails loudly rather than see none."""
+        raise NeedsPalace("a palace read from the search index holds no note list")
 
     def _over(self, table: dict[str, Sequence[Note]], key: Callable[[Note], str]) -> Any:
         """The rows' `table` with the change laid over it (the rows' own, unchanged)."""

@@ -75,9 +75,6 @@ MINILM_DIM = 384
 MINILM_MAX_TOKENS = 256  # what sentence-transformers trains and runs it with
 MAX_TOKENS = 512  # a local model's cap when its tokenizer names none
 
-# Tokens gathered per step when pooling: bounds memory (x dim x 4 bytes) whatever the text size.
-_POOL_CHUNK_TOKENS = 16_384
-
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -198,16 +195,31 @@ class WordLlamaEmbedder:
             (i for e in encodings for i in e.ids), dtype=np.intp, count=int(n_tok.sum())
         )
         np.clip(ids, 0, table.shape[0] - 1, out=ids)
-        word_sums = np.zeros((len(vocab), self.dim), dtype=np.float32)
-        owner = np.repeat(np.arange(len(vocab), dtype=np.intp), n_tok)
-        for start in range(0, len(ids), _POOL_CHUNK_TOKENS):  # bounded memory
-            stop = start + _POOL_CHUNK_TOKENS
-            np.add.at(word_sums, owner[start:stop], table[ids[start:stop]].astype(np.float32))
+        word_sums = token_sums(table, ids, n_tok)
         for row, word_idx in enumerate(per_text):
             count = int(n_tok[word_idx].sum()) if len(word_idx) else 0
             if count:
                 out[row] = word_sums[word_idx].sum(axis=0) / count
         return normalize_rows(out)
+
+
+def token_sums(
+    table: npt.NDArray[Any], ids: npt.NDArray[np.intp], n_tok: npt.NDArray[np.intp]
+) -> Vectors:
+    """Per word, the float32 sum of its tokens' rows of `table` (`ids`: every word's tokens,
+    one word after another; `n_tok`: how many each has), added in token order from zero: the
+    values `np.add.at` gives, by one gather a token position across every word that long
+    (np.add.at goes an element at a time: most of the time of embedding a question's words).
+    Memory: one row per word at a time, whatever the tokens."""
+    sums = np.zeros((len(n_tok), table.shape[1]), dtype=np.float32)
+    starts = np.cumsum(n_tok) - n_tok
+    words = np.flatnonzero(n_tok)
+    position = 0
+    while len(words):
+        sums[words] += table[ids[starts[words] + position]]
+        position += 1
+        words = words[n_tok[words] > position]
+    return sums
 
 
 # --------------------------------------------------------------------------- hashing

@@ -301,14 +301,34 @@ def write_synced(
     files: str | None,
     config: Config,
     unparsed: list[str],
+    clean: str | None = None,
 ) -> None:
-    """Record what the index of `state` reflects (see `_write_synced`), best effort."""
+    """Record what the index of `state` reflects (see `_write_synced`), best effort. `clean`:
+    a commit whose tree holds every note with the bytes the rows were made from, and no other
+    note (`curator.search.catchup.clean_after`); git's status then vouches for the notes."""
     record = {
         **_synced_record(state, signature),
         "files": files,
         "derived": derived_config(config),
         "unparsed": sorted(unparsed),
     }
+    if clean is not None:
+        record["clean"] = clean
+    _store_synced(store, record)
+
+
+def record_clean(store: IndexStore, state: IndexState, clean: str) -> None:
+    """Keep `clean` (see `write_synced`) in the record of `state`'s sync, when the record is
+    that sync's; best effort."""
+    record = read_synced(store.index_dir)
+    if record is not None and (record.get("table"), record.get("updated")) == (
+        state.table,
+        state.updated,
+    ):
+        _store_synced(store, {**record, "clean": clean})
+
+
+def _store_synced(store: IndexStore, record: dict[str, Any]) -> None:
     try:
         data = json.dumps(record).encode("utf-8")
         atomic_write(store.index_dir / SYNCED_FILE, data, sync=False)

@@ -201,6 +201,8 @@ class Ranker:
     _note_rows: dict[str, tuple[Note, np.ndarray]] = field(init=False, default_factory=dict)
     _note_text_cache: dict[str, tuple[Note, NoteText]] = field(init=False, default_factory=dict)
     _doc_rows: dict[str, tuple[Note, Row]] = field(init=False, default_factory=dict)
+    # per note, its index row's vector (of a row written from that very note's bytes)
+    _vectors: dict[str, tuple[Note, np.ndarray]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
@@ -454,6 +456,17 @@ class Ranker:
         named = np.asarray([name_share(str(rows[p].get("name") or ""), prefixes) for p in paths])
         return soft, named.astype(np.float64).reshape(len(paths))
 
+    def _held_vector(self, path: str) -> np.ndarray | None:
+        """The vector of the index row of the note at `path` (`_hold_vector`), while the
+        palace holds that very note."""
+        return _held(self._vectors, path, self.palace.by_rel.get(path))
+
+    def _hold_vector(self, path: str, vector: np.ndarray) -> None:
+        """Keep the vector of the index row written from the bytes of the note at `path`."""
+        note = self.palace.by_rel.get(path)
+        if note is not None:
+            _hold(self._vectors, path, note, vector)
+
     def _has_read(self, path: str) -> bool:
         """Whether ranking holds what it read of the candidate at `path` (`_note_text`)."""
         return _held(self._note_text_cache, path, self.palace.by_rel.get(path)) is not None
@@ -476,7 +489,7 @@ class Ranker:
         for path, note, found in zip(paths, notes, words, strict=True):
             held = _held(self._note_rows, path, note)
             if held is None:
-                held = np.fromiter((index[w] for w in found), dtype=np.intp, count=len(found))
+                held = np.fromiter(map(index.__getitem__, found), dtype=np.intp, count=len(found))
                 if note is not None:
                     _hold(self._note_rows, path, note, held)
             out.append(held)

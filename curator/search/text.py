@@ -15,6 +15,8 @@ from curator.model.note import DRAFT_BANNER
 from curator.model.text import one_line
 
 SNIPPET_CHARS = 220
+SNIPPET_BODIES = 1024  # bodies whose sentences `sentences_of` keeps
+NAMES_KEPT = 20_000  # names whose words `words_of` keeps
 FUZZY_MAX_WORDS = 3  # a query of up to this many words also ranks note names by rapidfuzz
 SOFT_MIN_TERMS = 4  # this many key terms make a query natural language even without stopwords
 
@@ -140,16 +142,23 @@ def make_snippet(
     """The sentence(s) of the note that best match the query, cleaned to one line, with the
     spans of the query terms in it. Falls back to the description, then the body's start."""
     prefixes = sorted({term_prefix(t) for t in key_terms(query)})
-    text = body.replace(DRAFT_BANNER, "")
-    sentences = [one_line(s) for s in _SENTENCE.split(text)]
-    sentences = [s for s in sentences if s]
+    read = sentences_of(body)
+    hits = [len(starting_in(prefixes, words)) for _sent, words in read]
+    return snippet_of([sent for sent, _words in read], hits, description, prefixes, limit)
+
+
+def snippet_of(
+    sentences: Sequence[str],
+    hits: Sequence[int],
+    description: str,
+    prefixes: Sequence[str],
+    limit: int,
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """`make_snippet` of the body's `sentences`, each with how many of the query's term
+    `prefixes` start one of its words (`hits`)."""
     best = ""
     if prefixes and sentences:
-        scored = []
-        for i, sent in enumerate(sentences):
-            hits = starting(prefixes, [w.lower() for w in WORD.findall(sent)])
-            scored.append((len(hits), -i, i))
-        count, _, idx = max(scored)
+        count, _, idx = max((n, -i, i) for i, n in enumerate(hits))
         if count:
             best = sentences[idx]
             if len(best) < limit // 2 and idx + 1 < len(sentences):
@@ -166,6 +175,20 @@ def make_snippet(
     return best, tuple(spans(best, prefixes))
 
 
+@functools.lru_cache(maxsize=SNIPPET_BODIES)
+def sentences_of(body: str) -> tuple[tuple[str, str], ...]:
+    """The sentences of a note's body as a snippet shows them (the draft banner left out, each
+    on one line, the empty ones dropped), each with its words as `starting_in` reads them.
+    Kept for the bodies shown last: a result shown again (the next keystroke, the next
+    question on the subject) is not split and cleaned again."""
+    out = []
+    for part in _SENTENCE.split(body.replace(DRAFT_BANNER, "")):
+        sent = one_line(part)
+        if sent:
+            out.append((sent, joined_words([w.lower() for w in WORD.findall(sent)])))
+    return tuple(out)
+
+
 def natural_language(query: str) -> bool:
     """A question or sentence rather than a keyword lookup: it has function words (or is long)
     and at least two key terms."""
@@ -179,16 +202,30 @@ def name_share(name: str, prefixes: Sequence[str]) -> float:
     word of the note's name."""
     if not prefixes:
         return 0.0
-    return len(starting(prefixes, [w.lower() for w in WORD.findall(name)])) / len(prefixes)
+    return len(starting_in(prefixes, words_of(name))) / len(prefixes)
+
+
+@functools.lru_cache(maxsize=NAMES_KEPT)
+def words_of(text: str) -> str:
+    """The words of `text`, lower-cased, as `starting_in` tests them (`joined_words`): kept
+    for the names a search read last (each question reads a hundred candidates' names)."""
+    return joined_words([w.lower() for w in WORD.findall(text)])
 
 
 def starting(prefixes: Sequence[str], words: Sequence[str]) -> list[str]:
     """The prefixes that start one of `words` (words of `WORD`: no spaces), each as often as
     `prefixes` holds it. One substring test of the words joined by spaces each, not one
     test a word: a snippet tests every sentence of each result's body."""
-    if not words:
-        return []
-    joined = " " + " ".join(words)
+    return starting_in(prefixes, joined_words(words))
+
+
+def joined_words(words: Sequence[str]) -> str:
+    """`words` as `starting_in` tests them: each after a space ("" for none)."""
+    return " " + " ".join(words) if words else ""
+
+
+def starting_in(prefixes: Sequence[str], joined: str) -> list[str]:
+    """`starting` of the words `joined` (`joined_words`)."""
     return [p for p in prefixes if " " not in p and " " + p in joined]
 
 

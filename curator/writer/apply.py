@@ -30,7 +30,7 @@ import errno
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from curator.errors import WriterError
@@ -114,6 +114,13 @@ class _Files:
     pre: dict[str, bytes | None]
     post: dict[str, bytes | None]
     modes: dict[str, int]
+    # the `content_hash` of each pre-image checked (INDEX.md's is 25 MB at 100k notes)
+    hashed: dict[str, str | None] = field(default_factory=dict)
+
+    def pre_hash(self, path: str) -> str | None:
+        if path not in self.hashed:
+            self.hashed[path] = _hash(self.pre[path])
+        return self.hashed[path]
 
 
 def _read_plan(root: Path, plan: Plan, head: str | None) -> _Files:
@@ -137,7 +144,7 @@ def _read_plan(root: Path, plan: Plan, head: str | None) -> _Files:
             modes[ch.dst] = file_mode(root / ch.src)
     for p, want in expected.items():
         have = pre[p]
-        if (None if have is None else content_hash(have)) != want:
+        if files.pre_hash(p) != want:
             if want is None:
                 detail = "it exists now but the plan expected no file there"
             else:
@@ -246,7 +253,7 @@ def _apply_locked(
     journal = Journal.new(root, plan.action, plan.message, head)
     journal.commit_paths = commit_paths
     journal.entries = [
-        Entry(p, _hash(files.pre[p]), _hash(files.post[p]), files.modes[p]) for p in files.post
+        Entry(p, files.pre_hash(p), _hash(files.post[p]), files.modes[p]) for p in files.post
     ]
     try:
         temps.write()  # every byte the action needs, before anything changes

@@ -11,11 +11,13 @@ pre-commit hook it checks what is about to be committed.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, NOTES_DIR, NeedsPalace, Palace
 from curator.writer.git import Repo, discover_with_head, read_blobs
 
-__all__ = ["committed_at", "committed_palace"]
+__all__ = ["committed_at", "committed_palace", "notes_committed"]
 
 _REGULAR = ("100644", "100755")
 
@@ -24,7 +26,11 @@ def committed_at(palace: Palace) -> tuple[Palace, str | None]:
     """(:func:`committed_palace` of the repository holding `palace`, the commit HEAD was at);
     (the palace as loaded, None) when there is none yet (no git repository, no commit). HEAD
     is read before git's status, so a commit landing in between makes the pair older than
-    what it holds, never newer: a render from it is done again, not trusted."""
+    what it holds, never newer: a render from it is done again, not trusted. A palace read
+    from the index once such a status showed its notes as HEAD holds them (`Loaded.committed`:
+    `notes_committed`) is that palace at that commit."""
+    if palace.partial and palace.loaded.committed is not None:
+        return palace, palace.loaded.committed
     try:
         repo, head = discover_with_head(palace.root)
     except WriterError:
@@ -32,23 +38,27 @@ def committed_at(palace: Palace) -> tuple[Palace, str | None]:
     return (palace, None) if head is None else (committed_palace(palace, repo), head)
 
 
+def notes_committed(root: Path) -> str | None:
+    """The commit HEAD is at when git's status shows no note, folder that may hold notes, or
+    INDEX.md of the palace at `root` differing from it (changed, staged, gone, untracked,
+    ignored); else None, as outside git or before a first commit. HEAD is read first, as
+    `committed_at` reads it."""
+    try:
+        repo, head = discover_with_head(root)
+    except WriterError:
+        return None
+    if head is None:
+        return None
+    loose, changed = _differences(repo)
+    if any(map(_may_hold_notes, loose)) or any(map(_may_hold_notes, changed)):
+        return None
+    return head
+
+
 def committed_palace(palace: Palace, repo: Repo) -> Palace:
     """`palace` without the notes the working copy adds to HEAD's and with the ones it changes
     as HEAD holds them (drafts stay: the inbox is never committed)."""
-    proc = repo.git(
-        "status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal",
-        "--ignored=traditional", "--ignore-submodules=all", "--", repo.to_repo("") or ".",
-        env={"GIT_OPTIONAL_LOCKS": "0"},
-    )  # fmt: skip
-    loose: list[str] = []  # untracked or ignored: a file, or a folder ending in /
-    changed: list[str] = []  # tracked and different from HEAD (or staged as new)
-    for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
-        if len(item) < 4:
-            continue
-        code, rel = item[:2], repo.to_palace(item[3:])
-        if rel is None:
-            continue
-        (loose if code in ("??", "!!") else changed).append(rel)
+    loose, changed = _differences(repo)
     if palace.partial:  # it holds no note list to take them out of or put back in
         if any(map(_may_hold_notes, loose)) or any(map(_may_hold_notes, changed)):
             raise NeedsPalace("the working copy's notes differ from what HEAD holds")
@@ -68,9 +78,9 @@ def committed_palace(palace: Palace, repo: Repo) -> Palace:
         for entry in filter(None, listing.stdout.decode("utf-8", "surrogateescape").split("\0")):
             meta, path = entry.split("\t", 1)
             mode, _type, blob = meta.split()
-            rel = repo.to_palace(path)
-            if rel is not None and mode in _REGULAR:
-                held[rel] = blob
+            found = repo.to_palace(path)
+            if found is not None and mode in _REGULAR:
+                held[found] = blob
         data = read_blobs(repo, sorted(set(held.values())))
         for rel in wanted:
             changes[rel] = data[held[rel]] if rel in held else None
@@ -82,3 +92,25 @@ def _may_hold_notes(rel: str) -> bool:
     if rel.endswith("/"):
         return rel.startswith(NOTES_DIR + "/") or f"{NOTES_DIR}/".startswith(rel)
     return rel == INDEX_NAME or rel.startswith(NOTES_DIR + "/")
+
+
+def _differences(repo: Repo) -> tuple[list[str], list[str]]:
+    """(untracked or ignored paths: a file, or a folder ending in /; tracked paths different
+    from HEAD or staged as new), palace-relative, as git's status of the palace shows them. A
+    submodule is looked into: one whose files changed shows as changed (a load reads its
+    notes as the palace's own)."""
+    proc = repo.git(
+        "status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal",
+        "--ignored=traditional", "--ignore-submodules=none", "--", repo.to_repo("") or ".",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )  # fmt: skip
+    loose: list[str] = []
+    changed: list[str] = []
+    for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if len(item) < 4:
+            continue
+        code, rel = item[:2], repo.to_palace(item[3:])
+        if rel is None:
+            continue
+        (loose if code in ("??", "!!") else changed).append(rel)
+    return loose, changed

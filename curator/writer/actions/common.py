@@ -17,7 +17,7 @@ from curator.errors import CuratorError
 from curator.fsutil import note_bytes
 from curator.model import palace_rules
 from curator.model.check import run_checks
-from curator.model.index_md import index_bytes, render_index
+from curator.model.index_md import index_bytes, render_index_bytes
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
@@ -118,7 +118,7 @@ def with_index(
         if index_bytes(palace) is None:
             return tuple(changes)
     existing = index_bytes(palace)
-    rendered = render_index(after, existing, today, since=base).encode("utf-8")
+    rendered = render_index_bytes(after, existing, today, since=base)
     if existing != rendered:
         # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
         # if another action landed since, apply sees the difference and INDEX.md is redone
