@@ -1,7 +1,7 @@
 """A pytest plugin that records the CPU each test phase costs (this process plus the children
 it reaped), to find where the suite's CPU goes on a shared machine, where wall time lies.
 
-    python -m pytest -p benchmarks.pytest_cpu -n 4 ...  # one JSON per worker in $PYTEST_CPU_OUT
+    python -m pytest -p benchmarks.pytest_cpu -n 3 ...  # one JSON per worker in $PYTEST_CPU_OUT
     python benchmarks/pytest_cpu.py /tmp/pytest_cpu      # the files and tests that cost most
 
 A module- or session-scoped fixture's cost falls on the setup of the first test that asks for

@@ -4,10 +4,12 @@ exist, and `from conftest import` would pick whichever was imported first)."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,32 @@ def git_init_commit(root: Path, message: str = "initial") -> None:
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-q", "--no-verify", "-m", message)
+
+
+def run_main(
+    cwd: Path, *args: str, stdin: str | bytes = "", env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`curator ARGS` run as its process would run it (curator.cli.main in `cwd`, with `env`
+    added, stdin a file holding `stdin`: no terminal), in this process: a `python -m curator`
+    pays curator's import for what main() does the same here. What it wrote and its exit
+    code come back as subprocess.run's would. Not for `curator hook`: a hook that runs out of
+    time ends its process (os._exit)."""
+    from curator.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as m, tempfile.TemporaryFile() as f:
+        f.write(stdin.encode() if isinstance(stdin, str) else stdin)
+        f.seek(0)
+        for key, value in (env or {}).items():
+            m.setenv(key, value)
+        m.chdir(cwd)
+        m.setattr(sys, "stdin", io.TextIOWrapper(f, encoding="utf-8"))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's refusals
+                code = exc.code if isinstance(exc.code, int) else 2
+    return subprocess.CompletedProcess(["curator", *args], code, out.getvalue(), err.getvalue())
 
 
 def build_index(root: Path, scratch: Path) -> None:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from palacehelpers import IDENTITY_VARS, RunCli, git, listed
+from palacehelpers import IDENTITY_VARS, RunCli, git, listed, run_main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT / "sample_palace"
@@ -61,7 +61,10 @@ def curator(
     env: dict[str, str] | None = None,
     stdin: str = "",
 ) -> subprocess.CompletedProcess[str]:
-    """`curator ARGS` as a separate process (stdin is a pipe, not a TTY)."""
+    """`curator ARGS` (stdin not a TTY): in this process (`run_main`), or with `env` (the
+    process's whole environment) a separate process."""
+    if env is None:
+        return run_main(root, *args, stdin=stdin)
     return subprocess.run(
         [sys.executable, "-m", "curator", *args],
         cwd=root,

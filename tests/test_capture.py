@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from palacehelpers import run_main
 
 from curator.model.note import DRAFT_BANNER, parse_note
 from curator.model.similar import catalog, similar
@@ -99,6 +100,13 @@ def read_draft(root: Path, rel: str):  # type: ignore[no-untyped-def]
 def run_capture(
     root: Path, *args: str, body: bytes | None = b"A body.\n", timeout: float = 30, **kw: object
 ) -> subprocess.CompletedProcess[bytes]:
+    """`curator capture ARGS` with `body` on stdin, in this process (`run_main`); with a stdin
+    of the test's own (a terminal, a pipe left open: `body` None) in a process of its own."""
+    if body is not None and not kw:
+        done = run_main(Path.cwd(), "--palace", str(root), "capture", *args, stdin=body)
+        return subprocess.CompletedProcess(
+            done.args, done.returncode, done.stdout.encode(), done.stderr.encode()
+        )
     argv = [PY, "-m", "curator", "--palace", str(root), "capture", *args]
     return subprocess.run(
         argv,

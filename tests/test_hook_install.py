@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from palacehelpers import run_main
 
 from curator.agents import install
 from curator.agents.hooks import EVENTS
@@ -35,21 +36,14 @@ EXISTING = {
 
 def cli(project: Path, *args: str, palace: bool = True) -> subprocess.CompletedProcess[str]:
     """`curator hook ARGS` in `project`, with a palace beside it in CURATOR_PALACE (install
-    refuses without one) unless `palace` is False."""
-    env = os.environ.copy()
+    refuses without one) unless `palace` is False; in this process (`run_main`): the
+    installed command's own process is test_the_installed_command_runs_as_a_hook's."""
+    env = {}
     if palace:
         beside = project.parent / f"{project.name}-palace"
         (beside / "notes").mkdir(parents=True, exist_ok=True)
         env["CURATOR_PALACE"] = str(beside)
-    return subprocess.run(
-        [sys.executable, "-m", "curator", "hook", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
+    return run_main(project, "hook", *args, env=env)
 
 
 def test_install_refuses_without_a_palace(tmp_path: Path) -> None:

@@ -5,13 +5,12 @@ the status table (schema, the CLI's --status, the replaced predicate), and the v
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from palacehelpers import MakePalace, RunCli, note_text
+from palacehelpers import MakePalace, RunCli, note_text, run_main
 
 from curator.config import Config, load_config
 from curator.model.note import parse_note
@@ -251,7 +250,6 @@ def test_one_task_status_table() -> None:
 
 def test_task_save_refuses_a_status_from_the_one_table(make_palace: MakePalace) -> None:
     import subprocess
-    import sys
 
     from curator.tasks.checkpoint import OPEN_STATUSES, SECTIONS
 
@@ -259,9 +257,8 @@ def test_task_save_refuses_a_status_from_the_one_table(make_palace: MakePalace) 
     sections = "".join(f"## {title}\nx\n\n" for _key, title in SECTIONS)
 
     def task(*args: str) -> subprocess.CompletedProcess[str]:
-        argv = [sys.executable, "-m", "curator", "--palace", str(root), "task", *args]
-        env = {**os.environ, "CURATOR_AGENT": "alice"}
-        return subprocess.run(argv, input=sections, capture_output=True, text=True, env=env)
+        env = {"CURATOR_AGENT": "alice"}
+        return run_main(root, "--palace", str(root), "task", *args, stdin=sections, env=env)
 
     assert task("new", "t1", "--objective", "x").returncode == 0
     refused = task("save", "t1", "--status", "bogus")

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from palacehelpers import MakePalace, RunCli, git
+from palacehelpers import MakePalace, RunCli, git, run_main
 
 from curator.tasks.checkpoint import SECTIONS, parse
 
@@ -31,12 +31,11 @@ def palace(make_palace: MakePalace) -> Path:
 
 
 def cli(root: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "task", *args],
-        input=stdin,
-        capture_output=True,
-        check=False,
-    )
+    """`curator --palace ROOT task ARGS` in this process (`run_main`); the racers below are
+    processes of their own."""
+    done = run_main(root, "--palace", str(root), "task", *args, stdin=stdin)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.encode(),
+                                       done.stderr.encode())  # fmt: skip
 
 
 def test_cli_round_trip(palace: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from palacehelpers import git
+from palacehelpers import git, run_main
 
 from curator.agents.context import write_pack
 from curator.config import load_config
@@ -24,6 +24,10 @@ FIXTURE = {"suppress_health_check": [HealthCheck.function_scoped_fixture], "dead
 
 
 def cli(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`curator ARGS` in `cwd`, in this process (`run_main`); a hook in a process of its own,
+    as its agent runs it."""
+    if args[0] != "hook":
+        return run_main(cwd, *args, stdin=stdin)
     return subprocess.run(
         [sys.executable, "-m", "curator", *args], cwd=cwd, capture_output=True, text=True,
         input=stdin, env=os.environ.copy(), timeout=120,
