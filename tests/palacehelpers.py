@@ -4,6 +4,7 @@ exist, and `from conftest import` would pick whichever was imported first)."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import shutil
@@ -62,6 +63,7 @@ def run_main(
     from curator.cli import main
 
     out, err = io.StringIO(), io.StringIO()
+    frozen = gc.get_freeze_count()
     with pytest.MonkeyPatch.context() as m, tempfile.TemporaryFile() as f:
         f.write(stdin.encode() if isinstance(stdin, str) else stdin)
         f.seek(0)
@@ -74,6 +76,8 @@ def run_main(
                 code = main(list(args))
             except SystemExit as exc:  # argparse's refusals
                 code = exc.code if isinstance(exc.code, int) else 2
+    if gc.get_freeze_count() > frozen:  # a command freezes what it loaded for its own process's
+        gc.unfreeze()  # life (`runtime.freeze_loaded`): this one goes on to the next test
     return subprocess.CompletedProcess(["curator", *args], code, out.getvalue(), err.getvalue())
 
 
