@@ -81,6 +81,18 @@ def run_main(
     return subprocess.CompletedProcess(["curator", *args], code, out.getvalue(), err.getvalue())
 
 
+def installed(root: Path, files: Mapping[str, bytes | None]) -> list[str]:
+    """A plan's files (`Plan.effects`) written or removed as apply installs them, and not
+    committed: another writer caught between its files and its commit. The paths written."""
+    for rel, data in files.items():
+        if data is None:
+            (root / rel).unlink()
+        else:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(data)
+    return [rel for rel, data in files.items() if data is not None]
+
+
 def build_index(root: Path, scratch: Path) -> None:
     """Build the palace's search index as the app does (in a child process), with the home and
     caches in `scratch` (for session fixtures, which run before `isolated_env`)."""

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from palacehelpers import IDENTITY_VARS, RunCli, git, listed, run_main
+from palacehelpers import IDENTITY_VARS, RunCli, git, installed, listed, run_main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT / "sample_palace"
@@ -189,15 +189,8 @@ def test_a_plan_made_between_another_actions_files_and_its_commit_renders_index_
     from curator.writer.session import commit
 
     other = plan_promote(Palace.open(palace), LINT, confidence=0.8)
-    files = other.effects(palace)
-    for rel, data in files.items():  # the other writer's files, installed
-        if data is None:
-            (palace / rel).unlink()
-        else:
-            (palace / rel).parent.mkdir(parents=True, exist_ok=True)
-            (palace / rel).write_bytes(data)
+    written = installed(palace, other.effects(palace))  # the other writer's files
     plan = plan_promote(Palace.open(palace), STRIPE, confidence=0.8)
-    written = [rel for rel, data in files.items() if data is not None]
     git(palace, "add", "--", *(rel for rel in written if not rel.startswith(".curator/")))
     git(palace, "commit", "-q", "-m", other.message)  # ...and now committed
     commit(palace, plan)

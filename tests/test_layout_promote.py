@@ -157,7 +157,7 @@ def test_a_plan_made_between_another_promotes_files_and_its_commit_keeps_both_in
     """A promote planned while another writer had installed its files (MEMORY.md with its
     entry) but not yet committed them: once that one commits, this one's MEMORY.md must name
     both new memories, and the user's own lines stay as they were."""
-    from palacehelpers import git
+    from palacehelpers import git, installed
 
     src = tmp_path / "src"
     src.mkdir()
@@ -172,15 +172,8 @@ def test_a_plan_made_between_another_promotes_files_and_its_commit_keeps_both_in
     first = capture(root, type="project", name="Earnings", body="Check.\n", description="first")
     second = capture(root, type="project", name="Rollback", body="Revert.\n", description="next")
     other = plan_promote(Palace.open(root, cache=False), first.path, confidence=0.8)
-    files = other.effects(root)
-    for rel, data in files.items():  # the other writer's files, installed
-        if data is None:
-            (root / rel).unlink()
-        else:
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_bytes(data)
+    written = installed(root, other.effects(root))  # the other writer's files
     plan = plan_promote(Palace.open(root, cache=False), second.path, confidence=0.8)
-    written = [rel for rel, data in files.items() if data is not None]
     tracked = [rel for rel in written if not rel.startswith((".curator/", "inbox/"))]
     git(root, "add", "--", *tracked)  # the draft it removed is in the ignored inbox
     git(root, "commit", "-q", "-m", other.message)  # ...and now committed
