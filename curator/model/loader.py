@@ -16,7 +16,7 @@ from curator.model.discovery import INDEX_NAME, NOTES_DIR
 from curator.model.finding import Finding
 from curator.model.layouts import Layout
 from curator.model.layouts.walk import walk
-from curator.model.note import MAX_BYTES, Kind, Note, parse_note
+from curator.model.note import MAX_BYTES, Kind, Note, bytes_sha, parse_note
 
 
 @dataclass
@@ -142,11 +142,7 @@ def _load_one(
     except OSError as exc:
         problems.append(_unreadable(rel, exc))
         return None, True
-    if (
-        old is not None
-        and _same_stat(old, info)
-        and hashlib.blake2b(data, digest_size=16).hexdigest() == old.sha
-    ):
+    if old is not None and _same_stat(old, info) and bytes_sha(data) == old.sha:
         return old, True
     return parse_note(rel, data, kind, mtime_ns=info.st_mtime_ns, size=info.st_size), True
 

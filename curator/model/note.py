@@ -51,6 +51,7 @@ __all__ = [
     "MAX_BYTES",
     "Note",
     "NoteEditError",
+    "bytes_sha",
     "edit_header",
     "header_bounds",
     "new_note_text",
@@ -266,6 +267,11 @@ def _lines_before(text: str, end: int) -> int:
     return text.count("\n", 0, end) + text.count("\r", 0, end) - crlf + 1
 
 
+def bytes_sha(data: bytes) -> str:
+    """A file's bytes hashed as a note's `sha` (and the index's record of files) keeps them."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def parse_note(
     rel: str, data: bytes, kind: Kind = "note", *, mtime_ns: int = 0, size: int | None = None
 ) -> Note:
@@ -277,7 +283,7 @@ def parse_note(
     whether it came from the disk or whole from git (a sync's replay).
     """
     note = Note(rel=rel, kind=kind, size=len(data) if size is None else size, mtime_ns=mtime_ns)
-    note.sha = hashlib.blake2b(data, digest_size=16).hexdigest()
+    note.sha = bytes_sha(data)
     if (why := schema.path_problem(rel)) is not None:  # hidden (fail closed) and reported
         note.problems += (Finding(rel, 0, "error", "file.name", why),)
     text = _text(note, data)

@@ -19,7 +19,6 @@ column and the list of notes whose header did not parse, as there.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import time
@@ -32,7 +31,7 @@ from curator.model.cache import RACY_NS
 from curator.model.discovery import NOTES_DIR, kind_of
 from curator.model.layouts import rules as layout_rules
 from curator.model.loader import fingerprint_of, read_file, read_note, walk_stats
-from curator.model.note import Kind
+from curator.model.note import Kind, bytes_sha
 from curator.search.docs import IndexDoc
 from curator.search.filerecord import (
     FileEntry,
@@ -262,7 +261,7 @@ def clean_after(
         if data is None:
             if entry is not None:
                 return None
-        elif entry is None or entry.kind != "note" or entry.sha != _digest(data):
+        elif entry is None or entry.kind != "note" or entry.sha != bytes_sha(data):
             return None
     return head
 
@@ -289,11 +288,6 @@ def _blobs_at(repo: Any, commit: str, paths: list[str]) -> list[bytes | None] | 
         out.append(data[pos : pos + size] if header[1] == b"blob" else None)
         pos += size + 1
     return out
-
-
-def _digest(data: bytes) -> str:
-    """A file's bytes hashed as `FileEntry.sha` has them (`parse_note`)."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def notes_in_step(root: Path, config: Config, head: str, store: IndexStore) -> bool:
@@ -332,7 +326,7 @@ def notes_in_step(root: Path, config: Config, head: str, store: IndexStore) -> b
             _info, data = read_file(str(root / rel))
         except OSError:
             return False
-        if _digest(data) != entry.sha:
+        if bytes_sha(data) != entry.sha:
             return False
     return True
 
