@@ -5,13 +5,13 @@ real on a tiny conversation set generated here (the dev data is never read by te
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks import locomo
 
-REPO = Path(__file__).resolve().parent.parent
 TOPICS = ("pottery", "camping", "violin", "turtles", "marathon", "painting")
 
 
@@ -71,16 +71,27 @@ def test_a_run_the_guard_stops_never_becomes_the_baseline(tmp_path: Path) -> Non
     assert json.loads(saved.read_text(encoding="utf-8"))["hash"] == {"dev": 0.73, "held out": 0.73}
 
 
+def run_locomo(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`benchmarks/locomo.py ARGS` run by its main() in this process (exit code, stdout,
+    stderr): the process is not what is tested, and a process of its own pays LanceDB's and
+    dateparser's imports for a run over twenty questions."""
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(sys, "argv", ["locomo.py", *args])
+        code = locomo.main()
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def test_every_constant_is_chosen_without_the_conversation_it_is_scored_on(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_set(tmp_path / "set")
     figures = tmp_path / "figures.json"
-    run = [sys.executable, str(REPO / "benchmarks" / "locomo.py"), str(data)]
-    run += ["--embedder", "hash", "--quick", "--only", "with context", "--json"]
-    first = subprocess.run([*run, "--save", str(figures)], capture_output=True, text=True)
-    assert first.returncode == 0, first.stderr
-    report = json.loads(first.stdout[first.stdout.index("\n{") :])
+    run = [str(data), "--embedder", "hash", "--quick", "--only", "with context", "--json"]
+    code, out, err = run_locomo(capsys, *run, "--save", str(figures))
+    assert code == 0, err
+    report = json.loads(out[out.index("\n{") :])
     chosen = report["leave-one-out"]["chosen"]
     assert sorted(chosen) == [f"conv-{n}" for n in range(5)]
     assert all(set(picks) == set(locomo.AXES) - {"contextual vector"} for picks in chosen.values())
@@ -98,11 +109,12 @@ def test_every_constant_is_chosen_without_the_conversation_it_is_scored_on(
         )
     }
     # the same tree against its own figures passes (the run is deterministic)
-    assert subprocess.run([*run, "--guard", str(figures)], capture_output=True).returncode == 0
+    assert run_locomo(capsys, *run, "--guard", str(figures))[0] == 0
 
 
-def test_constants_are_never_chosen_on_fewer_than_four_conversations(tmp_path: Path) -> None:
+def test_constants_are_never_chosen_on_fewer_than_four_conversations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = write_set(tmp_path / "set", count=4)
-    run = [sys.executable, str(REPO / "benchmarks" / "locomo.py"), str(data), "--embedder"]
-    done = subprocess.run([*run, "hash", "--quick", "--held-out"], capture_output=True, text=True)
-    assert done.returncode == 2 and "four" in done.stderr
+    code, _, err = run_locomo(capsys, str(data), "--embedder", "hash", "--quick", "--held-out")
+    assert code == 2 and "four" in err
