@@ -450,3 +450,12 @@ def test_bm25f_of_a_stored_line_is_bm25f_of_its_counted_stems(
     corpus = Corpus({}, 7, {"a": 3, "b": 9}, tuple(avg))
     weights = (4.0, 1.5, 1.5, 1.0, 0.5)
     assert bm25f(terms, read, corpus, weights) == plain_bm25f(terms, found, corpus, weights)
+
+
+@settings(max_examples=300)
+@given(st.from_regex(r"\A[0-9\u0660-\u0669\u00b2]{1,12}\Z"))
+def test_a_number_is_its_snowball_stem(number: str) -> None:
+    """A number's stem, taken as itself without the stemmer, is Snowball's."""
+    from curator.search.text import stem
+
+    assert stems(number) == [stem(number)]
