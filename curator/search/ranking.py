@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -484,19 +485,20 @@ class Ranker:
         out = [_held(self._note_rows, p, note) for p, note in zip(paths, notes, strict=True)]
         new = [i for i, held in enumerate(out) if held is None]
         words = {i: self._note_words(paths[i], rows[paths[i]]) for i in new}
-        every = [w for ws in words.values() for w in ws]
+        every = list(itertools.chain.from_iterable(words.values()))
         at = list(map(self._word_row.get, every))
         if None in at:
             if self._word_rows([w for w, i in zip(every, at, strict=True) if i is None]):
                 self._note_rows.clear()  # the matrix started afresh: every note's rows moved
                 new = list(range(len(paths)))
                 words = {i: words.get(i) or self._note_words(paths[i], rows[paths[i]]) for i in new}
-                every = [w for i in new for w in words[i]]
+                every = list(itertools.chain.from_iterable(words[i] for i in new))
                 self._word_rows(every)
             at = list(map(self._word_row.__getitem__, every))
         flat = np.asarray(at, dtype=np.intp)
-        ends = np.cumsum([len(words[i]) for i in new], dtype=np.intp)
-        for i, start, end in zip(new, ends - [len(words[i]) for i in new], ends, strict=True):
+        counts = np.fromiter((len(words[i]) for i in new), dtype=np.intp, count=len(new))
+        ends = np.cumsum(counts)
+        for i, start, end in zip(new, (ends - counts).tolist(), ends.tolist(), strict=True):
             note, found = notes[i], flat[start:end]
             out[i] = _hold(self._note_rows, paths[i], note, found) if note is not None else found
         return [o if o is not None else flat[:0] for o in out]
