@@ -6,9 +6,10 @@ For each tree (this checkout, then each `--tree`: another checkout of curator, e
 `git worktree add ../base <commit>`) and for the floor (the libraries alone: open the table,
 embed the query, one LanceDB hybrid query), on the same palace and index:
 
-- warm p95: one process (tuned as curator's own processes are, `curator.runtime`: what it
-  loaded frozen out of the collector's scans, as the warm hook server settles its palace)
-  opens the palace and its searcher and the floor's table, warms both up alike, then runs
+- warm p95: one process (tuned as curator's own processes are, `curator.runtime`, and its
+  palace settled as the warm servers settle theirs once quiet, `settle_palace`: the notes'
+  text let go, what is loaded frozen out of the collector's scans) opens the palace and its
+  searcher and the floor's table, warms both up alike, then runs
   the keyword queries `--rounds` times, as-you-type prefixes of them (short queries: names
   matched as you type) and questions (natural-language queries), each query by curator and
   by the floor in turn (which goes first alternating), so both see the same load, caches
@@ -73,8 +74,13 @@ if "floor" in sides:
     import search_floor
     searches["floor"] = search_floor.floor_search(root)
 if tree != "floor":
-    from curator.runtime import freeze_loaded
-    freeze_loaded()  # what is loaded now leaves the collector's scans, as the warm server's
+    try:  # the palace settled as the warm servers settle theirs once quiet
+        from curator.agents.settling import settle_palace
+    except ImportError:  # a tree from before they let go of their notes' text
+        from curator.runtime import freeze_loaded
+        freeze_loaded()  # what is loaded now leaves the collector's scans
+    else:
+        settle_palace(searcher.palace)
 order = [searches[s] for s in sides]
 times = {s: {} for s in sides}
 for name, (queries, rounds) in groups.items():

@@ -41,15 +41,22 @@ def test_wordllama_loads_and_embeds_with_network_blocked(monkeypatch: pytest.Mon
 def test_wordllama_fresh_process_offline_never_imports_the_package() -> None:
     # A fresh interpreter proves nothing was cached: load with sockets disabled, and check that
     # the wordllama package (which downloads and configures root logging) was never imported.
+    # And a query's few words are tokenized in the calling thread: no thread pool is started
+    # (on a busy machine its sleeping threads wake late).
     code = textwrap.dedent(
         """
-        import logging, socket, sys
+        import logging, os, socket, sys
         def blocked(*a, **k):
             raise OSError("network blocked")
         socket.socket.connect = blocked
         socket.create_connection = blocked
         from curator.search.embed import WordLlamaEmbedder
-        v = WordLlamaEmbedder().embed(["offline embedding works"])
+        threads = lambda: len(os.listdir("/proc/self/task"))
+        embedder = WordLlamaEmbedder()
+        embedder.load()
+        before = threads()
+        v = embedder.embed(["offline embedding works"])
+        assert threads() == before, f"{threads()} threads after embedding, {before} before"
         assert v.shape == (1, 256)
         assert "wordllama" not in sys.modules, "wordllama package was imported"
         assert not logging.getLogger().handlers, "root logger was configured"
@@ -142,6 +149,17 @@ def test_token_sums_are_the_sums_added_one_token_at_a_time(lengths: list[int], s
     got = token_sums(table, ids, n_tok)
     assert got.dtype == np.float32
     assert np.array_equal(got, _add_at_sums(table, ids, n_tok))  # bit for bit
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=30), st.booleans())
+def test_words_tokenized_one_by_one_are_the_batch_tokens(words: list[str], many: bool) -> None:
+    from curator.search.embed import SERIAL_WORDS, _load_model, word_tokens
+
+    tokenizer = _load_model().tokenizer
+    words = words * (SERIAL_WORDS // max(1, len(words)) + 1) if many and words else words
+    got = [e.ids for e in word_tokens(tokenizer, words)]
+    assert got == [e.ids for e in tokenizer.encode_batch(words, add_special_tokens=False)]
 
 
 def test_wordllama_words_embed_as_the_tokens_added_one_at_a_time() -> None:

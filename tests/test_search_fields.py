@@ -16,14 +16,14 @@ from hypothesis import strategies as st
 from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
-from curator.search.fields import FieldTerms, features, stored_stems
+from curator.search.fields import K1, B, FieldTerms, bm25f, features, idf, stored_stems
 from curator.search.filters import Filter
 from curator.search.fuse import scaled
 from curator.search.ranking import NoteText, Tuning, threads
 from curator.search.searcher import Searcher
 from curator.search.temporal import time_cue
 from curator.search.text import STOPWORDS, WORD, phrasings, starting, stems
-from curator.search.words import key_words, note_fields
+from curator.search.words import Corpus, key_words, note_fields
 
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 1024\n'
 
@@ -275,10 +275,11 @@ def test_what_a_row_keeps_reads_back_as_the_notes_own_terms(texts: list[str]) ->
     stems_kept, words_kept = features(texts)
     assert stems_kept == stored_stems(texts)
     found = [stems(t) for t in texts]
-    assert FieldTerms.read(stems_kept) == FieldTerms(
-        tuple(Counter(f) for f in found), tuple(len(f) for f in found)
-    )
-    assert FieldTerms.of(texts) == FieldTerms.read(stems_kept)
+    read = FieldTerms.read(stems_kept)
+    assert read.lengths == tuple(len(f) for f in found)
+    for term in {"", "queue", *itertools.chain(*found)}:
+        assert read.counts(term) == [Counter(f)[term] for f in found]
+    assert FieldTerms.of(texts) == read
     plain = {w for i in (0, 1, 3) for w in WORD.findall(texts[i].lower())} - STOPWORDS
     assert words_kept.split() == sorted(w for w in plain if len(w) >= 2 or w.isdigit())
 
@@ -403,13 +404,58 @@ def test_an_index_of_the_layout_before_is_rebuilt_with_what_ranking_reads(
     assert s.search("how deep is the retry queue?")[0].path == "notes/retry.md"
 
 
-def test_the_notes_a_searcher_reads_share_one_string_per_stem() -> None:
-    """Stems read from two rows, and those worked out from a text, are one string each: a
-    searcher holding thousands of notes' terms holds each stem once, not once per note."""
-    first = FieldTerms.read(stored_stems(["Retrying queues", "", "", "queue depth", ""]))
-    second = FieldTerms.read(stored_stems(["", "the queues retried", "", "", ""]))
-    worked = FieldTerms.of(["", "", "", "", "retried queueing"])
-    keys = [{k: k for k in c} for t in (first, second, worked) for c in t.counts]
-    for stem in ("retri", "queue"):
-        held = [found[stem] for found in keys if stem in found]
-        assert len(held) >= 3 and all(h is held[0] for h in held)
+def plain_bm25f(
+    terms: list[str], found: list[list[str]], corpus: Corpus, weights: tuple[float, ...]
+) -> float:
+    """BM25F as it reads: a counter of each field's stems."""
+    counts = [Counter(f) for f in found]
+    norms = [
+        w / (1.0 - B + B * len(f) / avg) if avg > 0 else w
+        for w, f, avg in zip(weights, found, corpus.avg_len, strict=True)
+    ]
+    score = 0.0
+    for term in terms:
+        tf = sum(norm * c[term] for norm, c in zip(norms, counts, strict=True) if term in c)
+        if tf:
+            score += idf(corpus, term) * tf / (K1 + tf)
+    return score
+
+
+# stored lines as a row could hold them, hostile ones too: runs of spaces, tabs, other
+# whitespace, unprintable characters, a stem that is a prefix or suffix of another
+STEM = st.text(st.sampled_from("ab\u00e9\u200b\x00-"), min_size=1, max_size=3)
+LINE = st.lists(
+    st.one_of(STEM, st.sampled_from([" ", "  ", "\t", "\x85", "\u3000", "\xa0", "\x1c"])),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(LINE, min_size=5, max_size=5),
+    st.lists(st.one_of(STEM, st.sampled_from(["", " ", "a b", "a\tb", "\x85"])), max_size=4),
+    st.lists(st.floats(0.0, 4.0), min_size=5, max_size=5),
+)
+def test_bm25f_of_a_stored_line_is_bm25f_of_its_counted_stems(
+    lines: list[str], terms: list[str], avg: list[float]
+) -> None:
+    """Read from a stored line (`FieldTerms.read`'s string counts), every field's counts,
+    lengths and the BM25F score are those of its whitespace-separated stems counted one by
+    one, for any query term (empty, or holding whitespace: counted nowhere)."""
+    found = [line.split() for line in lines]
+    read = FieldTerms.read("\n".join(lines))
+    assert read.lengths == tuple(len(f) for f in found)
+    for term in {*terms, *itertools.chain(*found)}:
+        assert read.counts(term) == [Counter(f)[term] for f in found]
+    corpus = Corpus({}, 7, {"a": 3, "b": 9}, tuple(avg))
+    weights = (4.0, 1.5, 1.5, 1.0, 0.5)
+    assert bm25f(terms, read, corpus, weights) == plain_bm25f(terms, found, corpus, weights)
+
+
+@settings(max_examples=300)
+@given(st.from_regex(r"\A[0-9\u0660-\u0669\u00b2]{1,12}\Z"))
+def test_a_number_is_its_snowball_stem(number: str) -> None:
+    """A number's stem, taken as itself without the stemmer, is Snowball's."""
+    from curator.search.text import stem
+
+    assert stems(number) == [stem(number)]

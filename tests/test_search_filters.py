@@ -144,3 +144,45 @@ def test_flags_and_note_rows_give_the_same_filter(sample_palace: Path) -> None:
     assert all(palace.confidence(n) >= 0.6 for n in chosen)
     with pytest.raises(SystemExit):
         parser.parse_args(["--min-confidence", "nan"])
+
+
+def test_a_notes_fields_read_as_a_filter_reads_them_are_its_index_rows(
+    sample_palace: Path,
+) -> None:
+    """`NoteFields` (what a filter reads of a loaded note, each field worked out when read)
+    passes and fails every filter as the note's index row does, and lists the fields
+    `note_row` holds, for every note and draft of a real palace (a sensitive scope and a
+    sensitive note among them) and generated filters."""
+    from curator.model.palace import Palace
+    from curator.search.filters import NoteFields
+    from curator.search.index import doc_row
+
+    palace = Palace.open(sample_palace)
+    notes = [n for n in palace.all() if n.ok]
+    rows = {n.rel: doc_row(palace, n) for n in notes}
+    assert any(r["sensitive"] for r in rows.values()) and any(n.kind == "draft" for n in notes)
+    config = palace.config
+    row_filters = st.builds(
+        lambda **values: Filter.of(palace, **values),
+        types=st.lists(st.sampled_from(sorted(config.types)), max_size=2),
+        scope=st.lists(st.sampled_from(sorted(config.scopes)), max_size=2),
+        stale=st.one_of(st.none(), st.booleans()),
+        min_confidence=st.one_of(st.none(), st.floats(0, 1)),
+        drafts=st.booleans(),
+        include_sensitive=st.booleans(),
+        tags=st.lists(st.sampled_from(["git", "Deploy", "x"]), max_size=2),
+        created_after=st.one_of(st.none(), st.just("2025-01-01")),
+    )
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.one_of(filters_strategy, row_filters), min_size=1, max_size=4))
+    def check(filters: list[Filter]) -> None:
+        for note in notes:
+            fields = NoteFields(palace, note)
+            for flt in filters:
+                assert flt.ok(fields) == flt.ok(rows[note.rel]), (note.rel, flt)
+
+    check()
+    for note in notes:
+        assert dict(NoteFields(palace, note)) == note_row(palace, note)
+        assert set(note_row(palace, note)) <= {*rows[note.rel], "tag_keys"}

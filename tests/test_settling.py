@@ -44,6 +44,7 @@ def test_a_quiet_server_settles_its_palace_and_a_reload_again(memory: Memory) ->
             assert time.monotonic() < deadline, "the loaded palace was never settled"
             stop.wait(0.01)
         assert memory.session.loaded is palace
+        assert not any(note.held for note in palace.notes)  # read from the files when asked
         gc.unfreeze()
         memory.session.reload()  # a new palace: settled again after one collection
         while gc.get_freeze_count() == 0:

@@ -1,6 +1,8 @@
 """What a long-lived server holds (the palace, the index) kept out of the cyclic collector's
 scans: the warm hook server and the MCP server both answer from one palace for hours, and a
-full scan of a 10k-note palace (0.1-0.5 s) would otherwise land inside some answer."""
+full scan of a 10k-note palace (0.1-0.5 s) would otherwise land inside some answer. And kept
+small: the settled palace holds no note's text (`Palace.let_go_of_texts`), which a query
+reads again for the few notes it ranks and shows."""
 
 from __future__ import annotations
 
@@ -14,24 +16,32 @@ if TYPE_CHECKING:
     from curator.agents.service import Memory
     from curator.model.palace import Palace
 
-__all__ = ["SETTLE_IDLE", "Quiet", "keep_settled", "settle"]
+__all__ = ["SETTLE_IDLE", "Quiet", "keep_settled", "settle", "settle_palace"]
 
 SETTLE_IDLE = 5.0  # seconds without a request before a reloaded palace is settled
 
 
 def settle(memory: Memory, settled: weakref.ref[Palace] | None) -> weakref.ref[Palace] | None:
-    """What the server holds frozen out of the collector's scans (`gc.freeze`) once its palace
-    is loaded. After a reload, one full collection first (the old palace's cycles are freed
-    then, never kept frozen). The palace settled, held weakly."""
-    from curator.runtime import tuned
-
+    """`settle_palace` of the server's palace once it is loaded (again after a reload). The
+    palace settled, held weakly."""
     palace = memory.session.loaded
-    if palace is None or (settled is not None and settled() is palace) or not tuned("freeze"):
+    if palace is None or (settled is not None and settled() is palace):
         return settled
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    settle_palace(palace)
     return weakref.ref(palace)
+
+
+def settle_palace(palace: Palace) -> None:
+    """The palace lets go of its notes' text, then what the process holds is frozen out of
+    the collector's scans (`gc.freeze`), after one full collection (a reload's old palace
+    and its cycles are freed then, never kept frozen) and glibc handing back the pages
+    freed (`curator.runtime.let_go`), so LanceDB's buffers reuse them."""
+    from curator.runtime import let_go, tuned
+
+    palace.let_go_of_texts()
+    let_go()
+    if tuned("freeze"):
+        gc.freeze()
 
 
 class Quiet:

@@ -95,7 +95,7 @@ def store(root: Path, name: str, value: Any) -> None:
 # root, load time, frame count), then frames of FRAME notes, each after its length in 8
 # bytes, so a load holds one frame's bytes at a time (the whole file's bytes at once added
 # ~180 MB to the peak of a 100k-note load). The links cache is framed the same way.
-NOTES_VERSION = 3  # 2: in frames; 3: links read on first use (`link_rule`)
+NOTES_VERSION = 4  # 2: in frames; 3: links read on first use (`link_rule`); 4: `_text`
 LINKS_VERSION = 1
 FRAME = 4096
 
@@ -187,6 +187,7 @@ def read_notes(root: Path, name: str = "notes") -> tuple[dict[str, Note], int]:
                 continue
             for note in frame:
                 note.header = _shared(note.header)  # one copy of each key and short value
+                note._texts = None  # a cache holds text, never where to read it
                 notes[note.rel] = note
     except Exception:  # absent or damaged: only a slower start
         return {}, 0
@@ -197,8 +198,11 @@ def write_notes(
     root: Path, notes: Mapping[str, Note], started_ns: int, name: str = "notes"
 ) -> None:
     """Best effort, as `store`. A note msgpack cannot hold (a header number beyond 64 bits)
-    is left out: it is read again on the next load."""
+    is left out: it is read again on the next load. Notes that let go of their text (a
+    server's palace: `Note.let_go`) are not written: the next load that holds them does."""
     kept = list(notes.values())
+    if not all(note.held for note in kept):
+        return
     head = _Head(NOTES_VERSION, str(Path(root).resolve()), started_ns, _frame_count(kept))
     _write_frames(notes_path(root, name), head, kept)
 

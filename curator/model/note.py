@@ -6,12 +6,15 @@ A file that fails to parse is reported (a `Finding` in `problems`) and is never 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from curator.errors import CuratorError
 from curator.model import schema
 from curator.model.finding import Finding
 from curator.model.header import DELETE, HeaderError, dump_header, parse_header
@@ -50,7 +53,9 @@ __all__ = [
     "FENCE",
     "MAX_BYTES",
     "Note",
+    "NoteChanged",
     "NoteEditError",
+    "Texts",
     "bytes_sha",
     "edit_header",
     "header_bounds",
@@ -59,18 +64,68 @@ __all__ = [
 ]
 
 
+class NoteChanged(CuratorError):
+    """A note's text was let go (`Note.let_go`) and its file no longer holds the bytes the
+    note was parsed from: the palace is older than the files, and nothing read from it may
+    stand for them (the gate judged the header the bytes had)."""
+
+
+class Texts:
+    """Where the notes of one palace read their text again once they let go of it
+    (`Note.let_go`): their files under `root`, each checked against the note's hash, and the
+    last few read kept (the notes a server shows and ranks, bounded)."""
+
+    KEPT = 256
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._kept: dict[str, str] = {}  # by the note's hash, least recently read first
+        self._lock = threading.Lock()  # a server answers on several threads
+
+    def text(self, note: Note) -> str:
+        with self._lock:
+            kept = self._kept.pop(note.sha, None)
+        if kept is None:
+            kept = self._read(note)
+        with self._lock:
+            self._kept[note.sha] = kept
+            while len(self._kept) > self.KEPT:
+                del self._kept[next(iter(self._kept))]
+        return kept
+
+    def _read(self, note: Note) -> str:
+        path = os.path.join(self.root, note.rel)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                data = b""
+                while len(data) <= MAX_BYTES and (part := os.read(fd, MAX_BYTES + 1)):
+                    data += part
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise NoteChanged(f"cannot read it again: {exc.strerror}", path=note.rel) from None
+        if bytes_sha(data) != note.sha:
+            message = "the file changed since the palace was loaded; load it again"
+            raise NoteChanged(message, path=note.rel)
+        text = data[len(BOM) :] if note.bom else data
+        return text.decode("utf-8")
+
+
 @dataclass(slots=True)
 class Note:
     """One parsed file. Kept compact: a palace holds one per file (100k at a time), so header
     keys and short header values are interned (shared by every note), problems are a tuple
     (the empty one shared), the line of each header key is a tuple of numbers in header order
-    (`key_lines` gives the dict), and links are read from the body only when first asked for
-    (`links`)."""
+    (`key_lines` gives the dict), links are read from the body only when first asked for
+    (`links`), and a long-lived server's palace lets go of its notes' text (`let_go`), read
+    again from the file when asked for."""
 
     rel: str  # posix path from the palace root
     kind: Kind
     header: dict[str, Any] = field(default_factory=dict)
-    text: str = ""  # decoded file text without BOM; line ends as on disk
+    # decoded file text without BOM, line ends as on disk (`text`); compared by `sha`
+    _text: str = field(default="", compare=False)
     bom: bool = False
     newline: str = "\n"
     lines: tuple[int, ...] | dict[str, int] = ()  # 1-based file line of each header key
@@ -83,6 +138,35 @@ class Note:
     problems: tuple[Finding, ...] = ()
     link_rule: LinkRule = LinkRule.NONE  # how `links` reads the body (the layout sets it)
     _links: tuple[RawLink, ...] | None = None  # None: not read yet
+    # the `Texts` the text is read from once let go (`let_go`); Any: never a cache's value
+    _texts: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The file's text (decoded, without its BOM); for a note that let go of it, read
+        from its file again (NoteChanged when the file no longer holds the note's bytes)."""
+        texts = self._texts
+        if isinstance(texts, Texts):
+            return texts.text(self)
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+        self._texts = None
+
+    def let_go(self, texts: Texts) -> None:
+        """Hold no text from now on: read it from the file when asked (`texts`), checked
+        against the note's hash. A note with no text (its file unreadable, too large, not
+        UTF-8) keeps what it has."""
+        if self._text and self.sha and self._texts is None:
+            self._text = ""
+            self._texts = texts
+
+    @property
+    def held(self) -> bool:
+        """Whether the note holds its text (it has not let go of it)."""
+        return not isinstance(self._texts, Texts)
 
     @property
     def links(self) -> tuple[RawLink, ...]:
@@ -95,8 +179,10 @@ class Note:
         return links
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # a plain tuple pickles several times faster than a slotted dataclass's state
-        return (Note, tuple(getattr(self, name) for name in _FIELDS))
+        # a plain tuple pickles several times faster than a slotted dataclass's state; a
+        # note that let go of its text is pickled holding it
+        held = {"_text": self.text, "_texts": None}
+        return (Note, tuple(held.get(name, getattr(self, name)) for name in _FIELDS))
 
     @property
     def key_lines(self) -> dict[str, int]:

@@ -35,6 +35,7 @@ from curator.model.note import Kind, bytes_sha
 from curator.search.docs import IndexDoc
 from curator.search.filerecord import (
     FileEntry,
+    Record,
     Sums,
     entry_of,
     read_record,
@@ -92,7 +93,8 @@ def catch_up(
         or (synced.get("table"), synced.get("updated")) != (state.table, state.updated)
     ):
         return False
-    found = read_record(store.index_dir, state, store.tables.seen)
+    seen = store.tables.seen
+    found = read_record(store.index_dir, state, seen)
     if found is None:
         return False
     record = found.files
@@ -133,20 +135,56 @@ def catch_up(
             touched.add(rel)
             moved = True
     head = head_commit(root)
-    if moved or state.commit != head or not store.tables.matches_embedder(state):
-        # every row but those of the parsed files goes (a header broken since, a file gone)
-        parsed = {rel for rel, e in entries.items() if e.parsed}
-        allow_empty = whole and not files and not unread
-        if store.writer.sync_changes(docs, parsed, head, allow_empty=allow_empty) is None:
-            return False
-    # else the files read again (too young when last read to be trusted) hold the bytes the
-    # rows were made from: only the record of them changes
     was = [(rel, record[rel]) for rel in touched if rel in record]
     now = [(rel, entries[rel]) for rel in touched if rel in entries]
     sums = found.sums.moved(was, now) if found.sums is not None else sums_of(entries.items())
+    if moved or state.commit != head or not store.tables.matches_embedder(state):
+        allow_empty = whole and not files and not unread
+        if not _sync_known(store, found, seen, docs, touched, entries, sums, head, allow_empty):
+            # every row but those of the parsed files goes (a header broken since, a file gone)
+            parsed = {rel for rel, e in entries.items() if e.parsed}
+            if store.writer.sync_changes(docs, parsed, head, allow_empty=allow_empty) is None:
+                return False
+    # else the files read again (too young when last read to be trusted) hold the bytes the
+    # rows were made from: only the record of them changes
     clean = clean_after(root, config, synced.get("clean"), head, entries, touched)
     _record(store, config, entries, sums, unread if whole else None, clean)
     return True
+
+
+def _sync_known(
+    store: IndexStore,
+    found: Record,
+    seen: tuple[int, int, int] | None,
+    docs: list[IndexDoc],
+    touched: Collection[str],
+    entries: Mapping[str, FileEntry],
+    sums: Sums,
+    head: str | None,
+    allow_empty: bool,
+) -> bool:
+    """The rows changed by the files `touched` alone, read from no row: the record `found`
+    (of the write of state.json `seen`) names every row the table holds, its parsed
+    entries, as the write that kept it left them. Written: the docs of the files with new
+    bytes or newly parsed, and the removal of the rows of files gone or no longer parsed.
+    False, having written nothing, when the record's count of rows is not the table's or
+    the table moved on since (the caller then compares every row: `sync_changes`)."""
+    state = store.state
+    if found.sums is None or state is None or found.sums.parsed[0] != state.doc_count:
+        return False
+    record = found.files
+
+    def row(entries: Mapping[str, FileEntry], rel: str) -> str | None:
+        """The bytes' hash of the row `entries` give the file at `rel` (None: no row)."""
+        entry = entries.get(rel)
+        return entry.sha if entry is not None and entry.parsed else None
+
+    fresh = [doc for doc in docs if row(record, doc.path) != row(entries, doc.path)]
+    removed = [rel for rel in touched if row(record, rel) and not row(entries, rel)]
+    written = store.writer.sync_known(
+        seen, fresh, removed, sums.parsed[0], head, allow_empty=allow_empty
+    )
+    return written is not None
 
 
 def plain_layout(config: Config) -> bool:
@@ -310,7 +348,8 @@ def notes_in_step(root: Path, config: Config, head: str, store: IndexStore) -> b
         return False
     layout = layout_rules.layout_of(config)
     drafts, unread = walk_stats(root, layout, notes=False)
-    found = read_record(store.index_dir, state, store.tables.seen)
+    # kept: the index following the plan's commit reads the same record again (`catch_up`)
+    found = read_record(store.index_dir, state, store.tables.seen, keep=True)
     if unread or found is None:
         return False
     recorded = [rel for rel, entry in found.files.items() if entry.kind == "draft"]

@@ -122,7 +122,7 @@ def indexed_palace(
     are read first, as a load reads them (`Loaded.index_snapshot`), for a plan made from it.
 
     `committed`, for a plan rendered from what HEAD holds (`committed_at`): git's status is
-    read first; when it shows no note nor INDEX.md differing from HEAD, the palace is that
+    read first; when it shows no note differing from HEAD (`notes_committed`), the palace is that
     commit's (`Loaded.committed`), and when the rows are known to hold its notes
     (`notes_in_step`) the notes are not walked."""
     root = Path(root).resolve()

@@ -10,8 +10,6 @@ in its body, and the conversation a fact came from (its context) for less than t
 from __future__ import annotations
 
 import math
-import sys
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,29 +26,51 @@ FEATURES = ("stems", "words")
 
 @dataclass(frozen=True)
 class FieldTerms:
-    """The stem counts of one note, per field of `FIELDS`."""
+    """The stems of one note per field of `FIELDS`: each field's as one string with every
+    stem between two spaces of its own (" a  b  a "), so a stem's count in a field is the
+    string's count of it between spaces (`counts`), and how many stems each field has. Read
+    from a stored line by a few string operations, not split into a counter per field: most
+    candidates of a query are read once and asked about one to five terms."""
 
-    counts: tuple[Counter[str], ...]
+    spaced: tuple[str, ...]
     lengths: tuple[int, ...]
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> FieldTerms:
         """Of a note's text per field."""
-        return cls._counted([stems(t) for t in texts])
+        return cls._of([stems(t) for t in texts])
 
     @classmethod
     def read(cls, stored: str) -> FieldTerms:
-        """Of its `stored_stems` (ValueError when it does not hold one line per field). Each
-        stem interned: the notes a searcher holds share one string per stem, as `stems`
-        gives them, not one per note."""
-        found = [list(map(sys.intern, line.split())) for line in stored.split("\n")]
-        if len(found) != len(FIELDS):
-            raise ValueError(f"stems of {len(found)} fields, not {len(FIELDS)}")
-        return cls._counted(found)
+        """Of its `stored_stems` (ValueError when it does not hold one line per field): the
+        stems of each line are its whitespace-separated words."""
+        lines = stored.split("\n")
+        if len(lines) != len(FIELDS):
+            raise ValueError(f"stems of {len(lines)} fields, not {len(FIELDS)}")
+        if all(map(_single_spaced, lines)):  # as `stored_stems` writes them
+            spaced = tuple(f" {line.replace(' ', '  ')} " if line else "" for line in lines)
+            return cls(spaced, tuple(line.count(" ") + 1 if line else 0 for line in lines))
+        return cls._of([line.split() for line in lines])
 
     @classmethod
-    def _counted(cls, found: list[list[str]]) -> FieldTerms:
-        return cls(tuple(Counter(f) for f in found), tuple(len(f) for f in found))
+    def _of(cls, found: Sequence[Sequence[str]]) -> FieldTerms:
+        spaced = tuple(f" {'  '.join(f)} " if f else "" for f in found)
+        return cls(spaced, tuple(len(f) for f in found))
+
+    def counts(self, term: str) -> list[int]:
+        """How many times each field holds the stem `term` (none of an empty term or one
+        holding whitespace, which no stem is)."""
+        if term.split() != [term]:
+            return [0] * len(self.spaced)
+        needle = f" {term} "
+        return [s.count(needle) for s in self.spaced]
+
+
+def _single_spaced(line: str) -> bool:
+    """Whether `line`'s whitespace-separated words are its words between single spaces: no
+    other whitespace (every whitespace character but the space is unprintable), no run of
+    spaces and none at either end."""
+    return line.isprintable() and "  " not in line and line[:1] != " " and line[-1:] != " "
 
 
 def stored_stems(texts: Sequence[str]) -> str:
@@ -82,7 +102,7 @@ def bm25f(
     ]
     score = 0.0
     for term in terms:
-        tf = sum(norm * c[term] for norm, c in zip(norms, note.counts, strict=True) if term in c)
+        tf = sum(norm * c for norm, c in zip(norms, note.counts(term), strict=True) if c)
         if tf:
             score += idf(corpus, term) * tf / (K1 + tf)
     return score

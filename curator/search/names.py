@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import numpy as np
 from curator.model import cache, fuzzy
 from curator.model.note import Note
 from curator.model.palace import Palace
-from curator.search.filters import note_row
+from curator.search.filters import NoteFields
 from curator.search.text import WORD
 
 NAMES_CACHE = "names"  # `cache.load` / `cache.store`'s name for an index's name postings
@@ -53,12 +53,12 @@ class Names:
         notes = sorted((n for n in palace.all() if n.ok), key=lambda n: n.rel)
         return cls.made([n.rel for n in notes], [str(n.name or "") for n in notes], notes)
 
-    def filter_row(self, i: int, palace: Palace) -> dict[str, Any]:
+    def filter_row(self, i: int, palace: Palace) -> Mapping[str, Any]:
         """What a filter reads of the `i`th note: as the index derives it from the note."""
         if self.notes is None:
             assert self.row_at is not None
             return self.row_at(i)
-        return note_row(palace, self.notes[i])
+        return NoteFields(palace, self.notes[i])
 
     @classmethod
     def made(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import sys
+import itertools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -120,12 +120,14 @@ class NoteText:
                 return FieldTerms.read(self.kept_stems)
         return FieldTerms.of(self.texts)
 
-    @functools.cached_property
-    def words(self) -> tuple[str, ...]:
-        """Its `key_words` (soft term matching)."""
-        if self.kept_words is not None:  # interned, as `FieldTerms.read` does its stems
-            return tuple(map(sys.intern, self.kept_words.split()))
-        return key_words(self.texts)
+    @property
+    def words(self) -> list[str]:
+        """Its `key_words` (soft term matching), read from what its row keeps (else worked
+        out from its text once, and kept as a row keeps them): read only when its rows of
+        the word matrix are made, so not held as a list of strings per note."""
+        if self.kept_words is None:
+            self.kept_words = " ".join(key_words(self.texts))
+        return self.kept_words.split()
 
     @functools.cached_property
     def context_lines(self) -> frozenset[str]:
@@ -471,29 +473,35 @@ class Ranker:
         """Whether ranking holds what it read of the candidate at `path` (`_note_text`)."""
         return _held(self._note_text_cache, path, self.palace.by_rel.get(path)) is not None
 
-    def _note_words(self, path: str, row: dict[str, Any]) -> tuple[str, ...]:
+    def _note_words(self, path: str, row: dict[str, Any]) -> list[str]:
         """A candidate's key words (`NoteText.words`)."""
         return self._note_text(path, row).words
 
     def _note_word_rows(self, paths: Sequence[str], rows: Rows) -> list[np.ndarray]:
         """Per note, the rows of `_word_matrix` holding its key words (`_note_words`), the
-        words first seen embedded in one call; cached beside its words."""
+        words first seen embedded in one call; cached beside its words. The notes not held
+        are looked up together: one array for all, split per note."""
         notes = [self.palace.by_rel.get(p) for p in paths]
-        words = [self._note_words(p, rows[p]) for p in paths]
-        if self._word_rows([w for p, note, ws in zip(paths, notes, words, strict=True)
-                            if _held(self._note_rows, p, note) is None for w in ws]):  # fmt: skip
-            self._note_rows.clear()  # the matrix started afresh: every note's rows moved
-            self._word_rows([w for ws in words for w in ws])
-        index = self._word_row
-        out = []
-        for path, note, found in zip(paths, notes, words, strict=True):
-            held = _held(self._note_rows, path, note)
-            if held is None:
-                held = np.fromiter(map(index.__getitem__, found), dtype=np.intp, count=len(found))
-                if note is not None:
-                    _hold(self._note_rows, path, note, held)
-            out.append(held)
-        return out
+        out = [_held(self._note_rows, p, note) for p, note in zip(paths, notes, strict=True)]
+        new = [i for i, held in enumerate(out) if held is None]
+        words = {i: self._note_words(paths[i], rows[paths[i]]) for i in new}
+        every = list(itertools.chain.from_iterable(words.values()))
+        at = list(map(self._word_row.get, every))
+        if None in at:
+            if self._word_rows([w for w, i in zip(every, at, strict=True) if i is None]):
+                self._note_rows.clear()  # the matrix started afresh: every note's rows moved
+                new = list(range(len(paths)))
+                words = {i: words.get(i) or self._note_words(paths[i], rows[paths[i]]) for i in new}
+                every = list(itertools.chain.from_iterable(words[i] for i in new))
+                self._word_rows(every)
+            at = list(map(self._word_row.__getitem__, every))
+        flat = np.asarray(at, dtype=np.intp)
+        counts = np.fromiter((len(words[i]) for i in new), dtype=np.intp, count=len(new))
+        ends = np.cumsum(counts)
+        for i, start, end in zip(new, (ends - counts).tolist(), ends.tolist(), strict=True):
+            note, found = notes[i], flat[start:end]
+            out[i] = _hold(self._note_rows, paths[i], note, found) if note is not None else found
+        return [o if o is not None else flat[:0] for o in out]
 
     def _word_rows(self, words: Sequence[str]) -> bool:
         """Embed the `words` not in `_word_matrix` yet, in one call, as new rows (bounded:

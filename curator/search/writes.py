@@ -149,26 +149,11 @@ class IndexWriter:
     ) -> SyncStats:
         """`held`: the table's content hashes by path, when the caller read them already."""
         self._refuse_empty(len(hashes), allow_empty)
-        table = live.table
-        old = held if held is not None else _held(table)
+        old = held if held is not None else _held(live.table)
         changed_paths = [p for p, h in hashes.items() if old.get(p) != h]
         added = sum(1 for p in changed_paths if p not in old)
         removed = sorted(p for p in old if p not in hashes)
-        if changed_paths or removed:
-            for start in range(0, max(len(changed_paths), 1), REBUILD_BATCH):
-                batch = changed_paths[start : start + REBUILD_BATCH]
-                changed = _made(make, batch, hashes)
-                self._write_changes(table, changed, removed if start == 0 else [])
-            self._refresh_indices(table)
-            release_arrow_memory()
-        else:
-            self._add_missing_indices(table)
-        count = len(hashes)
-        if changed_paths or removed or live.state.commit != commit or live.state.doc_count != count:
-            state = IndexState(
-                live.state.table, self.embedder.name, self.embedder.dim, commit, count, now()
-            )
-            self.tables.switch(state, table)
+        self._change_rows(live, changed_paths, make, hashes, removed, len(hashes), commit)
         return SyncStats(
             added=added,
             updated=len(changed_paths) - added,
@@ -176,6 +161,35 @@ class IndexWriter:
             unchanged=len(hashes) - len(changed_paths),
             seconds=time.perf_counter() - t0,
         )
+
+    def _change_rows(
+        self,
+        live: Any,
+        changed_paths: Sequence[str],
+        make: MakeDocs,
+        hashes: Mapping[str, str],
+        removed: Sequence[str],
+        count: int,
+        commit: str | None,
+    ) -> None:
+        """Write the docs of `changed_paths` (made by `make`, checked against `hashes`) and
+        delete the rows of `removed` in the live table, which then holds `count` rows at
+        `commit`; state.json names the table's new version."""
+        table = live.table
+        if changed_paths or removed:
+            for start in range(0, max(len(changed_paths), 1), REBUILD_BATCH):
+                batch = changed_paths[start : start + REBUILD_BATCH]
+                changed = _made(make, batch, hashes)
+                self._write_changes(table, changed, list(removed) if start == 0 else [])
+            self._refresh_indices(table)
+            release_arrow_memory()
+        else:
+            self._add_missing_indices(table)
+        if changed_paths or removed or live.state.commit != commit or live.state.doc_count != count:
+            state = IndexState(
+                live.state.table, self.embedder.name, self.embedder.dim, commit, count, now()
+            )
+            self.tables.switch(state, table)
 
     def _write_changes(self, table: Any, changed: list[IndexDoc], removed: list[str]) -> None:
         gone = f"path IN ({', '.join(sql_str(p) for p in removed)})" if removed else None
@@ -322,6 +336,47 @@ class IndexWriter:
             kept.update((p, d.content_hash) for p, d in by_path.items())
             make = _docs_of(by_path)
             return self._sync_incremental(live, kept, make, commit, t0, allow_empty, held)
+
+    def sync_known(
+        self,
+        seen: tuple[int, int, int] | None,
+        changed: Sequence[IndexDoc],
+        removed: Collection[str],
+        count: int,
+        commit: str | None,
+        *,
+        allow_empty: bool,
+    ) -> SyncStats | None:
+        """The index brought in line by a caller that knows every row of the table (the
+        record of files kept with the write of state.json it `seen`): `changed`, the docs
+        whose row is new or holds other bytes, `removed`, the paths whose row goes, `count`,
+        the rows the table holds after. No row is read (at 100k notes, reading every row's
+        hash to find the one a commit changed cost more than writing it). None, having
+        written nothing, when the table is no longer that write's (another process synced
+        since) or cannot be used: the caller then syncs by `sync_changes`."""
+        t0 = time.perf_counter()
+        with self.tables.lock:
+            live = self.tables.follow()
+            if (
+                live is None
+                or seen is None
+                or self.tables.seen != seen
+                or not self.tables.matches_embedder(live.state)
+            ):
+                return None
+            self._refuse_empty(count, allow_empty)
+            by_path = _unique(changed)
+            gone = sorted(set(removed).difference(by_path))
+            added = count - live.state.doc_count + len(gone)  # the rows before: doc_count
+            hashes = {p: d.content_hash for p, d in by_path.items()}
+            self._change_rows(live, list(by_path), _docs_of(by_path), hashes, gone, count, commit)
+            return SyncStats(
+                added=added,
+                updated=len(by_path) - added,
+                removed=len(gone),
+                unchanged=count - added,
+                seconds=time.perf_counter() - t0,
+            )
 
 
 def _held(table: Any) -> dict[str, str]:

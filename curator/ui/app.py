@@ -182,7 +182,7 @@ class CuratorApp(App[None]):
         self.session = Session.open(self.root, apart=True)  # the app's one: palace and index
         self.index_jobs = IndexJobs(self, self.session)
         self.typeahead = TypeAhead(self)
-        self._styled = StyleMemo()  # see refresh_css
+        self._styled = StyleMemo(self.get_css_variables())  # see refresh_css
         self._when_shown: list[Callable[[], None]] = []  # run once the screen switched to is ready
 
     # -- start ---------------------------------------------------------------------------------

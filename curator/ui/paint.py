@@ -51,10 +51,14 @@ class StyleMemo:
     changed; the app's `refresh_css` asks `changed` first and skips that when the variables
     are the ones of the last refresh (a theme change still restyles everything; new widgets
     are styled as they mount either way). Row: "first paint of <screen>" in
-    `benchmarks/bench_app.py --screens-only`."""
+    `benchmarks/bench_app.py --screens-only`.
 
-    def __init__(self) -> None:
-        self._last: dict[str, str] | None = None
+    `made_with` is what the stylesheet was made with: Textual's App.__init__ makes it from
+    the theme's variables, so the refresh Textual asks for when the first screen is shown
+    (which parses every stylesheet again) is skipped too while the theme is unchanged."""
+
+    def __init__(self, made_with: dict[str, str] | None = None) -> None:
+        self._last = None if made_with is None else dict(made_with)
 
     def changed(self, variables: dict[str, str]) -> bool:
         if not tuned("css") or variables != self._last:

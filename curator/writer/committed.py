@@ -39,17 +39,23 @@ def committed_at(palace: Palace) -> tuple[Palace, str | None]:
 
 
 def notes_committed(root: Path) -> str | None:
-    """The commit HEAD is at when git's status shows no note, folder that may hold notes, or
-    INDEX.md of the palace at `root` differing from it (changed, staged, gone, untracked,
-    ignored); else None, as outside git or before a first commit. HEAD is read first, as
-    `committed_at` reads it."""
+    """The commit HEAD is at when git's status shows no note or folder that may hold notes
+    of the palace at `root` differing from it (changed, staged, gone, untracked, ignored);
+    else None, as outside git or before a first commit. HEAD is read first, as
+    `committed_at` reads it.
+
+    INDEX.md is left out of the status: a plan splices it only when its bytes are a render
+    remembered of exactly these notes (`curator.model.index_md`), and the writer refuses it
+    when it differs from HEAD (its own status of the paths it writes). Asked here too, git
+    hashed its 25 MB again at 100k notes: written in the same second as git's index by the
+    last commit, its size and mtime cannot vouch for it (git's "racy" entries)."""
     try:
         repo, head = discover_with_head(root)
     except WriterError:
         return None
     if head is None:
         return None
-    loose, changed = _differences(repo)
+    loose, changed = _differences(repo, index_md=False)
     if any(map(_may_hold_notes, loose)) or any(map(_may_hold_notes, changed)):
         return None
     return head
@@ -94,15 +100,19 @@ def _may_hold_notes(rel: str) -> bool:
     return rel == INDEX_NAME or rel.startswith(NOTES_DIR + "/")
 
 
-def _differences(repo: Repo) -> tuple[list[str], list[str]]:
+def _differences(repo: Repo, *, index_md: bool = True) -> tuple[list[str], list[str]]:
     """(untracked or ignored paths: a file, or a folder ending in /; tracked paths different
     from HEAD or staged as new), palace-relative, as git's status of the palace shows them. A
     submodule is looked into: one whose files changed shows as changed (a load reads its
-    notes as the palace's own)."""
+    notes as the palace's own). `index_md` False: INDEX.md is not looked at."""
+    here = repo.to_repo("") or "."
+    spec, env = [here], {"GIT_OPTIONAL_LOCKS": "0"}
+    if not index_md:  # the paths as literal as ever, through pathspec magic
+        spec = [f":(literal){here}", f":(exclude,literal){repo.to_repo(INDEX_NAME)}"]
+        env["GIT_LITERAL_PATHSPECS"] = "0"
     proc = repo.git(
         "status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal",
-        "--ignored=traditional", "--ignore-submodules=none", "--", repo.to_repo("") or ".",
-        env={"GIT_OPTIONAL_LOCKS": "0"},
+        "--ignored=traditional", "--ignore-submodules=none", "--", *spec, env=env,
     )  # fmt: skip
     loose: list[str] = []
     changed: list[str] = []

@@ -206,3 +206,28 @@ async def test_app_commit_updates_the_open_index_in_the_writer_lock(sample_palac
         head = git_log(sample_palace, "%H")[0]
         assert store.state is not None and store.state.commit == head
         assert draft.rel not in {row["path"] for row in store.all_rows(columns=RESULT_COLUMNS)}
+
+
+async def test_the_stylesheet_is_parsed_again_only_for_a_new_theme(sample_palace: Path) -> None:
+    """Starting and showing screens parse no stylesheet again (the one Textual made at the
+    start holds the theme's variables: `paint.StyleMemo`); a theme change does, and restyles."""
+    app = make_app(sample_palace, watch=False)
+    parsed: list[str] = []
+    stylesheet = app.stylesheet
+    reparse = stylesheet.reparse
+
+    def counted() -> None:
+        parsed.append(app.theme)
+        reparse()
+
+    stylesheet.reparse = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.action_show_screen("rooms")
+        await wait_until(pilot, lambda: app.current_mode == "rooms")
+        await settle(pilot)
+        assert parsed == [], "the theme is the one the stylesheet was made with"
+        background = app.screen.styles.background
+        app.theme = "textual-light"
+        await wait_until(pilot, lambda: app.screen.styles.background != background)
+        assert parsed == ["textual-light"]

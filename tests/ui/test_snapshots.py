@@ -3,10 +3,13 @@ over a scratch copy of sample_palace with a fixed 'today'.
 
 The search index is built once per session and copied into each test's palace (the shared
 `indexed_sample` fixture: building it is most of an app start), so the matrix stays fast; the
-commit dates are pinned so History is the same run to run."""
+commit dates are pinned so History is the same run to run. One app run per view and size
+takes both themes' screenshots (`test_snapshot[view-size][theme].svg`)."""
 
 from __future__ import annotations
 
+import inspect
+import pickle
 import re
 import shutil
 from pathlib import Path
@@ -14,6 +17,13 @@ from typing import Any
 
 import pytest
 from palacehelpers import committed_once
+from pytest_textual_snapshot import (
+    PseudoApp,
+    PseudoConsole,
+    SVGImageExtension,
+    node_to_report_path,
+)
+from rich.console import Console
 from textual.screen import ModalScreen
 from textual.widgets import Input
 from uihelpers import VIEWS, make_app, settle, view_ready, wait_until, whole_query_shown
@@ -23,7 +33,7 @@ pytestmark = pytest.mark.slow
 PINNED = "2026-11-30T12:00:00+00:00"
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
-THEMES = ("textual-dark", "textual-light")
+THEMES = {"textual-dark": "dark", "textual-light": "light"}  # -> the snapshot's name
 
 
 @pytest.fixture(scope="session")
@@ -51,48 +61,107 @@ async def _quiet(pilot: Any) -> None:
     await pilot.pause()
 
 
-def _go(view: str, theme: str) -> Any:
-    async def run_before(pilot: Any) -> None:
-        app = pilot.app
-        app.theme = theme
-        await settle(pilot)
-        for key in VIEWS[view]:
-            if view == "search" and key == "down":
-                # into the results once the whole query's are shown: pressed while an earlier
-                # list is on screen, the highlight stays on its note when a later list replaces
-                # it (the app keeps a person's row), so a busy machine's snapshot differed
-                await wait_until(pilot, lambda: whole_query_shown(app))
-                await _quiet(pilot)  # and no later list of it on its way
-            await pilot.press(key)
-            await pilot.pause(0.05)
-        await _quiet(pilot)
-        ready = view_ready(view)
-        await wait_until(pilot, lambda: ready(app))
-        await _quiet(pilot)
-        for field in app.screen.query(Input):  # a blinking cursor differs run to run
-            field.cursor_blink = False
-        for area in app.screen.query("TextArea"):
-            area.cursor_blink = False
-        if isinstance(app.screen, ModalScreen) and app.screen.query("Input, TextArea"):
-            # a dialog focuses its field on mount, late on a busy machine: the cursor shows then
-            # (has_focus follows once the field has handled its Focus event)
-            await wait_until(pilot, lambda: app.focused is not None and app.focused.has_focus)
-        for area in app.screen.query("TextArea"):
-            # TextArea's line cache is keyed without focus when the cursor does not blink: a
-            # line drawn before the focus arrived keeps showing no cursor (Textual 8.2)
-            area._line_cache.clear()
-            area.refresh()
-        await pilot.pause()
-
-    return run_before
+async def _steady(pilot: Any) -> None:
+    """Nothing left to draw: what Textual's screenshot helper waits for (take_svg_screenshot)."""
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
 
 
-@pytest.mark.parametrize("theme", THEMES, ids=["dark", "light"])
+def _redraw_text_areas(app: Any) -> None:
+    # TextArea's line cache is keyed without focus or theme when the cursor does not blink: a
+    # line drawn before the focus arrived (or in the other theme) keeps its look (Textual 8.2)
+    for area in app.screen.query("TextArea"):
+        area._line_cache.clear()
+        area.refresh()
+
+
+async def _open(pilot: Any, view: str) -> None:
+    """Press the keys that open `view` and wait until it is drawn and still."""
+    app = pilot.app
+    await settle(pilot)
+    for key in VIEWS[view]:
+        if view == "search" and key == "down":
+            # into the results once the whole query's are shown: pressed while an earlier
+            # list is on screen, the highlight stays on its note when a later list replaces
+            # it (the app keeps a person's row), so a busy machine's snapshot differed
+            await wait_until(pilot, lambda: whole_query_shown(app))
+            await _quiet(pilot)  # and no later list of it on its way
+        await pilot.press(key)
+        await pilot.pause(0.05)
+    await _quiet(pilot)
+    ready = view_ready(view)
+    await wait_until(pilot, lambda: ready(app))
+    await _quiet(pilot)
+    for field in app.screen.query(Input):  # a blinking cursor differs run to run
+        field.cursor_blink = False
+    for area in app.screen.query("TextArea"):
+        area.cursor_blink = False
+    if isinstance(app.screen, ModalScreen) and app.screen.query("Input, TextArea"):
+        # a dialog focuses its field on mount, late on a busy machine: the cursor shows then
+        # (has_focus follows once the field has handled its Focus event)
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.has_focus)
+
+
+def _screenshots(app: Any, view: str, size: tuple[int, int]) -> dict[str, str]:
+    """`view` opened once, then drawn in each theme: a theme change restyles every widget
+    of every screen, so one run gives what a run per theme gave."""
+
+    async def auto_pilot(pilot: Any) -> None:
+        shots = {}
+        for theme, name in THEMES.items():
+            app.theme = theme
+            if not shots:
+                await _open(pilot, view)
+            await _quiet(pilot)
+            _redraw_text_areas(app)
+            await _steady(pilot)
+            shots[name] = app.export_screenshot(title=app.title, simplify=True)
+        app.exit(shots)
+
+    shots = app.run(headless=True, auto_pilot=auto_pilot, size=size)
+    assert shots is not None, f"{view}: the app ended before its screenshots"
+    return shots
+
+
+def _matches(svgs: Any, request: pytest.FixtureRequest, name: str, svg: str) -> bool:
+    """`svg` against this test's snapshot `name` (written by --snapshot-update), recorded for
+    pytest-textual-snapshot's HTML report of the snapshots that differ (its snap_compare takes
+    one screenshot per app run, so it cannot be asked for two)."""
+    same = bool(svgs(name=name) == svg)
+    expected = svgs.executions[svgs.num_executions - 1].recalled_data
+    console = Console(legacy_windows=False, force_terminal=True)
+    fake_app = PseudoApp(PseudoConsole(console.legacy_windows, console.size))
+    path, line, test = request.node.reportinfo()
+    doc = inspect.getdoc(request.node.function) or ""
+    report = (
+        same,
+        expected or "",
+        svg,
+        fake_app,
+        path,
+        line,
+        f"{test}[{name}]",
+        doc,
+        "",
+        expected is not None,
+    )
+    where = node_to_report_path(request.node)
+    where.with_name(f"{where.name}_{name}").write_bytes(pickle.dumps(report))
+    return same
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("view", list(VIEWS))
-def test_snapshot(snap_palace: Path, snap_compare: Any, view: str, size: str, theme: str) -> None:
-    app = make_app(snap_palace, watch=False)
-    assert snap_compare(app, terminal_size=SIZES[size], run_before=_go(view, theme))
+def test_snapshot(
+    snap_palace: Path, snapshot: Any, request: pytest.FixtureRequest, view: str, size: str
+) -> None:
+    shots = _screenshots(make_app(snap_palace, watch=False), view, SIZES[size])
+    svgs = snapshot.use_extension(SVGImageExtension)
+    differ = [name for name, svg in shots.items() if not _matches(svgs, request, name, svg)]
+    assert not differ, f"{view} at {size}: the {' and '.join(differ)} snapshot differs"
 
 
 def test_matrix_covers_every_screen_and_dialog() -> None:
