@@ -18,7 +18,7 @@ import pytest
 from agenthelpers import HASH_TOML, warm_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from palacehelpers import MakePalace, git, git_init_commit, note_text
+from palacehelpers import MakePalace, git, git_init_commit, note_text, run_main
 
 from curator.agents import hooklog, hookrun, hooks, install, turns, warm
 
@@ -249,11 +249,7 @@ def test_broken_note_still_answers(root: Path) -> None:
 
 
 def test_damaged_index_exits_zero(root: Path) -> None:
-    built = subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "reindex"],
-        capture_output=True,
-        text=True,
-    )
+    built = run_main(root, "--palace", str(root), "reindex")  # the set-up, not what is tested
     assert built.returncode == 0, built.stderr
     index = root / ".curator" / "index"
     for path in index.rglob("*"):
