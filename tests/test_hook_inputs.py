@@ -10,11 +10,11 @@ SessionStart, not on every prompt."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from palacehelpers import run_main
 from test_hooks import context, event, no_warm_server, root, run  # noqa: F401
 
 SOURCES = ["startup", "resume", "clear", "compact", "fork"]
@@ -91,11 +91,9 @@ def test_stops_reminder_names_the_mcp_tool_when_the_server_is_configured(root: P
 
 
 def test_task_lines_at_session_start_not_on_every_prompt(root: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "task", "new", "billing-fix",
-         "--objective", "fix billing"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    made = run_main(root, "--palace", str(root), "task", "new", "billing-fix",
+                    "--objective", "fix billing")  # fmt: skip
+    assert made.returncode == 0, made.stderr  # the set-up: the hooks below are the processes
     project = _project(root)
     begin = event("SessionStart", project, source="compact")
     start = context(run(root, "claude-code", "SessionStart", begin), "SessionStart")
