@@ -117,3 +117,32 @@ def test_a_palace_copied_elsewhere_reads_its_own_files(sample_palace: Path, tmp_
     shutil.move(sample_palace, moved)
     with pytest.raises(NoteChanged):  # read from where the palace was loaded, or nothing
         palace.notes[0].text  # noqa: B018
+
+
+def test_an_agents_read_answers_the_changed_file_judged_again(indexed_palace: Path) -> None:
+    """A file changed under a settled palace before the watch said so: the MCP read tools
+    answer from the palace read again (never an error the agent must retry, never the old
+    bytes), and a change that hides the note is refused, not served."""
+    from curator.agents.mcp import memory_tools
+    from curator.errors import CuratorError
+
+    memory = Memory(indexed_palace)
+    try:
+        tools = {tool.name: tool for tool in memory_tools(memory)}
+        rels = [n.rel for n in memory.palace.notes if n.kind == "note" and n.ok][:2]
+        settle_palace(memory.palace)
+        edited, hidden = (indexed_palace / rel for rel in rels)
+        edited.write_text(edited.read_text() + "\nA line written after the palace settled.\n")
+        answer = tools["read_note"].fn(ref=rels[0])
+        assert "A line written after the palace settled." in answer["text"]
+        text = hidden.read_text().replace("---\n", "---\nsensitive: true\n", 1)
+        hidden.write_text(text + "SECRET-AFTER-SETTLE\n")
+        settle_palace(memory.palace)
+        hidden.write_text(text + "SECRET-AFTER-SETTLE, twice\n")
+        with pytest.raises(CuratorError) as refused:
+            tools["read_note"].fn(ref=rels[1])
+        assert not isinstance(refused.value, NoteChanged)
+        assert "SECRET" not in str(refused.value)
+    finally:
+        gc.unfreeze()
+        memory.close()

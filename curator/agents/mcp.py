@@ -19,6 +19,7 @@ import inspect
 import json
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
@@ -171,7 +172,7 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
 
     date = "A date, YYYY-MM-DD."
     browser = Browser(memory)
-    return [
+    tools = [
         ToolDef(
             "search",
             "Search the memory palace (hybrid full-text and vector). Filter by type, scope, "
@@ -357,6 +358,8 @@ def memory_tools(memory: Memory) -> list[ToolDef]:
             title="Report a stale note",
         ),
     ]
+    # a read answers the files as they are when one changed before the watch said so
+    return [tool if tool.writes else replace(tool, fn=memory.fresh(tool.fn)) for tool in tools]
 
 
 # -- prompts: the workflows agents are asked for ---------------------------------------------------
@@ -488,7 +491,7 @@ def build_server(memory: Memory, quiet: Quiet | None = None) -> Any:
         )
         def index() -> str:
             try:
-                return memory.index_md()
+                return memory.fresh(memory.index_md)()
             except CuratorError as exc:
                 raise ResourceError(str(exc)) from None
 
@@ -501,7 +504,7 @@ def build_server(memory: Memory, quiet: Quiet | None = None) -> Any:
     )
     def note(path: str) -> str:
         try:
-            return str(memory.read_note(path)["text"])
+            return str(memory.fresh(memory.read_note)(path)["text"])
         except CuratorError as exc:
             raise ResourceNotFoundError(str(exc)) from None
 

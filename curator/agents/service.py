@@ -12,13 +12,15 @@ call costs one query, not a palace load.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from curator.config import Config
 from curator.errors import CuratorError
-from curator.model.note import DELETE, NoteEditError, edit_header
+from curator.model.note import DELETE, NoteChanged, NoteEditError, edit_header
 from curator.model.palace import Palace
 from curator.model.served import Served, served_index
 from curator.model.text import clean, one_line
@@ -142,6 +144,10 @@ _CHANGES = {
 }
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 class Memory:
     """One palace as agents see it. Thread-safe; the MCP server holds one for its lifetime."""
 
@@ -160,6 +166,22 @@ class Memory:
     @property
     def config(self) -> Config:
         return self.session.config
+
+    def fresh(self, fn: Callable[P, R]) -> Callable[P, R]:
+        """`fn`, run once more over the palace read again when a file changed under a settled
+        palace before the watch said so (`NoteChanged`): the agent gets the answer of the files
+        as they are, judged by the gate again, not an error. Only for reads: a retried write
+        could be written twice. A file that changes again meanwhile is refused."""
+
+        @functools.wraps(fn)
+        def again(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return fn(*args, **kwargs)
+            except NoteChanged:
+                self.session.changed()
+                return fn(*args, **kwargs)
+
+        return again
 
     @property
     def palace(self) -> Palace:

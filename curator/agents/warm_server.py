@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from curator.agents.hooks import answer
 from curator.agents.service import Memory
@@ -78,7 +79,12 @@ def serve(root: Path) -> int:
                 request = json.loads(self.rfile.readline(MAX_LINE))
                 if isinstance(request, dict) and request.get("event") == "Stop":
                     deferred.wait(STOP_WAIT)
-                reply = answer(memory, request, later=later)
+
+                def reply_to() -> dict[str, Any]:
+                    later.clear()  # a retried answer's work is queued once
+                    return answer(memory, request, later=later)
+
+                reply = memory.fresh(reply_to)()
             except Exception as exc:  # one bad request never stops the server
                 reply = {"lines": [], "items": 0, "problems": [f"warm server: {exc}"]}
             with deferred.counted(later), contextlib.suppress(OSError):
