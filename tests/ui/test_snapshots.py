@@ -90,8 +90,7 @@ async def _open(pilot: Any, view: str) -> None:
             await wait_until(pilot, lambda: whole_query_shown(app))
             await _quiet(pilot)  # and no later list of it on its way
         await pilot.press(key)
-        await pilot.pause(0.05)
-    await _quiet(pilot)
+        await _quiet(pilot)  # the key's work done before the next key reads its screen
     ready = view_ready(view)
     await wait_until(pilot, lambda: ready(app))
     await _quiet(pilot)
