@@ -13,8 +13,7 @@ from palacehelpers import MakePalace, RunCli, note_text
 
 from curator.errors import PalaceNotFound
 from curator.model.cache import notes_path, read_notes
-from curator.model.loader import read_capped, read_file
-from curator.model.note import MAX_BYTES
+from curator.model.note import MAX_BYTES, read_capped, read_file
 from curator.model.palace import Palace, find_palace
 
 FILES = {

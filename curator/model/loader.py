@@ -16,7 +16,7 @@ from curator.model.discovery import INDEX_NAME, NOTES_DIR
 from curator.model.finding import Finding
 from curator.model.layouts import Layout
 from curator.model.layouts.walk import walk
-from curator.model.note import MAX_BYTES, Kind, Note, bytes_sha, parse_note
+from curator.model.note import Kind, Note, bytes_sha, parse_note, read_file
 
 
 @dataclass
@@ -149,33 +149,6 @@ def _load_one(
 
 def _same_stat(note: Note, info: os.stat_result) -> bool:
     return note.size == info.st_size and note.mtime_ns == info.st_mtime_ns
-
-
-def read_file(path: str) -> tuple[os.stat_result, bytes]:
-    """The file's stat and its bytes (`read_capped`), by its descriptor: Python's buffered
-    file object cost a third of the read."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        info = os.fstat(fd)
-        return info, read_capped(fd, info.st_size)
-    finally:
-        os.close(fd)
-
-
-def read_capped(fd: int, size: int) -> bytes:
-    """The bytes of the file open at `fd`, never more than the limit plus one (what a note
-    over it needs to be told apart). Sized by `size`, the file's size as fstat saw it: asking
-    for the limit itself made every read allocate a MiB and give it back (at 100k notes,
-    seconds of system time), where the floor's read sizes its buffer by the file. A file
-    that grew since is read on, up to the limit."""
-    limit = min(size, MAX_BYTES) + 1
-    parts, got = [], 0
-    while got < limit and (chunk := os.read(fd, limit - got)):
-        parts.append(chunk)
-        got += len(chunk)
-        if got == limit <= MAX_BYTES:  # more than `size`: it grew, read on
-            limit = MAX_BYTES + 1
-    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _unreadable(rel: str, exc: OSError) -> Finding:

@@ -27,8 +27,7 @@ from rapidfuzz import fuzz, process, utils
 
 from curator.model import cache
 from curator.model.loader import _walk as walk_files
-from curator.model.loader import read_file
-from curator.model.note import DRAFT_BANNER, Kind, parse_note
+from curator.model.note import DRAFT_BANNER, Kind, parse_note, read_file
 
 if TYPE_CHECKING:
     from curator.model.palace import Palace

@@ -30,8 +30,8 @@ from curator.config import Config, load_config
 from curator.model.cache import RACY_NS
 from curator.model.discovery import NOTES_DIR, kind_of
 from curator.model.layouts import rules as layout_rules
-from curator.model.loader import fingerprint_of, read_file, read_note, walk_stats
-from curator.model.note import Kind, bytes_sha
+from curator.model.loader import fingerprint_of, read_note, walk_stats
+from curator.model.note import Kind, bytes_sha, read_file
 from curator.search.docs import IndexDoc
 from curator.search.filerecord import (
     FileEntry,
