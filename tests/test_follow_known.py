@@ -41,15 +41,19 @@ def test_a_change_known_from_the_record_is_written_without_reading_the_rows(root
     assert before is not None and before.doc_count == 6
     rel = "notes/project/gnu-new.md"
     (root / rel).write_text(note_text("Gnu new", body="Gnu, new.\n"))
+    edited = "notes/project/gnu-1.md"
+    (root / edited).write_text(note_text("Gnu 1", body="Gnu, edited.\n"))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "new")
     layout = layout_rules.layout_of(config)
-    doc = doc_of(read_note(root, rel, "note", config, layout), config)
+    docs = [doc_of(read_note(root, r, "note", config, layout), config) for r in (rel, edited)]
     gone = "notes/project/gnu-0.md"
     stats = store.writer.sync_known(
-        store.tables.seen, [doc], [gone], 6, head_commit(root), allow_empty=False
+        store.tables.seen, docs, [gone], 6, head_commit(root), allow_empty=False
     )
-    assert stats is not None and (stats.added, stats.removed) == (1, 1)
+    assert stats is not None
+    counted = (stats.added, stats.updated, stats.removed, stats.unchanged)
+    assert counted == (1, 1, 1, 4)  # the edited row is not counted unchanged
     assert rel in _paths(store) and gone not in _paths(store)
     after = store.state
     assert after is not None and (after.doc_count, after.commit) == (6, head_commit(root))

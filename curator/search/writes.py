@@ -374,7 +374,7 @@ class IndexWriter:
                 added=added,
                 updated=len(by_path) - added,
                 removed=len(gone),
-                unchanged=count - added,
+                unchanged=count - len(by_path),
                 seconds=time.perf_counter() - t0,
             )
 
