@@ -99,10 +99,11 @@ async def test_links_and_backlinks_are_a_navigable_list_with_a_legend(
         screen.query_one("#rooms-notes").focus()
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.focused is links)
-        visible = screen.query_one(NoteView).region
-        assert links.region.height >= 2 and visible.contains_region(links.region), (
-            links.region,
-            visible,
+        view = screen.query_one(NoteView)
+        # the view scrolls the focused list into sight after the next refresh
+        await wait_until(
+            pilot,
+            lambda: links.region.height >= 2 and view.region.contains_region(links.region),
         )
         links.highlighted = links.get_option_index(f"go:{SPOKE}")
         await pilot.press("enter")
