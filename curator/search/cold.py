@@ -32,13 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.model.discovery import kind_of
-from curator.model.index_md import index_bytes_at
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink
 from curator.model.loader import files_fingerprint, read_note
 from curator.model.lookups import Link, Lookups
 from curator.model.note import Kind, Note
-from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, notes_sum
+from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, index_bytes_at, notes_sum
 from curator.model.schema import name_key, slug_key
 from curator.model.served import Served
 from curator.search.catchup import catch_up, count_from_files, notes_in_step, vouch, walk
