@@ -120,21 +120,14 @@ class KeyTable(Mapping[str, tuple[Note, ...]]):
                 return notes
         return ()
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def __getitem__(self, key: str) -> tuple[Note, ...]:
         found = self._base(key)
         if self._gone:
             found = tuple(n for n in found if n.rel not in self._gone)
         found += self._added.get(key, ())
-        return found if found else default
-
-    def __getitem__(self, key: str) -> tuple[Note, ...]:
-        found = self.get(key)
-        if found is None:
+        if not found:
             raise KeyError(key)
         return found
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
 
     def __iter__(self) -> Iterator[str]:
         """Every key, once (each made again from its notes: seldom asked)."""
