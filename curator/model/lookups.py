@@ -8,7 +8,6 @@ are built again when asked.
 
 from __future__ import annotations
 
-import bisect
 import copy
 import itertools
 from array import array
@@ -74,12 +73,12 @@ class Lookups(Generic[P]):
 
 class KeyTable(Mapping[str, tuple[Note, ...]]):
     """The notes (not drafts) by a key, in path order: a case-folded slug (`by_slug`), a name
-    (`by_name`). Held as a sorted array of the keys' hashes beside each key's notes (a note,
-    or a tuple when the key is shared), not the keys: ~16 bytes a note, where a dict of the
-    keys held ~180 (18 MB at 100k notes in a warm server, which resolves links by slug). A
-    lookup hashes the key and takes the notes at that hash whose key it is; a change is laid
-    over it (`changed`), as `Palace.replaced` makes a plan's palace. The hashes are this
-    process's (`hash`): the table is never pickled."""
+    (`by_name`). Held without the keys (a dict of them held ~180 bytes a note: 18 MB at 100k
+    notes in a warm server, which resolves links by slug): each key's notes (a note, or a
+    tuple when the key is shared) and its hash in arrays, found through an open-addressing
+    table of their positions (~26 bytes a note). A lookup takes the notes at the key's hash
+    whose key it is; a change is laid over it (`changed`), as `Palace.replaced` makes a plan's
+    palace. The hashes are this process's (`hash`): the table is never pickled."""
 
     _hash: Callable[[str], int] = staticmethod(hash)
 
@@ -90,9 +89,16 @@ class KeyTable(Mapping[str, tuple[Note, ...]]):
             k = key(note) if note.kind == "note" else None
             if k is not None:
                 by_key.setdefault(k, []).append(note)
-        keys = sorted(by_key, key=self._hash)
-        self._hashes = array("q", map(self._hash, keys))
-        self._held = [ns[0] if len(ns) == 1 else tuple(ns) for ns in (by_key[k] for k in keys)]
+        self._held = [ns[0] if len(ns) == 1 else tuple(ns) for ns in by_key.values()]
+        self._hashes = array("q", map(self._hash, by_key))
+        # positions in `_held` by hash, -1 where free; at most half full, so a probe is short
+        self._slots = array("i", [-1]) * (1 << max(3, (2 * len(by_key)).bit_length()))
+        mask = len(self._slots) - 1
+        for at, h in enumerate(self._hashes):
+            i = h & mask
+            while self._slots[i] != -1:
+                i = (i + 1) & mask
+            self._slots[i] = at
         self._gone: frozenset[str] = frozenset()  # rels of the notes a change removed
         self._added: dict[str, tuple[Note, ...]] = {}  # the notes a change wrote, by key
 
@@ -111,13 +117,16 @@ class KeyTable(Mapping[str, tuple[Note, ...]]):
 
     def _base(self, key: str) -> tuple[Note, ...]:
         """The notes of `key` the table was made with (its hash's, told apart by their key)."""
-        at = self._hash(key)
-        lo = bisect.bisect_left(self._hashes, at)
-        for i in range(lo, bisect.bisect_right(self._hashes, at, lo)):
-            held = self._held[i]
-            notes = held if isinstance(held, tuple) else (held,)
-            if self._key(notes[0]) == key:
-                return notes
+        h = self._hash(key)
+        slots, mask = self._slots, len(self._slots) - 1
+        i = h & mask
+        while (at := slots[i]) != -1:
+            if self._hashes[at] == h:
+                held = self._held[at]
+                notes = held if isinstance(held, tuple) else (held,)
+                if self._key(notes[0]) == key:
+                    return notes
+            i = (i + 1) & mask
         return ()
 
     def __getitem__(self, key: str) -> tuple[Note, ...]:
