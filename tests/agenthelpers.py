@@ -22,16 +22,9 @@ HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "h
 def write_palace(root: Path, files: dict[str, str], toml: str = HASH_TOML) -> Path:
     """A palace at `root` (notes/, inbox/, palace.toml and `files`), committed to git: a
     module-scoped fixture's palace, which `make_palace` (function-scoped) cannot give."""
-    from palacehelpers import git_init_commit
+    from palacehelpers import new_palace
 
-    (root / "notes").mkdir(parents=True)
-    (root / "inbox").mkdir()
-    (root / "palace.toml").write_text(toml)
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    git_init_commit(root)
-    return root
+    return new_palace(root, files, toml=toml)
 
 
 @contextmanager
