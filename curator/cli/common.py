@@ -58,8 +58,8 @@ def planned(
     `curator.search.cold.indexed_palace`); from the loaded palace when there is no such
     index or the plan needs what only every note answers (NeedsPalace). `load`: the
     fallback loads the palace (else `make(None)` loads it itself)."""
-    from curator.model.index_md import index_bytes_at, rendered_before
-    from curator.model.palace import NeedsPalace
+    from curator.model.index_md import rendered_before
+    from curator.model.palace import NeedsPalace, index_bytes_at
 
     root = find_palace(getattr(args, "palace", None))
     # the index's palace renders INDEX.md by splicing the render remembered of it: without
