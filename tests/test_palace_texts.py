@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from curator.agents.service import Memory
 from curator.agents.settling import settle_palace
 from curator.model import cache
+from curator.model.index_md import index_bytes
 from curator.model.note import NoteChanged, Texts, edit_header, parse_note
-from curator.model.palace import Palace
+from curator.model.palace import INDEX_NAME, Palace
 
 
 def _texts(palace: Palace) -> dict[str, tuple[str, str, tuple[object, ...]]]:
@@ -30,6 +31,26 @@ def test_a_palace_that_let_go_reads_every_text_as_a_fresh_load(sample_palace: Pa
     assert all(n._text == "" for n in palace.notes)  # held nowhere but the file
     assert all(d.held for d in palace.drafts)  # a promote reads the drafts
     assert _texts(palace) == _texts(Palace.open(sample_palace, cache=False))
+
+
+def test_a_palace_that_let_go_reads_index_md_again_or_refuses(sample_palace: Path) -> None:
+    """INDEX.md as loaded (a plan's pre-image) is let go too, kept as its hash: read again
+    it is the same bytes, and a file that changed since is refused, never taken for them."""
+    palace = Palace.open(sample_palace)
+    loaded = index_bytes(palace)
+    assert loaded is not None
+    palace.let_go_of_texts()
+    assert palace.loaded.index_snapshot is not None
+    assert not any(isinstance(held, bytes) for held in palace.loaded.index_snapshot)
+    assert index_bytes(palace) == loaded
+    after = palace.replaced({INDEX_NAME: b"# rendered\n"})  # a plan's own INDEX.md stands
+    assert index_bytes(after) == b"# rendered\n"
+    (sample_palace / INDEX_NAME).write_bytes(loaded + b"\n- a line an action added\n")
+    with pytest.raises(NoteChanged):
+        index_bytes(palace)
+    (sample_palace / INDEX_NAME).unlink()
+    with pytest.raises(NoteChanged):
+        index_bytes(palace)
 
 
 def test_a_changed_or_removed_file_is_never_read_as_the_note(sample_palace: Path) -> None:

@@ -275,3 +275,27 @@ def test_the_paths_a_commit_wrote_are_all_a_catch_up_stats(root: Path) -> None:
     palace = Palace.open(root)
     assert _hits(cold) == _hits(Searcher(palace, index=open_index(palace)))
     assert "notes/project/zebu-old.md" not in store.columns(("path",)).column(0).to_pylist()
+
+
+def test_once_git_vouched_for_the_notes_a_cold_search_walks_none(root: Path) -> None:
+    """A cold search that found the index in step with a HEAD whose notes git's status shows
+    unchanged keeps HEAD as clean; the next asks git's status (its own stat of each file, in
+    C) instead of listing the notes folder and stat-ing every note. A note edited since shows
+    in that status: it is read and caught up, the others are not, and the answer is still the
+    loaded palace's."""
+    assert cold_searcher(root) is not None  # walks, finds the index in step, vouches
+    notes = str(root / "notes")
+    with listed() as folders, opened() as read:
+        assert cold_searcher(root) is not None
+    assert not [f for f in folders if f.startswith(notes)]
+    assert not [p for p in _notes_read(read) if not p.startswith("inbox")]
+    note = root / "notes/project/zebu-other.md"
+    note.write_text(note.read_text().replace("other.", "OTHER."))
+    with listed() as folders, opened() as read:
+        cold = cold_searcher(root)
+    assert cold is not None
+    assert [f for f in folders if f.startswith(notes)]  # git saw the edit: walked again
+    assert "project/zebu-other.md" in _notes_read(read)
+    palace = Palace.open(root)
+    assert _hits(cold) == _hits(Searcher(palace, index=open_index(palace)))
+    assert "OTHER." in json.dumps(_hits(cold))

@@ -182,8 +182,7 @@ def thread_of(turns: list[str], window: int = 1) -> list[NoteText]:
     for i, turn in enumerate(turns):
         around = turns[max(0, i - window) : i] + turns[i + 1 : i + 1 + window]
         context = "\n".join(around)
-        body, flat = (" ".join(t.split()) for t in (turn, context))
-        notes.append(NoteText(("", "", "", turn, context), body, flat))
+        notes.append(NoteText(("", "", "", turn, context)))
     return notes
 
 
@@ -212,13 +211,32 @@ def test_a_turns_thread_is_the_turns_two_on_each_side(turns: list[str]) -> None:
 
 
 @settings(max_examples=200)
+@given(st.tuples(*[st.text(max_size=40)] * 5))
+def test_what_ranking_reads_of_a_note_is_read_when_asked_as_defined(
+    texts: tuple[str, ...],
+) -> None:
+    # the body and context compared for smoothing, as defined: whitespace collapsed, and no
+    # context for a note without a body; read from the text only when first asked
+    reads: list[int] = []
+    lazy = NoteText(lambda: reads.append(1) or texts, context=texts[4])
+    if not " ".join(texts[4].split()):
+        assert lazy.context == "" and lazy.context_lines == frozenset() and not reads
+    body = " ".join(texts[3].split())
+    context = " ".join(texts[4].split()) if body else ""
+    lines = {" ".join(line.split()) for line in texts[4].splitlines()} - {""}
+    for note in (lazy, NoteText(texts)):
+        assert (note.body, note.context) == (body, context)
+        assert note.context_lines == (lines if context else frozenset())
+        assert note.terms == FieldTerms.of(texts) and note.words == list(key_words(texts))
+    assert len(reads) == 1
+
+
+@settings(max_examples=200)
 @given(st.lists(st.tuples(st.text(max_size=60), st.text(max_size=120)), max_size=10))
 def test_threads_of_any_text_are_symmetric_and_never_hold_the_note(
     texts: list[tuple[str, str]],
 ) -> None:
-    notes = [
-        NoteText(("", "", "", b, c), " ".join(b.split()), " ".join(c.split())) for b, c in texts
-    ]
+    notes = [NoteText(("", "", "", b, c)) for b, c in texts]
     found = threads(notes)
     for i, others in enumerate(found):
         assert i not in others
@@ -352,6 +370,31 @@ def test_a_question_reads_no_candidates_text_its_row_keeps(
     assert read == [] and taken[1:] == [[]]
     monkeypatch.undo()
     assert [h.path for h in hits] == [h.path for h in again] == expected
+
+
+def test_a_settled_palace_is_ranked_without_reading_its_notes_files(
+    make_palace: MakePalace,
+) -> None:
+    """A palace that let go of its notes' text (a warm server's) is ranked from what the
+    index's rows keep and the notes' headers: the files read again are those of the hits
+    shown (their snippets), never every candidate's."""
+    files = {
+        **fillers(),
+        "notes/retry.md": n("Retry queue depth", "The retry queue holds five jobs."),
+        "notes/jobs.md": n("Jobs", "Each retry waits for the queue to drain."),
+        "notes/tagged.md": note_text(
+            "Tagged", type="project", body="Deploys retry twice.\n", extra="tags: [ops, retry]\n"
+        ),
+    }
+    root = make_palace(files, toml=HASH_TOML)
+    Searcher(Palace.open(root)).search("retry")  # the index and its word counts, kept
+    palace = Palace.open(root)
+    palace.let_go_of_texts()
+    s = Searcher(palace, sync=False)
+    hits = s.search("retry queue", limit=1)
+    assert [h.path for h in hits] == ["notes/retry.md"] and "queue" in hits[0].snippet
+    texts = palace.notes[0]._texts
+    assert {n.rel for n in palace.notes if n.sha in texts._kept} == {"notes/retry.md"}
 
 
 def test_a_row_older_than_its_note_is_ranked_from_the_notes_text(

@@ -71,8 +71,8 @@ def planned(
 def _planned(
     args: argparse.Namespace, make: Callable[[Palace | None], Plan], load: bool
 ) -> tuple[Palace | None, Plan]:
-    from curator.model.index_md import index_bytes_at, rendered_before
-    from curator.model.palace import NeedsPalace
+    from curator.model.index_md import rendered_before
+    from curator.model.palace import NeedsPalace, index_bytes_at
 
     root = find_palace(getattr(args, "palace", None))
     # the index's palace renders INDEX.md by splicing the render remembered of it: without

@@ -641,17 +641,7 @@ def _text(part: str | bytes | None) -> str | None:
 
 def index_bytes(palace: Palace) -> bytes | None:
     """INDEX.md as it was when the palace was loaded (from disk if it was built otherwise)."""
-    if palace.loaded.index_snapshot is not None:
-        return palace.loaded.index_snapshot[0]
-    return index_bytes_at(palace.root)
-
-
-def index_bytes_at(root: Path) -> bytes | None:
-    """INDEX.md of the palace at `root` as it is now (None: absent)."""
-    try:
-        return (root / INDEX_NAME).read_bytes()
-    except FileNotFoundError:
-        return None
+    return palace.loaded.index_bytes(palace.root)
 
 
 def read_index(palace: Palace) -> str | None:

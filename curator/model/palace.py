@@ -33,14 +33,15 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files, read_all_links
-from curator.model.lookups import Link, Lookups, by_name, by_slug
-from curator.model.note import Kind, Note, Texts, parse_note
+from curator.model.lookups import KeyTable, Link, Lookups, by_name, by_slug
+from curator.model.note import Kind, Note, NoteChanged, Texts, bytes_sha, parse_note
 from curator.model.schema import name_key, slug_key
 
 __all__ = [
     "INDEX_NAME",
     "NOTES_DIR",
     "STATE_DIR",
+    "LetGo",
     "Link",
     "Loaded",
     "NeedsPalace",
@@ -48,6 +49,7 @@ __all__ = [
     "Room",
     "ensure_state_dir",
     "find_palace",
+    "index_bytes_at",
     "notes_sum",
     "pair_hash",
 ]
@@ -57,10 +59,11 @@ __all__ = [
 class Loaded:
     """What the load that read a palace's notes saw besides them."""
 
-    # INDEX.md's bytes as read when the notes were loaded ((None,): absent; None: not read).
-    # Read *before* the notes, so an action landing during the load shows up as a changed
-    # INDEX.md when a plan made from this palace is applied.
-    index_snapshot: tuple[bytes | None] | None = None
+    # INDEX.md's bytes as read when the notes were loaded ((None,): absent; None: not read;
+    # their hash once a settled palace let go of them: `let_go`). Read *before* the notes,
+    # so an action landing during the load shows up as a changed INDEX.md when a plan made
+    # from this palace is applied.
+    index_snapshot: tuple[bytes | LetGo | None] | None = None
     # files under the notes root that are not notes (a vault's attachments), for links
     attachments: tuple[str, ...] = ()
     # when the load started (0: not loaded from disk); a reload passed this palace trusts
@@ -71,6 +74,43 @@ class Loaded:
     # the commit HEAD was at when git's status showed the notes and INDEX.md as it holds
     # them, for a palace read from the index then (`curator.writer.committed.committed_at`)
     committed: str | None = None
+
+    def index_bytes(self, root: Path) -> bytes | None:
+        """INDEX.md at `root` as it was when the notes were loaded (the file now if it was
+        not read then); NoteChanged when it was let go and the file holds other bytes since."""
+        if self.index_snapshot is None:
+            return index_bytes_at(root)
+        held = self.index_snapshot[0]
+        if not isinstance(held, LetGo):
+            return held
+        data = index_bytes_at(root)
+        if data is None or bytes_sha(data) != held.sha:
+            message = "the file changed since the palace was loaded; load it again"
+            raise NoteChanged(message, path=INDEX_NAME)
+        return data
+
+    def let_go(self) -> Loaded:
+        """These facts holding INDEX.md's hash instead of its bytes (`index_bytes` reads
+        them again from the file)."""
+        held = self.index_snapshot[0] if self.index_snapshot is not None else None
+        if not isinstance(held, bytes):
+            return self
+        return replace(self, index_snapshot=(LetGo(bytes_sha(held)),))
+
+
+@dataclass(frozen=True, slots=True)
+class LetGo:
+    """Bytes a settled palace let go of, known by their hash (`note.bytes_sha`)."""
+
+    sha: str
+
+
+def index_bytes_at(root: Path) -> bytes | None:
+    """INDEX.md of the palace at `root` as it is now (None: absent)."""
+    try:
+        return (root / INDEX_NAME).read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 class NeedsPalace(NotImplementedError):
@@ -193,10 +233,12 @@ class Palace:
         """Every note lets go of its text (`Note.let_go`), read again from its file when asked
         for and checked against its hash: what a long-lived server's palace does once loaded
         (at 100k notes the texts are ~130 MB; a query reads the few it ranks and shows).
-        Drafts keep theirs: few, and what a promote reads."""
+        Drafts keep theirs: few, and what a promote reads. INDEX.md's bytes as loaded go too
+        (25 MB at 100k notes): their hash stays, to check them by when read again."""
         texts = Texts(str(self.root))
         for note in self.notes:
             note.let_go(texts)
+        self.loaded = self.loaded.let_go()
 
     def replaced(self, changes: Mapping[str, bytes | None]) -> Palace:
         """The palace as it would be with `changes` applied ({rel: new bytes, or None: gone}).
@@ -221,7 +263,9 @@ class Palace:
         # Slugs are built here if need be: every plan renders INDEX.md, which resolves
         # successors by slug, and a chain of replaced palaces then builds them once.
         grouped = self._groups() if added or gone else self.lookups.grouped
-        new.lookups = self.lookups.carried(self.by_rel, gone, added, self._by_slug, grouped)
+        slugs = self._by_slug
+        assert isinstance(slugs, KeyTable)  # a loaded palace's (`by_slug`)
+        new.lookups = self.lookups.carried(gone, added, slugs, grouped)
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
         new.loaded = (
             replace(self.loaded, index_snapshot=(changes[INDEX_NAME],))
@@ -256,15 +300,15 @@ class Palace:
 
     # -- lookups ------------------------------------------------------------------------------
     @property
-    def _by_slug(self) -> dict[str, Sequence[Note]]:
+    def _by_slug(self) -> Mapping[str, Sequence[Note]]:
         """Notes by case-folded slug (tuples: one note a key, seldom two). Built on first use:
-        loading, listing and searching never need it, and at 100k notes it holds ~10 MB."""
+        loading, listing and searching never need it."""
         if self.lookups.slugs is None:
             self.lookups.slugs = by_slug(self.notes)
         return self.lookups.slugs
 
     @property
-    def _by_name(self) -> dict[str, Sequence[Note]]:
+    def _by_name(self) -> Mapping[str, Sequence[Note]]:
         """Parsed notes by `name_key` (as `_by_slug`)."""
         if self.lookups.names is None:
             self.lookups.names = by_name(self.notes)

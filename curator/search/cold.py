@@ -5,12 +5,14 @@ fresh process, where reading every note (seconds at 100k notes) cost more than t
 reflects the palace's files as they are: its table is the one the last sync recorded, at git
 HEAD; a walk of the palace (one stat per file, no file read) finds every file with the size
 and mtime the sync read it with (none of them young enough then for those to mislead, as the
-palace cache trusts them); palace.toml derives the same fields. When a file or HEAD moved on
-since, the files changed are read and their rows written first (`curator.search.catchup`);
-the corpus statistics are counted from their sample's files when none are kept. When the
-index cannot tell what changed (palace.toml derives other fields, no record of the files,
-another layout), None, and the caller loads the palace and syncs as before: nothing is ever
-served from an index that may lag the files.
+palace cache trusts them); palace.toml derives the same fields. Once a search found that so at
+a HEAD git's status shows every note unchanged from, HEAD is kept as clean, and the next asks
+git's status again (its own stat of each tracked file, in C) instead of walking the notes.
+When a file or HEAD moved on since, the files changed are read and their rows written first
+(`curator.search.catchup`); the corpus statistics are counted from their sample's files when
+none are kept. When the index cannot tell what changed (palace.toml derives other fields,
+no record of the files, another layout), None, and the caller loads the palace and syncs as
+before: nothing is ever served from an index that may lag the files.
 
 An `IndexedPalace` holds no note in memory: a note is read and parsed from its file when the
 query asks for it (the candidates, the notes shown, the notes their links and successors
@@ -32,13 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 from curator.config import Config, load_config
 from curator.model.discovery import kind_of
-from curator.model.index_md import index_bytes_at
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink
 from curator.model.loader import files_fingerprint, read_note
 from curator.model.lookups import Link, Lookups
 from curator.model.note import Kind, Note
-from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, notes_sum
+from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, index_bytes_at, notes_sum
 from curator.model.schema import name_key, slug_key
 from curator.model.served import Served
 from curator.search.catchup import catch_up, count_from_files, notes_in_step, vouch, walk
@@ -87,7 +88,7 @@ def cold_searcher(root: Path) -> Searcher | None:
     """A searcher over the index of the palace at `root` reading no more of the palace than
     a query shows, once the index reflects the files as they are now (the files changed
     since the last sync are read and their rows written first: `catch_up`); else None."""
-    found = indexed_palace(root, COLUMNS)
+    found = indexed_palace(root, COLUMNS, committed=True)
     if found is None:
         return None
     palace, store = found
@@ -326,7 +327,7 @@ class _OverTable:
 
     def __init__(
         self,
-        table: dict[str, Sequence[Note]],
+        table: Mapping[str, Sequence[Note]],
         gone: frozenset[str],
         added: dict[str, list[Note]],
     ) -> None:
@@ -463,7 +464,7 @@ class IndexedPalace(Palace):
         the palace (NeedsPalace); one that slipped through fails loudly rather than see none."""
         raise NeedsPalace("a palace read from the search index holds no note list")
 
-    def _over(self, table: dict[str, Sequence[Note]], key: Callable[[Note], str]) -> Any:
+    def _over(self, table: Mapping[str, Sequence[Note]], key: Callable[[Note], str]) -> Any:
         """The rows' `table` with the change laid over it (the rows' own, unchanged)."""
         if self._root is self:
             return table
@@ -474,7 +475,7 @@ class IndexedPalace(Palace):
         return _OverTable(table, self._gone, added)
 
     @property
-    def _by_slug(self) -> dict[str, Sequence[Note]]:
+    def _by_slug(self) -> Mapping[str, Sequence[Note]]:
         if self._root is not self:
             return self._over(self._root._by_slug, _slug)
         if self.lookups.slugs is None:
@@ -490,7 +491,7 @@ class IndexedPalace(Palace):
         return self.lookups.slugs
 
     @property
-    def _by_name(self) -> dict[str, Sequence[Note]]:
+    def _by_name(self) -> Mapping[str, Sequence[Note]]:
         if self._root is not self:
             return self._over(self._root._by_name, _name)
         if self.lookups.names is None:

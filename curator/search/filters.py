@@ -349,10 +349,19 @@ def not_current_row(
     return not_current(note, today or date.today())
 
 
+def row_body(palace: Palace, row: Mapping[str, Any]) -> str:
+    """A row's body: its own (read from the table, or made with it by `doc_row`), else (a
+    row made from a note's header alone) its note's, read only now."""
+    if "body" in row:
+        return str(row["body"] or "")
+    note = palace.by_rel.get(str(row.get("path")))
+    return note.body if note is not None else ""
+
+
 def served_body(palace: Palace, row: Mapping[str, Any], include_sensitive: bool) -> str:
-    """A row's body as it may be served: its links to notes the gate hides withheld
-    (`curator.model.served`)."""
-    body = str(row.get("body") or "")
+    """A row's body (`row_body`) as it may be served: its links to notes the gate hides
+    withheld (`curator.model.served`)."""
+    body = row_body(palace, row)
     note = palace.by_rel.get(str(row.get("path")))
     if note is None or include_sensitive:
         return body
@@ -415,6 +424,7 @@ __all__ = [
     "is_sensitive",
     "not_current_row",
     "note_row",
+    "row_body",
     "sensitive_scopes",
     "served_body",
     "sql_str",

@@ -61,21 +61,30 @@ def _content_hash(note: Note, confidence: float, sensitive: bool) -> str:
     return hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def doc_of(note: Note, config: Config) -> IndexDoc:
+def doc_of(note: Note, config: Config, *, body: bool = True) -> IndexDoc:
     """The index row of one parsed note or draft, from palace.toml alone (a row never
-    depends on the other notes: a note read from its file makes the same row)."""
+    depends on the other notes: a note read from its file makes the same row). Without
+    `body`: its body and text left empty (the header alone, never the note's text)."""
     scope, sensitive, confidence = _derived(config, note)
-    return _make_doc(note, scope, sensitive, confidence)
+    return _make_doc(note, scope, sensitive, confidence, body)
 
 
-def doc_row(palace: Palace, note: Note) -> dict[str, Any]:
+def doc_row(palace: Palace, note: Note, *, body: bool = True) -> dict[str, Any]:
     """The index row of one parsed note or draft as the store returns one (every column but
-    the full-text `text`), made from the palace instead of read from the table."""
-    doc = doc_of(note, palace.config)
-    return {k: getattr(doc, k) for k in RESULT_COLUMNS}
+    the full-text `text`), made from the palace instead of read from the table. Without
+    `body`, the row leaves its `body` out: made from the note's header alone, so a palace
+    that let go of its notes' text reads no file (`curator.search.filters.row_body` reads
+    it when asked)."""
+    doc = doc_of(note, palace.config, body=body)
+    return {k: getattr(doc, k) for k in (RESULT_COLUMNS if body else HEAD_COLUMNS)}
 
 
-def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> IndexDoc:
+HEAD_COLUMNS = tuple(c for c in RESULT_COLUMNS if c != "body")  # a row without its body
+
+
+def _make_doc(
+    note: Note, scope: str, sensitive: bool, confidence: float, body: bool = True
+) -> IndexDoc:
     stale = note.stale
     return IndexDoc(
         path=note.rel,
@@ -94,7 +103,7 @@ def _make_doc(note: Note, scope: str, sensitive: bool, confidence: float) -> Ind
         reviewed=note.reviewed,
         kind=note.kind,
         content_hash=_content_hash(note, confidence, sensitive),
-        body=note.body,
+        body=note.body if body else "",
         context=note_context(note),
     )
 

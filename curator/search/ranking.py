@@ -25,7 +25,7 @@ import functools
 import itertools
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypeVar
@@ -41,7 +41,7 @@ from curator.search.embed import word_embedder
 from curator.search.fields import FEATURES, FieldTerms, bm25f
 from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
-from curator.search.index import doc_row, palace_signature
+from curator.search.index import doc_row, note_context, palace_signature
 from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
 from curator.search.temporal import time_cue
@@ -101,17 +101,58 @@ class Tuning:
     rerank: bool = True  # the [index] reranker re-orders the best candidates, when configured
 
 
-@dataclass
 class NoteText:
-    """What ranking reads of a candidate: its fields' text, its body and its context as
-    compared for smoothing, and (made when first needed) its field terms."""
+    """What ranking reads of a candidate: its fields' text (`texts`, read when first asked: a
+    palace that let go of its notes' text reads the note's file), its body and context as
+    compared for smoothing, and (made when first needed) its field terms and key words. Its
+    index row keeps its terms and words (`kept_stems`, `kept_words`), and its context is in its
+    header, so a candidate whose row keeps them and that has no context is ranked without
+    reading its text."""
 
-    texts: tuple[str, ...]
-    body: str
-    context: str
-    # its stems and key words as its index row keeps them (`curator.search.fields.features`)
-    kept_stems: str | None = None
-    kept_words: str | None = None
+    def __init__(
+        self,
+        texts: tuple[str, ...] | Callable[[], tuple[str, ...]],
+        *,
+        kept_stems: str | None = None,
+        kept_words: str | None = None,
+        context: str | None = None,
+    ) -> None:
+        """`texts`: the text per field of `FIELDS`, or what reads it; `context`: its context
+        field's text (the last of `texts`), when known without reading them."""
+        if callable(texts):
+            self._texts: tuple[str, ...] | None = None
+            self._read: Callable[[], tuple[str, ...]] | None = texts
+        else:
+            self._texts, self._read = texts, None
+        self.raw_context = context if context is not None else self.texts[4]
+        self.kept_stems = kept_stems
+        self.kept_words = kept_words
+        self._body: str | None = None
+        self._context: str | None = None
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """Its text per field of `FIELDS` (read once, when first asked)."""
+        if self._texts is None:
+            assert self._read is not None
+            self._texts, self._read = self._read(), None
+        return self._texts
+
+    @property
+    def body(self) -> str:
+        """Its body, whitespace collapsed (as compared for smoothing)."""
+        if self._body is None:
+            self._body = " ".join(self.texts[3].split())
+        return self._body
+
+    @property
+    def context(self) -> str:
+        """Its context, whitespace collapsed; none for a note without a body (read only
+        for a note that has a context)."""
+        if self._context is None:
+            flat = " ".join(self.raw_context.split())
+            self._context = flat if flat and self.body else ""
+        return self._context
 
     @functools.cached_property
     def terms(self) -> FieldTerms:
@@ -134,7 +175,7 @@ class NoteText:
         """The lines of its context (whitespace collapsed), as compared for smoothing."""
         if not self.context:
             return frozenset()
-        lines = (" ".join(line.split()) for line in self.texts[4].splitlines())
+        lines = (" ".join(line.split()) for line in self.raw_context.splitlines())
         return frozenset(line for line in lines if line)
 
     @property
@@ -232,12 +273,13 @@ class Ranker:
         return self.source.found(self, texts, flt, n)
 
     def _doc_row(self, path: str) -> Row:
-        """`doc_row` of a parsed note of this palace, cached while the palace holds that very
-        note (a note's text cannot change under it); the caller gets its own copy."""
+        """`doc_row` of a parsed note of this palace without its body (read only for the
+        notes shown: `row_body`), cached while the palace holds that very note (a note's
+        text cannot change under it); the caller gets its own copy."""
         note = self.palace.by_rel[path]
         found = _held(self._doc_rows, path, note)
         if found is None:
-            found = _hold(self._doc_rows, path, note, doc_row(self.palace, note))
+            found = _hold(self._doc_rows, path, note, doc_row(self.palace, note, body=False))
         return dict(found)
 
     def names(self) -> Names:
@@ -279,7 +321,7 @@ class Ranker:
             return []
         bonus = 10.0 * counts[pool]
         cutoff = max(0.0, fuzzy.CUTOFF - float(bonus.max()))
-        ratios = fuzzy.scores(" ".join(words), [names.names[i] for i in pool], cutoff)
+        ratios = fuzzy.scores(" ".join(words), [names.name(i) for i in pool], cutoff)
         scored = [
             (r + b, names.rels[i], i)
             for r, b, i in zip(ratios.tolist(), bonus.tolist(), pool, strict=True)
@@ -420,12 +462,17 @@ class Ranker:
         note = self.palace.by_rel.get(path)
         found = _held(self._note_text_cache, path, note)
         if found is None:
-            texts = note_fields(note) if note is not None and note.ok else row_fields(row)
-            body, context = (" ".join(t.split()) for t in texts[3:])
             stems, words = (_str(row.get(k)) for k in FEATURES)
-            found = NoteText(texts, body, context if body else "", stems, words)
-            if note is not None:
+            if note is not None and note.ok:
+                found = NoteText(
+                    functools.partial(note_fields, note),
+                    kept_stems=stems,
+                    kept_words=words,
+                    context=note_context(note),
+                )
                 _hold(self._note_text_cache, path, note, found)
+            else:
+                found = NoteText(row_fields(row), kept_stems=stems, kept_words=words)
         return found
 
     def _soft_scores(self, query: str, paths: list[str], rows: Rows) -> tuple[np.ndarray, ...]:
