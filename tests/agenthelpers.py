@@ -16,22 +16,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 HASH_TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[index]\nembedder = "hash"\ndim = 64\n'
 
 
 def write_palace(root: Path, files: dict[str, str], toml: str = HASH_TOML) -> Path:
     """A palace at `root` (notes/, inbox/, palace.toml and `files`), committed to git: a
     module-scoped fixture's palace, which `make_palace` (function-scoped) cannot give."""
-    from palacehelpers import git_init_commit
+    from palacehelpers import new_palace
 
-    (root / "notes").mkdir(parents=True)
-    (root / "inbox").mkdir()
-    (root / "palace.toml").write_text(toml)
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    git_init_commit(root)
-    return root
+    return new_palace(root, files, toml=toml)
 
 
 @contextmanager
@@ -156,9 +151,15 @@ class McpClient:
         self._thread.join(5)
 
 
-def hook_context(root: Path, event: str, **fields: Any) -> str:
-    """What `curator hook claude-code EVENT` (a subprocess, as Claude Code runs it, the warm
-    server off) puts in front of the agent for a session in `root`."""
+def hook(
+    root: Path, event: str, env: dict[str, str] | None = None, **fields: Any
+) -> tuple[str, str | None]:
+    """`curator hook claude-code EVENT` for a session in `root`, with `env` set: its stdout
+    and its stderr line (`hookrun.run_hook`, what the hook's process runs, in this process: a
+    process of its own pays curator's imports for the same answer; tests/test_hooks.py runs
+    the real processes)."""
+    from curator.agents.hookrun import run_hook
+
     payload = {
         "session_id": "s",
         "transcript_path": str(root / "t.jsonl"),
@@ -167,13 +168,15 @@ def hook_context(root: Path, event: str, **fields: Any) -> str:
         "hook_event_name": event,
         **fields,
     }
-    proc = subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "claude-code", event],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"},
-    )
-    assert proc.returncode == 0, proc.stderr
-    return str(json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"])
+    with pytest.MonkeyPatch.context() as m:
+        for key, value in (env or {}).items():
+            m.setenv(key, value)
+        return run_hook("claude-code", event, json.dumps(payload), str(root))
+
+
+def hook_context(root: Path, event: str, **fields: Any) -> str:
+    """What the hook for `event` (the warm server off) puts in front of the agent."""
+    cold = {"CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"}
+    text, failure = hook(root, event, cold, **fields)
+    assert failure is None, failure
+    return str(json.loads(text)["hookSpecificOutput"]["additionalContext"])

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from palacehelpers import (
     DEFAULT_TOML,
-    GITCONFIG,
     SAMPLE,
     MakePalace,
     RunCli,
     build_index,
     built_once,
     committed_once,
-    git_init_commit,
+    isolate,
     listens,
+    new_palace,
     note_text,
 )
 
@@ -69,22 +69,7 @@ def cache_rewritten_asserts(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test sees the real home, caches, git config, editor or CURATOR_PALACE."""
-    base = tmp_path_factory.mktemp("env")
-    home = base / "home"
-    for sub in ("home", "cache", "xdg-config", "xdg-cache"):
-        (base / sub).mkdir()
-    gitconfig = base / "gitconfig"
-    gitconfig.write_text(GITCONFIG)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("CURATOR_CACHE_HOME", str(base / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "xdg-config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))
-    monkeypatch.delenv("CURATOR_PALACE", raising=False)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "VISUAL", "EDITOR"):
-        monkeypatch.delenv(var, raising=False)  # the editor tests set their own
-    return base
+    return isolate(monkeypatch, tmp_path_factory.mktemp("env"))
 
 
 @pytest.fixture(scope="session")
@@ -159,21 +144,7 @@ def make_palace(tmp_path: Path) -> MakePalace:
         name: str | None = None,
     ) -> Path:
         root = tmp_path / (name or f"palace{next(counter)}")
-        root.mkdir()
-        (root / "notes").mkdir()
-        (root / "inbox").mkdir()
-        if toml is not None:
-            (root / "palace.toml").write_text(toml)
-        for rel, content in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_bytes(content.encode("utf-8"))
-        if commit:
-            git_init_commit(root)
-        return root
+        return new_palace(root, files, toml=toml, commit=commit)
 
     return make
 

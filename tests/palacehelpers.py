@@ -42,6 +42,49 @@ MakePalace = Callable[..., Path]
 RunCli = Callable[..., tuple[int, str, str]]
 
 
+def isolate(m: pytest.MonkeyPatch, base: Path) -> Path:
+    """Through `m`, the environment every test runs in (conftest's `isolated_env`), its home,
+    caches and git config in `base`: no test sees the real home, caches, git config, editor or
+    CURATOR_PALACE. Module- and session-scoped fixtures run before `isolated_env`: one that
+    builds a palace takes the same environment with this."""
+    for sub in ("home", "cache", "xdg-config", "xdg-cache"):
+        (base / sub).mkdir(exist_ok=True)
+    gitconfig = base / "gitconfig"
+    gitconfig.write_text(GITCONFIG)
+    m.setenv("HOME", str(base / "home"))
+    m.setenv("CURATOR_CACHE_HOME", str(base / "cache"))
+    m.setenv("XDG_CONFIG_HOME", str(base / "xdg-config"))
+    m.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))
+    m.delenv("CURATOR_PALACE", raising=False)
+    m.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    m.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "VISUAL", "EDITOR"):
+        m.delenv(var, raising=False)  # the editor tests set their own
+    return base
+
+
+def new_palace(
+    root: Path,
+    files: Mapping[str, str | bytes],
+    *,
+    toml: str | None = DEFAULT_TOML,
+    commit: bool = True,
+) -> Path:
+    """A palace at `root`: notes/, inbox/, palace.toml (unless `toml` is None) and `files`
+    ({rel: text | bytes}), committed to git unless `commit` is False."""
+    (root / "notes").mkdir(parents=True)
+    (root / "inbox").mkdir()
+    if toml is not None:
+        (root / "palace.toml").write_text(toml)
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    if commit:
+        git_init_commit(root)
+    return root
+
+
 def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
 
@@ -94,15 +137,19 @@ def installed(root: Path, files: Mapping[str, bytes | None]) -> list[str]:
 
 
 def build_index(root: Path, scratch: Path) -> None:
-    """Build the palace's search index as the app does (in a child process), with the home and
-    caches in `scratch` (for session fixtures, which run before `isolated_env`)."""
-    from curator.search.indexjob import run_child
+    """Build the palace's search index with the job the app runs in a child process (its
+    `main`, in this process: a child would pay curator's, LanceDB's and the embedder's imports
+    again), with the home and caches in `scratch` (for session fixtures, which run before
+    `isolated_env`)."""
+    from curator.search.indexjob import main
 
-    with pytest.MonkeyPatch.context() as m:
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as m, contextlib.redirect_stdout(out):
         m.setenv("HOME", str(scratch / "home"))
         m.setenv("CURATOR_CACHE_HOME", str(scratch / "cache"))
         m.setenv("XDG_CACHE_HOME", str(scratch / "xdg-cache"))
-        run_child(root, False, None)
+        code = main([str(root)])
+    assert code == 0 and '"stats"' in out.getvalue(), out.getvalue()
 
 
 def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from palacehelpers import IDENTITY_VARS, RunCli, git, installed, listed, run_main
+from palacehelpers import IDENTITY_VARS, RunCli, git, installed, isolate, listed, run_main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = REPO_ROOT / "sample_palace"
@@ -76,16 +77,28 @@ def curator(
     )
 
 
-@pytest.fixture
-def palace(sample_palace: Path, run_cli: RunCli) -> Path:
+@pytest.fixture(scope="module")
+def built(sample_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample palace with a current INDEX.md committed by a curator `index` action (so
-    `index --check` starts at 0 and there is one curator action to undo)."""
-    index = sample_palace / "INDEX.md"
-    index.write_text(index.read_text(encoding="utf-8") + "- a stale line\n", encoding="utf-8")
-    git(sample_palace, "commit", "-q", "--no-verify", "-m", "stale index", "--", "INDEX.md")
-    code, _, stderr = run_cli("--palace", sample_palace, "index", "--yes")
-    assert code == 0, stderr
-    return sample_palace
+    `index --check` starts at 0 and there is one curator action to undo), made once."""
+    base = tmp_path_factory.mktemp("built")
+    root = Path(shutil.copytree(sample_repo, base / "palace", symlinks=True))
+    with pytest.MonkeyPatch.context() as m:
+        isolate(m, base)
+        index = root / "INDEX.md"
+        index.write_text(index.read_text(encoding="utf-8") + "- a stale line\n", encoding="utf-8")
+        git(root, "commit", "-q", "--no-verify", "-m", "stale index", "--", "INDEX.md")
+        proc = run_main(root, "--palace", str(root), "index", "--yes")
+        assert proc.returncode == 0, proc.stderr
+    return root
+
+
+@pytest.fixture
+def palace(built: Path, tmp_path: Path) -> Path:
+    """A copy of `built`, git's index refreshed for its files' new inodes."""
+    root = Path(shutil.copytree(built, tmp_path / "palace", symlinks=True))
+    git(root, "update-index", "-q", "--refresh")
+    return root
 
 
 def check_index(run_cli: RunCli, root: Path) -> None:

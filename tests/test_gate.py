@@ -16,8 +16,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
@@ -25,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, McpClient, warm_server
+from agenthelpers import HASH_TOML, McpClient, hook, warm_server
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from palacehelpers import git_init_commit, note_text
@@ -215,17 +213,8 @@ def _cli(root: Path, env: dict[str, str], *args: str) -> str:
 
 
 def _hook(root: Path, env: dict[str, str], event: str, **fields: object) -> str:
-    payload = {"session_id": "s", "cwd": str(root), "hook_event_name": event, **fields}
-    proc = subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "claude-code", event],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout + proc.stderr
+    text, failure = hook(root, event, env, **fields)
+    return text + (failure or "")
 
 
 def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from agenthelpers import HASH_TOML, McpClient, write_palace
-from palacehelpers import note_text
+from palacehelpers import note_text, run_main
 
 TOML = HASH_TOML + "\n[scopes.vault]\nsensitive = true\n"
 TOOLS = {"search", "ask", "pack", "read_note", "list_inbox", "capture", "report_stale"}
@@ -335,21 +335,8 @@ def test_garbage_on_the_wire_then_still_answers(root: Path, tmp_path: Path) -> N
 
 def test_print_config_for_each_client(root: Path) -> None:
     for client in ("claude-code", "claude-desktop", "cursor"):
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "curator",
-                "--palace",
-                str(root),
-                "mcp",
-                "--print-config",
-                client,
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        proc = run_main(root, "--palace", str(root), "mcp", "--print-config", client)
+        assert proc.returncode == 0, proc.stderr
         entry = json.loads(proc.stdout)["mcpServers"]["curator"]
         assert entry["args"][-1] == "mcp" and str(root) in entry["args"]
         assert (entry.get("type") == "stdio") == (client == "claude-code")

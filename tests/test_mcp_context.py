@@ -6,14 +6,11 @@ read_note gives it apart, in a field that says what it is."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import McpClient, write_palace
+from agenthelpers import McpClient, hook_context, write_palace
 from palacehelpers import note_text
 
 from curator.agents.service import CONTEXT_NOTE
@@ -89,16 +86,8 @@ def test_a_captured_drafts_context_is_apart_from_its_text(client: McpClient) -> 
 
 
 def test_the_prompt_hook_never_serves_the_context(root: Path) -> None:
-    event = {"cwd": str(root), "prompt": "fix the quasar zeppelin billing worker deploy"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "curator.agents", "--palace", str(root), "claude-code", "prompt"],
-        input=json.dumps(event),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"},
-        timeout=120,
+    context = hook_context(
+        root, "UserPromptSubmit", prompt="fix the quasar zeppelin billing worker deploy"
     )
-    assert proc.returncode == 0, proc.stderr
-    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert NOTE in context
     assert_no_context(context.split("\n", 1)[1])  # below the title, which names the prompt

@@ -1,12 +1,12 @@
 """The palace's groupings kept sorted under change: rooms (active notes by the key the layout's
 room rule gives, see `curator.model.layouts.rules.room_rule`), superseded
-notes, notes naming a successor, and the slug and name lookups. `Palace.replaced()` patches
-them instead of rebuilding them: a plan at 10k notes must not pay for a full rebuild."""
+notes and notes naming a successor. `Palace.replaced()` patches them instead of rebuilding
+them: a plan at 10k notes must not pay for a full rebuild."""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 from curator.model.note import Note
 
@@ -57,16 +57,3 @@ def merge_sorted(notes: list[Note], gone: set[str], added: list[Note]) -> list[N
     for note in added:
         bisect.insort(kept, note, key=lambda n: n.rel)
     return kept
-
-
-def add(index: dict[str, Sequence[Note]], key: str, note: Note) -> None:
-    found = index.get(key)
-    index[key] = (note,) if found is None else (*found, note)
-
-
-def drop(index: dict[str, Sequence[Note]], key: str, note: Note) -> None:
-    remaining = tuple(n for n in index.get(key, ()) if n is not note)
-    if remaining:
-        index[key] = remaining
-    else:
-        index.pop(key, None)

@@ -33,7 +33,7 @@ from curator.model.layouts import rules as layout_rules
 from curator.model.layouts.base import Layout, Resolver
 from curator.model.links import RawLink, md_target
 from curator.model.loader import load_files, read_all_links
-from curator.model.lookups import Link, Lookups, by_name, by_slug
+from curator.model.lookups import KeyTable, Link, Lookups, by_name, by_slug
 from curator.model.note import Kind, Note, NoteChanged, Texts, bytes_sha, parse_note
 from curator.model.schema import name_key, slug_key
 
@@ -263,7 +263,9 @@ class Palace:
         # Slugs are built here if need be: every plan renders INDEX.md, which resolves
         # successors by slug, and a chain of replaced palaces then builds them once.
         grouped = self._groups() if added or gone else self.lookups.grouped
-        new.lookups = self.lookups.carried(self.by_rel, gone, added, self._by_slug, grouped)
+        slugs = self._by_slug
+        assert isinstance(slugs, KeyTable)  # a loaded palace's (`by_slug`)
+        new.lookups = self.lookups.carried(gone, added, slugs, grouped)
         # a change to INDEX.md itself (a committed plan's effects) is the new pre-image
         new.loaded = (
             replace(self.loaded, index_snapshot=(changes[INDEX_NAME],))
@@ -298,15 +300,15 @@ class Palace:
 
     # -- lookups ------------------------------------------------------------------------------
     @property
-    def _by_slug(self) -> dict[str, Sequence[Note]]:
+    def _by_slug(self) -> Mapping[str, Sequence[Note]]:
         """Notes by case-folded slug (tuples: one note a key, seldom two). Built on first use:
-        loading, listing and searching never need it, and at 100k notes it holds ~10 MB."""
+        loading, listing and searching never need it."""
         if self.lookups.slugs is None:
             self.lookups.slugs = by_slug(self.notes)
         return self.lookups.slugs
 
     @property
-    def _by_name(self) -> dict[str, Sequence[Note]]:
+    def _by_name(self) -> Mapping[str, Sequence[Note]]:
         """Parsed notes by `name_key` (as `_by_slug`)."""
         if self.lookups.names is None:
             self.lookups.names = by_name(self.notes)

@@ -327,7 +327,7 @@ class _OverTable:
 
     def __init__(
         self,
-        table: dict[str, Sequence[Note]],
+        table: Mapping[str, Sequence[Note]],
         gone: frozenset[str],
         added: dict[str, list[Note]],
     ) -> None:
@@ -464,7 +464,7 @@ class IndexedPalace(Palace):
         the palace (NeedsPalace); one that slipped through fails loudly rather than see none."""
         raise NeedsPalace("a palace read from the search index holds no note list")
 
-    def _over(self, table: dict[str, Sequence[Note]], key: Callable[[Note], str]) -> Any:
+    def _over(self, table: Mapping[str, Sequence[Note]], key: Callable[[Note], str]) -> Any:
         """The rows' `table` with the change laid over it (the rows' own, unchanged)."""
         if self._root is self:
             return table
@@ -475,7 +475,7 @@ class IndexedPalace(Palace):
         return _OverTable(table, self._gone, added)
 
     @property
-    def _by_slug(self) -> dict[str, Sequence[Note]]:
+    def _by_slug(self) -> Mapping[str, Sequence[Note]]:
         if self._root is not self:
             return self._over(self._root._by_slug, _slug)
         if self.lookups.slugs is None:
@@ -491,7 +491,7 @@ class IndexedPalace(Palace):
         return self.lookups.slugs
 
     @property
-    def _by_name(self) -> dict[str, Sequence[Note]]:
+    def _by_name(self) -> Mapping[str, Sequence[Note]]:
         if self._root is not self:
             return self._over(self._root._by_name, _name)
         if self.lookups.names is None:
