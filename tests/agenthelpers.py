@@ -5,6 +5,8 @@ and a warm hook server for a test's palace."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -161,22 +163,24 @@ def run_hook(
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`curator [--palace ROOT] hook TOOL EVENT` fed `payload`, with `env` set: what its
-    process writes (`hookrun.run_hook`, the work of `hookrun.main`, in this process: a
-    process of its own pays curator's imports for the same answer; tests/test_hooks.py runs
-    the real processes, as Claude Code starts them)."""
+    process writes (`hookrun.main`, in this process: a process of its own pays curator's
+    imports for the same answer; tests/test_hooks.py runs the real processes, as Claude Code
+    starts them). A hook that runs out of its time ends its process (os._exit): the tests'
+    budget is a minute."""
     from curator.agents import hookrun
-    from curator.model.text import one_line
 
     stdin = payload if isinstance(payload, str) else json.dumps(payload)
+    out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as m:
         for key, value in (env or {}).items():
             m.setenv(key, value)
         if cwd is not None:
             m.chdir(cwd)
-        palace = None if root is None else str(root)
-        text, failure = hookrun.run_hook(tool, event, stdin, palace)
-    err = "" if failure is None else one_line(failure) + "\n"
-    return subprocess.CompletedProcess(["curator", "hook", tool, event], 0, text, err)
+        m.setattr(sys, "stdin", io.StringIO(stdin))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = hookrun.main(tool, event, None if root is None else str(root))
+    args = ["curator", "hook", tool, event]
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 def hook(
