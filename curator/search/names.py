@@ -32,15 +32,19 @@ NEAR_WORDS = 10  # near-miss words per query word
 
 @dataclass(frozen=True)
 class Names:
-    """Every parsed note's and draft's name, lower-cased, with its words' postings."""
+    """Every parsed note's and draft's name, lower-cased, with its words' postings. Compact,
+    as a warm server holds it for hours: the names are read from the notes when asked (a
+    fuzzy pool's few), and the postings are one array of positions cut by the vocabulary's
+    bounds (a dict of an array per word held 8 bytes a position and ~170 a word)."""
 
     rels: list[str]  # sorted, as the index's rows
     notes: list[Note] | None  # the notes at `rels` (None: read from the index, see `rows`)
     row_at: Callable[[int], dict[str, Any]] | None  # else the index's row of the `i`th
-    names: list[str]
-    lengths: np.ndarray
+    shown: Sequence[str] | None  # else the names as the index holds them
+    lengths: np.ndarray  # of each lower-cased name
     vocab: list[str]  # sorted distinct name words
-    postings: dict[str, np.ndarray]  # name word -> positions in `rels`
+    bounds: np.ndarray  # vocab[k]'s postings are at[bounds[k] : bounds[k + 1]]
+    at: np.ndarray  # positions in `rels` (int32)
 
     @classmethod
     def of(cls, palace: Palace) -> Names:
@@ -51,7 +55,18 @@ class Names:
             rels, names, row_at = indexed
             return cls.kept(palace.root, rels, names, row_at)
         notes = sorted((n for n in palace.all() if n.ok), key=lambda n: n.rel)
-        return cls.made([n.rel for n in notes], [str(n.name or "") for n in notes], notes)
+        return cls.made([n.rel for n in notes], [_name(n) for n in notes], notes)
+
+    def name(self, i: int) -> str:
+        """The `i`th note's name, lower-cased."""
+        if self.notes is not None:
+            return _name(self.notes[i]).lower()
+        assert self.shown is not None
+        return self.shown[i].lower()
+
+    def posting(self, k: int) -> np.ndarray:
+        """The positions of the names holding the word `vocab[k]`."""
+        return self.at[self.bounds[k] : self.bounds[k + 1]]
 
     def filter_row(self, i: int, palace: Palace) -> Mapping[str, Any]:
         """What a filter reads of the `i`th note: as the index derives it from the note."""
@@ -68,14 +83,17 @@ class Names:
         notes: list[Note] | None,
         row_at: Callable[[int], dict[str, Any]] | None = None,
     ) -> Names:
-        names = [name.lower() for name in shown]
         lists: dict[str, list[int]] = {}
-        for i, name in enumerate(names):
-            for word in set(WORD.findall(name)):
+        for i, name in enumerate(shown):
+            for word in set(WORD.findall(name.lower())):
                 lists.setdefault(word, []).append(i)
-        postings = {w: np.asarray(ix, dtype=np.int64) for w, ix in lists.items()}
-        lengths = np.fromiter((len(n) for n in names), dtype=np.int64, count=len(names))
-        return cls(rels, notes, row_at, names, lengths, sorted(postings), postings)
+        vocab = sorted(lists)
+        bounds = np.cumsum([0, *(len(lists[w]) for w in vocab)], dtype=np.int64)
+        flat = itertools.chain.from_iterable(lists[w] for w in vocab)
+        at = np.fromiter(flat, dtype=np.int32, count=int(bounds[-1]))
+        return cls(
+            rels, notes, row_at, None if notes else shown, _lengths(shown), vocab, bounds, at
+        )
 
     @classmethod
     def kept(
@@ -106,37 +124,40 @@ class Names:
                 or (len(at) and (at.min() < 0 or at.max() >= len(rels)))
             ):
                 raise ValueError("damaged")
-            postings = {w: at[starts[i] : starts[i + 1]] for i, w in enumerate(vocab)}
         except (TypeError, ValueError):
             made = cls.made(rels, shown, None, row_at)
-            lists = [made.postings[w] for w in made.vocab]
-            bounds_of = np.cumsum([0, *map(len, lists)], dtype=np.int64)
-            joined = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
-            stored = (key, made.vocab, bounds_of.tobytes(), joined.astype(np.int64).tobytes())
+            stored = (key, made.vocab, made.bounds.tobytes(), made.at.astype(np.int64).tobytes())
             cache.store(root, NAMES_CACHE, stored)
             return made
-        names = [name.lower() for name in shown]
-        lengths = np.fromiter((len(n) for n in names), dtype=np.int64, count=len(names))
-        return cls(rels, None, row_at, names, lengths, list(vocab), postings)
+        return cls(rels, None, row_at, shown, _lengths(shown), list(vocab), starts.copy(),
+                   at.astype(np.int32))  # fmt: skip
 
     def counts(self, words: Sequence[str]) -> np.ndarray:
         """Per note, how many of the query words match a word of its name."""
         counts = np.zeros(len(self.rels), dtype=np.int64)
         for word in words:
-            near: set[str] = set()
+            near: set[int] = set()  # positions in `vocab`
             lo = bisect.bisect_left(self.vocab, word)
-            for v in itertools.islice(self.vocab, lo, lo + PREFIX_WORDS):
-                if not v.startswith(word):
+            for k in range(lo, min(lo + PREFIX_WORDS, len(self.vocab))):
+                if not self.vocab[k].startswith(word):
                     break
-                near.add(v)
+                near.add(k)
             if len(word) >= 4:
-                found = fuzzy.closest(word, self.vocab, NEAR_WORDS)
-                near.update(self.vocab[i] for i, _score in found)
+                near.update(k for k, _score in fuzzy.closest(word, self.vocab, NEAR_WORDS))
             hit = np.zeros(len(self.rels), dtype=bool)
-            for v in near:
-                hit[self.postings[v]] = True
+            for k in near:
+                hit[self.posting(k)] = True
             counts += hit
         return counts
+
+
+def _name(note: Note) -> str:
+    return str(note.name or "")
+
+
+def _lengths(shown: Sequence[str]) -> np.ndarray:
+    """The length of each name lower-cased."""
+    return np.fromiter((len(n.lower()) for n in shown), dtype=np.int32, count=len(shown))
 
 
 def _names_key(rels: list[str], shown: list[str]) -> str:

@@ -321,7 +321,7 @@ class Ranker:
             return []
         bonus = 10.0 * counts[pool]
         cutoff = max(0.0, fuzzy.CUTOFF - float(bonus.max()))
-        ratios = fuzzy.scores(" ".join(words), [names.names[i] for i in pool], cutoff)
+        ratios = fuzzy.scores(" ".join(words), [names.name(i) for i in pool], cutoff)
         scored = [
             (r + b, names.rels[i], i)
             for r, b, i in zip(ratios.tolist(), bonus.tolist(), pool, strict=True)
