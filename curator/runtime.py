@@ -106,13 +106,16 @@ def freeze_loaded() -> bool:
     return True
 
 
-def let_go() -> None:
+def let_go(*, collect: bool = True) -> None:
     """Give back the memory of what a command no longer holds (its palace, before its search
     index follows a commit: at 100k notes ~380 MB, else held beside LanceDB and the
     embedder): what `freeze_loaded` froze is collected again, then glibc hands its free
-    pages back (`malloc_trim`), so the index's buffers do not land on top of them."""
-    gc.unfreeze()
-    gc.collect()
+    pages back (`malloc_trim`), so the index's buffers do not land on top of them.
+    `collect` False: nothing is held that only a full collection frees (a full one scans
+    every object the imports made), only the free pages are handed back."""
+    if collect:
+        gc.unfreeze()
+        gc.collect()
     if not tuned("trim") or not sys.platform.startswith("linux"):
         return
     import ctypes

@@ -257,15 +257,13 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from curator.runtime import collector_paused
     from curator.writer.actions.undo import undo  # the one undo, the app's too
 
     root = find_palace(args.palace)
     # undo loads the palace itself, after finding its commit, unless the search index holds
     # it: loading one here first made the command load it twice (the second time to be sure
     # it is newer than HEAD)
-    with collector_paused():  # as `open_palace` loads
-        _, plan = planned(args, lambda before: undo(root, args.commit, before=before), load=False)
+    _, plan = planned(args, lambda before: undo(root, args.commit, before=before), load=False)
     return apply_or_show(args, None, plan)
 
 

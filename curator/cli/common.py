@@ -58,6 +58,19 @@ def planned(
     `curator.search.cold.indexed_palace`); from the loaded palace when there is no such
     index or the plan needs what only every note answers (NeedsPalace). `load`: the
     fallback loads the palace (else `make(None)` loads it itself)."""
+    from curator.runtime import collector_paused
+
+    # planning makes no cyclic garbage worth a full collection while it runs (as a load:
+    # see curator.runtime), and what it leaves (the index's palace, or one `make` loaded for
+    # itself) is young: one young collection when the collector is on again frees it
+    with collector_paused():
+        palace, plan = _planned(args, make, load)
+    return palace, plan
+
+
+def _planned(
+    args: argparse.Namespace, make: Callable[[Palace | None], Plan], load: bool
+) -> tuple[Palace | None, Plan]:
     from curator.model.index_md import rendered_before
     from curator.model.palace import NeedsPalace, index_bytes_at
 

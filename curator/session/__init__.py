@@ -230,9 +230,12 @@ class Session:
         from curator.writer.lock import WriterLock
 
         with self._lock:
+            held = self._palace is not None
             self._palace = None
             self._changed.set()  # asked again, the palace is read again
-        let_go()
+        # a session given no palace (a plan made from the index: `curator.cli.common.planned`
+        # collects what planning left) holds nothing only a full collection frees
+        let_go(collect=held)
         with WriterLock(self.root):
             sync_after_commit(self.root, None, changed)
         self.index.pending = None
