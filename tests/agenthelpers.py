@@ -5,6 +5,8 @@ and a warm hook server for a test's palace."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -151,15 +153,40 @@ class McpClient:
         self._thread.join(5)
 
 
+def run_hook(
+    root: Path | None,
+    tool: str,
+    event: str,
+    payload: dict[str, Any] | str,
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`curator [--palace ROOT] hook TOOL EVENT` fed `payload`, with `env` set: what its
+    process writes (`hookrun.main`, in this process: a process of its own pays curator's
+    imports for the same answer; tests/test_hooks.py runs the real processes, as Claude Code
+    starts them). A hook that runs out of its time ends its process (os._exit): the tests'
+    budget is a minute."""
+    from curator.agents import hookrun
+
+    stdin = payload if isinstance(payload, str) else json.dumps(payload)
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as m:
+        for key, value in (env or {}).items():
+            m.setenv(key, value)
+        if cwd is not None:
+            m.chdir(cwd)
+        m.setattr(sys, "stdin", io.StringIO(stdin))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = hookrun.main(tool, event, None if root is None else str(root))
+    args = ["curator", "hook", tool, event]
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
 def hook(
     root: Path, event: str, env: dict[str, str] | None = None, **fields: Any
-) -> tuple[str, str | None]:
-    """`curator hook claude-code EVENT` for a session in `root`, with `env` set: its stdout
-    and its stderr line (`hookrun.run_hook`, what the hook's process runs, in this process: a
-    process of its own pays curator's imports for the same answer; tests/test_hooks.py runs
-    the real processes)."""
-    from curator.agents.hookrun import run_hook
-
+) -> tuple[str, str]:
+    """The claude-code hook for `event` in a session in `root`: (stdout, stderr)."""
     payload = {
         "session_id": "s",
         "transcript_path": str(root / "t.jsonl"),
@@ -168,15 +195,13 @@ def hook(
         "hook_event_name": event,
         **fields,
     }
-    with pytest.MonkeyPatch.context() as m:
-        for key, value in (env or {}).items():
-            m.setenv(key, value)
-        return run_hook("claude-code", event, json.dumps(payload), str(root))
+    proc = run_hook(root, "claude-code", event, payload, env=env)
+    return proc.stdout, proc.stderr
 
 
 def hook_context(root: Path, event: str, **fields: Any) -> str:
     """What the hook for `event` (the warm server off) puts in front of the agent."""
     cold = {"CURATOR_HOOK_WARM": "0", "CURATOR_HOOK_BUDGET": "60"}
     text, failure = hook(root, event, cold, **fields)
-    assert failure is None, failure
+    assert not failure, failure
     return str(json.loads(text)["hookSpecificOutput"]["additionalContext"])

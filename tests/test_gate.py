@@ -213,8 +213,8 @@ def _cli(root: Path, env: dict[str, str], *args: str) -> str:
 
 
 def _hook(root: Path, env: dict[str, str], event: str, **fields: object) -> str:
-    text, failure = hook(root, event, env, **fields)
-    return text + (failure or "")
+    out, err = hook(root, event, env, **fields)
+    return out + err
 
 
 def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:

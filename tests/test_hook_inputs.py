@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from agenthelpers import run_hook
 from palacehelpers import run_main
-from test_hooks import context, event, no_warm_server, root, run  # noqa: F401
+from test_hooks import context, event, no_warm_server, root  # noqa: F401
 
 SOURCES = ["startup", "resume", "clear", "compact", "fork"]
 
@@ -27,7 +28,7 @@ def _project(root: Path) -> Path:
 @pytest.mark.parametrize("source", SOURCES)
 def test_session_start_every_source_lands_in_additional_context(root: Path, source: str) -> None:
     start = event("SessionStart", _project(root), source=source, model="claude")
-    proc = run(root, "claude-code", "SessionStart", start)
+    proc = run_hook(root, "claude-code", "SessionStart", start)
     out = json.loads(proc.stdout)
     assert set(out) == {"hookSpecificOutput"}  # nothing for the person, nothing blocking
     text = context(proc, "SessionStart")
@@ -43,13 +44,13 @@ def test_session_start_names_the_mcp_tools_when_the_server_is_configured(root: P
     config = {"mcpServers": {"memory": {"command": sys.executable, "args": args}}}
     (project / ".mcp.json").write_text(json.dumps(config))
     start = event("SessionStart", project, source="startup")
-    text = context(run(root, "claude-code", "SessionStart", start), "SessionStart")
+    text = context(run_hook(root, "claude-code", "SessionStart", start), "SessionStart")
     assert "MCP tools" in text and "search" in text and "capture" in text
     assert f"{sys.executable} -m curator" not in text
 
 
 def _changed_turn(root: Path, prompt: dict[str, object]) -> None:
-    run(root, "claude-code", "UserPromptSubmit", prompt)
+    run_hook(root, "claude-code", "UserPromptSubmit", prompt)
     main = _project(root) / "main.py"
     main.write_text(main.read_text() + "# changed\n")
 
@@ -61,10 +62,10 @@ def test_stop_never_blocks_and_its_messages_land_where_they_are_read(
     project = _project(root)
     prompt = event("UserPromptSubmit", project, prompt="billing worker retries")
     _changed_turn(root, prompt)
-    stop = run(root, "claude-code", "Stop", event("Stop", project, stop_hook_active=active,
-                                                  last_assistant_message="Done."))  # fmt: skip
+    stop_event = event("Stop", project, stop_hook_active=active, last_assistant_message="Done.")
+    stop = run_hook(root, "claude-code", "Stop", stop_event)
     assert stop.returncode == 0 and stop.stderr == ""
-    nxt = run(root, "claude-code", "UserPromptSubmit", prompt)
+    nxt = run_hook(root, "claude-code", "UserPromptSubmit", prompt)
     carried = "the last turn changed files" in nxt.stdout
     if active:  # Claude Code is already continuing because of a stop hook: say nothing
         assert stop.stdout == "" and not carried
@@ -85,20 +86,21 @@ def test_stops_reminder_names_the_mcp_tool_when_the_server_is_configured(root: P
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"curator": {"args": args}}}))
     prompt = event("UserPromptSubmit", project, prompt="billing worker retries")
     _changed_turn(root, prompt)
-    run(root, "claude-code", "Stop", event("Stop", project, stop_hook_active=False))
-    reminder = context(run(root, "claude-code", "UserPromptSubmit", prompt), "UserPromptSubmit")
+    run_hook(root, "claude-code", "Stop", event("Stop", project, stop_hook_active=False))
+    proc = run_hook(root, "claude-code", "UserPromptSubmit", prompt)
+    reminder = context(proc, "UserPromptSubmit")
     assert "the MCP `capture` tool" in reminder and "-m curator" not in reminder
 
 
 def test_task_lines_at_session_start_not_on_every_prompt(root: Path) -> None:
     made = run_main(root, "--palace", str(root), "task", "new", "billing-fix",
                     "--objective", "fix billing")  # fmt: skip
-    assert made.returncode == 0, made.stderr  # the set-up: the hooks below are the processes
+    assert made.returncode == 0, made.stderr  # the set-up: the hooks below are under test
     project = _project(root)
     begin = event("SessionStart", project, source="compact")
-    start = context(run(root, "claude-code", "SessionStart", begin), "SessionStart")
+    start = context(run_hook(root, "claude-code", "SessionStart", begin), "SessionStart")
     assert "Your task checkpoint" in start and "billing-fix" in start
     for words in ("hello", "billing worker retries"):
-        proc = run(root, "claude-code", "UserPromptSubmit",
-                   event("UserPromptSubmit", project, prompt=words))  # fmt: skip
+        said = event("UserPromptSubmit", project, prompt=words)
+        proc = run_hook(root, "claude-code", "UserPromptSubmit", said)
         assert proc.returncode == 0 and "task checkpoint" not in proc.stdout, words

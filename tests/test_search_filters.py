@@ -186,3 +186,53 @@ def test_a_notes_fields_read_as_a_filter_reads_them_are_its_index_rows(
     for note in notes:
         assert dict(NoteFields(palace, note)) == note_row(palace, note)
         assert set(note_row(palace, note)) <= {*rows[note.rel], "tag_keys"}
+
+
+_HEADER_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=12),
+    st.lists(st.one_of(st.text(max_size=8), st.integers(), st.floats(allow_nan=False)), max_size=3),
+)  # fmt: skip
+
+
+_HEADER_KEYS = ["tags", "confidence", "stale", "status", "created", "sensitive", "context",
+                "scope", "name", "type", "reviewed"]  # fmt: skip
+
+
+def test_a_row_made_from_a_note_is_the_doc_the_index_stores(sample_palace: Path) -> None:
+    """`doc_row` (made from the note's header, its body added) gives the columns of
+    `doc_of`'s `IndexDoc` (what the index writes), for every note of a real palace and notes
+    whose header holds any value, and without `body` the same less the body."""
+    from curator.model.note import parse_note
+    from curator.model.palace import Palace
+    from curator.search.index import doc_of, doc_row
+
+    palace = Palace.open(sample_palace)
+
+    def same(note: object) -> None:
+        doc = doc_of(note, palace.config)  # type: ignore[arg-type]
+        want = {k: getattr(doc, k) for k in RESULT_COLUMNS}
+        assert doc_row(palace, note) == want  # type: ignore[arg-type]
+        want.pop("body")
+        assert doc_row(palace, note, body=False) == want  # type: ignore[arg-type]
+
+    for note in palace.all():
+        if note.ok:
+            same(note)
+
+    @settings(max_examples=150, deadline=None)
+    @given(
+        st.dictionaries(
+            st.sampled_from(_HEADER_KEYS),
+            _HEADER_VALUES,
+        ),
+        st.text(max_size=40),
+    )
+    def check(header: dict[str, object], body: str) -> None:
+        import yaml
+
+        text = f"---\n{yaml.safe_dump(header)}---\n{body}"
+        note = parse_note("notes/a/n.md", text.encode("utf-8", "surrogatepass"))
+        if note.ok:
+            same(note)
+
+    check()

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from agenthelpers import run_hook
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from palacehelpers import git, run_main
@@ -24,14 +24,12 @@ FIXTURE = {"suppress_health_check": [HealthCheck.function_scoped_fixture], "dead
 
 
 def cli(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """`curator ARGS` in `cwd`, in this process (`run_main`); a hook in a process of its own,
-    as its agent runs it."""
-    if args[0] != "hook":
-        return run_main(cwd, *args, stdin=stdin)
-    return subprocess.run(
-        [sys.executable, "-m", "curator", *args], cwd=cwd, capture_output=True, text=True,
-        input=stdin, env=os.environ.copy(), timeout=120,
-    )  # fmt: skip
+    """`curator ARGS` in `cwd`, in this process (`run_main`; a hook through
+    `agenthelpers.run_hook`, as its process runs it)."""
+    if args[0] == "hook":
+        tool, event = args[1:]
+        return run_hook(None, tool, event, stdin, cwd=cwd)
+    return run_main(cwd, *args, stdin=stdin)
 
 
 # -- .gitignore: any bytes, any line ends, curator's lines anchored --------------------------

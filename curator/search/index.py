@@ -33,10 +33,10 @@ from curator.model.loader import loaded_fingerprint
 from curator.model.note import Note
 from curator.model.palace import STATE_DIR, Palace, ensure_state_dir, notes_sum
 from curator.model.schema import is_visible
-from curator.search.docs import IndexDoc
+from curator.search.docs import IndexDoc, tag_keys
 from curator.search.embed import get_embedder
 from curator.search.filerecord import entry_of, sums_of, write_record
-from curator.search.store import RESULT_COLUMNS, IndexState, IndexStore, MakeDocs, SyncStats
+from curator.search.store import IndexState, IndexStore, MakeDocs, SyncStats
 from curator.search.words import corpus
 
 log = logging.getLogger(__name__)
@@ -61,51 +61,50 @@ def _content_hash(note: Note, confidence: float, sensitive: bool) -> str:
     return hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def doc_of(note: Note, config: Config, *, body: bool = True) -> IndexDoc:
+def doc_of(note: Note, config: Config) -> IndexDoc:
     """The index row of one parsed note or draft, from palace.toml alone (a row never
-    depends on the other notes: a note read from its file makes the same row). Without
-    `body`: its body and text left empty (the header alone, never the note's text)."""
-    scope, sensitive, confidence = _derived(config, note)
-    return _make_doc(note, scope, sensitive, confidence, body)
+    depends on the other notes: a note read from its file makes the same row)."""
+    return IndexDoc(**_head(note, config), body=note.body)
 
 
 def doc_row(palace: Palace, note: Note, *, body: bool = True) -> dict[str, Any]:
     """The index row of one parsed note or draft as the store returns one (every column but
-    the full-text `text`), made from the palace instead of read from the table. Without
-    `body`, the row leaves its `body` out: made from the note's header alone, so a palace
-    that let go of its notes' text reads no file (`curator.search.filters.row_body` reads
-    it when asked)."""
-    doc = doc_of(note, palace.config, body=body)
-    return {k: getattr(doc, k) for k in (RESULT_COLUMNS if body else HEAD_COLUMNS)}
+    the full-text `text`: `doc_of`'s), made from the palace instead of read from the table.
+    Without `body`, the row leaves its `body` out: made from the note's header alone, so a
+    palace that let go of its notes' text reads no file (`curator.search.filters.row_body`
+    reads it when asked)."""
+    row = _head(note, palace.config)
+    if body:
+        row["body"] = note.body
+    return row
 
 
-HEAD_COLUMNS = tuple(c for c in RESULT_COLUMNS if c != "body")  # a row without its body
-
-
-def _make_doc(
-    note: Note, scope: str, sensitive: bool, confidence: float, body: bool = True
-) -> IndexDoc:
+def _head(note: Note, config: Config) -> dict[str, Any]:
+    """Every column of a note's row but its body and text, as `IndexDoc` keeps them (tags a
+    tuple of text, their keys, the confidence a float): read from its header alone."""
+    scope, sensitive, confidence = _derived(config, note)
     stale = note.stale
-    return IndexDoc(
-        path=note.rel,
-        slug=note.slug,
-        name=note.name,
-        description=note.description,
-        type=note.type,
-        scope=scope,
-        status=note.status,
-        confidence=confidence,
-        stale=stale is not None,
-        stale_reason=(stale or {}).get("reason", ""),
-        sensitive=sensitive,
-        tags=note.tags,
-        created=note.created,
-        reviewed=note.reviewed,
-        kind=note.kind,
-        content_hash=_content_hash(note, confidence, sensitive),
-        body=note.body if body else "",
-        context=note_context(note),
-    )
+    tags = tuple(note.tags)
+    return {
+        "path": note.rel,
+        "slug": note.slug,
+        "name": note.name,
+        "description": note.description,
+        "type": note.type,
+        "scope": scope,
+        "status": note.status,
+        "confidence": float(confidence),
+        "stale": stale is not None,
+        "stale_reason": (stale or {}).get("reason", ""),
+        "sensitive": sensitive,
+        "tags": tags,
+        "tag_keys": tag_keys(tags),
+        "created": note.created,
+        "reviewed": note.reviewed,
+        "kind": note.kind,
+        "content_hash": _content_hash(note, confidence, sensitive),
+        "context": note_context(note),
+    }
 
 
 def note_context(note: Note) -> str:

@@ -38,7 +38,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
-from curator.search.fields import FEATURES, FieldTerms, bm25f
+from curator.search.fields import FEATURES, FieldTerms, bm25f_each
 from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, note_context, palace_signature
@@ -384,7 +384,7 @@ class Ranker:
         else:
             terms = list(dict.fromkeys(stems(query)))
             corpus = self._corpus()
-            lex = np.asarray([bm25f(terms, t.terms, corpus, tune.fields) for t in notes])
+            lex = bm25f_each(terms, [t.terms for t in notes], corpus, tune.fields)
         vec = np.asarray([sims.get(p, 0.0) for p in paths])
         parts = self._parts(lex, vec, paths)
         if names:
