@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import McpClient, hook_context, write_palace
+from agenthelpers import McpClient, hook_context, served, write_palace
 from palacehelpers import note_text
 
 from curator.agents.service import CONTEXT_NOTE
@@ -33,12 +33,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(root: Path) -> Iterator[McpClient]:
-    client = McpClient(root)
-    try:
+def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+    with served(root, tmp_path_factory.mktemp("env")) as client:
         yield client
-    finally:
-        client.close()
 
 
 def assert_no_context(text: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from agenthelpers import HASH_TOML, McpClient, write_palace
+from agenthelpers import HASH_TOML, McpClient, served, write_palace
 from layouthelpers import FIXTURES
 from palacehelpers import RunCli, note_text
 
@@ -69,12 +69,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    base = tmp_path_factory.mktemp("env")
-    (base / "home").mkdir()
-    env = {"HOME": str(base / "home"), "CURATOR_CACHE_HOME": str(base / "cache")}
-    c = McpClient(root, env=env)
-    yield c
-    c.close()
+    with served(root, tmp_path_factory.mktemp("env")) as client:
+        yield client
 
 
 def _call(client: McpClient, name: str, /, **args: Any) -> Any:
