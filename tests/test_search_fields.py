@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 from palacehelpers import MakePalace, note_text
 
 from curator.model.palace import Palace
-from curator.search.fields import K1, B, FieldTerms, bm25f, features, idf, stored_stems
+from curator.search.fields import (
+    K1,
+    B,
+    FieldTerms,
+    bm25f,
+    bm25f_each,
+    features,
+    idf,
+    stored_stems,
+)
 from curator.search.filters import Filter
 from curator.search.fuse import scaled
 from curator.search.ranking import NoteText, Tuning, threads
@@ -229,6 +238,15 @@ def test_what_ranking_reads_of_a_note_is_read_when_asked_as_defined(
         assert note.context_lines == (lines if context else frozenset())
         assert note.terms == FieldTerms.of(texts) and note.words == list(key_words(texts))
     assert len(reads) == 1
+
+
+@settings(max_examples=100)
+@given(st.tuples(*[st.text(max_size=40)] * 5))
+def test_the_kept_stems_are_held_as_terms_once_read(texts: tuple[str, ...]) -> None:
+    stems, words = features(texts)
+    note = NoteText(texts, kept_stems=stems, kept_words=words)
+    assert note.terms == FieldTerms.read(stems) == FieldTerms.of(texts)
+    assert note.kept_stems is None  # the text of the stems is not held twice
 
 
 @settings(max_examples=200)
@@ -493,6 +511,26 @@ def test_bm25f_of_a_stored_line_is_bm25f_of_its_counted_stems(
     corpus = Corpus({}, 7, {"a": 3, "b": 9}, tuple(avg))
     weights = (4.0, 1.5, 1.5, 1.0, 0.5)
     assert bm25f(terms, read, corpus, weights) == plain_bm25f(terms, found, corpus, weights)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.lists(LINE, min_size=5, max_size=5), max_size=6),
+    st.lists(st.one_of(STEM, st.sampled_from(["", " ", "a b", "\x85"])), max_size=4, unique=True),
+    st.lists(st.floats(0.0, 4.0), min_size=5, max_size=5),
+    st.lists(st.floats(0.0, 8.0), min_size=5, max_size=5),
+)
+def test_bm25f_of_every_candidate_at_once_is_bm25f_of_each(
+    notes: list[list[str]], terms: list[str], avg: list[float], weights: list[float]
+) -> None:
+    """`bm25f_each` (every candidate's score in one pass, what ranking calls) gives each
+    note's BM25F as it reads, to the last bit."""
+    read = [FieldTerms.read("\n".join(lines)) for lines in notes]
+    corpus = Corpus({}, 7, {"a": 3, "b": 9}, tuple(avg))
+    want = [
+        plain_bm25f(terms, [ln.split() for ln in lines], corpus, tuple(weights)) for lines in notes
+    ]
+    assert bm25f_each(terms, read, corpus, weights).tolist() == want
 
 
 @settings(max_examples=300)

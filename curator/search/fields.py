@@ -13,6 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from curator.search.text import stems
 from curator.search.words import FIELDS, Corpus, key_words
 
@@ -108,6 +110,32 @@ def bm25f(
     return score
 
 
+def bm25f_each(
+    terms: Sequence[str], notes: Sequence[FieldTerms], corpus: Corpus, weights: Sequence[float]
+) -> np.ndarray:
+    """`bm25f` of each of `notes`, the same numbers worked out for all of them at once: the
+    per-field norms as one array, each term's counts, and the sums taken in `bm25f`'s order
+    (a field's zero count adds an exact zero; a term no field holds adds nothing)."""
+    out = np.zeros(len(notes))
+    if not notes:
+        return out
+    lengths = np.asarray([t.lengths for t in notes], dtype=np.float64)
+    avg = np.asarray(corpus.avg_len, dtype=np.float64)
+    wanted = np.asarray(weights, dtype=np.float64)
+    with np.errstate(all="ignore"):  # an average length of 0 is not divided by
+        norms = np.where(
+            avg > 0, wanted / (1.0 - B + B * lengths / np.where(avg > 0, avg, 1.0)), wanted
+        )
+    for term in terms:
+        if term.split() != [term]:
+            continue  # no stem: `FieldTerms.counts` finds it nowhere
+        needle = f" {term} "
+        counts = np.asarray([[f.count(needle) for f in t.spaced] for t in notes], dtype=np.float64)
+        tf = (norms * counts).sum(axis=1)
+        out += np.where(tf != 0, idf(corpus, term) * tf / (K1 + tf), 0.0)
+    return out
+
+
 __all__ = [
     "FEATURES",
     "FIELDS",
@@ -115,6 +143,7 @@ __all__ = [
     "B",
     "FieldTerms",
     "bm25f",
+    "bm25f_each",
     "features",
     "idf",
     "stored_stems",

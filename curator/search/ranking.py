@@ -38,7 +38,7 @@ from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.search.candidates import Candidates, Row, Vector
 from curator.search.embed import word_embedder
-from curator.search.fields import FEATURES, FieldTerms, bm25f
+from curator.search.fields import FEATURES, FieldTerms, bm25f_each
 from curator.search.filters import Filter
 from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, note_context, palace_signature
@@ -101,6 +101,9 @@ class Tuning:
     rerank: bool = True  # the [index] reranker re-orders the best candidates, when configured
 
 
+_NO_LINES: frozenset[str] = frozenset()  # one for each note without a context (not one each)
+
+
 class NoteText:
     """What ranking reads of a candidate: its fields' text (`texts`, read when first asked: a
     palace that let go of its notes' text reads the note's file), its body and context as
@@ -156,9 +159,10 @@ class NoteText:
 
     @functools.cached_property
     def terms(self) -> FieldTerms:
-        if self.kept_stems is not None:
+        stems, self.kept_stems = self.kept_stems, None  # read once: held as the terms only
+        if stems is not None:
             with contextlib.suppress(ValueError):  # not one line per field: read the text
-                return FieldTerms.read(self.kept_stems)
+                return FieldTerms.read(stems)
         return FieldTerms.of(self.texts)
 
     @property
@@ -174,7 +178,7 @@ class NoteText:
     def context_lines(self) -> frozenset[str]:
         """The lines of its context (whitespace collapsed), as compared for smoothing."""
         if not self.context:
-            return frozenset()
+            return _NO_LINES
         lines = (" ".join(line.split()) for line in self.raw_context.splitlines())
         return frozenset(line for line in lines if line)
 
@@ -384,7 +388,7 @@ class Ranker:
         else:
             terms = list(dict.fromkeys(stems(query)))
             corpus = self._corpus()
-            lex = np.asarray([bm25f(terms, t.terms, corpus, tune.fields) for t in notes])
+            lex = bm25f_each(terms, [t.terms for t in notes], corpus, tune.fields)
         vec = np.asarray([sims.get(p, 0.0) for p in paths])
         parts = self._parts(lex, vec, paths)
         if names:
