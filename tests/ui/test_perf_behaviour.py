@@ -255,6 +255,7 @@ async def test_a_screen_is_restyled_on_show_only_when_the_app_changed_above_it(
     app.update_styles = spy  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+
         async def show(mode: str) -> None:
             app.action_show_screen(mode)
             await wait_until(pilot, lambda: app.current_mode == mode)
