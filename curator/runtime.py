@@ -9,8 +9,9 @@ row, which measures it with and without in the same run, shows what it buys:
 | css      | ui/paint.py (StyleMemo)        | bench_app.py --screens-only: first paint rows  |
 | daemon   | ui/threads.py (DaemonExecutor) | bench_tuning.py: quit while the palace loads   |
 | deferred | writer/actions/common.py       | bench_tuning.py: bulk plan (INDEX_DEFERRED)    |
-| freeze   | here (`freeze_loaded`), and    | bench_promote.py: promote without the freeze   |
-|          | agents/settling.py (settle)    |                                                |
+| freeze   | here (`freeze_loaded`),        | bench_promote.py: promote without the freeze   |
+|          | agents/settling.py (settle),   |                                                |
+|          | cli/common.py (the imports)    |                                                |
 | pause    | here (`collector_paused`)      | bench_core.py --whole --untuned: list, cold    |
 | exit     | here (`quick_exit`), from      | bench_agents.py (warm): the installed command, |
 |          | agents/__main__.py, cli (hook) | CPU without it                                 |

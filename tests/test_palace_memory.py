@@ -126,6 +126,7 @@ def test_notes_are_compact_and_survive_the_cache(make_palace: MakePalace) -> Non
         assert [id(k) for k in one.header] == [id(k) for k in two.header]
         assert one.header["created"] is two.header["created"]
         assert one.header["type"] is two.header["type"]
+        assert one.lines is two.lines  # one copy of equal key lines
     alpha = cached.by_rel["notes/a.md"]
     assert alpha.key_lines == {"name": 2, "description": 3, "type": 4, "tags": 5}
     assert alpha.line_of("tags") == 5 and alpha.line_of("missing") == 1
@@ -143,6 +144,16 @@ def test_key_lines_fall_back_to_a_dict_when_keys_differ() -> None:
     note.lines = {"type": 4}
     assert note.key_lines == {"type": 4} and note.line_of("type") == 4
     assert note.line_of("name") == 1
+
+
+def test_the_keys_of_a_headers_mappings_are_shared() -> None:
+    def header(i: int) -> bytes:
+        source = f"source: {{session: s{i}, file: f{i}}}"
+        return f"---\nname: N{i}\ndescription: D\ntype: user\n{source}\n---\n".encode()
+
+    one, two = (parse_note(f"notes/n{i}.md", header(i)) for i in (1, 2))
+    assert [id(k) for k in one.header["source"]] == [id(k) for k in two.header["source"]]
+    assert one.header["source"] == {"session": "s1", "file": "f1"}
 
 
 def test_problems_are_kept_in_order() -> None:

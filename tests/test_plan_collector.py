@@ -7,6 +7,7 @@ when the collector is on again freed what the planning left)."""
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,25 @@ def planned_with(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
 
     monkeypatch.setattr(cold, "indexed_palace", looked)
     yield seen
+
+
+@pytest.fixture
+def frozen_before(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[bool, int]]]:
+    """(LanceDB imported, objects frozen) each time a plan read the index's palace; this
+    process's objects unfrozen before and after."""
+    seen: list[tuple[bool, int]] = []
+    real = cold.indexed_palace
+
+    def looked(*args: Any, **kwargs: Any) -> Any:
+        seen.append(("lancedb" in sys.modules, gc.get_freeze_count()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cold, "indexed_palace", looked)
+    gc.unfreeze()
+    try:
+        yield seen
+    finally:
+        gc.unfreeze()
 
 
 def test_a_promote_and_its_undo_plan_with_the_collector_off(
@@ -67,3 +87,23 @@ def test_the_index_follows_without_a_full_collection_when_no_palace_was_held(
         assert gc.get_freeze_count() == 0  # retire loads its palace: let go of, collected
     finally:
         gc.unfreeze()
+
+
+def test_a_plan_from_the_index_freezes_the_imports_before_it_reads_the_palace(
+    root: Path,  # noqa: F811
+    run_cli: RunCli,
+    frozen_before: list[tuple[bool, int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LanceDB's objects are frozen before the index's palace is made, so the collection
+    when the collector is on again scans the palace, not them; CURATOR_NO_TUNING=freeze
+    turns that off."""
+    code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
+    assert code == 0, err
+    imported, frozen = frozen_before[-1]
+    assert imported and frozen > 0
+    gc.unfreeze()
+    monkeypatch.setenv("CURATOR_NO_TUNING", "freeze")
+    code, _, err = run_cli("--palace", root, "undo", "--yes")
+    assert code == 0, err
+    assert frozen_before[-1][1] == 0

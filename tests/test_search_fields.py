@@ -240,6 +240,15 @@ def test_what_ranking_reads_of_a_note_is_read_when_asked_as_defined(
     assert len(reads) == 1
 
 
+@settings(max_examples=100)
+@given(st.tuples(*[st.text(max_size=40)] * 5))
+def test_the_kept_stems_are_held_as_terms_once_read(texts: tuple[str, ...]) -> None:
+    stems, words = features(texts)
+    note = NoteText(texts, kept_stems=stems, kept_words=words)
+    assert note.terms == FieldTerms.read(stems) == FieldTerms.of(texts)
+    assert note.kept_stems is None  # the text of the stems is not held twice
+
+
 @settings(max_examples=200)
 @given(st.lists(st.tuples(st.text(max_size=60), st.text(max_size=120)), max_size=10))
 def test_threads_of_any_text_are_symmetric_and_never_hold_the_note(

@@ -36,7 +36,7 @@ import msgspec
 
 from curator.fsutil import atomic_write
 from curator.model.links import LinkRule, RawLink
-from curator.model.note import Note, _shared
+from curator.model.note import Note, _shared, _shared_lines
 
 VERSION = 2  # 2: links read by a CommonMark parse (decoded targets, `written`)
 RACY_NS = 2_000_000_000  # files younger than this at the last load are checked by content
@@ -187,6 +187,7 @@ def read_notes(root: Path, name: str = "notes") -> tuple[dict[str, Note], int]:
                 continue
             for note in frame:
                 note.header = _shared(note.header)  # one copy of each key and short value
+                note.lines = _shared_lines(note.lines)
                 note._texts = None  # a cache holds text, never where to read it
                 notes[note.rel] = note
     except Exception:  # absent or damaged: only a slower start

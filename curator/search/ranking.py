@@ -101,6 +101,9 @@ class Tuning:
     rerank: bool = True  # the [index] reranker re-orders the best candidates, when configured
 
 
+_NO_LINES: frozenset[str] = frozenset()  # one for each note without a context (not one each)
+
+
 class NoteText:
     """What ranking reads of a candidate: its fields' text (`texts`, read when first asked: a
     palace that let go of its notes' text reads the note's file), its body and context as
@@ -156,9 +159,10 @@ class NoteText:
 
     @functools.cached_property
     def terms(self) -> FieldTerms:
-        if self.kept_stems is not None:
+        stems, self.kept_stems = self.kept_stems, None  # read once: held as the terms only
+        if stems is not None:
             with contextlib.suppress(ValueError):  # not one line per field: read the text
-                return FieldTerms.read(self.kept_stems)
+                return FieldTerms.read(stems)
         return FieldTerms.of(self.texts)
 
     @property
@@ -174,7 +178,7 @@ class NoteText:
     def context_lines(self) -> frozenset[str]:
         """The lines of its context (whitespace collapsed), as compared for smoothing."""
         if not self.context:
-            return frozenset()
+            return _NO_LINES
         lines = (" ".join(line.split()) for line in self.raw_context.splitlines())
         return frozenset(line for line in lines if line)
 
