@@ -153,6 +153,28 @@ class McpClient:
         self._thread.join(5)
 
 
+def server_env(base: Path) -> dict[str, str]:
+    """A server's home and caches in `base` (module fixtures run before conftest's
+    isolated_env, so the worker's own home would be the server's)."""
+    (base / "home").mkdir(exist_ok=True)
+    return {
+        "HOME": str(base / "home"),
+        "CURATOR_CACHE_HOME": str(base / "cache"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+
+
+@contextmanager
+def served(root: Path, base: Path, *extra: str) -> Iterator[McpClient]:
+    """`curator mcp [extra]` for `root` (`server_env(base)`), closed afterwards: one server
+    for a module's tests, as each start pays curator's, the SDK's and LanceDB's imports."""
+    client = McpClient(root, *extra, env=server_env(base))
+    try:
+        yield client
+    finally:
+        client.close()
+
+
 def run_hook(
     root: Path | None,
     tool: str,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import compileall
+import importlib.util
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -44,9 +45,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def cache_rewritten_asserts(config: pytest.Config) -> None:
     """PYTHONDONTWRITEBYTECODE also stops pytest caching the test modules and plugins it
     rewrites for their asserts, so each xdist worker would rewrite all of them again (~5 of
-    the ~8 CPU-s a worker takes to collect). Written once here, with pytest's own rewrite and
-    pyc writer, every worker reads them (pytest reads its cache whatever that variable says);
-    a stale or missing one is rewritten as before."""
+    the ~8 CPU-s a worker takes to collect). The plugins are whole packages: pytest rewrites
+    every module of a distribution that registers one (hypothesis, anyio, xdist, syrupy...),
+    hypothesis's import cost each worker ~0.7 CPU-s so. Written once here, with pytest's own
+    rewrite and pyc writer, every worker reads them (pytest reads its cache whatever that
+    variable says); a stale or missing one is rewritten as before."""
     from _pytest.assertion import rewrite
 
     state = config.stash.get(rewrite.assertstate_key, None)
@@ -58,12 +61,29 @@ def cache_rewritten_asserts(config: pytest.Config) -> None:
         *hook._rewritten_names.values(),
         *tests.rglob("test_*.py"),
         *tests.rglob("conftest.py"),
+        *plugin_sources(hook._must_rewrite),
     }
     for source in sorted(files):
         pyc = rewrite.get_cache_dir(source) / (source.name[:-3] + rewrite.PYC_TAIL)
         if rewrite._read_pyc(source, pyc) is None and rewrite.try_makedirs(pyc.parent):
-            source_stat, code = rewrite._rewrite_test(source, config)
+            try:
+                source_stat, code = rewrite._rewrite_test(source, config)
+            except SyntaxError:  # a plugin's file no import reaches (another Python's)
+                continue
             rewrite._write_pyc(state, code, source_stat, pyc)
+
+
+def plugin_sources(names: Iterable[str]) -> Iterator[Path]:
+    """The source files of the modules and packages `names` (found, not imported)."""
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            continue
+        if spec.submodule_search_locations:
+            for folder in spec.submodule_search_locations:
+                yield from Path(folder).rglob("*.py")
+        else:
+            yield Path(spec.origin)
 
 
 @pytest.fixture(autouse=True)

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
 from tokenizers import Tokenizer
 from tokenizers.models import WordLevel
 from tokenizers.pre_tokenizers import Whitespace
 from tokenizers.processors import TemplateProcessing
+
+if TYPE_CHECKING:
+    import onnx
+
+# onnx is imported where a model is built, not with this module: the test modules that
+# import this one are imported by every xdist worker, most of which never build a model
 
 SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]")
 
@@ -37,6 +42,9 @@ def save_tokenizer(folder: Path, words: Sequence[str]) -> dict[str, int]:
 
 
 def _save(folder: Path, graph: onnx.GraphProto) -> Path:
+    import onnx
+    from onnx import helper
+
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8  # read by every onnxruntime the extras allow
     onnx.checker.check_model(model)
@@ -46,6 +54,8 @@ def _save(folder: Path, graph: onnx.GraphProto) -> Path:
 
 
 def _inputs(token_types: bool) -> list[onnx.ValueInfoProto]:
+    from onnx import TensorProto, helper
+
     names = ["input_ids", "attention_mask"] + (["token_type_ids"] if token_types else [])
     return [helper.make_tensor_value_info(n, TensorProto.INT64, ["b", "s"]) for n in names]
 
@@ -53,6 +63,8 @@ def _inputs(token_types: bool) -> list[onnx.ValueInfoProto]:
 def embedder_model(folder: Path, table: Mapping[str, Sequence[float]]) -> Path:
     """A "sentence encoder" giving each token its row of `table` (words not in it: zeros) as
     the last hidden state; curator's mean pooling makes the sentence vector."""
+    from onnx import TensorProto, helper, numpy_helper
+
     words = list(table)
     vocab = save_tokenizer(folder, words)
     dim = len(next(iter(table.values())))
@@ -74,6 +86,8 @@ def cross_encoder_model(
 ) -> Path:
     """A cross-encoder: a pair's logit is the sum of its real tokens' weights (query and text
     alike); with classes=2 it gives [0, that sum] per pair ("not relevant", "relevant")."""
+    from onnx import TensorProto, helper, numpy_helper
+
     vocab = save_tokenizer(folder, list(weights))
     column = np.zeros((len(vocab), 1), dtype=np.float32)
     for word, w in weights.items():
@@ -136,6 +150,8 @@ WRONG_OUTPUTS = ("integers", "text", "four dimensions", "a scalar", "one row for
 
 def wrong_model(folder: Path, how: str, words: Sequence[str] = ("apple", "pear")) -> Path:
     """A model taking text (input_ids, attention_mask) whose first output is wrong `how`."""
+    from onnx import TensorProto, helper, numpy_helper
+
     save_tokenizer(folder, words)
     as_float = helper.make_node("Cast", ["input_ids"], ["f"], to=TensorProto.FLOAT)
     init = [numpy_helper.from_array(np.asarray([2, 3], dtype=np.int64), "axes23")]

@@ -1,6 +1,7 @@
 """The `context` of a draft (the text its fact came from): written by capture (the API, the CLI,
-import), checked and scanned like the rest of the header, kept on promote, searched in its own
-field and shown dim beside the draft, never as the fact. Real palaces, real git, real processes."""
+import; the MCP tool in tests/test_mcp_context.py), checked and scanned like the rest of the
+header, kept on promote, searched in its own field and shown dim beside the draft, never as the
+fact. Real palaces, real git, real processes."""
 
 from __future__ import annotations
 
@@ -118,24 +119,3 @@ def test_the_app_shows_the_context_dim_on_one_cleaned_line(make_palace: MakePala
     assert (
         context_preview(parse_note(bare.path, (root / bare.path).read_bytes(), "draft")).plain == ""
     )
-
-
-def test_the_mcp_capture_tool_takes_a_context(make_palace: MakePalace, tmp_path: Path) -> None:
-    from agenthelpers import McpClient
-
-    root = make_palace({}, toml=TOML)
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {"HOME": str(home), "CURATOR_CACHE_HOME": str(tmp_path / "cache")}
-    client = McpClient(root, env=env)
-    try:
-        args = {"name": "Slow queue", "description": "d", "type": "project", "body": "Fact.\n"}
-        answer = client.json("capture", **args, context=TURNS)
-        header = parse_note(answer["path"], (root / answer["path"]).read_bytes(), "draft").header
-        assert header["context"] == TURNS
-        error, text = client.call(
-            "capture", **{**args, "name": "Key"}, context="Ana: AKIAIOSFODNN7EXAMPLE"
-        )
-        assert error and "in the context" in text and "nothing was written" in text
-    finally:
-        client.close()

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, warm_server
+from agenthelpers import HASH_TOML, run_hook, warm_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from palacehelpers import MakePalace, git, git_init_commit, note_text, run_main
@@ -146,35 +146,37 @@ def test_user_prompt_with_nothing_above_the_floor_gives_nothing(root: Path) -> N
 
 
 def test_stop_warns_when_files_changed_and_nothing_was_captured(root: Path) -> None:
+    """A turn's record across hooks (what each says, not how its process runs: in this
+    process, `agenthelpers.run_hook`)."""
     project = root / "workspace" / "app"
     prompt = event("UserPromptSubmit", project, prompt="billing worker retries")
     stop = event("Stop", project, stop_hook_active=False)
-    assert run(root, "claude-code", "UserPromptSubmit", prompt).returncode == 0
-    quiet = run(root, "claude-code", "Stop", stop)
+    assert run_hook(root, "claude-code", "UserPromptSubmit", prompt).returncode == 0
+    quiet = run_hook(root, "claude-code", "Stop", stop)
     assert quiet.returncode == 0 and quiet.stdout == ""  # nothing changed this turn
 
-    run(root, "claude-code", "UserPromptSubmit", prompt)
+    run_hook(root, "claude-code", "UserPromptSubmit", prompt)
     (project / "main.py").write_text("print('changed')\n")
-    proc = run(root, "claude-code", "Stop", stop)
+    proc = run_hook(root, "claude-code", "Stop", stop)
     assert proc.returncode == 0
     out = json.loads(proc.stdout)
     # the person's part is short; the agent's part waits for the model's next prompt
     assert "nothing captured" in out["systemMessage"] and "decision" not in out
     assert len(out["systemMessage"]) < 100 and "hookSpecificOutput" not in out
-    nxt = json.loads(run(root, "claude-code", "UserPromptSubmit", prompt).stdout)
+    nxt = json.loads(run_hook(root, "claude-code", "UserPromptSubmit", prompt).stdout)
     context = nxt["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("curator: the last turn changed files") and "capture" in context
-    again = run(root, "claude-code", "UserPromptSubmit", prompt).stdout
+    again = run_hook(root, "claude-code", "UserPromptSubmit", prompt).stdout
     assert "the last turn changed files" not in again  # told once
-    active = run(root, "claude-code", "Stop", {**stop, "stop_hook_active": True})
+    active = run_hook(root, "claude-code", "Stop", {**stop, "stop_hook_active": True})
     assert active.stdout == ""
 
-    run(root, "claude-code", "UserPromptSubmit", prompt)
+    run_hook(root, "claude-code", "UserPromptSubmit", prompt)
     (project / "main.py").write_text("print('changed again')\n")
     (root / "inbox" / "2026-12-01-learnt.md").write_text(
         note_text("Learnt", body="x\n", extra="status: draft\n")
     )
-    assert run(root, "claude-code", "Stop", stop).stdout == ""  # captured: no warning
+    assert run_hook(root, "claude-code", "Stop", stop).stdout == ""  # captured: no warning
 
 
 def test_the_warm_server_marks_a_turn_after_its_answer_is_sent(root: Path) -> None:
@@ -294,26 +296,18 @@ def test_unknown_event_and_garbage_stdin_exit_zero(root: Path) -> None:
 
 
 def test_hook_log_command(root: Path) -> None:
-    run(root, "claude-code", "SessionStart", event("SessionStart", root, source="startup"))
-    run(root, "claude-code", "Nonsense", {})
+    """What the log keeps of each run (the runs in this process, `agenthelpers.run_hook`)."""
+    run_hook(root, "claude-code", "SessionStart", event("SessionStart", root, source="startup"))
+    run_hook(root, "claude-code", "Nonsense", {})
     prompt = event("UserPromptSubmit", root, prompt="billing worker retries")
-    run(root, "claude-code", "UserPromptSubmit", prompt)
-    proc = subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "log", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    run_hook(root, "claude-code", "UserPromptSubmit", prompt)
+    proc = run_main(root, "--palace", str(root), "hook", "log", "--json")
+    assert proc.returncode == 0, proc.stderr
     runs = json.loads(proc.stdout)["runs"]
     assert [r["event"] for r in runs] == ["SessionStart", "UserPromptSubmit"]
     assert {"at", "tool", "event", "ms", "items", "outcome"} <= set(runs[0])
     assert runs[1]["ranked"] == "palace"  # no warm server here: ranked without the index
-    text = subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "hook", "log"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    text = run_main(root, "--palace", str(root), "hook", "log").stdout
     assert "SessionStart" in text and "ok" in text and "process/palace" in text
 
 

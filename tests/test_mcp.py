@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, McpClient, write_palace
+from agenthelpers import HASH_TOML, McpClient, served, server_env, write_palace
 from palacehelpers import note_text, run_main
 
 TOML = HASH_TOML + "\n[scopes.vault]\nsensitive = true\n"
@@ -74,28 +74,16 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _palace(tmp_path_factory.mktemp("mcp"))
 
 
-def _env(base: Path) -> dict[str, str]:
-    home = base / "home"
-    home.mkdir(exist_ok=True)
-    return {
-        "HOME": str(home),
-        "CURATOR_CACHE_HOME": str(base / "cache"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-
-
 @pytest.fixture(scope="module")
 def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    c = McpClient(root, env=_env(tmp_path_factory.mktemp("env")))
-    yield c
-    c.close()
+    with served(root, tmp_path_factory.mktemp("env")) as client:
+        yield client
 
 
 @pytest.fixture(scope="module")
 def sensitive_client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    c = McpClient(root, "--include-sensitive", env=_env(tmp_path_factory.mktemp("env")))
-    yield c
-    c.close()
+    with served(root, tmp_path_factory.mktemp("env"), "--include-sensitive") as client:
+        yield client
 
 
 def _paths(results: list[dict[str, object]]) -> set[object]:
@@ -272,7 +260,7 @@ def test_bad_arguments_and_unknown_tools_keep_the_server_serving(client: McpClie
 
 def test_garbage_on_the_wire_then_still_answers(root: Path, tmp_path: Path) -> None:
     """Raw bytes that are not JSON-RPC, then a proper handshake and a call: still answered."""
-    env = {**os.environ, **_env(tmp_path)}
+    env = {**os.environ, **server_env(tmp_path)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "curator", "--palace", str(root), "mcp"],
         stdin=subprocess.PIPE,

@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import McpClient, hook_context, write_palace
+from agenthelpers import McpClient, hook_context, served, write_palace
 from palacehelpers import note_text
 
 from curator.agents.service import CONTEXT_NOTE
+from curator.model.note import parse_note
 
 CONTEXT = "Melanie asked about the quasar pipeline; Caroline said the zeppelin broke first."
 NOTE = "notes/project/deploy.md"
@@ -32,12 +33,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(root: Path) -> Iterator[McpClient]:
-    client = McpClient(root)
-    try:
+def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+    with served(root, tmp_path_factory.mktemp("env")) as client:
         yield client
-    finally:
-        client.close()
 
 
 def assert_no_context(text: str) -> None:
@@ -83,6 +81,18 @@ def test_a_captured_drafts_context_is_apart_from_its_text(client: McpClient) -> 
     found = client.json("search", query="zeppelin tuesday", drafts=True)["results"]
     assert wrote["path"] in [r["path"] for r in found]
     assert_no_context(json.dumps(found))
+
+
+def test_the_capture_tool_keeps_a_context_in_the_header(client: McpClient, root: Path) -> None:
+    turns = "Ana: which queue takes the invoices?\nBo: the slow one, since March."
+    args = {"name": "Slow queue", "description": "d", "type": "project", "body": "Fact.\n"}
+    answer = client.json("capture", **args, context=turns)
+    header = parse_note(answer["path"], (root / answer["path"]).read_bytes(), "draft").header
+    assert header["context"] == turns
+    error, text = client.call(
+        "capture", **{**args, "name": "Key"}, context="Ana: AKIAIOSFODNN7EXAMPLE"
+    )
+    assert error and "in the context" in text and "nothing was written" in text
 
 
 def test_the_prompt_hook_never_serves_the_context(root: Path) -> None:

@@ -15,12 +15,14 @@ from typing import Any
 
 import jsonschema
 import pytest
-from agenthelpers import HASH_TOML, McpClient, write_palace
+from agenthelpers import HASH_TOML, McpClient, served, write_palace
 from layouthelpers import FIXTURES
 from palacehelpers import RunCli, note_text
 
 import curator
-from curator.agents.service import Memory
+from curator.agents.service import MAX_ANSWER_CHARS, Memory
+from curator.tasks import TaskService
+from curator.tasks.checkpoint import SECTION_KEYS
 
 LONG = "notes/project/long.md"
 OLD = "notes/project/old-deploy.md"
@@ -67,12 +69,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    base = tmp_path_factory.mktemp("env")
-    (base / "home").mkdir()
-    env = {"HOME": str(base / "home"), "CURATOR_CACHE_HOME": str(base / "cache")}
-    c = McpClient(root, env=env)
-    yield c
-    c.close()
+    with served(root, tmp_path_factory.mktemp("env")) as client:
+        yield client
 
 
 def _call(client: McpClient, name: str, /, **args: Any) -> Any:
@@ -137,14 +135,7 @@ def test_every_answer_validates_against_its_output_schema(client: McpClient) -> 
 
 
 def test_task_tools_answer_structured_content(client: McpClient, root: Path) -> None:
-    import subprocess
-    import sys
-
-    subprocess.run(
-        [sys.executable, "-m", "curator", "--palace", str(root), "task", "new", "zc-task",
-         "--objective", "ship it"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    TaskService(root).new("zc-task", "ship it", "agent-1")
     tools = {t.name: t for t in client.list_tools()}
     shown = _call(client, "task_show", task="zc-task")
     assert not shown.is_error, shown.content
@@ -156,6 +147,41 @@ def test_task_tools_answer_structured_content(client: McpClient, root: Path) -> 
     # read_note's input schema states the smallest max_tokens it takes
     max_tokens = tools["read_note"].input_schema["properties"]["max_tokens"]
     assert 50 in [b.get("minimum") for b in max_tokens.get("anyOf", [max_tokens])], max_tokens
+
+
+def test_task_tools_keep_the_ownership_rules(client: McpClient, root: Path) -> None:
+    task = "port-parser"
+    TaskService(root).new(task, "Port the parser", "agent-1")
+    assert client.json("task_show", task=task)["header"]["owner"] == "agent-1"
+    error, text = client.call("task_claim", task=task, revision=1, owner="agent-2")
+    assert error and "agent-1 holds task" in text
+    error, text = client.call("task_release", task=task, revision=7)
+    assert error and "moved on" in text
+    assert json.loads(client.call("task_request", task=task, words="hi")[1])["request"] == 1
+
+
+def test_a_task_reads_back_whole(client: McpClient, root: Path) -> None:
+    """A 30 KB state section, a `# next` line and a hand edit of requests.md."""
+    task = "port-lexer"
+    svc = TaskService(root)
+    svc.new(task, "Port the lexer", "agent-1")
+    svc.request(task, "agent-1", b"Keep the old API.")
+    with svc.store.requests_path(task).open("ab") as handle:
+        handle.write(b"one more thing, typed by hand\n")
+    sections = {key: f"{key}: done\n# next\nmore" for key in SECTION_KEYS}
+    sections["state"] = "lexer done\n" + "x" * 30_000
+    error, text = client.call("task_save", task=task, revision=1, owner="agent-1", **sections)
+    assert not error, text
+    error, text = client.call("task_show", task=task, owner="agent-1")
+    assert not error and len(text) <= MAX_ANSWER_CHARS
+    shown = json.loads(text)  # whole JSON
+    for key in SECTION_KEYS:
+        if key != "state":
+            assert shown["sections"][key] == sections[key]  # the `# next` line kept
+    assert shown["sections"]["state"].startswith("lexer done\n")
+    assert "state (" in shown["cut"] and shown["path"] in shown["cut"]
+    assert [r["words"] for r in shown["requests"]] == ["Keep the old API."]
+    assert "edited by hand" in shown["warnings"][0]
 
 
 def test_server_info_resources_and_prompts(client: McpClient) -> None:

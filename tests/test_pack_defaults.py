@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, McpClient, write_palace
+from agenthelpers import HASH_TOML, McpClient, served, write_palace
 from palacehelpers import MakePalace, RunCli, note_text
 
 AGENTS = HASH_TOML + "\n[agents]\npack_budget = 250\npack_floor = 0.2\n"
@@ -25,15 +25,10 @@ def _palace(make_palace: MakePalace) -> Path:
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    """One server for the tests that only read through it: each server start pays curator's
-    and LanceDB's imports."""
+    """One server for the tests that only read through it."""
     base = tmp_path_factory.mktemp("pack")
-    root = write_palace(base / "palace", FILES, AGENTS)
-    (base / "home").mkdir()
-    env = {"HOME": str(base / "home"), "CURATOR_CACHE_HOME": str(base / "cache")}
-    c = McpClient(root, env={**env, "GIT_CONFIG_NOSYSTEM": "1"})
-    yield c
-    c.close()
+    with served(write_palace(base / "palace", FILES, AGENTS), base) as client:
+        yield client
 
 
 def test_cli_and_mcp_pack_take_the_palace_settings(

@@ -1,9 +1,8 @@
-"""Tasks for agents: the hooks' checkpoint lines and Stop warning, and the task_* MCP tools —
-called as the server calls them and, when the server loads them, over stdio with the SDK."""
+"""Tasks for agents: the hooks' checkpoint lines and Stop warning, and the task_* MCP tools,
+called as the server calls them (over stdio with the SDK: tests/test_mcp_surface.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -80,26 +79,6 @@ def test_mcp_tools_keep_the_ownership_rules(palace: Path, monkeypatch: pytest.Mo
     assert released["header"]["owner"] is None
     claimed = fn["task_claim"](task=SLUG, revision=3, owner="agent-2")  # type: ignore[operator]
     assert claimed["header"]["owner"] == "agent-2"
-
-
-def test_tools_over_the_real_server(palace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agenthelpers import HASH_TOML, McpClient
-
-    (palace / "palace.toml").write_text(HASH_TOML)
-    monkeypatch.setenv("CURATOR_AGENT", "agent-1")
-    TaskService(palace).new(SLUG, "Port the parser", "agent-1")
-    client = McpClient(palace)
-    try:
-        assert "task_show" in {t.name for t in client.list_tools()}
-        shown = client.json("task_show", task=SLUG)
-        assert shown["header"]["owner"] == "agent-1"
-        error, text = client.call("task_claim", task=SLUG, revision=1, owner="agent-2")
-        assert error and "agent-1 holds task" in text
-        error, text = client.call("task_release", task=SLUG, revision=7)
-        assert error and "moved on" in text
-        assert json.loads(client.call("task_request", task=SLUG, words="hi")[1])["request"] == 1
-    finally:
-        client.close()
 
 
 def test_a_lapsed_claim_is_still_named_with_how_to_claim_it_again(palace: Path) -> None:

@@ -189,38 +189,3 @@ def test_requests_around_any_hand_edit_are_read(entries: list[tuple[bytes, str |
     found, warnings = reqs.read(data or b"")
     assert [r.words for r in found] == words
     assert len(warnings) == sum(1 for said, junk in entries if said.strip() and junk)
-
-
-def test_over_the_real_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 30 KB state section, a `# next` line and a hand edit, through `curator mcp`."""
-    pytest.importorskip("curator.agents.mcp")
-    from agenthelpers import HASH_TOML, McpClient
-
-    root = _palace(tmp_path)
-    (root / "palace.toml").write_text(HASH_TOML)
-    monkeypatch.setenv("CURATOR_AGENT", "agent-1")
-    svc = TaskService(root)
-    svc.new(TASK, "Port the parser", "agent-1")
-    svc.request(TASK, "agent-1", b"Keep the old API.")
-    with svc.store.requests_path(TASK).open("ab") as handle:
-        handle.write(b"one more thing, typed by hand\n")
-    sections = {key: f"{key}: done\n# next\nmore" for key in SECTION_KEYS}
-    sections["state"] = "lexer done\n" + "x" * 30_000
-    client = McpClient(root)
-    try:
-        if "task_show" not in {t.name for t in client.list_tools()}:
-            pytest.skip("the MCP server does not load curator.agents.tasks_tools (yet)")
-        error, text = client.call("task_save", task=TASK, revision=1, owner="agent-1", **sections)
-        assert not error, text
-        error, text = client.call("task_show", task=TASK, owner="agent-1")
-        assert not error and len(text) <= MAX_ANSWER_CHARS
-        shown = json.loads(text)  # whole JSON
-        for key in SECTION_KEYS:
-            if key != "state":
-                assert shown["sections"][key] == sections[key]  # the `# next` line kept
-        assert shown["sections"]["state"].startswith("lexer done\n")
-        assert "state (" in shown["cut"] and shown["path"] in shown["cut"]
-        assert [r["words"] for r in shown["requests"]] == ["Keep the old API."]
-        assert "edited by hand" in shown["warnings"][0]
-    finally:
-        client.close()

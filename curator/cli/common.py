@@ -221,11 +221,8 @@ def run_handler(args: argparse.Namespace) -> int:
     """Run a command; every way it can end maps to one exit code (curator.errors.EXIT_CODES).
     What the command left for afterwards (`args.afterwards`: the search index following its
     commit) runs once the command's own frames, and the palace they held, are gone."""
-    from curator.hashing import hashes_kept
-
     try:
-        with hashes_kept():  # the command's own work: the index follows outside, holding none
-            code = int(args.handler(args))
+        code = int(args.handler(args))
         for then in getattr(args, "afterwards", ()):
             then()
         return code

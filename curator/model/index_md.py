@@ -24,7 +24,6 @@ from typing import Any
 
 from curator.config import TypeSpec
 from curator.errors import CuratorError
-from curator.hashing import sha256_hex
 from curator.model import cache, palace_rules
 from curator.model.flags import expires_on, is_low_confidence
 from curator.model.note import Note
@@ -377,10 +376,9 @@ RENDERS_KEPT = 4
 
 
 def _digest(data: bytes) -> str:
-    # sha256: at 100k notes INDEX.md is 25 MB; sha256 runs on the CPU's SHA instructions at
-    # twice blake2b's speed, and a command hashes the same bytes once (`curator.hashing`),
-    # the writer's pre-image hashes too
-    return sha256_hex(data)
+    # sha256: at 100k notes INDEX.md is 25 MB, hashed three times an action; sha256 runs on
+    # the CPU's SHA instructions at twice blake2b's speed
+    return hashlib.sha256(data).hexdigest()
 
 
 def _palace_key(palace: Palace) -> str:
@@ -412,15 +410,11 @@ def _remember(
 ) -> None:
     """Remember the render whose pieces (joined: the file's bytes) are `rendered`: hashed
     piece by piece, never encoded whole (`chains`: `_chain_keys`, when the caller knows it)."""
-    if len(rendered) == 1 and isinstance(rendered[0], bytes):
-        hexdigest = _digest(rendered[0])  # a spliced render: the bytes the writer hashes too
-    else:
-        digest = hashlib.sha256()
-        for piece in rendered:
-            digest.update(piece.encode("utf-8") if isinstance(piece, str) else piece)
-        hexdigest = digest.hexdigest()
+    digest = hashlib.sha256()
+    for piece in rendered:
+        digest.update(piece.encode("utf-8") if isinstance(piece, str) else piece)
     keys = _chain_keys(palace) if chains is None else chains
-    made = (hexdigest, _palace_key(palace), keys)
+    made = (digest.hexdigest(), _palace_key(palace), keys)
     older = (r for r in _renders(palace.root) if r[:2] != made[:2])
     cache.store(palace.root, _RENDERED, tuple([made, *older][:RENDERS_KEPT]))
 

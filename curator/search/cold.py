@@ -25,8 +25,8 @@ type, the slugs and names links resolve by.
 from __future__ import annotations
 
 import copy
+import itertools
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -256,19 +256,20 @@ class _Table(dict[str, Sequence[Note]]):
         super().__init__()
         self._files = files
         self._one = dict(zip(keys, rels, strict=True))
-        self._many: dict[str, list[str]] = {}
-        if len(self._one) < len(keys):  # shared keys (seldom): every rel of each
-            counts = Counter(keys)
-            for key, rel in zip(keys, rels, strict=True):
-                if counts[key] > 1:
-                    self._many.setdefault(key, []).append(rel)
+        # a key shared by several notes (thousands in a big palace) is told as it is asked
+        # for, by a pass in C over the keys: gathering them all when the table was made cost
+        # a promote at 100k notes ~0.1 s, for the one or two names it asks
+        self._shared = (keys, rels) if len(self._one) < len(keys) else None
 
     def _rels(self, key: str) -> list[str] | None:
-        many = self._many.get(key)
-        if many is not None:
-            return many
         one = self._one.get(key)
-        return [one] if one is not None else None
+        if one is None:
+            return None
+        if self._shared is not None:
+            keys, rels = self._shared
+            if keys.count(key) > 1:  # every rel of it, in order
+                return [rel for k, rel in zip(keys, rels, strict=True) if k == key]
+        return [one]
 
     def get(self, key: str, default: Any = None) -> Any:
         rels = self._rels(key)
@@ -282,6 +283,10 @@ class _Table(dict[str, Sequence[Note]]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._one
+
+
+_DRAFT: dict[str | None, Kind] = {"draft": "draft"}
+_NOTE: Kind = "note"
 
 
 def _slug(note: Note) -> str:
@@ -377,10 +382,10 @@ class IndexedPalace(Palace):
         self._columns = whole
         self._table = columns
         paths: list[str] = whole["path"]
-        kinds: dict[str, Kind] = {
-            p: "draft" if k == "draft" else "note"
-            for p, k in zip(paths, whole["kind"], strict=True)
-        }
+        # "draft" or "note" (anything else, None too): a pass in C, not a comprehension
+        kinds: dict[str, Kind] = dict(
+            zip(paths, map(_DRAFT.get, whole["kind"], itertools.repeat(_NOTE)), strict=True)
+        )
         for rel in unparsed:
             kinds.setdefault(rel, kind_of(rel, config.inbox) or "note")
         self.files = _Files(root, kinds, config)
@@ -496,8 +501,8 @@ class IndexedPalace(Palace):
             return self._over(self._root._by_name, _name)
         if self.lookups.names is None:
             notes = self._notes_only()
-            names = self._columns["name"]
-            keys = [name_key(str(names[i] or "")) for i in notes]
+            names = self.index_names[1]  # every row's name as a string
+            keys = list(map(name_key, map(names.__getitem__, notes)))
             self.lookups.names = _Table(self.files, keys, [self._columns["path"][i] for i in notes])
         return self.lookups.names
 

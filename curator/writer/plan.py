@@ -10,6 +10,7 @@ change.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -19,7 +20,6 @@ from urllib.parse import unquote
 
 from curator.config.schema import DEFAULT_INBOX
 from curator.errors import WriterError
-from curator.hashing import sha256_hex
 from curator.model.discovery import in_inbox, inbox_of
 from curator.model.text import clean
 from curator.writer.diff import file_diff, read_or_none
@@ -57,9 +57,8 @@ _TRAILER_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,62}")
 
 
 def content_hash(data: bytes) -> str:
-    """sha256 hex digest of ``data`` (the pre-image fingerprint stored in Changes; computed
-    once a command: `curator.hashing`)."""
-    return sha256_hex(data)
+    """sha256 hex digest of ``data`` (the pre-image fingerprint stored in Changes)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def file_hash(root: Path, rel: str) -> str | None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.widgets._footer import FooterKey
-from uihelpers import make_app, settle
+from uihelpers import make_app, settle, wait_until
 
 from curator.ui.widgets.footer import Key, KeyFooter, fitting, key_width
 
@@ -116,3 +116,44 @@ async def test_a_footer_rebuild_restyles_neither_it_nor_its_keys(
         palette = [k for k in keys if "-command-palette" in k.classes]
         assert len(palette) == 1 and palette[0].has_class("-compact")  # as Textual's default
         assert not any(k.has_class("-compact") for k in keys if k not in palette)  # 120 wide
+
+
+@pytest.mark.anyio
+async def test_the_footer_rewords_its_keys_in_place(sample_palace: Path) -> None:
+    """A change of bindings (the focus moves from the search field to the results and back)
+    rewords the keys on show instead of building them again: the footer shows what a rebuild
+    would (words, disabled state, whole widths), with the same key widgets where it shows as
+    many or more."""
+    from textual.widgets import Input
+
+    def shown(footer: KeyFooter) -> list[FooterKey]:
+        return [k for k in footer.query(FooterKey) if "-command-palette" not in k.classes]
+
+    def as_planned(footer: KeyFooter) -> None:
+        _compact, planned, _palette = footer._plan()
+        keys = shown(footer)
+        assert [(k.key_display, k.description) for k in keys] == [p[:2] for p in planned]
+        assert [k.has_class("-disabled") for k in keys] == [not p[4] for p in planned]
+        for key in keys:
+            assert key.region.width >= len(key.key_display) + len(key.description), key
+
+    app = make_app(sample_palace, watch=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        query = app.screen.query_one("#search-query", Input)
+        results = app.screen.query_one("#search-results")
+        seen = []
+        for widget in (results, query, results):
+            before, text = shown(footer), footer_text(app)
+            widget.focus()
+            await wait_until(pilot, lambda: footer_text(app) != text)  # noqa: B023
+            await pilot.pause()  # laid out
+            as_planned(footer)
+            after = shown(footer)
+            kept = min(len(before), len(after))
+            assert after[:kept] == before[:kept], "the keys on show are reworded, not rebuilt"
+            seen.append(footer_text(app))
+        assert seen[0] == seen[2] and seen[0] != seen[1]

@@ -41,12 +41,15 @@ def declared(cls: type) -> dict[str, int]:
     return order
 
 
-def footer_keys(app: Any, screen: Any) -> list[Key]:
-    """The footer's keys in their order: one per action (a group's keys share one)."""
+def footer_keys(app: Any, screen: Any, active: dict[str, Any] | None = None) -> list[Key]:
+    """The footer's keys in their order: one per action (a group's keys share one).
+    `active`: the screen's active bindings, when the caller has them already (Textual
+    works them out afresh, asking every action's check, on each read)."""
     ranked: list[tuple[int, int, Key]] = []
     seen: set[str] = set()
     groups: dict[str, int] = {}
-    for node, binding, enabled, tooltip in screen.active_bindings.values():
+    active = screen.active_bindings if active is None else active
+    for node, binding, enabled, tooltip in active.values():
         if not binding.show or binding.action in seen:
             continue
         seen.add(binding.action)
@@ -96,25 +99,56 @@ def fitting(keys: list[Key], width: int, compact: bool, *, help_first: bool = Fa
 
 class KeyFooter(Footer):
     """Textual rebuilds the footer on every change of bindings (each focus move, each key
-    that enables or disables one); this one rebuilds only when what it shows changes."""
+    that enables or disables one); this one changes only when what it shows changes, and then
+    in place: the keys it shows already take their new words and state, a key is added or
+    removed only when their number changes (building, mounting and styling a key costs far
+    more than rewording one)."""
 
-    _shown: tuple[Any, ...] | None = None
+    _shown: tuple[Any, ...] | None = None  # the plan (`_plan`) on show
+    _planned: tuple[Any, ...] | None = None  # the one recompose worked out, for compose
 
     def on_resize(self, event: Resize) -> None:
         if self._bindings_ready and self.is_attached:
             self.call_after_refresh(self.recompose)
 
     async def recompose(self) -> None:
-        if self._bindings_ready and self.is_attached and self._plan() == self._shown:
+        if not (self._bindings_ready and self.is_attached):
+            await super().recompose()
             return
-        await super().recompose()
+        plan = self._plan()
+        if plan == self._shown:
+            return
+        if self._shown is None or plan[0] != self._shown[0] or plan[2] != self._shown[2]:
+            self._planned = plan  # compact or the palette key changed: built again
+            await super().recompose()
+            return
+        await self._reword(plan)
+
+    async def _reword(self, plan: tuple[Any, ...]) -> None:
+        """The keys shown take `plan`'s (the palette key, at the right, is unchanged)."""
+        compact, shown_keys, _palette = plan
+        self._shown = plan
+        keys = [k for k in self.query_children(FooterCap) if not k.has_class("-command-palette")]
+        for widget, fields in zip(keys, shown_keys, strict=False):
+            widget.show(*fields)
+        if len(keys) > len(shown_keys):
+            await self.remove_children(keys[len(shown_keys) :])
+        elif len(shown_keys) > len(keys):
+            more = [self._key(*fields, compact) for fields in shown_keys[len(keys) :]]
+            if keys:
+                await self.mount_all(more, after=keys[-1])
+            elif self.children:  # the palette key only
+                await self.mount_all(more, before=0)
+            else:
+                await self.mount_all(more)
 
     def _plan(self) -> tuple[Any, ...]:
         """What the footer shows: compact or not, the keys that fit, the palette key."""
         width = self.size.width or self.app.size.width
         compact = width < WIDE
-        keys = footer_keys(self.app, self.screen)
-        palette = self._palette(labelled=width >= 100)
+        active = self.screen.active_bindings
+        keys = footer_keys(self.app, self.screen, active)
+        palette = self._palette(active, labelled=width >= 100)
         room = width - (PALETTE if width >= 100 else 4) if palette is not None else width
         shown = fitting(keys, room, compact, help_first=self.screen.has_class("-keys-open"))
         return compact, tuple(shown), palette
@@ -122,7 +156,8 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
-        plan = self._shown = self._plan()
+        plan, self._planned = self._planned or self._plan(), None
+        self._shown = plan
         compact, shown_keys, palette = plan
         if self.has_class("-compact") != compact:  # each set restyles the footer and its keys
             self.set_class(compact, "-compact")
@@ -154,11 +189,11 @@ class KeyFooter(Footer):
         key.set_reactive(FooterKey.compact, compact)
         return key
 
-    def _palette(self, *, labelled: bool) -> Key | None:
+    def _palette(self, active: dict[str, Any], *, labelled: bool) -> Key | None:
         """The palette key's fields (a Key), shown at the right, if the palette is on."""
         if not (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE):
             return None
-        found = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        found = active.get(self.app.COMMAND_PALETTE_BINDING)
         if found is None:
             return None
         _node, binding, enabled, _tooltip = found
@@ -180,3 +215,25 @@ class FooterCap(FooterKey):
     def _watch_compact(self, compact: bool) -> None:
         if self.has_class("-compact") != compact:
             super()._watch_compact(compact)
+
+    def show(self, shown: str, description: str, press: str, action: str, *rest: Any) -> None:
+        """Show another key (a Key's fields) in this one's place."""
+        enabled, tooltip = rest
+        if (self.key_display, self.description, self.key, self.action) != (
+            shown,
+            description,
+            press,
+            action,
+        ):
+            self.key_display, self.description, self.key, self.action = (
+                shown,
+                description,
+                press,
+                action,
+            )
+            self.refresh(layout=True)  # its width follows its words
+        if self._disabled == enabled:
+            self._disabled = not enabled
+            self.set_class(not enabled, "-disabled")
+        if self.tooltip != (tooltip or None):
+            self.tooltip = tooltip or None
