@@ -24,11 +24,14 @@ row, which measures it with and without in the same run, shows what it buys:
 exit, trim, client), or a comma list of their names only those; the benchmarks turn off the
 other two from outside.
 
-The arenas: glibc's malloc arenas capped at two. glibc gives each thread that allocates
+The arenas: glibc's malloc arenas capped at one. glibc gives each thread that allocates
 under contention an arena of its own (up to eight per core); memory freed in one is not reused
 by another, so LanceDB's query threads and the app's workers fragment the heap into hundreds
 of MB that stay resident. benchmarks/bench_app.py prints the app's peak after 20 promotes at
-10k notes with and without it (peak 484 MB against 736 MB when this was written).
+10k notes with and without it (peak 484 MB against 736 MB with two, when this was written).
+One rather than two: a warm server at 100k notes (bench_engine.py's warm peak) peaked at
+645-649 MB with one against 671-686 MB with two (same load, ratios to the floor within the
+noise), where LanceDB's buffers of each query land beside the palace and the ranker's caches.
 
 `MALLOC_ARENA_MAX` in the environment (glibc's own switch) wins.
 
@@ -66,7 +69,7 @@ from collections.abc import Iterator
 
 #: glibc's mallopt parameter number for the arena limit, and the limit curator sets
 M_ARENA_MAX = -8
-ARENAS = 2
+ARENAS = 1
 
 _done = False
 

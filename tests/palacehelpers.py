@@ -136,20 +136,27 @@ def installed(root: Path, files: Mapping[str, bytes | None]) -> list[str]:
     return [rel for rel, data in files.items() if data is not None]
 
 
-def build_index(root: Path, scratch: Path) -> None:
-    """Build the palace's search index with the job the app runs in a child process (its
-    `main`, in this process: a child would pay curator's, LanceDB's and the embedder's imports
-    again), with the home and caches in `scratch` (for session fixtures, which run before
-    `isolated_env`)."""
+def index_now(root: Path) -> None:
+    """The palace's search index built now, in this process, by the job the app runs in a
+    child process (its `main`: a child pays curator's, LanceDB's and the embedder's imports
+    again). An app opened on the palace then finds it and syncs in its own process, where
+    without it the app builds one in a child (tests/test_index_progress.py's subject)."""
     from curator.search.indexjob import main
 
     out = io.StringIO()
-    with pytest.MonkeyPatch.context() as m, contextlib.redirect_stdout(out):
+    with contextlib.redirect_stdout(out):
+        code = main([str(root)])
+    assert code == 0 and '"stats"' in out.getvalue(), out.getvalue()
+
+
+def build_index(root: Path, scratch: Path) -> None:
+    """`index_now`, with the home and caches in `scratch` (for session fixtures, which run
+    before `isolated_env`)."""
+    with pytest.MonkeyPatch.context() as m:
         m.setenv("HOME", str(scratch / "home"))
         m.setenv("CURATOR_CACHE_HOME", str(scratch / "cache"))
         m.setenv("XDG_CACHE_HOME", str(scratch / "xdg-cache"))
-        code = main([str(root)])
-    assert code == 0 and '"stats"' in out.getvalue(), out.getvalue()
+        index_now(root)
 
 
 def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:

@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from palacehelpers import index_now
 from test_layout_palaces import TOOLS, adopt
 from textual.pilot import Pilot
 
@@ -44,6 +45,7 @@ def anyio_backend() -> str:
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 async def test_the_app_opens_each_layout_and_every_room(tmp_path: Path, tool: str) -> None:
     root = adopt(tmp_path, tool)
+    index_now(root)
     app = CuratorApp(root, today=date(2026, 12, 1), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_rooms(pilot, app)
@@ -72,6 +74,7 @@ async def test_property_links_are_backlinks_in_the_app(tmp_path: Path) -> None:
 
     root = make(tmp_path / "vault", "property-links")
     git_init_commit(root)
+    index_now(root)
     app = CuratorApp(root, today=date(2026, 12, 1), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_rooms(pilot, app)

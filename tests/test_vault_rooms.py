@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from palacehelpers import RunCli, git_init_commit
+from palacehelpers import RunCli, git_init_commit, index_now
 from test_layout_app import open_rooms
 from textual.widgets import OptionList
 from vaultrules import write_vault
@@ -119,6 +119,7 @@ def anyio_backend() -> str:
 async def test_the_apps_rooms_are_the_vaults_folders(tmp_path: Path) -> None:
     root = make_vault(tmp_path / "vault", "obsidian")
     git_init_commit(root)
+    index_now(root)
     app = CuratorApp(root, today=date(2026, 12, 1), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_rooms(pilot, app)

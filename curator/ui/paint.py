@@ -10,6 +10,9 @@ the app's own `refresh_css` override (it once set Textual's private `_css_update
 from __future__ import annotations
 
 import gc
+from typing import Any
+
+from textual.events import ScreenResume
 
 from curator.runtime import tuned
 
@@ -65,3 +68,34 @@ class StyleMemo:
             self._last = dict(variables)
             return True
         return False
+
+
+class KeepsStyles:
+    """A screen that Textual restyles when it is shown only if it needs it.
+
+    Textual restyles a screen and every widget on it each time the screen is shown (a mode
+    switched to, a dialog pushed, the first show after mounting), though each widget was
+    styled as it mounted and again on each change of its own since (a class set, the focus).
+    What the screen's rules read that can change while it is out of sight is above it, on the
+    app: the theme, the app's classes (`-wide`, set while another screen was on show) and its
+    pseudo-classes. So the screen is restyled on show only when one of those changed since it
+    was last on show (or mounted). Off with the "css" switch of CURATOR_NO_TUNING."""
+
+    app: Any
+    _styled_for: tuple[object, ...] | None = None
+
+    def _app_styles(self) -> tuple[object, ...]:
+        app = self.app
+        return app.theme, app.classes, app.pseudo_classes
+
+    def on_mount(self) -> None:
+        self._styled_for = self._app_styles()
+
+    # named as Textual's own handlers, which it calls too (it calls each class's in turn), so
+    # that the screens' own `on_screen_resume` and `on_screen_suspend` keep their signatures
+    def _on_screen_suspend(self) -> None:
+        self._styled_for = self._app_styles()
+
+    def _on_screen_resume(self, event: ScreenResume) -> None:
+        if tuned("css") and self._styled_for == self._app_styles():
+            event.refresh_styles = False

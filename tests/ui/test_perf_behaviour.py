@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from textual import events
+from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
 from uihelpers import git_log, make_app, messages_of, settle, wait_until, whole_query_shown
 
@@ -231,3 +232,47 @@ async def test_the_stylesheet_is_parsed_again_only_for_a_new_theme(sample_palace
         app.theme = "textual-light"
         await wait_until(pilot, lambda: app.screen.styles.background != background)
         assert parsed == ["textual-light"]
+
+
+async def test_a_screen_is_restyled_on_show_only_when_the_app_changed_above_it(
+    sample_palace: Path,
+) -> None:
+    """Each widget is styled as it mounts, with its screen's `narrow` class already set for
+    the app's width; showing a screen (a new one, one shown before, a dialog) restyles no
+    screen whole (`paint.KeepsStyles`), until the app's own classes change while a screen is
+    out of sight (`w`, wide mode): shown again, that screen is restyled and follows."""
+    from textual.screen import Screen
+
+    app = make_app(sample_palace, watch=False)
+    restyled: list[tuple[str, int]] = []  # (screen, widgets on it) per restyle of a screen
+    update = app.update_styles
+
+    def spy(node: Any, animate: bool = True) -> None:
+        if isinstance(node, Screen):
+            restyled.append((type(node).__name__, len(node.walk_children())))
+        update(node, animate=animate)
+
+    app.update_styles = spy  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+
+        async def show(mode: str) -> None:
+            app.action_show_screen(mode)
+            await wait_until(pilot, lambda: app.current_mode == mode)
+            await settle(pilot)
+            assert app.screen.has_class("narrow"), mode
+
+        await show("rooms")
+        await show("inbox")
+        await pilot.press("x")  # a dialog, and back
+        await wait_until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        await show("rooms")
+        assert [n for _screen, n in restyled if n] == [], restyled  # none with widgets on it
+        await pilot.press("w")  # wide mode on Rooms; the inbox is out of sight
+        await wait_until(pilot, lambda: app.has_class("-wide"))
+        restyled.clear()
+        await show("inbox")
+        assert [s for s, n in restyled if n] == ["InboxScreen"]
+        assert not app.screen.query_one("#inbox-detail").display  # the wide rule, followed

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from curator.model.note import Note
 from curator.model.palace import Palace
 from curator.model.text import one_line
+from curator.ui.paint import KeepsStyles
 from curator.ui.shell import Shell
 from curator.ui.widgets.footer import KeyFooter
 from curator.ui.widgets.marked_table import MarkedTable
@@ -23,7 +24,7 @@ THEMES = ("textual-dark", "textual-light")
 NARROW = 120  # columns: below this, screens stack their panes (see the .narrow rules)
 
 
-class PalaceScreen(Screen[None]):
+class PalaceScreen(KeepsStyles, Screen[None]):
     BINDINGS = [
         # in the palette ("Theme: dark and light"), not the footer
         Binding("T", "toggle_theme", "Theme", id="app.theme", show=False, tooltip="Dark/light"),
@@ -55,6 +56,9 @@ class PalaceScreen(Screen[None]):
         self.set_class(event.size.width < self.NARROW, "narrow")
 
     def compose(self) -> ComposeResult:
+        # the class for the app's width before any widget is mounted, so each is styled for
+        # it as it mounts: set by the first resize instead, it restyled every widget again
+        self.set_class(self.app.size.width < self.NARROW, "narrow")
         yield ScreenTabs(self.MODE)
         yield from self.body()
         yield KeyFooter()

@@ -11,6 +11,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import ModalScreen
 
+from curator.ui.paint import KeepsStyles
+
 ResultT = TypeVar("ResultT")
 
 
@@ -39,7 +41,7 @@ def help_bindings(action_prefix: str, id_prefix: str) -> list[Binding]:
     ]
 
 
-class Dialog(ModalScreen[ResultT]):
+class Dialog(KeepsStyles, ModalScreen[ResultT]):
     BINDINGS = [*help_bindings("app.", "dialog")]
 
     def on_mount(self) -> None:
