@@ -148,19 +148,18 @@ async def test_keys_toml_in_xdg_config_remaps_and_footer_follows(sample_palace: 
         await wait_until(pilot, lambda: "promote" in _footer(app))
         assert _footer(app)["promote"][0] == "P"
         await pilot.press("p")
-        await pilot.pause(0.2)
+        await pilot.pause()  # idle: the key was handled
         assert not isinstance(app.screen, PromoteForm)
         await pilot.press("P")
         await wait_until(pilot, lambda: isinstance(app.screen, PromoteForm))
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, PromoteForm))  # keys switch
-        await pilot.pause(0.1)  # screens only outside dialogs
+        await pilot.pause()  # screens only outside dialogs: the pop is done
         await pilot.press("3")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert app.current_mode == "inbox"
         await pilot.press("f3")
-        await pilot.pause(0.1)
-        assert app.current_mode == "audit"
+        await wait_until(pilot, lambda: app.current_mode == "audit")
 
 
 async def test_bad_keys_toml_is_reported_not_fatal(sample_palace: Path) -> None:
@@ -182,11 +181,17 @@ async def test_question_mark_toggles_key_help(sample_palace: Path) -> None:
         for mode in ("inbox", "rooms", "audit", "history"):
             await _go(pilot, mode)
             await pilot.press("question_mark")
-            await pilot.pause(0.1)
-            assert app.screen.query("HelpPanel"), mode
+            await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
             await pilot.press("question_mark")
-            await pilot.pause(0.1)
-            assert not app.screen.query("HelpPanel"), mode
+            await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+
+
+async def _gathered(pilot: Pilot[None]) -> None:
+    """Until the command palette's search is done (it fills its list in batches)."""
+    app = pilot.app
+    await pilot.pause()  # the last Input.Changed handled: its search is listed
+    group = CommandPalette._GATHER_COMMANDS_GROUP
+    await wait_until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == group))
 
 
 async def _palette_prompts(pilot: Pilot[None], query: str) -> list[str]:
@@ -197,7 +202,7 @@ async def _palette_prompts(pilot: Pilot[None], query: str) -> list[str]:
     if query:
         palette.query_one(Input).value = query
     await wait_until(pilot, lambda: palette.query_one(CommandList).option_count > 0)
-    await pilot.pause(0.3)
+    await _gathered(pilot)
     options = palette.query_one(CommandList)
     prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
     await pilot.press("escape")
@@ -233,11 +238,13 @@ async def test_palette_opens_a_note(sample_palace: Path) -> None:
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"open note money integer")
-        await pilot.pause(0.5)
+        await _gathered(pilot)
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.current_mode == "rooms")
-        await pilot.pause(0.3)
         view = app.screen.query_one("NoteView")
+        # rooms may show another note first: wait for the one picked
+        slug = "money-is-integer-cents"
+        await wait_until(pilot, lambda: getattr(view.note, "slug", None) == slug)
         assert view.note is not None and view.note.slug == "money-is-integer-cents"  # type: ignore[attr-defined]
 
 

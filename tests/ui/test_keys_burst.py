@@ -59,7 +59,7 @@ async def test_keys_after_an_action_go_to_its_dialog(make_palace: Any) -> None:
         field = app.screen.query_one("#promote-name")
         # one key at a time, each once the one before is handled: slow on a loaded machine
         await wait_until(pilot, lambda: app.typeahead.idle)
-        await pilot.pause(0.1)
+        await pilot.pause()  # idle: the last key handled
         assert field.value == "Draft 2Renamed", field.value  # every key, in order, once
 
 

@@ -87,7 +87,8 @@ async def test_help_at_80x24_lists_curator_first_scrolls_and_escape_closes(
         assert isinstance(table, DataTable)
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: _help_shown(app))
-        await pilot.pause(0.2)
+        drawn_now = lambda: shown_in(app, "#keys-help").replace("▏", " ").strip()  # noqa: E731
+        await wait_until(pilot, lambda: drawn_now().startswith("curator"))
         drawn = shown_in(app, "#keys-help").replace("▏", " ").strip()
         assert drawn.startswith("curator"), drawn
         assert "Promote" in drawn and "Reject" in drawn
@@ -115,7 +116,7 @@ async def test_f1_in_search_leaves_the_tab_bar_and_filters_alone(sample_palace: 
         regions = {w.id: w.region for w in app.screen.query("#screen-tabs, #search-query")}
         await pilot.press("f1")
         await wait_until(pilot, lambda: _help_shown(app))
-        await pilot.pause(0.2)
+        await pilot.pause()  # idle: a layout the help caused is done
         after = {w.id: w.region for w in app.screen.query("#screen-tabs, #search-query")}
         assert after == regions  # nothing under the help was laid out again
         assert "6 Tasks" in tabs

@@ -50,6 +50,13 @@ def reloads_to_fill_the_pool() -> int:
     return min(32, (os.cpu_count() or 1) + 4) + 2
 
 
+async def reload(pilot: Pilot[None], app: CuratorApp) -> None:
+    """ctrl+r, and wait for the palace it loads (its candidate lookup may still wait)."""
+    before = app.palace
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: app.palace is not before)
+
+
 def inbox_row(app: CuratorApp, part: str) -> tuple[InboxScreen, int]:
     """The inbox, and the row of the draft whose path holds `part`."""
     screen = app.screen
@@ -90,8 +97,7 @@ async def test_merge_right_after_promote_while_the_index_syncs(sample_palace: Pa
             await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen))
             await wait_until(pilot, lambda: not any(PROMOTED in d.rel for d in screen.drafts))
             for _ in range(reloads_to_fill_the_pool()):
-                await pilot.press("ctrl+r")
-                await pilot.pause(0.05)
+                await reload(pilot, app)
             assert app.indexing  # the sync after the promote has not finished
             assert screen.selected == draft_rel and screen.chosen() == candidate
 
@@ -150,12 +156,11 @@ async def test_merge_before_the_candidates_are_listed_says_so(sample_palace: Pat
         screen, row = inbox_row(app, MERGED)
         with sync_running(app):
             screen.query_one("#inbox-drafts", DataTable).move_cursor(row=row)
-            await pilot.pause(0.2)
-            assert screen.selected == screen.drafts[row].rel and screen.chosen() is None
+            await wait_until(pilot, lambda: screen.selected == screen.drafts[row].rel)
+            assert screen.chosen() is None
             await pilot.press("m")
-            await pilot.pause(0.2)
-            said = messages_of(app)
-            assert any(m.startswith("Still looking for candidates") for m in said), said
+            still = "Still looking for candidates"
+            await wait_until(pilot, lambda: any(m.startswith(still) for m in messages_of(app)))
             assert isinstance(app.screen, InboxScreen)
         await settle(pilot)
         assert screen.chosen() is not None

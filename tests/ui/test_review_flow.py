@@ -60,8 +60,9 @@ async def test_promote_form_fits_80x24_and_shows_problems_in_place(make_palace: 
         await settle(pilot)
         await pilot.press("p")
         await wait_until(pilot, lambda: isinstance(app.screen, PromoteForm))
-        await pilot.pause(0.2)
         form = app.screen
+        parts = ("#promote-scope", ".hint")
+        await wait_until(pilot, lambda: all(form.query_one(s).region.height > 0 for s in parts))
         for selector in ("#promote-scope", ".hint"):
             region = form.query_one(selector).region
             assert region.bottom <= 24 and region.height > 0, selector
@@ -70,12 +71,12 @@ async def test_promote_form_fits_80x24_and_shows_problems_in_place(make_palace: 
         assert not form.query_one("#promote-problems-confidence").display  # no spurious error
         name = form.query_one("#promote-name", Input)
         name.value = ""
-        await pilot.pause(0.1)
+        await pilot.pause()  # the change handled before the save
         await pilot.press("ctrl+s")
-        await pilot.pause(0.2)
+        problem = form.query_one("#promote-problems-name", Static)
+        await wait_until(pilot, lambda: "name is required" in shown(problem))
         assert isinstance(app.screen, PromoteForm)  # kept open, nothing replaced
         assert name.value == ""
-        assert "name is required" in shown(form.query_one("#promote-problems-name", Static))
         assert form.focused is not None and form.focused.id == "promote-name"
 
 
@@ -89,16 +90,17 @@ async def test_failed_edit_keeps_the_text(make_palace: Any) -> None:
         area = app.screen.query_one("#edit-area")
         area.text = "---\nname: [broken\n---\nmy careful words\n"
         await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
+        problems = app.screen.query_one("#edit-problems", Static)
+        await wait_until(pilot, lambda: bool(shown(problems).strip()))
         assert isinstance(app.screen, EditDialog)
         assert "my careful words" in area.text
-        assert shown(app.screen.query_one("#edit-problems", Static)).strip()
         await pilot.press("escape")  # unsaved changes: it asks first
-        await pilot.pause(0.2)
+        await wait_until(
+            pilot, lambda: any("Discard" in str(lb.render()) for lb in app.screen.query("Label"))
+        )
         assert "Discard" in str(app.screen.query_one("Label").render())
         await pilot.press("n")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, EditDialog)
+        await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
 
 
 async def test_warnings_follow_the_text_and_wikilinks_are_not_markup(make_palace: Any) -> None:
