@@ -78,5 +78,10 @@ def test_a_key_table_answers_as_a_dict_of_its_keys_under_change(
         # a second change over the first: the notes it added can go again
         again = table.changed(gone, added).changed({n.rel for n in added[:1]}, [])
         _same(again, _as_dict(after[: len(after) - len(added)] + added[1:], key), probes)
+        # a note written again where one was removed stays through the changes after it
+        rewritten = [_note(n.rel, n.name + "x") for n in notes if n.rel in gone]
+        once = table.changed(gone, [*added, *rewritten])
+        want = _as_dict([*after, *rewritten], key)
+        _same(once.changed((), []), want, probes)
         colliding = _OneHash(notes, table._key).changed(gone, added)
         _same(colliding, _as_dict(after, key), probes)

@@ -105,9 +105,11 @@ class KeyTable(Mapping[str, tuple[Note, ...]]):
     def changed(self, gone: Iterable[str], added: Iterable[Note]) -> KeyTable:
         """The table with the notes at `gone` left out and the `added` notes after the
         others of their key (the arrays shared)."""
-        new = copy.copy(self)
-        new._gone = self._gone.union(gone)
-        kept = {k: [n for n in ns if n.rel not in new._gone] for k, ns in self._added.items()}
+        new, gone = copy.copy(self), frozenset(gone)
+        new._gone = self._gone | gone
+        # what an earlier change wrote goes only if this one removes it (a rel in `_gone`
+        # may have been written again since)
+        kept = {k: [n for n in ns if n.rel not in gone] for k, ns in self._added.items()}
         for note in added:
             key = self._key(note) if note.kind == "note" else None
             if key is not None:
