@@ -124,7 +124,7 @@ async def open_in_rooms(pilot: Any, app: CuratorApp, rel: str = REL) -> RoomsScr
     screen.open_note(rel)
     await wait_until(pilot, lambda: (n := screen.selected()) is not None and n.rel == rel)
     screen.query_one("#rooms-notes").focus()
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: screen.focused is screen.query_one("#rooms-notes"))
     return screen
 
 
@@ -209,10 +209,11 @@ async def test_outside_edit_that_fails_its_check_opens_in_the_app_with_problems(
         before = git_log(palace)
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
-        await pilot.pause(0.2)
-        assert runs(editor) == 1
         dialog = app.screen
         area = dialog.query_one("#edit-area", TextArea)
+        await wait_until(pilot, lambda: "my careful words" in area.text)
+        await pilot.pause()  # idle: a second run of the editor would have started
+        assert runs(editor) == 1
         assert "my careful words" in area.text
         problems = dialog.query_one("#edit-problems", Static)
         assert problems.display and str(problems.render()).strip()

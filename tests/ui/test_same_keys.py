@@ -90,7 +90,9 @@ async def test_the_running_screens_answer_the_same_keys(sample_palace: Path) -> 
             await settle(pilot)
             if mode == "search":
                 app.screen.query_one("#search-results").focus()
-                await pilot.pause(0.1)
+                await wait_until(
+                    pilot, lambda: app.focused is app.screen.query_one("#search-results")
+                )
             active = {key: b.binding.action for key, b in app.screen.active_bindings.items()}
             for name, modes in APPLIES.items():
                 if mode in modes:
@@ -159,16 +161,17 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         rooms.query_one("#rooms-list").focus()
         listed = rooms.query_one("#rooms-list", OptionList)
         listed.highlighted = listed.get_option_index("project")
-        await pilot.pause(0.1)
+        # the highlight shows the room; Enter on it goes into its notes
+        await wait_until(pilot, lambda: rooms.room == "project" and rooms.focused is listed)
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert rooms.room == "project" and rooms.focused.id == "rooms-notes"
+        await wait_until(pilot, lambda: rooms.focused.id == "rooms-notes")
+        assert rooms.room == "project"
         rooms.open_note("notes/project/stripe-webhook-handler.md")
         rooms.query_one("#rooms-notes").focus()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: rooms.focused.id == "rooms-notes")
+        await pilot.pause()  # the cursor's move handled before Enter
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert rooms.focused.id == "note-links"
+        await wait_until(pilot, lambda: rooms.focused.id == "note-links")
         links = rooms.query_one("#note-links", OptionList)
         target = next(
             links.get_option_at_index(i).id
@@ -177,8 +180,7 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         )
         links.highlighted = links.get_option_index(target)
         await pilot.press("enter")
-        await pilot.pause(0.2)
-        assert opened(app) == target.split(":", 1)[1]
+        await wait_until(pilot, lambda: opened(app) == target.split(":", 1)[1])
 
         # Audit: the note opens in Rooms
         audit = await show(pilot, app, "audit")
@@ -198,13 +200,13 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         promoted = next(r for r in promote.notes if r.startswith("notes/"))
         table.focus()
         table.move_cursor(row=table.get_row_index(reject.sha))
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: history.focused is table)
+        await pilot.pause()  # the cursor's move handled before Enter
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: any("Nothing to open" in m for m in messages_of(app)))
         assert app.screen is history
-        assert any("Nothing to open" in m for m in messages_of(app))
         table.move_cursor(row=table.get_row_index(promote.sha))
-        await pilot.pause(0.1)
+        await pilot.pause()
         await pilot.press("enter")
         await wait_until(pilot, lambda: opened(app) == promoted)
 
@@ -233,10 +235,11 @@ async def test_enter_opens_the_selected_item_on_every_screen(
         tasks = await show(pilot, app, "tasks")
         await wait_until(pilot, lambda: bool(tasks.query("#tasks-revisions")))
         tasks.query_one("#tasks-table").focus()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: tasks.focused is tasks.query_one("#tasks-table"))
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert tasks.focused is not None and tasks.focused.id == "tasks-revisions"
+        await wait_until(
+            pilot, lambda: tasks.focused is not None and tasks.focused.id == "tasks-revisions"
+        )
 
 
 async def test_a_screen_shown_again_takes_keys_where_its_focus_was_left(palace: Path) -> None:
@@ -271,8 +274,10 @@ async def test_search_note_keys_act_on_the_highlighted_result(palace: Path) -> N
         await pilot.press(*"stripe webhooks")
         await wait_until(pilot, lambda: len(search.results) >= 2)
         await pilot.press("r")  # typed into the query, not an action
-        await pilot.pause(0.2)
-        assert search.query_one("#search-query", Input).value == "stripe webhooksr"
+        await wait_until(
+            pilot, lambda: search.query_one("#search-query", Input).value == "stripe webhooksr"
+        )
+        await pilot.pause()  # idle: an action the key started would be on show
         assert not isinstance(app.screen, PlanDialog)
         await pilot.press("backspace")
         await wait_until(pilot, lambda: len(search.results) >= 2)
