@@ -24,7 +24,10 @@ def _columns(table: DataTable[Any]) -> dict[str, int]:
 async def _show(pilot: Any, mode: str) -> None:
     pilot.app.action_show_screen(mode)
     await settle(pilot)
-    await pilot.pause(0.2)  # the flexible column is fitted after the first refresh
+    # the flexible column is fitted after the first refresh, its width taken at an idle
+    await pilot.pause()
+    tables = pilot.app.screen.query(DataTable)
+    await wait_until(pilot, lambda: not any(t._require_update_dimensions for t in tables))
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -56,9 +56,7 @@ async def test_end_scrolls_the_table_to_the_last_commit(long_history: Path) -> N
         assert table.scrollable_content_region.height < table.row_count  # it must scroll
         await pilot.press("end")
         await wait_until(pilot, lambda: table.cursor_row == table.row_count - 1)
-        await pilot.pause(0.2)
-        assert table.scroll_y > 0 and cursor_on_screen(table), (table.scroll_y, table.size)
+        await wait_until(pilot, lambda: table.scroll_y > 0 and cursor_on_screen(table))
         await pilot.press("home")
         await wait_until(pilot, lambda: table.cursor_row == 0)
-        await pilot.pause(0.2)
-        assert table.scroll_y == 0
+        await wait_until(pilot, lambda: table.scroll_y == 0)

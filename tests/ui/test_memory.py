@@ -88,8 +88,9 @@ async def test_footer_keys_are_freed_when_the_footer_rebuilds(sample_palace: Pat
         query = app.screen.query_one("#search-query", Input)
         for _ in range(10):  # each focus change changes the bindings, so the footer rebuilds
             app.screen.set_focus(None)
-            await pilot.pause(0.05)
+            await pilot.pause()  # idle: the footer has followed the focus
             query.focus()
-            await pilot.pause(0.05)
+            await wait_until(pilot, lambda: app.focused is query)
+            await pilot.pause()
         await settle(pilot)
         assert detached_keys() <= 40  # at most the last rebuild's, not ten rebuilds' worth

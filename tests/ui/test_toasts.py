@@ -43,8 +43,8 @@ def _covered(app: Any, widget: Widget | None = None) -> list[tuple[int, int]]:
 async def _toasts(app: Any, pilot: Any, count: int = 4) -> None:
     for i in range(count):
         app.notify(LONG.format(i), markup=False, timeout=30)
-    await wait_until(pilot, lambda: len(app.screen.query(Toast)) >= 1)
-    await pilot.pause(0.2)
+    await wait_until(pilot, lambda: len(app.screen.query(Toast)) >= count)
+    await wait_until(pilot, lambda: bool(_covered(app)))  # laid out and drawn
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -55,7 +55,7 @@ async def test_toasts_never_cover_a_dialog(palace: Path, view: str, size: tuple[
         await settle(pilot)
         for key in VIEWS[view]:
             await pilot.press(key)
-            await pilot.pause(0.05)
+            await pilot.pause()  # idle: what the key opens is up for the next
         ready = view_ready(view)
         await wait_until(pilot, lambda: ready(app))
         await _toasts(app, pilot)
@@ -89,9 +89,14 @@ async def test_identical_toasts_collapse(palace: Path) -> None:
         for _ in range(3):
             app.notify("Nothing to change", markup=False)
         app.notify("Cancelled: nothing changed", markup=False)
-        await pilot.pause(0.3)
-        shown = [str(t._notification.message) for t in app.screen.query(Toast)]
-        assert sorted(shown) == ["Cancelled: nothing changed", "Nothing to change"]
+        wanted = ["Cancelled: nothing changed", "Nothing to change"]
+
+        def shown() -> list[str]:
+            return sorted(str(t._notification.message) for t in app.screen.query(Toast))
+
+        await wait_until(pilot, lambda: shown() == wanted)
+        await pilot.pause()  # idle: a toast shown twice would be on show now
+        assert shown() == wanted
 
 
 async def test_expired_toasts_leave_the_screen(palace: Path) -> None:
@@ -101,6 +106,5 @@ async def test_expired_toasts_leave_the_screen(palace: Path) -> None:
         app.notify("Committed 0123456789: reject: a draft", markup=False, timeout=0.3)
         await wait_until(pilot, lambda: bool(app.screen.query(Toast)))
         await wait_until(pilot, lambda: not app.screen.query(Toast))
-        await pilot.pause(0.1)
-        assert _covered(app) == []
+        await wait_until(pilot, lambda: _covered(app) == [])
         assert not app._notifications
