@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from textual.pilot import Pilot
-from textual.widgets import DataTable, ProgressBar, TextArea
+from textual.widgets import DataTable, OptionList, ProgressBar, TextArea
 from uihelpers import commit_files, git_log, make_app, messages_of, settle, wait_until
 
 from curator.ui.app import CuratorApp
@@ -133,8 +133,19 @@ async def test_audit_supersede_with_named_note(sample_palace: Path) -> None:
         assert old is not None
         await pilot.press("s")
         await wait_until(pilot, lambda: isinstance(app.screen, NotePicker))
+        picker = app.screen
         await pilot.press(*"stripe-tax-handles-vat")
-        await pilot.pause(0.2)
+        # the list filtered to the note named, and final (the near-duplicates looked up)
+        options = picker.query_one("#picker-list", OptionList)
+        wanted = "notes/project/stripe-tax-handles-vat.md"
+        await wait_until(
+            pilot,
+            lambda: (
+                picker.near_done
+                and options.highlighted is not None
+                and options.get_option_at_index(options.highlighted).id == wanted
+            ),
+        )
         await pilot.press("enter")
         await confirm(pilot, app)
         assert git_log(sample_palace)[0].startswith("supersede")

@@ -156,7 +156,13 @@ async def test_hostile_note_renders_inert(make_palace: object) -> None:
         app.exit = lambda *a, **k: quit_calls.append("exit")  # type: ignore[method-assign]
         await settle(pilot)
         app.open_note("notes/project/hostile.md")
-        await pilot.pause(0.3)
+
+        def shown() -> str | None:
+            views = app.screen.query(NoteView)
+            note = views.first().note if views else None
+            return note.rel if note is not None else None
+
+        await wait_until(pilot, lambda: shown() == "notes/project/hostile.md")
         view = app.screen.query_one(NoteView)
         assert view.note is not None and view.note.rel == "notes/project/hostile.md"
         head = app.screen.query_one("#note-head", Static)
@@ -168,7 +174,7 @@ async def test_hostile_note_renders_inert(make_palace: object) -> None:
         for y in range(region.y, min(region.bottom, region.y + 5)):
             for x in range(region.x, region.right, 6):
                 await pilot.click(offset=(x, y))
-        await pilot.pause(0.2)
+        await pilot.pause()  # idle: what a click started has run
         assert app.is_running and not quit_calls
         assert not [u for u in opened if not u.startswith(("http://", "https://"))]
         svg = app.export_screenshot()

@@ -65,14 +65,14 @@ def marks_shown(screen: NoteActions) -> set[str]:
 async def go(pilot: Any, key: str, cls: type[NoteActions]) -> NoteActions:
     screen = await show_screen(pilot, key, cls)
     screen.query_one(screen.TABLE).focus()
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: screen.focused is screen.query_one(screen.TABLE))
     return screen  # type: ignore[no-any-return]
 
 
 async def to_row(pilot: Any, screen: NoteActions, rel: str) -> None:
     table = screen.query_one(screen.TABLE, DataTable)
     table.move_cursor(row=table.get_row_index(rel))
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: (n := screen.selected()) is not None and n.rel == rel)
     assert (note := screen.selected()) is not None and note.rel == rel
 
 

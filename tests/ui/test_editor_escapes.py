@@ -78,9 +78,14 @@ async def test_editor_shows_placeholders_and_keeps_the_bytes(hostile_draft: Path
         await settle(pilot)
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, EditDialog))
-        await pilot.pause(0.2)
         area = app.screen.query_one(SafeTextArea)
-        drawn = "".join(s.text for strip in app.screen._compositor.render_strips() for s in strip)
+        screen = app.screen
+
+        def rendered() -> str:
+            return "".join(s.text for strip in screen._compositor.render_strips() for s in strip)
+
+        await wait_until(pilot, lambda: f"␛]0;{TITLE_MARK}␇" in rendered())
+        drawn = rendered()
         assert f"␛]0;{TITLE_MARK}␇" in drawn
         assert not OBEYED.search(drawn)
         await pilot.press("ctrl+end", *"Checked.", "ctrl+s")

@@ -48,7 +48,7 @@ async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(
         assert bar.display and bar.total and bar.progress == bar.total
         assert str(dialog.query_one("#sync-stage", Label).render()).startswith("fetch: ")
         await pilot.press("y")  # refused while a conflict is open
-        await pilot.pause(0.1)
+        await pilot.pause()  # idle: a sync the key started would be under way
         assert head(b) == before and isinstance(app.screen, SyncDialog)
         await pilot.press(key)  # m: keep this clone's text (b's), t: the remote's (a's)
         await wait_until(pilot, lambda: not dialog.busy and not dialog.plan.conflicts)

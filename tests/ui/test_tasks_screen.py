@@ -106,7 +106,7 @@ async def test_cancel_changes_nothing(palace: Path) -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, PlanDialog))
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, TasksScreen))
-        await pilot.pause(0.2)
+        await pilot.pause()  # idle: a change the dialog started would be written
         assert TaskService(palace).store.revisions("stuck") == [1]
 
 

@@ -29,8 +29,9 @@ async def _select_draft(pilot, app, name_part: str) -> str:  # type: ignore[no-u
     assert isinstance(screen, InboxScreen)
     index = next(i for i, d in enumerate(screen.drafts) if name_part in d.rel)
     screen.query_one("#inbox-drafts", DataTable).move_cursor(row=index)
-    await pilot.pause(0.1)
-    return str(screen.drafts[index].rel)
+    rel = str(screen.drafts[index].rel)
+    await wait_until(pilot, lambda: (d := screen.current()) is not None and d.rel == rel)
+    return rel
 
 
 async def test_promote_via_form(sample_palace: Path, planners: object) -> None:
@@ -42,7 +43,7 @@ async def test_promote_via_form(sample_palace: Path, planners: object) -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, PromoteForm))
         name = app.screen.query_one("#promote-name", Input)
         name.value = "Invoice PDFs show the customer VAT id"
-        await pilot.pause(0.1)
+        await pilot.pause()  # the change handled before the save
         await pilot.press("enter")
         await _confirm(pilot, app)
         assert not (sample_palace / rel).exists()
