@@ -283,16 +283,23 @@ def test_lock_serializes_writers_across_processes(palace: Path) -> None:
         root = __import__("pathlib").Path(sys.argv[1])
         with WriterLock(root):
             print("locked", flush=True)
-            time.sleep(float(sys.argv[2]))
+            sys.stdin.readline()  # held until the test has been refused it
+            time.sleep(float(sys.argv[2]))  # still held while the next writer starts waiting
             (root.parent / "released").write_text("")  # the last thing done under the lock
     """)
     holder = subprocess.Popen(
-        [sys.executable, "-c", script, str(palace), "1.0"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script, str(palace), "0.5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         with pytest.raises(LockTimeoutError, match=f"pid {holder.pid}"):
             WriterLock(palace, timeout=0.2).acquire()
+        assert holder.stdin is not None
+        holder.stdin.write("release\n")
+        holder.stdin.flush()
         applied = apply_plan(palace, promote_plan(palace), lock_timeout=10)  # waits its turn
         assert (palace.parent / "released").exists()  # it got the lock only after the holder
         assert holder.wait(5) == 0
