@@ -283,8 +283,8 @@ def test_lock_serializes_writers_across_processes(palace: Path) -> None:
         root = __import__("pathlib").Path(sys.argv[1])
         with WriterLock(root):
             print("locked", flush=True)
-            sys.stdin.readline()  # held until the test has been refused it
-            time.sleep(float(sys.argv[2]))  # still held while the next writer starts waiting
+            sys.stdin.readline()  # held until the test was refused it, then while it waits
+            time.sleep(float(sys.argv[2]))
             (root.parent / "released").write_text("")  # the last thing done under the lock
     """)
     holder = subprocess.Popen(
