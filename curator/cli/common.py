@@ -72,12 +72,12 @@ def _planned(
     args: argparse.Namespace, make: Callable[[Palace | None], Plan], load: bool
 ) -> tuple[Palace | None, Plan]:
     from curator.model.index_md import rendered_before
-    from curator.model.palace import NeedsPalace, index_bytes_at
+    from curator.model.palace import NeedsPalace
 
     root = find_palace(getattr(args, "palace", None))
     # the index's palace renders INDEX.md by splicing the render remembered of it: without
     # one (or an index), the plan is the loaded palace's, and LanceDB is not imported first
-    if (root / INDEX_STATE).is_file() and rendered_before(root, index_bytes_at(root)):
+    if (root / INDEX_STATE).is_file() and rendered_before(root):
         from curator.search.cold import indexed_palace
 
         _imports_frozen()

@@ -290,8 +290,18 @@ def render_index(
     if palace.partial:
         if since is None:
             raise NeedsPalace("a palace read from the index renders INDEX.md by splicing")
-        return _patched_render(since, palace, existing).decode("utf-8")
-    reuse = _reusable(since, palace, existing) if since is not None else None
+        return _patched_render(since, palace, existing)[0].decode("utf-8")
+    return _render(palace, existing, since)[0]
+
+
+def _render(
+    palace: Palace,
+    existing: str | bytes | None,
+    since: Palace | None,
+    existing_sha: str | None = None,
+) -> tuple[str, str]:
+    """`render_index` of a palace that holds its notes, and the sha256 of its bytes."""
+    reuse = _reusable(since, palace, existing, existing_sha) if since is not None else None
     preamble, old_generated, crlf = _preamble(palace, existing)
     pieces = [MARKER + "\n"]
     listed = 0
@@ -304,8 +314,8 @@ def render_index(
     if crlf:  # keep a CRLF file CRLF, like every other rewrite
         pieces = [piece.replace("\n", "\r\n") for piece in pieces]
     # the person's lines, byte for byte: their own line ends too
-    _remember(palace, [preamble, *pieces])
-    return "".join([preamble, *pieces])
+    digest = _remember(palace, [preamble, *pieces])
+    return "".join([preamble, *pieces]), digest
 
 
 def render_index_bytes(
@@ -317,9 +327,26 @@ def render_index_bytes(
 ) -> bytes:
     """`render_index`, encoded: a palace read from the index splices the lines into INDEX.md's
     bytes, never decoding the file (at 100k notes 25 MB, decoded, split and encoded again)."""
+    return render_index_hashed(palace, existing, since=since)[0]
+
+
+def render_index_hashed(
+    palace: Palace,
+    existing: str | bytes | None,
+    *,
+    since: Palace | None = None,
+    existing_sha: str | None = None,
+) -> tuple[bytes, str]:
+    """`render_index_bytes` and the sha256 hex digest of the bytes (`_digest`, the writer's
+    `content_hash`), made as they are remembered. `existing_sha`: the sha256 of `existing`'s
+    bytes when the caller has it. At 100k notes INDEX.md is 25 MB, ~20 ms a pass: an action
+    hashes each file once and hands the hash on."""
     if palace.partial and since is not None:
-        return _patched_render(since, palace, existing)
-    return render_index(palace, existing, today, since=since).encode("utf-8")
+        return _patched_render(since, palace, existing, existing_sha)
+    if palace.partial:
+        raise NeedsPalace("a palace read from the index renders INDEX.md by splicing")
+    text, digest = _render(palace, existing, since, existing_sha)
+    return text.encode("utf-8"), digest
 
 
 def index_is_current(palace: Palace) -> bool:
@@ -389,8 +416,9 @@ def _palace_key(palace: Palace) -> str:
 
 
 # A render is remembered as (digest of its bytes, `_palace_key`, the slug keys the notes'
-# supersede fields name): a superseded note's line depends on the notes those keys find.
-Render = tuple[str, str, frozenset[str]]
+# supersede fields name, its size in bytes): a superseded note's line depends on the notes
+# those keys find.
+Render = tuple[str, str, frozenset[str], int]
 
 
 def _chain_keys(palace: Palace) -> frozenset[str]:
@@ -407,16 +435,21 @@ def _chain_keys(palace: Palace) -> frozenset[str]:
 
 def _remember(
     palace: Palace, rendered: list[str] | list[bytes], chains: frozenset[str] | None = None
-) -> None:
+) -> str:
     """Remember the render whose pieces (joined: the file's bytes) are `rendered`: hashed
-    piece by piece, never encoded whole (`chains`: `_chain_keys`, when the caller knows it)."""
+    piece by piece, never encoded whole (`chains`: `_chain_keys`, when the caller knows it).
+    The bytes' sha256 hex digest."""
     digest = hashlib.sha256()
+    size = 0
     for piece in rendered:
-        digest.update(piece.encode("utf-8") if isinstance(piece, str) else piece)
+        raw = piece.encode("utf-8") if isinstance(piece, str) else piece
+        digest.update(raw)
+        size += len(raw)
     keys = _chain_keys(palace) if chains is None else chains
-    made = (digest.hexdigest(), _palace_key(palace), keys)
+    made = (digest.hexdigest(), _palace_key(palace), keys, size)
     older = (r for r in _renders(palace.root) if r[:2] != made[:2])
     cache.store(palace.root, _RENDERED, tuple([made, *older][:RENDERS_KEPT]))
+    return made[0]
 
 
 def _renders(root: Path) -> list[Render]:
@@ -428,28 +461,37 @@ def _renders(root: Path) -> list[Render]:
         r
         for r in found
         if isinstance(r, tuple)
-        and len(r) == 3
+        and len(r) == 4
         and isinstance(r[0], str)
         and isinstance(r[1], str)
         and isinstance(r[2], frozenset)
         and all(isinstance(k, str) for k in r[2])
+        and isinstance(r[3], int)
     ]
 
 
-def rendered_before(root: Path, data: bytes | None) -> bool:
-    """Whether `data` (INDEX.md's bytes) is a render remembered for the palace at `root`
-    (of some palace: `_remembered` says whether of this one)."""
-    digest = _digest(data) if data else None
-    return any(r[0] == digest for r in _renders(root))
+def rendered_before(root: Path) -> bool:
+    """Whether INDEX.md at `root` may be a render remembered for the palace there: it has the
+    size of one. A plan's cue to read the palace from the index, whose render then tells by
+    the bytes' digest (`_remembered`) and renders from every note when they are not one; the
+    file is neither read nor hashed here (25 MB at 100k notes)."""
+    try:
+        size = (root / INDEX_NAME).stat().st_size
+    except OSError:
+        return False
+    return any(r[3] == size for r in _renders(root))
 
 
-def _remembered(palace: Palace, data: bytes) -> Render | None:
-    """The remembered render whose bytes are `data`, made from a palace with `palace`'s key."""
-    made = (_digest(data), _palace_key(palace))
+def _remembered(palace: Palace, data: bytes, digest: str | None = None) -> Render | None:
+    """The remembered render whose bytes are `data` (`digest`: their `_digest`, when the
+    caller has it), made from a palace with `palace`'s key."""
+    made = (digest or _digest(data), _palace_key(palace))
     return next((r for r in _renders(palace.root) if r[:2] == made), None)
 
 
-def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> dict[str, str]:
+def _reusable(
+    since: Palace, palace: Palace, existing: str | bytes | None, existing_sha: str | None = None
+) -> dict[str, str]:
     """The sections (heading and lines) of `palace`'s rooms known from `existing`, by room
     name: a room whose notes are the same objects in `palace` as in `since` as it is, a room
     the action touched with its lines spliced (`_spliced`); none unless `existing` is known
@@ -457,7 +499,7 @@ def _reusable(since: Palace, palace: Palace, existing: str | bytes | None) -> di
     if not existing or since.root != palace.root or repr(since.config) != repr(palace.config):
         return {}
     data = existing.encode("utf-8") if isinstance(existing, str) else existing
-    if _remembered(since, data) is None:
+    if _remembered(since, data, existing_sha) is None:
         return {}
     generated = _text(_split_bytes(data)[1])
     if generated is None:
@@ -503,17 +545,20 @@ def _spliced(palace: Palace, old: Room, room: Room, section: str) -> str | None:
     return _room_head(room) + "".join(line for _, line in heapq.merge(kept, added))
 
 
-def _patched_render(since: Palace, palace: Palace, existing: str | bytes | None) -> bytes:
+def _patched_render(
+    since: Palace, palace: Palace, existing: str | bytes | None, existing_sha: str | None = None
+) -> tuple[bytes, str]:
     """INDEX.md for `palace`, which holds no note list and which `since.replaced()` made
     (`Palace.partial`, `Palace.delta`): `existing`, remembered as the render of `since`, with
     the lines of the notes the change removes and adds spliced into their rooms. Each such
     note is current, in a room, with no supersede field, and its slug is named by no
     note's (`_chain_keys`): so its line is all that depends on it, and every other line is
-    as before. NeedsPalace whenever that is not shown: the caller renders from every note."""
+    as before. NeedsPalace whenever that is not shown: the caller renders from every note.
+    The bytes and their sha256 (`existing_sha`: `existing`'s, when the caller has it)."""
     if not existing or since.root != palace.root or repr(since.config) != repr(palace.config):
         raise NeedsPalace("no INDEX.md of this palace to splice")
     data = existing.encode("utf-8") if isinstance(existing, str) else existing
-    known = _remembered(since, data)
+    known = _remembered(since, data, existing_sha)
     if known is None or since.delta() != ((), ()) or _crlf(data):
         raise NeedsPalace("INDEX.md is not known to be the render of the palace")
     gone, added = (tuple(n for n in notes if n.kind == "note") for notes in palace.delta())
@@ -538,8 +583,7 @@ def _patched_render(since: Palace, palace: Palace, existing: str | bytes | None)
             f"refusing to write: the index would list {listed} notes but the palace holds {held}",
             path=INDEX_NAME,
         )
-    _remember(palace, [data], known[2])
-    return data
+    return data, _remember(palace, [data], known[2])
 
 
 def _splice_room(

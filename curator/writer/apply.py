@@ -116,11 +116,17 @@ class _Files:
     modes: dict[str, int]
     # the `content_hash` of each pre-image checked (INDEX.md's is 25 MB at 100k notes)
     hashed: dict[str, str | None] = field(default_factory=dict)
+    # the `content_hash` of each new content its Write already knew (INDEX.md's render)
+    post_hashed: dict[str, str] = field(default_factory=dict)
 
     def pre_hash(self, path: str) -> str | None:
         if path not in self.hashed:
             self.hashed[path] = _hash(self.pre[path])
         return self.hashed[path]
+
+    def post_hash(self, path: str) -> str | None:
+        known = self.post_hashed.get(path)
+        return known if known is not None else _hash(self.post[path])
 
 
 def _read_plan(root: Path, plan: Plan, head: str | None) -> _Files:
@@ -142,6 +148,9 @@ def _read_plan(root: Path, plan: Plan, head: str | None) -> _Files:
             post[ch.src], modes[ch.src] = None, 0o644
             post[ch.dst] = ch.data if ch.data is not None else pre[ch.src]
             modes[ch.dst] = file_mode(root / ch.src)
+    for ch in plan.changes:  # the hash a Write knows, of the very bytes the path ends with
+        if isinstance(ch, Write) and ch.data_sha is not None and post[ch.path] is ch.data:
+            files.post_hashed[ch.path] = ch.data_sha
     for p, want in expected.items():
         have = pre[p]
         if files.pre_hash(p) != want:
@@ -253,7 +262,7 @@ def _apply_locked(
     journal = Journal.new(root, plan.action, plan.message, head)
     journal.commit_paths = commit_paths
     journal.entries = [
-        Entry(p, files.pre_hash(p), _hash(files.post[p]), files.modes[p]) for p in files.post
+        Entry(p, files.pre_hash(p), files.post_hash(p), files.modes[p]) for p in files.post
     ]
     try:
         temps.write()  # every byte the action needs, before anything changes

@@ -231,12 +231,19 @@ class Write:
     data: bytes
     before: str | None
     rendered_at: str | None = None
+    # the `content_hash` of `data` when its maker hashed it already (INDEX.md's render does,
+    # 25 MB at 100k notes); else hashed when asked (`data_hash`)
+    data_sha: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", normalize_rel(self.path))
         if not isinstance(self.data, bytes | bytearray):
             raise PlanError(f"write of {self.path}: data must be bytes")
         object.__setattr__(self, "data", bytes(self.data))
+
+    def data_hash(self) -> str:
+        """The `content_hash` of `data`."""
+        return self.data_sha if self.data_sha is not None else content_hash(self.data)
 
     @classmethod
     def from_disk(cls, root: Path, path: str, data: bytes) -> Write:

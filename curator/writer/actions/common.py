@@ -17,7 +17,7 @@ from curator.errors import CuratorError
 from curator.fsutil import note_bytes
 from curator.model import palace_rules
 from curator.model.check import run_checks
-from curator.model.index_md import index_bytes, render_index_bytes
+from curator.model.index_md import index_bytes, render_index_hashed
 from curator.model.layouts import rules as layout_rules
 from curator.model.links import RawLink, rewrite_links
 from curator.model.note import Note, edit_header, parse_note, rewrite_header_strings
@@ -118,12 +118,13 @@ def with_index(
         if index_bytes(palace) is None:
             return tuple(changes)
     existing = index_bytes(palace)
-    rendered = render_index_bytes(after, existing, today, since=base)
+    # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
+    # if another action landed since, apply sees the difference and INDEX.md is redone.
+    # Each file hashed once, its hash handed on (25 MB at 100k notes)
+    before = None if existing is None else content_hash(existing)
+    rendered, after_sha = render_index_hashed(after, existing, since=base, existing_sha=before)
     if existing != rendered:
-        # the expected pre-image is the INDEX.md the palace was loaded with, not the file now:
-        # if another action landed since, apply sees the difference and INDEX.md is redone
-        before = None if existing is None else content_hash(existing)
-        changes = [*changes, Write(INDEX_NAME, rendered, before, head)]
+        changes = [*changes, Write(INDEX_NAME, rendered, before, head, data_sha=after_sha)]
     return tuple(changes)
 
 
