@@ -56,7 +56,7 @@ from curator.search.searcher import Searcher
 from curator.search.state import STATE_FILE, EmptyIndexRefused, IndexState
 from curator.search.store import IndexStore
 from curator.search.words import recorded_corpus
-from curator.writer.committed import notes_committed
+from curator.writer.committed import Proof, notes_committed
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -113,7 +113,7 @@ def indexed_palace(
     columns: Sequence[str] = LOOKUP_COLUMNS,
     *,
     snapshot: bool = False,
-    committed: bool = False,
+    committed: bool | Proof = False,
 ) -> tuple[IndexedPalace, IndexStore] | None:
     """The palace at `root` as its index holds it (the rows' `columns`), and the index, once
     the index provably reflects the files as they are now: its table is the one the last
@@ -125,7 +125,8 @@ def indexed_palace(
     `committed`, for a plan rendered from what HEAD holds (`committed_at`): git's status is
     read first; when it shows no note differing from HEAD (`notes_committed`), the palace is that
     commit's (`Loaded.committed`), and when the rows are known to hold its notes
-    (`notes_in_step`) the notes are not walked."""
+    (`notes_in_step`) the notes are not walked. `committed` may be that status as the
+    caller took it before (`notes_proof`), so it ran while the caller did other work."""
     root = Path(root).resolve()
     config = load_config(root)
     if layout_rules.foreign(config):
@@ -140,8 +141,11 @@ def indexed_palace(
         return None
     if (state.table, state.updated) != (record.get("table"), record.get("updated")):
         return None  # another sync since, with no record of its own
-    since_ns = time.time_ns()
-    head = notes_committed(root) if committed else None
+    since_ns, head = (
+        committed
+        if isinstance(committed, tuple)
+        else (time.time_ns(), notes_committed(root) if committed else None)
+    )
     vouched = head is not None and record.get("clean") == head
     walked = None if vouched else walk(root, config)
     store = open_index_at(root, config)

@@ -11,13 +11,14 @@ pre-commit hook it checks what is about to be committed.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from curator.errors import WriterError
 from curator.model.palace import INDEX_NAME, NOTES_DIR, NeedsPalace, Palace
 from curator.writer.git import Repo, discover_with_head, read_blobs
 
-__all__ = ["committed_at", "committed_palace", "notes_committed"]
+__all__ = ["Proof", "committed_at", "committed_palace", "notes_committed", "notes_proof"]
 
 _REGULAR = ("100644", "100755")
 
@@ -59,6 +60,19 @@ def notes_committed(root: Path) -> str | None:
     if any(map(_may_hold_notes, loose)) or any(map(_may_hold_notes, changed)):
         return None
     return head
+
+
+#: (the time in ns read before git's status was asked, `notes_committed`'s answer)
+Proof = tuple[int, str | None]
+
+
+def notes_proof(root: Path) -> Proof:
+    """`notes_committed` of the palace at `root`, with the time it was asked at: what a vouch
+    for the notes needs (`curator.search.catchup.vouch`: a file written near or after that
+    time is not vouched for). Taken first, its git status runs while the caller does other
+    work (a plan imports LanceDB meanwhile)."""
+    since_ns = time.time_ns()
+    return since_ns, notes_committed(root)
 
 
 def committed_palace(palace: Palace, repo: Repo) -> Palace:
