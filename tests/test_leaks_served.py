@@ -8,7 +8,6 @@ the hidden note."""
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import date
 from itertools import product
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 from agenthelpers import hook_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from palacehelpers import RunCli, built_once, new_palace, note_text, run_main
+from palacehelpers import RunCli, copied_once, new_palace, note_text, run_main
 
 from curator.agents.service import Memory
 from curator.model.palace import Palace
@@ -103,10 +102,7 @@ def _build(base: Path) -> None:
 @pytest.fixture
 def root(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     """A copy of the palace with its retirements committed, made once a run (`built_once`)."""
-    template = built_once(tmp_path_factory, "leaks-served", _build) / "palace"
-    root = tmp_path / "palace"
-    shutil.copytree(template, root, symlinks=True)
-    return root
+    return copied_once(tmp_path_factory, "leaks-served", _build, tmp_path / "palace")
 
 
 def test_no_served_value_names_a_hidden_note(root: Path, run_cli: RunCli) -> None:
