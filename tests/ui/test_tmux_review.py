@@ -114,9 +114,11 @@ def test_a_wait_that_times_out_says_where_each_thread_of_the_app_is(tmp_path: Pa
 
 @pytest.mark.slow
 @needs_tmux
-def test_review_clears_the_inbox_in_tmux(tmp_path: Path) -> None:
+def test_review_clears_the_inbox_in_tmux(tmp_path: Path, indexed_sample: Path) -> None:
+    """The sample palace's index is the session's (`indexed_sample`): a build of its own
+    would repeat it in a child process; the app indexes the drafts as it starts."""
     root = tmp_path / "palace"
-    specs, base = make_palace(root, drafts=len(CORE))
+    specs, base = make_palace(root, drafts=len(CORE), search_index=indexed_sample)
     result = review(root, specs, base)
     assert result.problems == [], "\n".join(result.problems)
     assert result.commits == len(result.actions)
