@@ -9,7 +9,6 @@ the loaded palace as before."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from palacehelpers import RunCli, built_once, git, new_palace, note_text, opened, run_main
+from palacehelpers import RunCli, copied_once, git, new_palace, note_text, opened, run_main
 
 from curator.model.index_md import render_index
 from curator.model.palace import INDEX_NAME, Palace
@@ -66,14 +65,13 @@ def _build(base: Path) -> None:
 
 @pytest.fixture
 def root(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, run_cli: RunCli) -> Path:
-    """A copy of the palace `_build` made once a run (shared by the xdist workers), made
-    the palace the tests need in it: the render of INDEX.md is remembered in the copy's own
-    cache (`index --yes`, which finds INDEX.md current), and the index is built in the copy,
-    as its record of the files vouches only for the write of state.json its own sync made
-    (a copied state.json is another file: a copied index is planned around, never from)."""
-    template = built_once(tmp_path_factory, "promote-from-index", _build) / "palace"
-    root = tmp_path / "palace"
-    shutil.copytree(template, root, symlinks=True)  # the files' mtimes too: still aged
+    """A copy of the palace `_build` made once a run (shared by the xdist workers; its notes'
+    mtimes kept, so still aged), made the palace the tests need in it: the render of INDEX.md
+    is remembered in the copy's own cache (`index --yes`, which finds INDEX.md current), and
+    the index is built in the copy, as its record of the files vouches only for the write of
+    state.json its own sync made (a copied state.json is another file: a copied index is
+    planned around, never from)."""
+    root = copied_once(tmp_path_factory, "promote-from-index", _build, tmp_path / "palace")
     for argv in (("index", "--yes"), ("reindex",)):
         code, _, err = run_cli("--palace", root, *argv)
         assert code == 0, err
