@@ -267,10 +267,12 @@ def make_palace(
     seed: int = 1,
     source: Path | None = None,
     *,
-    search_index: bool = True,
+    search_index: bool | Path = True,
 ) -> tuple[list[DraftSpec], str]:
     """A palace at `root` with the review inbox, INDEX.md current and the search index built;
-    returns the drafts in list order and the commit the review starts from."""
+    returns the drafts in list order and the commit the review starts from. `search_index` a
+    palace: its built index (of the same notes, another inbox) is copied instead, and the app
+    brings it up to date as it starts, as after drafts captured since the last sync."""
     if source is not None:  # run.py's scratch copy, or any palace
         if root != source:
             shutil.copytree(source, root, ignore=shutil.ignore_patterns(".curator"))
@@ -291,7 +293,9 @@ def make_palace(
     git(root, "add", "-A")
     git(root, "commit", "-q", "--no-verify", "--allow-empty", "-m", "bench: review inbox")
     curator(root, "index", "--yes")
-    if search_index:  # built before the app starts, as in a palace in use
+    if isinstance(search_index, Path):
+        shutil.copytree(search_index / ".curator", root / ".curator", symlinks=True)
+    elif search_index:  # built before the app starts, as in a palace in use
         curator(root, "reindex")
     base = git(root, "rev-parse", "HEAD").stdout.strip()
     # a generated palace has errors by design (broken links): the review must add none

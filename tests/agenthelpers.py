@@ -69,7 +69,8 @@ def warm_server(root: Path, env: dict[str, str] | None = None) -> Iterator[subpr
 
 class McpClient:
     """Starts `curator --palace ROOT mcp [extra]` (or another server's `command`) and talks
-    to it with the SDK client."""
+    to it with the SDK client; or, given a `server` object, talks to it in this process over
+    the SDK's in-memory transport."""
 
     def __init__(
         self,
@@ -78,11 +79,13 @@ class McpClient:
         env: dict[str, str] | None = None,
         timeout: float = 60,
         command: list[str] | None = None,
+        server: Any = None,
     ) -> None:
         from mcp.client.stdio import StdioServerParameters
 
         argv = command or [sys.executable, "-m", "curator", "--palace", str(root), "mcp", *extra]
         self.params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+        self.server = server
         self.timeout = timeout
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -102,14 +105,16 @@ class McpClient:
         await ready
 
     async def _hold(self, ready: asyncio.Future[Any]) -> None:
+        from mcp.client._memory import InMemoryTransport
         from mcp.client.session import ClientSession
         from mcp.client.stdio import stdio_client
 
+        if self.server is not None:
+            transport: Any = InMemoryTransport(self.server)
+        else:
+            transport = stdio_client(self.params)
         try:
-            async with (
-                stdio_client(self.params) as (read, write),
-                ClientSession(read, write) as session,
-            ):
+            async with transport as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
                 self.session = session
                 ready.set_result(None)
@@ -173,6 +178,30 @@ def served(root: Path, base: Path, *extra: str) -> Iterator[McpClient]:
         yield client
     finally:
         client.close()
+
+
+@contextmanager
+def served_here(root: Path, base: Path, *, include_sensitive: bool = False) -> Iterator[McpClient]:
+    """The server `curator mcp` runs (`build_server` over a `Memory` as `serve` makes it), in
+    this process, the SDK's client talking to it over the SDK's in-memory transport, with
+    the home and caches in `base` (module fixtures run before conftest's isolated_env): for
+    a module's tests of what the server answers, not of its process (tests/test_mcp.py runs
+    the process, as an agent starts it). A process of its own pays curator's, the SDK's and
+    LanceDB's imports again (~3 CPU-s)."""
+    from palacehelpers import isolate
+
+    from curator.agents.mcp import build_server
+    from curator.agents.service import Memory
+
+    with pytest.MonkeyPatch.context() as m:
+        isolate(m, base)
+        memory = Memory(root, include_sensitive=include_sensitive, watch=True)
+        client = McpClient(root, server=build_server(memory))
+        try:
+            yield client
+        finally:
+            client.close()
+            memory.close()
 
 
 def run_hook(

@@ -177,6 +177,15 @@ def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path
     return target
 
 
+def copied_once(
+    factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None], to: Path
+) -> Path:
+    """A copy at `to` (symlinks and mtimes kept) of the palace `build(base)` makes at
+    base/palace once a run (`built_once`): a test's own palace, without making it again."""
+    shutil.copytree(built_once(factory, name, build) / "palace", to, symlinks=True)
+    return to
+
+
 def committed_once(
     factory: pytest.TempPathFactory,
     name: str,

@@ -3,12 +3,13 @@
 hypothesis builds palaces holding notes and drafts the gate must hide: a `sensitive` value of
 every YAML type but exactly false, a YAML slip beside `sensitive: true`, an unreadable header
 (no fence, unclosed, not UTF-8), a sensitive scope or a scope that is not text; some share a
-slug with a visible note. Every MCP tool and resource (a real `curator mcp` subprocess driven by
-the SDK's client), each hook (cold and through the warm server), and the CLI's search, ask, pack
-and export must never show a hidden note's path, name or text, in an answer or in a refusal.
-The CLI's commands run through its `main()` in this process (the parser, handlers and printing
-a `curator` process runs; test_wheel runs the installed command itself), so the walk pays
-LanceDB's import once, not once per command.
+slug with a visible note. Every MCP tool and resource (the server `curator mcp` runs, driven by
+the SDK's client in this process: tests/test_mcp.py drives its process), each hook (cold and
+through the warm server), and the CLI's search, ask, pack and export must never show a hidden
+note's path, name or text, in an answer or in a refusal. The CLI's commands run through its
+`main()` in this process (the parser, handlers and printing a `curator` process runs;
+test_wheel runs the installed command itself), so the walk pays LanceDB's import once, not
+once per command.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, McpClient, hook, warm_server
+from agenthelpers import HASH_TOML, hook, served_here, warm_server
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from palacehelpers import git_init_commit, note_text
@@ -217,9 +218,8 @@ def _hook(root: Path, env: dict[str, str], event: str, **fields: object) -> str:
     return out + err
 
 
-def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
-    client = McpClient(root, env=env)
-    try:
+def walk_mcp(root: Path, hidden: list[Hidden], base: Path) -> None:
+    with served_here(root, base) as client:
         # every tool that reads the palace is walked below (task_* tools read checkpoints only)
         listed = {t.name for t in client.list_tools() if not t.name.startswith("task_")}
         walked = {"search", "ask", "pack", "read_note", "list_inbox", "capture", "report_stale"}
@@ -286,8 +286,6 @@ def walk_mcp(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
             body=BODY.format(word="staging"),
         )
         assert_no_leak(hidden, "capture", text)
-    finally:
-        client.close()
 
 
 def walk_cli_and_hooks(root: Path, hidden: list[Hidden], env: dict[str, str]) -> None:
@@ -327,7 +325,7 @@ def test_every_agent_entry_point_hides_what_the_gate_hides(
         root = build(base, generated)
         hidden = [h for _, _, h in generated]
         env = _env(base)
-        walk_mcp(root, hidden, env)
+        walk_mcp(root, hidden, base)
         walk_cli_and_hooks(root, hidden, env)
 
 

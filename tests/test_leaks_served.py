@@ -16,7 +16,7 @@ import pytest
 from agenthelpers import hook_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from palacehelpers import MakePalace, RunCli, note_text
+from palacehelpers import RunCli, copied_once, new_palace, note_text, run_main
 
 from curator.agents.service import Memory
 from curator.model.palace import Palace
@@ -89,16 +89,20 @@ def _around(text: str) -> list[str]:
     return [folded[max(0, i - 120) : i + 40] for i in found if i >= 0]
 
 
-@pytest.fixture
-def root(make_palace: MakePalace, run_cli: RunCli) -> Path:
-    root = make_palace(_files(), toml=TOML)
+def _build(base: Path) -> None:
+    root = new_palace(base / "palace", _files(), toml=TOML)
     for form, ref in FORMS.items():  # an action's reason naming the hidden note
         rel = f"notes/project/zebu-merged_from-{form}.md"
-        code, _, err = run_cli(
-            "--palace", root, "retire", rel, "--reason", f"folded into {ref}", "--yes"
+        done = run_main(
+            root, "--palace", str(root), "retire", rel, "--reason", f"folded into {ref}", "--yes"
         )
-        assert code == 0, err
-    return root
+        assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def root(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    """A copy of the palace with its retirements committed, made once a run (`built_once`)."""
+    return copied_once(tmp_path_factory, "leaks-served", _build, tmp_path / "palace")
 
 
 def test_no_served_value_names_a_hidden_note(root: Path, run_cli: RunCli) -> None:

@@ -1,6 +1,7 @@
 """`curator mcp` end to end: the real server as a subprocess, driven by the MCP SDK's own client
-over stdio. Tools listed and called, the visibility gate, capture writes a draft and no note,
-refusals come back as messages, and garbage on the wire leaves the server answering."""
+over stdio (and by hand, for raw bytes). Tools listed and called, the visibility gate, capture
+writes a draft and no note, refusals come back as messages, and garbage on the wire leaves the
+server answering."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agenthelpers import HASH_TOML, McpClient, served, server_env, write_palace
@@ -80,10 +82,80 @@ def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mcp
         yield client
 
 
+class Raw:
+    """`curator mcp` driven by hand over its stdin and stdout: JSON-RPC lines, or any bytes."""
+
+    def __init__(self, root: Path, base: Path, *extra: str) -> None:
+        env = {**os.environ, **server_env(base)}
+        argv = [sys.executable, "-m", "curator", "--palace", str(root), "mcp", *extra]
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
+        self.ids = iter(range(100, 10**6))
+
+    def send(self, obj: object) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self, want_id: int) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its output"
+            msg = json.loads(line)
+            if msg.get("id") == want_id:
+                return msg  # type: ignore[no-any-return]
+
+    def ask(self, method: str, **params: object) -> dict[str, Any]:
+        """The result of a request (its error is a failed test)."""
+        ident = next(self.ids)
+        self.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        answer = self.reply(ident)
+        assert "result" in answer, answer
+        return answer["result"]  # type: ignore[no-any-return]
+
+    def tool(self, name: str, **arguments: object) -> Any:
+        result = self.ask("tools/call", name=name, arguments=arguments)
+        assert not result.get("isError"), result
+        return json.loads(result["content"][0]["text"])
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(20)
+
+
 @pytest.fixture(scope="module")
-def sensitive_client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    with served(root, tmp_path_factory.mktemp("env"), "--include-sensitive") as client:
-        yield client
+def garbled(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Raw, list]]:
+    """An `--include-sensitive` server sent raw bytes that are not JSON-RPC and an unknown
+    method before its handshake, then a tool call naming no tool: (the server, the replies
+    to the handshake and to that call). One server for both: each start pays curator's, the
+    SDK's and LanceDB's imports."""
+    raw = Raw(root, tmp_path_factory.mktemp("env"), "--include-sensitive")
+    try:
+        raw.send(b"this is not json")
+        raw.send(b"\xff\xfe garbage \x00")
+        raw.send({"jsonrpc": "2.0", "id": 99, "method": "no/such/method"})
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            }
+        )
+        replies = [raw.reply(1)]
+        raw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        raw.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 7}})
+        replies.append(raw.reply(2))
+        yield raw, replies
+    finally:
+        raw.close()
 
 
 def _paths(results: list[dict[str, object]]) -> set[object]:
@@ -110,11 +182,13 @@ def test_search_ask_pack_hide_sensitive_notes(client: McpClient) -> None:
     assert not error and PUBLIC in text and SECRET not in text and VAULT not in text
 
 
-def test_include_sensitive_server_shows_them(sensitive_client: McpClient) -> None:
-    results = sensitive_client.json("search", query="zebracorn webhook", limit=20)["results"]
+def test_include_sensitive_server_shows_them(garbled: tuple[Raw, list]) -> None:
+    server, _ = garbled
+    results = server.tool("search", query="zebracorn webhook", limit=20)["results"]
     assert {SECRET, VAULT} <= _paths(results)
-    assert "signing key" in sensitive_client.json("read_note", ref=SECRET)["text"]
-    assert SECRET in sensitive_client.read_resource("curator://INDEX.md")
+    assert "signing key" in server.tool("read_note", ref=SECRET)["text"]
+    index = server.ask("resources/read", uri="curator://INDEX.md")["contents"][0]["text"]
+    assert SECRET in index
 
 
 def test_read_note_by_slug_name_path_and_refusals(client: McpClient) -> None:
@@ -258,67 +332,12 @@ def test_bad_arguments_and_unknown_tools_keep_the_server_serving(client: McpClie
     assert client.json("search", query="zebracorn")["results"]
 
 
-def test_garbage_on_the_wire_then_still_answers(root: Path, tmp_path: Path) -> None:
+def test_garbage_on_the_wire_then_still_answers(garbled: tuple[Raw, list]) -> None:
     """Raw bytes that are not JSON-RPC, then a proper handshake and a call: still answered."""
-    env = {**os.environ, **server_env(tmp_path)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "curator", "--palace", str(root), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-
-    def send(obj: object) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write((obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n")
-        proc.stdin.flush()
-
-    def reply(want_id: int) -> dict[str, object]:
-        assert proc.stdout is not None
-        while True:
-            line = proc.stdout.readline()
-            assert line, "the server closed its output"
-            msg = json.loads(line)
-            if msg.get("id") == want_id:
-                return msg
-
-    try:
-        send(b"this is not json")
-        send(b"\xff\xfe garbage \x00")
-        send({"jsonrpc": "2.0", "id": 99, "method": "no/such/method"})
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "0"},
-                },
-            }
-        )
-        assert "result" in reply(1)
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 7}})
-        bad = reply(2)
-        assert "error" in bad or bad["result"]["isError"]  # type: ignore[index]
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 3,
-                "method": "tools/call",
-                "params": {"name": "search", "arguments": {"query": "zebracorn"}},
-            }
-        )
-        answer = reply(3)
-        text = answer["result"]["content"][0]["text"]  # type: ignore[index]
-        assert PUBLIC in text
-    finally:
-        proc.stdin.close()
-        proc.wait(20)
+    server, (hello, bad) = garbled
+    assert "result" in hello
+    assert "error" in bad or bad["result"]["isError"]
+    assert PUBLIC in json.dumps(server.tool("search", query="zebracorn"))
 
 
 def test_print_config_for_each_client(root: Path) -> None:

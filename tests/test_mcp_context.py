@@ -1,7 +1,7 @@
 """A note's or draft's `context:` (the text its fact came from) never reaches an agent as the
-fact: over the real MCP server (read_note, the note resource, search, ask, pack, capture then
-read) and the prompt hook's pack, the context's words are not in the note's text or snippet;
-read_note gives it apart, in a field that says what it is."""
+fact: through the MCP server (run in this process: read_note, the note resource, search, ask,
+pack, capture then read) and the prompt hook's pack, the context's words are not in the note's
+text or snippet; read_note gives it apart, in a field that says what it is."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import McpClient, hook_context, served, write_palace
+from agenthelpers import McpClient, hook_context, served_here, write_palace
 from palacehelpers import note_text
 
 from curator.agents.service import CONTEXT_NOTE
@@ -34,7 +34,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    with served(root, tmp_path_factory.mktemp("env")) as client:
+    with served_here(root, tmp_path_factory.mktemp("env")) as client:
         yield client
 
 

@@ -1,4 +1,5 @@
-"""The MCP server describes itself, driven by the SDK's own client over stdio: every tool,
+"""The MCP server describes itself, driven by the SDK's own client (in this process, over the
+SDK's in-memory transport: tests/test_mcp.py drives the process over stdio): every tool,
 parameter, resource and prompt is described, every tool carries its four hints, every tool's
 structured answer validates against its outputSchema, serverInfo has curator's version, and the
 errors are exact (unknown filter values listed, argument types in curator's words, a missing
@@ -15,7 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from agenthelpers import HASH_TOML, McpClient, served, write_palace
+from agenthelpers import HASH_TOML, McpClient, served_here, write_palace
 from layouthelpers import FIXTURES
 from palacehelpers import RunCli, note_text
 
@@ -69,7 +70,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
-    with served(root, tmp_path_factory.mktemp("env")) as client:
+    with served_here(root, tmp_path_factory.mktemp("env")) as client:
         yield client
 
 

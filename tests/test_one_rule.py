@@ -4,6 +4,8 @@ the status table (schema, the CLI's --status, the replaced predicate), and the v
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 from pathlib import Path
 
@@ -22,7 +24,20 @@ from curator.writer.actions.merge import plan_merge
 from curator.writer.actions.promote import plan_promote, validate_promote
 
 TOML = '[palace]\nname = "t"\ntaxonomy = "palace"\n\n[scopes.vault]\nsensitive = true\n'
+CURATOR = Path(__file__).resolve().parent.parent / "curator"
 spellings = st.sampled_from(["Deploy Rule", "deploy rule", " Deploy  Rule ", "DEPLOY   RULE"])
+
+
+@functools.cache
+def _sources() -> dict[str, str]:
+    """curator's modules' text by path (read once a test process: the tests only read it)."""
+    return {str(p.relative_to(CURATOR)): p.read_text() for p in CURATOR.rglob("*.py")}
+
+
+@functools.cache
+def _trees() -> dict[str, ast.Module]:
+    """curator's modules parsed (once a test process, ~0.5 s of CPU)."""
+    return {rel: ast.parse(text) for rel, text in _sources().items()}
 
 
 @settings(
@@ -134,12 +149,7 @@ def test_the_slug_key_is_written_once() -> None:
     place: every lookup calls it instead of spelling the casefold and the suffix again."""
     from curator.model.schema import slug_key
 
-    root = Path(__file__).resolve().parent.parent / "curator"
-    spelled = [
-        str(p.relative_to(root))
-        for p in root.rglob("*.py")
-        if 'casefold().removesuffix(".md")' in p.read_text()
-    ]
+    spelled = [rel for rel, text in _sources().items() if 'casefold().removesuffix(".md")' in text]
     assert spelled == ["model/schema.py"]
     assert slug_key("Deploy-Rule.MD".replace(".MD", ".md")) == slug_key("deploy-rule")
 
@@ -147,12 +157,9 @@ def test_the_slug_key_is_written_once() -> None:
 def test_pack_defaults_are_written_once() -> None:
     """The pack's budget and floor default to palace.toml's [agents] values
     (`search.pack.pack_defaults`): no function gives `budget` or `floor` a number of its own."""
-    import ast
-
-    root = Path(__file__).resolve().parent.parent / "curator"
     own = []
-    for path in root.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for rel, tree in _trees().items():
+        for node in ast.walk(tree):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             args = node.args
@@ -167,7 +174,7 @@ def test_pack_defaults_are_written_once() -> None:
             for arg, default in pairs:
                 numeric = isinstance(default, ast.Constant) and type(default.value) in (int, float)
                 if arg.arg in ("budget", "floor") and numeric:
-                    own.append(f"{path.relative_to(root)}:{node.name}")
+                    own.append(f"{rel}:{node.name}")
     assert own == []
 
 
@@ -184,29 +191,24 @@ def test_one_duration_rule(text: str) -> None:
     found = re.search(DURATION_PATTERN, text)
     seconds = duration(text)
     assert (seconds is not None) == (found is not None and float(found.group(1)) > 0)
-    root = Path(__file__).resolve().parent.parent / "curator"
-    spelled = [str(p.relative_to(root)) for p in root.rglob("*.py") if "[smhd]" in p.read_text()]
+
+
+def test_the_duration_pattern_is_written_once() -> None:
+    spelled = [rel for rel, text in _sources().items() if "[smhd]" in text]
     assert spelled == ["config/schema.py"]
-
-
-def _sources() -> dict[str, str]:
-    root = Path(__file__).resolve().parent.parent / "curator"
-    return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.py")}
 
 
 def test_one_fuzzy_name_matcher(make_palace: MakePalace) -> None:
     """How close a typed name is to a note's is `model.fuzzy`'s rule alone: rapidfuzz's
     matchers are called there (and, for whether two notes say the same thing, in
     `model.similar`), so the "did you mean" of a name not found and the note picker agree."""
-    import ast
-
     from curator.errors import NoteNotFound
     from curator.ui.services import notes_named
 
     matchers = sorted(
         rel
-        for rel, text in _sources().items()
-        for node in ast.walk(ast.parse(text))
+        for rel, tree in _trees().items()
+        for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom)
         and (node.module or "").startswith("rapidfuzz")
         and any(a.name in ("fuzz", "process") for a in node.names)
@@ -228,16 +230,14 @@ def test_one_fuzzy_name_matcher(make_palace: MakePalace) -> None:
 def test_one_task_status_table() -> None:
     """The task statuses, their order and which are open are written in tasks/checkpoint.py
     alone: no other module spells two of them together (a list, a choice, an order)."""
-    import ast
-
     from curator.tasks.checkpoint import OPEN_STATUSES, STATUSES
 
     assert set(OPEN_STATUSES) < set(STATUSES)
     spelled = sorted(
         rel
-        for rel, text in _sources().items()
+        for rel, tree in _trees().items()
         if rel != "tasks/checkpoint.py"
-        for node in ast.walk(ast.parse(text))
+        for node in ast.walk(tree)
         if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict)
         and sum(
             isinstance(e, ast.Constant) and e.value in STATUSES
@@ -308,14 +308,12 @@ def test_one_front_matter_parser() -> None:
     """Where a header starts and ends is found by `model.note.header_bounds` alone, and its
     fields are read by `model.header.parse_header` alone (task checkpoints included): no
     other module looks for the `---` fences or parses header lines itself."""
-    import ast
-
     fence_calls = {"startswith", "find", "index", "rfind", "split", "partition"}
     found = sorted(
         rel
-        for rel, text in _sources().items()
+        for rel, tree in _trees().items()
         if rel != "model/note.py"
-        for node in ast.walk(ast.parse(text))
+        for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in fence_calls

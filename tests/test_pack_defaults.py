@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, McpClient, served, write_palace
+from agenthelpers import HASH_TOML, McpClient, served_here, write_palace
 from palacehelpers import MakePalace, RunCli, note_text
 
 AGENTS = HASH_TOML + "\n[agents]\npack_budget = 250\npack_floor = 0.2\n"
@@ -27,7 +27,7 @@ def _palace(make_palace: MakePalace) -> Path:
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
     """One server for the tests that only read through it."""
     base = tmp_path_factory.mktemp("pack")
-    with served(write_palace(base / "palace", FILES, AGENTS), base) as client:
+    with served_here(write_palace(base / "palace", FILES, AGENTS), base) as client:
         yield client
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from palacehelpers import MakePalace, RunCli, git, note_text, opened
+from palacehelpers import RunCli, copied_once, git, new_palace, note_text, opened, run_main
 
 from curator.model.index_md import render_index
 from curator.model.palace import INDEX_NAME, Palace
@@ -50,18 +50,31 @@ def _age(root: Path) -> None:
             os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 60 * 10**9))
 
 
-@pytest.fixture
-def root(make_palace: MakePalace, run_cli: RunCli) -> Path:
-    root = make_palace(_files(), toml=TOML)
+def _build(base: Path) -> None:
+    """The palace the tests start from: drafts not committed, INDEX.md curator's render
+    (remembered), every note older than the racy window, the index built."""
+    root = new_palace(base / "palace", _files(), toml=TOML)
     git(root, "rm", "-q", "--cached", "-r", "inbox")
     (root / ".gitignore").write_text("inbox/\n")
     git(root, "add", ".gitignore")
     git(root, "commit", "-q", "-m", "drafts are not committed")
-    code, _, err = run_cli("--palace", root, "index", "--yes")  # curator's render, remembered
-    assert code == 0, err
+    done = run_main(root, "--palace", str(root), "index", "--yes")
+    assert done.returncode == 0, done.stderr
     _age(root)
-    code, _, err = run_cli("--palace", root, "reindex")
-    assert code == 0, err
+
+
+@pytest.fixture
+def root(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, run_cli: RunCli) -> Path:
+    """A copy of the palace `_build` made once a run (shared by the xdist workers; its notes'
+    mtimes kept, so still aged), made the palace the tests need in it: the render of INDEX.md
+    is remembered in the copy's own cache (`index --yes`, which finds INDEX.md current), and
+    the index is built in the copy, as its record of the files vouches only for the write of
+    state.json its own sync made (a copied state.json is another file: a copied index is
+    planned around, never from)."""
+    root = copied_once(tmp_path_factory, "promote-from-index", _build, tmp_path / "palace")
+    for argv in (("index", "--yes"), ("reindex",)):
+        code, _, err = run_cli("--palace", root, *argv)
+        assert code == 0, err
     return root
 
 

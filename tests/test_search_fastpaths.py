@@ -111,3 +111,27 @@ def test_search_answers_alike_from_what_it_kept_and_afresh(indexed_palace: Path)
         fresh = Searcher(Palace.open(indexed_palace), sync=False).search(q, limit=10)
         assert again == fresh, q
         assert again, q
+
+
+def test_a_query_vector_is_its_plain_definition(indexed_palace: Path) -> None:
+    # Each distinct word of the query embedded on its own by the palace's embedder (WordLlama)
+    # and weighted by its rarity: the ranker reads its words' rows of the word matrix it keeps
+    # (filled by earlier queries and soft term matching), the same numbers bit for bit
+    import numpy as np
+
+    from curator.search.words import sif_weight
+
+    searcher = Searcher(Palace.open(indexed_palace))
+    embedder = searcher.source.embedder
+    for q in [*QUERIES, *QUERIES]:  # the second time from the words it kept
+        searcher.search(q, limit=5)
+        words = list(dict.fromkeys(WORD.findall(q.lower())))
+        if not words:
+            continue
+        freq = searcher._corpus().counts
+        total = max(1, sum(freq.values()))
+        weights = np.asarray([sif_weight(freq, total, w) for w in words], dtype=np.float32)
+        vec = (embedder.embed(words) * weights[:, None]).sum(axis=0)
+        norm = float(np.linalg.norm(vec))
+        want = (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
+        assert np.array_equal(searcher.query_vector(q), want), q

@@ -154,9 +154,10 @@ def test_search_lists_the_current_note_before_the_one_it_superseded(
 def test_one_search_is_one_lancedb_query_and_the_schema_is_read_once(
     make_palace: MakePalace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A search asks LanceDB one (hybrid) query, BM25 and vector legs together, and reads
-    the table's schema once for the table's life, not on every query it builds; the hits
-    still hold both the name match and the body match."""
+    """A search asks LanceDB one (hybrid) query, BM25 and vector legs together (of the
+    table's asynchronous face: see `curator.search.store`), and reads the table's schema once
+    for the table's life, not on every query it builds; the hits still hold both the name
+    match and the body match."""
     import lancedb.table
 
     files = {f"notes/filler-{i:02d}.md": n(f"Filler {i:02d}", "nothing here") for i in range(8)}
@@ -166,18 +167,24 @@ def test_one_search_is_one_lancedb_query_and_the_schema_is_read_once(
     s = Searcher(Palace.open(root))
     s.search("retry queue")  # the table opened, its schema read
     calls = {"search": 0, "schema": 0}
-    table_cls = lancedb.table.LanceTable
-    real_search, real_schema = table_cls.search, table_cls.schema
+    table_cls, async_cls = lancedb.table.LanceTable, lancedb.table.AsyncTable
+    real_search, real_query = table_cls.search, async_cls.query
+    real_schema = table_cls.schema
 
     def search(self: object, *args: object, **kwargs: object) -> object:
         calls["search"] += 1
         return real_search(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def query(self: object) -> object:
+        calls["search"] += 1
+        return real_query(self)  # type: ignore[arg-type]
 
     def schema(self: object) -> object:
         calls["schema"] += 1
         return real_schema.fget(self)  # type: ignore[attr-defined]
 
     monkeypatch.setattr(table_cls, "search", search)
+    monkeypatch.setattr(async_cls, "query", query)
     monkeypatch.setattr(table_cls, "schema", property(schema))
     hits = s.search("retry queue", limit=5)
     assert {"notes/retry.md", "notes/jobs.md"} <= {h.path for h in hits}
@@ -191,7 +198,7 @@ def test_the_query_reads_the_path_only_and_hits_stay_whole(
     disk, a vector for both legs' rows); a hit of a note the palace holds takes the rest from
     the palace and its vector from the ranker (taken once with its features), and one the
     palace does not hold (the index synced ahead of it) from the index, whole."""
-    from lancedb.query import LanceHybridQueryBuilder
+    from lancedb.query import AsyncHybridQuery
 
     files = {
         "notes/retry.md": n("Retry queue depth", "The retry queue holds five jobs."),
@@ -202,13 +209,13 @@ def test_the_query_reads_the_path_only_and_hits_stay_whole(
     (root / "notes/jobs.md").unlink()
     s = Searcher(Palace.open(root), sync=False)  # a palace without one of them
     selected: list[list[str]] = []
-    real = LanceHybridQueryBuilder.select
+    real = AsyncHybridQuery.select
 
     def select(self: object, columns: list[str]) -> object:
         selected.append(list(columns))
         return real(self, columns)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(LanceHybridQueryBuilder, "select", select)
+    monkeypatch.setattr(AsyncHybridQuery, "select", select)
     hits = {h.path: h for h in s.search("retry queue", limit=5)}
     assert selected == [["path"]]
     table = {r["path"]: r["vector"] for r in s.store.all_rows()}

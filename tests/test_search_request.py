@@ -1,6 +1,6 @@
 """One search request from every door: a tag held by one note in 1,000 (and a date range one
-note falls in) is found through the CLI's flags, `--queries` JSONL, the MCP server (a real
-subprocess) and the app's search session. Each filter runs in the index's prefilter, so the
+note falls in) is found through the CLI's flags, `--queries` JSONL, the MCP server's tool (over
+the SDK's client) and the app's search session. Each filter runs in the index's prefilter, so the
 note is found however far down the unfiltered ranking it sits (the MCP tool used to fetch 200
 rows and filter them afterwards, missing it): the two notes' bodies lack the query's word, so
 both rank below the first 300 of the unfiltered search (asserted, not assumed)."""
@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agenthelpers import HASH_TOML, McpClient
+from agenthelpers import HASH_TOML, served_here
 from palacehelpers import RunCli, build_index, built_once, note_text
 
 from curator.search.filters import Filter, SearchError
@@ -91,16 +91,13 @@ def test_a_rare_tag_and_a_date_range_are_found_through_every_door(
     assert [f.path for f in found_app] == [RARE]
 
 
-def test_the_mcp_search_finds_them(big_palace: Path) -> None:
-    # a real subprocess, as an agent starts it
-    client = McpClient(big_palace)
-    try:
+def test_the_mcp_search_finds_them(big_palace: Path, tmp_path: Path) -> None:
+    # the server's tool as the SDK's client calls it (tests/test_mcp.py starts the process)
+    with served_here(big_palace, tmp_path) as client:
         found = client.json("search", query="deploy", tags=["zebra-rare"])
         assert [r["path"] for r in found["results"]] == [RARE]
         found = client.json("search", query="deploy", created_before="2020-12-31", limit=5)
         assert [r["path"] for r in found["results"]] == [OLD]
-    finally:
-        client.close()
 
 
 def test_the_request_names_what_is_wrong() -> None:

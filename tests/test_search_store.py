@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -363,3 +364,54 @@ def test_filtered_columns_are_indexed_and_an_older_index_gains_them(index_dir: P
     table = again.tables.read(lambda t: t)
     assert {i.name for i in table.list_indices()} == set(index_names())
     assert answers(again) == indexed
+
+
+def test_hybrid_rows_are_lancedb_s_synchronous_hybrid_query_s(index_dir: Path) -> None:
+    """`IndexStore.hybrid` asks the table's asynchronous face (no thread pool per query): its
+    rows, in order, with every score, are those of LanceDB's synchronous hybrid query of the
+    same table, for each filter and limit, and a row written after the first query is found.
+    Each note's text has its own length, so no two rows tie on either leg (LanceDB orders
+    ties as its threads finish)."""
+    from lancedb.rerankers import RRFReranker
+
+    docs = [
+        edit(doc, body=f"{doc.body} {' '.join(['filler'] * i)}", name=f"{doc.name} {'x' * i}")
+        for i, doc in enumerate(make_docs())
+    ]
+    store = IndexStore.open(index_dir, CountingEmbedder())
+    store.writer.sync(docs, "c1")
+    filters = [
+        None,
+        Filter.of(None).sql(),
+        Filter.of(None, scope=["repo"], drafts=True).sql(),
+        Filter.of(None, stale=True, types=["feedback", "project"], include_sensitive=True).sql(),
+    ]
+    nothing = Filter.of(None, scope=[HOSTILE], drafts=True, include_sensitive=True).sql()
+
+    def synchronous(text: str, vec: np.ndarray, limit: int, where: str | None) -> list[dict]:
+        def run(table: Any) -> list[dict]:
+            q = table.search(query_type="hybrid", vector_column_name="vector")
+            q = q.vector(vec).text(text).distance_type("cosine")
+            if where:
+                q = q.where(where, prefilter=True)
+            q = q.rerank(RRFReranker(return_score="all")).select(["path", "name"])
+            return list(q.limit(limit).with_row_id(True).to_arrow().to_pylist())
+
+        return store.tables.read(run)
+
+    def check() -> None:
+        for text in ("git hooks", "backups details number7", "preferences filler"):
+            vec = CountingEmbedder().embed([text])[0]
+            for where in filters:
+                for limit in (1, 5, 60):
+                    got = store.hybrid(text, vec, limit, where, columns=("path", "name"))
+                    assert got, (text, where, limit)
+                    assert got == synchronous(text, vec, limit, where), (text, where, limit)
+            assert store.hybrid(text, vec, 5, nothing) == synchronous(text, vec, 5, nothing) == []
+
+    check()
+    late = IndexDoc(path="notes/late.md", slug="late", name="Late", body="git hooks late")
+    store.writer.sync([*docs, late], "c2")
+    check()
+    vec = CountingEmbedder().embed(["git hooks late"])[0]
+    assert paths(store.hybrid("git hooks late", vec, 1)) == ["notes/late.md"]

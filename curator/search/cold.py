@@ -25,7 +25,6 @@ type, the slugs and names links resolve by.
 from __future__ import annotations
 
 import copy
-import itertools
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -289,10 +288,6 @@ class _Table(dict[str, Sequence[Note]]):
         return key in self._one
 
 
-_DRAFT: dict[str | None, Kind] = {"draft": "draft"}
-_NOTE: Kind = "note"
-
-
 def _slug(note: Note) -> str:
     return note.slug.casefold()
 
@@ -386,10 +381,10 @@ class IndexedPalace(Palace):
         self._columns = whole
         self._table = columns
         paths: list[str] = whole["path"]
-        # "draft" or "note" (anything else, None too): a pass in C, not a comprehension
-        kinds: dict[str, Kind] = dict(
-            zip(paths, map(_DRAFT.get, whole["kind"], itertools.repeat(_NOTE)), strict=True)
-        )
+        kinds: dict[str, Kind] = {
+            rel: "draft" if kind == "draft" else "note"
+            for rel, kind in zip(paths, whole["kind"], strict=True)
+        }
         for rel in unparsed:
             kinds.setdefault(rel, kind_of(rel, config.inbox) or "note")
         self.files = _Files(root, kinds, config)

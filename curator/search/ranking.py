@@ -265,7 +265,7 @@ class Ranker:
             return self.source.embed_query(text)
         freq = self._corpus().counts
         total = max(1, sum(freq.values()))
-        vectors = embedder.embed(words)
+        vectors = self._word_vectors(words)  # each word's own embedding, kept for the next query
         weights = np.asarray([sif_weight(freq, total, w) for w in words], dtype=np.float32)
         vec = (vectors * weights[:, None]).sum(axis=0)
         norm = float(np.linalg.norm(vec))

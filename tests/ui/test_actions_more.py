@@ -229,8 +229,9 @@ The agent noticed something about {topic} ({n:02d}).
 """
 
 TOPICS = ("billing", "deploys", "celery", "postgres", "stripe")
-# promote and reject alternate; each decision is a commit and an index update
-DRAFTS = 8
+# promote and reject alternate, each twice (a decision after one of either kind); each
+# decision is a commit and an index update
+DRAFTS = 4
 
 
 async def test_keyboard_only_clears_the_inbox(make_palace: Any) -> None:

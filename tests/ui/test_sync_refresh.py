@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from palacehelpers import index_now
 from synchelpers import head, make_team, promote_new, remote_head, share_inbox
 from uihelpers import make_app, settle, show_screen, wait_until
 
@@ -44,6 +45,7 @@ async def test_a_teammates_promote_pulled_by_the_cli_shows_without_a_key(tmp_pat
     sync(a)
     sync(b)  # the draft reaches b's inbox
     assert (b / draft).is_file()
+    index_now(b)  # built here, not by the app in a child process (that is not this test's)
     app = make_app(b)  # watching the palace, as the app always does
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

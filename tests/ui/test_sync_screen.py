@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from palacehelpers import git
+from palacehelpers import git, index_now
 from synchelpers import clean, edited_on_both, head, make_team, remote_head
 from textual.pilot import Pilot
 from textual.widgets import Label, ProgressBar
@@ -35,10 +35,10 @@ async def open_sync(pilot: Pilot[None], rel: str) -> SyncDialog:
 async def test_sync_key_shows_the_plan_settles_a_conflict_and_syncs(
     tmp_path: Path, key: str, kept: str
 ) -> None:
-    # the hash embedder: the app's first index build stays quick
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
     rel = edited_on_both(a, b)
     before = head(b)
+    index_now(b)  # built here, not by the app in a child process (that is not this test's)
     app = make_app(b, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await open_sync(pilot, rel)
@@ -73,6 +73,7 @@ async def test_a_merge_edited_in_the_conflicts_view_settles_it_as_one_commit(
     remote, (a, b) = make_team(tmp_path, clones=2, embedder="hash")
     rel = edited_on_both(a, b)
     theirs, before = remote_head(remote), head(b)
+    index_now(b)
     app = make_app(b, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await open_sync(pilot, rel)

@@ -4,19 +4,37 @@ keys only, every role's action once or more, then every file and commit checked.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from palacehelpers import run_main
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
+import tmux_review_lib  # noqa: E402
 from bench_tmux_review import review  # noqa: E402
 from gen_review_inbox import CORE, OSC_CLIP, OSC_TITLE, roles  # noqa: E402
 from tmux_review_lib import Tmux, make_palace, terminal_problems, tmux_key, verify  # noqa: E402
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+@pytest.fixture(autouse=True)
+def cli_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The palace's set-up and checks (`curator index`, `check`) run curator's CLI in this
+    process, as palacehelpers.run_main does: a `python -m curator` each would pay curator's
+    import again. The app under review still runs in a process of its own, in tmux."""
+
+    def curator(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = run_main(root, *args)
+        if check and done.returncode != 0:
+            raise RuntimeError(f"curator {' '.join(args)}: exit {done.returncode}\n{done.stderr}")
+        return done
+
+    monkeypatch.setattr(tmux_review_lib, "curator", curator)
 
 
 def test_tmux_key_names() -> None:
@@ -114,9 +132,11 @@ def test_a_wait_that_times_out_says_where_each_thread_of_the_app_is(tmp_path: Pa
 
 @pytest.mark.slow
 @needs_tmux
-def test_review_clears_the_inbox_in_tmux(tmp_path: Path) -> None:
+def test_review_clears_the_inbox_in_tmux(tmp_path: Path, indexed_sample: Path) -> None:
+    """The sample palace's index is the session's (`indexed_sample`): a build of its own
+    would repeat it in a child process; the app indexes the drafts as it starts."""
     root = tmp_path / "palace"
-    specs, base = make_palace(root, drafts=len(CORE))
+    specs, base = make_palace(root, drafts=len(CORE), search_index=indexed_sample)
     result = review(root, specs, base)
     assert result.problems == [], "\n".join(result.problems)
     assert result.commits == len(result.actions)

@@ -47,8 +47,19 @@ async def _toasts(app: Any, pilot: Any, count: int = 4) -> None:
     await wait_until(pilot, lambda: bool(_covered(app)))  # laid out and drawn
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-@pytest.mark.parametrize("view", DIALOGS)
+# In a dialog the toasts keep to the row docked under the tab bar and a dialog starts below it
+# (styles/app.tcss), whatever the terminal's size: 80x24, where a dialog comes closest to the
+# screen's edges, for every dialog; the key help's panel and the toasts beside it are shares of
+# the width, at both sizes.
+DIALOG_SIZES = [
+    pytest.param(view, size, id=f"{view}-{name}")
+    for view in DIALOGS
+    for size, name in (((80, 24), "80x24"), ((120, 40), "120x40"))
+    if size == (80, 24) or view == "keys"
+]
+
+
+@pytest.mark.parametrize(("view", "size"), DIALOG_SIZES)
 async def test_toasts_never_cover_a_dialog(palace: Path, view: str, size: tuple[int, int]) -> None:
     app = make_app(palace, watch=False)
     async with app.run_test(size=size, notifications=True) as pilot:
