@@ -5,13 +5,11 @@ cursor after an action, drafts arriving mid-review, bulk actions in one commit."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from palacehelpers import note_text
+from palacehelpers import note_text, run_main
 from textual.widgets import Input, Static
 from uihelpers import git_log, make_app, settle, wait_until
 
@@ -187,12 +185,9 @@ def test_app_undo_is_the_cli_undo(make_palace: Any) -> None:
     palace = Palace.open(root)
     Session(palace).commit(services.plan_reject(palace, next(iter(drafts(1))), "dup"))
     app_plan = services.plan_undo(Palace.open(root))
-    cli = subprocess.run(
-        [sys.executable, "-m", "curator", "undo", "--palace", str(root), "--dry-run", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    # the CLI's main (in this process: a `python -m curator` would only add curator's import)
+    cli = run_main(root, "undo", "--palace", str(root), "--dry-run", "--json")
+    assert cli.returncode == 0, cli.stderr
     shown_by_cli = json.loads(cli.stdout)
     assert list(app_plan.paths()) == shown_by_cli["paths"]
     assert app_plan.diff(root) == shown_by_cli["diff"]
