@@ -318,18 +318,6 @@ def _render(
     return "".join([preamble, *pieces]), digest
 
 
-def render_index_bytes(
-    palace: Palace,
-    existing: str | bytes | None,
-    today: date | None = None,
-    *,
-    since: Palace | None = None,
-) -> bytes:
-    """`render_index`, encoded: a palace read from the index splices the lines into INDEX.md's
-    bytes, never decoding the file (at 100k notes 25 MB, decoded, split and encoded again)."""
-    return render_index_hashed(palace, existing, since=since)[0]
-
-
 def render_index_hashed(
     palace: Palace,
     existing: str | bytes | None,
@@ -337,10 +325,11 @@ def render_index_hashed(
     since: Palace | None = None,
     existing_sha: str | None = None,
 ) -> tuple[bytes, str]:
-    """`render_index_bytes` and the sha256 hex digest of the bytes (`_digest`, the writer's
+    """`render_index`, encoded, and the sha256 hex digest of the bytes (`_digest`, the writer's
     `content_hash`), made as they are remembered. `existing_sha`: the sha256 of `existing`'s
     bytes when the caller has it. At 100k notes INDEX.md is 25 MB, ~20 ms a pass: an action
-    hashes each file once and hands the hash on."""
+    hashes each file once and hands the hash on. A palace read from the index splices the
+    lines into INDEX.md's bytes, never decoding the file (25 MB at 100k notes)."""
     if palace.partial and since is not None:
         return _patched_render(since, palace, existing, existing_sha)
     if palace.partial:
