@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from layouthelpers import adopt_copy
 from palacehelpers import RunCli
@@ -70,6 +70,8 @@ def test_check_passes_on_the_slip_alone(tmp_path: Path, run_cli: RunCli) -> None
 
 @settings(max_examples=80, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab :-#'\"[]{}|>\n\t"), max_size=60))
+@example("a: >\n :")  # a folded value with no line break after it keeps none
+@example("a: |\n  x\nb: >\n  y")
 def test_a_loose_read_never_raises_and_agrees_with_yaml_where_yaml_reads(text: str) -> None:
     read = loose_header(text)
     try:

@@ -50,7 +50,11 @@ def loose_header(text: str) -> LooseHeader | None:
     for n, start in enumerate(starts):
         chunk = lines[start : starts[n + 1] if n + 1 < len(starts) else len(lines)]
         try:
-            found, key_lines = parse_header("\n".join(chunk) + "\n")
+            # a field ends with the line break it has in the header: the last one may have
+            # none, and a block scalar's value (`a: >` then ` :`) keeps a final break only
+            # where there is one
+            end = "\n" if n + 1 < len(starts) or text.endswith(("\n", "\r")) else ""
+            found, key_lines = parse_header("\n".join(chunk) + end)
             where = {k: start + v for k, v in key_lines.items()}
         except HeaderError:
             rest = [
