@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -20,6 +19,8 @@ from curator.search.store import (
     EmptyIndexRefused,
     IndexStore,
     IndexUnavailable,
+    rows_of,
+    synchronous_hybrid,
 )
 
 HOSTILE = "x' OR 1=1 --"
@@ -371,9 +372,7 @@ def test_hybrid_rows_are_lancedb_s_synchronous_hybrid_query_s(index_dir: Path) -
     rows, in order, with every score, are those of LanceDB's synchronous hybrid query of the
     same table, for each filter and limit, and a row written after the first query is found.
     Each note's text has its own length, so no two rows tie on either leg (LanceDB orders
-    ties as its threads finish)."""
-    from lancedb.rerankers import RRFReranker
-
+    ties as its threads finish). The synchronous query is the one hybrid falls back to."""
     docs = [
         edit(doc, body=f"{doc.body} {' '.join(['filler'] * i)}", name=f"{doc.name} {'x' * i}")
         for i, doc in enumerate(make_docs())
@@ -389,15 +388,11 @@ def test_hybrid_rows_are_lancedb_s_synchronous_hybrid_query_s(index_dir: Path) -
     nothing = Filter.of(None, scope=[HOSTILE], drafts=True, include_sensitive=True).sql()
 
     def synchronous(text: str, vec: np.ndarray, limit: int, where: str | None) -> list[dict]:
-        def run(table: Any) -> list[dict]:
-            q = table.search(query_type="hybrid", vector_column_name="vector")
-            q = q.vector(vec).text(text).distance_type("cosine")
-            if where:
-                q = q.where(where, prefilter=True)
-            q = q.rerank(RRFReranker(return_score="all")).select(["path", "name"])
-            return list(q.limit(limit).with_row_id(True).to_arrow().to_pylist())
-
-        return store.tables.read(run)
+        # what runs where LanceDB keeps no asynchronous face on the table
+        cols = ["path", "name"]
+        return store.tables.read(
+            lambda t: rows_of(synchronous_hybrid(t, vec, text.split(), limit, where, cols))
+        )
 
     def check() -> None:
         for text in ("git hooks", "backups details number7", "preferences filler"):

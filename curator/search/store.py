@@ -166,10 +166,13 @@ class IndexStore:
         cols = _checked_columns(columns)
 
         def run(table: Any) -> list[dict[str, Any]]:
+            inner = _async_table(table)
+            if inner is None:
+                return rows_of(synchronous_hybrid(table, arr, words, limit, where, cols))
             from lancedb.background_loop import LOOP
             from lancedb.rerankers import RRFReranker
 
-            q = _async_table(table).query().nearest_to(arr).column("vector")
+            q = inner.query().nearest_to(arr).column("vector")
             q = q.distance_type("cosine").nearest_to_text(" ".join(words))
             if where:
                 q = q.where(where)  # before both legs (a prefilter)
@@ -214,18 +217,36 @@ class IndexStore:
         return rows_of(self.columns(columns, where))
 
 
-def _async_table(table: Any) -> Any:
+def _async_table(table: Any) -> Any | None:
     """The asynchronous face of LanceDB's table `table` (the very table, not another handle
-    on it: what a writer added is read). Its hybrid query runs both legs together on LanceDB's
-    own event loop, where the synchronous one starts and joins a pool of two threads for each
-    query (a few ms of hand-offs on a busy machine, and its tail): the same rows, fused by the
-    same code."""
+    on it: what a writer added is read), or None where this LanceDB keeps none there. Its
+    hybrid query runs both legs together on LanceDB's own event loop, where the synchronous
+    one starts and joins a pool of two threads for each query (a few ms of hand-offs on a
+    busy machine, and its tail): the same rows, fused by the same code."""
     from lancedb.table import AsyncTable
 
     inner = getattr(table, "_table", None)
-    if not isinstance(inner, AsyncTable):  # LanceDB keeps it elsewhere now: the change fails
-        raise SearchIndexError("LanceDB's table has no asynchronous face; curator needs one")
-    return inner
+    return inner if isinstance(inner, AsyncTable) else None
+
+
+def synchronous_hybrid(
+    table: Any,
+    vec: np.ndarray,
+    words: Sequence[str],
+    limit: int,
+    where: str | None,
+    columns: Sequence[str],
+) -> pa.Table:
+    """`IndexStore.hybrid`'s query on LanceDB's synchronous API: what runs where the table
+    has no asynchronous face (a LanceDB that keeps it elsewhere), the same rows and scores."""
+    from lancedb.rerankers import RRFReranker
+
+    q = table.search(query_type="hybrid", vector_column_name="vector")
+    q = q.vector(vec).text(" ".join(words)).distance_type("cosine")
+    if where:
+        q = q.where(where, prefilter=True)
+    q = q.rerank(RRFReranker(return_score="all")).select(list(columns))
+    return q.limit(limit).with_row_id(True).to_arrow()
 
 
 def rows_of(data: pa.Table) -> list[dict[str, Any]]:
@@ -279,4 +300,5 @@ __all__ = [
     "SearchIndexError",
     "SyncStats",
     "rows_of",
+    "synchronous_hybrid",
 ]
