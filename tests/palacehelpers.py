@@ -89,6 +89,15 @@ def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
 
 
+def inbox_ignored(root: Path) -> None:
+    """Commit the palace at `root` with its inbox taken out of git and ignored, as a palace
+    keeps its drafts (they are never committed)."""
+    git(root, "rm", "-q", "--cached", "-r", "inbox")
+    (root / ".gitignore").write_text("inbox/\n")
+    git(root, "add", ".gitignore")
+    git(root, "commit", "-q", "-m", "drafts are not committed")
+
+
 def git_init_commit(root: Path, message: str = "initial") -> None:
     git(root, "init", "-q")
     git(root, "add", "-A")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from palacehelpers import MakePalace, RunCli, git, note_text
+from palacehelpers import MakePalace, RunCli, git, inbox_ignored, note_text
 
 from curator.model.index_md import render_index
 from curator.model.palace import INDEX_NAME, Palace
@@ -29,10 +29,7 @@ def root(make_palace: MakePalace, run_cli: RunCli) -> Path:
     }
     files[DRAFT] = note_text("Zebu ledger rule", body="Reconcile the zebu ledger daily.\n")
     root = make_palace(files, toml=TOML)
-    git(root, "rm", "-q", "--cached", "-r", "inbox")
-    (root / ".gitignore").write_text("inbox/\n")
-    git(root, "add", ".gitignore")
-    git(root, "commit", "-q", "-m", "drafts are not committed")
+    inbox_ignored(root)
     for args in (("index", "--yes"), ("reindex",)):  # curator's render, remembered; an index
         code, _, err = run_cli("--palace", root, *args)
         assert code == 0, err

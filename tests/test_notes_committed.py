@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from palacehelpers import MakePalace, RunCli, git, note_text
+from palacehelpers import MakePalace, RunCli, git, inbox_ignored, note_text
 
 from curator.model.palace import INDEX_NAME
 from curator.writer.committed import notes_committed
@@ -22,10 +22,7 @@ def root(make_palace: MakePalace, run_cli: RunCli) -> Path:
     files = {f"notes/project/gnu-{i}.md": note_text(f"Gnu {i}", body="Gnu.\n") for i in range(4)}
     files[DRAFT] = note_text("Gnu draft", body="Drafted.\n")
     root = make_palace(files, toml=TOML)
-    git(root, "rm", "-q", "--cached", "-r", "inbox")
-    (root / ".gitignore").write_text("inbox/\n")
-    git(root, "add", ".gitignore")
-    git(root, "commit", "-q", "-m", "drafts are not committed")
+    inbox_ignored(root)
     code, _, err = run_cli("--palace", root, "index", "--yes")
     assert code == 0, err
     code, _, err = run_cli("--palace", root, "reindex")

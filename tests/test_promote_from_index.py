@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from palacehelpers import RunCli, copied_once, git, new_palace, note_text, opened, run_main
+from palacehelpers import (
+    RunCli,
+    copied_once,
+    git,
+    inbox_ignored,
+    new_palace,
+    note_text,
+    opened,
+    run_main,
+)
 
 from curator.model.index_md import render_index
 from curator.model.palace import INDEX_NAME, Palace
@@ -54,10 +63,7 @@ def _build(base: Path) -> None:
     """The palace the tests start from: drafts not committed, INDEX.md curator's render
     (remembered), every note older than the racy window, the index built."""
     root = new_palace(base / "palace", _files(), toml=TOML)
-    git(root, "rm", "-q", "--cached", "-r", "inbox")
-    (root / ".gitignore").write_text("inbox/\n")
-    git(root, "add", ".gitignore")
-    git(root, "commit", "-q", "-m", "drafts are not committed")
+    inbox_ignored(root)
     done = run_main(root, "--palace", str(root), "index", "--yes")
     assert done.returncode == 0, done.stderr
     _age(root)
