@@ -216,21 +216,13 @@ class FooterCap(FooterKey):
         if self.has_class("-compact") != compact:
             super()._watch_compact(compact)
 
-    def show(self, shown: str, description: str, press: str, action: str, *rest: Any) -> None:
-        """Show another key (a Key's fields) in this one's place."""
-        enabled, tooltip = rest
-        if (self.key_display, self.description, self.key, self.action) != (
-            shown,
-            description,
-            press,
-            action,
-        ):
-            self.key_display, self.description, self.key, self.action = (
-                shown,
-                description,
-                press,
-                action,
-            )
+    def show(
+        self, shown: str, description: str, press: str, action: str, enabled: bool, tooltip: str
+    ) -> None:
+        """Show another key (a `Key`'s fields) in this one's place."""
+        words = (shown, description, press, action)
+        if (self.key_display, self.description, self.key, self.action) != words:
+            self.key_display, self.description, self.key, self.action = words
             self.refresh(layout=True)  # its width follows its words
         if self._disabled == enabled:
             self._disabled = not enabled
