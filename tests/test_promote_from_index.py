@@ -460,3 +460,25 @@ def test_a_draft_named_by_no_path_of_the_palace_is_looked_for_in_the_loaded_pala
     assert code == 2 and "no draft matches 'inbox/gone.md'" in err, err
     code, out, err = run_cli("--palace", root, "promote", "zebu-draft", "--dry-run")
     assert code == 0 and "notes/project/zebu-ledger-rule.md" in out, err
+
+
+SEARCH_MODULES = """
+import sys
+from curator.cli import main
+
+code = main(sys.argv[1:])
+print(sorted(m for m in sys.modules if m.startswith("curator.search.")))
+sys.exit(code)
+"""
+
+
+def test_a_promote_and_its_index_following_import_no_ranking(root: Path) -> None:
+    """A promote planned from the rows, and the index following its commit, import none of
+    the modules that rank a search's candidates: nothing there scores or serves a note."""
+    argv = [sys.executable, "-c", SEARCH_MODULES, "--palace", str(root), "promote", DRAFT]
+    proc = subprocess.run([*argv, "--yes"], capture_output=True, text=True, input="")
+    assert proc.returncode == 0, proc.stderr
+    loaded = proc.stdout.splitlines()[-1]
+    assert "curator.search.cold" in loaded and "curator.search.writes" in loaded, loaded
+    for module in ("searcher", "ranking", "candidates", "values"):
+        assert f"curator.search.{module}'" not in loaded

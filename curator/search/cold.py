@@ -51,7 +51,6 @@ from curator.search.index import (
     open_index_at,
     read_synced,
 )
-from curator.search.searcher import Searcher
 from curator.search.state import STATE_FILE, EmptyIndexRefused, IndexState
 from curator.search.store import IndexStore
 from curator.search.words import recorded_corpus
@@ -59,6 +58,8 @@ from curator.writer.committed import Proof, notes_committed
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from curator.search.searcher import Searcher
 
 # What a query needs of every row: its note's kind, names, and the fields the filter reads.
 COLUMNS = (
@@ -90,6 +91,10 @@ def cold_searcher(root: Path) -> Searcher | None:
     found = indexed_palace(root, COLUMNS, committed=True)
     if found is None:
         return None
+    # here, not at the top: a plan reads its palace from the index too (`indexed_palace`) and
+    # needs none of the ranking a search brings in
+    from curator.search.searcher import Searcher
+
     palace, store = found
     config = palace.config
     # the rows the gate hides: the visibility filter's SQL, negated (the one rule, as a query)
