@@ -293,6 +293,72 @@ class _Table(dict[str, Sequence[Note]]):
         return key in self._one
 
 
+class _ByName(Mapping[str, Sequence[Note]]):
+    """The rows' notes by `name_key`, each key's found when it is asked for: a plan asks
+    after one or two names, and the key of every row's name (100k at 100k notes) cost more
+    than the rest of its lookups. The rows that may hold a key are picked out in Arrow's C
+    (`_maybe_named`), and `name_key` decides among those alone."""
+
+    def __init__(self, palace: IndexedPalace) -> None:
+        self._palace = palace
+        self._found: dict[str, list[str]] = {}
+        # (the names whose key may be other than their ASCII lower case, every name in
+        # ASCII lower case), made when a key is first asked for
+        self._cased: tuple[pa.ChunkedArray, pa.ChunkedArray] | None = None
+
+    def _rels(self, key: str) -> list[str]:
+        rels = self._found.get(key)
+        if rels is None:
+            palace = self._palace
+            names = palace.index_names[1]
+            paths, kinds = palace._columns["path"], palace._columns["kind"]
+            rels = self._found[key] = [
+                paths[i]
+                for i in self._maybe_named(key)
+                if kinds[i] == "note" and name_key(names[i]) == key
+            ]
+        return rels
+
+    def _maybe_named(self, key: str) -> list[int]:
+        """The rows whose name may have `key`: a name of printable ASCII with one space
+        between words and none around them has its ASCII lower case as its key (the space is
+        the one whitespace there, and case folds as ASCII lowers), so it may only when that
+        is `key`; any other name (a character beyond, a run of spaces) may."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if self._cased is None:
+            names = pc.fill_null(self._palace._table.column("name"), "")
+            spaced = pc.or_(pc.starts_with(names, " "), pc.ends_with(names, " "))
+            spaced = pc.or_(spaced, pc.match_substring(names, "  "))
+            self._cased = (
+                pc.or_(pc.invert(pc.ascii_is_printable(names)), spaced),
+                pc.ascii_lower(names),
+            )
+        other, lowered = self._cased
+        maybe = pc.or_(other, pc.equal(lowered, pa.scalar(key, lowered.type)))
+        return pc.indices_nonzero(maybe).to_pylist()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        rels = self._rels(key)
+        return _Named(self._palace.files, rels) if rels else default
+
+    def __getitem__(self, key: str) -> Sequence[Note]:
+        rels = self._rels(key)
+        if not rels:
+            raise KeyError(key)
+        return _Named(self._palace.files, rels)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and bool(self._rels(key))
+
+    def __iter__(self) -> Iterator[str]:
+        raise NeedsPalace("the rows' names are looked up one key at a time")
+
+    def __len__(self) -> int:
+        raise NeedsPalace("the rows' names are looked up one key at a time")
+
+
 def _slug(note: Note) -> str:
     return note.slug.casefold()
 
@@ -504,10 +570,7 @@ class IndexedPalace(Palace):
         if self._root is not self:
             return self._over(self._root._by_name, _name)
         if self.lookups.names is None:
-            notes = self._notes_only()
-            names = self.index_names[1]  # every row's name as a string
-            keys = list(map(name_key, map(names.__getitem__, notes)))
-            self.lookups.names = _Table(self.files, keys, [self._columns["path"][i] for i in notes])
+            self.lookups.names = _ByName(self)
         return self.lookups.names
 
     def _notes_only(self) -> list[int]:
