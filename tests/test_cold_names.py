@@ -98,3 +98,13 @@ def test_only_the_names_that_may_hold_the_key_are_keyed(
     # the names beyond plain ASCII words and the one that is the key: never the other 59
     assert len(keyed) < len(NAMES) + 1 < ORDINARY
     assert "Other note 8" not in keyed
+
+
+def test_a_name_asked_for_makes_no_list_of_every_rows_names(root: Path) -> None:
+    """Only the paths and kinds of every row become Python lists: the names and slugs are
+    read from the rows when a lookup needs them all (names matched as you type, a slug)."""
+    indexed = _indexed(root)
+    assert [note.rel for note in indexed.named("Plain name")] == ["notes/project/named-14.md"]
+    assert set(indexed._columns) == {"path", "kind"}
+    paths, names, _row = indexed.index_names
+    assert names[paths.index("notes/project/named-14.md")] == "Plain name"

@@ -310,12 +310,12 @@ class _ByName(Mapping[str, Sequence[Note]]):
         rels = self._found.get(key)
         if rels is None:
             palace = self._palace
-            names = palace.index_names[1]
+            names = palace._table.column("name")
             paths, kinds = palace._columns["path"], palace._columns["kind"]
             rels = self._found[key] = [
                 paths[i]
                 for i in self._maybe_named(key)
-                if kinds[i] == "note" and name_key(names[i]) == key
+                if kinds[i] == "note" and name_key(str(names[i].as_py() or "")) == key
             ]
         return rels
 
@@ -447,8 +447,9 @@ class IndexedPalace(Palace):
         signature: str,
     ) -> None:
         super().__init__(root, config, [], [], layout=layout_rules.layout_of(config))
-        # the columns every note is looked up by as lists; the others read a row at a time
-        whole = {c: columns.column(c).to_pylist() for c in ("path", "kind", "slug", "name")}
+        # the columns every file is looked up by as lists; the slugs and names made lists when
+        # first needed (a plan asks after one name: `_ByName`), the others read a row at a time
+        whole = {c: columns.column(c).to_pylist() for c in ("path", "kind")}
         self._columns = whole
         self._table = columns
         paths: list[str] = whole["path"]
@@ -463,8 +464,7 @@ class IndexedPalace(Palace):
         self.index_signature = signature
         self.unparsed = frozenset(unparsed)
         self._unparsed = unparsed
-        names = [str(n or "") for n in whole["name"]]
-        self.index_names = (paths, names, self._row)
+        self._names: list[str] | None = None  # every row's name as a string (`index_names`)
 
         self._root = self
         self._gone: frozenset[str] = frozenset()  # rels of the rows' notes changed or removed
@@ -516,6 +516,23 @@ class IndexedPalace(Palace):
             self._sum = (count - out[0] + into[0], (total - out[1] + into[1]) % (1 << 128))
         return self._sum
 
+    def _listed(self, column: str) -> list[Any]:
+        """Every row's `column` as a list, made when first asked for."""
+        root = self._root
+        found = root._columns.get(column)
+        if found is None:
+            found = root._columns[column] = root._table.column(column).to_pylist()
+        return found
+
+    @property
+    def index_names(self) -> tuple[list[str], list[str], Callable[[int], dict[str, Any]]]:
+        """(every row's path, its name as a string, the row at a position): what names
+        matched as you type are read from (`curator.search.names`)."""
+        root = self._root
+        if root._names is None:
+            root._names = [str(n or "") for n in root._listed("name")]
+        return root._columns["path"], root._names, root._row
+
     def _row(self, i: int) -> dict[str, Any]:
         """The `i`th row (in path order) as a filter reads it."""
         return {c: self._table.column(c)[i].as_py() for c in self._table.column_names}
@@ -555,7 +572,7 @@ class IndexedPalace(Palace):
             return self._over(self._root._by_slug, _slug)
         if self.lookups.slugs is None:
             notes = self._notes_only()
-            slugs = self._columns["slug"]
+            slugs = self._listed("slug")
             keys = [str(slugs[i]).casefold() for i in notes]
             rels = [self._columns["path"][i] for i in notes]
             # the unparsed notes have no row, but a slug (their file name) all the same
