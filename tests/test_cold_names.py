@@ -59,6 +59,8 @@ def root(make_palace: MakePalace, run_cli: RunCli) -> Path:
         files[f"notes/project/other-{i}.md"] = (
             f"---\nname: Other note {i}\ndescription: Other.\ntype: project\n---\nBody.\n"
         )
+    files["notes/project/unreadable.md"] = "---\nname: [broken\n---\nBody.\n"  # no row
+    files["inbox/a-draft.md"] = "---\nname: A draft\ndescription: D.\ntype: project\n---\nB.\n"
     root = make_palace(files, toml=TOML)
     _age(root)
     code, _, err = run_cli("--palace", root, "search", "name")  # builds the index
@@ -108,3 +110,14 @@ def test_a_name_asked_for_makes_no_list_of_every_rows_names(root: Path) -> None:
     assert set(indexed._columns) == {"path", "kind"}
     paths, names, _row = indexed.index_names
     assert names[paths.index("notes/project/named-14.md")] == "Plain name"
+
+
+def test_every_file_is_of_the_kind_the_loaded_palace_reads(root: Path) -> None:
+    loaded, indexed = Palace.open(root), _indexed(root)
+    want = {note.rel: note.kind for note in loaded.all()}
+    kinds = indexed.files.kinds
+    assert dict(kinds.items()) == want and len(kinds) == len(want)
+    assert kinds["notes/project/unreadable.md"] == "note" and kinds["inbox/a-draft.md"] == "draft"
+    assert "notes/project/other-7.md" in indexed.files and "notes/nothing.md" not in indexed.files
+    with pytest.raises(KeyError):
+        indexed.files["notes/project/other-70.md"]

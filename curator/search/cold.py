@@ -24,6 +24,7 @@ type, the slugs and names links resolve by.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -203,10 +204,41 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+class _Kinds(Mapping[str, Kind]):
+    """Each file's kind by rel: a row's found by bisection in the rows' paths (in path order,
+    as `IndexStore.columns` gives them: no table of every rel is made for the few a plan
+    asks after), the files with no row (their header did not parse) in `others`."""
+
+    def __init__(self, paths: list[str], kinds: list[str | None], others: dict[str, Kind]) -> None:
+        self._paths = paths
+        self._kinds = kinds
+        self._others = {rel: kind for rel, kind in others.items() if self._row(rel) is None}
+
+    def _row(self, rel: str) -> int | None:
+        at = bisect.bisect_left(self._paths, rel)
+        return at if at < len(self._paths) and self._paths[at] == rel else None
+
+    def __getitem__(self, rel: str) -> Kind:
+        at = self._row(rel)
+        if at is None:
+            return self._others[rel]
+        return "draft" if self._kinds[at] == "draft" else "note"
+
+    def __contains__(self, rel: object) -> bool:
+        return isinstance(rel, str) and (rel in self._others or self._row(rel) is not None)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._paths
+        yield from self._others
+
+    def __len__(self) -> int:
+        return len(self._paths) + len(self._others)
+
+
 class _Files(Mapping[str, Note]):
     """The palace's notes and drafts by rel, each read from its file when first asked for."""
 
-    def __init__(self, root: Path, kinds: dict[str, Kind], config: Config) -> None:
+    def __init__(self, root: Path, kinds: Mapping[str, Kind], config: Config) -> None:
         self._root = root
         self._kinds = kinds
         self._config = config
@@ -231,7 +263,7 @@ class _Files(Mapping[str, Note]):
         return len(self._kinds)
 
     @property
-    def kinds(self) -> dict[str, Kind]:
+    def kinds(self) -> Mapping[str, Kind]:
         return self._kinds
 
     @property
@@ -452,14 +484,8 @@ class IndexedPalace(Palace):
         whole = {c: columns.column(c).to_pylist() for c in ("path", "kind")}
         self._columns = whole
         self._table = columns
-        paths: list[str] = whole["path"]
-        kinds: dict[str, Kind] = {
-            rel: "draft" if kind == "draft" else "note"
-            for rel, kind in zip(paths, whole["kind"], strict=True)
-        }
-        for rel in unparsed:
-            kinds.setdefault(rel, kind_of(rel, config.inbox) or "note")
-        self.files = _Files(root, kinds, config)
+        others = {rel: kind_of(rel, config.inbox) or "note" for rel in unparsed}
+        self.files = _Files(root, _Kinds(whole["path"], whole["kind"], others), config)
         self.by_rel = self.files  # type: ignore[assignment]
         self.index_signature = signature
         self.unparsed = frozenset(unparsed)
