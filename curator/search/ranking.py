@@ -317,8 +317,9 @@ class Ranker:
 
         wanted = {n.rel for n in fresh}
         table = store.columns(("path", "content_hash", *FEATURES, "vector"))
-        ready: list[str] = []
-        for batch in table.to_batches(PREPARE_BATCH):  # rows as dicts a batch at a time
+        read = 0
+        for batch in table.to_batches(PREPARE_BATCH):  # a batch at a time: rows, words
+            ready: list[str] = []
             for row in rows_of(pa.Table.from_batches([batch])):
                 path = str(row["path"])
                 if path not in wanted:
@@ -328,12 +329,13 @@ class Ranker:
                 self._hold_vector(path, row["vector"])
                 _ = self._note_text(path, row).terms  # parsed now, not by the first query
                 ready.append(path)
-        rows: Rows = {p: {} for p in ready}  # each note's reading is held: no row is read
-        words = {w for p in ready for w in self._note_words(p, rows[p])}
-        with self._lock:
-            if len(self._word_row) + len(words - self._word_row.keys()) <= WORD_VECTOR_CACHE:
-                self._note_word_rows(ready, rows)
-        return len(ready)
+            rows: Rows = {p: {} for p in ready}  # each note's reading is held: no row is read
+            with self._lock:
+                words = {w for p in ready for w in self._note_words(p, rows[p])}
+                if len(self._word_row) + len(words - self._word_row.keys()) <= WORD_VECTOR_CACHE:
+                    self._note_word_rows(ready, rows)  # else left to the queries
+            read += len(ready)
+        return read
 
     @property
     def prepared(self) -> Palace | None:
