@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
+from typing import Any
 
 import lancedb.table
 import pytest
@@ -145,3 +146,37 @@ def test_a_note_changed_since_its_row_was_written_is_read_by_the_query(
     prepared.prepare()
     assert not prepared._has_read(rel)
     assert prepared.search(query, limit=10) == expected
+
+
+def test_a_palace_replaced_while_preparing_is_followed_not_mixed(indexed_palace: Path) -> None:
+    """A server's query syncs the index to a newer palace while `prepare` runs over the one
+    before (here: once it has scanned the index): what it reads is held for the notes it
+    read it for, a note deleted since is skipped, and the hits are those of the newer
+    palace."""
+    from curator.search.index import sync_index
+    from curator.search.ranking import Row
+
+    class SyncedMeanwhile(Searcher):
+        synced = False
+
+        def _held_row(self, *args: Any, **kwargs: Any) -> Row:
+            if not self.synced and self.prepared is not None:
+                self.synced = True
+                self.sync_meanwhile()
+            return super()._held_row(*args, **kwargs)
+
+        def sync_meanwhile(self) -> None:
+            notes = indexed_palace / "notes" / "project"
+            (notes / "deploy-with-fabric-script.md").unlink()
+            edited = notes / "celery-queues-and-routing.md"
+            edited.write_text(edited.read_text() + "\nThe zeppelin queue carries reports.\n")
+            newer = Palace.open(indexed_palace)
+            sync_index(newer, store=self.store)
+            self.palace = newer
+
+    s = SyncedMeanwhile(Palace.open(indexed_palace))
+    s.prepare()
+    assert s.prepared is not s.palace  # the palace it ran over was replaced
+    fresh = Searcher(Palace.open(indexed_palace), sync=False)
+    assert answers(s) == answers(fresh)
+    assert [h.path for h in s.search("zeppelin")] == ["notes/project/celery-queues-and-routing.md"]

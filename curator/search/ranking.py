@@ -285,9 +285,10 @@ class Ranker:
         text cannot change under it); the caller gets its own copy."""
         return dict(self._held_row(path))
 
-    def _held_row(self, path: str) -> Row:
-        """`_doc_row`'s row as held (the caller copies it before changing it)."""
-        note = self.palace.by_rel[path]
+    def _held_row(self, path: str, note: Note | None = None) -> Row:
+        """`_doc_row`'s row (of `note`, else of the palace's note at `path`) as held: the
+        caller copies it before changing it."""
+        note = note or self.palace.by_rel[path]
         found = _held(self._doc_rows, path, note)
         if found is None:
             found = _hold(self._doc_rows, path, note, doc_row(self.palace, note, body=False))
@@ -304,9 +305,10 @@ class Ranker:
         palace whose notes fit the caches (NOTE_WORD_CACHE) and whose words fit the word
         matrix: held for every note of a larger one, they would not fit a server's memory,
         and its candidates are read per query as before. Returns how many notes it read."""
-        self._prepared = weakref.ref(self.palace)
+        palace = self.palace  # what it reads is held for its notes, if replaced meanwhile
+        self._prepared = weakref.ref(palace)
         store = self.source.store
-        notes = [n for n in self.palace.all() if n.ok]
+        notes = [n for n in palace.all() if n.ok]
         if store is None or self.source.embedder is None or len(notes) > NOTE_WORD_CACHE:
             return 0
         self._let_go_of_others()
@@ -315,19 +317,20 @@ class Ranker:
             return 0
         import pyarrow as pa
 
-        wanted = {n.rel for n in fresh}
+        wanted = {n.rel: n for n in fresh}
         table = store.columns(("path", "content_hash", *FEATURES, "vector"))
         read = 0
         for batch in table.to_batches(PREPARE_BATCH):  # a batch at a time: rows, words
             ready: list[str] = []
             for row in rows_of(pa.Table.from_batches([batch])):
                 path = str(row["path"])
-                if path not in wanted:
+                note = wanted.get(path)
+                if note is None:
                     continue
-                if row["content_hash"] != self._held_row(path)["content_hash"]:
+                if row["content_hash"] != self._held_row(path, note)["content_hash"]:
                     continue  # a row of other bytes: the query reads the note
-                self._hold_vector(path, row["vector"])
-                _ = self._note_text(path, row).terms  # parsed now, not by the first query
+                _hold(self._vectors, path, note, row["vector"])
+                _ = self._read_note(path, note, row).terms  # parsed now, not by a query
                 ready.append(path)
             rows: Rows = {p: {} for p in ready}  # each note's reading is held: no row is read
             with self._lock:
@@ -528,7 +531,11 @@ class Ranker:
         """What ranking reads of a candidate (its field terms and key words as its row keeps
         them, when it does: `curator.search.candidates.IndexCandidates`), cached while the
         palace holds that very note (a note's text cannot change under it)."""
-        note = self.palace.by_rel.get(path)
+        return self._read_note(path, self.palace.by_rel.get(path), row)
+
+    def _read_note(self, path: str, note: Note | None, row: dict[str, Any]) -> NoteText:
+        """`_note_text` of `note`, the note at `path` (None: a row the palace has no note
+        for)."""
         found = _held(self._note_text_cache, path, note)
         if found is None:
             stems, words = (_str(row.get(k)) for k in FEATURES)
