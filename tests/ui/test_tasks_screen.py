@@ -131,7 +131,7 @@ PIECES = st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_f
 WORDS = st.lists(PIECES, min_size=1, max_size=40).map("".join).filter(str.strip)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.lists(WORDS, min_size=1, max_size=4))
 def test_requests_render_as_plain_text(words: list[str]) -> None:
     from curator.model.text import has_escapes
