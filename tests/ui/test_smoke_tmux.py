@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,16 +25,16 @@ pytestmark = [
 def test_demo_in_tmux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # tmux keeps its sockets in $TMUX_TMPDIR/tmux-UID/ and, inside a tmux session, talks to
     # the server $TMUX names: the default server's socket showing up here, or the user's
-    # server being reached, would be this test touching a tmux that is not its own
-    sockets = tmp_path / "sockets"
-    sockets.mkdir()
+    # server being reached, would be this test touching a tmux that is not its own. A short
+    # folder under /tmp: a socket's path holds at most 107 bytes.
+    sockets = Path(tempfile.mkdtemp(prefix="curator-tmux-"))
     monkeypatch.setenv("TMUX_TMPDIR", str(sockets))
     monkeypatch.delenv("TMUX", raising=False)
     repo = Path(__file__).resolve().parents[2]
     demo = [sys.executable, "-m", "curator", "demo", "--path", str(tmp_path / "demo")]
-    term = Tmux(f"curator-smoke-{os.getpid()}-{tmp_path.name}")
-    term.start(f"cd {shlex.quote(str(repo))} && {shlex.join(demo)}; sleep 60")
+    term = Tmux(f"curator-smoke-{os.getpid()}")
     try:
+        term.start(f"cd {shlex.quote(str(repo))} && {shlex.join(demo)}; sleep 60")
         mine = Path(term.tmux("display", "-p", "#{socket_path}").strip())
         assert mine.parent.parent == sockets and mine.name == term.socket
         screen = term.wait("Inbox (8)", timeout=60)
@@ -48,5 +49,7 @@ def test_demo_in_tmux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         term.wait("The demo palace is in", timeout=30)
     finally:
         term.close()
+        left = [p.name for p in sockets.rglob("*")]
+        shutil.rmtree(sockets, ignore_errors=True)
     assert term.server.returncode is not None  # the private server stopped
-    assert list(mine.parent.iterdir()) == []  # its socket gone, and no other server's there
+    assert left == [mine.parent.name]  # its socket gone, and no other server's there
