@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from palacehelpers import (
     DEFAULT_TOML,
     SAMPLE,
@@ -22,6 +23,11 @@ from palacehelpers import (
     new_palace,
     note_text,
 )
+
+# Each property test runs hypothesis's default 100 examples in the suite (a test whose example
+# is slow asks for fewer itself): every run draws new ones, so the runs add up. For a deeper
+# search after a change: `pytest --hypothesis-profile thorough` (1,000 each).
+settings.register_profile("thorough", max_examples=1000)
 
 
 def pytest_configure(config: pytest.Config) -> None:
