@@ -8,7 +8,8 @@ embed the query, one LanceDB hybrid query), on the same palace and index:
 
 - warm p95: one process (tuned as curator's own processes are, `curator.runtime`, and its
   palace settled as the warm servers settle theirs once quiet, `settle_palace`: the notes'
-  text let go, what is loaded frozen out of the collector's scans) opens the palace and its
+  text let go, the searcher's reading of each note prepared, what is loaded frozen out of
+  the collector's scans) opens the palace and its
   searcher and the floor's table, warms both up alike, then runs
   the keyword queries `--rounds` times, as-you-type prefixes of them (short queries: names
   matched as you type) and questions (natural-language queries), each query by curator and
@@ -80,7 +81,11 @@ if tree != "floor":
         from curator.runtime import freeze_loaded
         freeze_loaded()  # what is loaded now leaves the collector's scans
     else:
-        settle_palace(searcher.palace)
+        import inspect
+        if "searcher" in inspect.signature(settle_palace).parameters:
+            settle_palace(searcher.palace, searcher)  # and the searcher prepared, as they do
+        else:  # a tree from before the searcher prepared its notes while quiet
+            settle_palace(searcher.palace)
 order = [searches[s] for s in sides]
 times = {s: {} for s in sides}
 for name, (queries, rounds) in groups.items():

@@ -395,6 +395,11 @@ def main() -> int:
         "--guard", type=Path, help="exit 1 when dev rose by more than held out since these figures"
     )
     parser.add_argument("--save", type=Path, help="write the dev and held-out figures here")
+    parser.add_argument(
+        "--prepared",
+        action="store_true",
+        help="the searcher prepared as a quiet server prepares its own (`Ranker.prepare`)",
+    )
     args = parser.parse_args()
     if args.guard or args.save:
         args.held_out = True
@@ -433,6 +438,9 @@ def main() -> int:
             t0 = time.perf_counter()
             searcher = Searcher(Palace.open(root))
             build_s = time.perf_counter() - t0
+            if args.prepared:
+                searcher.palace.let_go_of_texts()
+                searcher.prepare()
             rows = []
             for name, tuning in configs:
                 results, times = run_questions(searcher, conversations, tuning)

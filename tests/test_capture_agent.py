@@ -40,9 +40,7 @@ def palace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     field=st.sampled_from(FIELDS),
     kind=st.sampled_from(sorted(ONE_LINE)),

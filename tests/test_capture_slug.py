@@ -36,7 +36,7 @@ def _core(secret: str) -> str:
     return "".join(c for c in secret.lower() if c.isalnum())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(before=WORDS, secret=SECRETS, after=WORDS)
 def test_no_flagged_secret_survives_into_the_slug(before: str, secret: str, after: str) -> None:
     name = f"{before} {secret} {after}"
@@ -49,7 +49,7 @@ def test_no_flagged_secret_survives_into_the_slug(before: str, secret: str, afte
     assert not [r for r in runs if r in slug and r not in around], (name, slug)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(name=st.text(max_size=200))
 def test_slug_is_safe_for_any_name(name: str) -> None:
     slug = slugify(name)
@@ -64,7 +64,7 @@ def test_capture_file_name_leaves_the_secret_out(sample_palace: Path) -> None:
     assert result.path.endswith("stripe-key-rotates.md")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(text=WORDS, held=SECRETS, pasted=SECRETS, where=st.integers(0, 40))
 def test_an_edit_reports_only_the_secret_it_adds(
     text: str, held: str, pasted: str, where: int

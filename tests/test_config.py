@@ -128,7 +128,7 @@ def test_rendered_config_loads_back(tmp_path: Path, taxonomy: str) -> None:
     assert load_settings(tmp_path) == TaskSettings()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(name=st.text(max_size=30), layout=st.sampled_from(["curator", "claude-code", "folder"]))
 def test_any_name_round_trips_through_the_rendered_file(name: str, layout: str) -> None:
     text = render_config(name, "palace", layout=layout, notes=".")
@@ -194,7 +194,7 @@ FRAGMENTS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=4), max_size=40))
 def test_any_palace_toml_loads_or_is_a_config_error(
     tmp_path_factory: pytest.TempPathFactory, parts: list[str]
@@ -226,7 +226,7 @@ SETTINGS = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     st.lists(st.sampled_from(range(len(SETTINGS))), min_size=1, max_size=10, unique=True),
     st.data(),

@@ -96,9 +96,7 @@ _text = st.text(
 )
 
 
-@settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(head=_text, tail=_text, n=st.integers(0, 4), m=st.integers(0, 4))
 def test_every_byte_outside_the_section_is_kept(
     tmp_path: Path, head: str, tail: str, n: int, m: int

@@ -36,7 +36,7 @@ def span(value: str) -> tuple[date, date]:
     return found
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.text(max_size=300), bases)
 def test_resolving_any_text_never_raises_and_gives_periods(text: str, base: date) -> None:
     found = resolve_dates(text, base)
@@ -62,7 +62,7 @@ SHIFTS = {
 }
 
 
-@settings(max_examples=120, deadline=None)
+@settings(deadline=None)
 @given(
     bases,
     st.sampled_from(sorted(SHIFTS)),

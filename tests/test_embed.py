@@ -136,7 +136,7 @@ def _add_at_sums(table: np.ndarray, ids: np.ndarray, n_tok: np.ndarray) -> np.nd
     return sums
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     st.lists(st.integers(0, 9), max_size=40),
     st.integers(0, 2**32 - 1),

@@ -58,7 +58,7 @@ def test_search_limit_zero_is_refused(sample_palace: Path, run_cli: RunCli) -> N
     assert code == 2 and "--limit" in json.loads(out)["error"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     st.sampled_from(["type", "scope", "status"]),
     st.lists(st.text(min_size=1, max_size=12).filter(lambda s: "\x00" not in s), max_size=4),

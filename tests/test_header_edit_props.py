@@ -21,7 +21,7 @@ from curator.model.header import DELETE, HeaderError, dump_field, parse_header
 from curator.model.note import NoteEditError, edit_header, parse_note
 from curator.model.yaml import same
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 KEYS = ["name", "'a: b'", "'it''s'", '"a\\"b"', "-x", "?y", "k.e-y", "é", "'on'", '"1"', "a b"]
 VALUES = [

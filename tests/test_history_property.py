@@ -55,9 +55,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(summary=TEXT, reason=TEXT, inject=INJECT, note=TEXT)
 def test_history_reads_back_what_was_written(
     repo: Path, summary: str, reason: str, inject: str, note: str
@@ -78,7 +76,7 @@ def test_history_reads_back_what_was_written(
     assert entry.notes[-1] == "inbox/d.md" and len(entry.notes) in (1, 2)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(src=st.lists(PATH_PART, min_size=1, max_size=3), dst=st.lists(PATH_PART, min_size=1))
 def test_restore_trailers_round_trip(src: list[str], dst: list[str]) -> None:
     a, b = "inbox/" + "/".join(src), ".curator/rejected/" + "/".join(dst)
@@ -104,7 +102,7 @@ def _journal_like(entry: dict[str, object]) -> bytes:
     return json.dumps(record).encode("utf-8")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(
     data=st.binary(max_size=400)
     | TEXT.map(lambda t: t.encode("utf-8"))

@@ -159,9 +159,7 @@ _json = st.recursive(
 )
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     other=st.dictionaries(st.text(min_size=1, max_size=8).filter(lambda k: k != "hooks"), _json,
                           max_size=4),

@@ -497,9 +497,7 @@ _untrusted = st.one_of(
 )
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(stdin=_untrusted, name=st.sampled_from(["SessionStart", "UserPromptSubmit", "Stop"]))
 def test_any_stdin_gives_valid_output_and_never_raises(root: Path, stdin: str, name: str) -> None:
     text, failure = hookrun.run_hook("claude-code", name, stdin, str(root))

@@ -227,7 +227,7 @@ RECORDISH = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(obj=JSON | RECORDISH)
 def test_readers_never_raise_on_any_json(obj: object) -> None:
     for reader in (mem0_record, jsonl_record):
@@ -237,7 +237,7 @@ def test_readers_never_raise_on_any_json(obj: object) -> None:
             assert item.text.strip() and item.id and isinstance(item.tags, list)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(value=JSON)
 def test_parse_time_is_utc_or_none(value: object) -> None:
     parsed = parse_time(value)

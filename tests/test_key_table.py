@@ -62,7 +62,7 @@ def _same(table: KeyTable, want: dict[str, tuple[Note, ...]], probes: Sequence[s
         assert (key in table) == (key in want)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(_notes(), _notes(prefix="notes/new-"), st.data())
 def test_a_key_table_answers_as_a_dict_of_its_keys_under_change(
     notes: list[Note], added: list[Note], data: st.DataObject

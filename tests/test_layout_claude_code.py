@@ -90,7 +90,7 @@ def test_fields_claude_code_has_no_place_for_go_under_curator() -> None:
     assert view["status"] == "retired" and view["type"] == "project"  # read back, prefix type
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.text(st.characters(blacklist_categories=["Cs"]), max_size=400))
 def test_index_parsing_never_raises_and_an_edit_names_every_added_memory(text: str) -> None:
     parse_index(text)

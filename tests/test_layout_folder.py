@@ -72,7 +72,7 @@ def test_symlinks_are_not_followed(tmp_path: Path) -> None:
     assert [rel for rel, _ in walk(root, get_layout("folder"))] == ["a.md"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.text(st.characters(blacklist_categories=["Cs"]), max_size=300))
 def test_reading_never_raises(text: str) -> None:
     found = foreign_front_matter(text)

@@ -98,9 +98,7 @@ def test_a_vault_in_a_subfolder_resolves_from_its_own_root(tmp_path: Path) -> No
     assert [f for f in run_checks(palace) if f.severity == "error"] == []
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     target=st.text(st.characters(blacklist_categories=["Cs"]), max_size=40),
     heading=st.text(st.characters(blacklist_categories=["Cs"]), max_size=20),

@@ -51,7 +51,7 @@ scalars = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(value=scalars)
 def test_any_stale_value_but_false_is_not_current(value: object) -> None:
     header = json.dumps({"name": "N", "description": "d", "type": "project", "stale": value})

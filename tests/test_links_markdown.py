@@ -19,7 +19,7 @@ from curator.model.check import run_checks
 from curator.model.links import extract_links, rewrite_links
 from curator.model.palace import Palace
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 OBSIDIAN = '[palace]\nlayout = "obsidian"\n\n[index]\nembedder = "hash"\ndim = 64\n'
 
 

@@ -168,9 +168,7 @@ def _entry_for(line: bytes, rels: set[str]) -> bool:
     return bool(entries) and entries[0].href in rels
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=memory_md(), action=st.sampled_from(["promote", "retire", "supersede"]))
 def test_an_action_keeps_every_line_not_of_the_changed_note(
     folder: tuple[Path, str], data: bytes, action: str

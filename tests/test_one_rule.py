@@ -178,7 +178,7 @@ def test_pack_defaults_are_written_once() -> None:
     assert own == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.from_regex(r"\s*[0-9]{1,4}(\.[0-9]{1,2})?\s*[smhdx]?\s*\n?", fullmatch=True))
 def test_one_duration_rule(text: str) -> None:
     """A duration palace.toml's check accepts is one the tasks read, and the other way round:
@@ -279,7 +279,7 @@ _VALUES = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     lines=st.lists(st.tuples(_KEYS, _VALUES), max_size=6),
     newline=st.sampled_from(["\n", "\r\n", "\r"]),

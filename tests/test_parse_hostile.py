@@ -20,7 +20,7 @@ from benchmarks import gen_hostile
 from curator.model.note import MAX_BYTES, Note, parse_note
 from curator.model.yaml import MAX_DEPTH
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEAD = "---\nname: N\ndescription: D\ntype: project\n"
 
 
@@ -130,7 +130,7 @@ def nested(depth: int, style: str) -> str:
     return "n:\n" + "\n".join(" " * i + f"k{i}:" for i in range(1, depth + 1))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 3000), st.sampled_from(["flow-list", "flow-map", "block-list", "block-map"]))
 def test_deep_nesting(depth: int, style: str) -> None:
     note = parsed(with_header(nested(depth, style)))

@@ -70,7 +70,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from([f.name for f in FIELDS] + ["x", "content"]), values))
 def test_any_header_gives_findings_never_an_exception(header: dict) -> None:
     for finding in check_header(header, CONFIG, kind="note"):

@@ -44,7 +44,7 @@ def test_dupes_confirms_vector_neighbours_by_the_same_rule(sample_palace: Path) 
 texts = st.text(st.characters(codec="utf-8"), max_size=200)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(a=st.tuples(texts, texts, texts), b=st.tuples(texts, texts, texts))
 def test_the_rule_is_bounded_symmetric_and_full_for_the_same_note(
     a: tuple[str, str, str], b: tuple[str, str, str]

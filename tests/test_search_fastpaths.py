@@ -48,7 +48,7 @@ def plain_snippet(body: str, description: str, query: str, limit: int = SNIPPET_
     return snippet_of(sentences, hits, description, prefixes, limit)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(_TEXT, _TEXT, _TEXT, st.integers(10, 300))
 def test_a_snippet_is_its_plain_definition(
     body: str, description: str, query: str, limit: int
@@ -68,7 +68,7 @@ def test_a_body_shown_again_is_not_split_again() -> None:
     assert sentences_of.cache_info().hits == before + 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(_TEXT, st.lists(st.sampled_from(["dep", "deploy", "queu", "kid", "é", "a b", "x1"])))
 def test_a_name_share_is_its_plain_definition(name: str, prefixes: list[str]) -> None:
     words = [w.lower() for w in WORD.findall(name)]

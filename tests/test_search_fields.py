@@ -163,7 +163,6 @@ def test_scores_stay_within_zero_and_one(make_palace: MakePalace) -> None:
         assert all(0.0 <= h.score <= 1.0 for h in s.search(query)), query
 
 
-@settings(max_examples=200)
 @given(st.lists(st.floats(-1e6, 1e6), max_size=30))
 def test_scaling_keeps_the_order_within_zero_and_one(values: list[float]) -> None:
     out = scaled(np.asarray(values))
@@ -175,7 +174,6 @@ def test_scaling_keeps_the_order_within_zero_and_one(values: list[float]) -> Non
     assert all(out[i] <= out[j] for i, j in itertools.pairwise(order))
 
 
-@settings(max_examples=300)
 @given(st.text(max_size=200), st.text(max_size=40), st.text(max_size=200))
 def test_time_cues_of_any_text_never_raise(query: str, created: str, text: str) -> None:
     cue = time_cue(query)
@@ -195,7 +193,6 @@ def thread_of(turns: list[str], window: int = 1) -> list[NoteText]:
     return notes
 
 
-@settings(max_examples=200)
 @given(
     st.lists(
         st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30).map(
@@ -219,7 +216,6 @@ def test_a_turns_thread_is_the_turns_two_on_each_side(turns: list[str]) -> None:
         assert others == {j for j in range(len(turns)) if j != i and abs(i - j) <= 2}
 
 
-@settings(max_examples=200)
 @given(st.tuples(*[st.text(max_size=40)] * 5))
 def test_what_ranking_reads_of_a_note_is_read_when_asked_as_defined(
     texts: tuple[str, ...],
@@ -249,7 +245,6 @@ def test_the_kept_stems_are_held_as_terms_once_read(texts: tuple[str, ...]) -> N
     assert note.kept_stems is None  # the text of the stems is not held twice
 
 
-@settings(max_examples=200)
 @given(st.lists(st.tuples(st.text(max_size=60), st.text(max_size=120)), max_size=10))
 def test_threads_of_any_text_are_symmetric_and_never_hold_the_note(
     texts: list[tuple[str, str]],
@@ -281,7 +276,6 @@ def test_a_note_takes_a_share_of_the_turn_two_away(make_palace: MakePalace) -> N
     assert got.index("notes/t2.md") < got.index("notes/other.md")
 
 
-@settings(max_examples=200)
 @given(st.lists(st.text(max_size=60), max_size=4))
 def test_stems_are_the_words_stems_in_order_whatever_was_seen_before(texts: list[str]) -> None:
     """Each text's stems, read after the texts before it (words already seen or new), are its
@@ -292,7 +286,6 @@ def test_stems_are_the_words_stems_in_order_whatever_was_seen_before(texts: list
         assert all(s and s == s.lower() for s in one_by_one)
 
 
-@settings(max_examples=300)
 @given(
     st.lists(st.text(max_size=6), max_size=6),
     st.text(max_size=80),
@@ -302,7 +295,6 @@ def test_starting_is_the_prefixes_some_word_begins_with(prefixes: list[str], tex
     assert starting(prefixes, words) == [p for p in prefixes if any(w.startswith(p) for w in words)]
 
 
-@settings(max_examples=300)
 @given(st.lists(st.text(max_size=80), min_size=5, max_size=5))
 def test_what_a_row_keeps_reads_back_as_the_notes_own_terms(texts: list[str]) -> None:
     """A note's stems as its index row keeps them read back as the counts and lengths of
@@ -491,7 +483,6 @@ LINE = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=400)
 @given(
     st.lists(LINE, min_size=5, max_size=5),
     st.lists(st.one_of(STEM, st.sampled_from(["", " ", "a b", "a\tb", "\x85"])), max_size=4),
@@ -513,7 +504,6 @@ def test_bm25f_of_a_stored_line_is_bm25f_of_its_counted_stems(
     assert bm25f(terms, read, corpus, weights) == plain_bm25f(terms, found, corpus, weights)
 
 
-@settings(max_examples=300)
 @given(
     st.lists(st.lists(LINE, min_size=5, max_size=5), max_size=6),
     st.lists(st.one_of(STEM, st.sampled_from(["", " ", "a b", "\x85"])), max_size=4, unique=True),
@@ -533,7 +523,6 @@ def test_bm25f_of_every_candidate_at_once_is_bm25f_of_each(
     assert bm25f_each(terms, read, corpus, weights).tolist() == want
 
 
-@settings(max_examples=300)
 @given(st.from_regex(r"\A[0-9\u0660-\u0669\u00b2]{1,12}\Z"))
 def test_a_number_is_its_snowball_stem(number: str) -> None:
     """A number's stem, taken as itself without the stemmer, is Snowball's."""

@@ -75,7 +75,7 @@ def make_docs(specs: list[dict[str, object]]) -> list[IndexDoc]:
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(specs=docs_strategy, filters=st.lists(filters_strategy, min_size=1, max_size=6))
 def test_row_check_agrees_on_docs_and_table_rows(
     specs: list[dict[str, object]], filters: list[Filter]
@@ -174,7 +174,7 @@ def test_a_notes_fields_read_as_a_filter_reads_them_are_its_index_rows(
         created_after=st.one_of(st.none(), st.just("2025-01-01")),
     )
 
-    @settings(max_examples=150, deadline=None)
+    @settings(deadline=None)
     @given(st.lists(st.one_of(filters_strategy, row_filters), min_size=1, max_size=4))
     def check(filters: list[Filter]) -> None:
         for note in notes:
@@ -219,7 +219,7 @@ def test_a_row_made_from_a_note_is_the_doc_the_index_stores(sample_palace: Path)
         if note.ok:
             same(note)
 
-    @settings(max_examples=150, deadline=None)
+    @settings(deadline=None)
     @given(
         st.dictionaries(
             st.sampled_from(_HEADER_KEYS),

@@ -75,7 +75,7 @@ LINES = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(LINES)
 def test_a_marker_is_found_exactly_when_a_line_is_one(lines: list[str]) -> None:
     body = "\n".join(lines) + "\n"

@@ -24,14 +24,14 @@ def _read(data: bytes) -> None:
         pass
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.binary(max_size=2000))
 def test_arbitrary_bytes(data: bytes) -> None:
     _read(data)
     _read(b"---\n" + data + b"\n---\n## Objective\nx\n")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(st.sampled_from(KEYS), st.sampled_from(HOSTILE_VALUES) | st.text(max_size=40)),

@@ -92,7 +92,7 @@ def shared() -> Iterator[Path]:
         yield root
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.fixed_dictionaries({key: SECTION for key in SECTION_KEYS}))
 def test_what_task_save_saves_task_show_reads_back(shared: Path, sections: dict[str, str]) -> None:
     fn = _tools(shared)
@@ -116,7 +116,7 @@ def test_the_issues_example_reads_back_whole(tmp_path: Path) -> None:
 
 
 # -- task_show always fits one answer -------------------------------------------------------
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     sizes=st.fixed_dictionaries({k: st.integers(0, 40_000) for k in SECTION_KEYS}),
     requests=st.lists(st.integers(1, 20_000), max_size=60),
@@ -173,7 +173,7 @@ _junk = st.text(st.characters(blacklist_categories=["Cs"]), min_size=1, max_size
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.binary(min_size=1, max_size=80), st.none() | _junk), max_size=6))
 def test_requests_around_any_hand_edit_are_read(entries: list[tuple[bytes, str | None]]) -> None:
     data: bytes | None = None

@@ -216,7 +216,7 @@ WORDS = st.binary(min_size=1, max_size=300).filter(lambda b: b.strip()) | st.tex
 ).filter(str.strip).map(lambda s: s.encode("utf-8", "surrogatepass"))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.lists(WORDS, min_size=1, max_size=6))
 def test_requests_round_trip_byte_for_byte(words: list[bytes]) -> None:
     data: bytes | None = None

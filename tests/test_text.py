@@ -65,7 +65,7 @@ def test_has_escapes_on_clean_text() -> None:
 TERMINAL_CHARS = ["\x1b", "\x9b", "\x9d", "\x90", "[", "]", "\\", "\x07", "\x9c", "0", ";", "m"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.text(alphabet=st.one_of(st.sampled_from(TERMINAL_CHARS), st.characters()), max_size=200))
 def test_cleaned_text_holds_no_escapes(text: str) -> None:
     out = clean(text)

@@ -33,7 +33,7 @@ def cli(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[s
 
 
 # -- .gitignore: any bytes, any line ends, curator's lines anchored --------------------------
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.binary(max_size=200) | st.lists(st.sampled_from(
     [b"inbox/", b"/inbox/", b"drafts", b".curator", b"*.pyc", b"caf\xe9", b"\r", b"  /.curator/  "]
 )).map(lambda ls: b"\n".join(ls)), st.booleans(), st.sampled_from(["inbox", "drafts"]))  # fmt: skip

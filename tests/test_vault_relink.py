@@ -112,7 +112,7 @@ def notes(draw: st.DrawFn) -> str:
     return newline.join([*lines, " ".join(body), ""])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(text=notes())
 def test_relink_changes_only_the_links_targets(tmp_path_factory: object, text: str) -> None:
     root = tmp_path_factory.mktemp("v")  # type: ignore[attr-defined]

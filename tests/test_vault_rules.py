@@ -181,7 +181,7 @@ _TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=60)
 _VALUE = st.one_of(_TEXT, st.builds("[[{}]]".format, _TEXT))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(
     values=st.lists(st.one_of(_VALUE, st.lists(_VALUE, max_size=3)), max_size=4),
     body=_TEXT,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from curator.agents.service import Memory
     from curator.model.palace import Palace
+    from curator.search.ranking import Ranker
 
 __all__ = ["SETTLE_IDLE", "Quiet", "keep_settled", "settle", "settle_palace"]
 
@@ -25,20 +26,28 @@ def settle(memory: Memory, settled: weakref.ref[Palace] | None) -> weakref.ref[P
     """`settle_palace` of the server's palace once it is loaded (again after a reload). The
     palace settled, held weakly."""
     palace = memory.session.loaded
-    if palace is None or (settled is not None and settled() is palace):
+    if palace is None:
         return settled
-    settle_palace(palace)
+    searcher = memory.session.index.if_ready(palace)
+    done = settled is not None and settled() is palace
+    if done and (searcher is None or searcher.prepared is palace):
+        return settled  # settled, and no searcher in step with it opened since
+    settle_palace(palace, searcher)
     return weakref.ref(palace)
 
 
-def settle_palace(palace: Palace) -> None:
-    """The palace lets go of its notes' text, then what the process holds is frozen out of
+def settle_palace(palace: Palace, searcher: Ranker | None = None) -> None:
+    """The palace lets go of its notes' text and the searcher over it (when one is in step
+    with it) works out what ranking reads of each note (`Ranker.prepare`: a question's
+    candidates are then looked up, not read), then what the process holds is frozen out of
     the collector's scans (`gc.freeze`), after one full collection (a reload's old palace
     and its cycles are freed then, never kept frozen) and glibc handing back the pages
     freed (`curator.runtime.let_go`), so LanceDB's buffers reuse them."""
     from curator.runtime import let_go, tuned
 
     palace.let_go_of_texts()
+    if searcher is not None and searcher.palace is palace:
+        searcher.prepare()
     let_go()
     if tuned("freeze"):
         gc.freeze()

@@ -44,6 +44,7 @@ from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, note_context, palace_signature
 from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
+from curator.search.store import rows_of
 from curator.search.temporal import time_cue
 from curator.search.text import (
     WORD,
@@ -64,6 +65,7 @@ SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language qu
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose reading (and rows in `_word_matrix`) a Ranker keeps
+PREPARE_BATCH = 1024  # index rows `prepare` holds as dicts at once
 
 T = TypeVar("T")
 Rows = dict[str, Row]
@@ -251,6 +253,7 @@ class Ranker:
     # per note, its index row's vector (of a row written from that very note's bytes)
     _vectors: dict[str, tuple[Note, np.ndarray]] = field(init=False, default_factory=dict)
     _verdicts: dict[tuple[Filter, date], dict[int, bool]] = field(init=False, default_factory=dict)
+    _prepared: weakref.ref[Palace] | None = field(init=False, default=None)  # `prepare`'s palace
     _lock: threading.RLock = field(init=False, default_factory=threading.RLock)
 
     def query_vector(self, text: str) -> np.ndarray:
@@ -280,11 +283,76 @@ class Ranker:
         """`doc_row` of a parsed note of this palace without its body (read only for the
         notes shown: `row_body`), cached while the palace holds that very note (a note's
         text cannot change under it); the caller gets its own copy."""
-        note = self.palace.by_rel[path]
+        return dict(self._held_row(path))
+
+    def _held_row(self, path: str, note: Note | None = None) -> Row:
+        """`_doc_row`'s row (of `note`, else of the palace's note at `path`) as held: the
+        caller copies it before changing it."""
+        note = note or self.palace.by_rel[path]
         found = _held(self._doc_rows, path, note)
         if found is None:
             found = _hold(self._doc_rows, path, note, doc_row(self.palace, note, body=False))
-        return dict(found)
+        return found
+
+    def prepare(self) -> int:
+        """What ranking reads of a candidate, worked out ahead for every note of the palace it
+        does not hold yet (a long-lived server does this while quiet: `curator.agents.settling`):
+        its row (`_doc_row`), its vector and field terms as its index row keeps them (what
+        `IndexCandidates` takes after a query), and its key words' rows of the word matrix.
+        A question meeting its candidates for the first time then looks them up instead of
+        taking and reading them: the same values, so the same hits. A note whose index row was
+        written from other bytes is left to the query (which reads its text). Only for a
+        palace whose notes fit the caches (NOTE_WORD_CACHE) and whose words fit the word
+        matrix: held for every note of a larger one, they would not fit a server's memory,
+        and its candidates are read per query as before. Returns how many notes it read."""
+        palace = self.palace  # what it reads is held for its notes, if replaced meanwhile
+        self._prepared = weakref.ref(palace)
+        store = self.source.store
+        notes = [n for n in palace.all() if n.ok]
+        if store is None or self.source.embedder is None or len(notes) > NOTE_WORD_CACHE:
+            return 0
+        self._let_go_of_others()
+        fresh = [n for n in notes if not self._has_read(n.rel) or self._held_vector(n.rel) is None]
+        if not fresh:
+            return 0
+        import pyarrow as pa
+
+        wanted = {n.rel: n for n in fresh}
+        table = store.columns(("path", "content_hash", *FEATURES, "vector"))
+        read = 0
+        for batch in table.to_batches(PREPARE_BATCH):  # a batch at a time: rows, words
+            ready: list[str] = []
+            for row in rows_of(pa.Table.from_batches([batch])):
+                path = str(row["path"])
+                note = wanted.get(path)
+                if note is None:
+                    continue
+                if row["content_hash"] != self._held_row(path, note)["content_hash"]:
+                    continue  # a row of other bytes: the query reads the note
+                _hold(self._vectors, path, note, row["vector"])
+                _ = self._read_note(path, note, row).terms  # parsed now, not by a query
+                ready.append(path)
+            rows: Rows = {p: {} for p in ready}  # each note's reading is held: no row is read
+            with self._lock:
+                words = {w for p in ready for w in self._note_words(p, rows[p])}
+                if len(self._word_row) + len(words - self._word_row.keys()) <= WORD_VECTOR_CACHE:
+                    self._note_word_rows(ready, rows)  # else left to the queries
+            read += len(ready)
+        return read
+
+    @property
+    def prepared(self) -> Palace | None:
+        """The palace `prepare` last ran over (whatever it found to do), while it lives."""
+        return self._prepared() if self._prepared is not None else None
+
+    def _let_go_of_others(self) -> None:
+        """What the caches hold of notes the palace no longer holds (deleted, or changed: a
+        changed note is a new object), let go, so they never crowd out the palace's own."""
+        by_rel = self.palace.by_rel
+        for cache in (self._doc_rows, self._note_text_cache, self._note_rows, self._vectors):
+            for path, (note, _value) in list(cache.items()):
+                if by_rel.get(path) is not note:
+                    cache.pop(path, None)
 
     def names(self) -> Names:
         """The names of this searcher's palace, their words and postings (made once per
@@ -463,7 +531,11 @@ class Ranker:
         """What ranking reads of a candidate (its field terms and key words as its row keeps
         them, when it does: `curator.search.candidates.IndexCandidates`), cached while the
         palace holds that very note (a note's text cannot change under it)."""
-        note = self.palace.by_rel.get(path)
+        return self._read_note(path, self.palace.by_rel.get(path), row)
+
+    def _read_note(self, path: str, note: Note | None, row: dict[str, Any]) -> NoteText:
+        """`_note_text` of `note`, the note at `path` (None: a row the palace has no note
+        for)."""
         found = _held(self._note_text_cache, path, note)
         if found is None:
             stems, words = (_str(row.get(k)) for k in FEATURES)
@@ -558,6 +630,10 @@ class Ranker:
         """Embed the `words` not in `_word_matrix` yet, in one call, as new rows (bounded:
         past WORD_VECTOR_CACHE words the matrix starts afresh); whether rows held before
         were dropped."""
+        with self._lock:  # a server's quiet `prepare` adds rows beside its queries
+            return self._new_word_rows(words)
+
+    def _new_word_rows(self, words: Sequence[str]) -> bool:
         index = self._word_row
         missing = [w for w in dict.fromkeys(words) if w not in index]
         if not missing:

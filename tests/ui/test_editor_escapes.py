@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from textual.widgets.text_area import Document
 from uihelpers import apply_plan, make_app, settle, wait_until
@@ -47,7 +47,6 @@ RISKY = list("\x1b\x07\r\n\t\x9b\x00\x7f\u2028\u202ea␛␦␥09B\u2421\u2400")
 risky_text = st.text(st.sampled_from(RISKY), max_size=40)
 
 
-@settings(max_examples=400)
 @given(st.one_of(any_text, risky_text))
 def test_placeholders_round_trip(text: str) -> None:
     shown = visible(text)

@@ -69,7 +69,7 @@ _key = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(keys=st.lists(_key, max_size=16, unique=True), width=st.integers(0, 200))
 @pytest.mark.parametrize("compact", [True, False])
 def test_fitting_keeps_a_prefix_that_fits_and_always_the_help(

@@ -88,7 +88,7 @@ class _Palace:
         self.notes = [_Note(i, name) for i, name in enumerate(names)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     names=st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=60),
     query=st.text(min_size=1, max_size=4),

@@ -39,7 +39,7 @@ PIECES = [*"ab c.\n\t", "\x1b[31m", "é", "[b]", "word"]
 texts = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(texts, texts)
 def test_word_diff_marks_exactly_the_words_one_side_lacks(left: str, right: str) -> None:
     """Both texts shown whole (escapes cleaned); the unmarked words are a common subsequence

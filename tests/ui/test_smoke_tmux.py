@@ -1,14 +1,20 @@
-"""Smoke test: the real `curator demo` in tmux; keys in, screen text out."""
+"""Smoke test: the real `curator demo` in tmux; keys in, screen text out. The tmux server is a
+private one (its own socket, `tmux -L`), stopped at the end: the user's tmux is never touched,
+not even when the tests run inside it."""
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
-import subprocess
 import sys
-import time
+import tempfile
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from tmux_review_lib import Tmux
 
 pytestmark = [
     pytest.mark.slow,
@@ -16,37 +22,34 @@ pytestmark = [
 ]
 
 
-def _tmux(*args: str) -> str:
-    done = subprocess.run(["tmux", *args], capture_output=True, text=True, check=True)
-    return done.stdout
-
-
-def _wait_for(session: str, text: str, timeout: float = 20.0) -> str:
-    end = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < end:
-        screen = _tmux("capture-pane", "-p", "-t", session)
-        if text in screen:
-            return screen
-        time.sleep(0.2)
-    raise AssertionError(f"{text!r} never appeared; screen was:\n{screen}")
-
-
-def test_demo_in_tmux(tmp_path: Path) -> None:
-    session = f"curator-smoke-{tmp_path.name}"
+def test_demo_in_tmux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # tmux keeps its sockets in $TMUX_TMPDIR/tmux-UID/ and, inside a tmux session, talks to
+    # the server $TMUX names: the default server's socket showing up here, or the user's
+    # server being reached, would be this test touching a tmux that is not its own. A short
+    # folder under /tmp: a socket's path holds at most 107 bytes.
+    sockets = Path(tempfile.mkdtemp(prefix="curator-tmux-"))
+    monkeypatch.setenv("TMUX_TMPDIR", str(sockets))
+    monkeypatch.delenv("TMUX", raising=False)
     repo = Path(__file__).resolve().parents[2]
-    cmd = f"cd {repo} && {sys.executable} -m curator demo --path {tmp_path / 'demo'}; sleep 5"
-    _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", cmd)
+    demo = [sys.executable, "-m", "curator", "demo", "--path", str(tmp_path / "demo")]
+    term = Tmux(f"curator-smoke-{os.getpid()}")
     try:
-        screen = _wait_for(session, "Inbox (8)")
+        term.start(f"cd {shlex.quote(str(repo))} && {shlex.join(demo)}; sleep 60")
+        mine = Path(term.tmux("display", "-p", "#{socket_path}").strip())
+        assert mine.parent.parent == sockets and mine.name == term.socket
+        screen = term.wait("Inbox (8)", timeout=60)
         assert "Duplicate candidates" in screen
-        assert "\x1b" not in screen
-        assert _tmux("display", "-p", "-t", session, "#{pane_title}").strip() != "pwned"
-        _tmux("send-keys", "-t", session, "2")
-        _wait_for(session, "Rooms")
-        _tmux("send-keys", "-t", session, "5")
-        _wait_for(session, "History")
-        _tmux("send-keys", "-t", session, "q")
-        _wait_for(session, "The demo palace is in")
+        assert "\x1b" not in screen and term.escapes_seen == []
+        assert term.tmux("display", "-p", "-t", "review", "#{pane_title}").strip() != "pwned"
+        term.keys("2")
+        term.wait("Rooms", timeout=30)
+        term.keys("5")
+        term.wait("History", timeout=30)
+        term.keys("q")
+        term.wait("The demo palace is in", timeout=30)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        term.close()
+        left = [p.name for p in sockets.rglob("*")]
+        shutil.rmtree(sockets, ignore_errors=True)
+    assert term.server.returncode is not None  # the private server stopped
+    assert left == [mine.parent.name]  # its socket gone, and no other server's there

@@ -37,6 +37,10 @@ class RowTable(DataTable[Any]):
     ]
 
     def on_resize(self, _event: Resize) -> None:
+        # DataTable's own handler (run before this one) only marks its cached rows stale, but
+        # the repaint at the new size has already drawn them as cached at the old width (the
+        # header of a table with no rows kept its old shading): draw them again.
+        self.refresh()
         # a pane beside the table grew (a detail filled in late): the cursor row stays in view
         self.call_after_refresh(self.keep_cursor_in_view)
 
