@@ -379,6 +379,19 @@ def test_a_draft_dropped_or_edited_in_the_ignored_inbox_is_seen(
     _current(root)
 
 
+def test_a_draft_deleted_from_the_ignored_inbox_is_seen(vouched: Path, walks: list[bool]) -> None:
+    """A draft gone from the drafts folder, which git's status cannot vouch for: the record
+    holds one draft more than the folder, so the plan walks the files and no such draft is
+    planned from."""
+    from curator.search.cold import indexed_palace
+
+    (vouched / "inbox/future-draft.md").unlink()
+    found = indexed_palace(vouched, snapshot=True, committed=True)
+    assert found is not None and "inbox/future-draft.md" not in found[0].files
+    assert DRAFT in found[0].files
+    assert True in walks
+
+
 def test_a_note_git_ignores_is_seen(vouched: Path, run_cli: RunCli) -> None:
     """A note .gitignore hides from git's status as untracked (a pattern added by hand)
     is still shown as ignored, and a load reads it: the plan sees it."""
