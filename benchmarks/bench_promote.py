@@ -239,7 +239,10 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
     root = palace.resolve()
     loaded = Palace.open(root)
     drafts = []
-    for draft in sorted(d.rel for d in loaded.drafts):
+    # a draft git still tracks (committed before the drafts were ignored) is left out: its
+    # new description (`_described_anew`) would leave it changed, which a promote refuses
+    tracked = set(_git(root, "ls-files", "-z", "--", loaded.inbox).split("\0"))
+    for draft in sorted(d.rel for d in loaded.drafts if d.rel not in tracked):
         try:
             plan_promote(loaded, draft)
         except CuratorError:
