@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import functools
 import importlib.util
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
@@ -38,6 +39,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         compileall.compile_dir(SAMPLE.parent / "curator", quiet=1)
         cache_rewritten_asserts(config)
+    share_cli_parser()
+
+
+def share_cli_parser() -> None:
+    """`curator.cli.main` builds the parser of every command on each call (~15 ms of CPU), once
+    per process in real use; the tests run main() in their own process over a thousand times
+    a run (run_cli, run_main), so each process builds it once and main() parses with that.
+    A parse leaves nothing on the parser: argparse makes a new namespace every time, and
+    `Parser.wants_json` is set by each call. `python -m curator` still builds its own."""
+    import curator.cli
+
+    curator.cli.build_parser = functools.cache(curator.cli.build_parser)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
