@@ -1,24 +1,39 @@
 """Promote at N notes, a whole `curator promote DRAFT --yes` process (plan, INDEX.md, commit,
-index sync), against its floor run alternately with it on the same palace: a process applying
-the same kind of change with `git apply --index` and `git commit`, then embedding the note
-once and upserting one row into the palace's LanceDB table (the libraries alone doing the job).
+index sync), against its floor run alternately with it: a process applying curator's own
+promote commit (`git diff --binary HEAD~1 HEAD` of it: the note added and INDEX.md's room
+section gaining its line) with `git apply --index` and `git commit`, then embedding the note
+once and upserting one row into a copy of the palace's LanceDB table (the libraries alone
+doing the same job).
 
     python benchmarks/bench_promote.py --palace P --notes N [--rounds 6] [--hog]
 
 Prints median and p95 of each, the ratio, each side's largest peak memory and the load. The
 first promote is a warm-up (it renders INDEX.md in full; the next ones re-render the rooms
-they touch); the floor's commit is dropped after each round, untimed, so INDEX.md keeps
-listing every note the palace holds.
+they touch).
+
+The floor commits in a copy of the palace (`floor_palace`: `cp -a`, made untimed once), put
+back untimed before each floor run at a commit holding the very tree curator promoted from:
+its git index and working tree are the palace's size, and nothing the floor does reaches
+the palace curator uses (its next action would find files and index rows its record knew
+nothing of, and reconcile). The copy has its own objects, so the floor writes INDEX.md's new
+blob as curator's commit did, never finding curator's. Each round's draft gets a description
+of its own first (untimed): a draft promoted by an earlier run made the same INDEX.md again,
+whose blob git found stored and did not compress again (~0.27 s of CPU at 100k notes), a
+cost every real promote pays.
+
+The old floor is measured too, labelled as such: a patch adding one new note only (no
+INDEX.md), in the same copy.
 
 Each round then undoes its promote, `curator undo --yes` (a whole process), against its floor:
 `git revert` of the undo's own commit (the same files back again) and the index following it
-with one embed, one upsert and one delete; the floor's revert is dropped untimed. The floor
-writes a copy of the palace's table (`floor_table`), never the palace's own index."""
+with one embed, one upsert and one delete; the floor's revert is dropped untimed. The floors
+write a copy of the palace's table (`floor_table`), never the palace's own index."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -148,6 +163,47 @@ def _floor_patch(root: Path, i: int, text: str) -> tuple[str, str]:
     return str(path), rel
 
 
+def floor_palace(root: Path) -> tuple[Path, str]:
+    """(a copy of the palace for the promote floor to commit in, the commit it starts at), made
+    untimed once: `cp -a`, then git's index refreshed (the copy's files have their own inodes
+    and change times, which git's index compares). Its own objects: the floor stores
+    INDEX.md's new blob itself, as curator's commit did."""
+    copy = root.parent / f".floor-palace-{root.name}"
+    shutil.rmtree(copy, ignore_errors=True)
+    subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    shutil.rmtree(copy / ".curator", ignore_errors=True)  # curator's state: the floor has none
+    _git(copy, "reset", "-q", "--hard", "HEAD")
+    return copy, _git(copy, "rev-parse", "HEAD").strip()
+
+
+def _floor_at(copy: Path, base: str, root: Path) -> None:
+    """The floor's copy put back (untimed) at `base`, which must hold the tree curator's
+    promote started from (HEAD~1 of the palace): an undo gives back the same tree."""
+    _git(copy, "reset", "-q", "--hard", base)
+    want = _git(root, "rev-parse", "HEAD~1^{tree}")
+    if _git(copy, "rev-parse", "HEAD^{tree}") != want:
+        raise SystemExit("the palace's tree before the promote is not the floor copy's")
+
+
+def _promoted_patch(root: Path, i: int) -> str:
+    """curator's promote commit (HEAD) as a patch for `git apply --index` (made untimed)."""
+    path = root.parent / f".promoted-{i}.patch"
+    path.write_text(_git(root, "diff", "--binary", "--no-renames", "HEAD~1", "HEAD"))
+    return str(path)
+
+
+def _described_anew(root: Path, draft: str) -> None:
+    """The draft's description given a mark of this run (untimed): INDEX.md's line, and so its
+    blob, is one no earlier run made (an earlier run's undo put the draft back as it was)."""
+    path = root / draft
+    text = path.read_text()
+    mark = f" (pass {time.time_ns() // 1_000_000 % 100_000_000})"
+    described = re.sub(r"(?m)^(description: .*?)(?: \(pass \d+\))?$", rf"\1{mark}", text, count=1)
+    if described == text:
+        raise SystemExit(f"{draft} has no description line to mark")
+    path.write_text(described)
+
+
 def floor_table(root: Path) -> str:
     """A copy of the palace's index for the floor to write (made untimed, once): the floor's
     upserts and deletes never reach the palace's own index, whose files the untimed reset after
@@ -194,16 +250,19 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
     sample = (root / drafts[0]).read_text()
     del loaded
     floor_index = floor_table(root)
+    copy, base = floor_palace(root)
     env_py = [sys.executable, "-c"]
     curator: list[float] = []
     floor: list[float] = []
+    floor_note: list[float] = []  # the old floor: one new note only
     unfrozen: list[float] = []  # promotes with CURATOR_NO_TUNING=freeze, every other round
     undo: list[float] = []
     undo_floor: list[float] = []
-    peaks = {"curator": 0.0, "floor": 0.0, "undo": 0.0, "undo_floor": 0.0}
+    peaks = {"curator": 0.0, "floor": 0.0, "floor_note": 0.0, "undo": 0.0, "undo_floor": 0.0}
     load = [os.getloadavg()[0]]
     for i, draft in enumerate(drafts[: rounds + 1]):
         frozen = i % 2 == 0  # round 0 (the warm-up) with the freeze
+        _described_anew(root, draft)
         took, peak = _run(
             [*env_py, _CURATOR, "--palace", str(root), "promote", draft, "--yes"],
             "promote" if frozen else "unfrozen",
@@ -212,9 +271,12 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
         added = ("diff", "--name-only", "--no-renames", "--diff-filter=A", "HEAD~1", "HEAD")
         promoted = _git(root, *added)
         note = next(p for p in promoted.split() if p.startswith("notes/"))
-        patch, rel = _floor_patch(root, i, sample)
-        f_took, f_peak = _run([*env_py, _FLOOR, str(root), patch, rel, floor_index], "floor")
-        _git(root, "reset", "-q", "--keep", "HEAD~1")  # untimed: INDEX.md lists what is there
+        patch = _promoted_patch(root, i)
+        _floor_at(copy, base, root)
+        f_took, f_peak = _run([*env_py, _FLOOR, str(copy), patch, note, floor_index], "floor")
+        _floor_at(copy, base, root)
+        patch, rel = _floor_patch(copy, i, sample)
+        n_took, n_peak = _run([*env_py, _FLOOR, str(copy), patch, rel, floor_index], "floor_note")
         u_took, u_peak = _run([*env_py, _CURATOR, "--palace", str(root), "undo", "--yes"], "undo")
         uf_took, uf_peak = _run(
             [*env_py, _FLOOR_UNDO, str(root), note, draft, floor_index], "undo_floor"
@@ -224,27 +286,42 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
             continue  # warm-up: page cache, the palace cache, the first full INDEX.md
         (curator if frozen else unfrozen).append(took)
         floor.append(f_took)
+        floor_note.append(n_took)
         undo.append(u_took)
         undo_floor.append(uf_took)
         for key, value in (
             ("curator", peak),
             ("floor", f_peak),
+            ("floor_note", n_peak),
             ("undo", u_peak),
             ("undo_floor", uf_peak),
         ):
             peaks[key] = max(peaks[key], value)
     load.append(os.getloadavg()[0])
     shutil.rmtree(floor_index, ignore_errors=True)
+    shutil.rmtree(copy, ignore_errors=True)
+    loads = f"load {load[0]:.1f} then {load[1]:.1f}"
     return [
         floor_row(
             "writer",
             f"promote, whole process ({notes:,} notes)",
             curator,
             floor,
-            "git apply --index + git commit + one embed + one LanceDB upsert (process)",
+            "curator's promote commit by git apply --index + git commit, one embed + one "
+            "LanceDB upsert (process)",
             f"{_cpu('promote', 'floor')}; "
-            f"peak {peaks['curator']:.0f} MB against the floor's {peaks['floor']:.0f} MB; "
-            f"load {load[0]:.1f} then {load[1]:.1f}",
+            f"peak {peaks['curator']:.0f} MB against the floor's {peaks['floor']:.0f} MB; {loads}",
+        ),
+        floor_row(
+            "writer",
+            f"promote against the old floor, one new note only ({notes:,} notes)",
+            curator,
+            floor_note,
+            "a patch adding one note (no INDEX.md) by git apply --index + git commit, one "
+            "embed + one LanceDB upsert (process)",
+            f"{_cpu('promote', 'floor_note')}; "
+            f"peak {peaks['curator']:.0f} MB against the floor's {peaks['floor_note']:.0f} MB; "
+            f"{loads}",
         ),
         floor_row(
             "writer",
@@ -252,7 +329,7 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
             unfrozen,
             floor,
             "as the promote row, every other round",
-            f"{_cpu('unfrozen', 'floor')}; load {load[0]:.1f} then {load[1]:.1f}",
+            f"{_cpu('unfrozen', 'floor')}; {loads}",
         ),
         floor_row(
             "writer",
@@ -260,9 +337,8 @@ def run(palace: Path, notes: int, rounds: int = 6) -> list[Row]:
             undo,
             undo_floor,
             "git revert + one embed + one LanceDB upsert + one delete (process)",
-            f"{_cpu('undo', 'undo_floor')}; "
-            f"peak {peaks['undo']:.0f} MB against the floor's {peaks['undo_floor']:.0f} MB; "
-            f"load {load[0]:.1f} then {load[1]:.1f}",
+            f"{_cpu('undo', 'undo_floor')}; peak {peaks['undo']:.0f} MB against the "
+            f"floor's {peaks['undo_floor']:.0f} MB; {loads}",
         ),
     ]
 

@@ -379,6 +379,19 @@ def test_a_draft_dropped_or_edited_in_the_ignored_inbox_is_seen(
     _current(root)
 
 
+def test_a_draft_deleted_from_the_ignored_inbox_is_seen(vouched: Path, walks: list[bool]) -> None:
+    """A draft gone from the drafts folder, which git's status cannot vouch for: the record
+    holds one draft more than the folder, so the plan walks the files and no such draft is
+    planned from."""
+    from curator.search.cold import indexed_palace
+
+    (vouched / "inbox/future-draft.md").unlink()
+    found = indexed_palace(vouched, snapshot=True, committed=True)
+    assert found is not None and "inbox/future-draft.md" not in found[0].files
+    assert DRAFT in found[0].files
+    assert True in walks
+
+
 def test_a_note_git_ignores_is_seen(vouched: Path, run_cli: RunCli) -> None:
     """A note .gitignore hides from git's status as untracked (a pattern added by hand)
     is still shown as ignored, and a load reads it: the plan sees it."""
@@ -460,3 +473,25 @@ def test_a_draft_named_by_no_path_of_the_palace_is_looked_for_in_the_loaded_pala
     assert code == 2 and "no draft matches 'inbox/gone.md'" in err, err
     code, out, err = run_cli("--palace", root, "promote", "zebu-draft", "--dry-run")
     assert code == 0 and "notes/project/zebu-ledger-rule.md" in out, err
+
+
+SEARCH_MODULES = """
+import sys
+from curator.cli import main
+
+code = main(sys.argv[1:])
+print(sorted(m for m in sys.modules if m.startswith("curator.search.")))
+sys.exit(code)
+"""
+
+
+def test_a_promote_and_its_index_following_import_no_ranking(root: Path) -> None:
+    """A promote planned from the rows, and the index following its commit, import none of
+    the modules that rank a search's candidates: nothing there scores or serves a note."""
+    argv = [sys.executable, "-c", SEARCH_MODULES, "--palace", str(root), "promote", DRAFT]
+    proc = subprocess.run([*argv, "--yes"], capture_output=True, text=True, input="")
+    assert proc.returncode == 0, proc.stderr
+    loaded = proc.stdout.splitlines()[-1]
+    assert "curator.search.cold" in loaded and "curator.search.writes" in loaded, loaded
+    for module in ("searcher", "ranking", "candidates", "values"):
+        assert f"curator.search.{module}'" not in loaded

@@ -100,13 +100,17 @@ def serve(root: Path) -> int:
         with contextlib.suppress(Exception):
             memory.palace  # noqa: B018 - the palace first: prompts are answered from it meanwhile
             memory.searcher  # noqa: B018 - then the index, not on the first prompt
-        settled = settle(memory, None)
+
+        def busy() -> bool:  # a request came: the searcher's `prepare` waits for quiet
+            return quiet.seconds() <= SETTLE_IDLE
+
+        settled = settle(memory, None, busy)
         # a palace removed (a scratch copy deleted) ends its server, not half an hour later
         while quiet.seconds() < IDLE_SECONDS and path.exists() and root.is_dir():
             if stopping.wait(1.0):
                 break
             if quiet.seconds() > SETTLE_IDLE:  # a reload's collection waits for quiet
-                settled = settle(memory, settled)
+                settled = settle(memory, settled, busy)
     finally:
         server.shutdown()
         memory.close()

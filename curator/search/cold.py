@@ -24,6 +24,7 @@ type, the slugs and names links resolve by.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -51,7 +52,6 @@ from curator.search.index import (
     open_index_at,
     read_synced,
 )
-from curator.search.searcher import Searcher
 from curator.search.state import STATE_FILE, EmptyIndexRefused, IndexState
 from curator.search.store import IndexStore
 from curator.search.words import recorded_corpus
@@ -59,6 +59,8 @@ from curator.writer.committed import Proof, notes_committed
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from curator.search.searcher import Searcher
 
 # What a query needs of every row: its note's kind, names, and the fields the filter reads.
 COLUMNS = (
@@ -90,6 +92,10 @@ def cold_searcher(root: Path) -> Searcher | None:
     found = indexed_palace(root, COLUMNS, committed=True)
     if found is None:
         return None
+    # here, not at the top: a plan reads its palace from the index too (`indexed_palace`) and
+    # needs none of the ranking a search brings in
+    from curator.search.searcher import Searcher
+
     palace, store = found
     config = palace.config
     # the rows the gate hides: the visibility filter's SQL, negated (the one rule, as a query)
@@ -198,10 +204,41 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+class _Kinds(Mapping[str, Kind]):
+    """Each file's kind by rel: a row's found by bisection in the rows' paths (in path order,
+    as `IndexStore.columns` gives them: no table of every rel is made for the few a plan
+    asks after), the files with no row (their header did not parse) in `others`."""
+
+    def __init__(self, paths: list[str], kinds: list[str | None], others: dict[str, Kind]) -> None:
+        self._paths = paths
+        self._kinds = kinds
+        self._others = {rel: kind for rel, kind in others.items() if self._row(rel) is None}
+
+    def _row(self, rel: str) -> int | None:
+        at = bisect.bisect_left(self._paths, rel)
+        return at if at < len(self._paths) and self._paths[at] == rel else None
+
+    def __getitem__(self, rel: str) -> Kind:
+        at = self._row(rel)
+        if at is None:
+            return self._others[rel]
+        return "draft" if self._kinds[at] == "draft" else "note"
+
+    def __contains__(self, rel: object) -> bool:
+        return isinstance(rel, str) and (rel in self._others or self._row(rel) is not None)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._paths
+        yield from self._others
+
+    def __len__(self) -> int:
+        return len(self._paths) + len(self._others)
+
+
 class _Files(Mapping[str, Note]):
     """The palace's notes and drafts by rel, each read from its file when first asked for."""
 
-    def __init__(self, root: Path, kinds: dict[str, Kind], config: Config) -> None:
+    def __init__(self, root: Path, kinds: Mapping[str, Kind], config: Config) -> None:
         self._root = root
         self._kinds = kinds
         self._config = config
@@ -226,7 +263,7 @@ class _Files(Mapping[str, Note]):
         return len(self._kinds)
 
     @property
-    def kinds(self) -> dict[str, Kind]:
+    def kinds(self) -> Mapping[str, Kind]:
         return self._kinds
 
     @property
@@ -286,6 +323,72 @@ class _Table(dict[str, Sequence[Note]]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._one
+
+
+class _ByName(Mapping[str, Sequence[Note]]):
+    """The rows' notes by `name_key`, each key's found when it is asked for: a plan asks
+    after one or two names, and the key of every row's name (100k at 100k notes) cost more
+    than the rest of its lookups. The rows that may hold a key are picked out in Arrow's C
+    (`_maybe_named`), and `name_key` decides among those alone."""
+
+    def __init__(self, palace: IndexedPalace) -> None:
+        self._palace = palace
+        self._found: dict[str, list[str]] = {}
+        # (the names whose key may be other than their ASCII lower case, every name in
+        # ASCII lower case), made when a key is first asked for
+        self._cased: tuple[pa.ChunkedArray, pa.ChunkedArray] | None = None
+
+    def _rels(self, key: str) -> list[str]:
+        rels = self._found.get(key)
+        if rels is None:
+            palace = self._palace
+            names = palace._table.column("name")
+            paths, kinds = palace._columns["path"], palace._columns["kind"]
+            rels = self._found[key] = [
+                paths[i]
+                for i in self._maybe_named(key)
+                if kinds[i] == "note" and name_key(str(names[i].as_py() or "")) == key
+            ]
+        return rels
+
+    def _maybe_named(self, key: str) -> list[int]:
+        """The rows whose name may have `key`: a name of printable ASCII with one space
+        between words and none around them has its ASCII lower case as its key (the space is
+        the one whitespace there, and case folds as ASCII lowers), so it may only when that
+        is `key`; any other name (a character beyond, a run of spaces) may."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if self._cased is None:
+            names = pc.fill_null(self._palace._table.column("name"), "")
+            spaced = pc.or_(pc.starts_with(names, " "), pc.ends_with(names, " "))
+            spaced = pc.or_(spaced, pc.match_substring(names, "  "))
+            self._cased = (
+                pc.or_(pc.invert(pc.ascii_is_printable(names)), spaced),
+                pc.ascii_lower(names),
+            )
+        other, lowered = self._cased
+        maybe = pc.or_(other, pc.equal(lowered, pa.scalar(key, lowered.type)))
+        return pc.indices_nonzero(maybe).to_pylist()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        rels = self._rels(key)
+        return _Named(self._palace.files, rels) if rels else default
+
+    def __getitem__(self, key: str) -> Sequence[Note]:
+        rels = self._rels(key)
+        if not rels:
+            raise KeyError(key)
+        return _Named(self._palace.files, rels)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and bool(self._rels(key))
+
+    def __iter__(self) -> Iterator[str]:
+        raise NeedsPalace("the rows' names are looked up one key at a time")
+
+    def __len__(self) -> int:
+        raise NeedsPalace("the rows' names are looked up one key at a time")
 
 
 def _slug(note: Note) -> str:
@@ -376,24 +479,18 @@ class IndexedPalace(Palace):
         signature: str,
     ) -> None:
         super().__init__(root, config, [], [], layout=layout_rules.layout_of(config))
-        # the columns every note is looked up by as lists; the others read a row at a time
-        whole = {c: columns.column(c).to_pylist() for c in ("path", "kind", "slug", "name")}
+        # the columns every file is looked up by as lists; the slugs and names made lists when
+        # first needed (a plan asks after one name: `_ByName`), the others read a row at a time
+        whole = {c: columns.column(c).to_pylist() for c in ("path", "kind")}
         self._columns = whole
         self._table = columns
-        paths: list[str] = whole["path"]
-        kinds: dict[str, Kind] = {
-            rel: "draft" if kind == "draft" else "note"
-            for rel, kind in zip(paths, whole["kind"], strict=True)
-        }
-        for rel in unparsed:
-            kinds.setdefault(rel, kind_of(rel, config.inbox) or "note")
-        self.files = _Files(root, kinds, config)
+        others = {rel: kind_of(rel, config.inbox) or "note" for rel in unparsed}
+        self.files = _Files(root, _Kinds(whole["path"], whole["kind"], others), config)
         self.by_rel = self.files  # type: ignore[assignment]
         self.index_signature = signature
         self.unparsed = frozenset(unparsed)
         self._unparsed = unparsed
-        names = [str(n or "") for n in whole["name"]]
-        self.index_names = (paths, names, self._row)
+        self._names: list[str] | None = None  # every row's name as a string (`index_names`)
 
         self._root = self
         self._gone: frozenset[str] = frozenset()  # rels of the rows' notes changed or removed
@@ -445,6 +542,23 @@ class IndexedPalace(Palace):
             self._sum = (count - out[0] + into[0], (total - out[1] + into[1]) % (1 << 128))
         return self._sum
 
+    def _listed(self, column: str) -> list[Any]:
+        """Every row's `column` as a list, made when first asked for."""
+        root = self._root
+        found = root._columns.get(column)
+        if found is None:
+            found = root._columns[column] = root._table.column(column).to_pylist()
+        return found
+
+    @property
+    def index_names(self) -> tuple[list[str], list[str], Callable[[int], dict[str, Any]]]:
+        """(every row's path, its name as a string, the row at a position): what names
+        matched as you type are read from (`curator.search.names`)."""
+        root = self._root
+        if root._names is None:
+            root._names = [str(n or "") for n in root._listed("name")]
+        return root._columns["path"], root._names, root._row
+
     def _row(self, i: int) -> dict[str, Any]:
         """The `i`th row (in path order) as a filter reads it."""
         return {c: self._table.column(c)[i].as_py() for c in self._table.column_names}
@@ -484,7 +598,7 @@ class IndexedPalace(Palace):
             return self._over(self._root._by_slug, _slug)
         if self.lookups.slugs is None:
             notes = self._notes_only()
-            slugs = self._columns["slug"]
+            slugs = self._listed("slug")
             keys = [str(slugs[i]).casefold() for i in notes]
             rels = [self._columns["path"][i] for i in notes]
             # the unparsed notes have no row, but a slug (their file name) all the same
@@ -499,10 +613,7 @@ class IndexedPalace(Palace):
         if self._root is not self:
             return self._over(self._root._by_name, _name)
         if self.lookups.names is None:
-            notes = self._notes_only()
-            names = self.index_names[1]  # every row's name as a string
-            keys = list(map(name_key, map(names.__getitem__, notes)))
-            self.lookups.names = _Table(self.files, keys, [self._columns["path"][i] for i in notes])
+            self.lookups.names = _ByName(self)
         return self.lookups.names
 
     def _notes_only(self) -> list[int]:
