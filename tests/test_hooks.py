@@ -570,6 +570,20 @@ def test_the_warm_server_ends_when_its_palace_is_removed(root: Path) -> None:
         assert not sock.exists(), "the server left its socket behind"
 
 
+def test_the_warm_server_ends_when_its_palace_comes_back_as_a_bare_folder(root: Path) -> None:
+    """A palace removed while its server still builds the index can come back as a bare
+    folder (the build's late write makes its path again): that folder is not the palace, and
+    the server ends as it would for the palace gone."""
+    with warm_server(root) as server:
+        deadline = time.monotonic() + 60
+        while root.exists():
+            assert time.monotonic() < deadline, "the palace could not be removed"
+            shutil.rmtree(root, ignore_errors=True)
+        (root / ".curator").mkdir(parents=True)  # as a late write of the index makes it
+        server.wait(60)  # raises when it still serves
+        assert not warm.socket_path(root).exists(), "the server left its socket behind"
+
+
 def test_the_first_prompt_answers_without_the_index_and_starts_the_warm_server(
     root: Path,
 ) -> None:

@@ -157,10 +157,14 @@ def test_a_palace_replaced_while_preparing_is_followed_not_mixed(indexed_palace:
     from curator.search.ranking import Row
 
     class SyncedMeanwhile(Searcher):
-        synced = False
+        preparing = synced = False
+
+        def prepare(self, *args: Any, **kwargs: Any) -> int:
+            self.preparing = True
+            return super().prepare(*args, **kwargs)
 
         def _held_row(self, *args: Any, **kwargs: Any) -> Row:
-            if not self.synced and self.prepared is not None:
+            if self.preparing and not self.synced:
                 self.synced = True
                 self.sync_meanwhile()
             return super()._held_row(*args, **kwargs)
@@ -180,3 +184,25 @@ def test_a_palace_replaced_while_preparing_is_followed_not_mixed(indexed_palace:
     fresh = Searcher(Palace.open(indexed_palace), sync=False)
     assert answers(s) == answers(fresh)
     assert [h.path for h in s.search("zeppelin")] == ["notes/project/celery-queues-and-routing.md"]
+
+
+def test_a_request_stops_prepare_which_goes_on_where_it_stopped(
+    indexed_palace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's `prepare` asks between batches of notes whether a request came: it stops
+    there (the palace not yet `prepared`, so the next quiet moment calls it again), and the
+    next call reads only the notes left."""
+    expected = answers(Searcher(Palace.open(indexed_palace)))
+    monkeypatch.setattr(ranking, "PREPARE_BATCH", 8)
+    s = Searcher(Palace.open(indexed_palace))
+    total = len([n for n in s.palace.all() if n.ok])
+    asked: list[bool] = []
+
+    def busy() -> bool:  # a request comes once two batches are read
+        asked.append(True)
+        return len(asked) > 2
+
+    first = s.prepare(busy)
+    assert 0 < first <= 16 and s.prepared is None
+    assert s.prepare() == total - first and s.prepared is s.palace
+    assert answers(s) == expected

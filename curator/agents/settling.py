@@ -10,6 +10,7 @@ import gc
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,9 +23,12 @@ __all__ = ["SETTLE_IDLE", "Quiet", "keep_settled", "settle", "settle_palace"]
 SETTLE_IDLE = 5.0  # seconds without a request before a reloaded palace is settled
 
 
-def settle(memory: Memory, settled: weakref.ref[Palace] | None) -> weakref.ref[Palace] | None:
-    """`settle_palace` of the server's palace once it is loaded (again after a reload). The
-    palace settled, held weakly."""
+def settle(
+    memory: Memory, settled: weakref.ref[Palace] | None, busy: Callable[[], bool] | None = None
+) -> weakref.ref[Palace] | None:
+    """`settle_palace` of the server's palace once it is loaded (again after a reload, and
+    until its searcher is prepared: `busy` says when a request came meanwhile). The palace
+    settled, held weakly."""
     palace = memory.session.loaded
     if palace is None:
         return settled
@@ -32,11 +36,13 @@ def settle(memory: Memory, settled: weakref.ref[Palace] | None) -> weakref.ref[P
     done = settled is not None and settled() is palace
     if done and (searcher is None or searcher.prepared is palace):
         return settled  # settled, and no searcher in step with it opened since
-    settle_palace(palace, searcher)
+    settle_palace(palace, searcher, busy)
     return weakref.ref(palace)
 
 
-def settle_palace(palace: Palace, searcher: Ranker | None = None) -> None:
+def settle_palace(
+    palace: Palace, searcher: Ranker | None = None, busy: Callable[[], bool] | None = None
+) -> None:
     """The palace lets go of its notes' text and the searcher over it (when one is in step
     with it) works out what ranking reads of each note (`Ranker.prepare`: a question's
     candidates are then looked up, not read), then what the process holds is frozen out of
@@ -47,7 +53,7 @@ def settle_palace(palace: Palace, searcher: Ranker | None = None) -> None:
 
     palace.let_go_of_texts()
     if searcher is not None and searcher.palace is palace:
-        searcher.prepare()
+        searcher.prepare(busy)
     let_go()
     if tuned("freeze"):
         gc.freeze()
@@ -75,4 +81,4 @@ def keep_settled(
     settled: weakref.ref[Palace] | None = None
     while not stop.wait(min(1.0, idle or 0.05)):
         if quiet.seconds() >= idle:
-            settled = settle(memory, settled)
+            settled = settle(memory, settled, lambda: quiet.seconds() < idle)

@@ -21,6 +21,23 @@ from curator.agents.warm import IDLE_SECONDS, MAX_LINE, bind, pid_path, socket_p
 STOP_WAIT = 2.0  # at most this long a Stop waits for the turn marks before it (budget 3 s)
 
 
+def palace_mark(root: Path) -> tuple[tuple[int, int], ...] | None:
+    """Which folder `root` is: the (device, inode) of it and of its `.git` when it has one;
+    None once it is gone. A palace removed while its server was still building the index
+    can come back as a bare folder (the build's late write makes its path again): that is
+    not the palace the server serves, and its mark differs."""
+    marks = []
+    for path in (root, root / ".git"):
+        try:
+            stat = path.stat()
+        except OSError:
+            if path == root:
+                return None
+            continue
+        marks.append((stat.st_dev, stat.st_ino))
+    return tuple(marks)
+
+
 class Deferred:
     """The work answers leave for after their reply is sent (`hooks.answer`'s `later`), and
     a wait for it: a Stop compares the project with the state its prompt marked."""
@@ -55,6 +72,10 @@ def serve(root: Path) -> int:
     """Serve hook requests for `root` until idle for IDLE_SECONDS."""
     import signal
 
+    # marked before it listens, so a palace removed once its socket is there is seen gone
+    served = palace_mark(root)
+    if served is None:
+        return 0
     path = socket_path(root)
     listener = bind(path)
     if listener is None:
@@ -100,13 +121,17 @@ def serve(root: Path) -> int:
         with contextlib.suppress(Exception):
             memory.palace  # noqa: B018 - the palace first: prompts are answered from it meanwhile
             memory.searcher  # noqa: B018 - then the index, not on the first prompt
-        settled = settle(memory, None)
+
+        def busy() -> bool:  # a request came: the searcher's `prepare` waits for quiet
+            return quiet.seconds() <= SETTLE_IDLE
+
+        settled = settle(memory, None, busy)
         # a palace removed (a scratch copy deleted) ends its server, not half an hour later
-        while quiet.seconds() < IDLE_SECONDS and path.exists() and root.is_dir():
+        while quiet.seconds() < IDLE_SECONDS and path.exists() and palace_mark(root) == served:
             if stopping.wait(1.0):
                 break
             if quiet.seconds() > SETTLE_IDLE:  # a reload's collection waits for quiet
-                settled = settle(memory, settled)
+                settled = settle(memory, settled, busy)
     finally:
         server.shutdown()
         memory.close()

@@ -294,7 +294,7 @@ class Ranker:
             found = _hold(self._doc_rows, path, note, doc_row(self.palace, note, body=False))
         return found
 
-    def prepare(self) -> int:
+    def prepare(self, busy: Callable[[], bool] | None = None) -> int:
         """What ranking reads of a candidate, worked out ahead for every note of the palace it
         does not hold yet (a long-lived server does this while quiet: `curator.agents.settling`):
         its row (`_doc_row`), its vector and field terms as its index row keeps them (what
@@ -304,23 +304,33 @@ class Ranker:
         written from other bytes is left to the query (which reads its text). Only for a
         palace whose notes fit the caches (NOTE_WORD_CACHE) and whose words fit the word
         matrix: held for every note of a larger one, they would not fit a server's memory,
-        and its candidates are read per query as before. Returns how many notes it read."""
+        and its candidates are read per query as before. `busy` is asked before each batch of
+        notes: when a request came, it stops, and the next call goes on with the notes left
+        (`prepared` names the palace only once it is done). Returns how many notes it read."""
         palace = self.palace  # what it reads is held for its notes, if replaced meanwhile
-        self._prepared = weakref.ref(palace)
+        done, read = self._read_ahead(palace, busy or (lambda: False))
+        if done:
+            self._prepared = weakref.ref(palace)
+        return read
+
+    def _read_ahead(self, palace: Palace, busy: Callable[[], bool]) -> tuple[bool, int]:
+        """`prepare`'s work: whether it finished, and how many notes it read."""
         store = self.source.store
         notes = [n for n in palace.all() if n.ok]
         if store is None or self.source.embedder is None or len(notes) > NOTE_WORD_CACHE:
-            return 0
+            return True, 0
         self._let_go_of_others()
         fresh = [n for n in notes if not self._has_read(n.rel) or self._held_vector(n.rel) is None]
-        if not fresh:
-            return 0
+        if not fresh or busy():
+            return not fresh, 0
         import pyarrow as pa
 
         wanted = {n.rel: n for n in fresh}
         table = store.columns(("path", "content_hash", *FEATURES, "vector"))
         read = 0
-        for batch in table.to_batches(PREPARE_BATCH):  # a batch at a time: rows, words
+        for i, batch in enumerate(table.to_batches(PREPARE_BATCH)):  # rows, words: a batch
+            if i and busy():  # at a time, a request waiting no longer than one batch
+                return False, read
             ready: list[str] = []
             for row in rows_of(pa.Table.from_batches([batch])):
                 path = str(row["path"])
@@ -338,7 +348,7 @@ class Ranker:
                 if len(self._word_row) + len(words - self._word_row.keys()) <= WORD_VECTOR_CACHE:
                     self._note_word_rows(ready, rows)  # else left to the queries
             read += len(ready)
-        return read
+        return True, read
 
     @property
     def prepared(self) -> Palace | None:
