@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from palacehelpers import MakePalace, RunCli
 
 from curator.model.palace import Palace
@@ -121,3 +123,24 @@ def test_every_file_is_of_the_kind_the_loaded_palace_reads(root: Path) -> None:
     assert "notes/project/other-7.md" in indexed.files and "notes/nothing.md" not in indexed.files
     with pytest.raises(KeyError):
         indexed.files["notes/project/other-70.md"]
+
+
+# names as headers may hold them: ASCII (spaces and case above all), the whitespace str.split
+# takes, and characters whose case folds beyond ASCII
+_NAME_CHARS = st.sampled_from(
+    [*"aZ q.-_", "  ", "\t", "\x1f", "\x0b", "\u00a0", "\u2003", "\u212a", "\u00df", "\ufb01"]
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(_NAME_CHARS).map("".join)), min_size=1))
+def test_name_cues_keep_every_row_holding_a_key(names: list[str | None]) -> None:
+    """`NameCues.rows(key)` holds every row whose name has `key`: the cue may keep others,
+    never lose one (a promote would miss a name already taken)."""
+    import pyarrow as pa
+
+    from curator.model.schema import name_key
+
+    cues = cold.NameCues(pa.chunked_array([pa.array(names, pa.string())]))
+    for i, name in enumerate(names):
+        assert i in cues.rows(name_key(name or "")), (name, name_key(name or ""))

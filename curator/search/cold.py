@@ -325,51 +325,57 @@ class _Table(dict[str, Sequence[Note]]):
         return key in self._one
 
 
+class NameCues:
+    """Which rows of a column of names may have a given `name_key`, picked out in Arrow's C
+    so that `name_key` runs on those alone: a name of printable ASCII with one space between
+    words and none around them has its ASCII lower case as its key (the space is the one
+    whitespace there, and case folds as ASCII lowers), so it may have only that key; any
+    other name (a character beyond, a run of spaces, a tab) may have any. A missing name is
+    read as ''."""
+
+    def __init__(self, names: pa.ChunkedArray | pa.Array) -> None:
+        import pyarrow.compute as pc
+
+        names = pc.fill_null(names, "")
+        spaced = pc.or_(pc.starts_with(names, " "), pc.ends_with(names, " "))
+        spaced = pc.or_(spaced, pc.match_substring(names, "  "))
+        self._other = pc.or_(pc.invert(pc.ascii_is_printable(names)), spaced)
+        self._lowered = pc.ascii_lower(names)
+
+    def rows(self, key: str) -> list[int]:
+        """The rows whose name may have `key` (every row that has it, and maybe others)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        maybe = pc.or_(self._other, pc.equal(self._lowered, pa.scalar(key, self._lowered.type)))
+        return pc.indices_nonzero(maybe).to_pylist()
+
+
 class _ByName(Mapping[str, Sequence[Note]]):
     """The rows' notes by `name_key`, each key's found when it is asked for: a plan asks
     after one or two names, and the key of every row's name (100k at 100k notes) cost more
-    than the rest of its lookups. The rows that may hold a key are picked out in Arrow's C
-    (`_maybe_named`), and `name_key` decides among those alone."""
+    than the rest of its lookups. `NameCues` picks out the rows that may hold a key, and
+    `name_key` decides among those alone."""
 
     def __init__(self, palace: IndexedPalace) -> None:
         self._palace = palace
         self._found: dict[str, list[str]] = {}
-        # (the names whose key may be other than their ASCII lower case, every name in
-        # ASCII lower case), made when a key is first asked for
-        self._cased: tuple[pa.ChunkedArray, pa.ChunkedArray] | None = None
+        self._cues: NameCues | None = None  # made when a key is first asked for
 
     def _rels(self, key: str) -> list[str]:
         rels = self._found.get(key)
         if rels is None:
             palace = self._palace
             names = palace._table.column("name")
+            if self._cues is None:
+                self._cues = NameCues(names)
             paths, kinds = palace._columns["path"], palace._columns["kind"]
             rels = self._found[key] = [
                 paths[i]
-                for i in self._maybe_named(key)
+                for i in self._cues.rows(key)
                 if kinds[i] == "note" and name_key(str(names[i].as_py() or "")) == key
             ]
         return rels
-
-    def _maybe_named(self, key: str) -> list[int]:
-        """The rows whose name may have `key`: a name of printable ASCII with one space
-        between words and none around them has its ASCII lower case as its key (the space is
-        the one whitespace there, and case folds as ASCII lowers), so it may only when that
-        is `key`; any other name (a character beyond, a run of spaces) may."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        if self._cased is None:
-            names = pc.fill_null(self._palace._table.column("name"), "")
-            spaced = pc.or_(pc.starts_with(names, " "), pc.ends_with(names, " "))
-            spaced = pc.or_(spaced, pc.match_substring(names, "  "))
-            self._cased = (
-                pc.or_(pc.invert(pc.ascii_is_printable(names)), spaced),
-                pc.ascii_lower(names),
-            )
-        other, lowered = self._cased
-        maybe = pc.or_(other, pc.equal(lowered, pa.scalar(key, lowered.type)))
-        return pc.indices_nonzero(maybe).to_pylist()
 
     def get(self, key: str, default: Any = None) -> Any:
         rels = self._rels(key)
