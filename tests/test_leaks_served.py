@@ -203,6 +203,41 @@ def test_hidden_names_are_found_as_the_one_pattern_finds_them(
         assert served.text(value) == value
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(
+            [*_TRICKY, "the", "retry", "-", " ", ".", "_", "/", "x", "notes/project/", "ß", "Ⅻ"]
+        ),
+        max_size=8,
+    )
+)
+def test_a_value_is_compared_with_every_term_it_may_hold(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[str]
+) -> None:
+    """The terms a value is compared with (those whose longest stretch of word characters
+    and hyphens it holds) are all it can hold as a whole: the same answer as comparing it
+    with every hidden term."""
+    from curator.model.served import _holds
+
+    served, _terms = _tricky(tmp_path_factory)
+    served.text("x")  # the verdicts made
+    every = [t for ts in served._by_run.values() for t in ts]
+    folded = "".join(parts).casefold()
+    assert served._names_in(folded) == any(_holds(folded, t) for t in every), folded
+
+
+def test_a_slug_is_compared_only_with_terms_of_its_own_stretch(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # a slug sharing every word with hidden names ("the retry queue") is one stretch: no
+    # hidden name is compared with it, where comparing by words compared it with them all
+    served, _terms = _tricky(tmp_path_factory)
+    assert served.text("check-the-retry-queue-first") == "check-the-retry-queue-first"
+    assert served._terms_for("check-the-retry-queue-first") == []
+    assert served._terms_for("see the-retry-budget") == ["the-retry-budget"]
+
+
 _TRICKY_SERVED: dict[str, tuple[Served, set[str]]] = {}
 
 
