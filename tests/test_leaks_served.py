@@ -175,15 +175,13 @@ def _served(factory: pytest.TempPathFactory) -> Served:
 _TRICKY = ("The retry queue", "the-retry-budget", "Straße Ops", "ĲSSEL dam", "The K-rate")
 
 
+# Values made of the hidden names and their pieces, edges and wider case folding.
+_PIECES = ("the", "retry", "queue", "-", " ", ".", "_", "/", "x", "notes/", "notes/project/")
+_PARTS = st.lists(st.sampled_from([*_TRICKY, *_PIECES, "strasse", "ß", "Ⅻ"]), max_size=8)
+
+
 @settings(max_examples=80, deadline=None)
-@given(
-    parts=st.lists(
-        st.sampled_from(
-            [*_TRICKY, "the", "retry", "queue", "-", " ", ".", "_", "x", "notes/", "strasse", "Ⅻ"]
-        ),
-        max_size=8,
-    )
-)
+@given(parts=_PARTS)
 def test_hidden_names_are_found_as_the_one_pattern_finds_them(
     tmp_path_factory: pytest.TempPathFactory, parts: list[str]
 ) -> None:
@@ -204,14 +202,7 @@ def test_hidden_names_are_found_as_the_one_pattern_finds_them(
 
 
 @settings(max_examples=80, deadline=None)
-@given(
-    parts=st.lists(
-        st.sampled_from(
-            [*_TRICKY, "the", "retry", "-", " ", ".", "_", "/", "x", "notes/project/", "ß", "Ⅻ"]
-        ),
-        max_size=8,
-    )
-)
+@given(parts=_PARTS)
 def test_a_value_is_compared_with_every_term_it_may_hold(
     tmp_path_factory: pytest.TempPathFactory, parts: list[str]
 ) -> None:
