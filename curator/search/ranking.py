@@ -61,7 +61,7 @@ from curator.search.words import Corpus, corpus, field_texts, key_words, note_fi
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by the fuzzy name rule
 FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as you type)
-SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
+SOFT_CANDIDATES = 75  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose reading (and rows in `_word_matrix`) a Ranker keeps
