@@ -175,15 +175,13 @@ def _served(factory: pytest.TempPathFactory) -> Served:
 _TRICKY = ("The retry queue", "the-retry-budget", "Straße Ops", "ĲSSEL dam", "The K-rate")
 
 
+# Values made of the hidden names and their pieces, edges and wider case folding.
+_PIECES = ("the", "retry", "queue", "-", " ", ".", "_", "/", "x", "notes/", "notes/project/")
+_PARTS = st.lists(st.sampled_from([*_TRICKY, *_PIECES, "strasse", "ß", "Ⅻ"]), max_size=8)
+
+
 @settings(max_examples=80, deadline=None)
-@given(
-    parts=st.lists(
-        st.sampled_from(
-            [*_TRICKY, "the", "retry", "queue", "-", " ", ".", "_", "x", "notes/", "strasse", "Ⅻ"]
-        ),
-        max_size=8,
-    )
-)
+@given(parts=_PARTS)
 def test_hidden_names_are_found_as_the_one_pattern_finds_them(
     tmp_path_factory: pytest.TempPathFactory, parts: list[str]
 ) -> None:
@@ -201,6 +199,34 @@ def test_hidden_names_are_found_as_the_one_pattern_finds_them(
         assert served.text(value) == WITHHELD, value
     elif value.casefold() == value.lower():  # no wider folding in play: the same answer
         assert served.text(value) == value
+
+
+@settings(max_examples=80, deadline=None)
+@given(parts=_PARTS)
+def test_a_value_is_compared_with_every_term_it_may_hold(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[str]
+) -> None:
+    """The terms a value is compared with (those whose longest stretch of word characters
+    and hyphens it holds) are all it can hold as a whole: the same answer as comparing it
+    with every hidden term."""
+    from curator.model.served import _holds
+
+    served, _terms = _tricky(tmp_path_factory)
+    served.text("x")  # the verdicts made
+    every = [t for ts in served._by_run.values() for t in ts]
+    folded = "".join(parts).casefold()
+    assert served._names_in(folded) == any(_holds(folded, t) for t in every), folded
+
+
+def test_a_slug_is_compared_only_with_terms_of_its_own_stretch(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # a slug sharing every word with hidden names ("the retry queue") is one stretch: no
+    # hidden name is compared with it, where comparing by words compared it with them all
+    served, _terms = _tricky(tmp_path_factory)
+    assert served.text("check-the-retry-queue-first") == "check-the-retry-queue-first"
+    assert served._terms_for("check-the-retry-queue-first") == []
+    assert served._terms_for("see the-retry-budget") == ["the-retry-budget"]
 
 
 _TRICKY_SERVED: dict[str, tuple[Served, set[str]]] = {}

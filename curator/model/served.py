@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 WITHHELD = "[withheld: it names a note hidden from agents]"
 _KEPT: weakref.WeakKeyDictionary[Palace, dict[bool, Served]] = weakref.WeakKeyDictionary()
-_WORD = re.compile(r"\w+")
+# A stretch of the characters a name cannot begin or end inside (`_edge`'s: `\w` is exactly
+# `str.isalnum` or `_`): a term standing as a whole in a value is made of whole stretches of it
+_RUN = re.compile(r"[\w-]+")
 LINKS_KEPT = 4096  # notes whose `links_in` answer a rule keeps (a search shows the same again)
 
 
@@ -66,7 +68,7 @@ class Served:
     palace: Palace
     config: Config
     include_sensitive: bool = False
-    _by_word: dict[str, list[str]] = field(init=False, default_factory=dict)
+    _by_run: dict[str, list[str]] = field(init=False, default_factory=dict)
     _shown: frozenset[str] = field(init=False, default=frozenset())
     _ready: bool = field(init=False, default=False)
     # `links_in`'s answers for the notes served last: (the note, its text, the answer) by rel
@@ -106,24 +108,26 @@ class Served:
             if name.strip():
                 terms.add(" ".join(name.split()))
         terms.discard("")
-        self._by_word = {}
-        # Every word of a term found in a value is a word of the value (a match begins and
-        # ends at word edges), so a value is compared only with the terms whose longest word
-        # it holds (paths and names share their short words: notes, the); case-folded, so
-        # each comparison is a plain `find`: one pattern of thousands of names took seconds
-        # to compile at 100k notes. A term without a word is compared with every value.
+        self._by_run = {}
+        # A term found in a value as a whole begins and ends at edges, so each of its stretches
+        # of word characters and hyphens (`_RUN`) is a whole stretch of the value: a value is
+        # compared only with the terms whose longest stretch it holds (a slug is one stretch,
+        # where its words are shared by thousands of names); case-folded, so each comparison
+        # is a plain `find`: one pattern of thousands of names took seconds to compile at 100k
+        # notes. A term without a stretch is compared with every value.
         for term in terms:
             folded = term.casefold()
-            words = _WORD.findall(folded)
-            self._by_word.setdefault(max(words, key=len) if words else "", []).append(folded)
+            runs = _RUN.findall(folded)
+            self._by_run.setdefault(max(runs, key=len) if runs else "", []).append(folded)
+
+    def _terms_for(self, folded: str) -> list[str]:
+        """The hidden terms a case-folded value may hold as a whole (`hiding`)."""
+        return [t for run in {*_RUN.findall(folded), ""} for t in self._by_run.get(run, ())]
 
     def _names_in(self, value: str) -> bool:
         """Whether `value` names a hidden note (by its path, slug or name, as a whole)."""
         folded = value.casefold()
-        for word in {*_WORD.findall(folded), ""}:
-            if any(_holds(folded, term) for term in self._by_word.get(word, ())):
-                return True
-        return False
+        return any(_holds(folded, term) for term in self._terms_for(folded))
 
     def note(self, note: Note) -> bool:
         """May `note` itself be served (the gate)?"""
