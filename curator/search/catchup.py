@@ -74,10 +74,14 @@ def catch_up(
     store: IndexStore,
     walked: Walked | None = None,
     changed: Collection[str] | None = None,
+    *,
+    keep: bool = False,
 ) -> bool:
     """Bring the index in line with the files as they are now, reading only those changed
     since it last was: every file stat-ed against the record (`walked`: the walk, when the
-    caller made it), or, given `changed` (the paths a commit wrote), those alone. False,
+    caller made it), or, given `changed` (the paths a commit wrote), those alone. `keep`:
+    the record written is kept for the next read of it in this process (a plan's, which
+    the index following its commit reads: `read_record`). False,
     having changed nothing, when the index holds no record to tell them by (never built,
     built by another layout or config, its record left from another state): then the
     caller loads the palace and syncs from it."""
@@ -148,7 +152,7 @@ def catch_up(
     # else the files read again (too young when last read to be trusted) hold the bytes the
     # rows were made from: only the record of them changes
     clean = clean_after(root, config, synced.get("clean"), head, entries, touched)
-    _record(store, config, entries, sums, unread if whole else None, clean)
+    _record(store, config, entries, sums, unread if whole else None, clean, keep=keep)
     return True
 
 
@@ -240,14 +244,16 @@ def _record(
     sums: Sums,
     unread: list[str] | None,
     clean: str | None = None,
+    *,
+    keep: bool = False,
 ) -> str:
     """Record what the index now holds (the files and their `sums`, synced.json); its
     signature. `unread`: the paths the walk could not read (None: no walk, so no
-    fingerprint of the files); `clean`: see `clean_after`."""
+    fingerprint of the files); `clean`: see `clean_after`; `keep`: see `write_record`."""
     state = own_state(store)
     if state is None:
         return ""
-    write_record(store.index_dir, state, store.tables.seen, dict(entries), sums)
+    write_record(store.index_dir, state, store.tables.seen, dict(entries), sums, keep=keep)
     signature = signature_from(summed(sums.parsed), config)
     trusted = unread is not None and sums.young == 0
     files = fingerprint_of(summed(sums.files), unread or ()) if trusted else None
@@ -276,7 +282,7 @@ def clean_after(
     commits and those touched: each one's bytes in `head` hashed against its entry's.
 
     With such a commit at HEAD, git's status showing no note differing from HEAD shows the
-    rows in step with the notes on disk (`notes_in_step`), and no walk of them is needed."""
+    rows in step with the notes on disk (`drafts_moved`), and no walk of them is needed."""
     if not isinstance(claim, str) or head is None or not plain_layout(config):
         return None
     from curator.errors import WriterError
@@ -328,12 +334,16 @@ def _blobs_at(repo: Any, commit: str, paths: list[str]) -> list[bytes | None] | 
     return out
 
 
-def notes_in_step(root: Path, config: Config, head: str, store: IndexStore) -> bool:
-    """Whether the index holds the palace's files as they are now, told without a walk of the
-    notes: its record keeps `head` as clean (`clean_after`), and `head` is a commit git's
-    status showed every note as it holds (`notes_committed`, the caller's); the drafts, which
-    git does not vouch for, are stat-ed one by one against the record, and one the stat
-    cannot vouch for (too young when read, touched since) is read and hashed."""
+def drafts_moved(root: Path, config: Config, head: str, store: IndexStore) -> list[str] | None:
+    """The drafts whose rows may not hold them as they are now (dropped into the drafts
+    folder, changed or gone since the index's record of them), once the notes are shown in
+    step without a walk of them: the record keeps `head` as clean (`clean_after`), and
+    `head` is a commit git's status showed every note as it holds (`notes_committed`, the
+    caller's); None when they are not. The drafts, which git does not vouch for, are
+    stat-ed one by one against the record, and one the stat cannot vouch for (too young
+    when read, touched since) is read and hashed. Reading the drafts returned
+    (`catch_up(..., changed=...)`) brings the index in step: agents drop drafts all the
+    time, and a walk of every note for them cost ~0.5 s of CPU at 100k notes."""
     state = store.state
     synced = read_synced(store.index_dir)
     if (
@@ -345,36 +355,41 @@ def notes_in_step(root: Path, config: Config, head: str, store: IndexStore) -> b
         or not plain_layout(config)
         or os.path.islink(root / NOTES_DIR)  # git would vouch for the link, not the notes
     ):
-        return False
+        return None
     layout = layout_rules.layout_of(config)
     drafts, unread = walk_stats(root, layout, notes=False)
     # kept: the index following the plan's commit reads the same record again (`catch_up`)
     found = read_record(store.index_dir, state, store.tables.seen, keep=True)
     if unread or found is None:
-        return False
+        return None
+    moved: list[str] = []
+    for rel, kind, size, mtime in drafts:
+        entry = found.files.get(rel)
+        if entry is None:
+            moved.append(rel)  # new since
+            continue
+        if entry.kind != kind:
+            return None
+        if entry.same(kind, size, mtime):
+            continue
+        try:
+            _info, data = read_file(str(root / rel))
+        except OSError:
+            return None
+        if bytes_sha(data) != entry.sha:
+            moved.append(rel)
     # the record's drafts counted from its sums (every entry a note or a draft), not by a
-    # pass over its 100k entries: a draft gone from the disk leaves the counts apart
+    # pass over its 100k entries: only when a draft is gone from the disk are they looked for
     sums = found.sums
     recorded = (
         sums.files[0] - sums.notes[0]
         if sums is not None
         else sum(entry.kind == "draft" for entry in found.files.values())
     )
-    if recorded != len(drafts):
-        return False
-    for rel, kind, size, mtime in drafts:
-        entry = found.files.get(rel)
-        if entry is None or entry.kind != kind:
-            return False
-        if entry.same(kind, size, mtime):
-            continue
-        try:
-            _info, data = read_file(str(root / rel))
-        except OSError:
-            return False
-        if bytes_sha(data) != entry.sha:
-            return False
-    return True
+    if recorded != len(drafts) - sum(rel not in found.files for rel in moved):
+        on_disk = {rel for rel, _kind, _size, _mtime in drafts}
+        moved += [r for r, e in found.files.items() if e.kind == "draft" and r not in on_disk]
+    return moved
 
 
 def vouch(

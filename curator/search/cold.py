@@ -42,7 +42,7 @@ from curator.model.note import Kind, Note
 from curator.model.palace import INDEX_NAME, Loaded, NeedsPalace, Palace, index_bytes_at, notes_sum
 from curator.model.schema import name_key, slug_key
 from curator.model.served import Served
-from curator.search.catchup import catch_up, count_from_files, notes_in_step, vouch, walk
+from curator.search.catchup import catch_up, count_from_files, drafts_moved, vouch, walk
 from curator.search.filerecord import read_sums, summed
 from curator.search.filters import where_visible
 from curator.search.index import (
@@ -130,8 +130,9 @@ def indexed_palace(
     `committed`, for a plan rendered from what HEAD holds (`committed_at`): git's status is
     read first; when it shows no note differing from HEAD (`notes_committed`), the palace is that
     commit's (`Loaded.committed`), and when the rows are known to hold its notes
-    (`notes_in_step`) the notes are not walked. `committed` may be that status as the
-    caller took it before (`notes_proof`), so it ran while the caller did other work."""
+    (`drafts_moved`) the notes are not walked: the drafts that moved since are read alone.
+    `committed` may be that status as the caller took it before (`notes_proof`), so it ran
+    while the caller did other work."""
     root = Path(root).resolve()
     config = load_config(root)
     if layout_rules.foreign(config):
@@ -155,8 +156,17 @@ def indexed_palace(
     walked = None if vouched else walk(root, config)
     store = open_index_at(root, config)
     found = store.state
-    if head is not None and vouched and store.ready and notes_in_step(root, config, head, store):
-        pass  # git vouches for the notes, the drafts were stat-ed
+    moved = drafts_moved(root, config, head, store) if head and vouched and store.ready else None
+    if moved is not None:  # git vouches for the notes
+        if moved:  # the drafts stat-ed as moved since are read, their rows written
+            try:
+                if not catch_up(root, config, store, changed=moved, keep=snapshot):
+                    return None
+            except EmptyIndexRefused:
+                return None
+            record = read_synced(index_dir(root))
+            if record is None:
+                return None
     elif (
         walked is None
         or not isinstance(record.get("files"), str)

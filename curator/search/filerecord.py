@@ -137,10 +137,11 @@ def entry_of(note: Note, read_ns: int) -> FileEntry:
     return FileEntry(note.kind, size, note.mtime_ns, note.sha, note.ok)
 
 
-# (the bytes, the record decoded from them) that `read_record(..., keep=True)` kept for the
-# next read of the same bytes in this process: a command's plan and the index following its
-# commit read the record twice (at 100k files 13 MB, ~0.1 s to decode), with no other write
-# between. Taken by that next read, so it is never held longer.
+# (the bytes, the record decoded from them) that `read_record(..., keep=True)` or
+# `write_record(..., keep=True)` kept for the next read of the same bytes in this process: a
+# command's plan and the index following its commit read the record twice (at 100k files
+# 13 MB, ~0.1 s to decode), with no other write between. Taken by that next read, so it is
+# never held longer.
 _kept: list[tuple[bytes, Record]] = []
 
 
@@ -208,14 +209,21 @@ def write_record(
     seen: tuple[int, int, int] | None,
     files: dict[str, FileEntry],
     sums: Sums,
+    *,
+    keep: bool = False,
 ) -> None:
     """Record the files the index of `state` (state.json's write `seen`) holds, with their
-    `sums` (best effort: it only saves work)."""
+    `sums` (best effort: it only saves work). `keep`: the next `read_record` finding these
+    bytes takes the record from here instead of decoding them (see `_kept`)."""
+    record = Record(state.table, state.updated, seen, files, sums)
     try:
-        data = _encoder.encode(Record(state.table, state.updated, seen, files, sums))
+        data = _encoder.encode(record)
         atomic_write(index_dir / FILES_FILE, data, sync=False)
     except OSError as exc:
         log.info("could not record the files the index holds: %s", exc)
+        return
+    if keep:
+        _kept[:] = [(data, record)]
 
 
 __all__ = [
