@@ -20,6 +20,7 @@ from curator.search.text import (
     make_snippet,
     name_share,
     snippet_of,
+    spans,
     term_prefix,
     words_of,
 )
@@ -56,6 +57,14 @@ def test_a_snippet_is_its_plain_definition(
     want = plain_snippet(body, description, query, limit)
     assert make_snippet(body, description, query, limit) == want
     assert make_snippet(body, description, query, limit) == want  # again, from what it kept
+
+
+@settings(deadline=None)
+@given(_TEXT, st.lists(st.sampled_from(["dep", "deploy", "queu", "kid", "é", "x1", "ǆ", ""])))
+def test_spans_are_their_plain_definition(text: str, prefixes: list[str]) -> None:
+    words = [(m.start(), m.end(), m.group().lower()) for m in WORD.finditer(text)]
+    want = [(a, b) for a, b, w in words if any(w.startswith(p) for p in prefixes)]
+    assert spans(text, prefixes) == want
 
 
 def test_a_body_shown_again_is_not_split_again() -> None:

@@ -131,12 +131,8 @@ def spans(text: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
     """Spans of words in `text` that start with one of `prefixes` (case-insensitive)."""
     if not prefixes:
         return []
-    out = []
-    for m in WORD.finditer(text):
-        low = m.group().lower()
-        if any(low.startswith(p) for p in prefixes):
-            out.append((m.start(), m.end()))
-    return out
+    starts = tuple(prefixes)  # one `startswith` a word, not one a prefix
+    return [m.span() for m in WORD.finditer(text) if m.group().lower().startswith(starts)]
 
 
 def make_snippet(
