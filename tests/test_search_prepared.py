@@ -131,6 +131,37 @@ def test_a_palace_larger_than_the_caches_is_read_per_query(
     assert s.prepared is s.palace and not s._vectors
 
 
+def test_a_palace_larger_than_the_caches_has_its_words_embedded_ahead(
+    indexed_palace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its notes' readings are not held, but the key words their rows keep are embedded
+    ahead (a word's vector is the same whoever asks): a question meeting its candidates for
+    the first time embeds none of their words, and every answer is as before."""
+    expected = answers(Searcher(Palace.open(indexed_palace)))
+    monkeypatch.setattr(ranking, "NOTE_WORD_CACHE", 5)
+    s = Searcher(Palace.open(indexed_palace))
+    s.prepare(lambda: True)  # a request came: stopped, to go on at the next quiet moment
+    assert s.prepared is None and not s._word_row
+    assert s.prepare() == 0 and s.prepared is s.palace and not s._vectors
+    embedded: list[str] = []
+    real = ranking.word_embedder
+
+    class Recording:
+        def __init__(self, embedder: Any) -> None:
+            self.embedder = embedder
+
+        def embed(self, words: list[str]) -> Any:
+            embedded.extend(words)
+            return self.embedder.embed(words)
+
+    monkeypatch.setattr(ranking, "word_embedder", lambda e: Recording(real(e)))
+    question = "how are the celery queues and workers set up?"
+    s.search(question)
+    assert s._note_rows  # its candidates' words were looked up
+    assert set(embedded) <= set(question.replace("?", "").split())  # the question's alone
+    assert answers(s) == expected
+
+
 def test_a_note_changed_since_its_row_was_written_is_read_by_the_query(
     indexed_palace: Path,
 ) -> None:

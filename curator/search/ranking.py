@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from curator.search.fuse import rrf, scaled
 from curator.search.index import doc_row, note_context, palace_signature
 from curator.search.names import Names
 from curator.search.rerank import RERANK_TOP, reranker_at
-from curator.search.store import rows_of
+from curator.search.store import IndexStore, rows_of
 from curator.search.temporal import time_cue
 from curator.search.text import (
     WORD,
@@ -61,11 +61,14 @@ from curator.search.words import Corpus, corpus, field_texts, key_words, note_fi
 FUZZY_WEIGHT = 0.5
 FUZZY_POOL = 300  # candidate names ranked by the fuzzy name rule
 FILTER_VERDICTS = 16  # filters whose per-note verdicts a Ranker keeps (names as you type)
-SOFT_CANDIDATES = 100  # rows each ranking contributes for a natural-language query (at least)
+SOFT_CANDIDATES = 75  # rows each ranking contributes for a natural-language query (at least)
 SOFT_FLOOR = 0.6  # soft term matching this strong keeps a candidate without a shared word
 WORD_VECTOR_CACHE = 50_000
 NOTE_WORD_CACHE = 20_000  # notes whose reading (and rows in `_word_matrix`) a Ranker keeps
 PREPARE_BATCH = 1024  # index rows `prepare` holds as dicts at once
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 T = TypeVar("T")
 Rows = dict[str, Row]
@@ -317,8 +320,10 @@ class Ranker:
         """`prepare`'s work: whether it finished, and how many notes it read."""
         store = self.source.store
         notes = [n for n in palace.all() if n.ok]
-        if store is None or self.source.embedder is None or len(notes) > NOTE_WORD_CACHE:
+        if store is None or self.source.embedder is None:
             return True, 0
+        if len(notes) > NOTE_WORD_CACHE:
+            return self._words_ahead(store, busy), 0
         self._let_go_of_others()
         fresh = [n for n in notes if not self._has_read(n.rel) or self._held_vector(n.rel) is None]
         if not fresh or busy():
@@ -349,6 +354,39 @@ class Ranker:
                     self._note_word_rows(ready, rows)  # else left to the queries
             read += len(ready)
         return True, read
+
+    def _words_ahead(self, store: IndexStore, busy: Callable[[], bool]) -> bool:
+        """For a palace whose notes' readings do not fit the caches: the key words its index
+        rows keep, embedded ahead as rows of the word matrix when they fit it (a word's row is
+        its embedding, whichever note or query asks), so a question meeting new candidates
+        looks their words up instead of embedding them. Whether it finished (a request stops
+        it between batches; the next quiet moment reads the words again)."""
+        import pyarrow.compute as pc
+
+        words: set[str] = set()
+        stopped = False
+
+        def add(batch: pa.RecordBatch) -> bool:
+            nonlocal stopped
+            stopped = busy()
+            if not stopped:
+                split = pc.list_flatten(pc.split_pattern(batch.column(0), " "))
+                words.update(pc.unique(split).to_pylist())
+            return not stopped and len(words) <= WORD_VECTOR_CACHE
+
+        if not store.scan(("words",), PREPARE_BATCH, add):
+            return not stopped  # too many words to hold: left to the queries
+        words.discard("")
+        with self._lock:
+            new = sorted(words - self._word_row.keys())
+            if len(self._word_row) + len(new) > WORD_VECTOR_CACHE:
+                return True
+        for start in range(0, len(new), PREPARE_BATCH):
+            if busy():
+                return False
+            if self._word_rows(new[start : start + PREPARE_BATCH]):
+                self._note_rows.clear()  # the matrix started afresh: every note's rows moved
+        return True
 
     @property
     def prepared(self) -> Palace | None:

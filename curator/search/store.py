@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -206,6 +206,18 @@ class IndexStore:
             if where:
                 q = q.where(where)
             return by_path(q.limit(None).to_arrow())
+
+        return self.tables.read(run)
+
+    def scan(self, names: Sequence[str], size: int, each: Callable[[pa.RecordBatch], bool]) -> bool:
+        """Every row's `names` columns handed to `each` `size` rows at a time, as the table is
+        read (one batch held, not the table: a scan of a large index's text columns would
+        otherwise hold them all at once), until `each` returns False; whether every row was
+        handed over. The table stays locked meanwhile: a query waits for the batch at hand."""
+        cols = _checked_columns(names)
+
+        def run(table: Any) -> bool:
+            return all(map(each, table.search().select(cols).limit(None).to_batches(size)))
 
         return self.tables.read(run)
 
