@@ -71,3 +71,33 @@ def test_a_promote_over_an_index_md_edited_by_hand_is_refused(root: Path, run_cl
     code, _, err = run_cli("--palace", root, "promote", DRAFT, "--yes")
     assert code != 0 and INDEX_NAME in err, err
     assert _head(root) == head and index.read_bytes() == edited and (root / DRAFT).is_file()
+
+
+def test_a_palace_folder_git_ignores_whole_is_not_shown_committed(tmp_path: Path) -> None:
+    """git names a folder it ignores whole (or finds untracked whole) by the folder, not by
+    what is in it: for a palace in such a folder of its repository it names the palace's own
+    folder, which may hold notes (HEAD holds none of them)."""
+    outer = tmp_path / "repo"
+    palace = outer / "memory"
+    (palace / "notes/project").mkdir(parents=True)
+    (palace / "palace.toml").write_text(TOML)
+    (palace / "notes/project/gnu.md").write_text(note_text("Gnu", body="Gnu.\n"))
+    (outer / "README").write_text("a repository\n")
+    git(outer, "init", "-q")
+    git(outer, "add", "README")
+    git(outer, "commit", "-q", "-m", "the repository, not the palace")
+    assert notes_committed(palace) is None  # untracked
+    (outer / ".gitignore").write_text("memory/\n")
+    assert notes_committed(palace) is None  # ignored
+
+
+def test_files_beside_the_notes_leave_them_committed(root: Path) -> None:
+    """git is asked about the notes folder alone: a file beside it, changed or new, tracked,
+    untracked or ignored, is no note."""
+    (root / "palace.toml").write_text(TOML + "\n# a comment\n")
+    (root / "attachments").mkdir()
+    (root / "attachments/diagram.txt").write_text("a diagram\n")
+    (root / "inbox/other-draft.md").write_text(note_text("Other draft", body="Drafted.\n"))
+    assert notes_committed(root) == _head(root)
+    (root / "notes/project/new.md").write_text(note_text("New", body="New.\n"))
+    assert notes_committed(root) is None

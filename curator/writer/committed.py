@@ -45,7 +45,9 @@ def notes_committed(root: Path) -> str | None:
     else None, as outside git or before a first commit. HEAD is read first, as
     `committed_at` reads it.
 
-    INDEX.md is left out of the status: a plan splices it only when its bytes are a render
+    Git is asked about the notes folder alone (the only paths `_may_hold_notes` looks at),
+    not the whole palace: the scan of every other folder for untracked files was work for
+    nothing. INDEX.md is so left out: a plan splices it only when its bytes are a render
     remembered of exactly these notes (`curator.model.index_md`), and the writer refuses it
     when it differs from HEAD (its own status of the paths it writes). Asked here too, git
     hashed its 25 MB again at 100k notes: written in the same second as git's index by the
@@ -56,7 +58,7 @@ def notes_committed(root: Path) -> str | None:
         return None
     if head is None:
         return None
-    loose, changed = _differences(repo, index_md=False)
+    loose, changed = _differences(repo, notes_only=True)
     if any(map(_may_hold_notes, loose)) or any(map(_may_hold_notes, changed)):
         return None
     return head
@@ -108,25 +110,24 @@ def committed_palace(palace: Palace, repo: Repo) -> Palace:
 
 
 def _may_hold_notes(rel: str) -> bool:
-    """Whether the path git names (a folder ends in /) is, or may hold, a note or INDEX.md."""
-    if rel.endswith("/"):
+    """Whether the path git names (a folder ends in /; "" is the palace's own folder, which
+    git names when the whole of it is untracked or ignored) is, or may hold, a note or
+    INDEX.md."""
+    if rel.endswith("/") or not rel:
         return rel.startswith(NOTES_DIR + "/") or f"{NOTES_DIR}/".startswith(rel)
     return rel == INDEX_NAME or rel.startswith(NOTES_DIR + "/")
 
 
-def _differences(repo: Repo, *, index_md: bool = True) -> tuple[list[str], list[str]]:
+def _differences(repo: Repo, *, notes_only: bool = False) -> tuple[list[str], list[str]]:
     """(untracked or ignored paths: a file, or a folder ending in /; tracked paths different
     from HEAD or staged as new), palace-relative, as git's status of the palace shows them. A
     submodule is looked into: one whose files changed shows as changed (a load reads its
-    notes as the palace's own). `index_md` False: INDEX.md is not looked at."""
-    here = repo.to_repo("") or "."
-    spec, env = [here], {"GIT_OPTIONAL_LOCKS": "0"}
-    if not index_md:  # the paths as literal as ever, through pathspec magic
-        spec = [f":(literal){here}", f":(exclude,literal){repo.to_repo(INDEX_NAME)}"]
-        env["GIT_LITERAL_PATHSPECS"] = "0"
+    notes as the palace's own). `notes_only`: the notes folder alone is looked at."""
+    spec = repo.to_repo(NOTES_DIR) if notes_only else repo.to_repo("") or "."
     proc = repo.git(
         "status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal",
-        "--ignored=traditional", "--ignore-submodules=none", "--", *spec, env=env,
+        "--ignored=traditional", "--ignore-submodules=none", "--", spec,
+        env={"GIT_OPTIONAL_LOCKS": "0"},
     )  # fmt: skip
     loose: list[str] = []
     changed: list[str] = []
