@@ -307,7 +307,8 @@ class Ranker:
         written from other bytes is left to the query (which reads its text). Only for a
         palace whose notes fit the caches (NOTE_WORD_CACHE) and whose words fit the word
         matrix: held for every note of a larger one, they would not fit a server's memory,
-        and its candidates are read per query as before. `busy` is asked before each batch of
+        and its candidates are read per query, their words embedded ahead (`_words_ahead`)
+        when they fit the word matrix. `busy` is asked before each batch of
         notes: when a request came, it stops, and the next call goes on with the notes left
         (`prepared` names the palace only once it is done). Returns how many notes it read."""
         palace = self.palace  # what it reads is held for its notes, if replaced meanwhile
