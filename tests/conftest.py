@@ -6,6 +6,7 @@ import compileall
 import functools
 import importlib.util
 import shutil
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -109,6 +110,19 @@ def plugin_sources(names: Iterable[str]) -> Iterator[Path]:
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test sees the real home, caches, git config, editor or CURATOR_PALACE."""
     return isolate(monkeypatch, tmp_path_factory.mktemp("env"))
+
+
+@pytest.fixture(autouse=True)
+def textual_styles_let_go() -> Iterator[None]:
+    """After each test, Textual's cache that holds every widget's style cache (and so its
+    rendered lines) once the widget is gone: `StylesCache.get_inner_outer` is an lru_cache
+    on a method, keyed by the instance (Textualize/textual#6665). In one test process that
+    outlives many apps it held ~1,000 dead widgets, ~300k objects, so every full collection
+    there (a committing CLI run's `runtime.let_go`, the memory tests') walked them all."""
+    yield
+    styles = sys.modules.get("textual._styles_cache")
+    if styles is not None:  # a test that never imported Textual leaves nothing here
+        styles.StylesCache.get_inner_outer.cache_clear()
 
 
 @pytest.fixture(scope="session")
