@@ -14,6 +14,7 @@ fails it.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import pickle
 import re
@@ -72,12 +73,36 @@ async def _quiet(pilot: Any) -> None:
     await pilot.pause()
 
 
+async def _drained(pilot: Any) -> None:
+    """Every widget of every screen on the stack has handled what was posted to it before this
+    call. Pilot's own wait covers the top screen only, but a resize lays out the screens
+    beneath a dialog too, and their widgets answer it in their own time (the Inbox under the
+    edit and confirm dialogs was drawn at its old layout on a busy machine)."""
+    app = pilot.app
+    pumps = [app, *(w for screen in app.screen_stack for w in screen.walk_children(with_self=True))]
+    left = len(pumps)
+    done = asyncio.Event()
+
+    def one() -> None:
+        nonlocal left
+        left -= 1
+        if left == 0:
+            done.set()
+
+    for pump in pumps:
+        if not pump.call_later(one):  # a pump already closed has nothing left to handle
+            one()
+    await asyncio.wait_for(done.wait(), timeout=60)
+
+
 async def _steady(pilot: Any) -> None:
-    """Nothing left to draw: what Textual's screenshot helper waits for (take_svg_screenshot)."""
+    """Nothing left to draw: what Textual's screenshot helper waits for (take_svg_screenshot),
+    on every screen of the stack."""
     await pilot.pause()
     await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
-    await pilot.pause()
+    for _ in range(2):  # what the first round's layouts posted is handled in the second
+        await _drained(pilot)
+        await pilot.pause()
     await pilot.wait_for_scheduled_animations()
 
 
