@@ -60,6 +60,7 @@ from curator.writer.committed import Proof, notes_committed
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from curator.search.catchup import Walked
     from curator.search.searcher import Searcher
 
 # What a query needs of every row: its note's kind, names, and the fields the filter reads.
@@ -159,12 +160,7 @@ def indexed_palace(
     moved = drafts_moved(root, config, head, store) if head and vouched and store.ready else None
     if moved is not None:  # git vouches for the notes
         if moved:  # the drafts stat-ed as moved since are read, their rows written
-            try:
-                if not catch_up(root, config, store, changed=moved, keep=snapshot):
-                    return None
-            except EmptyIndexRefused:
-                return None
-            record = read_synced(index_dir(root))
+            record = _caught_up(root, config, store, changed=moved, keep=snapshot)
             if record is None:
                 return None
     elif (
@@ -177,12 +173,7 @@ def indexed_palace(
         or found.commit != (head or head_commit(root))
     ):
         walked = walked or walk(root, config)
-        try:
-            if not catch_up(root, config, store, walked):
-                return None
-        except EmptyIndexRefused:  # the full path says which notes failed and what to run
-            return None
-        record = read_synced(index_dir(root))
+        record = _caught_up(root, config, store, walked)
         if record is None:
             return None
     if head is not None and walked is not None:
@@ -195,6 +186,26 @@ def indexed_palace(
     if snapshot or head is not None:
         palace.loaded = Loaded(index_snapshot=(index,) if snapshot else None, committed=head)
     return palace, store
+
+
+def _caught_up(
+    root: Path,
+    config: Config,
+    store: IndexStore,
+    walked: Walked | None = None,
+    *,
+    changed: list[str] | None = None,
+    keep: bool = False,
+) -> dict[str, Any] | None:
+    """The index's record once `catch_up` brought it in step (the walk `walked`, or the
+    paths `changed` alone); None when it could not, and the caller loads the palace (the full
+    path says which notes failed and what to run)."""
+    try:
+        if not catch_up(root, config, store, walked, changed, keep=keep):
+            return None
+    except EmptyIndexRefused:
+        return None
+    return read_synced(index_dir(root))
 
 
 def _recorded_notes(store: IndexStore) -> Callable[[], tuple[int, int]]:
